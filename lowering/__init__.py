@@ -1,0 +1,13 @@
+"""
+The TapeFlow passes, one module per pass, named after the pass. This package
+imports the dialects, never the simulator or the tools.
+"""
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Factories for every TapeFlow pass, keyed by pass name (imported lazily)."""
+    return {}

@@ -1,0 +1,1 @@
+"""The reference executor and the CGRA simulator (timing, memory, energy)."""

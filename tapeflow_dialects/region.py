@@ -1,0 +1,212 @@
+"""
+TapeFlow's array-of-structs tape (Pass 1, region formation).
+
+A region merges the tapes that one forward loop nest writes into a single array
+whose element is a struct with one slot per cached value:
+`!region.region<8x4, [f64, f64, f64]>` holds, for each of the 8x4 iterations,
+three consecutive 8-byte slots. Slots are ordered by the reverse sweep's
+consumption order, so the values one REV iteration needs share a cache line (or
+a scratchpad tile) instead of living in three distant arrays. On hardware a
+region is one contiguous DRAM buffer; the address of slot `s` of element `e` is
+`base + e * struct_bytes + slot_offset(s)`.
+
+Stores and loads keep the `id`/`from` FWD-to-REV link of the tape they replace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects.builtin import I64, ArrayAttr, IndexType, IntAttr, IntegerAttr
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from tapeflow_dialects.ftor import (
+    verify_load_is_stored,
+    verify_rank,
+    verify_unique_store_ids,
+)
+from tapeflow_dialects.tape import element_bytes
+
+
+@irdl_attr_definition
+class RegionType(ParametrizedAttribute, TypeAttribute):
+    """`!region.region<8x4, [f64, index]>`: 8x4 structs of two slots each."""
+
+    name = "region.region"
+    shape: ArrayAttr[IntAttr]
+    slots: ArrayAttr[Attribute]
+
+    def __init__(self, shape: Sequence[int], slots: Sequence[Attribute]):
+        super().__init__(ArrayAttr(IntAttr(d) for d in shape), ArrayAttr(slots))
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    def slot_types(self) -> tuple[Attribute, ...]:
+        return self.slots.data
+
+    def slot_offset(self, slot: int) -> int:
+        """Byte offset of `slot` within one struct."""
+        return sum(element_bytes(t) for t in self.slots.data[:slot])
+
+    def struct_bytes(self) -> int:
+        return self.slot_offset(len(self.slots.data))
+
+    def size_bytes(self) -> int:
+        return prod(self.get_shape()) * self.struct_bytes()
+
+    def verify(self) -> None:
+        if any(d.data <= 0 for d in self.shape.data):
+            raise VerifyException(f"region dimensions must be positive, got {self}")
+        if not self.slots.data:
+            raise VerifyException("a region struct needs at least one slot")
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        if self.shape.data:
+            printer.print_string("x".join(str(d) for d in self.get_shape()) + ", ")
+        printer.print_string("[")
+        printer.print_list(self.slots.data, printer.print_attribute)
+        printer.print_string("]>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            shape = parser.parse_dimension_list()
+            if shape:
+                parser.parse_punctuation(",")
+            slots = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_type
+            )
+        return [ArrayAttr(IntAttr(d) for d in shape), ArrayAttr(slots)]
+
+
+def _checked_slot_type(op: IRDLOperation, region: SSAValue, slot: IntegerAttr) -> Attribute:
+    region_type = region.type
+    assert isinstance(region_type, RegionType)
+    index = slot.value.data
+    if not 0 <= index < len(region_type.slots):
+        raise VerifyException(
+            f"'{op.name}' slot {index} is out of range for {region_type}, whose "
+            f"struct has {len(region_type.slots)} slots"
+        )
+    return region_type.slot_types()[index]
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """Allocates the region's DRAM buffer (one per forward loop nest)."""
+
+    name = "region.alloc"
+    region = result_def(RegionType)
+    assembly_format = "attr-dict `:` type($region)"
+
+    def __init__(self, region_type: RegionType):
+        super().__init__(result_types=[region_type])
+
+    def verify_(self) -> None:
+        verify_unique_store_ids(self, self.region, StoreOp.name)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """FWD: saves `value` into `slot` of the struct at `indices`."""
+
+    name = "region.store"
+    value = operand_def()
+    region = operand_def(RegionType)
+    indices = var_operand_def(IndexType)
+    slot = prop_def(IntegerAttr[I64])
+    id = prop_def(IntegerAttr[I64])
+    assembly_format = (
+        "$value `,` $region `[` $indices `]` `slot` $slot `id` $id attr-dict "
+        "`:` type($value) `,` type($region)"
+    )
+
+    def __init__(
+        self,
+        value: SSAValue,
+        region: SSAValue,
+        indices: Sequence[SSAValue],
+        slot: int,
+        ident: int,
+    ):
+        super().__init__(
+            operands=[value, region, indices],
+            properties={"slot": IntegerAttr(slot, 64), "id": IntegerAttr(ident, 64)},
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(self.region.type, RegionType)
+        verify_rank(self, self.indices, len(self.region.type.shape))
+        slot_type = _checked_slot_type(self, self.region, self.slot)
+        if self.value.type != slot_type:
+            raise VerifyException(
+                f"'{self.name}' stores a {self.value.type} into slot "
+                f"{self.slot.value.data} of type {slot_type}"
+            )
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """REV: reads back `slot` of the struct at `indices`, saved by store `from`."""
+
+    name = "region.load"
+    region = operand_def(RegionType)
+    indices = var_operand_def(IndexType)
+    slot = prop_def(IntegerAttr[I64])
+    store = prop_def(IntegerAttr[I64], prop_name="from")
+    result = result_def()
+    assembly_format = (
+        "$region `[` $indices `]` `slot` $slot `from` $from attr-dict "
+        "`:` type($region) `->` type($result)"
+    )
+
+    def __init__(
+        self, region: SSAValue, indices: Sequence[SSAValue], slot: int, store: int
+    ):
+        assert isinstance(region.type, RegionType)
+        super().__init__(
+            operands=[region, indices],
+            result_types=[region.type.slot_types()[slot]],
+            properties={"slot": IntegerAttr(slot, 64), "from": IntegerAttr(store, 64)},
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(self.region.type, RegionType)
+        verify_rank(self, self.indices, len(self.region.type.shape))
+        slot_type = _checked_slot_type(self, self.region, self.slot)
+        if self.result.type != slot_type:
+            raise VerifyException(
+                f"'{self.name}' loads a {self.result.type} from slot "
+                f"{self.slot.value.data} of type {slot_type}"
+            )
+        verify_load_is_stored(self, self.region, StoreOp.name, self.store)
+
+
+@irdl_op_definition
+class FreeOp(IRDLOperation):
+    """Releases the region once REV has consumed it."""
+
+    name = "region.free"
+    region = operand_def(RegionType)
+    assembly_format = "$region attr-dict `:` type($region)"
+
+    def __init__(self, region: SSAValue):
+        super().__init__(operands=[region])
+
+
+Region = Dialect("region", [AllocOp, StoreOp, LoadOp, FreeOp], [RegionType])

@@ -1,0 +1,198 @@
+"""
+The baseline gradient tape, as Enzyme lays it out: struct-of-arrays.
+
+Enzyme gives every value that the reverse sweep needs its own buffer, shaped by
+the loop nest that produces it: a `!tape.tape<8x4xf64>` holds one f64 per
+iteration of an 8x4 nest. The forward sweep (FWD) writes each element once with
+`tape.store`; the reverse sweep (REV) reads it back, in the opposite iteration
+order, with `tape.load`. On hardware, each tape is a separate array in DRAM
+reached through the cache, so the values an iteration needs are spread over as
+many cache lines as there are tapes: the poor locality TapeFlow sets out to fix.
+
+Stores carry an `id`; loads name the store they read with `from` (the FtoR map,
+see `ftor.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from tapeflow_dialects.ftor import (
+    verify_load_is_stored,
+    verify_rank,
+    verify_unique_store_ids,
+)
+
+
+def element_bytes(element_type: Attribute) -> int:
+    """Bytes one tape entry occupies: 8 for f64, i64 and index (a 64-bit machine)."""
+    if isinstance(element_type, IndexType):
+        return 8
+    width = getattr(element_type, "bitwidth", None)
+    if width is None:
+        width = getattr(element_type, "width", None)
+        width = getattr(width, "data", width)
+    if not isinstance(width, int):
+        raise ValueError(f"no size known for tape element type {element_type}")
+    return max(1, width // 8)
+
+
+@irdl_attr_definition
+class TapeType(ParametrizedAttribute, TypeAttribute):
+    """`!tape.tape<8x4xf64>`: one cached value per point of an 8x4 iteration space."""
+
+    name = "tape.tape"
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type)
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    def entries(self) -> int:
+        return prod(self.get_shape())
+
+    def size_bytes(self) -> int:
+        return self.entries() * element_bytes(self.element_type)
+
+    def verify(self) -> None:
+        if any(d.data <= 0 for d in self.shape.data):
+            raise VerifyException(f"tape dimensions must be positive, got {self}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        for d in self.get_shape():
+            printer.print_string(f"{d}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            shape, element_type = parser.parse_ranked_shape()
+        return [ArrayAttr(IntAttr(d) for d in shape), element_type]
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """Allocates a tape in DRAM (Enzyme: the cache buffer's `memref.alloc`)."""
+
+    name = "tape.alloc"
+    tape = result_def(TapeType)
+    value_name = opt_prop_def(StringAttr, prop_name="name")
+    assembly_format = "(`name` $name^)? attr-dict `:` type($tape)"
+
+    def __init__(self, tape_type: TapeType, value_name: str | None = None):
+        super().__init__(
+            result_types=[tape_type],
+            properties={"name": StringAttr(value_name)} if value_name else {},
+        )
+
+    def verify_(self) -> None:
+        verify_unique_store_ids(self, self.tape, StoreOp.name)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """FWD: saves `value` at `indices` of the tape."""
+
+    name = "tape.store"
+    value = operand_def()
+    tape = operand_def(TapeType)
+    indices = var_operand_def(IndexType)
+    id = prop_def(IntegerAttr[I64])
+    assembly_format = (
+        "$value `,` $tape `[` $indices `]` `id` $id attr-dict "
+        "`:` type($value) `,` type($tape)"
+    )
+
+    def __init__(
+        self, value: SSAValue, tape: SSAValue, indices: Sequence[SSAValue], ident: int
+    ):
+        super().__init__(
+            operands=[value, tape, indices],
+            properties={"id": IntegerAttr(ident, 64)},
+        )
+
+    def verify_(self) -> None:
+        tape_type = self.tape.type
+        assert isinstance(tape_type, TapeType)
+        verify_rank(self, self.indices, len(tape_type.shape))
+        if self.value.type != tape_type.element_type:
+            raise VerifyException(
+                f"'{self.name}' stores a {self.value.type} into {tape_type}"
+            )
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """REV: reads back the value that store `from` saved at `indices`."""
+
+    name = "tape.load"
+    tape = operand_def(TapeType)
+    indices = var_operand_def(IndexType)
+    store = prop_def(IntegerAttr[I64], prop_name="from")
+    result = result_def()
+    assembly_format = (
+        "$tape `[` $indices `]` `from` $from attr-dict `:` type($tape) "
+        "`->` type($result)"
+    )
+
+    def __init__(self, tape: SSAValue, indices: Sequence[SSAValue], store: int):
+        assert isinstance(tape.type, TapeType)
+        super().__init__(
+            operands=[tape, indices],
+            result_types=[tape.type.element_type],
+            properties={"from": IntegerAttr(store, 64)},
+        )
+
+    def verify_(self) -> None:
+        tape_type = self.tape.type
+        assert isinstance(tape_type, TapeType)
+        verify_rank(self, self.indices, len(tape_type.shape))
+        if self.result.type != tape_type.element_type:
+            raise VerifyException(
+                f"'{self.name}' loads a {self.result.type} from {tape_type}"
+            )
+        verify_load_is_stored(self, self.tape, StoreOp.name, self.store)
+
+
+@irdl_op_definition
+class FreeOp(IRDLOperation):
+    """Releases the tape once REV has consumed it."""
+
+    name = "tape.free"
+    tape = operand_def(TapeType)
+    assembly_format = "$tape attr-dict `:` type($tape)"
+
+    def __init__(self, tape: SSAValue):
+        super().__init__(operands=[tape])
+
+
+Tape = Dialect("tape", [AllocOp, StoreOp, LoadOp, FreeOp], [TapeType])

@@ -1,0 +1,1 @@
+"""Command-line tools of TapeFlow and its xDSL plugin (`universe`)."""

@@ -1,0 +1,1 @@
+"""Hardware descriptions of the simulated accelerator and xDSL emission targets."""
