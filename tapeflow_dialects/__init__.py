@@ -5,48 +5,26 @@ alone.
 """
 
 from collections.abc import Callable
+from functools import partial
+from importlib import import_module
 
 from xdsl.ir import Dialect
+
+_DIALECTS = {
+    "enzyme": "Enzyme",
+    "tape": "Tape",
+    "region": "Region",
+    "layer": "Layer",
+    "stream": "Stream",
+    "cgra": "Cgra",
+}
+"""Dialect name -> the `Dialect` object's name in `tapeflow_dialects.<name>`."""
+
+
+def _load(name: str) -> Dialect:
+    return getattr(import_module(f"tapeflow_dialects.{name}"), _DIALECTS[name])
 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """Factories for every TapeFlow dialect, keyed by name (imported lazily)."""
-
-    def enzyme() -> Dialect:
-        from tapeflow_dialects.enzyme import Enzyme
-
-        return Enzyme
-
-    def tape() -> Dialect:
-        from tapeflow_dialects.tape import Tape
-
-        return Tape
-
-    def region() -> Dialect:
-        from tapeflow_dialects.region import Region
-
-        return Region
-
-    def layer() -> Dialect:
-        from tapeflow_dialects.layer import Layer
-
-        return Layer
-
-    def stream() -> Dialect:
-        from tapeflow_dialects.stream import Stream
-
-        return Stream
-
-    def cgra() -> Dialect:
-        from tapeflow_dialects.cgra import Cgra
-
-        return Cgra
-
-    return {
-        "enzyme": enzyme,
-        "tape": tape,
-        "region": region,
-        "layer": layer,
-        "stream": stream,
-        "cgra": cgra,
-    }
+    return {name: partial(_load, name) for name in _DIALECTS}
