@@ -10,4 +10,10 @@ from xdsl.passes import ModulePass
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Factories for every TapeFlow pass, keyed by pass name (imported lazily)."""
-    return {}
+
+    def tapeflow_enzyme() -> type[ModulePass]:
+        from lowering.tapeflow_enzyme import TapeflowEnzymePass
+
+        return TapeflowEnzymePass
+
+    return {"tapeflow-enzyme": tapeflow_enzyme}

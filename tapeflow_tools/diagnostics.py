@@ -28,6 +28,8 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
+from tapeflow_dialects.locations import location_of
+
 
 class ToolError(Exception):
     """A failure caused by the tool's input or options, reported as a message."""
@@ -59,17 +61,6 @@ class LocatingParser(Parser):
                 StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
             )
         return op
-
-
-def location_of(op: Operation) -> str:
-    """`file:line:col` of the op, or of its nearest located ancestor."""
-    current: Operation | None = op
-    while current is not None:
-        loc = current.location
-        if isinstance(loc, FileLineColLoc):
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-        current = current.parent_op()
-    return "<unknown location>"
 
 
 def verify_located(root: Operation, context: str = "") -> None:
