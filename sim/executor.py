@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
 )
+from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Block, Operation, SSAValue
 
 from tapeflow_dialects import enzyme, tape
@@ -498,6 +499,13 @@ class Executor:
                 return step
             case tape.FreeOp():
                 return lambda fr: None
+            case enzyme.FillZeroOp():
+                (m,) = ins
+
+                def step(fr: Frame) -> None:
+                    fr[m][...] = 0
+
+                return step
             case enzyme.InitOp():
                 is_cache = isinstance(op.result.type, enzyme.CacheType)
                 (o,) = outs
@@ -544,22 +552,32 @@ class Executor:
         outs: list[int],
         unsupported: Callable[[str], ExecutionError],
     ) -> Step:
-        if op.offsets or op.sizes or op.strides:
-            raise unsupported("subviews with dynamic offsets, sizes or strides")
+        if op.sizes or op.strides:
+            raise unsupported("subviews with dynamic sizes or strides")
         src = ins[0]
         (o,) = outs
-        offsets = op.static_offsets.get_values()
+        # Static offsets are constants; a dynamic one (DYNAMIC_INDEX) takes the
+        # next offset operand, in order.
+        dynamic = iter(ins[1 : 1 + len(op.offsets)])
+        offsets: list[int | None] = [
+            None if off == DYNAMIC_INDEX else off for off in op.static_offsets.get_values()
+        ]
+        offset_slots = [next(dynamic) if off is None else None for off in offsets]
         sizes = op.static_sizes.get_values()
         strides = op.static_strides.get_values()
         result_rank = len(op.result.type.get_shape())  # type: ignore[union-attr]
-        index: list[Any] = []
-        for off, size, stride in zip(offsets, sizes, strides, strict=True):
-            index.append(slice(off, off + size * stride, stride))
         dropped = len(sizes) - result_rank
         squeeze = tuple(d for d, s in enumerate(sizes) if s == 1)[:dropped] if dropped else ()
-        key = tuple(index)
 
         def step(fr: Frame) -> None:
+            key = tuple(
+                slice(start, start + size * stride, stride)
+                for start, size, stride in zip(
+                    (fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)),
+                    sizes,
+                    strides,
+                )
+            )
             view = fr[src][key]
             fr[o] = view.squeeze(axis=squeeze) if squeeze else view
 

@@ -20,7 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    IntegerAttr,
+    MemRefType,
+    SymbolRefAttr,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
@@ -294,8 +300,20 @@ class SetOp(IRDLOperation):
         _verify_element(self, self.gradient.type, self.value.type)
 
 
+@irdl_op_definition
+class FillZeroOp(IRDLOperation):
+    """Zeroes a buffer (Enzyme emits it for the shadows of temporary buffers)."""
+
+    name = "enzyme.fill_zero"
+    buffer = operand_def(MemRefType)
+    assembly_format = "$buffer attr-dict `:` type($buffer)"
+
+    def __init__(self, buffer: SSAValue):
+        super().__init__(operands=[buffer])
+
+
 Enzyme = Dialect(
     "enzyme",
-    [AutoDiffOp, InitOp, PushOp, PopOp, GetOp, SetOp],
+    [AutoDiffOp, InitOp, PushOp, PopOp, GetOp, SetOp, FillZeroOp],
     [ActivityAttr, CacheType, GradientType],
 )

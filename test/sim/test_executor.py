@@ -115,3 +115,24 @@ def test_unsupported_op_names_op_and_location() -> None:
     }"""
     with pytest.raises(ExecutionError, match="case.mlir:3:7: cannot execute 'vector.reduction'"):
         _run(text, "f", None)
+
+
+def test_subview_with_dynamic_offset_and_fill_zero() -> None:
+    # Enzyme reaches its caches through a row subview at a loop-dependent offset.
+    text = """
+    func.func @f(%m: memref<3x4xf64>, %i: index) {
+      %c2 = arith.constant 2 : index
+      %v = arith.constant 5.0 : f64
+      %row = memref.subview %m[%i, 0] [1, 4] [1, 1] : memref<3x4xf64> to memref<4xf64, strided<[1], offset: ?>>
+      memref.store %v, %row[%c2] : memref<4xf64, strided<[1], offset: ?>>
+      func.return
+    }
+    func.func @g(%m: memref<3x4xf64>) {
+      enzyme.fill_zero %m : memref<3x4xf64>
+      func.return
+    }"""
+    m = np.ones((3, 4))
+    _run(text, "f", m, 1)
+    assert m[1, 2] == 5.0 and m.sum() == 11.0 + 5.0
+    _run(text, "g", m)
+    assert not m.any()
