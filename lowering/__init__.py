@@ -16,4 +16,12 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return TapeflowEnzymePass
 
-    return {"tapeflow-enzyme": tapeflow_enzyme}
+    def tapeflow_raise_tape() -> type[ModulePass]:
+        from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
+
+        return TapeflowRaiseTapePass
+
+    return {
+        "tapeflow-enzyme": tapeflow_enzyme,
+        "tapeflow-raise-tape": tapeflow_raise_tape,
+    }

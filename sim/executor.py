@@ -34,11 +34,11 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
 )
-from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Block, Operation, SSAValue
 
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.locations import location_of
+from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 
 
 class ExecutionError(Exception):
@@ -552,22 +552,17 @@ class Executor:
         outs: list[int],
         unsupported: Callable[[str], ExecutionError],
     ) -> Step:
-        if op.sizes or op.strides:
-            raise unsupported("subviews with dynamic sizes or strides")
+        try:
+            geometry = subview_geometry(op)
+        except UnsupportedSubview as err:
+            raise unsupported(str(err)) from None
         src = ins[0]
         (o,) = outs
-        # Static offsets are constants; a dynamic one (DYNAMIC_INDEX) takes the
-        # next offset operand, in order.
+        # A dynamic offset takes the next offset operand, in order.
         dynamic = iter(ins[1 : 1 + len(op.offsets)])
-        offsets: list[int | None] = [
-            None if off == DYNAMIC_INDEX else off for off in op.static_offsets.get_values()
-        ]
+        offsets = [off if isinstance(off, int) else None for off in geometry.offsets]
         offset_slots = [next(dynamic) if off is None else None for off in offsets]
-        sizes = op.static_sizes.get_values()
-        strides = op.static_strides.get_values()
-        result_rank = len(op.result.type.get_shape())  # type: ignore[union-attr]
-        dropped = len(sizes) - result_rank
-        squeeze = tuple(d for d, s in enumerate(sizes) if s == 1)[:dropped] if dropped else ()
+        sizes, strides, squeeze = geometry.sizes, geometry.strides, geometry.dropped
 
         def step(fr: Frame) -> None:
             key = tuple(

@@ -69,6 +69,43 @@ _SHADOWED = (Activity.DUP, Activity.DUPNONEED)
 _SEEDED_RETURN = (Activity.ACTIVE, Activity.ACTIVENONEED)
 
 
+class ArgumentRole(StrEnum):
+    """What an argument of Enzyme's gradient function (`diffe<name>`) carries."""
+
+    PRIMAL = "primal"
+    SHADOW = "shadow"
+    """The adjoint buffer of the primal argument before it."""
+    SEED = "seed"
+    """The incoming adjoint of an active result."""
+
+
+def gradient_argument_roles(
+    activity: Sequence[Activity], ret_activity: Sequence[Activity]
+) -> list[ArgumentRole]:
+    """
+    The role of each argument of the gradient function, in order.
+
+    Enzyme's gradient function takes exactly the operands of `enzyme.autodiff`:
+    each primal argument, followed by its shadow if it is duplicated, then one seed
+    per active result.
+    """
+    roles: list[ArgumentRole] = []
+    for a in activity:
+        roles.append(ArgumentRole.PRIMAL)
+        if a in _SHADOWED:
+            roles.append(ArgumentRole.SHADOW)
+    roles.extend(ArgumentRole.SEED for a in ret_activity if a in _SEEDED_RETURN)
+    return roles
+
+
+GRADIENT_OF = "tapeflow.gradient_of"
+"""Attribute `tapeflow-enzyme` puts on each gradient function: its primal."""
+GRADIENT_ACTIVITY = "tapeflow.activity"
+"""Attribute on each gradient function: the activities it was generated for."""
+GRADIENT_RET_ACTIVITY = "tapeflow.ret_activity"
+"""Attribute on each gradient function: the activities of the primal's results."""
+
+
 @irdl_attr_definition
 class ActivityAttr(EnumAttribute[Activity]):
     """`#enzyme.activity<enzyme_dup>`: the activity of one argument or result."""

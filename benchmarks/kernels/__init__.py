@@ -32,6 +32,7 @@ __all__ = [
     "CallerArg",
     "Kernel",
     "Param",
+    "central_differences",
     "finite_difference_check",
 ]
 
@@ -53,17 +54,14 @@ KERNELS: dict[str, Kernel] = {
 }
 
 
-def finite_difference_check(
-    key: str, preset: str = "small", rel_step: float = 1e-6
-) -> float:
-    """The norm-wise relative difference between the autograd gradient that
-    `Kernel.expected` reports for the shadows and central finite differences of the
-    numpy primal, element by element (steps of `rel_step` relative to each
-    element, at least `rel_step` absolute). A sign, index or seed mistake in a
-    reference shows as an O(1) difference; a correct one gives about 1e-9."""
+def central_differences(
+    key: str, preset: str, inputs: list[np.ndarray], rel_step: float = 1e-6
+) -> dict[str, np.ndarray]:
+    """The gradient the caller's shadows receive, by central finite differences of
+    the numpy primal, element by element (steps of `rel_step` relative to each
+    element, at least `rel_step` absolute), keyed by parameter name."""
     kernel = KERNELS[key]
-    phi, point = kernel.objective(preset, kernel.inputs(preset))
-    analytic = autograd.grad(phi)(point)
+    phi, point = kernel.objective(preset, inputs)
     numeric: dict[str, np.ndarray] = {}
     for name, value in point.items():
         numeric[name] = np.empty_like(value)
@@ -76,6 +74,21 @@ def finite_difference_check(
                 moved[index] = end
                 outcomes.append(phi({**point, name: moved}))
             numeric[name][index] = (outcomes[0] - outcomes[1]) / (ends[0] - ends[1])
+    return numeric
+
+
+def finite_difference_check(
+    key: str, preset: str = "small", rel_step: float = 1e-6
+) -> float:
+    """The norm-wise relative difference between the autograd gradient that
+    `Kernel.expected` reports for the shadows and central finite differences of the
+    numpy primal. A sign, index or seed mistake in a reference shows as an O(1)
+    difference; a correct one gives about 1e-9."""
+    kernel = KERNELS[key]
+    inputs = kernel.inputs(preset)
+    phi, point = kernel.objective(preset, inputs)
+    analytic = autograd.grad(phi)(point)
+    numeric = central_differences(key, preset, inputs, rel_step)
     a = np.concatenate([np.ravel(analytic[name]) for name in point])
     n = np.concatenate([np.ravel(numeric[name]) for name in point])
     return float(np.linalg.norm(a - n) / np.linalg.norm(a))

@@ -12,8 +12,6 @@ from tapeflow_tools.context import make_context
 from tapeflow_tools.run import run_function
 from tapeflow_tools.diagnostics import LocatingParser
 
-pytest.importorskip("enzyme_ad", reason="enzyme-ad is a dependency; install the project")
-
 LOGSUM = """
 func.func @logsum(%x: memref<8xf64>) -> f64 {
   %c0 = arith.constant 0 : index

@@ -6,7 +6,11 @@
 // REV loop, freed at the end.
 // CHECK-LABEL: func.func @grad(%{{.*}}: memref<8xf64>, %{{.*}}: memref<8xf64>) -> f64
 // CHECK:        func.call @diffelogsum
+// The gradient function records what it differentiates, for tapeflow-raise-tape.
 // CHECK-LABEL: func.func private @diffelogsum
+// CHECK-SAME:   tapeflow.gradient_of = @logsum
+// CHECK-SAME:   tapeflow.activity = [#enzyme.activity<enzyme_dup>]
+// CHECK-SAME:   tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]
 // CHECK:        %[[C0:.*]] = memref.alloc() : memref<8xf64>
 // CHECK:        %[[C1:.*]] = memref.alloc() : memref<8xf64>
 // CHECK:        scf.for
