@@ -13,12 +13,20 @@ was generated for (`tapeflow.gradient_of`, `tapeflow.activity`,
 seeds without re-deriving Enzyme's calling convention.
 
 Enzyme's printer attaches `loc(...)` references to aliases defined at the end of
-the module, which xDSL does not read; they are dropped. Importing Enzyme maps a
+the module, which xDSL does not read; they are dropped. Enzyme's own diagnostics
+(written by its C++ code straight to the process's stderr, at positions in the text
+it was given) are captured and re-anchored to the ops of the user's file. Importing Enzyme maps a
 ~0.5 GB library, so it happens only when the pass runs.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from io import StringIO
 
@@ -30,6 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
+from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,
@@ -80,7 +89,45 @@ def strip_locations(text: str) -> str:
     return "\n".join(line for line in lines if not line.startswith("#loc")) + "\n"
 
 
-def run_enzyme(module_text: str, pipeline: str) -> str:
+Locator = Callable[[int, int], str | None]
+"""Maps a line and column of the text handed to Enzyme to the user's location."""
+
+_ENZYME_DIAGNOSTIC = re.compile(
+    r'^loc\("-":(\d+):(\d+)\): (error|warning|note|remark): (.*)$'
+)
+
+
+@contextmanager
+def _captured_stderr() -> Iterator[list[str]]:
+    """Collect what native code writes to file descriptor 2 meanwhile."""
+    captured: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            captured.append(sink.read().decode(errors="replace"))
+
+
+def _relocate(stderr_text: str, locate: Locator) -> str:
+    """Enzyme's diagnostics, with positions in its input replaced by the user's."""
+    lines = []
+    for line in stderr_text.splitlines():
+        match = _ENZYME_DIAGNOSTIC.match(line.strip())
+        if match:
+            where = locate(int(match[1]), int(match[2])) or "<enzyme input>"
+            line = f"{where}: {match[3]}: {match[4]}"
+        if line.strip():
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def run_enzyme(module_text: str, pipeline: str, locate: Locator = lambda *_: None) -> str:
     """Enzyme's pass pipeline on MLIR text; failures become PassFailedException."""
     try:
         from enzyme_ad.jax import enzyme_call
@@ -89,15 +136,63 @@ def run_enzyme(module_text: str, pipeline: str) -> str:
             "tapeflow-enzyme needs Enzyme-MLIR from the PyPI package 'enzyme-ad' "
             f"(pip install enzyme-ad), which could not be imported: {err}"
         ) from None
-    try:
-        # No function names: Enzyme then keeps every symbol's name.
-        _, result = enzyme_call.run_pass_pipeline([], module_text, pipeline)
-    except ValueError as err:
+    failure: ValueError | None = None
+    with _captured_stderr() as captured:
+        try:
+            # No function names: Enzyme then keeps every symbol's name.
+            _, result = enzyme_call.run_pass_pipeline([], module_text, pipeline)
+        except ValueError as err:
+            failure = err
+    diagnostics = _relocate("".join(captured), locate)
+    if failure is not None:
+        if diagnostics:
+            raise PassFailedException(
+                f"{diagnostics}\n(Enzyme rejected the module, pipeline '{pipeline}')"
+            )
         raise PassFailedException(
             f"Enzyme rejected the module (pipeline '{pipeline}'): "
-            f"{strip_locations(str(err)).strip()}"
-        ) from None
+            f"{strip_locations(str(failure)).strip()}"
+        )
+    if diagnostics:
+        print(diagnostics, file=sys.stderr)
     return result
+
+
+class _PositionParser(Parser):
+    """Records the line and column where each op of the text starts."""
+
+    def __init__(self, ctx: Context, text: str):
+        super().__init__(ctx, text, "<enzyme input>")
+        self.starts: list[tuple[int, int]] = []
+
+    def parse_operation(self) -> Operation:
+        where = self._current_token.span.get_location()
+        index = len(self.starts)
+        self.starts.append((0, 0))
+        op = super().parse_operation()
+        self.starts[index] = (where.line, where.col)
+        return op
+
+
+def _locator(ctx: Context, module: builtin.ModuleOp, text: str) -> Locator:
+    """
+    Where each op of `text` (the printed `module`) came from in the user's file.
+
+    The printed text parses back to the same ops in the same order, so the k-th op
+    started in the text is the k-th op of a walk of `module`. xDSL prints one op
+    per line, and MLIR places an op at its name (after the results), so the line
+    is enough to find it.
+    """
+    parser = _PositionParser(ctx, text)
+    try:
+        parser.parse_module()
+    except ParseError:
+        return lambda *_: None
+    originals = list(module.walk())
+    table: dict[int, str] = {}
+    for (line, _), op in zip(parser.starts, originals):
+        table.setdefault(line, location_of(op))
+    return lambda line, col: table.get(line)
 
 
 @dataclass(frozen=True)
@@ -116,7 +211,8 @@ class TapeflowEnzymePass(ModulePass):
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         text = StringIO()
         Printer(stream=text).print_op(op)
-        result = strip_locations(run_enzyme(text.getvalue(), self.pipeline))
+        locate = _locator(ctx, op, text.getvalue())
+        result = strip_locations(run_enzyme(text.getvalue(), self.pipeline, locate))
         try:
             differentiated = Parser(ctx, result, "<enzyme output>").parse_module()
         except ParseError as err:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
@@ -101,6 +102,9 @@ class GradientReport:
         for buffer, reason in self.kept:
             lines.append(f"  kept as memref: {buffer}: {reason}")
         return "\n".join(lines)
+
+
+_Op = TypeVar("_Op", bound=Operation)
 
 
 class _Kept(Exception):
@@ -329,13 +333,19 @@ def _buffer_indices(access: _Access) -> list[SSAValue]:
     return indices
 
 
+def _located(new: _Op, old: Operation) -> _Op:
+    """`new`, placed where the op it replaces was written."""
+    new.location = old.location
+    return new
+
+
 def _rewrite(cache: _Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
     memref_type = cache.alloc.memref.type
     assert isinstance(memref_type, MemRefType)
     store_value = cache.stores[0].op.value
     tape_type = tape.TapeType(memref_type.get_shape(), memref_type.element_type)
     name = _producer_name(store_value)
-    alloc = tape.AllocOp(tape_type, name)
+    alloc = _located(tape.AllocOp(tape_type, name), cache.alloc)
     Rewriter.insert_op(alloc, InsertPoint.before(cache.alloc))
 
     store_id = next_id
@@ -343,12 +353,14 @@ def _rewrite(cache: _Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]
         op = access.op
         assert isinstance(op, memref.StoreOp)
         indices = _buffer_indices(access)
-        Rewriter.replace_op(op, tape.StoreOp(op.value, alloc.tape, indices, store_id))
+        new = tape.StoreOp(op.value, alloc.tape, indices, store_id)
+        Rewriter.replace_op(op, _located(new, op))
     for access in cache.loads:
         indices = _buffer_indices(access)
-        Rewriter.replace_op(access.op, tape.LoadOp(alloc.tape, indices, store_id))
+        new = tape.LoadOp(alloc.tape, indices, store_id)
+        Rewriter.replace_op(access.op, _located(new, access.op))
     if cache.deallocs:
-        Rewriter.replace_op(cache.deallocs[0], tape.FreeOp(alloc.tape))
+        Rewriter.replace_op(cache.deallocs[0], _located(tape.FreeOp(alloc.tape), cache.deallocs[0]))
     else:
         # Enzyme sometimes never frees a cache; the tape is released at the end.
         terminator = body.last_op
