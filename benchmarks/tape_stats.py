@@ -21,7 +21,8 @@ from xdsl.dialects.builtin import ModuleOp
 from benchmarks.kernels import KERNELS, PRESETS
 from benchmarks.paper import TABLE_II
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_raise_tape import GradientReport, gradient_functions, raise_module
+from lowering.gradient import gradient_functions, top_level_op
+from lowering.tapeflow_raise_tape import GradientReport, raise_module
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
@@ -57,17 +58,11 @@ def measure(key: str, preset: str) -> TapeStats:
         top
         for op in gradient.walk()
         if isinstance(op, tape.StoreOp)
-        for top in [_top_level(op, body)]
+        for top in [top_level_op(op, body)]
     }
     return TapeStats(
         key, report, len(nests), enzyme_done - start, raise_done - enzyme_done
     )
-
-
-def _top_level(op, body):  # type: ignore[no-untyped-def]
-    while op.parent_block() is not body:
-        op = op.parent_op()
-    return op
 
 
 def table(rows: Sequence[TapeStats]) -> str:

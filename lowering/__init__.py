@@ -21,7 +21,25 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return TapeflowRaiseTapePass
 
+    def tapeflow_unroll() -> type[ModulePass]:
+        from lowering.tapeflow_unroll import TapeflowUnrollPass
+
+        return TapeflowUnrollPass
+
+    def tapeflow_regions() -> type[ModulePass]:
+        from lowering.tapeflow_regions import TapeflowRegionsPass
+
+        return TapeflowRegionsPass
+
+    def tapeflow_layers() -> type[ModulePass]:
+        from lowering.tapeflow_layers import TapeflowLayersPass
+
+        return TapeflowLayersPass
+
     return {
         "tapeflow-enzyme": tapeflow_enzyme,
         "tapeflow-raise-tape": tapeflow_raise_tape,
+        "tapeflow-unroll": tapeflow_unroll,
+        "tapeflow-regions": tapeflow_regions,
+        "tapeflow-layers": tapeflow_layers,
     }

@@ -30,20 +30,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, MemRefType
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.gradient import located, require_gradients
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
-    GRADIENT_OF,
     GRADIENT_RET_ACTIVITY,
     ArgumentRole,
     gradient_argument_roles,
@@ -104,9 +103,6 @@ class GradientReport:
         return "\n".join(lines)
 
 
-_Op = TypeVar("_Op", bound=Operation)
-
-
 class _Kept(Exception):
     """A buffer that is not a cache; the message says why."""
 
@@ -127,24 +123,9 @@ class _Cache:
     deallocs: list[memref.DeallocOp]
 
 
-def gradient_functions(module: builtin.ModuleOp) -> list[func.FuncOp]:
-    """The functions `tapeflow-enzyme` generated, in module order."""
-    return [
-        f
-        for f in module.body.block.ops
-        if isinstance(f, func.FuncOp) and GRADIENT_OF in f.attributes
-    ]
-
-
 def raise_module(module: builtin.ModuleOp) -> list[GradientReport]:
     """Raise the caches of every gradient function of `module`, in place."""
-    gradients = gradient_functions(module)
-    if not gradients:
-        raise PassFailedException(
-            "tapeflow-raise-tape: the module has no gradient function (no func.func "
-            f"carries '{GRADIENT_OF}'); differentiate it first with tapeflow-enzyme"
-        )
-    return [raise_function(f) for f in gradients]
+    return [raise_function(f) for f in require_gradients(module, "tapeflow-raise-tape")]
 
 
 def raise_function(function: func.FuncOp) -> GradientReport:
@@ -333,19 +314,13 @@ def _buffer_indices(access: _Access) -> list[SSAValue]:
     return indices
 
 
-def _located(new: _Op, old: Operation) -> _Op:
-    """`new`, placed where the op it replaces was written."""
-    new.location = old.location
-    return new
-
-
 def _rewrite(cache: _Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
     memref_type = cache.alloc.memref.type
     assert isinstance(memref_type, MemRefType)
     store_value = cache.stores[0].op.value
     tape_type = tape.TapeType(memref_type.get_shape(), memref_type.element_type)
     name = _producer_name(store_value)
-    alloc = _located(tape.AllocOp(tape_type, name), cache.alloc)
+    alloc = located(tape.AllocOp(tape_type, name), cache.alloc)
     Rewriter.insert_op(alloc, InsertPoint.before(cache.alloc))
 
     store_id = next_id
@@ -354,13 +329,13 @@ def _rewrite(cache: _Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]
         assert isinstance(op, memref.StoreOp)
         indices = _buffer_indices(access)
         new = tape.StoreOp(op.value, alloc.tape, indices, store_id)
-        Rewriter.replace_op(op, _located(new, op))
+        Rewriter.replace_op(op, located(new, op))
     for access in cache.loads:
         indices = _buffer_indices(access)
         new = tape.LoadOp(alloc.tape, indices, store_id)
-        Rewriter.replace_op(access.op, _located(new, access.op))
+        Rewriter.replace_op(access.op, located(new, access.op))
     if cache.deallocs:
-        Rewriter.replace_op(cache.deallocs[0], _located(tape.FreeOp(alloc.tape), cache.deallocs[0]))
+        Rewriter.replace_op(cache.deallocs[0], located(tape.FreeOp(alloc.tape), cache.deallocs[0]))
     else:
         # Enzyme sometimes never frees a cache; the tape is released at the end.
         terminator = body.last_op

@@ -12,8 +12,25 @@ Each function is compiled once into a list of Python closures over a frame of
 slots, one slot per SSA value, which runs several times faster than walking the
 IR on every step. Supported: func, scf (for, if, while, yield), arith, math,
 memref (alloc, alloca, dealloc, load, store, subview, copy, cast), the `enzyme`
-cache/gradient ops and the `tape` dialect. Anything else is an
-`ExecutionError` that names the op and where it was written.
+cache/gradient ops, and the TapeFlow dialects `tape`, `region`, `layer` and
+`stream`. Anything else is an `ExecutionError` that names the op and where it was
+written.
+
+The TapeFlow stages are run as the hardware would run them, with every misuse an
+error rather than a silently right (or wrong) value:
+
+- a `region` is an array of structs, `(*shape, slots)`, with a written mask;
+- a `layer.layer` runs its body each time it is reached and yields its barrier's
+  operands; its `layer.salloc` hands out a tile of the scratchpad. Each `run` has
+  one scratchpad (shared by the functions it calls), sized by the first salloc it
+  reaches, of 8-byte entries with a full/empty bit each;
+- a `stream.alloc` tape is a stack of tiles in DRAM with a byte budget:
+  `stream.fwd` spills full entries and empties them, `stream.rev` pops the tile of
+  the FWD stream it names and fills its entries, `stream.store/load` fill and read
+  single entries.
+
+`Executor.stats` counts the stream traffic and the scratchpad's peak occupancy of
+the last `run`.
 """
 
 from __future__ import annotations
@@ -36,7 +53,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from tapeflow_dialects import enzyme, tape
+from tapeflow_dialects import enzyme, layer, region, stream, tape
+from tapeflow_dialects.layer import ENTRY_BYTES
 from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 
@@ -229,6 +247,74 @@ class _Tape:
         self.written = np.zeros(shape, dtype=bool)
 
 
+def _python_scalar(value_type: object) -> Callable[[Any], Any]:
+    """How a stored entry of `value_type` comes back: a Python bool, int or float."""
+    if isinstance(value_type, IntegerType) and value_type.width.data == 1:
+        return bool
+    if isinstance(value_type, IndexType | IntegerType):
+        return int
+    return float
+
+
+def _in_bounds(where: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    if len(where) != len(shape):
+        return False
+    return all(0 <= i < d for i, d in zip(where, shape, strict=True))
+
+
+class _Region:
+    """An array-of-structs region: `(*shape, slots)` entries plus the written mask."""
+
+    def __init__(self, region_type: region.RegionType):
+        self.type = region_type
+        self.shape = region_type.get_shape()
+        dtypes = {_numpy_dtype(t) for t in region_type.slot_types()}
+        dtype = dtypes.pop() if len(dtypes) == 1 else object
+        entries = (*self.shape, len(region_type.slot_types()))
+        self.data = np.zeros(entries, dtype=dtype)
+        self.written = np.zeros(entries, dtype=bool)
+        self.freed = False
+
+
+class _Scratchpad:
+    """The scratchpad of one `run`: 8-byte entries, each with a full/empty bit."""
+
+    def __init__(self, capacity: int, configured_at: str):
+        self.capacity = capacity
+        self.configured_at = configured_at
+        self.data = np.zeros(capacity // ENTRY_BYTES, dtype=object)
+        self.full = np.zeros(capacity // ENTRY_BYTES, dtype=bool)
+        self.entries_full = 0
+
+
+class _Tile:
+    """What `layer.salloc` returns: `rows` x `slots` scratchpad entries from `base`."""
+
+    __slots__ = ("spad", "base", "rows", "slots")
+
+    def __init__(self, spad: _Scratchpad, base: int, rows: int, slots: int):
+        self.spad, self.base, self.rows, self.slots = spad, base, rows, slots
+
+
+class _StreamTape:
+    """`!stream.tape`: a stack of (stream id, rows, slots, entries) within a budget."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.used = 0
+        self.tiles: list[tuple[int, int, int, np.ndarray]] = []
+
+
+def _fresh_stats() -> dict[str, int]:
+    return {
+        "stream_bytes_written": 0,
+        "stream_bytes_read": 0,
+        "stream_tiles_written": 0,
+        "stream_tiles_read": 0,
+        "spad_peak_entries_full": 0,
+    }
+
+
 class Executor:
     """Runs functions of one module. `run` takes and returns Python/numpy values."""
 
@@ -239,6 +325,10 @@ class Executor:
         }
         self._compiled: dict[str, Callable[[Sequence[Any]], tuple[Any, ...]]] = {}
         self.ops_executed = 0
+        self.scratchpad: _Scratchpad | None = None
+        """The scratchpad of the current (or last) `run`, made by its first salloc."""
+        self.stats = _fresh_stats()
+        """Stream traffic and peak scratchpad occupancy of the current (or last) run."""
 
     # ------------------------------------------------------------------ public
     def run(self, name: str, args: Sequence[Any]) -> tuple[Any, ...]:
@@ -247,6 +337,8 @@ class Executor:
                 f"no function @{name} in the module (found: "
                 f"{', '.join('@' + f for f in self.functions) or 'none'})"
             )
+        self.scratchpad = None
+        self.stats = _fresh_stats()
         return self._function(name)(args)
 
     # ------------------------------------------------------------ compilation
@@ -442,7 +534,7 @@ class Executor:
                 return self._if(op, slots, ins, outs)
             case scf.WhileOp():
                 return self._while(op, slots, ins, outs)
-            case scf.YieldOp() | scf.ConditionOp():
+            case scf.YieldOp() | scf.ConditionOp() | layer.BarrierOp():
                 raise unsupported("a region terminator outside its parent")
             case func.ReturnOp():
 
@@ -499,6 +591,28 @@ class Executor:
                 return step
             case tape.FreeOp():
                 return lambda fr: None
+            case region.AllocOp() | region.StoreOp() | region.LoadOp():
+                return self._region_op(op, ins, outs)
+            case region.FreeOp():
+                return self._region_op(op, ins, outs)
+            case layer.LayerOp():
+                return self._layer(op, slots, outs, unsupported)
+            case layer.SAllocOp():
+                return self._salloc(op, outs)
+            case stream.AllocOp():
+                budget = op.bytes.value.data
+                (o,) = outs
+
+                def step(fr: Frame) -> None:
+                    fr[o] = _StreamTape(budget)
+
+                return step
+            case stream.FwdOp():
+                return self._stream_fwd(op, ins)
+            case stream.RevOp():
+                return self._stream_rev(op, ins)
+            case stream.StoreOp() | stream.LoadOp():
+                return self._scratchpad_access(op, ins, outs)
             case enzyme.FillZeroOp():
                 (m,) = ins
 
@@ -577,6 +691,261 @@ class Executor:
             fr[o] = view.squeeze(axis=squeeze) if squeeze else view
 
         return step
+
+    # ------------------------------------------------------- TapeFlow stages
+    def _region_op(self, op: Operation, ins: list[int], outs: list[int]) -> Step:
+        """`region.alloc/store/load/free`: an array of structs with a written mask."""
+        name = op.name
+        if isinstance(op, region.AllocOp):
+            rtype = op.region.type
+            assert isinstance(rtype, region.RegionType)
+            (o,) = outs
+
+            def alloc(fr: Frame) -> None:
+                fr[o] = _Region(rtype)
+
+            return alloc
+        if isinstance(op, region.FreeOp):
+            (r,) = ins
+
+            def free(fr: Frame) -> None:
+                store: _Region = fr[r]
+                if store.freed:
+                    raise ExecutionError(
+                        f"{location_of(op)}: 'region.free' frees {store.type} twice"
+                    )
+                store.freed = True
+
+            return free
+
+        assert isinstance(op, region.StoreOp | region.LoadOp)
+        slot = op.slot.value.data
+
+        def entry(fr: Frame, r: int, idx: list[int]) -> tuple[_Region, tuple[int, ...]]:
+            store: _Region = fr[r]
+            if store.freed:
+                raise ExecutionError(
+                    f"{location_of(op)}: '{name}' uses {store.type} after its "
+                    "region.free"
+                )
+            where = tuple(fr[i] for i in idx)
+            if not _in_bounds((*where, slot), store.data.shape):
+                raise ExecutionError(
+                    f"{location_of(op)}: '{name}' entry {list(where)} slot {slot} is "
+                    f"out of range for {store.type}"
+                )
+            return store, (*where, slot)
+
+        if isinstance(op, region.StoreOp):
+            v, r, *idx = ins
+
+            def store_step(fr: Frame) -> None:
+                store, where = entry(fr, r, idx)
+                store.data[where] = fr[v]
+                store.written[where] = True
+
+            return store_step
+
+        r, *idx = ins
+        (o,) = outs
+        ident = op.store.value.data
+        as_scalar = _python_scalar(op.result.type)
+
+        def load_step(fr: Frame) -> None:
+            store, where = entry(fr, r, idx)
+            if not store.written[where]:
+                raise ExecutionError(
+                    f"{location_of(op)}: 'region.load' (slot {slot}, from store "
+                    f"{ident}) reads entry {list(where[:-1])} before it was written"
+                )
+            fr[o] = as_scalar(store.data[where])
+
+        return load_step
+
+    def _layer(
+        self,
+        op: layer.LayerOp,
+        slots: dict[SSAValue, int],
+        outs: list[int],
+        unsupported: Callable[[str], ExecutionError],
+    ) -> Step:
+        """`layer.layer`: runs its body when reached, yields the barrier's operands."""
+        block = op.body.block
+        if not isinstance(block.last_op, layer.BarrierOp):
+            raise unsupported("a layer must end with 'layer.barrier'")
+        steps, yielded = self._region_steps(block, slots)
+
+        def step(fr: Frame) -> None:
+            for s in steps:
+                s(fr)
+            values = [fr[y] for y in yielded]
+            for out, value in zip(outs, values, strict=True):
+                fr[out] = value
+
+        return step
+
+    def _salloc(self, op: layer.SAllocOp, outs: list[int]) -> Step:
+        """`layer.salloc`: a tile of the run's scratchpad (the first one sizes it)."""
+        tile_type = op.tile.type
+        assert isinstance(tile_type, layer.SpadType)
+        rows, slot_count = tile_type.rows.data, tile_type.slots.data
+        base, capacity = op.base.value.data, op.capacity.value.data
+        (o,) = outs
+
+        def step(fr: Frame) -> None:
+            spad = self.scratchpad
+            if spad is None:
+                if capacity <= 0 or capacity % ENTRY_BYTES:
+                    raise ExecutionError(
+                        f"{location_of(op)}: 'layer.salloc' scratchpad capacity must "
+                        f"be a positive multiple of {ENTRY_BYTES} bytes, got {capacity}"
+                    )
+                spad = self.scratchpad = _Scratchpad(capacity, location_of(op))
+            elif spad.capacity != capacity:
+                raise ExecutionError(
+                    f"{location_of(op)}: 'layer.salloc' names a scratchpad of "
+                    f"{capacity} bytes, but this run's scratchpad has {spad.capacity} "
+                    f"bytes (set by the 'layer.salloc' at {spad.configured_at})"
+                )
+            if base < 0 or (base + rows * slot_count) * ENTRY_BYTES > capacity:
+                raise ExecutionError(
+                    f"{location_of(op)}: 'layer.salloc' tile {tile_type} at entry "
+                    f"{base} does not fit a scratchpad of {capacity} bytes"
+                )
+            fr[o] = _Tile(spad, base, rows, slot_count)
+
+        return step
+
+    def _note_occupancy(self, spad: _Scratchpad) -> None:
+        if spad.entries_full > self.stats["spad_peak_entries_full"]:
+            self.stats["spad_peak_entries_full"] = spad.entries_full
+
+    @staticmethod
+    def _checked_rows(op: Operation, tile: _Tile, rows: int) -> tuple[int, int]:
+        """The scratchpad entries [start, end) of the first `rows` rows of `tile`."""
+        if not 0 <= rows <= tile.rows:
+            raise ExecutionError(
+                f"{location_of(op)}: '{op.name}' moves {rows} rows of a tile of "
+                f"{tile.rows} rows"
+            )
+        return tile.base, tile.base + rows * tile.slots
+
+    def _stream_fwd(self, op: stream.FwdOp, ins: list[int]) -> Step:
+        """`stream.fwd`: push the first rows of a tile onto the tape and empty them."""
+        t, n, tp = ins
+        ident = op.id.value.data
+
+        def step(fr: Frame) -> None:
+            tile: _Tile = fr[t]
+            tape_: _StreamTape = fr[tp]
+            start, end = self._checked_rows(op, tile, fr[n])
+            spad = tile.spad
+            full = spad.full[start:end]
+            if not full.all():
+                entry = start + int(np.argmin(full))
+                row, slot = divmod(entry - tile.base, tile.slots)
+                raise ExecutionError(
+                    f"{location_of(op)}: 'stream.fwd' (id {ident}) spills scratchpad "
+                    f"entry {entry} (row {row}, slot {slot}), which is empty: no store "
+                    "wrote it"
+                )
+            nbytes = (end - start) * ENTRY_BYTES
+            if tape_.used + nbytes > tape_.budget:
+                raise ExecutionError(
+                    f"{location_of(op)}: 'stream.fwd' (id {ident}) pushes {nbytes} "
+                    f"bytes onto a tape of {tape_.budget} bytes that already holds "
+                    f"{tape_.used}"
+                )
+            tape_.tiles.append((ident, fr[n], tile.slots, spad.data[start:end].copy()))
+            tape_.used += nbytes
+            full[...] = False
+            spad.entries_full -= end - start
+            self.stats["stream_bytes_written"] += nbytes
+            self.stats["stream_tiles_written"] += 1
+
+        return step
+
+    def _stream_rev(self, op: stream.RevOp, ins: list[int]) -> Step:
+        """`stream.rev`: pop the top tile, which FWD-stream `of` must have pushed."""
+        tp, n, t = ins
+        of = op.of.value.data
+
+        def step(fr: Frame) -> None:
+            tape_: _StreamTape = fr[tp]
+            tile: _Tile = fr[t]
+            rows = fr[n]
+            start, end = self._checked_rows(op, tile, rows)
+            if not tape_.tiles:
+                raise ExecutionError(
+                    f"{location_of(op)}: 'stream.rev' (of {of}) pops a tile from an "
+                    "empty tape"
+                )
+            pushed_by, pushed_rows, pushed_slots, entries = tape_.tiles[-1]
+            if (pushed_by, pushed_rows, pushed_slots) != (of, rows, tile.slots):
+                raise ExecutionError(
+                    f"{location_of(op)}: 'stream.rev' expects the tile of FWD-stream "
+                    f"{of} ({rows} rows x {tile.slots} slots), but the top of the tape "
+                    f"is the tile of FWD-stream {pushed_by} ({pushed_rows} rows x "
+                    f"{pushed_slots} slots)"
+                )
+            tape_.tiles.pop()
+            tape_.used -= entries.size * ENTRY_BYTES
+            spad = tile.spad
+            spad.entries_full += int(np.count_nonzero(~spad.full[start:end]))
+            spad.data[start:end] = entries
+            spad.full[start:end] = True
+            self.stats["stream_bytes_read"] += entries.size * ENTRY_BYTES
+            self.stats["stream_tiles_read"] += 1
+            self._note_occupancy(spad)
+
+        return step
+
+    def _scratchpad_access(
+        self, op: stream.StoreOp | stream.LoadOp, ins: list[int], outs: list[int]
+    ) -> Step:
+        """`stream.store` fills one entry of a tile, `stream.load` reads a full one."""
+        name = op.name
+        slot = op.slot.value.data
+
+        def entry(fr: Frame, t: int, r: int) -> tuple[_Scratchpad, int]:
+            tile: _Tile = fr[t]
+            row = fr[r]
+            if not (0 <= row < tile.rows and 0 <= slot < tile.slots):
+                raise ExecutionError(
+                    f"{location_of(op)}: '{name}' entry (row {row}, slot {slot}) is "
+                    f"outside its tile of {tile.rows} rows x {tile.slots} slots"
+                )
+            return tile.spad, tile.base + row * tile.slots + slot
+
+        if isinstance(op, stream.StoreOp):
+            v, t, r = ins
+
+            def store_step(fr: Frame) -> None:
+                spad, where = entry(fr, t, r)
+                spad.data[where] = fr[v]
+                if not spad.full[where]:
+                    spad.full[where] = True
+                    spad.entries_full += 1
+                    self._note_occupancy(spad)
+
+            return store_step
+
+        t, r = ins
+        (o,) = outs
+        ident = op.store.value.data
+        as_scalar = _python_scalar(op.result.type)
+
+        def load_step(fr: Frame) -> None:
+            spad, where = entry(fr, t, r)
+            if not spad.full[where]:
+                raise ExecutionError(
+                    f"{location_of(op)}: 'stream.load' (slot {slot}, from store "
+                    f"{ident}) reads scratchpad entry {where} (row {fr[r]}) before a "
+                    "REV stream or store filled it"
+                )
+            fr[o] = as_scalar(spad.data[where])
+
+        return load_step
 
     def _region_steps(self, block: Block, slots: dict[SSAValue, int]) -> tuple[list[Step], list[int]]:
         """A region's body without its terminator, and the slots the terminator yields."""

@@ -20,7 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from benchmarks.kernels import KERNELS, central_differences
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass, gradient_functions
+from lowering.gradient import gradient_functions
+from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser

@@ -1,0 +1,184 @@
+"""
+`tapeflow-regions`: TapeFlow's Pass 1, region formation (Section IV.A, Algorithm 1
+of Hakimi & Shriraman, CGO 2024).
+
+Enzyme keeps one array per cached value (struct-of-arrays), so the values one
+reverse-sweep iteration needs are spread over as many arrays as there are tapes.
+This pass merges the tapes that one forward loop nest writes over the same
+iteration space into a single array-of-structs region: element `e` of the region
+is a struct with one slot per merged tape, and `tape.store %v, %t[e]` becomes
+`region.store %v, %r[e] slot s`. Slots follow the order in which the reverse sweep
+first reads the tapes, so values consumed together sit next to each other (the
+paper's "temporal order"); the region's base for an iteration is common to all its
+slots, as in Algorithm 1's FWDBase/REVBase.
+
+Tapes are grouped by (the loop nest that stores them, the loop nest that loads
+them, their shape); tapes stored outside any loop form one region of shape `[]`.
+Each store keeps a unique `id` within its region and each load keeps naming its
+store (the FWD-to-REV map), renumbered in the region's FWD store order.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from lowering.gradient import enclosing_loops, located, require_gradients
+from tapeflow_dialects import region, tape
+
+
+@dataclass
+class RegionRecord:
+    """One region: the tapes (by name) in slot order, and its type."""
+
+    region_type: region.RegionType
+    tapes: list[str]
+
+    def describe(self) -> str:
+        return f"{self.region_type}: {', '.join(self.tapes)}"
+
+
+@dataclass
+class RegionsReport:
+    function: str
+    tapes: int = 0
+    regions: list[RegionRecord] = field(default_factory=list)
+
+    def table(self) -> str:
+        lines = [f"@{self.function}: {self.tapes} tapes -> {len(self.regions)} regions"]
+        lines += [f"  region {r.describe()}" for r in self.regions]
+        return "\n".join(lines)
+
+
+@dataclass
+class _TapeUses:
+    alloc: tape.AllocOp
+    stores: list[tape.StoreOp]
+    loads: list[tape.LoadOp]
+    frees: list[tape.FreeOp]
+
+
+def form_regions(module: builtin.ModuleOp) -> list[RegionsReport]:
+    """Merge the tapes of every gradient function into regions, in place."""
+    return [_form(f) for f in require_gradients(module, "tapeflow-regions")]
+
+
+def _uses(alloc: tape.AllocOp) -> _TapeUses:
+    uses = _TapeUses(alloc, [], [], [])
+    for use in alloc.tape.uses:
+        user = use.operation
+        if isinstance(user, tape.StoreOp):
+            uses.stores.append(user)
+        elif isinstance(user, tape.LoadOp):
+            uses.loads.append(user)
+        elif isinstance(user, tape.FreeOp):
+            uses.frees.append(user)
+        else:
+            raise PassFailedException(
+                f"tapeflow-regions: a tape is used by '{user.name}'; only tape.store, "
+                "tape.load and tape.free can be rewritten into a region"
+            )
+    return uses
+
+
+def _form(function: func.FuncOp) -> RegionsReport:
+    report = RegionsReport(function.sym_name.data)
+    position = {op: i for i, op in enumerate(function.walk())}
+    tapes = [_uses(op) for op in function.walk() if isinstance(op, tape.AllocOp)]
+    report.tapes = len(tapes)
+    groups: dict[tuple[object, ...], list[_TapeUses]] = {}
+    for t in tapes:
+        groups.setdefault(_group_key(t, function), []).append(t)
+    for members in groups.values():
+        # Slot order: the order in which REV first reads each tape.
+        members.sort(key=lambda t: min((position[l] for l in t.loads), default=len(position)))
+        report.regions.append(_merge(members, position))
+    return report
+
+
+def _group_key(t: _TapeUses, function: func.FuncOp) -> tuple[object, ...]:
+    """Tapes with equal keys share a region (same FWD nest, REV nest and shape)."""
+    fwd = {enclosing_loops(s, function) for s in t.stores}
+    rev = {enclosing_loops(l, function) for l in t.loads}
+    if len(fwd) != 1 or len(rev) > 1:
+        return (id(t),)  # stores or loads spread over several nests: alone
+    shape_type = t.alloc.tape.type
+    assert isinstance(shape_type, tape.TapeType)
+    fwd_nest = fwd.pop()
+    rev_nest = rev.pop() if rev else ()
+    return (
+        tuple(id(loop) for loop in fwd_nest),
+        tuple(id(loop) for loop in rev_nest),
+        shape_type.get_shape(),
+    )
+
+
+def _merge(members: list[_TapeUses], position: dict[Operation, int]) -> RegionRecord:
+    first = members[0].alloc.tape.type
+    assert isinstance(first, tape.TapeType)
+    slot_types = []
+    for t in members:
+        tape_type = t.alloc.tape.type
+        assert isinstance(tape_type, tape.TapeType)
+        slot_types.append(tape_type.element_type)
+    region_type = region.RegionType(first.get_shape(), slot_types)
+    allocs = sorted((t.alloc for t in members), key=position.__getitem__)
+    new_alloc = located(region.AllocOp(region_type), allocs[0])
+    Rewriter.insert_op(new_alloc, InsertPoint.before(allocs[0]))
+    handle = new_alloc.region
+
+    # Renumber the stores in FWD program order; loads follow their store.
+    stores = sorted(
+        ((s, slot) for slot, t in enumerate(members) for s in t.stores),
+        key=lambda pair: position[pair[0]],
+    )
+    new_id: dict[tuple[int, int], int] = {}
+    for ident, (store, slot) in enumerate(stores):
+        new_id[(slot, store.id.value.data)] = ident
+        Rewriter.replace_op(
+            store,
+            located(region.StoreOp(store.value, handle, store.indices, slot, ident), store),
+        )
+    for slot, t in enumerate(members):
+        for load in t.loads:
+            ident = new_id[(slot, load.store.value.data)]
+            Rewriter.replace_op(
+                load, located(region.LoadOp(handle, load.indices, slot, ident), load)
+            )
+
+    # The region lives until its last tape is freed.
+    frees = sorted((f for t in members for f in t.frees), key=position.__getitem__)
+    if frees:
+        Rewriter.replace_op(frees[-1], located(region.FreeOp(handle), frees[-1]))
+        for f in frees[:-1]:
+            Rewriter.erase_op(f)
+    for t in members:
+        Rewriter.erase_op(t.alloc)
+    names = [
+        t.alloc.value_name.data if t.alloc.value_name else f"tape{i}"
+        for i, t in enumerate(members)
+    ]
+    return RegionRecord(region_type, names)
+
+
+@dataclass(frozen=True)
+class TapeflowRegionsPass(ModulePass):
+    """Merge struct-of-arrays tapes into array-of-structs regions (Pass 1)."""
+
+    name = "tapeflow-regions"
+
+    stats: bool = False
+    """Print, per gradient function, the regions formed and their slots to stderr."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        reports = form_regions(op)
+        if self.stats:
+            for report in reports:
+                print(f"tapeflow-regions: {report.table()}", file=sys.stderr)
