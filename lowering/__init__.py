@@ -36,10 +36,28 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return TapeflowLayersPass
 
+    def tapeflow_streams() -> type[ModulePass]:
+        from lowering.tapeflow_streams import TapeflowStreamsPass
+
+        return TapeflowStreamsPass
+
+    def tapeflow_spad_bind() -> type[ModulePass]:
+        from lowering.tapeflow_spad_bind import TapeflowSpadBindPass
+
+        return TapeflowSpadBindPass
+
+    def tapeflow_pipeline() -> type[ModulePass]:
+        from lowering.tapeflow_pipeline import TapeflowPipelinePass
+
+        return TapeflowPipelinePass
+
     return {
         "tapeflow-enzyme": tapeflow_enzyme,
         "tapeflow-raise-tape": tapeflow_raise_tape,
         "tapeflow-unroll": tapeflow_unroll,
         "tapeflow-regions": tapeflow_regions,
         "tapeflow-layers": tapeflow_layers,
+        "tapeflow-streams": tapeflow_streams,
+        "tapeflow-spad-bind": tapeflow_spad_bind,
+        "tapeflow-pipeline": tapeflow_pipeline,
     }

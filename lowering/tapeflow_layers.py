@@ -42,7 +42,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradient import enclosing_loops, require_gradients
+from lowering.gradient import (
+    IndexBuilder,
+    constant_value,
+    enclosing_loops,
+    require_gradients,
+    trip_count,
+)
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
@@ -89,69 +95,6 @@ class LayersReport:
 
 def _fail(message: str) -> PassFailedException:
     return PassFailedException(f"tapeflow-layers: {message}")
-
-
-def _const(value: SSAValue) -> int | None:
-    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
-        attr = value.op.value
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None
-
-
-def _trip(loop: scf.ForOp) -> int | None:
-    lb, ub, step = _const(loop.lb), _const(loop.ub), _const(loop.step)
-    if lb is None or ub is None or step is None or step <= 0:
-        return None
-    return max(0, -(-(ub - lb) // step))
-
-
-class _Index:
-    """Builds index arithmetic before an insertion point."""
-
-    def __init__(self, at: InsertPoint):
-        self.at = at
-
-    def _emit(self, op: Operation) -> SSAValue:
-        Rewriter.insert_op(op, self.at)
-        return op.results[0]
-
-    def const(self, value: int) -> SSAValue:
-        return self._emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
-
-    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        x, y = _const(a), _const(b)
-        if x is not None and y is not None:
-            return self.const(x + y)
-        if y == 0:
-            return a
-        if x == 0:
-            return b
-        return self._emit(arith.AddiOp(a, b))
-
-    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        x, y = _const(a), _const(b)
-        if x is not None and y is not None:
-            return self.const(x - y)
-        if y == 0:
-            return a
-        return self._emit(arith.SubiOp(a, b))
-
-    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        x, y = _const(a), _const(b)
-        if x is not None and y is not None:
-            return self.const(x * y)
-        if y == 1:
-            return a
-        if x == 1:
-            return b
-        return self._emit(arith.MuliOp(a, b))
-
-    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.MinSIOp(a, b))
-
-    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.MaxSIOp(a, b))
 
 
 @dataclass
@@ -214,7 +157,7 @@ def _stores_in(op: Operation) -> list[region.StoreOp]:
 
 def _instances(op: Operation, function: func.FuncOp) -> int:
     """How many times `op` runs: the product of its enclosing loops' trip counts."""
-    return prod(_trip(loop) or 1 for loop in enclosing_loops(op, function))
+    return prod(trip_count(loop) or 1 for loop in enclosing_loops(op, function))
 
 
 def _layer_block(state: _Function, block: Block) -> None:
@@ -285,7 +228,7 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     fwd_chain = enclosing_loops(stores[0], function)
     depth = fwd_chain.index(loop)
     inner = fwd_chain[depth + 1 :]
-    trips = [_trip(l) for l in (loop, *inner)]
+    trips = [trip_count(l) for l in (loop, *inner)]
     if any(t is None for t in trips) or not isinstance(inner_block.parent_op(), scf.ForOp | type(None)):
         return False
     if fwd_chain[-1] is not inner_block.parent_op():
@@ -300,7 +243,7 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     if len(rev_chain) != len(fwd_chain):
         return False
     rev_loop = rev_chain[depth]
-    rev_trips = [_trip(l) for l in rev_chain[depth:]]
+    rev_trips = [trip_count(l) for l in rev_chain[depth:]]
     if rev_trips != trips:
         return False
     # The REV loop must read this loop's values and nothing else of the tape.
@@ -345,7 +288,7 @@ def tile_loop_of(loop: scf.ForOp) -> Operation:
 
 
 def _outer_instances(op: Operation, function: func.FuncOp) -> int:
-    return prod(_trip(l) or 1 for l in enclosing_loops(op, function))
+    return prod(trip_count(l) or 1 for l in enclosing_loops(op, function))
 
 
 def _strip_mine(
@@ -367,9 +310,9 @@ def _strip_mine(
     loop runs iteration j where FWD ran iteration trip-1-j, so FWD tile t is REV
     iterations [max(trip - (t+1)*tile, 0), trip - t*tile).
     """
-    lb, step = _const(loop.lb), _const(loop.step)
+    lb, step = constant_value(loop.lb), constant_value(loop.step)
     assert lb is not None and step is not None
-    outside = _Index(InsertPoint.before(loop))
+    outside = IndexBuilder(InsertPoint.before(loop))
     zero, one, tiles = outside.const(0), outside.const(1), outside.const(count)
     inits = list(loop.iter_args)
     body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
@@ -381,21 +324,17 @@ def _strip_mine(
     layer_block = Block()
     layer_op = layer.LayerOp(ident, phase, partner, Region(layer_block), [r.type for r in loop.results])
     layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
-    index = _Index(InsertPoint.at_end(layer_block))
+    index = IndexBuilder(InsertPoint.at_end(layer_block))
     t = body.args[0]
     if phase is Phase.FWD:
-        first = t
-        lo_iter = index.mul(first, index.const(tile))
-        hi_iter = index.min(index.add(lo_iter, index.const(tile)), index.const(trip))
+        lo_iter = index.mul(t, tile)
+        hi_iter = index.min(index.add(lo_iter, tile), trip)
     else:
-        first = index.sub(index.const(count - 1), t)  # the FWD tile this REV layer undoes
-        lo_iter = index.max(
-            index.sub(index.const(trip), index.mul(index.add(first, index.const(1)), index.const(tile))),
-            index.const(0),
-        )
-        hi_iter = index.sub(index.const(trip), index.mul(first, index.const(tile)))
-    lo = index.add(index.const(lb), index.mul(lo_iter, index.const(step)))
-    hi = index.add(index.const(lb), index.mul(hi_iter, index.const(step)))
+        first = index.sub(count - 1, t)  # the FWD tile this REV layer undoes
+        lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)
+        hi_iter = index.sub(trip, index.mul(first, tile))
+    lo = index.value(index.add(lb, index.mul(lo_iter, step)))
+    hi = index.value(index.add(lb, index.mul(hi_iter, step)))
     loop.detach()
     loop.operands = [lo, hi, loop.step, *body.args[1:]]
     loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)

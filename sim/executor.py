@@ -297,12 +297,13 @@ class _Tile:
 
 
 class _StreamTape:
-    """`!stream.tape`: a stack of (stream id, rows, slots, entries) within a budget."""
+    """`!stream.tape`: a stack of tiles in DRAM within a byte budget."""
 
     def __init__(self, budget: int):
         self.budget = budget
         self.used = 0
-        self.tiles: list[tuple[int, int, int, np.ndarray]] = []
+        self.tiles: list[tuple[int, int, int, np.ndarray, np.ndarray]] = []
+        """(FWD stream id, rows, slots, entries, their full bits), oldest first."""
 
 
 def _fresh_stats() -> dict[str, int]:
@@ -841,14 +842,6 @@ class Executor:
             start, end = self._checked_rows(op, tile, fr[n])
             spad = tile.spad
             full = spad.full[start:end]
-            if not full.all():
-                entry = start + int(np.argmin(full))
-                row, slot = divmod(entry - tile.base, tile.slots)
-                raise ExecutionError(
-                    f"{location_of(op)}: 'stream.fwd' (id {ident}) spills scratchpad "
-                    f"entry {entry} (row {row}, slot {slot}), which is empty: no store "
-                    "wrote it"
-                )
             nbytes = (end - start) * ENTRY_BYTES
             if tape_.used + nbytes > tape_.budget:
                 raise ExecutionError(
@@ -856,10 +849,14 @@ class Executor:
                     f"bytes onto a tape of {tape_.budget} bytes that already holds "
                     f"{tape_.used}"
                 )
-            tape_.tiles.append((ident, fr[n], tile.slots, spad.data[start:end].copy()))
+            # Entries travel with their full/empty bits: an entry no store wrote
+            # comes back empty, and reading it in REV is an error there.
+            tape_.tiles.append(
+                (ident, fr[n], tile.slots, spad.data[start:end].copy(), full.copy())
+            )
             tape_.used += nbytes
+            spad.entries_full -= int(np.count_nonzero(full))
             full[...] = False
-            spad.entries_full -= end - start
             self.stats["stream_bytes_written"] += nbytes
             self.stats["stream_tiles_written"] += 1
 
@@ -880,7 +877,7 @@ class Executor:
                     f"{location_of(op)}: 'stream.rev' (of {of}) pops a tile from an "
                     "empty tape"
                 )
-            pushed_by, pushed_rows, pushed_slots, entries = tape_.tiles[-1]
+            pushed_by, pushed_rows, pushed_slots, entries, written = tape_.tiles[-1]
             if (pushed_by, pushed_rows, pushed_slots) != (of, rows, tile.slots):
                 raise ExecutionError(
                     f"{location_of(op)}: 'stream.rev' expects the tile of FWD-stream "
@@ -891,9 +888,9 @@ class Executor:
             tape_.tiles.pop()
             tape_.used -= entries.size * ENTRY_BYTES
             spad = tile.spad
-            spad.entries_full += int(np.count_nonzero(~spad.full[start:end]))
             spad.data[start:end] = entries
-            spad.full[start:end] = True
+            spad.full[start:end] = written
+            spad.entries_full = int(np.count_nonzero(spad.full))
             self.stats["stream_bytes_read"] += entries.size * ENTRY_BYTES
             self.stats["stream_tiles_read"] += 1
             self._note_occupancy(spad)

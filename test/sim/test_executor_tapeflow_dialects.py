@@ -315,14 +315,37 @@ def test_stream_rev_of_other_rows_is_an_error() -> None:
         _run(TWO_STREAMS, "f", 3.0, 5.0, 1, 0, False)
 
 
-def test_stream_fwd_of_an_unwritten_entry_is_an_error() -> None:
-    # FWD layer 1 stores row 0 only; spilling 2 rows takes row 1 (entry 4 + 1) too.
+UNWRITTEN_ROW = """
+    func.func @f(%v: f64) -> f64 {
+      %tape = stream.alloc bytes 1024 : !stream.tape
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      layer.layer 0 fwd partner 1 {
+        %tile = layer.salloc base 0 capacity 256 : !layer.spad<2x1>
+        stream.store %v, %tile[%c0] slot 0 id 0 : f64, !layer.spad<2x1>
+        stream.fwd %tile rows %c2 to %tape id 0 : !layer.spad<2x1>
+        layer.barrier
+      }
+      %y = layer.layer 1 rev partner 0 -> f64 {
+        %tile = layer.salloc base 0 capacity 256 : !layer.spad<2x1>
+        stream.rev %tape rows %c2 to %tile of 0 : !layer.spad<2x1>
+        %y = stream.load %tile[%c1] slot 0 from 0 : !layer.spad<2x1> -> f64
+        layer.barrier %y : f64
+      }
+      func.return %y : f64
+    }"""
+
+
+def test_an_unwritten_entry_streams_back_empty() -> None:
+    # FWD fills row 0 only and spills two rows; the entry of row 1 travels with its
+    # empty bit, so the REV load of it fails instead of reading a stale value.
     with pytest.raises(
         ExecutionError,
-        match=r"^case.mlir:17:9: 'stream.fwd' \(id 1\) spills scratchpad entry 5 "
-        r"\(row 1, slot 0\), which is empty: no store wrote it$",
+        match=r"^case.mlir:16:9: 'stream.load' \(slot 0, from store 0\) reads "
+        r"scratchpad entry 1 \(row 1\) before a ",
     ):
-        _run(TWO_STREAMS, "f", 3.0, 5.0, 2, 2, False)
+        _run(UNWRITTEN_ROW, "f", 3.0)
 
 
 SALLOC_CAPACITIES = """

@@ -1,0 +1,124 @@
+"""
+`tapeflow-streams`: TapeFlow's Pass 3, explicit streaming (Section IV.C of Hakimi &
+Shriraman, CGO 2024).
+
+Each region gets a tape in DRAM (`stream.alloc`), used as a stack of scratchpad
+tiles. At the end of every FWD layer a FWD-stream (`stream.fwd`) appends the
+layer's tile -- the rows it filled, fewer for the last tile of a strip-mined loop --
+to the tail of the tape; at the head of every REV layer a REV-stream (`stream.rev`)
+preloads the tile of its FWD partner, naming that FWD-stream (`of`) and moving the
+same number of rows, so REV reads back exactly what FWD wrote. REV layers run in
+the inverse order of their partners, so each REV-stream takes the top tile of the
+stack. The stream engine may issue a REV-stream as soon as the previous layer's
+tile has been consumed, overlapping the previous layer (timing is the simulator's
+business; the IR fixes what moves and in which order).
+
+The tape accesses still go to the region; `tapeflow-spad-bind` (Pass 4) moves them
+to the scratchpad tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, scf
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from lowering.gradient import IndexBuilder, constant_value, located, require_gradients
+from lowering.tapeflow_layers import ROWS_PER_ITERATION
+from tapeflow_dialects import layer, region, stream
+from tapeflow_dialects.layer import Phase
+
+
+def _fail(message: str) -> PassFailedException:
+    return PassFailedException(f"tapeflow-streams: {message}")
+
+
+def stream_module(module: builtin.ModuleOp) -> None:
+    for function in require_gradients(module, "tapeflow-streams"):
+        _stream_function(function)
+
+
+def _layer_region(op: layer.LayerOp) -> SSAValue | None:
+    regions = {
+        o.region for o in op.walk() if isinstance(o, region.StoreOp | region.LoadOp)
+    }
+    if len(regions) > 1:
+        raise _fail(f"layer {op.id.value.data} touches several regions")
+    return regions.pop() if regions else None
+
+
+def _tile_loop(op: layer.LayerOp) -> scf.ForOp | None:
+    for o in op.body.block.ops:
+        if isinstance(o, scf.ForOp) and ROWS_PER_ITERATION in o.attributes:
+            return o
+    return None
+
+
+def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
+    """The rows of the tile the layer fills (FWD) or consumes (REV)."""
+    index = IndexBuilder(at)
+    loop = _tile_loop(op)
+    if loop is None:
+        return index.value(1)
+    per_iteration = loop.attributes[ROWS_PER_ITERATION]
+    assert isinstance(per_iteration, builtin.IntegerAttr)
+    step = constant_value(loop.step)
+    if step is None:
+        raise _fail(f"the strip-mined loop of layer {op.id.value.data} has a variable step")
+    span = index.sub(loop.ub, loop.lb)
+    return index.value(index.mul(index.ceildiv(span, step), per_iteration.value.data))
+
+
+def _stream_function(function: func.FuncOp) -> None:
+    layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
+    if not layers:
+        raise _fail(
+            f"@{function.sym_name.data} has no layers; run tapeflow-layers first"
+        )
+    if any(isinstance(op, stream.FwdOp) for op in function.walk()):
+        raise _fail(f"@{function.sym_name.data} already has streams")
+    tapes: dict[SSAValue, SSAValue] = {}
+    for alloc in [op for op in function.walk() if isinstance(op, region.AllocOp)]:
+        region_type = alloc.region.type
+        assert isinstance(region_type, region.RegionType)
+        tape = located(stream.AllocOp(region_type.size_bytes()), alloc)
+        Rewriter.insert_op(tape, InsertPoint.after(alloc))
+        tapes[alloc.region] = tape.tape
+    for op in layers:
+        target = _layer_region(op)
+        if target is None:
+            continue
+        tile = op.salloc.tile
+        block = op.body.block
+        if op.phase.data is Phase.FWD:
+            barrier = block.last_op
+            assert barrier is not None
+            at = InsertPoint.before(barrier)
+            rows = _rows(op, at)
+            Rewriter.insert_op(
+                located(stream.FwdOp(tile, rows, tapes[target], op.id.value.data), op), at
+            )
+        else:
+            loop = _tile_loop(op)
+            anchor: Operation = loop if loop is not None else op.salloc.next_op  # type: ignore[assignment]
+            at = InsertPoint.before(anchor)
+            rows = _rows(op, at)
+            Rewriter.insert_op(
+                located(stream.RevOp(tapes[target], rows, tile, op.partner.value.data), op),
+                at,
+            )
+
+
+@dataclass(frozen=True)
+class TapeflowStreamsPass(ModulePass):
+    """Spill each FWD layer's tile to DRAM and preload it for its REV partner (Pass 3)."""
+
+    name = "tapeflow-streams"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        stream_module(op)

@@ -1,0 +1,537 @@
+"""
+`tapeflow-unroll{factor=U}`: unroll the tape-carrying inner loops of the gradient,
+FWD and REV alike, to widen the layers.
+
+The paper's layer graphs are compiler defined (Section VII.B, "Deep vs. Shallow
+Layer Graphs"): the same problem, unrolled by a low factor, gives a deep graph of
+narrow layers; unrolled by a high factor, a shallow graph of wide layers with more
+parallel operations per layer; Section VII.C goes to full unrolling. This pass is
+the knob. In every gradient function (`tapeflow.gradient_of`), each innermost
+`scf.for` that holds a tape or region store or load, and whose bounds and step are
+constants, becomes `U` copies of its body per iteration: copy `k` sees the
+induction variable `iv + k*step` (copy 0 sees `iv` itself), the iter_args flow
+from copy to copy, and the step is multiplied by `U`.
+
+The sweeps must be unrolled consistently. A REV loop reads, in reverse, what its
+FWD loop wrote, so both are unrolled by the same factor: the loops linked through
+a tape (a store in one, a load naming it in the other) form a group, and the
+group's factor is the largest divisor of the gcd of its trip counts that does
+not exceed `factor` (for Enzyme's usual FWD/REV pair, the largest divisor of the
+common trip count). A group that also reaches a tape op outside any unrollable
+loop is left alone. Loops with non-constant bounds are left alone.
+
+The FWD-to-REV map must survive. Store ids are unique per tape, so copy `k > 0`
+of store `N` gets a fresh id; copy 0 keeps `N`. Each copy of a load then names
+the store copy that wrote the elements it reads. That copy is not assumed but
+computed: the index expressions of the store and of the load (`arith.constant`,
+`addi`, `subi`, `muli`, ... over the loop induction variables) are evaluated over
+their whole iteration spaces, which gives, for every element, the store copy that
+wrote it, and for every load copy the elements it reads. For Enzyme's REV loops,
+which run the FWD iterations backwards, load copy `k` of a loop unrolled by `U`
+reads what store copy `U-1-k` wrote. A load copy that would read elements written
+by several store copies (or indices the evaluator cannot follow) stops the pass
+with an error naming the loop.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from math import gcd, prod
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, scf
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from lowering.gradient import enclosing_loops, located, require_gradients
+from tapeflow_dialects import region, tape
+from tapeflow_dialects.locations import location_of
+
+PASS = "tapeflow-unroll"
+
+TapeStore = tape.StoreOp | region.StoreOp
+TapeLoad = tape.LoadOp | region.LoadOp
+TapeAccess = TapeStore | TapeLoad
+
+
+def _container(op: TapeAccess) -> SSAValue:
+    """The tape or region the op stores into or loads from."""
+    return op.tape if isinstance(op, tape.StoreOp | tape.LoadOp) else op.region
+
+
+def _shape(op: TapeAccess) -> tuple[int, ...]:
+    container_type = _container(op).type
+    assert isinstance(container_type, tape.TapeType | region.RegionType)
+    return container_type.get_shape()
+
+
+def _store_id(op: TapeStore) -> int:
+    return op.id.value.data
+
+
+def _loaded_id(op: TapeLoad) -> int:
+    return op.store.value.data
+
+
+def _constant_int(value: SSAValue) -> int | None:
+    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
+        attr = value.op.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    lb: int
+    step: int
+    trips: int
+
+
+def _static_bounds(loop: scf.ForOp) -> _Bounds | None:
+    """Constant lower bound, step and trip count of `loop`, if it has them."""
+    lb, ub, step = (_constant_int(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return _Bounds(lb, step, max(0, -(-(ub - lb) // step)))
+
+
+def _function_of(op: Operation) -> Operation | None:
+    current = op.parent_op()
+    while current is not None and not isinstance(current, func.FuncOp):
+        current = current.parent_op()
+    return current
+
+
+def _loop_name(loop: scf.ForOp) -> str:
+    return f"the scf.for at {location_of(loop)}"
+
+
+# --- which copy of a store wrote each element -------------------------------------
+
+
+class _CannotEvaluate(Exception):
+    """An index the evaluator cannot follow; the message says which."""
+
+
+_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    arith.AddiOp: np.add,
+    arith.SubiOp: np.subtract,
+    arith.MuliOp: np.multiply,
+    arith.FloorDivSIOp: np.floor_divide,
+    arith.DivSIOp: lambda a, b: np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b)),
+    arith.RemSIOp: lambda a, b: np.sign(a) * (np.abs(a) % np.abs(b)),
+    arith.MaxSIOp: np.maximum,
+    arith.MinSIOp: np.minimum,
+}
+_DIVIDING = (arith.FloorDivSIOp, arith.DivSIOp, arith.RemSIOp)
+
+
+@dataclass
+class _Points:
+    """Every execution of a tape op: the element it touches and its copy number."""
+
+    flat: np.ndarray
+    """Flattened element index per point (-1: outside the container)."""
+    copy: np.ndarray
+    """Which copy of the unrolled loop body executes the point."""
+
+
+def _points(op: TapeAccess, unrolled: scf.ForOp | None, factor: int) -> _Points:
+    """
+    Evaluate the indices of `op` at every iteration of the loops around it (only the
+    loops the indices depend on get an axis; the others just repeat the points).
+    Iteration `i` of `unrolled` belongs to body copy `i mod factor`.
+    """
+    loops = enclosing_loops(op, _function_of(op))
+    axis = {loop: n for n, loop in enumerate(loops)}
+    rank = len(loops)
+
+    def along(loop: scf.ForOp, values: np.ndarray) -> np.ndarray:
+        shape = [1] * rank
+        shape[axis[loop]] = values.size
+        return values.reshape(shape)
+
+    def trips(loop: scf.ForOp) -> _Bounds:
+        bounds = _static_bounds(loop)
+        if bounds is None:
+            raise _CannotEvaluate(
+                f"the indices depend on {_loop_name(loop)}, whose bounds are not "
+                "constant"
+            )
+        return bounds
+
+    cache: dict[SSAValue, np.ndarray] = {}
+
+    def value(v: SSAValue) -> np.ndarray:
+        if v in cache:
+            return cache[v]
+        if isinstance(v, BlockArgument):
+            owner = v.block.parent_op()
+            if not (isinstance(owner, scf.ForOp) and v.index == 0 and owner in axis):
+                raise _CannotEvaluate(
+                    "an index is a block argument that is no induction variable of an "
+                    "enclosing scf.for"
+                )
+            b = trips(owner)
+            result = along(owner, b.lb + b.step * np.arange(b.trips, dtype=np.int64))
+        else:
+            assert isinstance(v, OpResult)
+            defining = v.op
+            constant = _constant_int(v)
+            if constant is not None:
+                result = np.asarray(constant, dtype=np.int64)
+            elif isinstance(defining, arith.IndexCastOp):
+                result = value(defining.input)
+            elif type(defining) in _BINARY:
+                lhs, rhs = value(defining.operands[0]), value(defining.operands[1])
+                if type(defining) in _DIVIDING and np.any(rhs == 0):
+                    raise _CannotEvaluate(f"an index divides by 0 ('{defining.name}')")
+                result = _BINARY[type(defining)](lhs, rhs)
+            else:
+                raise _CannotEvaluate(f"an index is computed by '{defining.name}'")
+        cache[v] = result
+        return result
+
+    indices = [value(i) for i in op.indices]
+    if unrolled is not None and factor > 1:
+        b = trips(unrolled)
+        copy = along(unrolled, np.arange(b.trips, dtype=np.int64) % factor)
+    else:
+        copy = np.zeros((), dtype=np.int64)
+    *indices, copy = np.broadcast_arrays(*indices, copy)
+    shape = _shape(op)
+    stacked = (
+        np.stack([i.reshape(-1) for i in indices])
+        if indices
+        else np.zeros((0, copy.size), np.int64)
+    )
+    inside = np.all(
+        (stacked >= 0) & (stacked < np.array(shape, np.int64)[:, None]), axis=0
+    )
+    flat = np.full(copy.size, -1, dtype=np.int64)
+    if indices:
+        flat[inside] = np.ravel_multi_index(tuple(stacked[:, inside]), shape)
+    else:
+        flat[:] = 0
+    return _Points(flat, copy.reshape(-1))
+
+
+_UNWRITTEN = -1
+_CONFLICT = -2
+
+
+def _writer_map(
+    store: TapeStore, unrolled: scf.ForOp | None, factor: int
+) -> np.ndarray:
+    """For each element of the container: the store copy that writes it."""
+    points = _points(store, unrolled, factor)
+    writer = np.full(prod(_shape(store)), _UNWRITTEN, dtype=np.int64)
+    ok = points.flat >= 0
+    flat, copy = points.flat[ok], points.copy[ok]
+    writer[flat] = copy
+    writer[flat[writer[flat] != copy]] = _CONFLICT
+    return writer
+
+
+# --- the pass --------------------------------------------------------------------
+
+
+@dataclass
+class _Group:
+    """Loops linked through tapes, unrolled by one factor."""
+
+    loops: list[scf.ForOp]
+    pinned: bool = False
+    """A tape op of the group is outside any unrollable loop."""
+
+    def factor(self, bounds: dict[scf.ForOp, _Bounds], requested: int) -> int:
+        if self.pinned:
+            return 1
+        common = 0
+        for loop in self.loops:
+            common = gcd(common, bounds[loop].trips)
+        return max(d for d in range(1, requested + 1) if common % d == 0)
+
+
+@dataclass
+class UnrollReport:
+    """What the pass did to one gradient function."""
+
+    function: str
+    factors: list[int] = field(default_factory=list)
+    """The factor of every unrolled loop, in program order."""
+
+    def summary(self) -> str:
+        n = len(self.factors)
+        text = f"@{self.function}: {n} loop{'' if n == 1 else 's'} unrolled"
+        if self.factors:
+            label = "factor" if n == 1 else "factors"
+            text += f" ({label} {', '.join(str(f) for f in self.factors)})"
+        return text
+
+
+def _is_tape_access(op: Operation) -> bool:
+    return isinstance(op, TapeStore | TapeLoad)
+
+
+def _innermost_loop(op: Operation) -> scf.ForOp | None:
+    current = op.parent_op()
+    while current is not None and not isinstance(current, func.FuncOp):
+        if isinstance(current, scf.ForOp):
+            return current
+        current = current.parent_op()
+    return None
+
+
+def _candidate_loops(function: func.FuncOp) -> dict[scf.ForOp, _Bounds]:
+    """Innermost scf.for ops with a tape op inside and constant bounds."""
+    found: dict[scf.ForOp, _Bounds] = {}
+    for loop in function.walk():
+        if not isinstance(loop, scf.ForOp):
+            continue
+        inner = list(loop.body.walk())
+        if any(isinstance(op, scf.ForOp) for op in inner):
+            continue
+        if not any(_is_tape_access(op) for op in inner):
+            continue
+        bounds = _static_bounds(loop)
+        if bounds is not None and bounds.trips > 0:
+            found[loop] = bounds
+    return found
+
+
+def _named_store(load: TapeLoad, function: str) -> TapeStore:
+    container = _container(load)
+    for use in container.uses:
+        user = use.operation
+        if (
+            isinstance(user, TapeStore)
+            and use.index == 1
+            and _store_id(user) == _loaded_id(load)
+        ):
+            return user
+    raise PassFailedException(
+        f"{PASS}: in @{function}, the '{load.name}' at {location_of(load)} reads store "
+        f"{_loaded_id(load)}, which does not write its container"
+    )
+
+
+def _groups(
+    loops: dict[scf.ForOp, _Bounds],
+    pairs: list[tuple[TapeStore, TapeLoad]],
+    owner: Callable[[Operation], scf.ForOp | None],
+) -> list[_Group]:
+    parent: dict[scf.ForOp, scf.ForOp] = {loop: loop for loop in loops}
+
+    def find(loop: scf.ForOp) -> scf.ForOp:
+        while parent[loop] is not loop:
+            parent[loop] = parent[parent[loop]]
+            loop = parent[loop]
+        return loop
+
+    pinned: set[scf.ForOp] = set()
+    for store, load in pairs:
+        a, b = owner(store), owner(load)
+        if a is not None and b is not None:
+            parent[find(a)] = find(b)
+        elif a is not None or b is not None:
+            pinned.add(a if a is not None else b)  # type: ignore[arg-type]
+    groups: dict[scf.ForOp, _Group] = {}
+    for loop in loops:  # program order
+        groups.setdefault(find(loop), _Group([])).loops.append(loop)
+    for loop in pinned:
+        groups[find(loop)].pinned = True
+    return list(groups.values())
+
+
+def _pairing(
+    store: TapeStore,
+    load: TapeLoad,
+    store_loop: scf.ForOp | None,
+    load_loop: scf.ForOp | None,
+    factor_of: Callable[[scf.ForOp | None], int],
+    function: str,
+) -> list[int]:
+    """For each copy of `load`, the copy of `store` that wrote what it reads."""
+    store_factor, load_factor = factor_of(store_loop), factor_of(load_loop)
+    if store_factor == 1:
+        return [0] * load_factor
+    blamed = load_loop if load_factor > 1 else store_loop
+    assert blamed is not None
+
+    def fail(reason: str) -> PassFailedException:
+        return PassFailedException(
+            f"{PASS}: cannot unroll {_loop_name(blamed)} in @{function}: {reason}"
+        )
+
+    try:
+        writer = _writer_map(store, store_loop, store_factor)
+        points = _points(load, load_loop, load_factor)
+    except _CannotEvaluate as err:
+        raise fail(
+            f"which copy of store {_store_id(store)} the '{load.name}' at "
+            f"{location_of(load)} reads cannot be established: {err}"
+        ) from None
+    written = np.full(points.flat.shape, _UNWRITTEN, dtype=np.int64)
+    inside = points.flat >= 0
+    written[inside] = writer[points.flat[inside]]
+    result: list[int] = []
+    for k in range(load_factor):
+        copies = written[points.copy == k]
+        load_copy = f"copy {k} of the '{load.name}' at {location_of(load)}"
+        if np.any(copies == _CONFLICT):
+            raise fail(
+                f"{load_copy} reads elements that several copies of store "
+                f"{_store_id(store)} write"
+            )
+        found = np.unique(copies[copies >= 0])
+        if found.size == 0:
+            raise fail(f"{load_copy} reads no element store {_store_id(store)} writes")
+        if found.size > 1:
+            raise fail(
+                f"{load_copy} reads elements written by copies "
+                f"{', '.join(str(c) for c in found)} of store {_store_id(store)}; "
+                "one load names one store"
+            )
+        result.append(int(found[0]))
+    return result
+
+
+def _index_constant(value: int, type_: Attribute, at: InsertPoint) -> SSAValue:
+    op = arith.ConstantOp(IntegerAttr(value, type_))
+    op.result.name_hint = f"c{value}" if value >= 0 else f"c_{-value}"
+    Rewriter.insert_op(op, at)
+    return op.result
+
+
+def _unroll(
+    loop: scf.ForOp, factor: int, bounds: _Bounds
+) -> dict[Operation, list[Operation]]:
+    """Unroll `loop` in place; for each tape op of its body, its copies in order."""
+    body = loop.body.block
+    iv, *carried_args = body.args
+    terminator = body.last_op
+    assert isinstance(terminator, scf.YieldOp)
+    originals = [op for op in body.ops if op is not terminator]
+    copies: dict[Operation, list[Operation]] = {
+        op: [op]
+        for original in originals
+        for op in original.walk()
+        if _is_tape_access(op)
+    }
+    before_loop = InsertPoint.before(loop)
+    carried = list(terminator.arguments)
+    for k in range(1, factor):
+        offset = _index_constant(k * bounds.step, iv.type, before_loop)
+        shifted = arith.AddiOp(iv, offset)
+        shifted.result.name_hint = iv.name_hint
+        Rewriter.insert_op(located(shifted, loop), InsertPoint.before(terminator))
+        mapper: dict[SSAValue, SSAValue] = {iv: shifted.result}
+        mapper.update(zip(carried_args, carried, strict=True))
+        for original in originals:
+            clone = original.clone(value_mapper=mapper)
+            Rewriter.insert_op(clone, InsertPoint.before(terminator))
+            for old, new in zip(original.walk(), clone.walk(), strict=True):
+                if old in copies:
+                    copies[old].append(new)
+        carried = [mapper.get(v, v) for v in terminator.arguments]
+    Rewriter.replace_op(terminator, located(scf.YieldOp(*carried), terminator))
+    loop.operands[2] = _index_constant(
+        bounds.step * factor, loop.step.type, before_loop
+    )
+    return copies
+
+
+def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
+    """Unroll the tape-carrying innermost loops of one gradient function in place."""
+    name = function.sym_name.data
+    report = UnrollReport(name)
+    if factor == 1:
+        return report
+    loops = _candidate_loops(function)
+
+    def owner(op: Operation) -> scf.ForOp | None:
+        loop = _innermost_loop(op)
+        return loop if loop in loops else None
+
+    accesses = [op for op in function.walk() if _is_tape_access(op)]
+    loads = [op for op in accesses if isinstance(op, TapeLoad)]
+    pairs = [(_named_store(load, name), load) for load in loads]
+    factors: dict[scf.ForOp, int] = {}
+    for group in _groups(loops, pairs, owner):
+        group_factor = group.factor(loops, factor)
+        for loop in group.loops:
+            factors[loop] = group_factor
+
+    def factor_of(loop: scf.ForOp | None) -> int:
+        return 1 if loop is None else factors[loop]
+
+    # Decide every pairing on the original IR, before any rewrite.
+    pairing = {
+        load: _pairing(store, load, owner(store), owner(load), factor_of, name)
+        for store, load in pairs
+    }
+
+    copies: dict[Operation, list[Operation]] = {}
+    for loop in loops:  # program order
+        if factors[loop] > 1:
+            copies.update(_unroll(loop, factors[loop], loops[loop]))
+            report.factors.append(factors[loop])
+
+    # Fresh ids: copy 0 keeps the store's id; copies 1.. get ids above every id of
+    # the function, so they are unique per container (and function-wide if the
+    # input's were, as tapeflow-raise-tape makes them).
+    stores = [op for op in accesses if isinstance(op, TapeStore)]
+    next_id = max((_store_id(op) for op in stores), default=-1) + 1
+    copy_ids: dict[Operation, list[int]] = {}
+    for store in stores:
+        ids = [_store_id(store)]
+        for clone in copies.get(store, [store])[1:]:
+            assert isinstance(clone, TapeStore)
+            clone.properties["id"] = IntegerAttr(next_id, 64)
+            ids.append(next_id)
+            next_id += 1
+        copy_ids[store] = ids
+    for store, load in pairs:
+        for clone, source in zip(copies.get(load, [load]), pairing[load], strict=True):
+            clone.properties["from"] = IntegerAttr(copy_ids[store][source], 64)
+    return report
+
+
+def unroll_module(module: builtin.ModuleOp, factor: int) -> list[UnrollReport]:
+    if factor < 1:
+        raise PassFailedException(f"{PASS}: factor must be at least 1, got {factor}")
+    gradients = require_gradients(module, PASS)
+    return [unroll_function(f, factor) for f in gradients]
+
+
+def format_reports(reports: list[UnrollReport]) -> Iterator[str]:
+    for report in reports:
+        yield f"{PASS}: {report.summary()}"
+
+
+@dataclass(frozen=True)
+class TapeflowUnrollPass(ModulePass):
+    """Unroll the tape-carrying innermost loops of FWD and REV by one factor."""
+
+    name = "tapeflow-unroll"
+
+    factor: int = 1
+    """Copies of the body per iteration (per loop: the largest divisor of its trip
+    count, shared with the loops it is linked to through tapes, up to this)."""
+
+    stats: bool = False
+    """Print, per gradient function, the loops unrolled and their factors to stderr."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        reports = unroll_module(op, self.factor)
+        if self.stats:
+            for line in format_reports(reports):
+                print(line, file=sys.stderr)

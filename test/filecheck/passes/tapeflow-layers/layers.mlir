@@ -1,0 +1,67 @@
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/two-loops.mlir 2>%t.stats | filecheck %s
+// RUN: filecheck %s --check-prefix=STATS < %t.stats
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=4096}' %S/Inputs/two-loops.mlir | filecheck %s --check-prefix=BIG
+// RUN: not tapeflow-opt -p 'tapeflow-layers{spad-bytes=12}' %S/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=BADSIZE
+
+// 64 bytes hold 8 entries. Loop A stores 2 values per iteration: tiles of 4
+// iterations, 2 tiles, a 4x2 tile each; its REV loop is strip-mined into the same
+// tiles, the last FWD tile first. Loop B stores 9 values per iteration: its body
+// is cut into a piece of 8 stores and a piece of 1; their REV partners gather the
+// loads at the head of B's REV body, the second piece's partner first.
+
+// CHECK-LABEL: func.func private @diffef
+// CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:     layer.layer 0 fwd partner 1 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
+// CHECK:            %[[LO:[^ ]+]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK:            %[[HI:[^ ]+]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:       scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} {
+// CHECK-COUNT-2:      region.store
+// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
+// CHECK-NEXT:       layer.barrier
+// CHECK:        scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:     memref.load
+// CHECK-NEXT:     layer.layer 2 fwd partner 3 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<1x8>
+// CHECK-COUNT-8:    region.store
+// CHECK-NEXT:       layer.barrier
+// CHECK-NEXT:     }
+// CHECK-NEXT:     arith.addf
+// CHECK-NEXT:     layer.layer 4 fwd partner 5 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<1x1>
+// CHECK-NEXT:       region.store %{{.*}} slot 8 id 8
+// CHECK-NEXT:       layer.barrier
+// CHECK:        scf.for
+// CHECK-NEXT:     arith.subi
+// CHECK-NEXT:     %[[Q:[^ ]+]] = layer.layer 5 rev partner 4 -> f64 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<1x1>
+// CHECK-NEXT:       %[[Q1:[^ ]+]] = region.load %{{.*}} slot 8 from 8
+// CHECK-NEXT:       layer.barrier %[[Q1]] : f64
+// CHECK-NEXT:     }
+// CHECK-NEXT:     %[[P:[^ ]+]], %[[S4:[^ ]+]] = layer.layer 3 rev partner 2 -> f64, f64 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<1x8>
+// CHECK-NEXT:       region.load %{{.*}} slot 0 from 0
+// CHECK-NEXT:       region.load %{{.*}} slot 4 from 4
+// CHECK-NEXT:       layer.barrier
+// CHECK-NEXT:     }
+// CHECK-NEXT:     arith.addf %[[P]], %[[Q]] : f64
+// CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:     layer.layer 1 rev partner 0 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
+// The FWD tile this REV layer undoes: 1 - u.
+// CHECK:            arith.subi %{{.*}}, %[[U]] : index
+// CHECK:            arith.maxsi
+// CHECK:            scf.for
+// CHECK-COUNT-2:      region.load
+// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
+
+// STATS:      tapeflow-layers: @diffef: 3 FWD/REV layer pairs, 12 layers executed (scratchpad 64 B)
+// STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs 2 times
+// STATS-NEXT:   layer 2/3 %b: 1x8 entries, piece of an iteration, runs 2 times
+// STATS-NEXT:   layer 4/5 %b: 1x1 entries, piece of an iteration, runs 2 times
+
+// With 4096 bytes every loop is one tile.
+// BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<8x2>
+// BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<2x9>
+
+// BADSIZE: error: tapeflow-layers: spad-bytes must be a positive multiple of 8, got 12
