@@ -34,6 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import prod
 
+import numpy as np
+
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
@@ -42,6 +44,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.gradient import (
     IndexBuilder,
     constant_value,
@@ -151,6 +154,57 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     return report
 
 
+def _mirror_error(
+    store: region.StoreOp, load: region.LoadOp, function: func.FuncOp
+) -> str | None:
+    """
+    Why the REV loop nest of `load` does not run the FWD iterations of `store`
+    backwards, or None if it does: REV iteration (j0, j1, ...) must read the element
+    FWD iteration (N0-1-j0, N1-1-j1, ...) wrote. Only the outermost REV loop may run
+    fewer iterations (the last FWD iterations, backwards), which leaves the tiles
+    it does not need at the bottom of the region's stack. This is what makes the
+    tiles of a region a stack, and rows mirror (Pass 4).
+    """
+    region_type = store.region.type
+    assert isinstance(region_type, region.RegionType)
+    shape = region_type.get_shape()
+    fwd_loops = enclosing_loops(store, function)
+    rev_loops = enclosing_loops(load, function)
+    try:
+        written = IndexEvaluator(fwd_loops).flat_elements(store.indices, shape)
+        read = IndexEvaluator(rev_loops).flat_elements(load.indices, shape)
+    except CannotEvaluate as err:
+        return str(err)
+    if written.ndim != read.ndim:
+        return (
+            f"the store sits in {written.ndim} loops and the load in {read.ndim}"
+        )
+    if written.ndim and (
+        read.shape[1:] != written.shape[1:] or read.shape[0] > written.shape[0]
+    ):
+        return f"FWD runs {written.shape} iterations and REV {read.shape}"
+    backwards = written[(slice(None, None, -1),) * written.ndim]
+    if written.ndim:
+        backwards = backwards[: read.shape[0]]
+    if not np.array_equal(backwards, read):
+        return "REV does not read the elements in the inverse order FWD wrote them"
+    return None
+
+
+def _check_mirrors(
+    stores: Sequence[region.StoreOp], loads: Sequence[region.LoadOp], state: _Function
+) -> str | None:
+    by_id = {(s.region, s.id.value.data): s for s in stores}
+    for load in loads:
+        store = by_id.get((load.region, load.store.value.data))
+        if store is None:
+            continue
+        reason = _mirror_error(store, load, state.op)
+        if reason is not None:
+            return reason
+    return None
+
+
 def _stores_in(op: Operation) -> list[region.StoreOp]:
     return [o for o in op.walk() if isinstance(o, region.StoreOp)]
 
@@ -252,6 +306,8 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
         return False
     per_iteration = len(stores) * prod(t for t in trips[1:] if t is not None)
     if per_iteration > state.entries:
+        return False
+    if _check_mirrors(stores, loads, state) is not None:
         return False
     trip = trips[0]
     assert trip is not None
@@ -404,6 +460,14 @@ def _make_pieces(state: _Function, pieces: list[tuple[SSAValue, list[Operation]]
             raise _fail(
                 f"the REV loads of region {_region_name(target)} stored in one loop body "
                 "are spread over several blocks; they cannot form one layer"
+            )
+        reason = _check_mirrors(
+            [s for _, stores in group for s in stores], all_loads, state
+        )
+        if reason is not None:
+            raise _fail(
+                f"region {_region_name(target)}: the REV loops do not mirror the FWD "
+                f"loops ({reason}), so its tiles cannot be streamed back as a stack"
             )
         ids = [state.new_ids() for _ in group]
         for (ops, stores), (fwd_id, rev_id) in zip(group, ids):

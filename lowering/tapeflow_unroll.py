@@ -44,12 +44,19 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.gradient import enclosing_loops, located, require_gradients
+from lowering.index_eval import (
+    Bounds,
+    CannotEvaluate,
+    IndexEvaluator,
+    loop_name,
+    static_bounds,
+)
 from tapeflow_dialects import region, tape
 from tapeflow_dialects.locations import location_of
 
@@ -79,29 +86,6 @@ def _loaded_id(op: TapeLoad) -> int:
     return op.store.value.data
 
 
-def _constant_int(value: SSAValue) -> int | None:
-    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
-        attr = value.op.value
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None
-
-
-@dataclass(frozen=True)
-class _Bounds:
-    lb: int
-    step: int
-    trips: int
-
-
-def _static_bounds(loop: scf.ForOp) -> _Bounds | None:
-    """Constant lower bound, step and trip count of `loop`, if it has them."""
-    lb, ub, step = (_constant_int(v) for v in (loop.lb, loop.ub, loop.step))
-    if lb is None or ub is None or step is None or step <= 0:
-        return None
-    return _Bounds(lb, step, max(0, -(-(ub - lb) // step)))
-
-
 def _function_of(op: Operation) -> Operation | None:
     current = op.parent_op()
     while current is not None and not isinstance(current, func.FuncOp):
@@ -109,28 +93,7 @@ def _function_of(op: Operation) -> Operation | None:
     return current
 
 
-def _loop_name(loop: scf.ForOp) -> str:
-    return f"the scf.for at {location_of(loop)}"
-
-
 # --- which copy of a store wrote each element -------------------------------------
-
-
-class _CannotEvaluate(Exception):
-    """An index the evaluator cannot follow; the message says which."""
-
-
-_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    arith.AddiOp: np.add,
-    arith.SubiOp: np.subtract,
-    arith.MuliOp: np.multiply,
-    arith.FloorDivSIOp: np.floor_divide,
-    arith.DivSIOp: lambda a, b: np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b)),
-    arith.RemSIOp: lambda a, b: np.sign(a) * (np.abs(a) % np.abs(b)),
-    arith.MaxSIOp: np.maximum,
-    arith.MinSIOp: np.minimum,
-}
-_DIVIDING = (arith.FloorDivSIOp, arith.DivSIOp, arith.RemSIOp)
 
 
 @dataclass
@@ -149,60 +112,11 @@ def _points(op: TapeAccess, unrolled: scf.ForOp | None, factor: int) -> _Points:
     loops the indices depend on get an axis; the others just repeat the points).
     Iteration `i` of `unrolled` belongs to body copy `i mod factor`.
     """
-    loops = enclosing_loops(op, _function_of(op))
-    axis = {loop: n for n, loop in enumerate(loops)}
-    rank = len(loops)
-
-    def along(loop: scf.ForOp, values: np.ndarray) -> np.ndarray:
-        shape = [1] * rank
-        shape[axis[loop]] = values.size
-        return values.reshape(shape)
-
-    def trips(loop: scf.ForOp) -> _Bounds:
-        bounds = _static_bounds(loop)
-        if bounds is None:
-            raise _CannotEvaluate(
-                f"the indices depend on {_loop_name(loop)}, whose bounds are not "
-                "constant"
-            )
-        return bounds
-
-    cache: dict[SSAValue, np.ndarray] = {}
-
-    def value(v: SSAValue) -> np.ndarray:
-        if v in cache:
-            return cache[v]
-        if isinstance(v, BlockArgument):
-            owner = v.block.parent_op()
-            if not (isinstance(owner, scf.ForOp) and v.index == 0 and owner in axis):
-                raise _CannotEvaluate(
-                    "an index is a block argument that is no induction variable of an "
-                    "enclosing scf.for"
-                )
-            b = trips(owner)
-            result = along(owner, b.lb + b.step * np.arange(b.trips, dtype=np.int64))
-        else:
-            assert isinstance(v, OpResult)
-            defining = v.op
-            constant = _constant_int(v)
-            if constant is not None:
-                result = np.asarray(constant, dtype=np.int64)
-            elif isinstance(defining, arith.IndexCastOp):
-                result = value(defining.input)
-            elif type(defining) in _BINARY:
-                lhs, rhs = value(defining.operands[0]), value(defining.operands[1])
-                if type(defining) in _DIVIDING and np.any(rhs == 0):
-                    raise _CannotEvaluate(f"an index divides by 0 ('{defining.name}')")
-                result = _BINARY[type(defining)](lhs, rhs)
-            else:
-                raise _CannotEvaluate(f"an index is computed by '{defining.name}'")
-        cache[v] = result
-        return result
-
-    indices = [value(i) for i in op.indices]
+    evaluator = IndexEvaluator(enclosing_loops(op, _function_of(op)))
+    indices = [evaluator.value(i) for i in op.indices]
     if unrolled is not None and factor > 1:
-        b = trips(unrolled)
-        copy = along(unrolled, np.arange(b.trips, dtype=np.int64) % factor)
+        b = evaluator.bounds(unrolled)
+        copy = evaluator.along(unrolled, np.arange(b.trips, dtype=np.int64) % factor)
     else:
         copy = np.zeros((), dtype=np.int64)
     *indices, copy = np.broadcast_arrays(*indices, copy)
@@ -251,7 +165,7 @@ class _Group:
     pinned: bool = False
     """A tape op of the group is outside any unrollable loop."""
 
-    def factor(self, bounds: dict[scf.ForOp, _Bounds], requested: int) -> int:
+    def factor(self, bounds: dict[scf.ForOp, Bounds], requested: int) -> int:
         if self.pinned:
             return 1
         common = 0
@@ -290,9 +204,9 @@ def _innermost_loop(op: Operation) -> scf.ForOp | None:
     return None
 
 
-def _candidate_loops(function: func.FuncOp) -> dict[scf.ForOp, _Bounds]:
+def _candidate_loops(function: func.FuncOp) -> dict[scf.ForOp, Bounds]:
     """Innermost scf.for ops with a tape op inside and constant bounds."""
-    found: dict[scf.ForOp, _Bounds] = {}
+    found: dict[scf.ForOp, Bounds] = {}
     for loop in function.walk():
         if not isinstance(loop, scf.ForOp):
             continue
@@ -301,7 +215,7 @@ def _candidate_loops(function: func.FuncOp) -> dict[scf.ForOp, _Bounds]:
             continue
         if not any(_is_tape_access(op) for op in inner):
             continue
-        bounds = _static_bounds(loop)
+        bounds = static_bounds(loop)
         if bounds is not None and bounds.trips > 0:
             found[loop] = bounds
     return found
@@ -324,7 +238,7 @@ def _named_store(load: TapeLoad, function: str) -> TapeStore:
 
 
 def _groups(
-    loops: dict[scf.ForOp, _Bounds],
+    loops: dict[scf.ForOp, Bounds],
     pairs: list[tuple[TapeStore, TapeLoad]],
     owner: Callable[[Operation], scf.ForOp | None],
 ) -> list[_Group]:
@@ -368,13 +282,13 @@ def _pairing(
 
     def fail(reason: str) -> PassFailedException:
         return PassFailedException(
-            f"{PASS}: cannot unroll {_loop_name(blamed)} in @{function}: {reason}"
+            f"{PASS}: cannot unroll {loop_name(blamed)} in @{function}: {reason}"
         )
 
     try:
         writer = _writer_map(store, store_loop, store_factor)
         points = _points(load, load_loop, load_factor)
-    except _CannotEvaluate as err:
+    except CannotEvaluate as err:
         raise fail(
             f"which copy of store {_store_id(store)} the '{load.name}' at "
             f"{location_of(load)} reads cannot be established: {err}"
@@ -412,7 +326,7 @@ def _index_constant(value: int, type_: Attribute, at: InsertPoint) -> SSAValue:
 
 
 def _unroll(
-    loop: scf.ForOp, factor: int, bounds: _Bounds
+    loop: scf.ForOp, factor: int, bounds: Bounds
 ) -> dict[Operation, list[Operation]]:
     """Unroll `loop` in place; for each tape op of its body, its copies in order."""
     body = loop.body.block

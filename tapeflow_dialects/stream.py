@@ -34,7 +34,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from tapeflow_dialects.layer import SpadType
+from tapeflow_dialects.layer import LayerOp, Phase, SAllocOp, SpadType
 
 
 def constant_index(value: SSAValue) -> int | None:
@@ -102,6 +102,7 @@ class FwdOp(IRDLOperation):
     def verify_(self) -> None:
         assert isinstance(self.tile.type, SpadType)
         _verify_rows(self, self.tile.type, self.rows)
+        verify_in_layer(self, self.tile, Phase.FWD)
 
 
 @irdl_op_definition
@@ -125,6 +126,7 @@ class RevOp(IRDLOperation):
     def verify_(self) -> None:
         assert isinstance(self.tile.type, SpadType)
         _verify_rows(self, self.tile.type, self.rows)
+        verify_in_layer(self, self.tile, Phase.REV)
         fwd = self._matching_fwd()
         if fwd is None:
             raise VerifyException(
@@ -143,6 +145,30 @@ class RevOp(IRDLOperation):
             if isinstance(op, FwdOp) and op.id == self.of:
                 return op
         return None
+
+
+def verify_in_layer(op: IRDLOperation, tile: SSAValue, phase: Phase) -> None:
+    """
+    A scratchpad access or stream sits in a layer of the given phase and uses the
+    tile that layer's `layer.salloc` reserved: FWD layers fill and spill tiles, REV
+    layers preload and read them, and no layer reaches into another's tile.
+    """
+    layer = op.parent_op()
+    while layer is not None and not isinstance(layer, LayerOp):
+        layer = layer.parent_op()
+    if layer is None:
+        raise VerifyException(f"'{op.name}' must be inside a {phase.value} layer")
+    if layer.phase.data is not phase:
+        raise VerifyException(
+            f"'{op.name}' belongs in a {phase.value} layer, but layer "
+            f"{layer.id.value.data} is {layer.phase.data.value}"
+        )
+    first = layer.body.block.first_op
+    if not (isinstance(first, SAllocOp) and tile is first.tile):
+        raise VerifyException(
+            f"'{op.name}' uses a scratchpad tile that layer {layer.id.value.data} did "
+            "not allocate; a layer reaches only the tile of its own layer.salloc"
+        )
 
 
 def _verify_slot(op: IRDLOperation, tile: SSAValue, row: SSAValue, slot: IntegerAttr) -> None:
@@ -187,6 +213,7 @@ class StoreOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_slot(self, self.tile, self.row, self.slot)
+        verify_in_layer(self, self.tile, Phase.FWD)
 
 
 @irdl_op_definition
@@ -220,6 +247,7 @@ class LoadOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_slot(self, self.tile, self.row, self.slot)
+        verify_in_layer(self, self.tile, Phase.REV)
 
 
 Stream = Dialect(

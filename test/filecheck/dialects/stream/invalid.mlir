@@ -85,3 +85,60 @@ func.func @rev_other_tile() {
   func.return
 }
 // CHECK: error: 'stream.rev' preloads a !layer.spad<2x3> tile but FWD-stream 0 wrote a !layer.spad<4x3> tile
+
+// -----
+
+// Scratchpad accesses and streams live in layers of their phase, on their own tile.
+func.func @store_in_rev_layer(%v: f64, %row: index) {
+  layer.layer 0 fwd partner 1 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    layer.barrier
+  }
+  layer.layer 1 rev partner 0 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    stream.store %v, %tile[%row] slot 0 id 0 : f64, !layer.spad<4x3>
+    layer.barrier
+  }
+  func.return
+}
+// CHECK: invalid.mlir:99:5: error: 'stream.store' belongs in a fwd layer, but layer 1 is rev
+
+// -----
+
+func.func @load_outside_layers(%row: index) -> f64 {
+  %x = layer.layer 1 rev partner 0 -> !layer.spad<4x3> {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    layer.barrier %tile : !layer.spad<4x3>
+  }
+  layer.layer 0 fwd partner 1 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    layer.barrier
+  }
+  %v = stream.load %x[%row] slot 0 from 0 : !layer.spad<4x3> -> f64
+  func.return %v : f64
+}
+// CHECK: invalid.mlir:117:3: error: 'stream.load' must be inside a rev layer
+
+// -----
+
+func.func @another_layers_tile(%row: index) -> f64 {
+  %x = layer.layer 1 rev partner 0 -> !layer.spad<4x3> {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    layer.barrier %tile : !layer.spad<4x3>
+  }
+  layer.layer 0 fwd partner 1 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    layer.barrier
+  }
+  %v = layer.layer 3 rev partner 2 -> f64 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    %w = stream.load %x[%row] slot 0 from 0 : !layer.spad<4x3> -> f64
+    layer.barrier %w : f64
+  }
+  layer.layer 2 fwd partner 3 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<4x3>
+    layer.barrier
+  }
+  func.return %v : f64
+}
+// CHECK: invalid.mlir:135:5: error: 'stream.load' uses a scratchpad tile that layer 3 did not allocate; a layer reaches only the tile of its own layer.salloc

@@ -65,3 +65,6 @@
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<2x9>
 
 // BADSIZE: error: tapeflow-layers: spad-bytes must be a positive multiple of 8, got 12
+
+// RUN: not tapeflow-opt -p 'tapeflow-layers' %S/Inputs/not-mirrored.mlir 2>&1 | filecheck %s --check-prefix=MIRROR
+// MIRROR: error: tapeflow-layers: region %a: the REV loops do not mirror the FWD loops (REV does not read the elements in the inverse order FWD wrote them), so its tiles cannot be streamed back as a stack
