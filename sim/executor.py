@@ -57,6 +57,7 @@ from tapeflow_dialects import enzyme, layer, region, stream, tape
 from tapeflow_dialects.layer import ENTRY_BYTES
 from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
+from sim.trace import MemoryTrace
 
 
 class ExecutionError(Exception):
@@ -319,8 +320,10 @@ def _fresh_stats() -> dict[str, int]:
 class Executor:
     """Runs functions of one module. `run` takes and returns Python/numpy values."""
 
-    def __init__(self, module: ModuleOp):
+    def __init__(self, module: ModuleOp, trace: MemoryTrace | None = None):
         self.module = module
+        self.trace = trace
+        """If given, every memref, tape and region access is recorded into it."""
         self.functions: dict[str, func.FuncOp] = {
             op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)
         }
@@ -383,6 +386,41 @@ class Executor:
         return [self._op(op, slots) for op in block.ops]
 
     def _op(self, op: Operation, slots: dict[SSAValue, int]) -> Step:
+        step = self._untraced_op(op, slots)
+        if self.trace is None:
+            return step
+        return self._traced(op, step, [self._slot(slots, v) for v in op.operands])
+
+    def _traced(self, op: Operation, step: Step, ins: list[int]) -> Step:
+        """`step`, recording the address it touches first (memory ops only)."""
+        trace = self.trace
+        assert trace is not None
+        match op:
+            case memref.LoadOp() | tape.LoadOp():
+                buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, isinstance(op, tape.LoadOp), None
+            case memref.StoreOp() | tape.StoreOp():
+                buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, isinstance(op, tape.StoreOp), None
+            case region.LoadOp():
+                buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, True, op.slot.value.data
+            case region.StoreOp():
+                buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, True, op.slot.value.data
+            case _:
+                return step
+        unwrap = is_tape  # tapes and regions keep their storage in `.data`
+
+        def traced(fr: Frame) -> None:
+            where = tuple(fr[i] for i in idx)
+            target = fr[buffer]
+            array_ = target.data if unwrap else target
+            if slot is not None:
+                where = (*where, slot)
+            if len(where) == array_.ndim and all(0 <= w < d for w, d in zip(where, array_.shape)):
+                trace.record(array_, where, write, is_tape)
+            step(fr)
+
+        return traced
+
+    def _untraced_op(self, op: Operation, slots: dict[SSAValue, int]) -> Step:
         ins = [self._slot(slots, v) for v in op.operands]
         outs = [self._slot(slots, r) for r in op.results]
         name = op.name

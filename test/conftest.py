@@ -1,4 +1,4 @@
-"""Shared by the pass tests: each kernel's module after the real Enzyme, once."""
+"""Shared by the tests: each kernel's module after the real Enzyme, computed once."""
 
 from __future__ import annotations
 

@@ -1,0 +1,249 @@
+"""
+The simulated accelerator: every hardware parameter with where its value comes from.
+
+Sources, cited by key in each field's docstring:
+
+- `paper`: Hakimi & Shriraman, CGO 2024, Section V and Table III (4x4 grid of
+  double-precision FUs, 512 B scratchpad of 8 banks, DDR4 at 19.2 GB/s, the five
+  configurations and their cache associativities).
+- `gem5`: the authors' gem5 configuration as recorded in the shared benchmark notes
+  (fadd/fsub 5 cycles, fmul 4, fdiv 16).
+- `design`: the project's design card (64 B lines, LRU, write-back, write-allocate,
+  1 cycle per operand-network hop, 2 GHz).
+- `assumption`: a value this project chose where no source gives one; each says why.
+
+Every value can be overridden (`configure`), so that sweeps can vary any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+from targets.energy import ENERGY_PRESETS, EnergyModel
+
+
+class HardwareError(ValueError):
+    """A configuration that cannot describe real hardware; the message says why."""
+
+
+@dataclass(frozen=True)
+class Latencies:
+    """Cycles from issue to result, per FU operation class."""
+
+    fadd: int = 5
+    """fadd/fsub (and float compares, min/max) [gem5]."""
+    fmul: int = 4
+    """fmul [gem5]."""
+    fdiv: int = 16
+    """fdiv [gem5]."""
+    sqrt: int = 16
+    """[assumption] as fdiv: both are iterative units of the same width."""
+    transcendental: int = 30
+    """exp, log, sin, cos, tanh, pow [assumption]: a polynomial evaluation of about
+    six fused multiply-adds at 5 cycles each."""
+    integer: int = 1
+    """Index and integer arithmetic, selects, casts [assumption]."""
+    hop: int = 1
+    """One hop of the static mesh operand network [design]."""
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    size_bytes: int = 32 * 1024
+    """[paper] 1 KB to 128 KB; 32 KB is Enzyme's baseline."""
+    assoc: int = 4
+    """[paper] Table III: 1k-16k 2-way, 32k 4-way, 64k fully associative, 128k 8-way."""
+    line_bytes: int = 64
+    """[design]"""
+    hit_latency: int = 2
+    """[assumption] cycles for a hit, as a small L1 at 2 GHz."""
+    ports: int = 2
+    """[assumption] accesses per cycle."""
+    mshrs: int = 8
+    """[assumption] outstanding misses before the datapath stalls."""
+    lru_on_write: bool = True
+    """A store that hits makes its line most recently used [design: true LRU].
+    pycachesim does not (its store hits leave the LRU order alone); the validation
+    against it turns this off."""
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.line_bytes * self.assoc)
+
+    def validate(self) -> None:
+        for name in ("size_bytes", "assoc", "line_bytes", "hit_latency", "ports", "mshrs"):
+            if getattr(self, name) <= 0:
+                raise HardwareError(f"cache {name} must be positive, got {getattr(self, name)}")
+        if self.line_bytes & (self.line_bytes - 1):
+            raise HardwareError(f"cache line of {self.line_bytes} B is not a power of two")
+        if self.size_bytes % (self.line_bytes * self.assoc):
+            raise HardwareError(
+                f"a {self.size_bytes} B cache cannot have {self.assoc} ways of "
+                f"{self.line_bytes} B lines"
+            )
+        if self.sets & (self.sets - 1):
+            raise HardwareError(f"a cache of {self.sets} sets is not a power of two")
+
+
+@dataclass(frozen=True)
+class ScratchpadConfig:
+    size_bytes: int = 512
+    """[paper] 64 entries of 8 bytes; 0 means no scratchpad (the Enzyme baseline)."""
+    banks: int = 8
+    """[paper] 8 banks of 64 B, one access per bank per cycle."""
+    latency: int = 1
+    """[assumption] a register-file-like SRAM read."""
+
+    def validate(self) -> None:
+        if self.size_bytes < 0 or self.size_bytes % 8:
+            raise HardwareError(
+                f"scratchpad size must be a non-negative multiple of 8 bytes, got {self.size_bytes}"
+            )
+        if self.banks <= 0 or (self.size_bytes and (self.size_bytes // 8) % self.banks):
+            raise HardwareError(
+                f"{self.size_bytes // 8} scratchpad entries cannot be split into {self.banks} banks"
+            )
+
+
+@dataclass(frozen=True)
+class DramConfig:
+    bandwidth_gbs: float = 19.2
+    """[paper] DDR4, shared by cache misses, write-backs and both stream engines."""
+    latency_cycles: int = 100
+    """[assumption] about 50 ns of DDR4 access latency at 2 GHz."""
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One accelerator configuration."""
+
+    name: str
+    clock_ghz: float = 2.0
+    """[design] as the paper's host core."""
+    rows: int = 4
+    """[paper] 4x4 grid of FP64 FUs."""
+    cols: int = 4
+    latencies: Latencies = field(default_factory=Latencies)
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    scratchpad: ScratchpadConfig = field(default_factory=ScratchpadConfig)
+    dram: DramConfig = field(default_factory=DramConfig)
+    energy: EnergyModel = field(default_factory=lambda: ENERGY_PRESETS["paper"])
+
+    @property
+    def dram_bytes_per_cycle(self) -> float:
+        """19.2 GB/s at 2 GHz is 9.6 bytes per cycle."""
+        return self.dram.bandwidth_gbs / self.clock_ghz
+
+    @property
+    def sram_bytes(self) -> int:
+        """On-chip SRAM provisioned: cache plus scratchpad."""
+        return self.cache.size_bytes + self.scratchpad.size_bytes
+
+    def validate(self) -> None:
+        if self.rows <= 0 or self.cols <= 0:
+            raise HardwareError(f"a {self.rows}x{self.cols} grid has no FUs")
+        if self.clock_ghz <= 0 or self.dram.bandwidth_gbs <= 0:
+            raise HardwareError("clock and DRAM bandwidth must be positive")
+        self.cache.validate()
+        self.scratchpad.validate()
+
+
+def associativity_for(cache_bytes: int) -> int:
+    """Table III's associativity for a cache size: 2-way up to 16 KB, 4-way at
+    32 KB, fully associative at 64 KB, 8-way at 128 KB (and beyond)."""
+    if cache_bytes <= 16 * 1024:
+        return 2
+    if cache_bytes <= 32 * 1024:
+        return 4
+    if cache_bytes <= 64 * 1024:
+        return cache_bytes // 64
+    return 8
+
+
+def _config(name: str, cache_kb: int, spad_bytes: int) -> Hardware:
+    size = cache_kb * 1024
+    return Hardware(
+        name=name,
+        cache=CacheConfig(size_bytes=size, assoc=associativity_for(size)),
+        scratchpad=ScratchpadConfig(size_bytes=spad_bytes),
+    )
+
+
+PRESETS: dict[str, Hardware] = {
+    h.name: h
+    for h in (
+        _config("Enzyme32k", 32, 0),
+        _config("Enzyme1k", 1, 0),
+        _config("Tflow32k", 32, 512),
+        _config("Tflow2k", 2, 512),
+        _config("Tflow1k", 1, 512),
+    )
+}
+"""[paper] Section V: the Enzyme baseline (tape through the cache) at 32 KB and
+1 KB, and TapeFlow with a 512 B scratchpad at 32 KB (ISO-energy), 2 KB
+(ISO-performance) and 1 KB."""
+
+
+def configure(
+    preset: str,
+    *,
+    cache_bytes: int | None = None,
+    assoc: int | None = None,
+    spad_bytes: int | None = None,
+    rows: int | None = None,
+    cols: int | None = None,
+    energy: str | None = None,
+) -> Hardware:
+    """A preset with some parameters changed; a changed cache size takes Table III's
+    associativity unless `assoc` is given."""
+    if preset not in PRESETS:
+        raise HardwareError(
+            f"unknown hardware preset '{preset}'; choose from {', '.join(PRESETS)}"
+        )
+    hardware = PRESETS[preset]
+    cache = hardware.cache
+    if cache_bytes is not None:
+        cache = replace(cache, size_bytes=cache_bytes, assoc=associativity_for(cache_bytes))
+    if assoc is not None:
+        cache = replace(cache, assoc=assoc)
+    changes: dict[str, object] = {"cache": cache}
+    if spad_bytes is not None:
+        changes["scratchpad"] = replace(hardware.scratchpad, size_bytes=spad_bytes)
+    if rows is not None:
+        changes["rows"] = rows
+    if cols is not None:
+        changes["cols"] = cols
+    if energy is not None:
+        if energy not in ENERGY_PRESETS:
+            raise HardwareError(
+                f"unknown energy preset '{energy}'; choose from {', '.join(ENERGY_PRESETS)}"
+            )
+        changes["energy"] = ENERGY_PRESETS[energy]
+    configured = replace(hardware, **changes)  # type: ignore[arg-type]
+    configured.validate()
+    return configured
+
+
+def describe(hardware: Hardware) -> dict[str, object]:
+    """Every parameter as plain data (for reports and result caches)."""
+
+    def plain(value: object) -> object:
+        if hasattr(value, "__dataclass_fields__"):
+            return {f.name: plain(getattr(value, f.name)) for f in fields(value)}  # type: ignore[arg-type]
+        return value
+
+    return plain(hardware)  # type: ignore[return-value]
+
+
+__all__ = [
+    "CacheConfig",
+    "DramConfig",
+    "Hardware",
+    "HardwareError",
+    "Latencies",
+    "PRESETS",
+    "ScratchpadConfig",
+    "associativity_for",
+    "configure",
+    "describe",
+]
