@@ -51,6 +51,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return TapeflowPipelinePass
 
+    def tapeflow_to_cgra() -> type[ModulePass]:
+        from lowering.tapeflow_to_cgra import TapeflowToCgraPass
+
+        return TapeflowToCgraPass
+
     return {
         "tapeflow-enzyme": tapeflow_enzyme,
         "tapeflow-raise-tape": tapeflow_raise_tape,
@@ -60,4 +65,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "tapeflow-streams": tapeflow_streams,
         "tapeflow-spad-bind": tapeflow_spad_bind,
         "tapeflow-pipeline": tapeflow_pipeline,
+        "tapeflow-to-cgra": tapeflow_to_cgra,
     }

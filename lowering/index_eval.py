@@ -62,8 +62,17 @@ _BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] =
     arith.RemSIOp: lambda a, b: np.sign(a) * (np.abs(a) % np.abs(b)),
     arith.MaxSIOp: np.maximum,
     arith.MinSIOp: np.minimum,
+    # Index values in a loop nest are non-negative, where unsigned and signed agree.
+    arith.DivUIOp: np.floor_divide,
+    arith.RemUIOp: np.remainder,
+    arith.CeilDivSIOp: lambda a, b: -(-a // b),
 }
-_DIVIDING = (arith.FloorDivSIOp, arith.DivSIOp, arith.RemSIOp)
+_DIVIDING = (
+    arith.FloorDivSIOp, arith.DivSIOp, arith.RemSIOp, arith.DivUIOp, arith.RemUIOp,
+    arith.CeilDivSIOp,
+)
+PURE_INDEX_OPS = (arith.ConstantOp, arith.IndexCastOp, *_BINARY)
+"""The ops an evaluable index may be computed with (all pure)."""
 
 
 class IndexEvaluator:

@@ -37,14 +37,14 @@ from math import prod
 import numpy as np
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, scf
+from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.index_eval import CannotEvaluate, IndexEvaluator
+from lowering.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
 from lowering.gradient import (
     IndexBuilder,
     constant_value,
@@ -148,6 +148,18 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
             loads.setdefault((op.region, op.store.value.data), []).append(op)
         if isinstance(op, layer.LayerOp):
             raise _fail(f"@{function.sym_name.data} is already layered")
+    nests: dict[SSAValue, set[tuple[int, ...]]] = {}
+    for op in function.walk():
+        if isinstance(op, region.StoreOp):
+            nests.setdefault(op.region, set()).add(
+                tuple(id(l) for l in enclosing_loops(op, function))
+            )
+    for target, found in nests.items():
+        if len(found) > 1:
+            raise _fail(
+                f"region {_region_name(target)} is stored in {len(found)} loop nests; "
+                "its tiles could not be streamed back as one stack"
+            )
     state = _Function(function, spad_bytes, report, loads)
     state.refresh_positions()
     _layer_block(state, function.body.block)
@@ -174,7 +186,10 @@ def _mirror_error(
         written = IndexEvaluator(fwd_loops).flat_elements(store.indices, shape)
         read = IndexEvaluator(rev_loops).flat_elements(load.indices, shape)
     except CannotEvaluate as err:
-        return str(err)
+        return f"cannot evaluate its indices: {err}"
+    stored = written[written >= 0]
+    if np.unique(stored).size != stored.size:
+        return "FWD writes some tape element more than once (the last write would win)"
     if written.ndim != read.ndim:
         return (
             f"the store sits in {written.ndim} loops and the load in {read.ndim}"
@@ -242,7 +257,13 @@ def _layer_block(state: _Function, block: Block) -> None:
             if not _try_tile(state, unit, stores):
                 _layer_block(state, unit.body.block)
             continue
-        if len(regions) > 1 or any(isinstance(o, scf.ForOp) for o in unit.walk()):
+        if not isinstance(unit, region.StoreOp):
+            raise _fail(
+                f"a tape store inside '{unit.name}' in @{state.report.function}: stores "
+                "under control flow would spill tiles REV cannot match; only loops and "
+                "straight-line stores are layered"
+            )
+        if len(regions) > 1:
             raise _fail(
                 f"'{unit.name}' in @{state.report.function} stores into several regions "
                 "or loops inside a non-loop op; it cannot be cut into layers"
@@ -305,7 +326,7 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     if set(rev_tape) != set(loads):
         return False
     per_iteration = len(stores) * prod(t for t in trips[1:] if t is not None)
-    if per_iteration > state.entries:
+    if per_iteration == 0 or per_iteration > state.entries:
         return False
     if _check_mirrors(stores, loads, state) is not None:
         return False
@@ -501,9 +522,7 @@ def _hoist_indices(load: region.LoadOp, before: Operation, block: Block) -> None
         op = value.op
         if op.parent_block() is not block or limit is None or positions.get(op, -1) < limit:
             return
-        if not isinstance(op, arith.ConstantOp | arith.AddiOp | arith.SubiOp | arith.MuliOp
-                          | arith.DivSIOp | arith.DivUIOp | arith.RemSIOp | arith.RemUIOp
-                          | arith.IndexCastOp):
+        if not isinstance(op, PURE_INDEX_OPS):
             raise _fail(
                 f"a REV tape load's index is computed by '{op.name}', which cannot be "
                 "moved to the head of its layer"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, memref
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from lowering.gradient import require_gradients
 from lowering.tapeflow_layers import layer_module
@@ -44,6 +45,10 @@ class TapeflowPipelinePass(ModulePass):
     """Print the tape, region and layer statistics of each step to stderr."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        if self.unroll < 1:
+            raise PassFailedException(
+                f"tapeflow-pipeline: unroll must be at least 1, got {self.unroll}"
+            )
         gradients = require_gradients(op, self.name)
         raised = any(isinstance(o, tape.AllocOp) for f in gradients for o in f.walk())
         if not raised and any(isinstance(o, memref.AllocOp) for f in gradients for o in f.walk()):

@@ -97,7 +97,9 @@ def _row(access: Operation, owner: layer.LayerOp, reverse: bool, rows: _Rows) ->
 def _bind_function(function: func.FuncOp) -> None:
     name = function.sym_name.data
     if not any(isinstance(op, stream.FwdOp) for op in function.walk()):
-        raise _fail(f"@{name} has no streams; run tapeflow-streams first")
+        if any(isinstance(op, region.AllocOp) for op in function.walk()):
+            raise _fail(f"@{name} has no streams; run tapeflow-streams first")
+        return  # a gradient without a tape
     offsets: dict[tuple[SSAValue, int], tuple[int, int]] = {}
     """(region, store id) -> (FWD layer id, offset in the tile row)."""
     stores = [op for op in function.walk() if isinstance(op, region.StoreOp)]

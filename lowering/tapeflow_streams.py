@@ -76,10 +76,13 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
 
 def _stream_function(function: func.FuncOp) -> None:
     layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
+    has_regions = any(isinstance(op, region.AllocOp) for op in function.walk())
     if not layers:
-        raise _fail(
-            f"@{function.sym_name.data} has no layers; run tapeflow-layers first"
-        )
+        if has_regions:
+            raise _fail(
+                f"@{function.sym_name.data} has no layers; run tapeflow-layers first"
+            )
+        return  # a gradient without a tape: nothing to stream
     if any(isinstance(op, stream.FwdOp) for op in function.walk()):
         raise _fail(f"@{function.sym_name.data} already has streams")
     tapes: dict[SSAValue, SSAValue] = {}
@@ -89,8 +92,14 @@ def _stream_function(function: func.FuncOp) -> None:
         tape = located(stream.AllocOp(region_type.size_bytes()), alloc)
         Rewriter.insert_op(tape, InsertPoint.after(alloc))
         tapes[alloc.region] = tape.tape
+    fwd_region = {
+        op.id.value.data: _layer_region(op) for op in layers if op.phase.data is Phase.FWD
+    }
     for op in layers:
         target = _layer_region(op)
+        if target is None and op.phase.data is Phase.REV:
+            # A REV partner that reads none of its tile still pops it.
+            target = fwd_region.get(op.partner.value.data)
         if target is None:
             continue
         tile = op.salloc.tile

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -53,7 +54,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from tapeflow_dialects import enzyme, layer, region, stream, tape
+from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape
+from tapeflow_dialects.layer import SpadType
 from tapeflow_dialects.layer import ENTRY_BYTES
 from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
@@ -305,6 +307,50 @@ class _StreamTape:
         self.used = 0
         self.tiles: list[tuple[int, int, int, np.ndarray, np.ndarray]] = []
         """(FWD stream id, rows, slots, entries, their full bits), oldest first."""
+
+
+_COMPUTE_OPS: dict[str, type[Operation]] = {
+    op.name: op for dialect in (arith.Arith, math_dialect.Math) for op in dialect.operations
+}
+
+
+def _unplaced(op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) -> Operation | None:
+    """The plain op a placed CGRA op stands for (not inserted anywhere)."""
+    if isinstance(op, cgra.ComputeOp):
+        cls = _COMPUTE_OPS.get(op.opcode.data)
+        if cls is None:
+            return None
+        properties = dict(op.attrs.data) if op.attrs is not None else {}
+        return cls.create(
+            operands=list(op.args), result_types=[r.type for r in op.res], properties=properties
+        )
+    memory = op.memory
+    link = IntegerAttr(0, 64)
+    slot = op.slot
+    if isinstance(op, cgra.LoadOp):
+        result = [op.result.type]
+        if isinstance(memory.type, SpadType):
+            return stream.LoadOp.create(
+                operands=[memory, *op.indices], result_types=result,
+                properties={"slot": slot, "from": link},  # type: ignore[dict-item]
+            )
+        if isinstance(memory.type, region.RegionType):
+            return region.LoadOp.create(
+                operands=[memory, *op.indices], result_types=result,
+                properties={"slot": slot, "from": link},  # type: ignore[dict-item]
+            )
+        return memref.LoadOp.create(operands=[memory, *op.indices], result_types=result)
+    if isinstance(memory.type, SpadType):
+        return stream.StoreOp.create(
+            operands=[op.value, memory, *op.indices],
+            properties={"slot": slot, "id": link},  # type: ignore[dict-item]
+        )
+    if isinstance(memory.type, region.RegionType):
+        return region.StoreOp.create(
+            operands=[op.value, memory, *op.indices],
+            properties={"slot": slot, "id": link},  # type: ignore[dict-item]
+        )
+    return memref.StoreOp.create(operands=[op.value, memory, *op.indices])
 
 
 def _fresh_stats() -> dict[str, int]:
@@ -628,6 +674,20 @@ class Executor:
                     fr[o] = store.data[where].item()
 
                 return step
+            case cgra.KernelOp():
+                steps, yielded = self._region_steps(op.body.block, slots)
+
+                def step(fr: Frame) -> None:
+                    for s in steps:
+                        s(fr)
+                    for out, value in zip(outs, [fr[y] for y in yielded]):
+                        fr[out] = value
+
+                return step
+            case cgra.ComputeOp() | cgra.LoadOp() | cgra.StoreOp():
+                return self._placed(op, slots, unsupported)
+            case cgra.BarrierOp():
+                return lambda fr: None
             case tape.FreeOp():
                 return lambda fr: None
             case region.AllocOp() | region.StoreOp() | region.LoadOp():
@@ -697,6 +757,26 @@ class Executor:
                 return step
             case _:
                 raise unsupported("the reference executor has no semantics for it")
+
+    def _placed(
+        self,
+        op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp,
+        slots: dict[SSAValue, int],
+        unsupported: Callable[[str], ExecutionError],
+    ) -> Step:
+        """
+        A placed CGRA op computes what the op it was lowered from computes: that op
+        is rebuilt (detached from the IR) and compiled in its place, sharing slots.
+        """
+        proto = _unplaced(op)
+        if proto is None:
+            raise unsupported("no semantics known for this placed op")
+        for placed_result, proto_result in zip(op.results, proto.results):
+            slots[proto_result] = self._slot(slots, placed_result)
+        try:
+            return self._op(proto, slots)
+        finally:
+            proto.drop_all_references()
 
     def _subview(
         self,

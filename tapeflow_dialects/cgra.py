@@ -45,6 +45,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from tapeflow_dialects.layer import PhaseAttr, SpadType, verify_yielded_types
+from tapeflow_dialects.region import RegionType
 from tapeflow_dialects.stream import TapeType
 
 
@@ -140,6 +141,18 @@ class ComputeOp(PlacedOp):
 
 
 def _verify_memory(op: PlacedOp, memory: SSAValue, indices: Sequence[SSAValue], path: MemPathAttr, slot: IntegerAttr | None) -> None:
+    if path.data == MemPath.CACHE and isinstance(memory.type, RegionType):
+        # An array-of-structs region read through the cache (TapeFlow's layout
+        # without the scratchpad): element `indices`, struct slot `slot`.
+        if len(indices) != len(memory.type.get_shape()) or slot is None:
+            raise VerifyException(
+                f"'{op.name}' on a region takes one index per dimension and a slot"
+            )
+        if not 0 <= slot.value.data < len(memory.type.slot_types()):
+            raise VerifyException(
+                f"'{op.name}' slot {slot.value.data} is beyond the struct of {memory.type}"
+            )
+        return
     if path.data == MemPath.CACHE:
         if not isinstance(memory.type, MemRefType):
             raise VerifyException(
@@ -174,7 +187,7 @@ class LoadOp(PlacedOp):
     """Loads one value through `path`, issued by the PE it is placed on."""
 
     name = "cgra.load"
-    memory = operand_def(MemRefType | SpadType)
+    memory = operand_def(MemRefType | SpadType | RegionType)
     indices = var_operand_def(IndexType)
     path = prop_def(MemPathAttr)
     slot = opt_prop_def(IntegerAttr[I64])
@@ -195,7 +208,7 @@ class StoreOp(PlacedOp):
 
     name = "cgra.store"
     value = operand_def()
-    memory = operand_def(MemRefType | SpadType)
+    memory = operand_def(MemRefType | SpadType | RegionType)
     indices = var_operand_def(IndexType)
     path = prop_def(MemPathAttr)
     slot = opt_prop_def(IntegerAttr[I64])

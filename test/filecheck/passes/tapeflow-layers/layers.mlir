@@ -68,3 +68,11 @@
 
 // RUN: not tapeflow-opt -p 'tapeflow-layers' %S/Inputs/not-mirrored.mlir 2>&1 | filecheck %s --check-prefix=MIRROR
 // MIRROR: error: tapeflow-layers: region %a: the REV loops do not mirror the FWD loops (REV does not read the elements in the inverse order FWD wrote them), so its tiles cannot be streamed back as a stack
+
+// Tapes the layers cannot stream back as a stack get a clear error, not wrong IR.
+// RUN: not tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=64}' %S/Inputs/overwrite.mlir 2>&1 | filecheck %s --check-prefix=OVERWRITE
+// OVERWRITE: error: tapeflow-layers: region {{.*}}: the REV loops do not mirror the FWD loops (FWD writes some tape element more than once (the last write would win))
+// RUN: not tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=64}' %S/Inputs/ifstore.mlir 2>&1 | filecheck %s --check-prefix=IFSTORE
+// IFSTORE: error: tapeflow-layers: a tape store inside 'scf.if' in @diffef: stores under control flow would spill tiles REV cannot match
+// RUN: not tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16}' %S/Inputs/twoloops.mlir 2>&1 | filecheck %s --check-prefix=TWOLOOPS
+// TWOLOOPS: error: tapeflow-layers: region {{.*}} is stored in 2 loop nests; its tiles could not be streamed back as one stack

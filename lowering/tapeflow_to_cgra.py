@@ -1,0 +1,477 @@
+"""
+`tapeflow-to-cgra{rows=4 cols=4}`: place and schedule loop bodies on the PE grid.
+
+Every innermost `scf.for` whose body is plain dataflow -- arithmetic, math, and
+memory accesses through the cache (memrefs, array-of-structs regions) or the
+scratchpad (tiles bound by `tapeflow-spad-bind`) -- becomes a `cgra.kernel` that
+the loop iterates. Each op of the body is placed on a PE and given an issue cycle
+by modulo list scheduling:
+
+- an op is ready when its operands have been computed (the producer's latency,
+  `targets.hardware.Latencies`) and routed over the mesh (one cycle per hop,
+  Manhattan distance between the PEs);
+- it takes the PE that can issue it earliest, with each PE issuing one op per
+  cycle modulo the initiation interval `ii`; the cache accepts `ports` and the
+  scratchpad `banks` accesses per cycle (modulo `ii`);
+- `ii` starts at the resource bound (ops / PEs, cache accesses / ports,
+  scratchpad accesses / banks) and grows until the schedule fits and every
+  loop-carried value (an `iter_args` recurrence, or a store to a buffer the body
+  also loads, unless both use the same iteration-dependent indices) reaches its
+  next-iteration consumer in time.
+
+Loop-invariant constants are hoisted out of the body first. Bodies with nested
+regions (`scf.if`, inner loops, layers) or calls stay as they are; the simulator
+charges them op by op. Loads and stores name their path: `cache` for buffers and
+regions, `spad` (with the slot) for scratchpad tiles.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, memref, scf
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from lowering.gradient import located, require_gradients
+from targets.hardware import PRESETS, Hardware
+from tapeflow_dialects import cgra, region, stream
+from tapeflow_dialects.cgra import MemPath, MemPathAttr
+
+_FADD = {
+    "arith.addf", "arith.subf", "arith.cmpf", "arith.maximumf", "arith.minimumf",
+    "arith.maxnumf", "arith.minnumf",
+}
+_TRANSCENDENTAL_EXCLUDED = {"math.sqrt", "math.absf", "math.copysign", "math.fma"}
+
+
+def op_class(opcode: str) -> str:
+    """The latency/energy class of an op (see `targets.hardware.Latencies`)."""
+    if opcode in _FADD:
+        return "fadd"
+    if opcode == "arith.mulf":
+        return "fmul"
+    if opcode in ("arith.divf", "arith.remf"):
+        return "fdiv"
+    if opcode == "math.sqrt":
+        return "sqrt"
+    if opcode == "math.fma":
+        return "fmul"
+    if opcode.startswith("math.") and opcode not in _TRANSCENDENTAL_EXCLUDED:
+        return "transcendental"
+    return "integer"
+
+
+def op_latency(op: Operation, hardware: Hardware) -> int:
+    """Cycles from issue to result of a placed (or to-be-placed) op."""
+    if isinstance(op, cgra.ComputeOp):
+        return getattr(hardware.latencies, op_class(op.opcode.data))
+    if isinstance(op, cgra.LoadOp):
+        if op.path.data == MemPath.SPAD:
+            return hardware.scratchpad.latency
+        return hardware.cache.hit_latency
+    if isinstance(op, memref.LoadOp | region.LoadOp):
+        return hardware.cache.hit_latency
+    if isinstance(op, stream.LoadOp):
+        return hardware.scratchpad.latency
+    if isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp | cgra.StoreOp):
+        return 1
+    return getattr(hardware.latencies, op_class(op.name))
+
+
+def _placeable(op: Operation) -> bool:
+    if op.regions:
+        return False
+    if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
+        return True
+    if isinstance(op, stream.LoadOp | stream.StoreOp | scf.YieldOp):
+        return True
+    return op.dialect_name() in ("arith", "math")
+
+
+def _memory_kind(op: Operation) -> str | None:
+    if isinstance(op, stream.LoadOp | stream.StoreOp):
+        return "spad"
+    if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
+        return "cache"
+    return None
+
+
+def _buffer(op: Operation) -> SSAValue | None:
+    """The buffer, region or tile a memory op accesses."""
+    if isinstance(op, memref.LoadOp | region.LoadOp | stream.LoadOp):
+        return op.operands[0]
+    if isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp):
+        return op.operands[1]
+    return None
+
+
+def _is_store(op: Operation) -> bool:
+    return isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp)
+
+
+@dataclass
+class KernelRecord:
+    ident: int
+    ops: int
+    ii: int
+    length: int
+
+
+@dataclass
+class CgraReport:
+    function: str
+    kernels: list[KernelRecord] = field(default_factory=list)
+    unmapped_loops: int = 0
+
+    def summary(self) -> str:
+        iis = ", ".join(str(k.ii) for k in self.kernels)
+        return (
+            f"@{self.function}: {len(self.kernels)} kernels (ii {iis or '-'}), "
+            f"{self.unmapped_loops} loops left unmapped"
+        )
+
+
+@dataclass
+class _Schedule:
+    ii: int
+    place: dict[Operation, tuple[int, int, int]]
+    """op -> (row, col, cycle)."""
+    length: int
+
+
+class _Scheduler:
+    def __init__(self, hardware: Hardware):
+        self.hw = hardware
+        self.pes = [(r, c) for r in range(hardware.rows) for c in range(hardware.cols)]
+
+    def schedule(self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]]) -> _Schedule:
+        pes = len(self.pes)
+        cache_ops = sum(1 for o in ops if _memory_kind(o) == "cache")
+        spad_ops = sum(1 for o in ops if _memory_kind(o) == "spad")
+        ii = max(
+            1,
+            -(-len(ops) // pes),
+            -(-cache_ops // self.hw.cache.ports),
+            -(-spad_ops // max(self.hw.scratchpad.banks, 1)),
+            self._recurrence_mii(ops, carried),
+        )
+        while True:
+            result = self._fixed_point(ops, ii, carried)
+            if result is not None:
+                return result
+            ii += max(1, ii // 8)
+
+    def _recurrence_mii(self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]]) -> int:
+        """
+        The recurrence bound on ii: for every loop-carried edge from `p` (this
+        iteration) to `c` (the next), the longest latency path from `c` to `p`
+        within an iteration plus `p`'s latency. Routing is not counted here; the
+        scheduler adds it.
+        """
+        index = {op: n for n, op in enumerate(ops)}
+        edges: list[list[tuple[int, int]]] = [[] for _ in ops]
+        last_store: dict[SSAValue, int] = {}
+        last_load: dict[SSAValue, int] = {}
+        for n, op in enumerate(ops):
+            for v in op.operands:
+                producer = v.owner
+                if isinstance(producer, Operation) and producer in index:
+                    edges[index[producer]].append((n, op_latency(producer, self.hw)))
+            buffer = _buffer(op)
+            if buffer is not None:
+                if buffer in last_store:
+                    edges[last_store[buffer]].append((n, 1))
+                if _is_store(op) and buffer in last_load:
+                    edges[last_load[buffer]].append((n, 0))
+                (last_store if _is_store(op) else last_load)[buffer] = n
+        back: list[tuple[int, int, int]] = []  # (consumer, producer, extra)
+        for block_arg, yielded in carried:
+            producer = yielded.owner
+            if isinstance(producer, Operation) and producer in index:
+                p = index[producer]
+                for use in block_arg.uses:
+                    if use.operation in index:
+                        back.append((index[use.operation], p, op_latency(producer, self.hw)))
+        for store in (o for o in ops if isinstance(o, memref.StoreOp | region.StoreOp)):
+            for load in (o for o in ops if isinstance(o, memref.LoadOp | region.LoadOp)):
+                if load.operands[0] is store.operands[1] and not _same_iteration_element(load, store):
+                    back.append((index[load], index[store], 1))
+        bound = 1
+        for source in {c for c, _, _ in back}:
+            longest = [-1] * len(ops)
+            longest[source] = 0
+            for n in range(source, len(ops)):
+                if longest[n] < 0:
+                    continue
+                for m, weight in edges[n]:
+                    longest[m] = max(longest[m], longest[n] + weight)
+            for c, p, extra in back:
+                if c == source and longest[p] >= 0:
+                    bound = max(bound, longest[p] + extra)
+        return bound
+
+    def _fixed_point(
+        self, ops: list[Operation], ii: int, carried: list[tuple[SSAValue, SSAValue]]
+    ) -> _Schedule | None:
+        """
+        A schedule at `ii` that respects the loop-carried dependences, or None.
+
+        A consumer of a carried value in iteration i+1 issues `ii` cycles after the
+        same consumer in iteration i, so it must not issue before the value's
+        producer (in iteration i) finishes, minus `ii`. Those lower bounds depend
+        on the schedule itself: schedule, raise the bounds, and repeat until
+        nothing moves. If a bound keeps growing, a recurrence is longer than `ii`.
+        """
+        earliest: dict[Operation, int] = {}
+        for _ in range(8):
+            result = self._try(ops, ii, earliest)
+            if result is None:
+                return None
+            moved = False
+            for op, bound in self._carried_bounds(ops, result, carried).items():
+                if bound > earliest.get(op, 0):
+                    earliest[op] = bound
+                    moved = True
+            if not moved:
+                return result
+        return None
+
+    def _carried_bounds(
+        self, ops: list[Operation], s: _Schedule, carried: list[tuple[SSAValue, SSAValue]]
+    ) -> dict[Operation, int]:
+        bounds: dict[Operation, int] = {}
+
+        def need(op: Operation, cycle: int) -> None:
+            bounds[op] = max(bounds.get(op, 0), cycle)
+
+        for block_arg, yielded in carried:
+            producer = yielded.owner
+            if not (isinstance(producer, Operation) and producer in s.place):
+                continue
+            done = s.place[producer][2] + op_latency(producer, self.hw)
+            for use in block_arg.uses:
+                if use.operation in s.place:
+                    need(use.operation, done - s.ii)
+        # A store to a buffer the body also loads may feed the next iteration's load.
+        loads = [o for o in ops if isinstance(o, memref.LoadOp | region.LoadOp)]
+        stores = [o for o in ops if isinstance(o, memref.StoreOp | region.StoreOp)]
+        for store in stores:
+            for load in loads:
+                if load.operands[0] is store.operands[1] and not _same_iteration_element(load, store):
+                    need(load, s.place[store][2] + 1 - s.ii)
+        return bounds
+
+    def _try(self, ops: list[Operation], ii: int, earliest: dict[Operation, int]) -> _Schedule | None:
+        busy: set[tuple[int, int, int]] = set()
+        ports: dict[tuple[str, int], int] = {}
+        limits = {"cache": self.hw.cache.ports, "spad": max(self.hw.scratchpad.banks, 1)}
+        place: dict[Operation, tuple[int, int, int]] = {}
+        finish: dict[SSAValue, tuple[int, tuple[int, int]]] = {}
+        hop = self.hw.latencies.hop
+        length = 0
+        # Program order between accesses of one buffer within an iteration.
+        last_store: dict[SSAValue, int] = {}
+        last_load: dict[SSAValue, int] = {}
+        for op in ops:
+            kind = _memory_kind(op)
+            best: tuple[int, int, int] | None = None
+            floor = earliest.get(op, 0)
+            buffer = _buffer(op)
+            if buffer is not None:
+                if _is_store(op):
+                    floor = max(floor, last_store.get(buffer, -1) + 1, last_load.get(buffer, -1))
+                else:
+                    floor = max(floor, last_store.get(buffer, -1) + 1)
+            for pe in self.pes:
+                ready = floor
+                for v in op.operands:
+                    if v in finish:
+                        done, (r, c) = finish[v]
+                        ready = max(ready, done + hop * (abs(r - pe[0]) + abs(c - pe[1])))
+                for t in range(ready, ready + ii):
+                    if (pe[0], pe[1], t % ii) in busy:
+                        continue
+                    if kind is not None and ports.get((kind, t % ii), 0) >= limits[kind]:
+                        continue
+                    if best is None or t < best[2]:
+                        best = (pe[0], pe[1], t)
+                    break
+            if best is None:
+                return None
+            row, col, t = best
+            busy.add((row, col, t % ii))
+            if kind is not None:
+                ports[(kind, t % ii)] = ports.get((kind, t % ii), 0) + 1
+            place[op] = best
+            if buffer is not None:
+                table = last_store if _is_store(op) else last_load
+                table[buffer] = max(table.get(buffer, -1), t)
+            done = t + op_latency(op, self.hw)
+            length = max(length, done)
+            for r in op.results:
+                finish[r] = (done, (row, col))
+        return _Schedule(ii, place, length)
+
+
+def _same_iteration_element(load: Operation, store: Operation) -> bool:
+    """Both touch the same element, chosen by the iteration: no carried dependence."""
+    load_idx = list(load.operands[1:])
+    store_idx = list(store.operands[2:])
+    if load_idx != store_idx:
+        return False
+    if isinstance(load, region.LoadOp) and isinstance(store, region.StoreOp):
+        if load.slot != store.slot:
+            return True
+    return bool(load_idx)
+
+
+def _placed(op: Operation, where: tuple[int, int, int]) -> Operation:
+    pe, cycle = where[:2], where[2]
+    match op:
+        case memref.LoadOp():
+            new: Operation = cgra.LoadOp.create(
+                operands=[op.memref, *op.indices],
+                result_types=[op.res.type],
+                properties=_props(MemPath.CACHE, pe, cycle),
+            )
+        case memref.StoreOp():
+            new = cgra.StoreOp.create(
+                operands=[op.value, op.memref, *op.indices],
+                properties=_props(MemPath.CACHE, pe, cycle),
+            )
+        case region.LoadOp():
+            new = cgra.LoadOp.create(
+                operands=[op.region, *op.indices],
+                result_types=[op.result.type],
+                properties=_props(MemPath.CACHE, pe, cycle, op.slot.value.data),
+            )
+        case region.StoreOp():
+            new = cgra.StoreOp.create(
+                operands=[op.value, op.region, *op.indices],
+                properties=_props(MemPath.CACHE, pe, cycle, op.slot.value.data),
+            )
+        case stream.LoadOp():
+            new = cgra.LoadOp.create(
+                operands=[op.tile, op.row],
+                result_types=[op.result.type],
+                properties=_props(MemPath.SPAD, pe, cycle, op.slot.value.data),
+            )
+        case stream.StoreOp():
+            new = cgra.StoreOp.create(
+                operands=[op.value, op.tile, op.row],
+                properties=_props(MemPath.SPAD, pe, cycle, op.slot.value.data),
+            )
+        case _:
+            attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
+            new = cgra.ComputeOp(
+                op.name,
+                list(op.operands),
+                [r.type for r in op.results],
+                pe,
+                cycle,
+                DictionaryAttr(attrs) if attrs else None,
+            )
+    return located(new, op)
+
+
+def _props(path: MemPath, pe: tuple[int, int], cycle: int, slot: int | None = None) -> dict[str, Attribute]:
+    props: dict[str, Attribute] = {
+        "path": MemPathAttr(path),
+        "row": IntegerAttr(pe[0], 64),
+        "col": IntegerAttr(pe[1], 64),
+        "cycle": IntegerAttr(cycle, 64),
+    }
+    if slot is not None:
+        props["slot"] = IntegerAttr(slot, 64)
+    return props
+
+
+def _hoist_constants(loop: scf.ForOp) -> None:
+    for op in list(loop.body.block.ops):
+        if isinstance(op, arith.ConstantOp):
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(loop))
+
+
+def _kernelize(loop: scf.ForOp, ident: int, scheduler: _Scheduler) -> KernelRecord:
+    _hoist_constants(loop)
+    block = loop.body.block
+    body_ops = list(block.ops)
+    terminator = body_ops[-1]
+    assert isinstance(terminator, scf.YieldOp)
+    ops = body_ops[:-1]
+    carried = list(zip(block.args[1:], terminator.operands))
+    schedule = scheduler.schedule(ops, carried)
+    kernel_block = Block()
+    kernel = cgra.KernelOp(
+        ident,
+        (scheduler.hw.rows, scheduler.hw.cols),
+        schedule.ii,
+        Region(kernel_block),
+        [v.type for v in terminator.operands],
+    )
+    mapping: dict[SSAValue, SSAValue] = {}
+    for op in ops:
+        new = _placed(op, schedule.place[op])
+        new.operands = [mapping.get(v, v) for v in new.operands]
+        kernel_block.add_op(new)
+        for old_result, new_result in zip(op.results, new.results):
+            mapping[old_result] = new_result
+    kernel_block.add_op(cgra.YieldOp.create(operands=[mapping.get(v, v) for v in terminator.operands]))
+    for op in ops:
+        op.detach()
+    for op in reversed(ops):
+        op.drop_all_references()
+        op.erase(safe_erase=False)
+    Rewriter.insert_op(kernel, InsertPoint.before(terminator))
+    terminator.operands = list(kernel.results)
+    return KernelRecord(ident, len(ops), schedule.ii, schedule.length)
+
+
+def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraReport]:
+    reports = []
+    scheduler = _Scheduler(hardware)
+    for function in require_gradients(module, "tapeflow-to-cgra"):
+        report = CgraReport(function.sym_name.data)
+        loops = [
+            op
+            for op in function.walk()
+            if isinstance(op, scf.ForOp)
+            and not any(isinstance(o, scf.ForOp) for o in op.body.walk())
+        ]
+        for loop in loops:
+            if all(_placeable(o) for o in loop.body.block.ops):
+                report.kernels.append(_kernelize(loop, len(report.kernels), scheduler))
+            else:
+                report.unmapped_loops += 1
+        reports.append(report)
+    return reports
+
+
+@dataclass(frozen=True)
+class TapeflowToCgraPass(ModulePass):
+    """Place and schedule every plain innermost loop body on the PE grid."""
+
+    name = "tapeflow-to-cgra"
+
+    rows: int = 4
+    cols: int = 4
+    stats: bool = False
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        if self.rows <= 0 or self.cols <= 0:
+            raise PassFailedException(
+                f"tapeflow-to-cgra: a {self.rows}x{self.cols} grid has no PEs"
+            )
+        from dataclasses import replace
+
+        hardware = replace(PRESETS["Enzyme32k"], rows=self.rows, cols=self.cols)
+        for report in lower_module(op, hardware):
+            if self.stats:
+                print(f"tapeflow-to-cgra: {report.summary()}", file=sys.stderr)
