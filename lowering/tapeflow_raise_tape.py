@@ -149,6 +149,34 @@ def raise_function(function: func.FuncOp) -> GradientReport:
     return report
 
 
+TAPE_BUFFER = "tapeflow.tape"
+"""Marks a cache buffer left as a memref (the Enzyme baseline) for the simulator."""
+
+
+def mark_tape_buffers(function: func.FuncOp) -> int:
+    """
+    Mark Enzyme's cache buffers without rewriting them (the baseline keeps its
+    memrefs, but the simulator must know which traffic is tape). Returns how many.
+    """
+    body = function.body.block
+    rev_start = _reverse_sweep_start(function)
+    marked = 0
+    for op in body.ops:
+        if isinstance(op, memref.AllocOp):
+            try:
+                _classify(op, body, rev_start)
+            except _Kept:
+                continue
+            op.attributes[TAPE_BUFFER] = builtin.UnitAttr()
+            marked += 1
+    return marked
+
+
+def reverse_sweep_start(function: func.FuncOp) -> int:
+    """Index, in the gradient's body, of the first top-level op of the reverse sweep."""
+    return _reverse_sweep_start(function)
+
+
 def _roles(function: func.FuncOp) -> list[ArgumentRole]:
     name = function.sym_name.data
     activity = function.attributes.get(GRADIENT_ACTIVITY)

@@ -25,6 +25,8 @@ class CacheResult:
     """Per access: True for a hit."""
     writebacks: int
     """Dirty lines written back (evictions, plus the final flush if asked)."""
+    evicts_dirty: np.ndarray
+    """Per access: True if its miss evicted a dirty line (a write-back)."""
     miss_lines: int
     """Lines brought in from DRAM (one per miss)."""
 
@@ -52,6 +54,7 @@ def simulate_cache(
     refresh_on_write = config.lru_on_write
     sets: list[OrderedDict[int, bool]] = [OrderedDict() for _ in range(config.sets)]
     hit = np.zeros(len(lines), dtype=bool)
+    evicts = np.zeros(len(lines), dtype=bool)
     writebacks = 0
     for n, (line, write) in enumerate(zip(lines, np.asarray(writes, dtype=bool).tolist())):
         resident = sets[line & set_mask]
@@ -65,8 +68,10 @@ def simulate_cache(
             continue
         if len(resident) >= ways:
             _, victim_dirty = resident.popitem(last=False)
-            writebacks += victim_dirty
+            if victim_dirty:
+                writebacks += 1
+                evicts[n] = True
         resident[line] = write
     if flush:
         writebacks += sum(d for resident in sets for d in resident.values())
-    return CacheResult(hit, writebacks, int(hit.size - np.count_nonzero(hit)))
+    return CacheResult(hit, writebacks, evicts, int(hit.size - np.count_nonzero(hit)))

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,7 +60,10 @@ from tapeflow_dialects.layer import SpadType
 from tapeflow_dialects.layer import ENTRY_BYTES
 from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
+from sim.timing import TimingRecorder
 from sim.trace import MemoryTrace
+from lowering.tapeflow_raise_tape import TAPE_BUFFER
+from lowering.tapeflow_to_cgra import op_class, op_latency
 
 
 class ExecutionError(Exception):
@@ -353,6 +357,54 @@ def _unplaced(op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) -> Operation | No
     return memref.StoreOp.create(operands=[op.value, memory, *op.indices])
 
 
+REV_START = "tapeflow.rev_start"
+"""Marks the first top-level op of a gradient's reverse sweep (set by the simulator)."""
+
+_FREE_OPS = (
+    arith.ConstantOp, memref.AllocOp, memref.AllocaOp, memref.DeallocOp, memref.SubviewOp,
+    memref.CastOp, tape.AllocOp, tape.FreeOp, region.AllocOp, region.FreeOp, stream.AllocOp,
+)
+
+
+def _op_cost(op: Operation, timing: TimingRecorder) -> tuple[int, str | None, str | None] | None:
+    """(latency, FU class, memory kind) of an op run outside kernels; None if free."""
+    if isinstance(op, _FREE_OPS) or op.regions or op.dialect_name() not in (
+        "arith", "math", "memref", "tape", "region", "stream", "enzyme"
+    ):
+        return None
+    hardware = timing.hardware
+    if isinstance(op, stream.LoadOp | stream.StoreOp):
+        return hardware.scratchpad.latency, None, "spad"
+    if isinstance(op, memref.LoadOp | tape.LoadOp | region.LoadOp):
+        return hardware.cache.hit_latency, None, "cache"
+    if isinstance(op, memref.StoreOp | tape.StoreOp | region.StoreOp):
+        return 1, None, "cache"
+    if op.dialect_name() == "enzyme":
+        return 1, None, None
+    cls = op_class(op.name)
+    return getattr(hardware.latencies, cls), cls, None
+
+
+def _kernel_profile(
+    kernel: cgra.KernelOp, timing: TimingRecorder
+) -> tuple[int, int, Counter[str], int, int]:
+    """(ii, length, FU ops by class, memory ops, scratchpad ops) of one iteration."""
+    hardware = timing.hardware
+    length = 0
+    fu: Counter[str] = Counter()
+    memory_ops = spad = 0
+    for placed in kernel.body.block.ops:
+        if not isinstance(placed, cgra.PlacedOp):
+            continue
+        length = max(length, placed.cycle.value.data + op_latency(placed, hardware))
+        if isinstance(placed, cgra.ComputeOp):
+            fu[op_class(placed.opcode.data)] += 1
+        else:
+            memory_ops += 1
+            spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == cgra.MemPath.SPAD
+    return kernel.ii.value.data, length, fu, memory_ops, spad
+
+
 def _fresh_stats() -> dict[str, int]:
     return {
         "stream_bytes_written": 0,
@@ -366,10 +418,18 @@ def _fresh_stats() -> dict[str, int]:
 class Executor:
     """Runs functions of one module. `run` takes and returns Python/numpy values."""
 
-    def __init__(self, module: ModuleOp, trace: MemoryTrace | None = None):
+    def __init__(
+        self,
+        module: ModuleOp,
+        trace: MemoryTrace | None = None,
+        timing: TimingRecorder | None = None,
+    ):
         self.module = module
         self.trace = trace
         """If given, every memref, tape and region access is recorded into it."""
+        self.timing = timing
+        """If given, the run is reported to it as kernel loops, ops and streams."""
+        self._in_kernel = 0
         self.functions: dict[str, func.FuncOp] = {
             op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)
         }
@@ -433,9 +493,81 @@ class Executor:
 
     def _op(self, op: Operation, slots: dict[SSAValue, int]) -> Step:
         step = self._untraced_op(op, slots)
+        if self.timing is not None:
+            step = self._timed(op, step, slots)
         if self.trace is None:
             return step
         return self._traced(op, step, [self._slot(slots, v) for v in op.operands])
+
+    def _timed(self, op: Operation, step: Step, slots: dict[SSAValue, int]) -> Step:
+        """`step`, reporting what it costs to the timing recorder."""
+        timing = self.timing
+        assert timing is not None
+        timed = self._costed(op, step, slots)
+        if REV_START not in op.attributes:
+            return timed
+
+        def rev_step(fr: Frame) -> None:
+            timing.set_phase("rev")
+            timed(fr)
+
+        return rev_step
+
+    def _costed(self, op: Operation, step: Step, slots: dict[SSAValue, int]) -> Step:
+        timing = self.timing
+        assert timing is not None
+        if self._in_kernel:
+            return step
+        match op:
+            case scf.ForOp() if any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
+                return self._timed_kernel_loop(op, step, slots)
+            case stream.FwdOp() | stream.RevOp():
+                direction = "fwd" if isinstance(op, stream.FwdOp) else "rev"
+                rows_slot = self._slot(slots, op.rows)
+                tile_type = op.tile.type
+                assert isinstance(tile_type, SpadType)
+                row_bytes = tile_type.slots.data * 8
+                inner = step
+
+                def stream_step(fr: Frame) -> None:
+                    timing.stream(direction, fr[rows_slot] * row_bytes)
+                    inner(fr)
+
+                return stream_step
+            case layer.LayerOp():
+                inner_layer = step
+
+                def layer_step(fr: Frame) -> None:
+                    timing.layer()
+                    inner_layer(fr)
+
+                return layer_step
+        cost = _op_cost(op, timing)
+        if cost is None:
+            return step
+        latency, fu_class, memory = cost
+        inner_op = step
+
+        def op_step(fr: Frame) -> None:
+            timing.op(latency, fu_class, memory)
+            inner_op(fr)
+
+        return op_step
+
+    def _timed_kernel_loop(self, op: scf.ForOp, step: Step, slots: dict[SSAValue, int]) -> Step:
+        timing = self.timing
+        assert timing is not None
+        kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
+        ii, length, fu, memory_ops, spad = _kernel_profile(kernel, timing)
+        lb, ub, st = (self._slot(slots, v) for v in (op.lb, op.ub, op.step))
+
+        def loop_step(fr: Frame) -> None:
+            trips = len(range(fr[lb], fr[ub], fr[st]))
+            window = timing.kernel_loop(trips, ii, length, fu, memory_ops, spad)
+            step(fr)
+            timing.end_kernel_loop(window)
+
+        return loop_step
 
     def _traced(self, op: Operation, step: Step, ins: list[int]) -> Step:
         """`step`, recording the address it touches first (memory ops only)."""
@@ -454,14 +586,14 @@ class Executor:
                 return step
         unwrap = is_tape  # tapes and regions keep their storage in `.data`
 
+        record = trace.record
+
         def traced(fr: Frame) -> None:
-            where = tuple(fr[i] for i in idx)
             target = fr[buffer]
-            array_ = target.data if unwrap else target
+            where = tuple(fr[i] for i in idx)
             if slot is not None:
                 where = (*where, slot)
-            if len(where) == array_.ndim and all(0 <= w < d for w, d in zip(where, array_.shape)):
-                trace.record(array_, where, write, is_tape)
+            record(target.data if unwrap else target, where, write, is_tape)
             step(fr)
 
         return traced
@@ -574,9 +706,12 @@ class Executor:
                 shape = tuple(mtype.get_shape())
                 dtype = _numpy_dtype(mtype.element_type)
                 (o,) = outs
+                trace = self.trace if TAPE_BUFFER in op.attributes else None
 
                 def step(fr: Frame) -> None:
                     fr[o] = np.zeros(shape, dtype=dtype)
+                    if trace is not None:
+                        trace.mark_tape(fr[o])
 
                 return step
             case memref.DeallocOp():
@@ -675,7 +810,11 @@ class Executor:
 
                 return step
             case cgra.KernelOp():
-                steps, yielded = self._region_steps(op.body.block, slots)
+                self._in_kernel += 1
+                try:
+                    steps, yielded = self._region_steps(op.body.block, slots)
+                finally:
+                    self._in_kernel -= 1
 
                 def step(fr: Frame) -> None:
                     for s in steps:

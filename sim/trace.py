@@ -29,6 +29,18 @@ class MemoryTrace:
     _bases: dict[int, int] = field(default_factory=dict)
     _next: int = PAGE
     _keep: list[np.ndarray] = field(default_factory=list)
+    _tape_owners: set[int] = field(default_factory=set)
+    _views: dict[int, tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]] = field(
+        default_factory=dict
+    )
+
+    def mark_tape(self, arr: np.ndarray) -> None:
+        """Count every later access of this buffer as tape traffic (Enzyme's
+        cache buffers, which the baseline keeps as memrefs)."""
+        owner = self._base_array(arr)
+        self._simulated_base(owner)
+        self._tape_owners.add(owner.ctypes.data)
+        self._views.clear()
 
     def _base_array(self, arr: np.ndarray) -> np.ndarray:
         while isinstance(arr.base, np.ndarray):
@@ -45,13 +57,32 @@ class MemoryTrace:
             self._next += -(-max(owner.nbytes, 1) // PAGE) * PAGE
         return base
 
-    def record(self, arr: np.ndarray, where: tuple[int, ...], write: bool, tape: bool) -> None:
+    def _describe(self, arr: np.ndarray) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]:
         owner = self._base_array(arr)
-        offset = arr.ctypes.data - owner.ctypes.data
-        offset += sum(i * s for i, s in zip(where, arr.strides))
-        self.addresses.append(self._simulated_base(owner) + offset)
+        owner_pointer = owner.ctypes.data
+        start = self._simulated_base(owner) + arr.ctypes.data - owner_pointer
+        entry = (arr, start, arr.strides, arr.shape, owner_pointer in self._tape_owners)
+        if len(self._views) > 65536:  # views of finished loops: forget them
+            self._views.clear()
+        self._views[id(arr)] = entry
+        return entry
+
+    def record(self, arr: np.ndarray, where: tuple[int, ...], write: bool, tape: bool) -> None:
+        """One access of element `where` of `arr` (out-of-range ones are skipped:
+        the access itself reports them)."""
+        entry = self._views.get(id(arr))
+        if entry is None or entry[0] is not arr:
+            entry = self._describe(arr)
+        _, address, strides, shape, owner_tape = entry
+        for i, stride, extent in zip(where, strides, shape):
+            if not 0 <= i < extent:
+                return
+            address += i * stride
+        if len(where) != len(shape):
+            return
+        self.addresses.append(address)
         self.writes.append(write)
-        self.tape.append(tape)
+        self.tape.append(tape or owner_tape)
 
     def __len__(self) -> int:
         return len(self.addresses)

@@ -1,0 +1,202 @@
+"""
+The simulator: values equal the reference executor's in every variant, the
+tape traffic under TapeFlow is the tape written once and read once, the
+scratchpad never holds more than its capacity, and hand-computed timing cases.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+from benchmarks.kernels import KERNELS
+from sim.simulator import SimulationError, prepare, simulate
+from targets.hardware import configure
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.run import bind_arguments, run_function
+
+PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
+
+
+def run_variant(key: str, module: ModuleOp, variant: str, **overrides: int):  # type: ignore[no-untyped-def]
+    hardware = configure(PRESET_OF[variant], **overrides)
+    tape_bytes = prepare(make_context(), module, variant, hardware)
+    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")
+    inputs = KERNELS[key].inputs("small")
+    args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+    return simulate(module, f"{key}_grad", args, hardware, tape_bytes)
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "aos", "tapeflow"])
+@pytest.mark.parametrize("key", KERNELS)
+def test_outputs_equal_the_reference_executor(
+    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    reference_module = differentiated(key)
+    inputs = KERNELS[key].inputs("small")
+    reference = run_function(reference_module, f"{key}_grad", {f"arg{i}": a for i, a in enumerate(inputs)})
+    result = run_variant(key, differentiated(key), variant)
+    assert set(result.outputs) == set(reference)
+    for name, value in reference.items():
+        np.testing.assert_array_equal(result.outputs[name], value, err_msg=f"{key} {variant} {name}")
+    report = result.report
+    assert report["cycles"]["total"] == report["cycles"]["fwd"] + report["cycles"]["rev"] > 0
+    assert report["dram_bytes"]["total"] == report["dram_bytes"]["read"] + report["dram_bytes"]["write"]
+    energy = report["energy_pj"]
+    assert energy["onchip"] == pytest.approx(energy["cache"] + energy["spad"] + energy["fu"])
+    if variant == "tapeflow":
+        # Every tape value goes to DRAM once, by a FWD stream, and comes back at
+        # most once (NN's REV leaves one value it never needs on the stack); no
+        # tape traffic goes through the cache.
+        streams = report["streams"]
+        assert streams["write_bytes"] == report["tape_bytes"]
+        assert 0 < streams["read_bytes"] <= report["tape_bytes"]
+        assert report["dram_bytes"]["tape"] == streams["write_bytes"] + streams["read_bytes"]
+        assert 0 < report["spad"]["peak_bytes"] <= 512
+        assert report["layers"] > 0
+    else:
+        assert report["spad"]["accesses"] == 0 and report["layers"] == 0
+
+
+def test_tflow_without_a_scratchpad_is_refused(differentiated: Callable[[str], ModuleOp]) -> None:
+    with pytest.raises(SimulationError, match="needs a scratchpad; Enzyme32k has none"):
+        prepare(make_context(), differentiated("logsum"), "tapeflow", configure("Enzyme32k"))
+
+
+CHAIN = """
+func.func @f(%x: memref<4xf64>) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {trips} : index
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (f64) {{
+{body}
+    scf.yield %r : f64
+  }}
+  func.return %s : f64
+}}
+func.func @f_grad(%x: memref<4xf64>, %dx: memref<4xf64>) -> f64 {{
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @f(%x, %dx, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<4xf64>, memref<4xf64>, f64) -> f64
+  func.return %r : f64
+}}
+"""
+
+
+def fwd_kernel_cycles(body: str, trips: int) -> tuple[int, int]:
+    """(ii, cycles) of the FWD kernel loop of a one-loop gradient."""
+    ctx = make_context()
+    module = LocatingParser(ctx, CHAIN.format(body=body, trips=trips), "chain.mlir").parse_module()
+    hardware = configure("Enzyme32k")
+    tape_bytes = prepare(ctx, module, "enzyme", hardware)
+    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    args = bind_arguments(function, {"arg0": np.ones(4)})
+    from sim.executor import Executor
+    from sim.timing import TimingRecorder
+    from sim.trace import MemoryTrace
+
+    trace = MemoryTrace()
+    timing = TimingRecorder(trace, hardware)
+    Executor(module, trace, timing).run("f_grad", args)
+    timing.finish()
+    kernel = next(w for w in timing.windows if w.kind == "kernel")
+    return kernel.compute, trips
+
+
+def test_a_dependent_chain_costs_its_latency_sum() -> None:
+    # a + 1.0, then * 2.0, then + 1.0: fadd 5 + fmul 4 + fadd 5 = 14 cycles, all on
+    # the recurrence through %a, so ii = 14 and N iterations take about N * 14.
+    body = """    %one = arith.constant 1.0 : f64
+    %two = arith.constant 2.0 : f64
+    %p = arith.addf %a, %one : f64
+    %q = arith.mulf %p, %two : f64
+    %r = arith.addf %q, %one : f64"""
+    compute, trips = fwd_kernel_cycles(body, 4)
+    # (N - 1) * ii + length = 3 * 14 + 14, plus at most a hop per link (2 links).
+    assert 4 * 14 <= compute <= 4 * 14 + 2 * 4
+
+
+def test_sixteen_independent_ops_issue_together_on_a_4x4_grid() -> None:
+    ops = "\n".join(f"      %p{k} = arith.mulf %v{k % 4}, %w : f64" for k in range(16))
+    text = f"""
+func.func private @diffeg(%x: memref<4xf64>, %dx: memref<4xf64>, %w: f64) attributes {{tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %v0 = memref.load %x[%c0] : memref<4xf64>
+  %v1 = memref.load %x[%c1] : memref<4xf64>
+  %v2 = arith.addf %v0, %v1 : f64
+  %v3 = arith.mulf %v0, %v1 : f64
+  scf.for %i = %c0 to %c4 step %c1 {{
+{ops}
+  }}
+  func.return
+}}
+"""
+    from lowering.tapeflow_to_cgra import lower_module
+    from tapeflow_dialects import cgra
+
+    module = LocatingParser(make_context(), text, "sixteen.mlir").parse_module()
+    (report,) = lower_module(module, configure("Enzyme32k"))
+    module.verify()
+    (kernel,) = [op for op in module.walk() if isinstance(op, cgra.KernelOp)]
+    placed = [op for op in kernel.body.block.ops if isinstance(op, cgra.ComputeOp)]
+    assert kernel.ii.value.data == 1
+    assert {op.cycle.value.data for op in placed} == {0}
+    assert len({op.pe() for op in placed}) == 16
+
+
+def test_a_streaming_read_is_bandwidth_bound(tmp_path: Path) -> None:
+    # The FWD loop reads 4096 doubles (32 KB) once: at 9.6 bytes per cycle that
+    # takes at least 32768 / 9.6 = 3413.3 cycles, whatever the compute.
+    text = CHAIN.replace("memref<4xf64>", "memref<4096xf64>").format(
+        trips=4096,
+        body="""    %v = memref.load %x[%i] : memref<4096xf64>
+    %r = arith.addf %a, %v : f64""",
+    )
+    ctx = make_context()
+    module = LocatingParser(ctx, text, "stream.mlir").parse_module()
+    hardware = configure("Enzyme32k")
+    tape_bytes = prepare(ctx, module, "enzyme", hardware)
+    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    args = bind_arguments(function, {"arg0": np.ones(4096)})
+    report = simulate(module, "f_grad", args, hardware, tape_bytes).report
+    assert report["cycles"]["fwd"] >= 32768 / 9.6
+    assert report["cache"]["fwd"]["misses"] == 4096 * 8 // 64
+
+
+def test_tapeflow_sim_command(tmp_path: Path) -> None:
+    inputs = KERNELS["logsum"].inputs("small")
+    np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
+    source = Path(__file__).parents[2] / "benchmarks" / "mlir" / "logsum.small.mlir"
+    tool = Path(sys.executable).parent / "tapeflow-sim"
+    done = subprocess.run(
+        [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
+         "--preset", "Tflow1k", "--energy", "cacti45", "--inputs", str(tmp_path / "in.npz"),
+         "--out", str(tmp_path / "out.npz"), "--json", str(tmp_path / "r.json")],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    for key in ("cycles", "ops", "cache", "dram_bytes", "spad", "sram_bytes", "layers",
+                "tape_bytes", "energy_pj"):
+        assert key in report
+    assert report["sram_bytes"] == 1024 + 512
+    with np.load(tmp_path / "out.npz") as out:
+        assert "arg1" in out.files and "result0" in out.files
+    bad = subprocess.run(
+        [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
+         "--preset", "Enzyme32k"],
+        capture_output=True, text=True,
+    )
+    assert bad.returncode == 1
+    assert "the tapeflow variant needs a scratchpad; Enzyme32k has none" in bad.stderr
+    assert "Traceback" not in bad.stderr
