@@ -96,7 +96,7 @@ def fwd_kernel_cycles(body: str, trips: int) -> tuple[int, int]:
     ctx = make_context()
     module = LocatingParser(ctx, CHAIN.format(body=body, trips=trips), "chain.mlir").parse_module()
     hardware = configure("Enzyme32k")
-    tape_bytes = prepare(ctx, module, "enzyme", hardware)
+    prepare(ctx, module, "enzyme", hardware)
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
     args = bind_arguments(function, {"arg0": np.ones(4)})
     from sim.executor import Executor

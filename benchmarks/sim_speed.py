@@ -1,0 +1,77 @@
+"""
+`python -m benchmarks.sim_speed [--preset paper] [--kernels a,b] [--configs ...]`:
+how fast the simulator runs, and what it reports, for each kernel.
+
+For every kernel and configuration (default: Enzyme32k with the enzyme variant,
+Tflow32k and Tflow2k with the tapeflow variant) it prints the simulated cycles,
+DRAM bytes, on-chip energy, the dynamic ops simulated and the simulator's speed
+(ops per second of the run itself, and the wall time including the lowering).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+
+from benchmarks.kernels import KERNELS, PRESETS
+from sim.simulator import prepare, simulate
+from targets.hardware import configure
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.run import bind_arguments
+
+CONFIGS = {"Enzyme32k": "enzyme", "Tflow32k": "tapeflow", "Tflow2k": "tapeflow"}
+
+
+def run(key: str, preset: str, config: str) -> dict[str, object]:
+    started = time.perf_counter()
+    ctx = make_context()
+    module = LocatingParser(ctx, KERNELS[key].mlir(preset), f"{key}.mlir").parse_module()
+    hardware = configure(config)
+    tape_bytes = prepare(ctx, module, CONFIGS[config], hardware)
+    function = next(f for f in module.ops if f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
+    inputs = KERNELS[key].inputs(preset)
+    args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+    report = simulate(module, f"{key}_grad", args, hardware, tape_bytes).report
+    report["wall_seconds"] = time.perf_counter() - started
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.sim_speed")
+    parser.add_argument("--preset", choices=PRESETS, default="paper")
+    parser.add_argument("--kernels", default=",".join(KERNELS))
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    args = parser.parse_args(argv)
+    keys = [k for k in args.kernels.split(",") if k]
+    configs = [c for c in args.configs.split(",") if c]
+    for name, known in (("kernel", KERNELS), ("config", CONFIGS)):
+        chosen = keys if name == "kernel" else configs
+        unknown = [c for c in chosen if c not in known]
+        if unknown:
+            parser.error(f"unknown {name}(s) {', '.join(unknown)}")
+    print(
+        "| kernel | config | cycles | DRAM bytes | on-chip energy (uJ) | ops simulated "
+        "| ops/s | wall s |"
+    )
+    print("|" + "---|" * 8)
+    total_ops = total_seconds = 0.0
+    for key in keys:
+        for config in configs:
+            r = run(key, args.preset, config)
+            sim = r["simulator"]  # type: ignore[index]
+            total_ops += r["ops"]["total"]  # type: ignore[index]
+            total_seconds += sim["seconds"]
+            print(
+                f"| {key} | {config} | {r['cycles']['total']} | "  # type: ignore[index]
+                f"{r['dram_bytes']['total']} | {r['energy_pj']['onchip'] / 1e6:.2f} | "  # type: ignore[index]
+                f"{r['ops']['total']} | {sim['ops_per_second']:.0f} | {r['wall_seconds']:.1f} |",  # type: ignore[index]
+                flush=True,
+            )
+    print(f"\noverall: {total_ops:.0f} ops in {total_seconds:.1f} s of simulation, "
+          f"{total_ops / total_seconds:.0f} ops/s")
+
+
+if __name__ == "__main__":
+    main()
