@@ -28,7 +28,7 @@ regions, `spad` (with the slot) for scratchpad tiles.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, scf
@@ -469,8 +469,6 @@ class TapeflowToCgraPass(ModulePass):
             raise PassFailedException(
                 f"tapeflow-to-cgra: a {self.rows}x{self.cols} grid has no PEs"
             )
-        from dataclasses import replace
-
         hardware = replace(PRESETS["Enzyme32k"], rows=self.rows, cols=self.cols)
         for report in lower_module(op, hardware):
             if self.stats:
