@@ -16,7 +16,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks.kernels import KERNELS, PRESETS
+from benchmarks.common import add_kernel_options, chosen, parse_kernel
+from benchmarks.kernels import KERNELS
 from benchmarks.paper import TABLE_II
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_layers import LayersReport, layer_module
@@ -26,7 +27,6 @@ from lowering.tapeflow_spad_bind import bind_module
 from lowering.tapeflow_streams import stream_module
 from lowering.tapeflow_unroll import TapeflowUnrollPass
 from tapeflow_tools.context import make_context
-from tapeflow_tools.diagnostics import LocatingParser
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class LayerCount:
 
 def measure(key: str, preset: str, spad_bytes: int, unroll: int) -> LayerCount:
     ctx = make_context()
-    module = LocatingParser(ctx, KERNELS[key].mlir(preset), f"{key}.{preset}.mlir").parse_module()
+    module = parse_kernel(ctx, key, preset)
     start = time.perf_counter()
     TapeflowEnzymePass().apply(ctx, module)
     differentiated = time.perf_counter()
@@ -78,15 +78,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog="python -m benchmarks.layer_counts",
         description="Layer counts of the TapeFlow pipeline next to the paper's.",
     )
-    parser.add_argument("--preset", choices=PRESETS, default="paper")
+    add_kernel_options(parser)
     parser.add_argument("--spad-bytes", type=int, default=512)
     parser.add_argument("--unroll", type=int, default=1)
-    parser.add_argument("--kernels", default=",".join(KERNELS))
     args = parser.parse_args(argv)
-    keys = [k for k in args.kernels.split(",") if k]
-    unknown = [k for k in keys if k not in KERNELS]
-    if unknown:
-        parser.error(f"unknown kernel(s) {', '.join(unknown)}; choose from {', '.join(KERNELS)}")
+    keys = chosen(parser, args.kernels, KERNELS)
     rows = []
     for key in keys:
         rows.append(measure(key, args.preset, args.spad_bytes, args.unroll))

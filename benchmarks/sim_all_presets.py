@@ -13,27 +13,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks.kernels import KERNELS, PRESETS
+from benchmarks.common import add_kernel_options, caller_arguments, chosen, parse_kernel
+from benchmarks.kernels import KERNELS
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from sim.simulator import prepare, simulate
 from targets.hardware import PRESETS as HARDWARE
 from targets.hardware import configure
 from tapeflow_tools.context import make_context
-from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import bind_arguments, run_function
+from tapeflow_tools.run import run_function
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sim_all_presets")
-    parser.add_argument("--preset", choices=PRESETS, default="paper")
-    parser.add_argument("--kernels", default=",".join(KERNELS))
+    add_kernel_options(parser)
     args = parser.parse_args(argv)
     mismatches = 0
-    for key in [k for k in args.kernels.split(",") if k]:
-        if key not in KERNELS:
-            parser.error(f"unknown kernel {key}")
+    for key in chosen(parser, args.kernels, KERNELS):
         ctx = make_context()
-        base = LocatingParser(ctx, KERNELS[key].mlir(args.preset), key).parse_module()
+        base = parse_kernel(ctx, key, args.preset)
         TapeflowEnzymePass().apply(ctx, base)
         inputs = {f"arg{i}": a for i, a in enumerate(KERNELS[key].inputs(args.preset))}
         reference = run_function(base, f"{key}_grad", {k: v.copy() for k, v in inputs.items()})
@@ -43,8 +40,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 module = base.clone()
                 hw = configure(name)
                 tape_bytes = prepare(ctx, module, variant, hw)
-                function = next(f for f in module.ops if f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
-                bound = bind_arguments(function, {k: v.copy() for k, v in inputs.items()})
+                bound = caller_arguments(module, key, args.preset)
                 result = simulate(module, f"{key}_grad", bound, hw, tape_bytes)
                 same = all(np.array_equal(result.outputs[n], reference[n]) for n in reference)
                 mismatches += not same

@@ -14,12 +14,11 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from benchmarks.kernels import KERNELS, PRESETS
+from benchmarks.common import add_kernel_options, caller_arguments, chosen, parse_kernel
+from benchmarks.kernels import KERNELS
 from sim.simulator import prepare, simulate
 from targets.hardware import configure
 from tapeflow_tools.context import make_context
-from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import bind_arguments
 
 CONFIGS = {"Enzyme32k": "enzyme", "Tflow32k": "tapeflow", "Tflow2k": "tapeflow"}
 
@@ -27,12 +26,10 @@ CONFIGS = {"Enzyme32k": "enzyme", "Tflow32k": "tapeflow", "Tflow2k": "tapeflow"}
 def run(key: str, preset: str, config: str) -> dict[str, object]:
     started = time.perf_counter()
     ctx = make_context()
-    module = LocatingParser(ctx, KERNELS[key].mlir(preset), f"{key}.mlir").parse_module()
+    module = parse_kernel(ctx, key, preset)
     hardware = configure(config)
     tape_bytes = prepare(ctx, module, CONFIGS[config], hardware)
-    function = next(f for f in module.ops if f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
-    inputs = KERNELS[key].inputs(preset)
-    args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+    args = caller_arguments(module, key, preset)
     report = simulate(module, f"{key}_grad", args, hardware, tape_bytes).report
     report["wall_seconds"] = time.perf_counter() - started
     return report
@@ -40,17 +37,11 @@ def run(key: str, preset: str, config: str) -> dict[str, object]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sim_speed")
-    parser.add_argument("--preset", choices=PRESETS, default="paper")
-    parser.add_argument("--kernels", default=",".join(KERNELS))
+    add_kernel_options(parser)
     parser.add_argument("--configs", default=",".join(CONFIGS))
     args = parser.parse_args(argv)
-    keys = [k for k in args.kernels.split(",") if k]
-    configs = [c for c in args.configs.split(",") if c]
-    for name, known in (("kernel", KERNELS), ("config", CONFIGS)):
-        chosen = keys if name == "kernel" else configs
-        unknown = [c for c in chosen if c not in known]
-        if unknown:
-            parser.error(f"unknown {name}(s) {', '.join(unknown)}")
+    keys = chosen(parser, args.kernels, KERNELS)
+    configs = chosen(parser, args.configs, CONFIGS, "config")
     print(
         "| kernel | config | cycles | DRAM bytes | on-chip energy (uJ) | ops simulated "
         "| ops/s | wall s |"

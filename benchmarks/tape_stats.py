@@ -16,16 +16,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
-
-from benchmarks.kernels import KERNELS, PRESETS
+from benchmarks.common import add_kernel_options, chosen, parse_kernel
+from benchmarks.kernels import KERNELS
 from benchmarks.paper import TABLE_II
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.gradient import gradient_functions, top_level_op
 from lowering.tapeflow_raise_tape import GradientReport, raise_module
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
-from tapeflow_tools.diagnostics import LocatingParser
 
 
 @dataclass(frozen=True)
@@ -44,8 +42,7 @@ class TapeStats:
 
 def measure(key: str, preset: str) -> TapeStats:
     ctx = make_context()
-    text = KERNELS[key].mlir(preset)
-    module: ModuleOp = LocatingParser(ctx, text, f"{key}.{preset}.mlir").parse_module()
+    module = parse_kernel(ctx, key, preset)
     start = time.perf_counter()
     TapeflowEnzymePass().apply(ctx, module)
     enzyme_done = time.perf_counter()
@@ -87,17 +84,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog="python -m benchmarks.tape_stats",
         description="Tape statistics of the benchmark kernels (Enzyme + raise-tape).",
     )
-    parser.add_argument("--preset", choices=PRESETS, default="paper")
-    parser.add_argument(
-        "--kernels",
-        default=",".join(KERNELS),
-        help="comma-separated kernel keys (default: all nine)",
-    )
+    add_kernel_options(parser)
     args = parser.parse_args(argv)
-    keys = [k for k in args.kernels.split(",") if k]
-    unknown = [k for k in keys if k not in KERNELS]
-    if unknown:
-        parser.error(f"unknown kernel(s) {', '.join(unknown)}; choose from {', '.join(KERNELS)}")
+    keys = chosen(parser, args.kernels, KERNELS)
     rows = []
     for key in keys:
         rows.append(measure(key, args.preset))
