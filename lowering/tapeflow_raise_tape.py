@@ -172,6 +172,34 @@ def mark_tape_buffers(function: func.FuncOp) -> int:
     return marked
 
 
+def sink_tapes(module: builtin.ModuleOp) -> int:
+    """
+    The inverse of raising, for the Enzyme baseline after `tapeflow-unroll`: every
+    tape becomes a marked `memref.alloc` of its own shape again (one buffer per
+    cached value, as Enzyme lays it out), its stores and loads memref ones, its
+    free a dealloc. Returns how many tapes were sunk.
+    """
+    sunk = 0
+    for op in list(module.walk()):
+        match op:
+            case tape.AllocOp():
+                ttype = op.tape.type
+                assert isinstance(ttype, tape.TapeType)
+                buffer = memref.AllocOp.get(ttype.element_type, shape=ttype.get_shape())
+                buffer.attributes[TAPE_BUFFER] = builtin.UnitAttr()
+                Rewriter.replace_op(op, buffer)
+                sunk += 1
+            case tape.StoreOp():
+                Rewriter.replace_op(op, memref.StoreOp.get(op.value, op.tape, op.indices))
+            case tape.LoadOp():
+                Rewriter.replace_op(op, memref.LoadOp.get(op.tape, op.indices))
+            case tape.FreeOp():
+                Rewriter.replace_op(op, memref.DeallocOp.get(op.tape))
+            case _:
+                pass
+    return sunk
+
+
 def reverse_sweep_start(function: func.FuncOp) -> int:
     """Index, in the gradient's body, of the first top-level op of the reverse sweep."""
     return _reverse_sweep_start(function)

@@ -5,7 +5,8 @@ The simulator: a gradient module on the modelled accelerator.
 (or from a primal with `enzyme.autodiff`, which it differentiates first):
 
 - `enzyme`: Enzyme's gradient as it is; its cache buffers (the tape) go through
-  the cache, as separate struct-of-arrays buffers;
+  the cache, as separate struct-of-arrays buffers (with `unroll` > 1 they are
+  raised to tape ops, unrolled and sunk back to the same buffers);
 - `aos`: the tape raised and merged into array-of-structs regions (Pass 1), still
   through the cache;
 - `tapeflow`: all four passes; the tape lives in the scratchpad and streams.
@@ -19,7 +20,7 @@ and turns it all into the report (`sim/timing.py`).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -29,15 +30,21 @@ from xdsl.dialects import builtin
 from lowering.gradient import require_gradients
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
-from lowering.tapeflow_raise_tape import mark_tape_buffers, raise_module, reverse_sweep_start
+from lowering.tapeflow_raise_tape import (
+    mark_tape_buffers,
+    raise_module,
+    reverse_sweep_start,
+    sink_tapes,
+)
 from lowering.tapeflow_regions import form_regions
 from lowering.tapeflow_to_cgra import lower_module
 from lowering.tapeflow_unroll import TapeflowUnrollPass
-from sim.cache import simulate_cache
+from sim.cache import CacheResult, simulate_cache
 from sim.executor import REV_START, Executor
 from sim.timing import TimingRecorder, report
 from sim.trace import MemoryTrace
-from targets.hardware import Hardware
+from targets.energy import ENERGY_PRESETS
+from targets.hardware import CacheConfig, Hardware
 from tapeflow_dialects import enzyme, layer, region, tape
 
 VARIANTS = ("enzyme", "aos", "tapeflow")
@@ -65,9 +72,14 @@ def prepare(
             "already lowered"
         )
     tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
-    if variant == "enzyme":
-        if unroll > 1:
-            raise SimulationError("--unroll applies to the aos and tapeflow variants")
+    if variant == "enzyme" and unroll > 1:
+        # Unrolling needs the FWD-to-REV map of the tape ops: raise, unroll, and sink
+        # the tapes back into Enzyme's layout (one marked buffer per cached value,
+        # its own shape, through the cache): the baseline, with its loops widened.
+        raise_module(module)
+        TapeflowUnrollPass(factor=unroll).apply(ctx, module)
+        sink_tapes(module)
+    elif variant == "enzyme":
         for function in gradients:
             mark_tape_buffers(function)
     elif variant == "aos":
@@ -100,9 +112,33 @@ class Simulation:
     report: dict[str, Any]
 
 
-def simulate(
+@dataclass
+class Execution:
+    """One run of a prepared module: its values, its address trace and its timing
+    windows. Everything that depends on the cache only is left for `evaluate`, so
+    that one execution serves every cache size and energy preset of a sweep."""
+
+    outputs: dict[str, np.ndarray]
+    hardware: Hardware
+    tape_bytes: int
+    recorder: TimingRecorder
+    addresses: np.ndarray
+    writes: np.ndarray
+    tape_flags: np.ndarray
+    seconds: float
+    replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
+    """The trace's replay through each cache asked for so far."""
+
+
+def _datapath(hardware: Hardware) -> Hardware:
+    """`hardware` without what a replay may change: cache size and ways, energy."""
+    cache = replace(hardware.cache, size_bytes=0, assoc=0)
+    return replace(hardware, name="", cache=cache, energy=ENERGY_PRESETS["paper"])
+
+
+def execute(
     module: builtin.ModuleOp, function: str, args: list[Any], hardware: Hardware, tape_bytes: int
-) -> Simulation:
+) -> Execution:
     """Run a prepared module; `args` as `tapeflow_tools.run.bind_arguments` makes them."""
     trace = MemoryTrace()
     timing = TimingRecorder(trace, hardware)
@@ -112,18 +148,55 @@ def simulate(
     timing.finish()
     timing.spad_peak_entries = executor.stats["spad_peak_entries_full"]
     addresses, writes, tape_flags = trace.arrays()
-    cache = simulate_cache(addresses, writes, hardware.cache)
     seconds = time.perf_counter() - started
-    data = report(timing, cache, tape_flags, hardware, tape_bytes)
+    outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
+    outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
+    return Execution(
+        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds
+    )
+
+
+def evaluate(execution: Execution, hardware: Hardware | None = None) -> dict[str, Any]:
+    """The report of `execution` on `hardware` (default: the one it ran on), which
+    may differ from it in cache size, associativity and energy preset only: the
+    schedule and the trace do not depend on them."""
+    hardware = hardware or execution.hardware
+    if _datapath(hardware) != _datapath(execution.hardware):
+        raise SimulationError(
+            f"{hardware.name} differs from {execution.hardware.name}, on which the "
+            "module was lowered and run, in more than cache size, ways and energy"
+        )
+    started = time.perf_counter()
+    cache = execution.replays.get(hardware.cache)
+    if cache is None:
+        cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
+        execution.replays[hardware.cache] = cache
+    data = report(execution.recorder, cache, execution.tape_flags, hardware, execution.tape_bytes)
+    seconds = execution.seconds + time.perf_counter() - started
     ops = data["ops"]["total"]  # type: ignore[index]
     data["simulator"] = {
         "seconds": seconds,
         "ops_per_second": ops / seconds if seconds > 0 else 0.0,
-        "accesses": len(addresses),
+        "accesses": len(execution.addresses),
     }
-    outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
-    outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
-    return Simulation(outputs, data)
+    return data
 
 
-__all__ = ["VARIANTS", "Simulation", "SimulationError", "prepare", "simulate"]
+def simulate(
+    module: builtin.ModuleOp, function: str, args: list[Any], hardware: Hardware, tape_bytes: int
+) -> Simulation:
+    """Run a prepared module and report on `hardware`."""
+    execution = execute(module, function, args, hardware, tape_bytes)
+    return Simulation(execution.outputs, evaluate(execution))
+
+
+__all__ = [
+    "VARIANTS",
+    "Execution",
+    "Simulation",
+    "SimulationError",
+    "evaluate",
+    "execute",
+    "prepare",
+    "simulate",
+]
