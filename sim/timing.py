@@ -19,6 +19,10 @@ run the trace goes through the cache model, and each window gets its cycles:
   delays its own layer only if it has not arrived by then; a FWD stream drains
   in the background; both take DRAM bandwidth.
 
+`cycles.memory_stall` is the part of the total spent beyond the windows' compute
+(memory-bound kernel loops, misses outside kernels), `cycles.stream_stall` the
+part spent waiting for REV tiles: together, what the memory system costs.
+
 DRAM traffic is the missed lines, the written-back dirty lines and the streamed
 tiles; energy is per event (`targets.energy`).
 """
@@ -154,6 +158,7 @@ def report(
     memory_ops = 0
     stream_read = stream_write = 0
     since_previous_rev_layer = 0
+    stall_memory = stall_stream = 0
     for w in recorder.windows:
         m = _sum_range(prefix_miss, w.start, w.end)
         wb = _sum_range(prefix_wb, w.start, w.end)
@@ -164,9 +169,12 @@ def report(
         else:
             # FWD streams drain in the background; their bytes count as traffic.
             spent = w.compute + m * latency
+        stall_memory += spent - w.compute
         if w.rev_stream_bytes:
             arrival = latency + w.rev_stream_bytes / bw
-            spent += int(np.ceil(max(0.0, arrival - since_previous_rev_layer)))
+            wait = int(np.ceil(max(0.0, arrival - since_previous_rev_layer)))
+            spent += wait
+            stall_stream += wait
             since_previous_rev_layer = 0
         since_previous_rev_layer += spent
         cycles[w.phase] += spent
@@ -191,7 +199,13 @@ def report(
     e_dram = read * 8 * energy.dram_read_pj_per_bit + write * 8 * energy.dram_write_pj_per_bit
     return {
         "hardware": hardware.name,
-        "cycles": {"fwd": cycles["fwd"], "rev": cycles["rev"], "total": cycles["fwd"] + cycles["rev"]},
+        "cycles": {
+            "fwd": cycles["fwd"],
+            "rev": cycles["rev"],
+            "total": cycles["fwd"] + cycles["rev"],
+            "memory_stall": stall_memory,
+            "stream_stall": stall_stream,
+        },
         "ops": {"total": sum(fu.values()) + memory_ops, "fu": dict(fu), "memory": memory_ops},
         "cache": {
             "hits": total_hits,

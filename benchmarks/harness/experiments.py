@@ -92,6 +92,12 @@ def _ratio(a: float, b: float) -> float | None:
     return a / b if b else None
 
 
+def _stall_share(report: Report) -> float | None:
+    """The share of the cycles spent waiting for memory (misses, REV tiles)."""
+    c = report["cycles"]
+    return _ratio(c.get("memory_stall", 0) + c.get("stream_stall", 0), c["total"])
+
+
 def _hit_rate(report: Report, phase: str) -> float | None:
     c = report["cache"][phase]
     total = c["hits"] + c["misses"]
@@ -122,6 +128,8 @@ def _performance(kernels: list[str], size: str, lookup: Lookup) -> Result:
                     row[f"hit_rate_{phase}"] = _hit_rate(ours, phase)
                 row["cycles_baseline"] = base["cycles"]["total"]
                 row["cycles"] = ours["cycles"]["total"]
+                row["stall_share_baseline"] = _stall_share(base)
+                row["stall_share"] = _stall_share(ours)
                 result.rows.append(row)
     for base_name in ENZYME:
         for name in TFLOW:
@@ -133,6 +141,11 @@ def _performance(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 result.summary[f"{name}/{base_name}"] = {
                     "geomean": geomean(speedups), "min": min(speedups), "max": max(speedups),
                 }
+    stalls = {r["kernel"]: r["stall_share_baseline"] for r in result.rows if r["baseline"] == "Enzyme32k"}
+    if stalls:
+        result.summary["enzyme32k_stall_share"] = {
+            "min": min(stalls.values()), "max": max(stalls.values()), "per_kernel": stalls,
+        }
     return result
 
 

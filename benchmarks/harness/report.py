@@ -68,6 +68,8 @@ def _run_row(point: Point, report: Report) -> dict[str, Any]:
         "cycles_fwd": report["cycles"]["fwd"],
         "cycles_rev": report["cycles"]["rev"],
         "cycles_total": report["cycles"]["total"],
+        "cycles_memory_stall": report["cycles"].get("memory_stall"),
+        "cycles_stream_stall": report["cycles"].get("stream_stall"),
         "ops_total": report["ops"]["total"],
         "cache_hits": report["cache"]["hits"],
         "cache_misses": report["cache"]["misses"],
@@ -170,7 +172,8 @@ def write(
 
 _ROW_COLUMNS = {
     "performance": ["kernel", "config", "baseline", "speedup_fwd", "speedup_rev", "speedup_total",
-                    "hit_rate_fwd_baseline", "hit_rate_fwd", "hit_rate_rev_baseline", "hit_rate_rev"],
+                    "hit_rate_fwd_baseline", "hit_rate_fwd", "hit_rate_rev_baseline", "hit_rate_rev",
+                    "stall_share_baseline", "stall_share"],
     "dram": ["kernel", "cache_kb", "enzyme_norm", "tapeflow_norm", "reduction",
              "enzyme_tape_bytes", "tapeflow_tape_bytes"],
     "layout": ["kernel", "cache_kb", "aos_norm", "enzyme_tape_bytes", "aos_tape_bytes", "speedup"],
