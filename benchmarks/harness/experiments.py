@@ -130,6 +130,8 @@ def _performance(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 row["cycles"] = ours["cycles"]["total"]
                 row["stall_share_baseline"] = _stall_share(base)
                 row["stall_share"] = _stall_share(ours)
+                row["stream_stall_share"] = _ratio(ours["cycles"].get("stream_stall", 0), ours["cycles"]["total"])
+                row["layers"] = ours["layers"]
                 result.rows.append(row)
     for base_name in ENZYME:
         for name in TFLOW:
