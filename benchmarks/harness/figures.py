@@ -60,7 +60,7 @@ def _dram(result: Result, ax: Any) -> None:
     ax.set_xlabel("cache size (solid: TapeFlow, dashed: Enzyme)")
     ax.set_ylabel("DRAM bytes / Enzyme32k's")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=2)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
 def _layout(result: Result, ax: Any) -> None:
@@ -101,7 +101,7 @@ def _tradeoff(result: Result, ax: Any) -> None:
     ax.set_xlabel("on-chip energy / Enzyme1k's ('paper' preset; o Enzyme, ^ TapeFlow, 1-128 KB)")
     ax.set_ylabel("performance / Enzyme1k's (x)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=2)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
 def _scratchpad(result: Result, ax: Any) -> None:
@@ -109,11 +109,13 @@ def _scratchpad(result: Result, ax: Any) -> None:
         rows = sorted((r for r in result.rows if r["kernel"] == k), key=lambda r: r["spad_bytes"])
         ax.plot([r["spad_bytes"] for r in rows], [r["speedup"] for r in rows], marker="o", color=f"C{i}", label=k)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("scratchpad size (bytes)")
+    sizes = sorted({r["spad_bytes"] for r in result.rows})
+    ax.set_xticks(sizes, [f"{s // 1024**2} MB" if s >= 1024**2 else f"{s // 1024} KB" if s >= 1024 else f"{s} B" for s in sizes])
+    ax.set_xlabel("scratchpad size")
     ax.set_ylabel("speedup over Enzyme32k (x)")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=2)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
 def _unroll(result: Result, axes: Any) -> None:
@@ -161,12 +163,16 @@ _LAYOUTS: dict[str, tuple[tuple[int, int], Callable[[Result, Any], None]]] = {
 }
 
 
+_LEGEND_OUTSIDE = {"dram", "tradeoff", "scratchpad"}
+
+
 def draw(result: Result, title: str, path: Path) -> bool:
     """Write the experiment's figure; False if it has no rows to draw."""
     if not result.rows:
         return False
     (nrows, ncols), plot = _LAYOUTS[result.name]
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 4.8), squeeze=False)
+    width = 6.5 * ncols + (2.5 if result.name in _LEGEND_OUTSIDE else 0)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, 4.8), squeeze=False)
     plot(result, axes[0] if ncols > 1 else axes[0][0])
     fig.suptitle(title)
     fig.tight_layout()
