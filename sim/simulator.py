@@ -98,15 +98,24 @@ def prepare(
 class Simulation:
     outputs: dict[str, np.ndarray]
     report: dict[str, Any]
+    trace: MemoryTrace | None = None
+    """The run's address trace (to replay it through other cache configurations)."""
 
 
 def simulate(
-    module: builtin.ModuleOp, function: str, args: list[Any], hardware: Hardware, tape_bytes: int
+    module: builtin.ModuleOp,
+    function: str,
+    args: list[Any],
+    hardware: Hardware,
+    tape_bytes: int,
+    fast: bool = True,
 ) -> Simulation:
-    """Run a prepared module; `args` as `tapeflow_tools.run.bind_arguments` makes them."""
+    """Run a prepared module; `args` as `tapeflow_tools.run.bind_arguments` makes them.
+    `fast=False` runs the kernel loops with the closure executor (the reference
+    the compiled kernel loops are tested against; same results, slower)."""
     trace = MemoryTrace()
     timing = TimingRecorder(trace, hardware)
-    executor = Executor(module, trace, timing)
+    executor = Executor(module, trace, timing, fast=fast)
     started = time.perf_counter()
     results = executor.run(function, args)
     timing.finish()
@@ -123,7 +132,7 @@ def simulate(
     }
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
-    return Simulation(outputs, data)
+    return Simulation(outputs, data, trace)
 
 
 __all__ = ["VARIANTS", "Simulation", "SimulationError", "prepare", "simulate"]
