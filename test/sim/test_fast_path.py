@@ -6,6 +6,7 @@ output bits, the same address trace, the same report, and the same errors.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -14,9 +15,10 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from benchmarks.kernels import KERNELS
+from sim.cache import simulate_cache
 from sim.executor import Executor
 from sim.simulator import prepare, simulate
-from sim.timing import TimingRecorder
+from sim.timing import TimingRecorder, report
 from sim.trace import MemoryTrace
 from targets.hardware import configure
 from tapeflow_dialects import cgra
@@ -57,6 +59,71 @@ def test_compiled_kernel_loops_change_nothing(
     slow_report = {k: v for k, v in slow.report.items() if k != "simulator"}
     assert fast_report == slow_report
     assert fast.report["simulator"]["accesses"] == slow.report["simulator"]["accesses"]
+
+
+def _per_window(recorder: TimingRecorder, hit: np.ndarray, evicts: np.ndarray, hardware: Any) -> dict[str, Any]:
+    """The report's window sums as first written, window by window (the
+    simulator now computes them for all windows at once)."""
+    line, bw = hardware.cache.line_bytes, hardware.dram_bytes_per_cycle
+    latency, mshrs = hardware.dram.latency_cycles, hardware.cache.mshrs
+    cycles = {"fwd": 0, "rev": 0}
+    hits = {"fwd": 0, "rev": 0}
+    misses = {"fwd": 0, "rev": 0}
+    fu: Counter[str] = Counter()
+    spad = memory_ops = stream_read = stream_write = since = 0
+    for w in recorder.windows:
+        m = int(np.count_nonzero(~hit[w.start : w.end]))
+        wb = int(np.count_nonzero(evicts[w.start : w.end]))
+        dram = (m + wb) * line + w.stream_write_bytes + w.stream_read_bytes
+        if w.kind == "kernel":
+            spent = int(np.ceil(max(w.compute, max(dram / bw, -(-m // mshrs) * latency))))
+        else:
+            spent = w.compute + m * latency
+        if w.rev_stream_bytes:
+            spent += int(np.ceil(max(0.0, latency + w.rev_stream_bytes / bw - since)))
+            since = 0
+        since += spent
+        cycles[w.phase] += spent
+        hits[w.phase] += int(np.count_nonzero(hit[w.start : w.end]))
+        misses[w.phase] += m
+        fu.update(w.fu)
+        spad += w.spad_accesses
+        memory_ops += w.memory_ops
+        stream_read += w.stream_read_bytes
+        stream_write += w.stream_write_bytes
+    return {
+        "cycles": cycles, "hits": hits, "misses": misses, "fu": list(fu.items()),
+        "spad": spad, "memory": memory_ops, "streams": (stream_write, stream_read),
+    }
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+@pytest.mark.parametrize("key", ["nn", "lenet", "massspring"])
+def test_the_report_sums_the_windows_as_one_at_a_time(
+    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    module = differentiated(key)
+    hardware = configure(PRESET_OF[variant])
+    tape_bytes = prepare(make_context(), module, variant, hardware)
+    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
+    inputs = KERNELS[key].inputs("small")
+    args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+    trace = MemoryTrace()
+    recorder = TimingRecorder(trace, hardware)
+    Executor(module, trace, recorder).run(f"{key}_grad", args)
+    recorder.finish()
+    addresses, writes, tape = trace.arrays()
+    cache = simulate_cache(addresses, writes, hardware.cache)
+    data: Any = report(recorder, cache, tape, hardware, tape_bytes)
+    expected = _per_window(recorder, cache.hit, cache.evicts_dirty, hardware)
+    assert any(w.rev_stream_bytes for w in recorder.windows) == (variant == "tapeflow")
+    assert {k: data["cycles"][k] for k in ("fwd", "rev")} == expected["cycles"]
+    assert {k: data["cache"][k]["hits"] for k in ("fwd", "rev")} == expected["hits"]
+    assert {k: data["cache"][k]["misses"] for k in ("fwd", "rev")} == expected["misses"]
+    assert list(data["ops"]["fu"].items()) == expected["fu"]
+    assert data["spad"]["accesses"] == expected["spad"]
+    assert data["ops"]["memory"] == expected["memory"]
+    assert (data["streams"]["write_bytes"], data["streams"]["read_bytes"]) == expected["streams"]
 
 
 # ------------------------------------------- kernel loops that take the fallbacks
