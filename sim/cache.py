@@ -7,6 +7,10 @@ Each access is one 8-byte word inside one line (the executor's buffers are
 aligned, their elements 8 bytes). A miss brings the line in (a store too: write-
 allocate); evicting a dirty line writes it back. `flush` writes back the dirty
 lines left at the end, so that DRAM write traffic is complete.
+
+With true LRU (the default) most accesses are hits that numpy can prove, and
+only the others are replayed in Python (`_replay_reduced`); with
+`lru_on_write=False` (pycachesim's policy) every access is replayed (`_replay`).
 """
 
 from __future__ import annotations
@@ -48,7 +52,15 @@ def simulate_cache(
 ) -> CacheResult:
     config.validate()
     shift = config.line_bytes.bit_length() - 1
-    lines = (np.asarray(addresses, dtype=np.int64) >> shift).tolist()
+    lines = np.asarray(addresses, dtype=np.int64) >> shift
+    writes = np.asarray(writes, dtype=bool)
+    if config.lru_on_write and lines.size:
+        return _replay_reduced(lines, writes, config, flush)
+    return _replay(lines, writes, config, flush)
+
+
+def _replay(lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: bool) -> CacheResult:
+    """Every access in order, one LRU-ordered dict of resident lines per set."""
     set_mask = config.sets - 1
     ways = config.assoc
     refresh_on_write = config.lru_on_write
@@ -56,7 +68,7 @@ def simulate_cache(
     hit = np.zeros(len(lines), dtype=bool)
     evicts = np.zeros(len(lines), dtype=bool)
     writebacks = 0
-    for n, (line, write) in enumerate(zip(lines, np.asarray(writes, dtype=bool).tolist())):
+    for n, (line, write) in enumerate(zip(lines.tolist(), writes.tolist())):
         resident = sets[line & set_mask]
         dirty = resident.get(line)
         if dirty is not None:
@@ -75,3 +87,104 @@ def simulate_cache(
     if flush:
         writebacks += sum(d for resident in sets for d in resident.values())
     return CacheResult(hit, writebacks, evicts, int(hit.size - np.count_nonzero(hit)))
+
+
+LOOK_BACK = 16
+"""How far back (in accesses to the same set) `_replay_reduced` looks for a
+previous access to the same line."""
+
+
+def _replay_reduced(
+    lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: bool
+) -> CacheResult:
+    """
+    The same result as `_replay` when every hit refreshes the LRU order, with
+    most hits found by numpy instead of replayed one by one.
+
+    Sets are independent, so the accesses are taken set by set (a stable sort by
+    set). Within a set, an access to a line that was accessed at most `ways`
+    accesses earlier is a hit: fewer than `ways` other lines came in between.
+    Take a run of such certain hits (between two other accesses of the set):
+    nothing is evicted in it, and what it leaves behind is the run's lines moved
+    to the most recently used end in the order of their last access in the run,
+    each dirty if the run wrote it. Replaying only the last access of each line
+    in the run, as a write if any access of the line in the run wrote, leaves
+    exactly that. So all other accesses of the run are marked hits and skipped,
+    and the rest is replayed in order, each set on its own.
+    """
+    n = lines.size
+    ways = config.assoc
+    set_of = lines & (config.sets - 1)
+    order = np.argsort(set_of.astype(np.uint16) if config.sets <= 1 << 16 else set_of, kind="stable")
+    by_set = lines[order]
+    set_writes = writes[order]
+    certain = np.zeros(n, dtype=bool)
+    for back in range(1, min(ways, LOOK_BACK) + 1):
+        certain[back:] |= by_set[back:] == by_set[:-back]  # one line: one set
+    run = np.cumsum(~certain)
+    in_runs = np.flatnonzero(certain)
+    keep = ~certain
+    effective_writes = set_writes.copy()
+    if in_runs.size:
+        ids = by_set
+        if int(run[-1]) >= (1 << 62) // (int(by_set.max()) + 1):  # pragma: no cover - huge traces
+            ids = np.unique(by_set, return_inverse=True)[1].reshape(-1)
+        # Group the runs' accesses by (run, line), each group in program order.
+        key = run[in_runs] * (int(ids.max()) + 1) + ids[in_runs]
+        by_key = np.argsort(key, kind="stable")
+        grouped, key = in_runs[by_key], key[by_key]
+        first = np.concatenate([[True], key[1:] != key[:-1]])
+        starts = np.flatnonzero(first)
+        lasts = grouped[np.concatenate([starts[1:] - 1, [grouped.size - 1]])]
+        keep[lasts] = True
+        effective_writes[lasts] = np.logical_or.reduceat(set_writes[grouped], starts)
+    kept = np.flatnonzero(keep)
+    kept_lines = by_set[kept]
+    # The kept accesses are still grouped by set, each set in program order.
+    bounds = np.flatnonzero(np.diff(set_of[order][kept])) + 1
+    hit_kept, evicts_kept, writebacks, left_dirty = _replay_sets(
+        kept_lines.tolist(),
+        effective_writes[kept].tolist(),
+        [0, *bounds.tolist(), kept.size],
+        ways,
+    )
+    hit_sorted = np.ones(n, dtype=bool)
+    hit_sorted[kept] = np.frombuffer(hit_kept, dtype=bool)
+    evicts_sorted = np.zeros(n, dtype=bool)
+    evicts_sorted[kept] = np.frombuffer(evicts_kept, dtype=bool)
+    hit = np.empty(n, dtype=bool)
+    hit[order] = hit_sorted
+    evicts = np.empty(n, dtype=bool)
+    evicts[order] = evicts_sorted
+    if flush:
+        writebacks += left_dirty
+    return CacheResult(hit, writebacks, evicts, int(n - np.count_nonzero(hit)))
+
+
+def _replay_sets(
+    lines: list[int], writes: list[bool], bounds: list[int], ways: int
+) -> tuple[bytearray, bytearray, int, int]:
+    """Replay accesses given set by set (`lines[bounds[i]:bounds[i + 1]]` are one
+    set's), every hit refreshing the LRU order. Returns the hit and dirty-eviction
+    flags per access, the write-backs, and the dirty lines left at the end."""
+    hit = bytearray(len(lines))
+    evicts = bytearray(len(lines))
+    writebacks = left_dirty = 0
+    for lo, hi in zip(bounds, bounds[1:]):
+        resident: OrderedDict[int, bool] = OrderedDict()
+        get, to_end, pop = resident.get, resident.move_to_end, resident.popitem
+        for k in range(lo, hi):
+            line = lines[k]
+            dirty = get(line)
+            if dirty is not None:
+                hit[k] = 1
+                to_end(line)
+                if not dirty and writes[k]:
+                    resident[line] = True
+                continue
+            if len(resident) >= ways and pop(last=False)[1]:
+                writebacks += 1
+                evicts[k] = 1
+            resident[line] = writes[k]
+        left_dirty += sum(resident.values())
+    return hit, evicts, writebacks, left_dirty

@@ -60,6 +60,7 @@ from tapeflow_dialects.layer import SpadType
 from tapeflow_dialects.layer import ENTRY_BYTES
 from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
+from sim.kernel_compiler import Layouts, compile_kernel_loop, is_kernel_loop
 from sim.timing import TimingRecorder
 from sim.trace import MemoryTrace
 from lowering.tapeflow_raise_tape import TAPE_BUFFER
@@ -423,8 +424,14 @@ class Executor:
         module: ModuleOp,
         trace: MemoryTrace | None = None,
         timing: TimingRecorder | None = None,
+        fast: bool = True,
     ):
         self.module = module
+        self.fast = fast
+        """Run kernel loops as generated Python (`sim/kernel_compiler.py`); False
+        runs everything with the closures below, the reference the fast path is
+        tested against."""
+        self._layouts = Layouts()
         self.trace = trace
         """If given, every memref, tape and region access is recorded into it."""
         self.timing = timing
@@ -749,7 +756,10 @@ class Executor:
 
                 return step
             case scf.ForOp():
-                return self._for(op, slots, ins, outs)
+                loop = self._for(op, slots, ins, outs)
+                if self.fast and is_kernel_loop(op):
+                    return compile_kernel_loop(self, op, slots, ins, outs, loop)
+                return loop
             case scf.IfOp():
                 return self._if(op, slots, ins, outs)
             case scf.WhileOp():
@@ -935,6 +945,25 @@ class Executor:
         offsets = [off if isinstance(off, int) else None for off in geometry.offsets]
         offset_slots = [next(dynamic) if off is None else None for off in offsets]
         sizes, strides, squeeze = geometry.sizes, geometry.strides, geometry.dropped
+
+        if self.fast:
+            layouts, kept = self._layouts, geometry.kept
+
+            def fast_step(fr: Frame) -> None:
+                # The same view, and its layout for the compiled kernel loops.
+                starts = [fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)]
+                source = fr[src]
+                view = source[
+                    tuple(
+                        slice(start, start + size * stride, stride)
+                        for start, size, stride in zip(starts, sizes, strides)
+                    )
+                ]
+                view = view.squeeze(axis=squeeze) if squeeze else view
+                fr[o] = view
+                layouts.register_subview(view, source, starts, sizes, strides, kept)
+
+            return fast_step
 
         def step(fr: Frame) -> None:
             key = tuple(

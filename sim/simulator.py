@@ -110,6 +110,8 @@ def prepare(
 class Simulation:
     outputs: dict[str, np.ndarray]
     report: dict[str, Any]
+    trace: MemoryTrace | None = None
+    """The run's address trace (to replay it through other cache configurations)."""
 
 
 @dataclass
@@ -126,6 +128,7 @@ class Execution:
     writes: np.ndarray
     tape_flags: np.ndarray
     seconds: float
+    trace: MemoryTrace
     replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
     """The trace's replay through each cache asked for so far."""
 
@@ -137,12 +140,19 @@ def _datapath(hardware: Hardware) -> Hardware:
 
 
 def execute(
-    module: builtin.ModuleOp, function: str, args: list[Any], hardware: Hardware, tape_bytes: int
+    module: builtin.ModuleOp,
+    function: str,
+    args: list[Any],
+    hardware: Hardware,
+    tape_bytes: int,
+    fast: bool = True,
 ) -> Execution:
-    """Run a prepared module; `args` as `tapeflow_tools.run.bind_arguments` makes them."""
+    """Run a prepared module; `args` as `tapeflow_tools.run.bind_arguments` makes them.
+    `fast=False` runs the kernel loops with the closure executor (the reference
+    the compiled kernel loops are tested against; same results, slower)."""
     trace = MemoryTrace()
     timing = TimingRecorder(trace, hardware)
-    executor = Executor(module, trace, timing)
+    executor = Executor(module, trace, timing, fast=fast)
     started = time.perf_counter()
     results = executor.run(function, args)
     timing.finish()
@@ -152,7 +162,7 @@ def execute(
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
     return Execution(
-        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds
+        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace
     )
 
 
@@ -183,11 +193,16 @@ def evaluate(execution: Execution, hardware: Hardware | None = None) -> dict[str
 
 
 def simulate(
-    module: builtin.ModuleOp, function: str, args: list[Any], hardware: Hardware, tape_bytes: int
+    module: builtin.ModuleOp,
+    function: str,
+    args: list[Any],
+    hardware: Hardware,
+    tape_bytes: int,
+    fast: bool = True,
 ) -> Simulation:
-    """Run a prepared module and report on `hardware`."""
-    execution = execute(module, function, args, hardware, tape_bytes)
-    return Simulation(execution.outputs, evaluate(execution))
+    """Run a prepared module and report on `hardware` (`fast` as for `execute`)."""
+    execution = execute(module, function, args, hardware, tape_bytes, fast)
+    return Simulation(execution.outputs, evaluate(execution), execution.trace)
 
 
 __all__ = [

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
@@ -39,22 +41,38 @@ from sim.trace import MemoryTrace
 from targets.hardware import Hardware
 
 
-@dataclass
 class Window:
-    kind: str
-    """'kernel' or 'ops'."""
-    phase: str
-    start: int
-    """First access of the trace made in the window."""
-    end: int = -1
-    compute: int = 0
-    fu: Counter[str] = field(default_factory=Counter)
-    spad_accesses: int = 0
-    memory_ops: int = 0
-    stream_write_bytes: int = 0
-    stream_read_bytes: int = 0
-    rev_stream_bytes: int = 0
-    """Bytes of the REV stream that must arrive before this window starts."""
+    """One window of the run: a kernel loop, or a stretch of ops outside kernels."""
+
+    __slots__ = (
+        "kind", "phase", "start", "end", "compute", "spad_accesses", "memory_ops",
+        "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "_fu", "_trips",
+    )
+
+    def __init__(self, kind: str, phase: str, start: int):
+        self.kind = kind
+        """'kernel' or 'ops'."""
+        self.phase = phase
+        self.start = start
+        """First access of the trace made in the window."""
+        self.end = -1
+        self.compute = 0
+        self.spad_accesses = 0
+        self.memory_ops = 0
+        self.stream_write_bytes = 0
+        self.stream_read_bytes = 0
+        self.rev_stream_bytes = 0
+        """Bytes of the REV stream that must arrive before this window starts."""
+        self._fu: Counter[str] = Counter()
+        self._trips: int | None = None
+
+    @property
+    def fu(self) -> Counter[str]:
+        """FU ops by class. A kernel window keeps its kernel's per-iteration
+        counts and its trip count, and multiplies them only when asked."""
+        if self._trips is None:
+            return self._fu
+        return Counter({k: v * self._trips for k, v in self._fu.items()})
 
 
 @dataclass
@@ -65,6 +83,8 @@ class TimingRecorder:
     windows: list[Window] = field(default_factory=list)
     layers: int = 0
     spad_peak_entries: int = 0
+    fu_totals: Counter[str] = field(default_factory=Counter)
+    """FU ops by class over all windows, classes in the order they first ran."""
     _open: Window | None = None
 
     def _ops_window(self) -> Window:
@@ -88,11 +108,27 @@ class TimingRecorder:
         w = self._ops_window()
         w.compute += latency
         if fu_class is not None:
-            w.fu[fu_class] += 1
+            w._fu[fu_class] += 1
+            self.fu_totals[fu_class] += 1
         if memory is not None:
             w.memory_ops += 1
             if memory == "spad":
                 w.spad_accesses += 1
+
+    def ops(
+        self, latency: int, fu: tuple[tuple[str, int], ...], memory_ops: int, spad: int
+    ) -> None:
+        """Several ops outside kernels ran, one after another (the same as calling
+        `op` for each: `fu` lists the classes in the order they first ran)."""
+        w = self._ops_window()
+        w.compute += latency
+        if fu:
+            window_fu, totals = w._fu, self.fu_totals
+            for cls, count in fu:
+                window_fu[cls] += count
+                totals[cls] += count
+        w.memory_ops += memory_ops
+        w.spad_accesses += spad
 
     def kernel_loop(
         self, trips: int, ii: int, length: int, fu: Counter[str], memory_ops: int, spad: int
@@ -101,7 +137,11 @@ class TimingRecorder:
         self._close()
         w = Window("kernel", self.phase, len(self.trace))
         w.compute = (trips - 1) * ii + length if trips > 0 else 0
-        w.fu = Counter({k: v * trips for k, v in fu.items()})
+        w._fu = fu  # per iteration (not changed afterwards), times w._trips
+        w._trips = trips
+        totals = self.fu_totals
+        for cls, count in fu.items():
+            totals[cls] += count * trips
         w.memory_ops = memory_ops * trips
         w.spad_accesses = spad * trips
         self.windows.append(w)
@@ -128,8 +168,15 @@ class TimingRecorder:
         self._close()
 
 
-def _sum_range(prefix: np.ndarray, start: int, end: int) -> int:
-    return int(prefix[end] - prefix[start])
+def _prefix(flags: np.ndarray) -> np.ndarray:
+    """prefix[i]: how many of flags[:i] are set."""
+    return np.concatenate([[0], np.cumsum(flags, dtype=np.int64)])
+
+
+_WINDOW_COLUMNS = attrgetter(
+    "start", "end", "compute", "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes",
+    "spad_accesses", "memory_ops",
+)
 
 
 def report(
@@ -145,46 +192,61 @@ def report(
     latency = hardware.dram.latency_cycles
     mshrs = hardware.cache.mshrs
     miss = ~cache.hit
-    prefix_miss = np.concatenate([[0], np.cumsum(miss)])
-    prefix_wb = np.concatenate([[0], np.cumsum(cache.evicts_dirty)])
-    prefix_tape_miss = np.concatenate([[0], np.cumsum(miss & tape_flags)])
-    prefix_tape_wb = np.concatenate([[0], np.cumsum(cache.evicts_dirty & tape_flags)])
-    prefix_hit = np.concatenate([[0], np.cumsum(cache.hit)])
+    prefix_miss = _prefix(miss)
+    prefix_hit = _prefix(cache.hit)
+    windows = recorder.windows
+    # One row per window (the columns of _WINDOW_COLUMNS); every window at once.
+    table = np.fromiter(
+        chain.from_iterable(map(_WINDOW_COLUMNS, windows)), dtype=np.int64, count=8 * len(windows)
+    ).reshape(-1, 8)
+    start, end, compute, stream_write, stream_read, rev_bytes, spad, memops = table.T
+    kernel = np.array([w.kind == "kernel" for w in windows], dtype=bool)
+    phase = np.array([w.phase for w in windows], dtype=object)
+    m = prefix_miss[end] - prefix_miss[start]
+    prefix_wb = _prefix(cache.evicts_dirty)
+    wb = prefix_wb[end] - prefix_wb[start]
+    dram = (m + wb) * line + stream_write + stream_read
+    # A kernel loop: max(compute, memory), memory the larger of the bytes over the
+    # bandwidth and the misses in groups of `mshrs` times the latency. Ops outside
+    # kernels: their latencies plus the DRAM latency for each miss. (float64 holds
+    # these integers exactly, as the Python floats of the per-window formula do.)
+    memory = np.maximum(dram / bw, (-(-m // mshrs) * latency).astype(np.float64))
+    spent = np.where(
+        kernel,
+        np.ceil(np.maximum(compute.astype(np.float64), memory)).astype(np.int64),
+        compute + m * latency,
+    )
+    stall_memory = int((spent - compute).sum())
+    # A REV stream was issued when the previous REV layer started: it delays its
+    # own window by what is still missing of its transfer then.
+    before = np.concatenate([[0], np.cumsum(spent)])  # unadjusted spent before window i
+    previous, carried, stall_stream = 0, 0, 0
+    for i in np.flatnonzero(rev_bytes).tolist():
+        since = int(before[i] - before[previous]) + carried
+        arrival = latency + int(rev_bytes[i]) / bw
+        carried = int(np.ceil(max(0.0, arrival - since)))
+        spent[i] += carried
+        stall_stream += carried
+        previous = i
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
-    fu: Counter[str] = Counter()
-    spad_accesses = 0
-    memory_ops = 0
-    stream_read = stream_write = 0
-    since_previous_rev_layer = 0
-    stall_memory = stall_stream = 0
-    for w in recorder.windows:
-        m = _sum_range(prefix_miss, w.start, w.end)
-        wb = _sum_range(prefix_wb, w.start, w.end)
-        dram = (m + wb) * line + w.stream_write_bytes + w.stream_read_bytes
-        if w.kind == "kernel":
-            memory = max(dram / bw, -(-m // mshrs) * latency)
-            spent = int(np.ceil(max(w.compute, memory)))
-        else:
-            # FWD streams drain in the background; their bytes count as traffic.
-            spent = w.compute + m * latency
-        stall_memory += spent - w.compute
-        if w.rev_stream_bytes:
-            arrival = latency + w.rev_stream_bytes / bw
-            wait = int(np.ceil(max(0.0, arrival - since_previous_rev_layer)))
-            spent += wait
-            stall_stream += wait
-            since_previous_rev_layer = 0
-        since_previous_rev_layer += spent
-        cycles[w.phase] += spent
-        hits[w.phase] += _sum_range(prefix_hit, w.start, w.end)
-        misses[w.phase] += m
-        fu.update(w.fu)
-        spad_accesses += w.spad_accesses
-        memory_ops += w.memory_ops
-        stream_read += w.stream_read_bytes
-        stream_write += w.stream_write_bytes
+    window_hits = prefix_hit[end] - prefix_hit[start]
+    unknown = set(phase.tolist()) - set(cycles)
+    if unknown:
+        raise KeyError(unknown.pop())
+    for name in cycles:
+        mask = phase == name
+        cycles[name] = int(spent[mask].sum())
+        hits[name] = int(window_hits[mask].sum())
+        misses[name] = int(m[mask].sum())
+    fu: Counter[str] = Counter(recorder.fu_totals)
+    spad_accesses = int(spad.sum())
+    memory_ops = int(memops.sum())
+    stream_read = int(stream_read.sum())
+    stream_write = int(stream_write.sum())
+    prefix_tape_miss = _prefix(miss & tape_flags)
+    prefix_tape_wb = _prefix(cache.evicts_dirty & tape_flags)
     total_hits, total_misses = cache.hits, cache.misses
     accesses = total_hits + total_misses
     read = cache.miss_lines * line + stream_read

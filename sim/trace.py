@@ -7,6 +7,10 @@ share a cache line): function arguments, `memref.alloc/alloca` buffers, Enzyme's
 struct-of-arrays tapes (one buffer each) and array-of-structs regions (one buffer).
 A view (`memref.subview`) is located inside its buffer through numpy's own
 pointers and strides, so its addresses are exactly those of the buffer's elements.
+
+An access is stored as one integer, `address << 2 | write << 1 | tape`, so that
+recording it is a single append (the compiled kernel loops of
+`sim/kernel_compiler.py` compute that integer directly); `arrays()` unpacks it.
 """
 
 from __future__ import annotations
@@ -21,11 +25,10 @@ PAGE = 4096
 
 @dataclass
 class MemoryTrace:
-    """Accesses in program order: address, write?, tape?."""
+    """Accesses in program order: address, write?, tape?, packed in one integer."""
 
-    addresses: array = field(default_factory=lambda: array("q"))
-    writes: array = field(default_factory=lambda: array("b"))
-    tape: array = field(default_factory=lambda: array("b"))
+    packed: array = field(default_factory=lambda: array("q"))
+    """Per access: `address << 2 | write << 1 | tape`."""
     _bases: dict[int, int] = field(default_factory=dict)
     _next: int = PAGE
     _keep: list[np.ndarray] = field(default_factory=list)
@@ -48,7 +51,11 @@ class MemoryTrace:
         return arr
 
     def _simulated_base(self, owner: np.ndarray) -> int:
-        pointer = owner.ctypes.data
+        return self.base_of(owner, owner.ctypes.data)
+
+    def base_of(self, owner: np.ndarray, pointer: int) -> int:
+        """The simulated base of the buffer `owner` (whose data is at `pointer`),
+        given to it now if it has none yet."""
         base = self._bases.get(pointer)
         if base is None:
             base = self._next
@@ -80,16 +87,17 @@ class MemoryTrace:
             address += i * stride
         if len(where) != len(shape):
             return
-        self.addresses.append(address)
-        self.writes.append(write)
-        self.tape.append(tape or owner_tape)
+        self.packed.append(address << 2 | bool(write) << 1 | bool(tape or owner_tape))
+
+    def packed_base(self, owner: np.ndarray, pointer: int) -> int:
+        """`base << 2 | tape` of the buffer `owner` (data at `pointer`): the packed
+        access of its element at byte offset `b` is this plus `b << 2 | write << 1`."""
+        return self.base_of(owner, pointer) << 2 | (pointer in self._tape_owners)
 
     def __len__(self) -> int:
-        return len(self.addresses)
+        return len(self.packed)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return (
-            np.frombuffer(self.addresses, dtype=np.int64),
-            np.frombuffer(self.writes, dtype=np.int8).astype(bool),
-            np.frombuffer(self.tape, dtype=np.int8).astype(bool),
-        )
+        """(addresses, writes, tape flags), one entry per access."""
+        packed = np.frombuffer(self.packed, dtype=np.int64)
+        return packed >> 2, (packed & 2).astype(bool), (packed & 1).astype(bool)

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
-from sim.cache import simulate_cache
+from sim.cache import CacheResult, _replay, simulate_cache
 from sim.executor import Executor
 from sim.trace import MemoryTrace
 from targets.hardware import CacheConfig, associativity_for
@@ -126,3 +126,48 @@ def test_distinct_buffers_never_share_a_line() -> None:
     assert addresses[0] // 64 != addresses[1] // 64
     assert addresses[1] - addresses[2] == 8
     assert writes.tolist() == [False, True, False] and tape.tolist() == [False, True, True]
+
+
+def _same_result(a: CacheResult, b: CacheResult) -> bool:
+    return (
+        a.hit.tolist() == b.hit.tolist()
+        and a.evicts_dirty.tolist() == b.evicts_dirty.tolist()
+        and (a.writebacks, a.miss_lines) == (b.writebacks, b.miss_lines)
+    )
+
+
+@pytest.mark.parametrize("key", ["logsum", "mttkrp", "pathfinder", "lenet"])
+def test_skipping_certain_hits_changes_nothing_on_kernel_traces(
+    key: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    # True LRU (the default) replays only the accesses it cannot prove are hits;
+    # `_replay` replays all of them.
+    addresses, writes, _ = record(key, differentiated(key)).arrays()
+    for size in SIZES:
+        for assoc in {1, associativity_for(size)}:
+            config = CacheConfig(size_bytes=size, assoc=assoc)
+            for flush in (True, False):
+                expected = _replay(addresses >> 6, writes, config, flush)
+                assert _same_result(simulate_cache(addresses, writes, config, flush), expected), (
+                    f"{key}, {size} B {assoc}-way, flush={flush}"
+                )
+
+
+def test_skipping_certain_hits_changes_nothing_on_random_traces() -> None:
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        assoc = int(rng.choice([1, 2, 4, 8]))
+        config = CacheConfig(size_bytes=64 * assoc * int(rng.choice([1, 2, 4])), assoc=assoc)
+        n = int(rng.integers(1, 1500))
+        lines = int(rng.integers(1, 64))
+        match trial % 3:
+            case 0:
+                line = rng.integers(0, lines, n)
+            case 1:
+                line = np.repeat(rng.integers(0, lines, n // 3 + 1), 3)[:n]
+            case _:
+                line = (np.arange(n) // int(rng.integers(1, 9))) % lines
+        addresses = line * 64 + rng.integers(0, 8, n) * 8
+        writes = rng.random(n) < rng.random()
+        expected = _replay(addresses >> 6, writes, config, True)
+        assert _same_result(simulate_cache(addresses, writes, config), expected), trial

@@ -1,0 +1,613 @@
+"""
+The executor's fast path for kernel loops: each `scf.for` whose body is one
+`cgra.kernel` (and the `scf.yield`) is turned into the source of one Python
+function, exec'd once when the executor compiles the function around it.
+
+Why: nearly all the dynamic ops of a gradient run inside kernel loops, and the
+closure executor spends most of its time there on interpretation (one closure
+call per op, frame-list indexing, rebuilding index tuples, numpy scalar boxing,
+and a trace record per access that looks up the buffer every time). The
+generated function does the same work with Python locals:
+
+- the loop is a plain `for iv in range(lb, ub, step)`; SSA values are local
+  variables; values defined outside the loop are read from the frame once;
+- a placed op is its arithmetic inline (`a + b`, `a * b`, a comparison) or one
+  call of the executor's own scalar helper (`_div`, `_maximumf`, ...), so every
+  value is the one the closure executor computes, bit for bit;
+- a buffer (memref view or region) is located once per run of the loop: its
+  owner's elements as a flat memoryview, the view's offset and strides in
+  elements, its shape and its simulated base address. An access is then one
+  flat index `k = offset + i*s0 + j*s1`, one element read or write, and one
+  trace append of `(k << 5) + packed_base` (address `base + 8k`, see
+  `MemoryTrace.packed`);
+- scratchpad tiles and regions keep every check of the closure executor (tile
+  bounds, full/empty bits, written masks), in the same order.
+
+Anything unusual falls back to the closure executor, which stays the
+reference: if a buffer cannot be located (an unexpected dtype, a read-only
+array, a freed region, a slot outside a tile...) the whole loop run is done by
+the closure step; if one access is out of range or reads an entry nobody wrote,
+that single op is done by its closure step, which raises the same error (or,
+for a negative memref index, reads the same wrapped element) and records the
+same trace entry. `Executor(fast=False)` never uses this module;
+test/sim/test_fast_path.py checks that both paths give identical outputs,
+traces and reports.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from tapeflow_dialects import cgra, region
+from tapeflow_dialects.layer import SpadType
+
+if TYPE_CHECKING:
+    from sim.executor import Executor
+
+Frame = list[Any]
+Step = Callable[[Frame], None]
+
+
+# ------------------------------------------------------------------ layouts
+class Layout:
+    """Where the elements of a numpy array are: flat element indices into the
+    array that owns the memory (`owner`), whose elements `flat` reads and writes."""
+
+    __slots__ = ("array", "owner", "pointer", "flat", "offset", "strides", "shape")
+
+    def __init__(
+        self,
+        array: np.ndarray,
+        owner: np.ndarray,
+        pointer: int,
+        flat: Any,
+        offset: int,
+        strides: tuple[int, ...],
+        shape: tuple[int, ...],
+    ):
+        self.array = array
+        self.owner = owner
+        self.pointer = pointer
+        """The owner's data pointer (the key of its simulated base in the trace)."""
+        self.flat = flat
+        """The owner's elements, 1-D: a memoryview for float64 and int64 owners,
+        a numpy view for object owners, None if neither works."""
+        self.offset = offset
+        self.strides = strides
+        self.shape = shape
+
+
+_FLAT_DTYPES = (np.dtype(np.float64), np.dtype(np.int64))
+
+
+class Layouts:
+    """A cache of `Layout`s by array identity. `memref.subview` steps of the
+    fast path register their views (derived from the source's layout, without
+    asking numpy for pointers, which is slow)."""
+
+    LIMIT = 65536
+
+    def __init__(self) -> None:
+        self._views: dict[int, Layout] = {}
+        self._owners: dict[int, tuple[np.ndarray, int, Any]] = {}
+
+    def of(self, arr: np.ndarray) -> Layout | None:
+        lay = self._views.get(id(arr))
+        if lay is not None and lay.array is arr:
+            return lay
+        return self._describe(arr)
+
+    def _owner(self, owner: np.ndarray) -> tuple[np.ndarray, int, Any]:
+        known = self._owners.get(id(owner))
+        if known is not None and known[0] is owner:
+            return known
+        flat: Any = None
+        if owner.flags.c_contiguous:
+            if owner.dtype in _FLAT_DTYPES:
+                flat = memoryview(owner.reshape(-1))
+            elif owner.dtype == np.dtype(object):
+                flat = owner.reshape(-1)
+        known = (owner, owner.ctypes.data, flat)
+        if len(self._owners) > self.LIMIT:
+            self._owners.clear()
+        self._owners[id(owner)] = known
+        return known
+
+    def _remember(self, lay: Layout) -> Layout:
+        if len(self._views) > self.LIMIT:  # views of finished loops: forget them
+            self._views.clear()
+        self._views[id(lay.array)] = lay
+        return lay
+
+    def _describe(self, arr: np.ndarray) -> Layout | None:
+        owner = arr
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        if arr.dtype != owner.dtype or arr.dtype.itemsize != 8:
+            return None
+        owner, pointer, flat = self._owner(owner)
+        if flat is None:
+            return None
+        delta = arr.ctypes.data - pointer
+        if delta % 8 or any(s % 8 for s in arr.strides):
+            return None
+        return self._remember(
+            Layout(arr, owner, pointer, flat, delta // 8, tuple(s // 8 for s in arr.strides), arr.shape)
+        )
+
+    def register_subview(
+        self,
+        view: np.ndarray,
+        source: np.ndarray,
+        starts: list[int],
+        sizes: tuple[int, ...],
+        strides: tuple[int, ...],
+        kept: tuple[int, ...],
+    ) -> None:
+        """`view` is `source[start:start+size*stride:stride, ...]` with the
+        dimensions not in `kept` squeezed out: derive its layout from the
+        source's (only when every slice is inside the source, where that is
+        exactly what numpy does)."""
+        src = self.of(source)
+        if src is None or len(starts) != len(src.shape):
+            return
+        offset = src.offset
+        for start, size, stride, extent, step in zip(starts, sizes, strides, src.shape, src.strides):
+            if not (0 <= start and size >= 1 and stride >= 1 and start + (size - 1) * stride < extent):
+                return
+            offset += start * step
+        self._remember(
+            Layout(
+                view,
+                src.owner,
+                src.pointer,
+                src.flat,
+                offset,
+                tuple(src.strides[d] * strides[d] for d in kept),
+                tuple(sizes[d] for d in kept),
+            )
+        )
+
+
+# ------------------------------------------------------- run-time preparation
+# Called when a compiled loop starts (and runs at least once), in the order the
+# loop body first touches each buffer, so simulated bases are handed out in the
+# same order as the closure executor's trace records them. None: use the
+# closure step for this run of the loop.
+
+
+def _prepare_memref(
+    layouts: Layouts, trace: Any, arr: Any, rank: int, write: bool
+) -> tuple[Any, ...] | None:
+    if not isinstance(arr, np.ndarray) or arr.ndim != rank:
+        return None
+    lay = layouts.of(arr)
+    if lay is None or not isinstance(lay.flat, memoryview):
+        return None
+    if write and (lay.flat.readonly or not arr.flags.writeable):
+        return None
+    packed = trace.packed_base(lay.owner, lay.pointer) if trace is not None else 0
+    return (lay.flat, lay.offset, *lay.strides, *lay.shape, packed)
+
+
+def _prepare_region(
+    layouts: Layouts, trace: Any, store: Any, rank: int, top_slot: int
+) -> tuple[Any, ...] | None:
+    from sim.executor import _Region
+
+    if not isinstance(store, _Region) or store.freed:
+        return None
+    data, written = store.data, store.written
+    if data.ndim != rank + 1 or not top_slot < data.shape[-1]:
+        return None
+    lay = layouts.of(data)
+    if lay is None or lay.offset != 0 or data.shape != written.shape or not written.flags.c_contiguous:
+        return None
+    # A region's data is C-contiguous and its own owner: its written mask has
+    # the same flat indices.
+    packed = trace.packed_base(lay.owner, lay.pointer) | 1 if trace is not None else 0
+    return (lay.flat, memoryview(written.reshape(-1)), *lay.strides, *data.shape[:-1], packed)
+
+
+def _prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
+    from sim.executor import _Tile
+
+    if not isinstance(tile, _Tile) or not top_slot < tile.slots:
+        return None
+    spad = tile.spad
+    return (tile.rows, tile.base, tile.slots, spad, spad.data, memoryview(spad.full))
+
+
+# ----------------------------------------------------------- code generation
+_INLINE_BINARY = {
+    "arith.addf": "{a} + {b}",
+    "arith.subf": "{a} - {b}",
+    "arith.mulf": "{a} * {b}",
+    "arith.addi": "{a} + {b}",
+    "arith.subi": "{a} - {b}",
+    "arith.muli": "{a} * {b}",
+    "arith.andi": "{a} & {b}",
+    "arith.ori": "{a} | {b}",
+    "arith.xori": "{a} ^ {b}",
+    "arith.shli": "{a} << {b}",
+    "arith.shrsi": "{a} >> {b}",
+    # max(a, b) and min(a, b) of two: the first unless the second is larger
+    # (smaller).
+    "arith.maxsi": "{b} if {b} > {a} else {a}",
+    "arith.maxui": "{b} if {b} > {a} else {a}",
+    "arith.minsi": "{b} if {b} < {a} else {a}",
+    "arith.minui": "{b} if {b} < {a} else {a}",
+}
+"""Ops whose closure applies `operator.add` (etc.) or `max`/`min` to two operands."""
+
+_INLINE_CMPF = {
+    1: "{a} == {b}", 2: "{a} > {b}", 3: "{a} >= {b}", 4: "{a} < {b}", 5: "{a} <= {b}",
+    9: "not ({a} <= {b})", 10: "not ({a} < {b})", 11: "not ({a} >= {b})",
+    12: "not ({a} > {b})", 13: "{a} != {b}",
+}
+"""`_CMPF` predicates that are one comparison (the same expression as its lambda)."""
+
+_INLINE_CMPI = {
+    0: "{a} == {b}", 1: "{a} != {b}", 2: "{a} < {b}", 3: "{a} <= {b}", 4: "{a} > {b}",
+    5: "{a} >= {b}", 6: "{a} < {b}", 7: "{a} <= {b}", 8: "{a} > {b}", 9: "{a} >= {b}",
+}
+"""`_CMPI`: the closure executor compares unsigned predicates as signed, so do we."""
+
+
+def is_kernel_loop(op: Operation) -> bool:
+    """An `scf.for` whose body is one `cgra.kernel` of placed ops, and the yield."""
+    if not isinstance(op, scf.ForOp):
+        return False
+    body = list(op.body.block.ops)
+    if len(body) != 2 or not isinstance(body[0], cgra.KernelOp):
+        return False
+    inner = list(body[0].body.block.ops)
+    return isinstance(inner[-1], cgra.YieldOp) and all(
+        isinstance(o, cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) for o in inner[:-1]
+    )
+
+
+class _KernelLoopSource:
+    """Builds the source of one kernel loop's function; see the module docstring."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        loop: scf.ForOp,
+        slots: dict[SSAValue, int],
+        ins: list[int],
+        outs: list[int],
+        reference: Step,
+    ):
+        self.executor = executor
+        self.loop = loop
+        self.slots = slots
+        self.ins = ins
+        self.outs = outs
+        self.env: dict[str, Any] = {"REFERENCE": reference, "_inf": math.inf}
+        self.prologue: list[str] = []
+        self.body: list[str] = []
+        self.names: dict[SSAValue, str] = {}
+        self.local: set[SSAValue] = set()
+        """Values defined inside the loop (their frame slots are stale)."""
+        self.float_ops = 0
+        self.tracing = executor.trace is not None
+
+    # ------------------------------------------------------------- helpers
+    def constant(self, value: Any, hint: str) -> str:
+        name = f"{hint}{len(self.env)}"
+        self.env[name] = value
+        return name
+
+    def name(self, value: SSAValue) -> str:
+        if value not in self.names:
+            # Defined outside the loop: read from the frame when the loop starts.
+            name = f"x{len(self.names)}"
+            self.names[value] = name
+            self.prologue.append(f"{name} = fr[{self.executor._slot(self.slots, value)}]")
+        return self.names[value]
+
+    def define(self, value: SSAValue) -> str:
+        name = f"v{len(self.names)}"
+        self.names[value] = name
+        self.local.add(value)
+        return name
+
+    def closure(self, op: Operation, indent: str) -> list[str]:
+        """Run `op` by its closure step: locals it reads go to their frame slots
+        first, and its results come back from theirs."""
+        executor = self.executor
+        executor._in_kernel += 1
+        try:
+            step = executor._op(op, self.slots)
+        finally:
+            executor._in_kernel -= 1
+        step_name = self.constant(step, "R")
+        lines = [
+            f"{indent}fr[{executor._slot(self.slots, v)}] = {self.names[v]}"
+            for v in dict.fromkeys(op.operands)
+            if v in self.local
+        ]
+        lines.append(f"{indent}{step_name}(fr)")
+        lines += [
+            f"{indent}{self.define(r)} = fr[{executor._slot(self.slots, r)}]" for r in op.results
+        ]
+        return lines
+
+    # ---------------------------------------------------------------- ops
+    def compute(self, op: cgra.ComputeOp) -> None:
+        from sim.executor import _CMPF, _CMPI, _FLOAT_BINARY, _FLOAT_UNARY, _INT_BINARY
+
+        opcode = op.opcode.data
+        args = [self.name(a) for a in op.args]
+        props = op.attrs.data if op.attrs is not None else {}
+        if len(op.res) != 1:
+            self.body += self.closure(op, "    ")  # counts itself in ops_executed
+            return
+        if opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY:
+            self.float_ops += 1  # the closure executor's ops_executed
+        out = op.res[0]
+        expr: str | None = None
+        if opcode in _INLINE_BINARY and len(args) == 2:
+            expr = _INLINE_BINARY[opcode].format(a=args[0], b=args[1])
+        elif opcode == "arith.divf" and len(args) == 2:
+            # _div: a / b, or its IEEE result when Python raises.
+            o = self.define(out)
+            div = self.constant(_FLOAT_BINARY[opcode], "F")
+            self.body += [
+                "    try:",
+                f"        {o} = {args[0]} / {args[1]}",
+                "    except ZeroDivisionError:",
+                f"        {o} = {div}({args[0]}, {args[1]})",
+            ]
+            return
+        elif opcode == "math.exp" and len(args) == 1:
+            # _exp: math.exp, or inf when it overflows.
+            o = self.define(out)
+            self.body += [
+                "    try:",
+                f"        {o} = _exp({args[0]})",
+                "    except OverflowError:",
+                f"        {o} = _inf",
+            ]
+            self.env["_exp"] = math.exp
+            return
+        elif opcode == "arith.negf" and len(args) == 1:
+            expr = f"-{args[0]}"
+        elif opcode in _FLOAT_BINARY and len(args) == 2:
+            expr = f"{self.constant(_FLOAT_BINARY[opcode], 'F')}({args[0]}, {args[1]})"
+        elif opcode in _FLOAT_UNARY and len(args) == 1:
+            expr = f"{self.constant(_FLOAT_UNARY[opcode], 'F')}({args[0]})"
+        elif opcode in _INT_BINARY and len(args) == 2:
+            expr = f"{self.constant(_INT_BINARY[opcode], 'F')}({args[0]}, {args[1]})"
+        elif opcode == "arith.cmpf" and "predicate" in props and len(args) == 2:
+            predicate = props["predicate"].value.data  # type: ignore[attr-defined]
+            if predicate in _INLINE_CMPF:
+                expr = _INLINE_CMPF[predicate].format(a=args[0], b=args[1])
+            else:
+                expr = f"{self.constant(_CMPF[predicate], 'F')}({args[0]}, {args[1]})"
+        elif opcode == "arith.cmpi" and "predicate" in props and len(args) == 2:
+            expr = _INLINE_CMPI[props["predicate"].value.data].format(a=args[0], b=args[1])  # type: ignore[attr-defined]
+        elif opcode == "arith.select" and len(args) == 3:
+            expr = f"{args[1]} if {args[0]} else {args[2]}"
+        elif opcode in ("arith.index_cast", "arith.fptosi", "arith.fptoui") and len(args) == 1:
+            expr = f"int({args[0]})"
+        elif opcode in ("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf") and len(args) == 1:
+            expr = f"float({args[0]})"
+        if expr is None:
+            self.float_ops -= opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY
+            self.body += self.closure(op, "    ")  # counts itself in ops_executed
+            return
+        self.body.append(f"    {self.define(out)} = {expr}")
+
+    def memory(self, op: cgra.LoadOp | cgra.StoreOp, buffers: dict[SSAValue, str]) -> None:
+        memory = op.memory
+        key = buffers[memory]
+        idx = [self.name(i) for i in op.indices]
+        is_load = isinstance(op, cgra.LoadOp)
+        mtype = memory.type
+        fallback = self.closure(op, "        ")
+        if isinstance(mtype, SpadType):
+            slot = op.slot.value.data  # type: ignore[union-attr]
+            (row,) = idx
+            w = f"w{len(self.body)}"
+            self.body += [
+                f"    if 0 <= {row} < {key}_rows:",
+                f"        {w} = {key}_base + {slot} + {row} * {key}_slots",
+            ]
+            if is_load:
+                conv = self._scalar(op.result.type)
+                out = self.names[op.result]  # defined by the fallback
+                self.body += [
+                    f"        if {key}_full[{w}]:",
+                    f"            {out} = {conv}({key}_data[{w}])",
+                    "        else:",
+                    *["    " + line for line in fallback],
+                ]
+            else:
+                value = self.name(op.value)
+                self.body += [
+                    f"        {key}_data[{w}] = {value}",
+                    f"        if not {key}_full[{w}]:",
+                    f"            {key}_full[{w}] = True",
+                    f"            {key}_spad.entries_full += 1",
+                    f"            if {key}_spad.entries_full > STATS['spad_peak_entries_full']:",
+                    f"                STATS['spad_peak_entries_full'] = {key}_spad.entries_full",
+                ]
+            self.body += ["    else:", *fallback]
+            return
+        in_range = " and ".join(f"0 <= {i} < {key}_e{d}" for d, i in enumerate(idx)) or "True"
+        k = f"k{len(self.body)}"
+        offset = f"{key}_o"
+        if isinstance(mtype, region.RegionType):
+            offset = f"{key}_o{op.slot.value.data}"  # type: ignore[union-attr]
+        flat = " + ".join([offset, *(f"{i} * {key}_s{d}" for d, i in enumerate(idx))])
+        self.body += [f"    if {in_range}:", f"        {k} = {flat}"]
+        packed = f"{key}_pw" if not is_load else f"{key}_p"
+        record = [f"        app(({k} << 5) + {packed})"] if self.tracing else []
+        if isinstance(mtype, region.RegionType):
+            if is_load:
+                read = f"{key}_flat[{k}]"
+                conv = self._scalar(op.result.type)
+                if conv != "float" or any(
+                    isinstance(t, IndexType | IntegerType) for t in mtype.slot_types()
+                ):
+                    read = f"{conv}({read})"  # else a float64 memoryview gives floats
+                out = self.names[op.result]
+                self.body += [
+                    f"        if {key}_written[{k}]:",
+                    *["    " + line for line in record],
+                    f"            {out} = {read}",
+                    "        else:",
+                    *["    " + line for line in fallback],
+                ]
+            else:
+                self.body += [
+                    *record,
+                    f"        {key}_flat[{k}] = {self.name(op.value)}",
+                    f"        {key}_written[{k}] = True",
+                ]
+        elif is_load:
+            self.body += [*record, f"        {self.names[op.result]} = {key}_flat[{k}]"]
+        else:
+            self.body += [*record, f"        {key}_flat[{k}] = {self.name(op.value)}"]
+        self.body += ["    else:", *fallback]
+
+    def _scalar(self, value_type: object) -> str:
+        """The closure executor's `_python_scalar` for a loaded value, by name."""
+        if isinstance(value_type, IntegerType) and value_type.width.data == 1:
+            return "bool"
+        if isinstance(value_type, IndexType | IntegerType):
+            return "int"
+        return "float"
+
+    # ---------------------------------------------------------------- all
+    def build(self) -> Step:
+        executor, loop = self.executor, self.loop
+        kernel, loop_yield = list(loop.body.block.ops)
+        assert isinstance(kernel, cgra.KernelOp)
+        placed = list(kernel.body.block.ops)
+        kernel_yield = placed.pop()
+        block = loop.body.block
+        iv = self.define(block.args[0])
+        carried = [self.define(a) for a in block.args[1:]]
+
+        # Buffers, in the order the body first touches them.
+        buffers: dict[SSAValue, str] = {}
+        prepares: list[str] = []
+        for op in placed:
+            if not isinstance(op, cgra.LoadOp | cgra.StoreOp) or op.memory in buffers:
+                continue
+            memory = op.memory
+            key = buffers[memory] = f"b{len(buffers)}"
+            uses = [
+                o for o in placed
+                if isinstance(o, cgra.LoadOp | cgra.StoreOp) and o.memory is memory
+            ]
+            source = f"fr[{executor._slot(self.slots, memory)}]"
+            rank = len(op.indices)
+            if isinstance(memory.type, SpadType):
+                top = max(o.slot.value.data for o in uses)  # type: ignore[union-attr]
+                prepares += [
+                    f"t = _prepare_tile({source}, {top})",
+                    "if t is None:",
+                    "    return REFERENCE(fr)",
+                    f"{key}_rows, {key}_base, {key}_slots, {key}_spad, {key}_data, {key}_full = t",
+                ]
+            elif isinstance(memory.type, region.RegionType):
+                used_slots = sorted({o.slot.value.data for o in uses})  # type: ignore[union-attr]
+                strides = ", ".join(f"{key}_s{d}" for d in range(rank + 1))
+                extents = "".join(f"{key}_e{d}, " for d in range(rank))
+                prepares += [
+                    f"t = _prepare_region(LAYOUTS, TRACE, {source}, {rank}, {used_slots[-1]})",
+                    "if t is None:",
+                    "    return REFERENCE(fr)",
+                    f"{key}_flat, {key}_written, {strides}, {extents}{key}_p = t",
+                    f"{key}_pw = {key}_p + 2",
+                    *(f"{key}_o{s} = {s} * {key}_s{rank}" for s in used_slots),
+                ]
+            else:
+                assert isinstance(memory.type, MemRefType)
+                write = any(isinstance(o, cgra.StoreOp) for o in uses)
+                strides = "".join(f"{key}_s{d}, " for d in range(rank))
+                extents = "".join(f"{key}_e{d}, " for d in range(rank))
+                prepares += [
+                    f"t = _prepare_memref(LAYOUTS, TRACE, {source}, {rank}, {write})",
+                    "if t is None:",
+                    "    return REFERENCE(fr)",
+                    f"{key}_flat, {key}_o, {strides}{extents}{key}_p = t",
+                    f"{key}_pw = {key}_p + 2",
+                ]
+
+        for op in placed:
+            if isinstance(op, cgra.ComputeOp):
+                self.compute(op)
+            else:
+                assert isinstance(op, cgra.LoadOp | cgra.StoreOp)
+                self.memory(op, buffers)
+        # Kernel results are what its yield yields; the loop carries what the
+        # scf.yield yields.
+        for result, value in zip(kernel.results, kernel_yield.operands, strict=True):
+            self.names[result] = self.name(value)
+        yielded = [self.name(v) for v in loop_yield.operands]
+        if carried:
+            self.body.append(f"    {', '.join(carried)}, = {', '.join(yielded)},")
+
+        lb, ub, st, *inits = self.ins
+        self.env.update(
+            _prepare_memref=_prepare_memref,
+            _prepare_region=_prepare_region,
+            _prepare_tile=_prepare_tile,
+            LAYOUTS=executor._layouts,
+            TRACE=executor.trace,
+            EXECUTOR=executor,
+        )
+        lines = [
+            "def kernel_loop(fr):",
+            f"    trips = range(fr[{lb}], fr[{ub}], fr[{st}])",
+            "    if trips:",
+            "        return _run(fr, trips)",
+            *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits)),
+            "",
+            "def _run(fr, trips):",
+            *("    " + line for line in prepares),
+            "    STATS = EXECUTOR.stats",
+            *(["    app = TRACE.packed.append"] if self.tracing else []),
+            *("    " + line for line in self.prologue),
+            *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits)),
+            f"    for {iv} in trips:",
+            *("    " + line for line in self.body),
+            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, carried)),
+        ]
+        if self.float_ops:
+            lines.append(f"    EXECUTOR.ops_executed += {self.float_ops} * len(trips)")
+        source = "\n".join(lines) + "\n"
+        namespace = dict(self.env)
+        filename = f"<kernel loop {kernel.id.value.data}>"
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        step = namespace["kernel_loop"]
+        step.source = source  # for debugging: print(step.source)
+        return step  # type: ignore[no-any-return]
+
+
+def compile_kernel_loop(
+    executor: Executor,
+    loop: scf.ForOp,
+    slots: dict[SSAValue, int],
+    ins: list[int],
+    outs: list[int],
+    reference: Step,
+) -> Step:
+    """The fast step of a kernel loop (`is_kernel_loop`); `reference` is its
+    closure step, used when a run of the loop cannot take the fast path."""
+    return _KernelLoopSource(executor, loop, slots, ins, outs, reference).build()
+
+
+__all__ = ["Layout", "Layouts", "compile_kernel_loop", "is_kernel_loop"]

@@ -1,0 +1,249 @@
+"""
+The executor's fast path (kernel loops compiled to Python, `sim/kernel_compiler.py`)
+against its reference, the closure executor (`Executor(fast=False)`): the same
+output bits, the same address trace, the same report, and the same errors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+from benchmarks.kernels import KERNELS
+from sim.cache import simulate_cache
+from sim.executor import Executor
+from sim.simulator import prepare, simulate
+from sim.timing import TimingRecorder, report
+from sim.trace import MemoryTrace
+from targets.hardware import configure
+from tapeflow_dialects import cgra
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser, verify_located
+from tapeflow_tools.run import bind_arguments
+
+PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "aos", "tapeflow"])
+@pytest.mark.parametrize("key", KERNELS)
+def test_compiled_kernel_loops_change_nothing(
+    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    module = differentiated(key)
+    hardware = configure(PRESET_OF[variant])
+    tape_bytes = prepare(make_context(), module, variant, hardware)
+    assert any(isinstance(op, cgra.KernelOp) for op in module.walk())
+    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
+    inputs = KERNELS[key].inputs("small")
+    runs = {}
+    for fast in (True, False):
+        args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+        runs[fast] = simulate(module, f"{key}_grad", args, hardware, tape_bytes, fast=fast)
+    fast, slow = runs[True], runs[False]
+    assert set(fast.outputs) == set(slow.outputs)
+    for name in slow.outputs:
+        assert _same_bits(np.asarray(fast.outputs[name]), np.asarray(slow.outputs[name])), name
+    assert fast.trace is not None and slow.trace is not None
+    for mine, theirs in zip(fast.trace.arrays(), slow.trace.arrays(), strict=True):
+        assert _same_bits(mine, theirs)
+    fast_report = {k: v for k, v in fast.report.items() if k != "simulator"}
+    slow_report = {k: v for k, v in slow.report.items() if k != "simulator"}
+    assert fast_report == slow_report
+    assert fast.report["simulator"]["accesses"] == slow.report["simulator"]["accesses"]
+
+
+def _per_window(recorder: TimingRecorder, hit: np.ndarray, evicts: np.ndarray, hardware: Any) -> dict[str, Any]:
+    """The report's window sums as first written, window by window (the
+    simulator now computes them for all windows at once)."""
+    line, bw = hardware.cache.line_bytes, hardware.dram_bytes_per_cycle
+    latency, mshrs = hardware.dram.latency_cycles, hardware.cache.mshrs
+    cycles = {"fwd": 0, "rev": 0}
+    hits = {"fwd": 0, "rev": 0}
+    misses = {"fwd": 0, "rev": 0}
+    fu: Counter[str] = Counter()
+    spad = memory_ops = stream_read = stream_write = since = 0
+    for w in recorder.windows:
+        m = int(np.count_nonzero(~hit[w.start : w.end]))
+        wb = int(np.count_nonzero(evicts[w.start : w.end]))
+        dram = (m + wb) * line + w.stream_write_bytes + w.stream_read_bytes
+        if w.kind == "kernel":
+            spent = int(np.ceil(max(w.compute, max(dram / bw, -(-m // mshrs) * latency))))
+        else:
+            spent = w.compute + m * latency
+        if w.rev_stream_bytes:
+            spent += int(np.ceil(max(0.0, latency + w.rev_stream_bytes / bw - since)))
+            since = 0
+        since += spent
+        cycles[w.phase] += spent
+        hits[w.phase] += int(np.count_nonzero(hit[w.start : w.end]))
+        misses[w.phase] += m
+        fu.update(w.fu)
+        spad += w.spad_accesses
+        memory_ops += w.memory_ops
+        stream_read += w.stream_read_bytes
+        stream_write += w.stream_write_bytes
+    return {
+        "cycles": cycles, "hits": hits, "misses": misses, "fu": list(fu.items()),
+        "spad": spad, "memory": memory_ops, "streams": (stream_write, stream_read),
+    }
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+@pytest.mark.parametrize("key", ["nn", "lenet", "massspring"])
+def test_the_report_sums_the_windows_as_one_at_a_time(
+    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    module = differentiated(key)
+    hardware = configure(PRESET_OF[variant])
+    tape_bytes = prepare(make_context(), module, variant, hardware)
+    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
+    inputs = KERNELS[key].inputs("small")
+    args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+    trace = MemoryTrace()
+    recorder = TimingRecorder(trace, hardware)
+    Executor(module, trace, recorder).run(f"{key}_grad", args)
+    recorder.finish()
+    addresses, writes, tape = trace.arrays()
+    cache = simulate_cache(addresses, writes, hardware.cache)
+    data: Any = report(recorder, cache, tape, hardware, tape_bytes)
+    expected = _per_window(recorder, cache.hit, cache.evicts_dirty, hardware)
+    assert any(w.rev_stream_bytes for w in recorder.windows) == (variant == "tapeflow")
+    assert {k: data["cycles"][k] for k in ("fwd", "rev")} == expected["cycles"]
+    assert {k: data["cache"][k]["hits"] for k in ("fwd", "rev")} == expected["hits"]
+    assert {k: data["cache"][k]["misses"] for k in ("fwd", "rev")} == expected["misses"]
+    assert list(data["ops"]["fu"].items()) == expected["fu"]
+    assert data["spad"]["accesses"] == expected["spad"]
+    assert data["ops"]["memory"] == expected["memory"]
+    assert (data["streams"]["write_bytes"], data["streams"]["read_bytes"]) == expected["streams"]
+
+
+# ------------------------------------------- kernel loops that take the fallbacks
+
+KERNEL_LOOPS = """
+func.func @memref_sum(%m: memref<4xf64>, %lb: index, %ub: index) -> f64 {
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %lb to %ub step %c1 iter_args(%a = %z) -> (f64) {
+    %r = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
+      %j = cgra.op "arith.subi"(%i, %c1) at 0, 0 cycle 0 : (index, index) -> index
+      %v = cgra.load %m[%j] cache at 0, 1 cycle 1 : memref<4xf64> -> f64
+      %b = cgra.op "arith.addf"(%a, %v) at 0, 2 cycle 3 : (f64, f64) -> f64
+      cgra.store %b, %m[%i] cache at 0, 3 cycle 3 : f64, memref<4xf64>
+      cgra.yield %b : f64
+    }
+    scf.yield %r : f64
+  }
+  func.return %s : f64
+}
+func.func @region_sum(%n: index, %k: index, %free: i1) -> f64 {
+  %r = region.alloc : !region.region<4, [f64, f64]>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f64
+  %z = arith.constant 0.0 : f64
+  scf.for %i = %c0 to %n step %c1 {
+    cgra.kernel 0 rows 4 cols 4 ii 4 {
+      cgra.store %one, %r[%i] cache slot 1 at 0, 0 cycle 0 : f64, !region.region<4, [f64, f64]>
+      cgra.yield
+    }
+    scf.yield
+  }
+  scf.if %free {
+    region.free %r : !region.region<4, [f64, f64]>
+  }
+  %s = scf.for %i = %c0 to %k step %c1 iter_args(%a = %z) -> (f64) {
+    %t = cgra.kernel 1 rows 4 cols 4 ii 4 -> f64 {
+      %v = cgra.load %r[%i] cache slot 1 at 0, 0 cycle 0 : !region.region<4, [f64, f64]> -> f64
+      %b = cgra.op "arith.addf"(%a, %v) at 0, 1 cycle 1 : (f64, f64) -> f64
+      cgra.yield %b : f64
+    }
+    scf.yield %t : f64
+  }
+  func.return %s : f64
+}
+func.func @tile_sum(%n: index, %k: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f64
+  %z = arith.constant 0.0 : f64
+  layer.layer 0 fwd partner 1 {
+    %tile = layer.salloc base 2 capacity 64 : !layer.spad<3x2>
+    scf.for %i = %c0 to %n step %c1 {
+      cgra.kernel 0 rows 4 cols 4 ii 4 {
+        %f = cgra.op "arith.index_cast"(%i) at 0, 0 cycle 0 : (index) -> i64
+        %g = cgra.op "arith.sitofp"(%f) at 0, 1 cycle 0 : (i64) -> f64
+        %h = cgra.op "arith.mulf"(%g, %two) at 0, 2 cycle 0 : (f64, f64) -> f64
+        cgra.store %h, %tile[%i] spad slot 1 at 0, 3 cycle 0 : f64, !layer.spad<3x2>
+        cgra.yield
+      }
+      scf.yield
+    }
+    layer.barrier
+  }
+  %s = layer.layer 1 rev partner 0 -> f64 {
+    %tile = layer.salloc base 2 capacity 64 : !layer.spad<3x2>
+    %t = scf.for %i = %c0 to %k step %c1 iter_args(%a = %z) -> (f64) {
+      %u = cgra.kernel 1 rows 4 cols 4 ii 4 -> f64 {
+        %v = cgra.load %tile[%i] spad slot 1 at 0, 0 cycle 0 : !layer.spad<3x2> -> f64
+        %b = cgra.op "arith.addf"(%a, %v) at 0, 1 cycle 1 : (f64, f64) -> f64
+        cgra.yield %b : f64
+      }
+      scf.yield %u : f64
+    }
+    layer.barrier %t : f64
+  }
+  func.return %s : f64
+}
+"""
+
+
+def _outcome(name: str, args: list[Any], fast: bool) -> tuple[Any, ...]:
+    module = LocatingParser(make_context(), KERNEL_LOOPS, "loops.mlir").parse_module()
+    verify_located(module)
+    trace = MemoryTrace()
+    timing = TimingRecorder(trace, configure("Tflow2k"))
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    executor = Executor(module, trace, timing, fast=fast)
+    try:
+        result: Any = executor.run(name, args)
+    except Exception as err:  # noqa: BLE001 - the error is what is compared
+        result = (type(err).__name__, str(err))
+    addresses, writes, tape = trace.arrays()
+    arrays = [a.tobytes() for a in args if isinstance(a, np.ndarray)]
+    return result, addresses.tolist(), writes.tolist(), tape.tolist(), arrays, executor.stats
+
+
+CASES = {
+    "in range": ("memref_sum", [np.arange(1.0, 5.0), 1, 4]),
+    "no trips": ("memref_sum", [np.arange(1.0, 5.0), 3, 1]),
+    "negative index wraps as numpy does": ("memref_sum", [np.arange(1.0, 5.0), 0, 3]),
+    "index past the end": ("memref_sum", [np.arange(1.0, 5.0), 2, 6]),
+    "region read": ("region_sum", [3, 3, False]),
+    "region entry never written": ("region_sum", [2, 3, False]),
+    "region index out of range": ("region_sum", [4, 5, False]),
+    "region freed": ("region_sum", [3, 3, True]),
+    "tile read": ("tile_sum", [3, 3]),
+    "tile entry never written": ("tile_sum", [2, 3]),
+    "row outside the tile": ("tile_sum", [4, 3]),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fallbacks_behave_as_the_closure_executor(case: str) -> None:
+    name, args = CASES[case]
+    fast = _outcome(name, args, True)
+    assert fast == _outcome(name, args, False)
+    if case in ("in range", "region read", "tile read"):
+        assert not isinstance(fast[0][0], str)  # these run through
+    if case in ("index past the end", "region entry never written", "region freed",
+                "tile entry never written", "row outside the tile"):
+        assert isinstance(fast[0][0], str)  # these raise
