@@ -68,7 +68,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = ResultCache(None if args.no_cache else (args.cache_dir or _default_cache()))
 
     points = {p for name in experiments for p in EXPERIMENTS[name].points(kernels, size)}
-    runs, summary = run_points(points, cache, jobs=args.jobs, progress=not args.no_progress)
+    try:
+        runs, summary = run_points(points, cache, jobs=args.jobs, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(
+            "\ntapeflow-bench: interrupted; the runs that finished are cached, and the "
+            "same command continues from there",
+            file=sys.stderr,
+        )
+        return 130
 
     results = {
         name: EXPERIMENTS[name].analyse(kernels, size, runs.get) for name in experiments
