@@ -60,7 +60,9 @@ from tapeflow_dialects.layer import SpadType
 from tapeflow_dialects.layer import ENTRY_BYTES
 from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
-from sim.kernel_compiler import Layouts, compile_kernel_loop, is_kernel_loop
+from sim.function_compiler import compile_function
+from sim.kernel_compiler import compile_kernel_loop, is_kernel_loop
+from sim.layouts import Layouts
 from sim.timing import TimingRecorder
 from sim.trace import MemoryTrace
 from lowering.tapeflow_raise_tape import TAPE_BUFFER
@@ -432,6 +434,10 @@ class Executor:
         runs everything with the closures below, the reference the fast path is
         tested against."""
         self._layouts = Layouts()
+        self._steps: dict[Operation, Step] = {}
+        """Fast path: every op's closure step, for the generated code to call."""
+        self._kernel_loops: dict[Operation, Step] = {}
+        """Fast path: the compiled kernel loops (without their timing)."""
         self.trace = trace
         """If given, every memref, tape and region access is recorded into it."""
         self.timing = timing
@@ -470,6 +476,22 @@ class Executor:
         arg_slots = [self._slot(slots, a) for a in block.args]
         steps = self._block(block, slots)
         size_holder = slots  # the frame size is known once the body is compiled
+        body = compile_function(self, fn, slots) if self.fast else None
+        if body is not None:
+            frame_size = len(slots)
+
+            def fast_call(args: Sequence[Any]) -> tuple[Any, ...]:
+                if len(args) != len(arg_slots):
+                    raise ExecutionError(
+                        f"@{name} takes {len(arg_slots)} arguments, got {len(args)}"
+                    )
+                frame: Frame = [None] * frame_size
+                for slot, value in zip(arg_slots, args):
+                    frame[slot] = value
+                return body(frame)
+
+            self._compiled[name] = fast_call
+            return fast_call
 
         def call(args: Sequence[Any]) -> tuple[Any, ...]:
             if len(args) != len(arg_slots):
@@ -502,9 +524,11 @@ class Executor:
         step = self._untraced_op(op, slots)
         if self.timing is not None:
             step = self._timed(op, step, slots)
-        if self.trace is None:
-            return step
-        return self._traced(op, step, [self._slot(slots, v) for v in op.operands])
+        if self.trace is not None:
+            step = self._traced(op, step, [self._slot(slots, v) for v in op.operands])
+        if self.fast:
+            self._steps[op] = step
+        return step
 
     def _timed(self, op: Operation, step: Step, slots: dict[SSAValue, int]) -> Step:
         """`step`, reporting what it costs to the timing recorder."""
@@ -758,7 +782,9 @@ class Executor:
             case scf.ForOp():
                 loop = self._for(op, slots, ins, outs)
                 if self.fast and is_kernel_loop(op):
-                    return compile_kernel_loop(self, op, slots, ins, outs, loop)
+                    compiled = compile_kernel_loop(self, op, slots, ins, outs, loop)
+                    self._kernel_loops[op] = compiled
+                    return compiled
                 return loop
             case scf.IfOp():
                 return self._if(op, slots, ins, outs)

@@ -45,6 +45,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
+from sim.layouts import OFFSET, OWNER, OWNER_ARRAY, PACKED, POINTER, STRIDES, FLAT, Layouts, prepare_memref
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
 
@@ -55,146 +56,11 @@ Frame = list[Any]
 Step = Callable[[Frame], None]
 
 
-# ------------------------------------------------------------------ layouts
-class Layout:
-    """Where the elements of a numpy array are: flat element indices into the
-    array that owns the memory (`owner`), whose elements `flat` reads and writes."""
-
-    __slots__ = ("array", "owner", "pointer", "flat", "offset", "strides", "shape")
-
-    def __init__(
-        self,
-        array: np.ndarray,
-        owner: np.ndarray,
-        pointer: int,
-        flat: Any,
-        offset: int,
-        strides: tuple[int, ...],
-        shape: tuple[int, ...],
-    ):
-        self.array = array
-        self.owner = owner
-        self.pointer = pointer
-        """The owner's data pointer (the key of its simulated base in the trace)."""
-        self.flat = flat
-        """The owner's elements, 1-D: a memoryview for float64 and int64 owners,
-        a numpy view for object owners, None if neither works."""
-        self.offset = offset
-        self.strides = strides
-        self.shape = shape
-
-
-_FLAT_DTYPES = (np.dtype(np.float64), np.dtype(np.int64))
-
-
-class Layouts:
-    """A cache of `Layout`s by array identity. `memref.subview` steps of the
-    fast path register their views (derived from the source's layout, without
-    asking numpy for pointers, which is slow)."""
-
-    LIMIT = 65536
-
-    def __init__(self) -> None:
-        self._views: dict[int, Layout] = {}
-        self._owners: dict[int, tuple[np.ndarray, int, Any]] = {}
-
-    def of(self, arr: np.ndarray) -> Layout | None:
-        lay = self._views.get(id(arr))
-        if lay is not None and lay.array is arr:
-            return lay
-        return self._describe(arr)
-
-    def _owner(self, owner: np.ndarray) -> tuple[np.ndarray, int, Any]:
-        known = self._owners.get(id(owner))
-        if known is not None and known[0] is owner:
-            return known
-        flat: Any = None
-        if owner.flags.c_contiguous:
-            if owner.dtype in _FLAT_DTYPES:
-                flat = memoryview(owner.reshape(-1))
-            elif owner.dtype == np.dtype(object):
-                flat = owner.reshape(-1)
-        known = (owner, owner.ctypes.data, flat)
-        if len(self._owners) > self.LIMIT:
-            self._owners.clear()
-        self._owners[id(owner)] = known
-        return known
-
-    def _remember(self, lay: Layout) -> Layout:
-        if len(self._views) > self.LIMIT:  # views of finished loops: forget them
-            self._views.clear()
-        self._views[id(lay.array)] = lay
-        return lay
-
-    def _describe(self, arr: np.ndarray) -> Layout | None:
-        owner = arr
-        while isinstance(owner.base, np.ndarray):
-            owner = owner.base
-        if arr.dtype != owner.dtype or arr.dtype.itemsize != 8:
-            return None
-        owner, pointer, flat = self._owner(owner)
-        if flat is None:
-            return None
-        delta = arr.ctypes.data - pointer
-        if delta % 8 or any(s % 8 for s in arr.strides):
-            return None
-        return self._remember(
-            Layout(arr, owner, pointer, flat, delta // 8, tuple(s // 8 for s in arr.strides), arr.shape)
-        )
-
-    def register_subview(
-        self,
-        view: np.ndarray,
-        source: np.ndarray,
-        starts: list[int],
-        sizes: tuple[int, ...],
-        strides: tuple[int, ...],
-        kept: tuple[int, ...],
-    ) -> None:
-        """`view` is `source[start:start+size*stride:stride, ...]` with the
-        dimensions not in `kept` squeezed out: derive its layout from the
-        source's (only when every slice is inside the source, where that is
-        exactly what numpy does)."""
-        src = self.of(source)
-        if src is None or len(starts) != len(src.shape):
-            return
-        offset = src.offset
-        for start, size, stride, extent, step in zip(starts, sizes, strides, src.shape, src.strides):
-            if not (0 <= start and size >= 1 and stride >= 1 and start + (size - 1) * stride < extent):
-                return
-            offset += start * step
-        self._remember(
-            Layout(
-                view,
-                src.owner,
-                src.pointer,
-                src.flat,
-                offset,
-                tuple(src.strides[d] * strides[d] for d in kept),
-                tuple(sizes[d] for d in kept),
-            )
-        )
-
-
 # ------------------------------------------------------- run-time preparation
 # Called when a compiled loop starts (and runs at least once), in the order the
 # loop body first touches each buffer, so simulated bases are handed out in the
 # same order as the closure executor's trace records them. None: use the
-# closure step for this run of the loop.
-
-
-def _prepare_memref(
-    layouts: Layouts, trace: Any, arr: Any, rank: int, write: bool
-) -> tuple[Any, ...] | None:
-    if not isinstance(arr, np.ndarray) or arr.ndim != rank:
-        return None
-    lay = layouts.of(arr)
-    if lay is None or not isinstance(lay.flat, memoryview):
-        return None
-    if write and (lay.flat.readonly or not arr.flags.writeable):
-        return None
-    packed = trace.packed_base(lay.owner, lay.pointer) if trace is not None else 0
-    return (lay.flat, lay.offset, *lay.strides, *lay.shape, packed)
+# closure step for this run of the loop. (Memrefs: `sim.layouts.prepare_memref`.)
 
 
 def _prepare_region(
@@ -208,12 +74,20 @@ def _prepare_region(
     if data.ndim != rank + 1 or not top_slot < data.shape[-1]:
         return None
     lay = layouts.of(data)
-    if lay is None or lay.offset != 0 or data.shape != written.shape or not written.flags.c_contiguous:
+    if (
+        lay is None
+        or lay[OFFSET] != 0
+        or data.shape != written.shape
+        or not written.flags.c_contiguous
+    ):
         return None
     # A region's data is C-contiguous and its own owner: its written mask has
     # the same flat indices.
-    packed = trace.packed_base(lay.owner, lay.pointer) | 1 if trace is not None else 0
-    return (lay.flat, memoryview(written.reshape(-1)), *lay.strides, *data.shape[:-1], packed)
+    owner = lay[OWNER]
+    packed = owner[PACKED]
+    if packed is None:
+        packed = owner[PACKED] = trace.packed_base(owner[OWNER_ARRAY], owner[POINTER]) if trace is not None else 0
+    return (owner[FLAT], memoryview(written.reshape(-1)), *lay[STRIDES], *data.shape[:-1], packed | 1)
 
 
 def _prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
@@ -261,6 +135,71 @@ _INLINE_CMPI = {
 """`_CMPI`: the closure executor compares unsigned predicates as signed, so do we."""
 
 
+def scalar_lines(
+    opcode: str,
+    props: dict[str, Any],
+    args: list[str],
+    target: str,
+    constant: Callable[[Any, str], str],
+) -> list[str] | None:
+    """
+    Python statements computing the scalar op `opcode` (with properties `props`)
+    of the operand expressions `args` into `target`, with exactly the semantics of
+    the closure executor: the same Python operator, or a call of the same helper
+    (`constant(value, hint)` names a value the generated code can use). None if
+    the op is not one of these (the caller then runs its closure).
+    """
+    from sim.executor import _CMPF, _FLOAT_BINARY, _FLOAT_UNARY, _INT_BINARY
+
+    a = args[0] if args else ""
+    b = args[1] if len(args) > 1 else ""
+    if opcode == "arith.divf" and len(args) == 2:
+        # _div: a / b, or its IEEE result when Python raises.
+        div = constant(_FLOAT_BINARY[opcode], "F")
+        return [
+            "try:",
+            f"    {target} = {a} / {b}",
+            "except ZeroDivisionError:",
+            f"    {target} = {div}({a}, {b})",
+        ]
+    if opcode == "math.exp" and len(args) == 1:
+        # _exp: math.exp, or inf when it overflows.
+        exp, inf = constant(math.exp, "F"), constant(math.inf, "C")
+        return [
+            "try:",
+            f"    {target} = {exp}({a})",
+            "except OverflowError:",
+            f"    {target} = {inf}",
+        ]
+    expr: str | None = None
+    if opcode in _INLINE_BINARY and len(args) == 2:
+        expr = _INLINE_BINARY[opcode].format(a=a, b=b)
+    elif opcode == "arith.negf" and len(args) == 1:
+        expr = f"-{a}"
+    elif opcode in _FLOAT_BINARY and len(args) == 2:
+        expr = f"{constant(_FLOAT_BINARY[opcode], 'F')}({a}, {b})"
+    elif opcode in _FLOAT_UNARY and len(args) == 1:
+        expr = f"{constant(_FLOAT_UNARY[opcode], 'F')}({a})"
+    elif opcode in _INT_BINARY and len(args) == 2:
+        expr = f"{constant(_INT_BINARY[opcode], 'F')}({a}, {b})"
+    elif opcode == "arith.cmpf" and "predicate" in props and len(args) == 2:
+        predicate = props["predicate"].value.data
+        if predicate in _INLINE_CMPF:
+            expr = _INLINE_CMPF[predicate].format(a=a, b=b)
+        elif predicate in _CMPF:
+            expr = f"{constant(_CMPF[predicate], 'F')}({a}, {b})"
+    elif opcode == "arith.cmpi" and "predicate" in props and len(args) == 2:
+        template = _INLINE_CMPI.get(props["predicate"].value.data)
+        expr = template.format(a=a, b=b) if template else None
+    elif opcode == "arith.select" and len(args) == 3:
+        expr = f"{b} if {a} else {args[2]}"
+    elif opcode in ("arith.index_cast", "arith.fptosi", "arith.fptoui") and len(args) == 1:
+        expr = f"int({a})"
+    elif opcode in ("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf") and len(args) == 1:
+        expr = f"float({a})"
+    return None if expr is None else [f"{target} = {expr}"]
+
+
 def is_kernel_loop(op: Operation) -> bool:
     """An `scf.for` whose body is one `cgra.kernel` of placed ops, and the yield."""
     if not isinstance(op, scf.ForOp):
@@ -291,7 +230,7 @@ class _KernelLoopSource:
         self.slots = slots
         self.ins = ins
         self.outs = outs
-        self.env: dict[str, Any] = {"REFERENCE": reference, "_inf": math.inf}
+        self.env: dict[str, Any] = {"REFERENCE": reference}
         self.prologue: list[str] = []
         self.body: list[str] = []
         self.names: dict[SSAValue, str] = {}
@@ -343,69 +282,22 @@ class _KernelLoopSource:
 
     # ---------------------------------------------------------------- ops
     def compute(self, op: cgra.ComputeOp) -> None:
-        from sim.executor import _CMPF, _CMPI, _FLOAT_BINARY, _FLOAT_UNARY, _INT_BINARY
+        from sim.executor import _FLOAT_BINARY, _FLOAT_UNARY
 
         opcode = op.opcode.data
         args = [self.name(a) for a in op.args]
         props = op.attrs.data if op.attrs is not None else {}
-        if len(op.res) != 1:
+        lines = None
+        if len(op.res) == 1:
+            target = f"v{len(self.names)}"  # what define() names it
+            lines = scalar_lines(opcode, props, args, target, self.constant)
+        if lines is None:
             self.body += self.closure(op, "    ")  # counts itself in ops_executed
             return
+        self.define(op.res[0])
+        self.body += ["    " + line for line in lines]
         if opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY:
             self.float_ops += 1  # the closure executor's ops_executed
-        out = op.res[0]
-        expr: str | None = None
-        if opcode in _INLINE_BINARY and len(args) == 2:
-            expr = _INLINE_BINARY[opcode].format(a=args[0], b=args[1])
-        elif opcode == "arith.divf" and len(args) == 2:
-            # _div: a / b, or its IEEE result when Python raises.
-            o = self.define(out)
-            div = self.constant(_FLOAT_BINARY[opcode], "F")
-            self.body += [
-                "    try:",
-                f"        {o} = {args[0]} / {args[1]}",
-                "    except ZeroDivisionError:",
-                f"        {o} = {div}({args[0]}, {args[1]})",
-            ]
-            return
-        elif opcode == "math.exp" and len(args) == 1:
-            # _exp: math.exp, or inf when it overflows.
-            o = self.define(out)
-            self.body += [
-                "    try:",
-                f"        {o} = _exp({args[0]})",
-                "    except OverflowError:",
-                f"        {o} = _inf",
-            ]
-            self.env["_exp"] = math.exp
-            return
-        elif opcode == "arith.negf" and len(args) == 1:
-            expr = f"-{args[0]}"
-        elif opcode in _FLOAT_BINARY and len(args) == 2:
-            expr = f"{self.constant(_FLOAT_BINARY[opcode], 'F')}({args[0]}, {args[1]})"
-        elif opcode in _FLOAT_UNARY and len(args) == 1:
-            expr = f"{self.constant(_FLOAT_UNARY[opcode], 'F')}({args[0]})"
-        elif opcode in _INT_BINARY and len(args) == 2:
-            expr = f"{self.constant(_INT_BINARY[opcode], 'F')}({args[0]}, {args[1]})"
-        elif opcode == "arith.cmpf" and "predicate" in props and len(args) == 2:
-            predicate = props["predicate"].value.data  # type: ignore[attr-defined]
-            if predicate in _INLINE_CMPF:
-                expr = _INLINE_CMPF[predicate].format(a=args[0], b=args[1])
-            else:
-                expr = f"{self.constant(_CMPF[predicate], 'F')}({args[0]}, {args[1]})"
-        elif opcode == "arith.cmpi" and "predicate" in props and len(args) == 2:
-            expr = _INLINE_CMPI[props["predicate"].value.data].format(a=args[0], b=args[1])  # type: ignore[attr-defined]
-        elif opcode == "arith.select" and len(args) == 3:
-            expr = f"{args[1]} if {args[0]} else {args[2]}"
-        elif opcode in ("arith.index_cast", "arith.fptosi", "arith.fptoui") and len(args) == 1:
-            expr = f"int({args[0]})"
-        elif opcode in ("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf") and len(args) == 1:
-            expr = f"float({args[0]})"
-        if expr is None:
-            self.float_ops -= opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY
-            self.body += self.closure(op, "    ")  # counts itself in ops_executed
-            return
-        self.body.append(f"    {self.define(out)} = {expr}")
 
     def memory(self, op: cgra.LoadOp | cgra.StoreOp, buffers: dict[SSAValue, str]) -> None:
         memory = op.memory
@@ -538,8 +430,17 @@ class _KernelLoopSource:
                 write = any(isinstance(o, cgra.StoreOp) for o in uses)
                 strides = "".join(f"{key}_s{d}, " for d in range(rank))
                 extents = "".join(f"{key}_e{d}, " for d in range(rank))
+                cache: list[Any] = [None, None]  # the last array seen here, prepared
+
+                def prepare(arr: Any, rank: int = rank, write: bool = write, cache: list[Any] = cache) -> Any:
+                    cache[1] = prepare_memref(executor._layouts, executor.trace, arr, rank, write)
+                    cache[0] = arr
+                    return cache[1]
+
+                c, p = self.constant(cache, "C"), self.constant(prepare, "P")
                 prepares += [
-                    f"t = _prepare_memref(LAYOUTS, TRACE, {source}, {rank}, {write})",
+                    f"a = {source}",
+                    f"t = {c}[1] if a is {c}[0] else {p}(a)",
                     "if t is None:",
                     "    return REFERENCE(fr)",
                     f"{key}_flat, {key}_o, {strides}{extents}{key}_p = t",
@@ -562,7 +463,6 @@ class _KernelLoopSource:
 
         lb, ub, st, *inits = self.ins
         self.env.update(
-            _prepare_memref=_prepare_memref,
             _prepare_region=_prepare_region,
             _prepare_tile=_prepare_tile,
             LAYOUTS=executor._layouts,
@@ -610,4 +510,4 @@ def compile_kernel_loop(
     return _KernelLoopSource(executor, loop, slots, ins, outs, reference).build()
 
 
-__all__ = ["Layout", "Layouts", "compile_kernel_loop", "is_kernel_loop"]
+__all__ = ["compile_kernel_loop", "is_kernel_loop", "scalar_lines"]

@@ -49,7 +49,7 @@ class Window:
         "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "_fu", "_trips",
     )
 
-    def __init__(self, kind: str, phase: str, start: int):
+    def __init__(self, kind: str, phase: str, start: int, fu: dict[str, int] | None = None, trips: int | None = None):
         self.kind = kind
         """'kernel' or 'ops'."""
         self.phase = phase
@@ -63,15 +63,15 @@ class Window:
         self.stream_read_bytes = 0
         self.rev_stream_bytes = 0
         """Bytes of the REV stream that must arrive before this window starts."""
-        self._fu: Counter[str] = Counter()
-        self._trips: int | None = None
+        self._fu: dict[str, int] = {} if fu is None else fu
+        self._trips = trips
 
     @property
     def fu(self) -> Counter[str]:
         """FU ops by class. A kernel window keeps its kernel's per-iteration
         counts and its trip count, and multiplies them only when asked."""
         if self._trips is None:
-            return self._fu
+            return Counter(self._fu)
         return Counter({k: v * self._trips for k, v in self._fu.items()})
 
 
@@ -87,16 +87,21 @@ class TimingRecorder:
     """FU ops by class over all windows, classes in the order they first ran."""
     _open: Window | None = None
 
+    def __post_init__(self) -> None:
+        self._accesses = self.trace.packed  # len() of it: accesses so far
+
     def _ops_window(self) -> Window:
-        if self._open is None or self._open.phase != self.phase:
-            self._close()
-            self._open = Window("ops", self.phase, len(self.trace))
-            self.windows.append(self._open)
-        return self._open
+        w = self._open
+        if w is None or w.phase != self.phase:
+            if w is not None:
+                w.end = len(self._accesses)
+            w = self._open = Window("ops", self.phase, len(self._accesses))
+            self.windows.append(w)
+        return w
 
     def _close(self) -> None:
         if self._open is not None:
-            self._open.end = len(self.trace)
+            self._open.end = len(self._accesses)
             self._open = None
 
     def set_phase(self, phase: str) -> None:
@@ -108,7 +113,7 @@ class TimingRecorder:
         w = self._ops_window()
         w.compute += latency
         if fu_class is not None:
-            w._fu[fu_class] += 1
+            w._fu[fu_class] = w._fu.get(fu_class, 0) + 1
             self.fu_totals[fu_class] += 1
         if memory is not None:
             w.memory_ops += 1
@@ -125,7 +130,7 @@ class TimingRecorder:
         if fu:
             window_fu, totals = w._fu, self.fu_totals
             for cls, count in fu:
-                window_fu[cls] += count
+                window_fu[cls] = window_fu.get(cls, 0) + count
                 totals[cls] += count
         w.memory_ops += memory_ops
         w.spad_accesses += spad
@@ -134,11 +139,11 @@ class TimingRecorder:
         self, trips: int, ii: int, length: int, fu: Counter[str], memory_ops: int, spad: int
     ) -> Window:
         """A loop of kernel iterations is about to run; returns its window."""
-        self._close()
-        w = Window("kernel", self.phase, len(self.trace))
+        if self._open is not None:
+            self._close()
+        # The kernel's FU counts per iteration (not changed afterwards), times trips.
+        w = Window("kernel", self.phase, len(self._accesses), fu, trips)
         w.compute = (trips - 1) * ii + length if trips > 0 else 0
-        w._fu = fu  # per iteration (not changed afterwards), times w._trips
-        w._trips = trips
         totals = self.fu_totals
         for cls, count in fu.items():
             totals[cls] += count * trips
@@ -148,7 +153,7 @@ class TimingRecorder:
         return w
 
     def end_kernel_loop(self, w: Window) -> None:
-        w.end = len(self.trace)
+        w.end = len(self._accesses)
 
     def stream(self, direction: str, nbytes: int) -> None:
         w = self._ops_window()

@@ -59,6 +59,14 @@ def test_compiled_kernel_loops_change_nothing(
     slow_report = {k: v for k, v in slow.report.items() if k != "simulator"}
     assert fast_report == slow_report
     assert fast.report["simulator"]["accesses"] == slow.report["simulator"]["accesses"]
+    # Without trace and timing (tapeflow-run), too.
+    plain = {}
+    for mode in (True, False):
+        args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+        results = Executor(module, fast=mode).run(f"{key}_grad", args)
+        plain[mode] = [np.asarray(v) for v in (*args, *results)]
+    for mine, theirs in zip(plain[True], plain[False], strict=True):
+        assert _same_bits(mine, theirs)
 
 
 def _per_window(recorder: TimingRecorder, hit: np.ndarray, evicts: np.ndarray, hardware: Any) -> dict[str, Any]:
@@ -170,6 +178,16 @@ func.func @region_sum(%n: index, %k: index, %free: i1) -> f64 {
   }
   func.return %s : f64
 }
+func.func @constants(%x: f64) -> (f64, f64, f64, i1) {
+  %nan = arith.constant 0x7FF8000000000000 : f64
+  %inf = arith.constant 0x7FF0000000000000 : f64
+  %nz = arith.constant -0.0 : f64
+  %t = arith.constant true
+  %a = arith.addf %x, %nan : f64
+  %b = arith.mulf %x, %inf : f64
+  %c = arith.mulf %x, %nz : f64
+  func.return %a, %b, %c, %t : f64, f64, f64, i1
+}
 func.func @tile_sum(%n: index, %k: index) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -206,20 +224,30 @@ func.func @tile_sum(%n: index, %k: index) -> f64 {
 """
 
 
-def _outcome(name: str, args: list[Any], fast: bool) -> tuple[Any, ...]:
+def _outcome(name: str, args: list[Any], fast: bool, mode: str = "timed") -> tuple[Any, ...]:
+    """What running @name shows: its results (or error), the trace, the arrays
+    after the run, the executor's stats and the timing windows. `mode`: 'timed'
+    (trace and timing, as the simulator runs), 'traced' (trace only) or 'plain'
+    (neither, as tapeflow-run runs)."""
     module = LocatingParser(make_context(), KERNEL_LOOPS, "loops.mlir").parse_module()
     verify_located(module)
-    trace = MemoryTrace()
-    timing = TimingRecorder(trace, configure("Tflow2k"))
+    trace = MemoryTrace() if mode != "plain" else None
+    timing = TimingRecorder(trace, configure("Tflow2k")) if trace is not None and mode == "timed" else None
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     executor = Executor(module, trace, timing, fast=fast)
     try:
         result: Any = executor.run(name, args)
     except Exception as err:  # noqa: BLE001 - the error is what is compared
         result = (type(err).__name__, str(err))
-    addresses, writes, tape = trace.arrays()
+    if fast:
+        assert executor._compiled[name].__name__ == "fast_call"  # the generated function ran
+    recorded = [a.tolist() for a in trace.arrays()] if trace is not None else []
+    windows = [
+        (w.kind, w.phase, w.start, w.end, w.compute, dict(w.fu), w.memory_ops)
+        for w in (timing.windows if timing is not None else [])
+    ]
     arrays = [a.tobytes() for a in args if isinstance(a, np.ndarray)]
-    return result, addresses.tolist(), writes.tolist(), tape.tolist(), arrays, executor.stats
+    return result, recorded, arrays, executor.stats, windows
 
 
 CASES = {
@@ -231,17 +259,20 @@ CASES = {
     "region entry never written": ("region_sum", [2, 3, False]),
     "region index out of range": ("region_sum", [4, 5, False]),
     "region freed": ("region_sum", [3, 3, True]),
+    "constants without literals": ("constants", [2.0]),
     "tile read": ("tile_sum", [3, 3]),
     "tile entry never written": ("tile_sum", [2, 3]),
     "row outside the tile": ("tile_sum", [4, 3]),
 }
 
 
+@pytest.mark.parametrize("mode", ["timed", "traced", "plain"])
 @pytest.mark.parametrize("case", CASES)
-def test_fallbacks_behave_as_the_closure_executor(case: str) -> None:
+def test_fallbacks_behave_as_the_closure_executor(case: str, mode: str) -> None:
     name, args = CASES[case]
-    fast = _outcome(name, args, True)
-    assert fast == _outcome(name, args, False)
+    fast = _outcome(name, args, True, mode)
+    slow = _outcome(name, args, False, mode)
+    assert repr(fast) == repr(slow)  # repr: nan == nan
     if case in ("in range", "region read", "tile read"):
         assert not isinstance(fast[0][0], str)  # these run through
     if case in ("index past the end", "region entry never written", "region freed",

@@ -1,0 +1,471 @@
+"""
+The executor's fast path for whole functions: each function body becomes the
+source of one Python function over the closure executor's frame (a list with
+one slot per SSA value), exec'd once when the function is first called.
+
+Why: once kernel loops are compiled (`sim/kernel_compiler.py`), the time goes
+to the code around them. LeNet, for instance, runs 160k short kernel loops
+inside five-deep loop nests of index arithmetic, subviews and loads, and the
+closure executor pays several nested closure calls per op there (the op, its
+timing wrapper, its trace wrapper). The generated function does the same in
+straight-line Python:
+
+- `scf.for`, `scf.if` and `layer.layer` become Python `for`/`if` blocks, and
+  `func.call`/`func.return` plain calls and returns;
+- scalar ops are the statements of `kernel_compiler.scalar_lines`, on frame
+  slots (the same operators and helpers as the closures);
+- `memref.load/store` use the buffer layouts of the kernel compiler: one flat
+  index, one memoryview access, one packed trace append;
+- a kernel loop is its compiled function between the timing recorder's
+  `kernel_loop` and `end_kernel_loop`, as the closure executor does it;
+- the costs of consecutive ops outside kernels are given to the timing recorder
+  together (`TimingRecorder.ops`) by the first of them: nothing in between can
+  close the window they go to, so the windows get the same sums;
+- every other op runs its closure step, reading and writing the same frame.
+
+Each op keeps the closure executor's order of effects (trace record, REV phase,
+timing, then the op). A memref access that is out of range, or a buffer the
+layouts cannot describe, runs the op's closure step instead. Functions the
+generator cannot handle (Python's limit on nested blocks) keep the closures.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, MemRefType
+from xdsl.ir import Block, Operation, SSAValue
+
+from sim.kernel_compiler import scalar_lines
+from sim.layouts import Layouts, prepare_memref
+from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
+from tapeflow_dialects import cgra, layer, stream, tape
+
+if TYPE_CHECKING:
+    from sim.executor import Executor
+
+Frame = list[Any]
+
+
+class _Batch:
+    """Ops outside kernels whose costs one `TimingRecorder.ops` call reports."""
+
+    def __init__(self, line: int, indent: str):
+        self.line = line
+        """Where the call goes: the position of the first of them."""
+        self.indent = indent
+        self.latency = 0
+        self.fu: dict[str, int] = {}
+        self.memory = 0
+        self.float_ops = 0
+        self.ops = 0
+
+
+class _FunctionSource:
+    def __init__(self, executor: Executor, fn: func.FuncOp, slots: dict[SSAValue, int]):
+        self.ex = executor
+        self.fn = fn
+        self.slots = slots
+        self.timing = executor.timing
+        self.tracing = executor.trace is not None
+        self.env: dict[str, Any] = {"EX": executor, "TRACE": executor.trace}
+        if self.timing is not None:
+            self.env.update(
+                T_ops=self.timing.ops,
+                T_op=self.timing.op,
+                T_kernel_loop=self.timing.kernel_loop,
+                T_end_kernel_loop=self.timing.end_kernel_loop,
+                T_set_phase=self.timing.set_phase,
+                T_layer=self.timing.layer,
+            )
+        self.lines: list[str] = []
+        self.batch: _Batch | None = None
+        self.count = 0
+
+    # ------------------------------------------------------------- helpers
+    def fresh(self, hint: str) -> str:
+        self.count += 1
+        return f"{hint}{self.count}"
+
+    def constant(self, value: Any, hint: str) -> str:
+        name = self.fresh(hint)
+        self.env[name] = value
+        return name
+
+    def slot(self, value: SSAValue) -> str:
+        return f"fr[{self.ex._slot(self.slots, value)}]"
+
+    def emit(self, indent: str, *lines: str) -> None:
+        self.lines += [indent + line for line in lines]
+
+    def closure(self, op: Operation, indent: str) -> None:
+        """Run `op` by its closure step (with its own trace record and timing)."""
+        self.emit(indent, f"{self.constant(self.ex._steps[op], 'S')}(fr)")
+
+    def end_batch(self) -> None:
+        batch, self.batch = self.batch, None
+        if batch is None or not batch.ops:
+            return
+        calls = []
+        if self.timing is not None:
+            if batch.ops == 1 and batch.memory == 0 and len(batch.fu) <= 1:
+                (cls,) = batch.fu or [None]
+                calls.append(f"T_op({batch.latency}, {cls!r}, None)")
+            else:
+                calls.append(
+                    f"T_ops({batch.latency}, {tuple(batch.fu.items())!r}, {batch.memory}, 0)"
+                )
+        if batch.float_ops:
+            calls.append(f"EX.ops_executed += {batch.float_ops}")
+        self.lines[batch.line] = batch.indent + ("; ".join(calls) or "pass")
+
+    def join_batch(self, indent: str) -> _Batch:
+        if self.batch is None:
+            self.batch = _Batch(len(self.lines), indent)
+            self.lines.append("")  # filled by end_batch
+        return self.batch
+
+    def cost(self, op: Operation) -> tuple[int, str | None, str | None] | None:
+        from sim.executor import _op_cost
+
+        return _op_cost(op, self.timing) if self.timing is not None else None
+
+    # --------------------------------------------------------------- blocks
+    def block(self, block: Block, indent: str, terminator: bool = False) -> None:
+        """The ops of `block`; its terminator only if asked (a function's return),
+        else the caller handles it (yields, barriers)."""
+        start = len(self.lines)
+        self.end_batch()
+        ops = list(block.ops)
+        for op in ops if terminator else ops[:-1]:
+            self.op(op, indent)
+        self.end_batch()
+        if len(self.lines) == start:
+            self.emit(indent, "pass")
+
+    # ------------------------------------------------------------------ ops
+    def op(self, op: Operation, indent: str) -> None:
+        from sim.executor import REV_START, _FLOAT_BINARY, _FLOAT_UNARY
+
+        rev = REV_START in op.attributes
+        if rev:
+            self.end_batch()
+        match op:
+            case arith.ConstantOp():
+                value = op.value
+                if isinstance(value, FloatAttr):
+                    const: Any = float(value.value.data)
+                elif isinstance(value, IntegerAttr):
+                    const = int(value.value.data)
+                    if isinstance(value.type, IntegerType) and value.type.width.data == 1:
+                        const = bool(const & 1)
+                else:  # the closure compiler has refused it already
+                    raise AssertionError(value)
+                text = repr(const)
+                if isinstance(const, float) and not math.isfinite(const):
+                    text = self.constant(const, "K")  # nan and inf have no literal
+                self.emit(indent, f"{self.slot(op.result)} = {text}")
+                return
+            case memref.DeallocOp() | tape.FreeOp():
+                return  # no effect, no cost
+            case memref.SubviewOp() if not rev:
+                self.subview(op, indent)
+                return
+            case memref.LoadOp() | memref.StoreOp() if not rev:
+                self.memory(op, indent)
+                return
+            case scf.ForOp():
+                self.end_batch()
+                if rev and self.timing is not None:
+                    self.emit(indent, "T_set_phase('rev')")
+                if op in self.ex._kernel_loops:
+                    self.kernel_loop(op, indent)
+                elif any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
+                    self.closure(op, indent)  # a kernel loop the compiler did not take
+                else:
+                    self.loop(op, indent)
+                return
+            case scf.IfOp() if not rev:
+                self.end_batch()
+                self.branch(op, indent)
+                return
+            case layer.LayerOp() if not rev and len(op.results) == len(op.body.block.last_op.operands):  # type: ignore[union-attr]
+                self.end_batch()
+                self.layer(op, indent)
+                return
+            case func.CallOp() if not rev:
+                self.end_batch()
+                outs = tuple(self.ex._slot(self.slots, r) for r in op.results)
+                args = ", ".join(self.slot(a) for a in op.operands)
+                self.emit(
+                    indent,
+                    f"results = EX._function({op.callee.root_reference.data!r})([{args}])",
+                    f"for s, v in zip({outs!r}, results):",
+                    "    fr[s] = v",
+                )
+                return
+            case func.ReturnOp():
+                self.end_batch()
+                values = "".join(f"{self.slot(v)}, " for v in op.operands)
+                self.emit(indent, f"return ({values})")
+                return
+        lines = None
+        if len(op.results) == 1 and not op.regions:
+            lines = scalar_lines(
+                op.name,
+                dict(op.properties),
+                [self.slot(a) for a in op.operands],
+                self.slot(op.results[0]),
+                self.constant,
+            )
+        if lines is not None:
+            if rev:
+                self.emit(indent, "T_set_phase('rev')" if self.timing is not None else "pass")
+            batch = self.join_batch(indent)
+            batch.ops += 1
+            cost = self.cost(op)
+            if cost is not None:
+                latency, cls, _ = cost
+                batch.latency += latency
+                if cls is not None:
+                    batch.fu[cls] = batch.fu.get(cls, 0) + 1
+            if op.name in _FLOAT_BINARY or op.name in _FLOAT_UNARY:
+                batch.float_ops += 1
+            self.emit(indent, *lines)
+            return
+        # Anything else runs its closure. Ops that may open or close windows
+        # other than through TimingRecorder.op end the batch before them.
+        if rev or op.regions or isinstance(op, stream.FwdOp | stream.RevOp | func.CallOp):
+            self.end_batch()
+        self.closure(op, indent)
+        if rev:
+            self.end_batch()
+
+    def memory(self, op: memref.LoadOp | memref.StoreOp, indent: str) -> None:
+        """A memref access outside kernels; see the module docstring."""
+        ex = self.ex
+        is_load = isinstance(op, memref.LoadOp)
+        rank = len(op.indices)
+        cost = self.cost(op)
+        plain = ex._untraced_op(op, self.slots)  # no trace record, no timing
+        timed_alone = cost is not None and self.batch is None
+        if cost is not None and not timed_alone:
+            assert self.batch is not None
+            self.batch.ops += 1
+            self.batch.latency += cost[0]
+            self.batch.memory += 1
+        if timed_alone:
+            whole = ex._steps[op]  # record, timing, op
+            timing = [f"T_op({cost[0]}, None, 'cache')"]  # type: ignore[index]
+        else:
+            whole = plain
+            if ex.trace is not None:
+                whole = ex._traced(op, plain, [ex._slot(self.slots, v) for v in op.operands])
+            timing = []
+        cache: list[Any] = [None, None]  # the last buffer this op saw, and its layout
+
+        def prepare(arr: Any, rank: int = rank, write: bool = not is_load) -> Any:
+            prepared = prepare_memref(ex._layouts, ex.trace, arr, rank, write)
+            cache[0], cache[1] = arr, prepared
+            return prepared
+
+        c = self.constant(cache, "C")
+        p = self.constant(prepare, "P")
+        idx = [f"i{d}" for d in range(rank)]
+        strides = "".join(f"s{d}, " for d in range(rank))
+        extents = "".join(f"e{d}, " for d in range(rank))
+        in_range = " and ".join(f"0 <= i{d} < e{d}" for d in range(rank)) or "True"
+        flat = " + ".join(["o", *(f"i{d} * s{d}" for d in range(rank))])
+        packed = "pb" if is_load else "pb + 2"
+        record = [f"app((k << 5) + {packed})"] if self.tracing else []
+        access = (
+            f"{self.slot(op.results[0])} = flat[k]" if is_load else f"flat[k] = {self.slot(op.value)}"
+        )
+        self.emit(
+            indent,
+            f"a = {self.slot(op.memref)}",
+            f"t = {c}[1] if a is {c}[0] else {p}(a)",
+            "if t is not None:",
+            f"    flat, o, {strides}{extents}pb = t",
+            *(f"    {i} = {self.slot(v)}" for i, v in zip(idx, op.indices)),
+            f"    if {in_range}:",
+            f"        k = {flat}",
+            *("        " + line for line in [*record, *timing, access]),
+            "    else:",
+            *("        " + line for line in timing),
+            f"        {self.constant(plain, 'U')}(fr)",
+            "else:",
+            f"    {self.constant(whole, 'S')}(fr)",
+        )
+
+    def subview(self, op: memref.SubviewOp, indent: str) -> None:
+        """The numpy view the closure makes (an int index for a dropped unit
+        dimension, a slice for a kept one), and its layout, from the source's."""
+        try:
+            geometry = subview_geometry(op)
+        except UnsupportedSubview:
+            self.closure(op, indent)
+            return
+        sizes, strides, kept = geometry.sizes, geometry.strides, geometry.kept
+        if any(size < 1 for size in sizes) or any(stride < 1 for stride in strides):
+            self.closure(op, indent)
+            return
+        source_type = op.source.type
+        static_shape = list(source_type.get_shape()) if isinstance(source_type, MemRefType) else []
+        rank = len(sizes)
+        starts: list[str] = []
+        checks = [f"len(sh) == {rank}"]
+        for d, offset in enumerate(geometry.offsets):
+            start = str(offset) if isinstance(offset, int) else f"d{d}"
+            starts.append(start)
+            if not isinstance(offset, int):
+                checks.append(f"0 <= {start}")
+            elif offset < 0:
+                self.closure(op, indent)
+                return
+            checks.append(f"{start} + {(sizes[d] - 1) * strides[d]} < sh[{d}]")
+        # Index: dropped unit dimensions by position, kept ones by slice; a kept
+        # dimension that is the whole source dimension is ':' (or left out at the
+        # end, with its extent checked).
+        index = []
+        for d in range(rank):
+            if d not in kept:
+                index.append(starts[d])
+            elif starts[d] == "0" and strides[d] == 1 and d < len(static_shape) and static_shape[d] == sizes[d]:
+                index.append(":")
+                checks.append(f"sh[{d}] == {sizes[d]}")
+            else:
+                stop = f"{starts[d]} + {sizes[d] * strides[d]}"
+                index.append(f"{starts[d]}:{stop}" + (f":{strides[d]}" if strides[d] != 1 else ""))
+        while index and index[-1] == ":":
+            index.pop()
+        offset = " + ".join(["lay[2]", *(f"{starts[d]} * st[{d}]" for d in range(rank) if starts[d] != "0")])
+        new_strides = "".join(
+            f"st[{d}], " if strides[d] == 1 else f"st[{d}] * {strides[d]}, " for d in kept
+        )
+        new_shape = "".join(f"{sizes[d]}, " for d in kept)
+        fallback = f"{self.constant(self.ex._steps[op], 'S')}(fr)"
+        self.env.setdefault("VIEWS", self.ex._layouts.views)
+        self.emit(
+            indent,
+            f"s = {self.slot(op.source)}",
+            "lay = VIEWS.get(id(s))",
+            "if lay is not None and lay[0] is s:",
+            "    st = lay[3]; sh = lay[4]",
+            *(
+                f"    d{d} = {self.slot(v)}"
+                for d, v in enumerate(geometry.offsets)
+                if not isinstance(v, int)
+            ),
+            f"    if {' and '.join(checks)}:",
+            f"        v = s[{', '.join(index) or '...'}]",
+            f"        if len(VIEWS) > {Layouts.LIMIT}:",
+            "            VIEWS.clear()",
+            f"        VIEWS[id(v)] = (v, lay[1], {offset}, ({new_strides}), ({new_shape}), lay[5])",
+            f"        {self.slot(op.result)} = v",
+            "    else:",
+            f"        {fallback}",
+            "else:",
+            f"    {fallback}",
+        )
+
+    def kernel_loop(self, op: scf.ForOp, indent: str) -> None:
+        from sim.executor import _kernel_profile
+
+        step = self.constant(self.ex._kernel_loops[op], "K")
+        if self.timing is None:
+            self.emit(indent, f"{step}(fr)")
+            return
+        kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
+        ii, length, fu, memory_ops, spad = _kernel_profile(kernel, self.timing)
+        profile = self.constant(fu, "FU")
+        lb, ub, st = (self.slot(v) for v in (op.lb, op.ub, op.step))
+        self.emit(
+            indent,
+            f"w = T_kernel_loop(len(range({lb}, {ub}, {st})), {ii}, {length}, {profile}, "
+            f"{memory_ops}, {spad})",
+            f"{step}(fr)",
+            "T_end_kernel_loop(w)",
+        )
+
+    def loop(self, op: scf.ForOp, indent: str) -> None:
+        block = op.body.block
+        carried = [self.slot(a) for a in block.args[1:]]
+        inits = [self.slot(v) for v in op.iter_args]
+        for c, i in zip(carried, inits):
+            self.emit(indent, f"{c} = {i}")
+        self.emit(
+            indent,
+            f"for {self.slot(block.args[0])} in range({self.slot(op.lb)}, {self.slot(op.ub)}, "
+            f"{self.slot(op.step)}):",
+        )
+        self.block(block, indent + "    ")
+        yielded = [self.slot(v) for v in block.last_op.operands]  # type: ignore[union-attr]
+        pairs = list(zip(carried, yielded))
+        if pairs:
+            self.emit(
+                indent + "    ",
+                f"{', '.join(c for c, _ in pairs)}, = {', '.join(y for _, y in pairs)},",
+            )
+        for out, c in zip(op.results, carried):
+            self.emit(indent, f"{self.slot(out)} = {c}")
+
+    def branch(self, op: scf.IfOp, indent: str) -> None:
+        outs = [self.slot(r) for r in op.results]
+        self.emit(indent, f"if {self.slot(op.cond)}:")
+        self.arm(op.true_region.block, outs, indent)
+        if op.false_region.blocks:
+            self.emit(indent, "else:")
+            self.arm(op.false_region.block, outs, indent)
+
+    def arm(self, block: Block, outs: list[str], indent: str) -> None:
+        self.block(block, indent + "    ")
+        pairs = list(zip(outs, (self.slot(v) for v in block.last_op.operands)))  # type: ignore[union-attr]
+        if pairs:
+            self.emit(
+                indent + "    ",
+                f"{', '.join(o for o, _ in pairs)}, = {', '.join(v for _, v in pairs)},",
+            )
+
+    def layer(self, op: layer.LayerOp, indent: str) -> None:
+        if self.timing is not None:
+            self.emit(indent, "T_layer()")
+        block = op.body.block
+        self.block(block, indent)
+        outs = [self.slot(r) for r in op.results]
+        if outs:
+            yielded = [self.slot(v) for v in block.last_op.operands]  # type: ignore[union-attr]
+            self.emit(indent, f"{', '.join(outs)}, = {', '.join(yielded)},")
+
+    # ------------------------------------------------------------- function
+    def build(self) -> Callable[[Frame], tuple[Any, ...]]:
+        body = self.fn.body.block
+        self.emit("", "def body(fr):")
+        if self.tracing:
+            self.emit("    ", "app = TRACE.packed.append")
+        self.block(body, "    ", terminator=True)
+        self.emit("    ", "return ()")
+        source = "\n".join(self.lines) + "\n"
+        namespace = dict(self.env)
+        exec(compile(source, f"<function @{self.fn.sym_name.data}>", "exec"), namespace)  # noqa: S102
+        step = namespace["body"]
+        step.source = source  # for debugging: print(step.source)
+        return step  # type: ignore[no-any-return]
+
+
+def compile_function(
+    executor: Executor, fn: func.FuncOp, slots: dict[SSAValue, int]
+) -> Callable[[Frame], tuple[Any, ...]] | None:
+    """The body of `fn` as one Python function of the frame, returning what the
+    function returns; None if it cannot be generated (the closures then run it).
+    The closure steps of every op must have been compiled (`Executor._steps`)."""
+    try:
+        return _FunctionSource(executor, fn, slots).build()
+    except (SyntaxError, RecursionError):  # e.g. too many statically nested blocks
+        return None
+
+
+__all__ = ["compile_function"]
