@@ -25,9 +25,7 @@ from typing import Any
 
 import numpy as np
 from tqdm import tqdm
-from xdsl.dialects import builtin, func, memref, scf
-from xdsl.parser import Parser
-from xdsl.printer import Printer
+from xdsl.dialects import builtin, memref, scf
 
 from benchmarks.common import caller_arguments, parse_kernel
 from benchmarks.harness.points import Group, Point, grouped
@@ -74,19 +72,12 @@ class ResultCache:
 
 
 @cache
-def _differentiated(kernel: str, size: str) -> str:
-    """The kernel's module after the real Enzyme, as text (once per process)."""
+def _differentiated(kernel: str, size: str) -> builtin.ModuleOp:
+    """The kernel's module after the real Enzyme (once per process; clone it)."""
     ctx = make_context()
     module = parse_kernel(ctx, kernel, size)
     TapeflowEnzymePass().apply(ctx, module)
-    text: list[str] = []
-
-    class _Sink:
-        def write(self, s: str) -> None:
-            text.append(s)
-
-    Printer(stream=_Sink()).print_op(module)
-    return "".join(text)
+    return module
 
 
 def _tensors_per_loop(module: builtin.ModuleOp) -> float:
@@ -113,7 +104,7 @@ def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
     started = time.perf_counter()
     try:
         ctx = make_context()
-        module = Parser(ctx, _differentiated(group.kernel, group.size)).parse_module()
+        module = _differentiated(group.kernel, group.size).clone()
         stats: dict[str, float] = {}
         if group.variant == "enzyme" and group.unroll == 1:
             stats["tensors_per_loop"] = _tensors_per_loop(module)
