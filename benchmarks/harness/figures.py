@@ -44,6 +44,16 @@ def _performance(result: Result, ax_grid: Any) -> None:
         _bars(ax, kernels, series, f"{phase.upper()} speedup over Enzyme32k (x)")
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_title(f"{phase.upper()} cycles")
+        if phase != "total":  # the paper's right axis: hit-rate change
+            change = []
+            for k in kernels:
+                r = next((r for r in rows if r["kernel"] == k and r["config"] == "Tflow32k"), None)
+                ours = r and r[f"hit_rate_{phase}"]
+                base = r and r[f"hit_rate_{phase}_baseline"]
+                change.append(100 * (ours - base) if ours is not None and base is not None else np.nan)
+            twin = ax.twinx()
+            twin.plot(np.arange(len(kernels)), change, "D", color="C3", markersize=5)
+            twin.set_ylabel("cache hit rate, Tflow32k minus Enzyme32k (points)", color="C3")
     ax_grid[0].legend(fontsize="small")
 
 
