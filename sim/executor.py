@@ -61,7 +61,7 @@ from tapeflow_dialects.layer import ENTRY_BYTES
 from tapeflow_dialects.locations import location_of
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 from sim.function_compiler import compile_function
-from sim.kernel_compiler import compile_kernel_loop, is_kernel_loop
+from sim.kernel_compiler import Lazy, compile_kernel_loop, is_kernel_loop
 from sim.layouts import Layouts
 from sim.timing import TimingRecorder
 from sim.trace import MemoryTrace
@@ -478,14 +478,13 @@ class Executor:
         size_holder = slots  # the frame size is known once the body is compiled
         body = compile_function(self, fn, slots) if self.fast else None
         if body is not None:
-            frame_size = len(slots)
 
             def fast_call(args: Sequence[Any]) -> tuple[Any, ...]:
                 if len(args) != len(arg_slots):
                     raise ExecutionError(
                         f"@{name} takes {len(arg_slots)} arguments, got {len(args)}"
                     )
-                frame: Frame = [None] * frame_size
+                frame: Frame = [None] * len(size_holder)
                 for slot, value in zip(arg_slots, args):
                     frame[slot] = value
                 return body(frame)
@@ -780,12 +779,14 @@ class Executor:
 
                 return step
             case scf.ForOp():
-                loop = self._for(op, slots, ins, outs)
                 if self.fast and is_kernel_loop(op):
-                    compiled = compile_kernel_loop(self, op, slots, ins, outs, loop)
+                    # The closure step is the fallback of the compiled loop; it
+                    # is compiled only if a run of the loop needs it.
+                    reference = Lazy(lambda: self._for(op, slots, ins, outs), slots)
+                    compiled = compile_kernel_loop(self, op, slots, ins, outs, reference)
                     self._kernel_loops[op] = compiled
                     return compiled
-                return loop
+                return self._for(op, slots, ins, outs)
             case scf.IfOp():
                 return self._if(op, slots, ins, outs)
             case scf.WhileOp():

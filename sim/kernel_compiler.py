@@ -200,6 +200,22 @@ def scalar_lines(
     return None if expr is None else [f"{target} = {expr}"]
 
 
+_HOISTABLE = {
+    "arith.addf", "arith.subf", "arith.mulf", "arith.negf", "arith.addi", "arith.subi",
+    "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.maxui",
+    "arith.minsi", "arith.minui", "arith.select", "arith.cmpi",
+}
+"""Ops that `scalar_lines` makes into one operator expression that cannot raise
+(on the ints and floats they get), so computing them once before a loop is the
+same as in every iteration."""
+
+
+def _hoistable(opcode: str, props: dict[str, Any]) -> bool:
+    if opcode == "arith.cmpf":
+        return "predicate" in props and props["predicate"].value.data in _INLINE_CMPF
+    return opcode in _HOISTABLE
+
+
 def is_kernel_loop(op: Operation) -> bool:
     """An `scf.for` whose body is one `cgra.kernel` of placed ops, and the yield."""
     if not isinstance(op, scf.ForOp):
@@ -211,6 +227,27 @@ def is_kernel_loop(op: Operation) -> bool:
     return isinstance(inner[-1], cgra.YieldOp) and all(
         isinstance(o, cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) for o in inner[:-1]
     )
+
+
+class Lazy:
+    """A closure step compiled the first time it runs: the fallbacks of the
+    generated code rarely do, and compiling them all would double the time it
+    takes to compile a kernel. Compiling one may add entries to the function's
+    slots, so the frame grows to match."""
+
+    __slots__ = ("_make", "_step", "_slots")
+
+    def __init__(self, make: Callable[[], Step], slots: dict[SSAValue, int]):
+        self._make = make
+        self._step: Step | None = None
+        self._slots = slots
+
+    def __call__(self, fr: Frame) -> None:
+        if self._step is None:
+            self._step = self._make()
+        if len(fr) < len(self._slots):
+            fr.extend([None] * (len(self._slots) - len(fr)))
+        self._step(fr)
 
 
 class _KernelLoopSource:
@@ -238,6 +275,12 @@ class _KernelLoopSource:
         """Values defined inside the loop (their frame slots are stale)."""
         self.float_ops = 0
         self.tracing = executor.trace is not None
+        self.invariant: set[SSAValue] = set()
+        """Values with one value for the whole loop run: defined outside it, or
+        computed from such values by ops hoisted before the loop."""
+        self.hoisted: list[str] = []
+        self.addresses: dict[tuple[Any, ...], tuple[str, str]] = {}
+        self.uses: dict[tuple[Any, ...], int] = {}
 
     # ------------------------------------------------------------- helpers
     def constant(self, value: Any, hint: str) -> str:
@@ -250,6 +293,7 @@ class _KernelLoopSource:
             # Defined outside the loop: read from the frame when the loop starts.
             name = f"x{len(self.names)}"
             self.names[value] = name
+            self.invariant.add(value)
             self.prologue.append(f"{name} = fr[{self.executor._slot(self.slots, value)}]")
         return self.names[value]
 
@@ -259,16 +303,21 @@ class _KernelLoopSource:
         self.local.add(value)
         return name
 
-    def closure(self, op: Operation, indent: str) -> list[str]:
+    def closure(self, op: Operation, indent: str, lazy: bool = False) -> list[str]:
         """Run `op` by its closure step: locals it reads go to their frame slots
-        first, and its results come back from theirs."""
-        executor = self.executor
-        executor._in_kernel += 1
-        try:
-            step = executor._op(op, self.slots)
-        finally:
-            executor._in_kernel -= 1
-        step_name = self.constant(step, "R")
+        first, and its results come back from theirs. `lazy`: compile the step
+        the first time it runs (for fallbacks, which rarely do; only ops whose
+        compilation cannot fail)."""
+        executor, slots = self.executor, self.slots
+
+        def make() -> Step:
+            executor._in_kernel += 1
+            try:
+                return executor._op(op, slots)
+            finally:
+                executor._in_kernel -= 1
+
+        step_name = self.constant(Lazy(make, slots) if lazy else make(), "R")
         lines = [
             f"{indent}fr[{executor._slot(self.slots, v)}] = {self.names[v]}"
             for v in dict.fromkeys(op.operands)
@@ -295,53 +344,88 @@ class _KernelLoopSource:
             self.body += self.closure(op, "    ")  # counts itself in ops_executed
             return
         self.define(op.res[0])
-        self.body += ["    " + line for line in lines]
         if opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY:
             self.float_ops += 1  # the closure executor's ops_executed
+        if _hoistable(opcode, props) and all(a in self.invariant for a in op.args):
+            # The same value in every iteration, and it cannot raise: once.
+            self.hoisted += lines
+            self.invariant.add(op.res[0])
+            return
+        self.body += ["    " + line for line in lines]
+
+    def address(self, key: str, offset: str, indices: list[SSAValue], row: bool = False) -> tuple[str, str, list[str]]:
+        """(condition, flat index, lines that compute the index) of an access
+        to buffer `key` at `indices`. What depends only on loop-invariant values
+        is computed once before the loop; accesses with the same buffer, offset
+        and index values share one condition and index (the first computes
+        them), since they are pure functions of those values."""
+        share = (key, offset, tuple(indices))
+        if share in self.addresses:
+            cond, k = self.addresses[share]
+            return cond, k, []
+        n = len(self.addresses)
+        extent = (lambda d: f"{key}_rows") if row else (lambda d: f"{key}_e{d}")  # noqa: E731
+        stride = (lambda d: f"{key}_slots") if row else (lambda d: f"{key}_s{d}")  # noqa: E731
+        fixed = [(d, v) for d, v in enumerate(indices) if v in self.invariant]
+        moving = [(d, v) for d, v in enumerate(indices) if v not in self.invariant]
+        checks = [f"0 <= {self.name(v)} < {extent(d)}" for d, v in fixed]
+        base = offset
+        if fixed:
+            base = f"h{n}"
+            terms = " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in fixed)
+            self.hoisted.append(f"{base} = {offset} + {terms}")
+            self.hoisted.append(f"ok{n} = {' and '.join(checks)}")
+        cond = " and ".join(
+            [f"ok{n}"] * bool(fixed) + [f"0 <= {self.name(v)} < {extent(d)}" for d, v in moving]
+        ) or "True"
+        if not moving:  # the same element in every iteration
+            self.addresses[share] = (cond, base)
+            return cond, base, []
+        k = f"k{n}"
+        line = f"{k} = {base} + " + " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in moving)
+        if self.uses[share] > 1:
+            self.body.append(f"    c{n} = {cond}")
+            cond = f"c{n}"
+        self.addresses[share] = (cond, k)
+        return cond, k, [line]
 
     def memory(self, op: cgra.LoadOp | cgra.StoreOp, buffers: dict[SSAValue, str]) -> None:
         memory = op.memory
         key = buffers[memory]
-        idx = [self.name(i) for i in op.indices]
         is_load = isinstance(op, cgra.LoadOp)
         mtype = memory.type
-        fallback = self.closure(op, "        ")
+        fallback = self.closure(op, "        ", lazy=True)
         if isinstance(mtype, SpadType):
             slot = op.slot.value.data  # type: ignore[union-attr]
-            (row,) = idx
-            w = f"w{len(self.body)}"
-            self.body += [
-                f"    if 0 <= {row} < {key}_rows:",
-                f"        {w} = {key}_base + {slot} + {row} * {key}_slots",
-            ]
+            cond, w, lines = self.address(key, f"{key}_base", list(op.indices), row=True)
+            self.body += [f"    if {cond}:", *("        " + line for line in lines)]
+            entry = f"{w} + {slot}" if slot else w
             if is_load:
                 conv = self._scalar(op.result.type)
                 out = self.names[op.result]  # defined by the fallback
                 self.body += [
-                    f"        if {key}_full[{w}]:",
-                    f"            {out} = {conv}({key}_data[{w}])",
+                    f"        if {key}_full[{entry}]:",
+                    f"            {out} = {conv}({key}_data[{entry}])",
                     "        else:",
                     *["    " + line for line in fallback],
                 ]
             else:
                 value = self.name(op.value)
                 self.body += [
-                    f"        {key}_data[{w}] = {value}",
-                    f"        if not {key}_full[{w}]:",
-                    f"            {key}_full[{w}] = True",
+                    f"        {key}_data[{entry}] = {value}",
+                    f"        if not {key}_full[{entry}]:",
+                    f"            {key}_full[{entry}] = True",
                     f"            {key}_spad.entries_full += 1",
                     f"            if {key}_spad.entries_full > STATS['spad_peak_entries_full']:",
                     f"                STATS['spad_peak_entries_full'] = {key}_spad.entries_full",
                 ]
             self.body += ["    else:", *fallback]
             return
-        in_range = " and ".join(f"0 <= {i} < {key}_e{d}" for d, i in enumerate(idx)) or "True"
-        k = f"k{len(self.body)}"
         offset = f"{key}_o"
         if isinstance(mtype, region.RegionType):
             offset = f"{key}_o{op.slot.value.data}"  # type: ignore[union-attr]
-        flat = " + ".join([offset, *(f"{i} * {key}_s{d}" for d, i in enumerate(idx))])
-        self.body += [f"    if {in_range}:", f"        {k} = {flat}"]
+        cond, k, lines = self.address(key, offset, list(op.indices))
+        self.body += [f"    if {cond}:", *("        " + line for line in lines)]
         packed = f"{key}_pw" if not is_load else f"{key}_p"
         record = [f"        app(({k} << 5) + {packed})"] if self.tracing else []
         if isinstance(mtype, region.RegionType):
@@ -388,6 +472,11 @@ class _KernelLoopSource:
         placed = list(kernel.body.block.ops)
         kernel_yield = placed.pop()
         block = loop.body.block
+        # Every value of the loop gets its frame slot now, so that compiling a
+        # closure later (Lazy) does not need new ones.
+        for o in loop.walk():
+            for v in (*o.operands, *o.results, *(a for r in o.regions for b in r.blocks for a in b.args)):
+                executor._slot(self.slots, v)
         iv = self.define(block.args[0])
         carried = [self.define(a) for a in block.args[1:]]
 
@@ -405,10 +494,20 @@ class _KernelLoopSource:
             ]
             source = f"fr[{executor._slot(self.slots, memory)}]"
             rank = len(op.indices)
+            cache: list[Any] = [None, None]  # the last object seen here, prepared
+            c = self.constant(cache, "C")
             if isinstance(memory.type, SpadType):
                 top = max(o.slot.value.data for o in uses)  # type: ignore[union-attr]
+
+                def prepare_tile(tile: Any, top: int = top, cache: list[Any] = cache) -> Any:
+                    cache[1] = _prepare_tile(tile, top)
+                    cache[0] = tile
+                    return cache[1]
+
+                p = self.constant(prepare_tile, "P")
                 prepares += [
-                    f"t = _prepare_tile({source}, {top})",
+                    f"a = {source}",
+                    f"t = {c}[1] if a is {c}[0] else {p}(a)",
                     "if t is None:",
                     "    return REFERENCE(fr)",
                     f"{key}_rows, {key}_base, {key}_slots, {key}_spad, {key}_data, {key}_full = t",
@@ -430,14 +529,13 @@ class _KernelLoopSource:
                 write = any(isinstance(o, cgra.StoreOp) for o in uses)
                 strides = "".join(f"{key}_s{d}, " for d in range(rank))
                 extents = "".join(f"{key}_e{d}, " for d in range(rank))
-                cache: list[Any] = [None, None]  # the last array seen here, prepared
 
                 def prepare(arr: Any, rank: int = rank, write: bool = write, cache: list[Any] = cache) -> Any:
                     cache[1] = prepare_memref(executor._layouts, executor.trace, arr, rank, write)
                     cache[0] = arr
                     return cache[1]
 
-                c, p = self.constant(cache, "C"), self.constant(prepare, "P")
+                p = self.constant(prepare, "P")
                 prepares += [
                     f"a = {source}",
                     f"t = {c}[1] if a is {c}[0] else {p}(a)",
@@ -447,6 +545,19 @@ class _KernelLoopSource:
                     f"{key}_pw = {key}_p + 2",
                 ]
 
+        # Outside values are invariant before they are named; accesses that
+        # may share their index.
+        inside = {v for o in placed for v in o.results} | set(block.args)
+        self.invariant |= {
+            v for o in placed for v in o.operands if v not in inside
+        }
+        for o in placed:
+            if isinstance(o, cgra.LoadOp | cgra.StoreOp):
+                offset = f"{buffers[o.memory]}_o{o.slot.value.data if isinstance(o.memory.type, region.RegionType) else ''}"  # type: ignore[union-attr]
+                if isinstance(o.memory.type, SpadType):
+                    offset = f"{buffers[o.memory]}_base"
+                share = (buffers[o.memory], offset, tuple(o.indices))
+                self.uses[share] = self.uses.get(share, 0) + 1
         for op in placed:
             if isinstance(op, cgra.ComputeOp):
                 self.compute(op)
@@ -481,6 +592,7 @@ class _KernelLoopSource:
             "    STATS = EXECUTOR.stats",
             *(["    app = TRACE.packed.append"] if self.tracing else []),
             *("    " + line for line in self.prologue),
+            *("    " + line for line in self.hoisted),
             *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits)),
             f"    for {iv} in trips:",
             *("    " + line for line in self.body),
@@ -506,8 +618,9 @@ def compile_kernel_loop(
     reference: Step,
 ) -> Step:
     """The fast step of a kernel loop (`is_kernel_loop`); `reference` is its
-    closure step, used when a run of the loop cannot take the fast path."""
+    closure step (typically `Lazy`), used when a run of the loop cannot take
+    the fast path."""
     return _KernelLoopSource(executor, loop, slots, ins, outs, reference).build()
 
 
-__all__ = ["compile_kernel_loop", "is_kernel_loop", "scalar_lines"]
+__all__ = ["Lazy", "compile_kernel_loop", "is_kernel_loop", "scalar_lines"]

@@ -19,7 +19,10 @@ and turns it all into the report (`sim/timing.py`).
 
 from __future__ import annotations
 
+import gc
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -106,6 +109,22 @@ def prepare(
     return tape_bytes
 
 
+@contextmanager
+def _without_gc_pauses() -> Iterator[None]:
+    """Python's cycle collector off for a while. A run allocates millions of
+    short-lived objects (floats, tuples, windows) that reference counting frees,
+    and no cycles; but each allocation burst triggers collections that walk
+    every live object, the compiled module's IR included, which cost up to half
+    of a run's time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 @dataclass
 class Simulation:
     outputs: dict[str, np.ndarray]
@@ -154,10 +173,11 @@ def execute(
     timing = TimingRecorder(trace, hardware)
     executor = Executor(module, trace, timing, fast=fast)
     started = time.perf_counter()
-    results = executor.run(function, args)
-    timing.finish()
-    timing.spad_peak_entries = executor.stats["spad_peak_entries_full"]
-    addresses, writes, tape_flags = trace.arrays()
+    with _without_gc_pauses():
+        results = executor.run(function, args)
+        timing.finish()
+        timing.spad_peak_entries = executor.stats["spad_peak_entries_full"]
+        addresses, writes, tape_flags = trace.arrays()
     seconds = time.perf_counter() - started
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
@@ -179,7 +199,8 @@ def evaluate(execution: Execution, hardware: Hardware | None = None) -> dict[str
     started = time.perf_counter()
     cache = execution.replays.get(hardware.cache)
     if cache is None:
-        cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
+        with _without_gc_pauses():
+            cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
         execution.replays[hardware.cache] = cache
     data = report(execution.recorder, cache, execution.tape_flags, hardware, execution.tape_bytes)
     seconds = execution.seconds + time.perf_counter() - started

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 from itertools import chain
 from operator import attrgetter
 
@@ -83,12 +84,25 @@ class TimingRecorder:
     windows: list[Window] = field(default_factory=list)
     layers: int = 0
     spad_peak_entries: int = 0
-    fu_totals: Counter[str] = field(default_factory=Counter)
-    """FU ops by class over all windows, classes in the order they first ran."""
     _open: Window | None = None
 
     def __post_init__(self) -> None:
         self._accesses = self.trace.packed  # len() of it: accesses so far
+        self._fu_order: dict[str, None] = {}  # classes in the order they first ran
+        self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
+        self._kernel_trips: dict[int, list[Any]] = {}  # id(profile): [profile, trips]
+
+    @property
+    def fu_totals(self) -> Counter[str]:
+        """FU ops by class over all windows, classes in the order they first ran
+        (the order the energy sum adds them in)."""
+        totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
+        for cls, count in self._ops_fu.items():
+            totals[cls] += count
+        for profile, trips in self._kernel_trips.values():
+            for cls, count in profile.items():
+                totals[cls] += count * trips
+        return totals
 
     def _ops_window(self) -> Window:
         w = self._open
@@ -114,7 +128,11 @@ class TimingRecorder:
         w.compute += latency
         if fu_class is not None:
             w._fu[fu_class] = w._fu.get(fu_class, 0) + 1
-            self.fu_totals[fu_class] += 1
+            if fu_class in self._ops_fu:
+                self._ops_fu[fu_class] += 1
+            else:
+                self._ops_fu[fu_class] = 1
+                self._fu_order.setdefault(fu_class)
         if memory is not None:
             w.memory_ops += 1
             if memory == "spad":
@@ -128,10 +146,14 @@ class TimingRecorder:
         w = self._ops_window()
         w.compute += latency
         if fu:
-            window_fu, totals = w._fu, self.fu_totals
+            window_fu, totals = w._fu, self._ops_fu
             for cls, count in fu:
                 window_fu[cls] = window_fu.get(cls, 0) + count
-                totals[cls] += count
+                if cls in totals:
+                    totals[cls] += count
+                else:
+                    totals[cls] = count
+                    self._fu_order.setdefault(cls)
         w.memory_ops += memory_ops
         w.spad_accesses += spad
 
@@ -144,9 +166,12 @@ class TimingRecorder:
         # The kernel's FU counts per iteration (not changed afterwards), times trips.
         w = Window("kernel", self.phase, len(self._accesses), fu, trips)
         w.compute = (trips - 1) * ii + length if trips > 0 else 0
-        totals = self.fu_totals
-        for cls, count in fu.items():
-            totals[cls] += count * trips
+        known = self._kernel_trips.get(id(fu))
+        if known is None:
+            known = self._kernel_trips[id(fu)] = [fu, 0]
+            for cls in fu:
+                self._fu_order.setdefault(cls)
+        known[1] += trips
         w.memory_ops = memory_ops * trips
         w.spad_accesses = spad * trips
         self.windows.append(w)
