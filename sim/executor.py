@@ -978,7 +978,9 @@ class Executor:
 
             def fast_step(fr: Frame) -> None:
                 # The same view, and its layout for the compiled kernel loops.
-                starts = [fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)]
+                starts = [
+                    fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)
+                ]
                 source = fr[src]
                 view = source[
                     tuple(
