@@ -115,7 +115,8 @@ def _replay_reduced(
     n = lines.size
     ways = config.assoc
     set_of = lines & (config.sets - 1)
-    order = np.argsort(set_of.astype(np.uint16) if config.sets <= 1 << 16 else set_of, kind="stable")
+    small = set_of.astype(np.uint16) if config.sets <= 1 << 16 else set_of  # radix-sorted
+    order = np.argsort(small, kind="stable")
     by_set = lines[order]
     set_writes = writes[order]
     certain = np.zeros(n, dtype=bool)

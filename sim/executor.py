@@ -10,7 +10,11 @@ before it was written is an error, not a silent zero).
 
 Each function is compiled once into a list of Python closures over a frame of
 slots, one slot per SSA value, which runs several times faster than walking the
-IR on every step. Supported: func, scf (for, if, while, yield), arith, math,
+IR on every step. By default (`fast=True`) the executor then goes further and
+runs generated Python for each function body and kernel loop
+(`sim/function_compiler.py`, `sim/kernel_compiler.py`), which falls back to
+these closures for anything unusual; `fast=False` runs the closures alone, the
+reference that path is tested against. Supported: func, scf (for, if, while, yield), arith, math,
 memref (alloc, alloca, dealloc, load, store, subview, copy, cast), the `enzyme`
 cache/gradient ops, and the TapeFlow dialects `tape`, `region`, `layer` and
 `stream`. Anything else is an `ExecutionError` that names the op and where it was
@@ -978,7 +982,9 @@ class Executor:
 
             def fast_step(fr: Frame) -> None:
                 # The same view, and its layout for the compiled kernel loops.
-                starts = [fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)]
+                starts = [
+                    fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)
+                ]
                 source = fr[src]
                 view = source[
                     tuple(

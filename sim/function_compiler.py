@@ -41,8 +41,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from sim.kernel_compiler import scalar_lines
 from sim.layouts import Layouts, prepare_memref
-from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 from tapeflow_dialects import cgra, layer, stream, tape
+from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 
 if TYPE_CHECKING:
     from sim.executor import Executor
@@ -128,6 +128,10 @@ class _FunctionSource:
             self.lines.append("")  # filled by end_batch
         return self.batch
 
+    def set_phase(self, indent: str) -> None:
+        if self.timing is not None:
+            self.emit(indent, "T_set_phase('rev')")
+
     def cost(self, op: Operation) -> tuple[int, str | None, str | None] | None:
         from sim.executor import _op_cost
 
@@ -148,11 +152,17 @@ class _FunctionSource:
 
     # ------------------------------------------------------------------ ops
     def op(self, op: Operation, indent: str) -> None:
-        from sim.executor import REV_START, _FLOAT_BINARY, _FLOAT_UNARY
+        from sim.executor import _FLOAT_BINARY, _FLOAT_UNARY, REV_START
 
         rev = REV_START in op.attributes
         if rev:
+            # The REV sweep starts here: after the op's trace record, before its
+            # timing. Ops run by their closure (memory accesses among them) do it
+            # themselves; the others below call set_phase first.
             self.end_batch()
+            native = isinstance(op, arith.ConstantOp | memref.DeallocOp | tape.FreeOp)
+            if native or isinstance(op, func.ReturnOp | scf.ForOp):
+                self.set_phase(indent)
         match op:
             case arith.ConstantOp():
                 value = op.value
@@ -179,8 +189,6 @@ class _FunctionSource:
                 return
             case scf.ForOp():
                 self.end_batch()
-                if rev and self.timing is not None:
-                    self.emit(indent, "T_set_phase('rev')")
                 if op in self.ex._kernel_loops:
                     self.kernel_loop(op, indent)
                 elif any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
@@ -192,7 +200,9 @@ class _FunctionSource:
                 self.end_batch()
                 self.branch(op, indent)
                 return
-            case layer.LayerOp() if not rev and len(op.results) == len(op.body.block.last_op.operands):  # type: ignore[union-attr]
+            case layer.LayerOp() if not rev and len(op.results) == len(
+                op.body.block.last_op.operands  # type: ignore[union-attr]
+            ):
                 self.end_batch()
                 self.layer(op, indent)
                 return
@@ -223,7 +233,7 @@ class _FunctionSource:
             )
         if lines is not None:
             if rev:
-                self.emit(indent, "T_set_phase('rev')" if self.timing is not None else "pass")
+                self.set_phase(indent)
             batch = self.join_batch(indent)
             batch.ops += 1
             cost = self.cost(op)
@@ -281,9 +291,10 @@ class _FunctionSource:
         flat = " + ".join(["o", *(f"i{d} * s{d}" for d in range(rank))])
         packed = "pb" if is_load else "pb + 2"
         record = [f"app((k << 5) + {packed})"] if self.tracing else []
-        access = (
-            f"{self.slot(op.results[0])} = flat[k]" if is_load else f"flat[k] = {self.slot(op.value)}"
-        )
+        if is_load:
+            access = f"{self.slot(op.results[0])} = flat[k]"
+        else:
+            access = f"flat[k] = {self.slot(op.value)}"
         self.emit(
             indent,
             f"a = {self.slot(op.memref)}",
@@ -334,7 +345,7 @@ class _FunctionSource:
         for d in range(rank):
             if d not in kept:
                 index.append(starts[d])
-            elif starts[d] == "0" and strides[d] == 1 and d < len(static_shape) and static_shape[d] == sizes[d]:
+            elif (starts[d], strides[d]) == ("0", 1) and static_shape[d : d + 1] == [sizes[d]]:
                 index.append(":")
                 checks.append(f"sh[{d}] == {sizes[d]}")
             else:
@@ -342,7 +353,8 @@ class _FunctionSource:
                 index.append(f"{starts[d]}:{stop}" + (f":{strides[d]}" if strides[d] != 1 else ""))
         while index and index[-1] == ":":
             index.pop()
-        offset = " + ".join(["lay[2]", *(f"{starts[d]} * st[{d}]" for d in range(rank) if starts[d] != "0")])
+        moved = [f"{starts[d]} * st[{d}]" for d in range(rank) if starts[d] != "0"]
+        offset = " + ".join(["lay[2]", *moved])
         new_strides = "".join(
             f"st[{d}], " if strides[d] == 1 else f"st[{d}] * {strides[d]}, " for d in kept
         )
@@ -423,7 +435,8 @@ class _FunctionSource:
 
     def arm(self, block: Block, outs: list[str], indent: str) -> None:
         self.block(block, indent + "    ")
-        pairs = list(zip(outs, (self.slot(v) for v in block.last_op.operands)))  # type: ignore[union-attr]
+        yielded = block.last_op.operands  # type: ignore[union-attr]
+        pairs = list(zip(outs, (self.slot(v) for v in yielded)))
         if pairs:
             self.emit(
                 indent + "    ",
@@ -450,7 +463,8 @@ class _FunctionSource:
         self.emit("    ", "return ()")
         source = "\n".join(self.lines) + "\n"
         namespace = dict(self.env)
-        exec(compile(source, f"<function @{self.fn.sym_name.data}>", "exec"), namespace)  # noqa: S102
+        code = compile(source, f"<function @{self.fn.sym_name.data}>", "exec")
+        exec(code, namespace)  # noqa: S102 - our own generated code
         step = namespace["body"]
         step.source = source  # for debugging: print(step.source)
         return step  # type: ignore[no-any-return]

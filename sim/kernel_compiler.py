@@ -40,12 +40,19 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from xdsl.dialects import arith, scf
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from sim.layouts import OFFSET, OWNER, OWNER_ARRAY, PACKED, POINTER, STRIDES, FLAT, Layouts, prepare_memref
+from sim.layouts import (
+    FLAT,
+    OFFSET,
+    OWNER,
+    STRIDES,
+    Layouts,
+    packed_base,
+    prepare_memref,
+)
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
 
@@ -82,12 +89,11 @@ def _prepare_region(
     ):
         return None
     # A region's data is C-contiguous and its own owner: its written mask has
-    # the same flat indices.
+    # the same flat indices. Region accesses are tape accesses (| 1).
     owner = lay[OWNER]
-    packed = owner[PACKED]
-    if packed is None:
-        packed = owner[PACKED] = trace.packed_base(owner[OWNER_ARRAY], owner[POINTER]) if trace is not None else 0
-    return (owner[FLAT], memoryview(written.reshape(-1)), *lay[STRIDES], *data.shape[:-1], packed | 1)
+    written_flat = memoryview(written.reshape(-1))
+    packed = packed_base(owner, trace) | 1
+    return (owner[FLAT], written_flat, *lay[STRIDES], *data.shape[:-1], packed)
 
 
 def _prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
@@ -133,6 +139,11 @@ _INLINE_CMPI = {
     5: "{a} >= {b}", 6: "{a} < {b}", 7: "{a} <= {b}", 8: "{a} > {b}", 9: "{a} >= {b}",
 }
 """`_CMPI`: the closure executor compares unsigned predicates as signed, so do we."""
+
+
+_TO_INT = ("arith.index_cast", "arith.fptosi", "arith.fptoui")
+_TO_FLOAT = ("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf")
+"""Casts: the closure executor's int() and float()."""
 
 
 def scalar_lines(
@@ -193,9 +204,9 @@ def scalar_lines(
         expr = template.format(a=a, b=b) if template else None
     elif opcode == "arith.select" and len(args) == 3:
         expr = f"{b} if {a} else {args[2]}"
-    elif opcode in ("arith.index_cast", "arith.fptosi", "arith.fptoui") and len(args) == 1:
+    elif opcode in _TO_INT and len(args) == 1:
         expr = f"int({a})"
-    elif opcode in ("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf") and len(args) == 1:
+    elif opcode in _TO_FLOAT and len(args) == 1:
         expr = f"float({a})"
     return None if expr is None else [f"{target} = {expr}"]
 
@@ -353,7 +364,9 @@ class _KernelLoopSource:
             return
         self.body += ["    " + line for line in lines]
 
-    def address(self, key: str, offset: str, indices: list[SSAValue], row: bool = False) -> tuple[str, str, list[str]]:
+    def address(
+        self, key: str, offset: str, indices: list[SSAValue], row: bool = False
+    ) -> tuple[str, str, list[str]]:
         """(condition, flat index, lines that compute the index) of an access
         to buffer `key` at `indices`. What depends only on loop-invariant values
         is computed once before the loop; accesses with the same buffer, offset
@@ -389,6 +402,17 @@ class _KernelLoopSource:
         self.addresses[share] = (cond, k)
         return cond, k, [line]
 
+    @staticmethod
+    def offset(op: cgra.LoadOp | cgra.StoreOp, buffers: dict[SSAValue, str]) -> str:
+        """The name of the flat index an access adds its indices to: the view's
+        offset, plus the slot for a region; a tile's first entry."""
+        key = buffers[op.memory]
+        if isinstance(op.memory.type, SpadType):
+            return f"{key}_base"
+        if isinstance(op.memory.type, region.RegionType):
+            return f"{key}_o{op.slot.value.data}"  # type: ignore[union-attr]
+        return f"{key}_o"
+
     def memory(self, op: cgra.LoadOp | cgra.StoreOp, buffers: dict[SSAValue, str]) -> None:
         memory = op.memory
         key = buffers[memory]
@@ -397,7 +421,7 @@ class _KernelLoopSource:
         fallback = self.closure(op, "        ", lazy=True)
         if isinstance(mtype, SpadType):
             slot = op.slot.value.data  # type: ignore[union-attr]
-            cond, w, lines = self.address(key, f"{key}_base", list(op.indices), row=True)
+            cond, w, lines = self.address(key, self.offset(op, buffers), list(op.indices), row=True)
             self.body += [f"    if {cond}:", *("        " + line for line in lines)]
             entry = f"{w} + {slot}" if slot else w
             if is_load:
@@ -421,10 +445,7 @@ class _KernelLoopSource:
                 ]
             self.body += ["    else:", *fallback]
             return
-        offset = f"{key}_o"
-        if isinstance(mtype, region.RegionType):
-            offset = f"{key}_o{op.slot.value.data}"  # type: ignore[union-attr]
-        cond, k, lines = self.address(key, offset, list(op.indices))
+        cond, k, lines = self.address(key, self.offset(op, buffers), list(op.indices))
         self.body += [f"    if {cond}:", *("        " + line for line in lines)]
         packed = f"{key}_pw" if not is_load else f"{key}_p"
         record = [f"        app(({k} << 5) + {packed})"] if self.tracing else []
@@ -475,7 +496,8 @@ class _KernelLoopSource:
         # Every value of the loop gets its frame slot now, so that compiling a
         # closure later (Lazy) does not need new ones.
         for o in loop.walk():
-            for v in (*o.operands, *o.results, *(a for r in o.regions for b in r.blocks for a in b.args)):
+            args = [a for r in o.regions for b in r.blocks for a in b.args]
+            for v in (*o.operands, *o.results, *args):
                 executor._slot(self.slots, v)
         iv = self.define(block.args[0])
         carried = [self.define(a) for a in block.args[1:]]
@@ -530,7 +552,9 @@ class _KernelLoopSource:
                 strides = "".join(f"{key}_s{d}, " for d in range(rank))
                 extents = "".join(f"{key}_e{d}, " for d in range(rank))
 
-                def prepare(arr: Any, rank: int = rank, write: bool = write, cache: list[Any] = cache) -> Any:
+                def prepare(
+                    arr: Any, rank: int = rank, write: bool = write, cache: list[Any] = cache
+                ) -> Any:
                     cache[1] = prepare_memref(executor._layouts, executor.trace, arr, rank, write)
                     cache[0] = arr
                     return cache[1]
@@ -553,10 +577,7 @@ class _KernelLoopSource:
         }
         for o in placed:
             if isinstance(o, cgra.LoadOp | cgra.StoreOp):
-                offset = f"{buffers[o.memory]}_o{o.slot.value.data if isinstance(o.memory.type, region.RegionType) else ''}"  # type: ignore[union-attr]
-                if isinstance(o.memory.type, SpadType):
-                    offset = f"{buffers[o.memory]}_base"
-                share = (buffers[o.memory], offset, tuple(o.indices))
+                share = (buffers[o.memory], self.offset(o, buffers), tuple(o.indices))
                 self.uses[share] = self.uses.get(share, 0) + 1
         for op in placed:
             if isinstance(op, cgra.ComputeOp):

@@ -95,7 +95,8 @@ class Layouts:
         delta = arr.ctypes.data - record[POINTER]
         if delta % 8 or any(s % 8 for s in arr.strides):
             return None
-        writeable = bool(arr.flags.writeable) and not (isinstance(flat, memoryview) and flat.readonly)
+        readonly = isinstance(flat, memoryview) and flat.readonly
+        writeable = bool(arr.flags.writeable) and not readonly
         return self.remember(
             (arr, record, delta // 8, tuple(s // 8 for s in arr.strides), arr.shape, writeable)
         )
@@ -117,8 +118,9 @@ class Layouts:
         if src is None or len(starts) != len(src[SHAPE]):
             return
         offset = src[OFFSET]
-        for start, size, stride, extent, step in zip(starts, sizes, strides, src[SHAPE], src[STRIDES]):
-            if not (0 <= start and size >= 1 and stride >= 1 and start + (size - 1) * stride < extent):
+        dims = zip(starts, sizes, strides, src[SHAPE], src[STRIDES])
+        for start, size, stride, extent, step in dims:
+            if not (size >= 1 and stride >= 1 and 0 <= start < extent - (size - 1) * stride):
                 return
             offset += start * step
         self.remember(
@@ -147,10 +149,19 @@ def prepare_memref(
     flat = owner[FLAT]
     if type(flat) is not memoryview:
         return None
+    return (flat, lay[OFFSET], *lay[STRIDES], *lay[SHAPE], packed_base(owner, trace))
+
+
+def packed_base(owner: list[Any], trace: Any) -> int:
+    """`MemoryTrace.packed_base` of an owner (0 without a trace), given to it
+    now if it has none yet, and kept in the owner's record."""
     packed = owner[PACKED]
     if packed is None:
-        packed = owner[PACKED] = trace.packed_base(owner[OWNER_ARRAY], owner[POINTER]) if trace is not None else 0
-    return (flat, lay[OFFSET], *lay[STRIDES], *lay[SHAPE], packed)
+        packed = 0
+        if trace is not None:
+            packed = trace.packed_base(owner[OWNER_ARRAY], owner[POINTER])
+        owner[PACKED] = packed
+    return packed  # type: ignore[no-any-return]
 
 
-__all__ = ["Layouts", "prepare_memref"]
+__all__ = ["Layouts", "packed_base", "prepare_memref"]

@@ -50,7 +50,14 @@ class Window:
         "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "_fu", "_trips",
     )
 
-    def __init__(self, kind: str, phase: str, start: int, fu: dict[str, int] | None = None, trips: int | None = None):
+    def __init__(
+        self,
+        kind: str,
+        phase: str,
+        start: int,
+        fu: dict[str, int] | None = None,
+        trips: int | None = None,
+    ):
         self.kind = kind
         """'kernel' or 'ops'."""
         self.phase = phase

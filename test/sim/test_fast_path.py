@@ -20,13 +20,18 @@ from sim.executor import Executor
 from sim.simulator import prepare, simulate
 from sim.timing import TimingRecorder, report
 from sim.trace import MemoryTrace
-from targets.hardware import configure
 from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser, verify_located
 from tapeflow_tools.run import bind_arguments
+from targets.hardware import configure
 
 PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
+
+
+def _function(module: ModuleOp, name: str) -> Any:
+    named = (f for f in module.ops if getattr(f, "sym_name", None) is not None)
+    return next(f for f in named if f.sym_name.data == name)  # type: ignore[attr-defined]
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
@@ -42,7 +47,7 @@ def test_compiled_kernel_loops_change_nothing(
     hardware = configure(PRESET_OF[variant])
     tape_bytes = prepare(make_context(), module, variant, hardware)
     assert any(isinstance(op, cgra.KernelOp) for op in module.walk())
-    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
+    function = _function(module, f"{key}_grad")
     inputs = KERNELS[key].inputs("small")
     runs = {}
     for fast in (True, False):
@@ -69,7 +74,9 @@ def test_compiled_kernel_loops_change_nothing(
         assert _same_bits(mine, theirs)
 
 
-def _per_window(recorder: TimingRecorder, hit: np.ndarray, evicts: np.ndarray, hardware: Any) -> dict[str, Any]:
+def _per_window(
+    recorder: TimingRecorder, hit: np.ndarray, evicts: np.ndarray, hardware: Any
+) -> dict[str, Any]:
     """The report's window sums as first written, window by window (the
     simulator now computes them for all windows at once)."""
     line, bw = hardware.cache.line_bytes, hardware.dram_bytes_per_cycle
@@ -113,7 +120,7 @@ def test_the_report_sums_the_windows_as_one_at_a_time(
     module = differentiated(key)
     hardware = configure(PRESET_OF[variant])
     tape_bytes = prepare(make_context(), module, variant, hardware)
-    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
+    function = _function(module, f"{key}_grad")
     inputs = KERNELS[key].inputs("small")
     args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
     trace = MemoryTrace()
@@ -232,7 +239,9 @@ def _outcome(name: str, args: list[Any], fast: bool, mode: str = "timed") -> tup
     module = LocatingParser(make_context(), KERNEL_LOOPS, "loops.mlir").parse_module()
     verify_located(module)
     trace = MemoryTrace() if mode != "plain" else None
-    timing = TimingRecorder(trace, configure("Tflow2k")) if trace is not None and mode == "timed" else None
+    timing = None
+    if trace is not None and mode == "timed":
+        timing = TimingRecorder(trace, configure("Tflow2k"))
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     executor = Executor(module, trace, timing, fast=fast)
     try:
@@ -278,3 +287,59 @@ def test_fallbacks_behave_as_the_closure_executor(case: str, mode: str) -> None:
     if case in ("index past the end", "region entry never written", "region freed",
                 "tile entry never written", "row outside the tile"):
         assert isinstance(fast[0][0], str)  # these raise
+
+
+REV_SWEEP = """
+func.func @rev(%m: memref<4xf64>, %n: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = memref.load %m[%c1] : memref<4xf64>
+  %y = arith.addf %x, %x : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %y) -> (f64) {
+    %v = memref.load %m[%i] : memref<4xf64>
+    %b = arith.mulf %a, %v : f64
+    scf.yield %b : f64
+  }
+  %buffer = memref.alloc() : memref<2xf64>
+  memref.store %s, %buffer[%c0] : memref<2xf64>
+  %view = memref.subview %m[1] [2] [1] : memref<4xf64> to memref<2xf64, strided<[1], offset: 1>>
+  %w = memref.load %view[%c1] : memref<2xf64, strided<[1], offset: 1>>
+  %t = arith.cmpf ogt, %w, %s : f64
+  %u = scf.if %t -> (f64) {
+    scf.yield %w : f64
+  } else {
+    scf.yield %s : f64
+  }
+  memref.dealloc %buffer : memref<2xf64>
+  func.return %u : f64
+}
+"""
+
+
+@pytest.mark.parametrize("marked", range(13))
+def test_the_rev_sweep_starts_where_the_closure_executor_starts_it(marked: int) -> None:
+    # The simulator marks the first op of the REV sweep; whatever op that is,
+    # the windows on either side of it are the same on both paths.
+    from sim.executor import REV_START
+    from xdsl.dialects.builtin import UnitAttr
+
+    outcomes = []
+    for fast in (True, False):
+        module = LocatingParser(make_context(), REV_SWEEP, "rev.mlir").parse_module()
+        verify_located(module)
+        function = _function(module, "rev")
+        op = list(function.body.block.ops)[marked]
+        op.attributes[REV_START] = UnitAttr()
+        trace = MemoryTrace()
+        timing = TimingRecorder(trace, configure("Enzyme32k"))
+        executor = Executor(module, trace, timing, fast=fast)
+        result = executor.run("rev", [np.arange(1.0, 5.0), 3])
+        timing.finish()
+        windows = [
+            (w.kind, w.phase, w.start, w.end, w.compute, dict(w.fu), w.memory_ops)
+            for w in timing.windows
+        ]
+        recorded = [a.tolist() for a in trace.arrays()]
+        outcomes.append((result, recorded, windows, timing.phase, op.name))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][3] == "rev"
