@@ -641,6 +641,12 @@ class Executor:
         def unsupported(why: str) -> ExecutionError:
             return ExecutionError(f"{location_of(op)}: cannot execute '{name}': {why}")
 
+        def out_of_bounds(where: tuple[int, ...], shape: tuple[int, ...]) -> ExecutionError:
+            return ExecutionError(
+                f"{location_of(op)}: '{name}' index {list(where)} is out of bounds for a "
+                f"buffer of shape {list(shape)}"
+            )
+
         if name in _FLOAT_BINARY:
             f2 = _FLOAT_BINARY[name]
             a, b = ins
@@ -755,14 +761,20 @@ class Executor:
                 (o,) = outs
 
                 def step(fr: Frame) -> None:
-                    fr[o] = fr[m][tuple(fr[i] for i in idx)].item()
+                    buffer, where = fr[m], tuple(fr[i] for i in idx)
+                    if not _in_bounds(where, buffer.shape):
+                        raise out_of_bounds(where, buffer.shape)
+                    fr[o] = buffer[where].item()
 
                 return step
             case memref.StoreOp():
                 v, m, *idx = ins
 
                 def step(fr: Frame) -> None:
-                    fr[m][tuple(fr[i] for i in idx)] = fr[v]
+                    buffer, where = fr[m], tuple(fr[i] for i in idx)
+                    if not _in_bounds(where, buffer.shape):
+                        raise out_of_bounds(where, buffer.shape)
+                    buffer[where] = fr[v]
 
                 return step
             case memref.SubviewOp():

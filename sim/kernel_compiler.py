@@ -27,9 +27,8 @@ Anything unusual falls back to the closure executor, which stays the
 reference: if a buffer cannot be located (an unexpected dtype, a read-only
 array, a freed region, a slot outside a tile...) the whole loop run is done by
 the closure step; if one access is out of range or reads an entry nobody wrote,
-that single op is done by its closure step, which raises the same error (or,
-for a negative memref index, reads the same wrapped element) and records the
-same trace entry. `Executor(fast=False)` never uses this module;
+that single op is done by its closure step, which raises the same error (a
+negative memref index included) and records the same trace entry. `Executor(fast=False)` never uses this module;
 test/sim/test_fast_path.py checks that both paths give identical outputs,
 traces and reports.
 """

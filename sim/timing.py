@@ -95,6 +95,9 @@ class TimingRecorder:
 
     def __post_init__(self) -> None:
         self._accesses = self.trace.packed  # len() of it: accesses so far
+        self._covered = 0
+        """Accesses before this belong to a window; a new window starts here, so an
+        access recorded just before its op opens the window is still counted."""
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
         self._kernel_trips: dict[int, list[Any]] = {}  # id(profile): [profile, trips]
@@ -115,14 +118,14 @@ class TimingRecorder:
         w = self._open
         if w is None or w.phase != self.phase:
             if w is not None:
-                w.end = len(self._accesses)
-            w = self._open = Window("ops", self.phase, len(self._accesses))
+                w.end = self._covered = len(self._accesses)
+            w = self._open = Window("ops", self.phase, self._covered)
             self.windows.append(w)
         return w
 
     def _close(self) -> None:
         if self._open is not None:
-            self._open.end = len(self._accesses)
+            self._open.end = self._covered = len(self._accesses)
             self._open = None
 
     def set_phase(self, phase: str) -> None:
@@ -171,7 +174,7 @@ class TimingRecorder:
         if self._open is not None:
             self._close()
         # The kernel's FU counts per iteration (not changed afterwards), times trips.
-        w = Window("kernel", self.phase, len(self._accesses), fu, trips)
+        w = Window("kernel", self.phase, self._covered, fu, trips)
         w.compute = (trips - 1) * ii + length if trips > 0 else 0
         known = self._kernel_trips.get(id(fu))
         if known is None:
@@ -185,7 +188,7 @@ class TimingRecorder:
         return w
 
     def end_kernel_loop(self, w: Window) -> None:
-        w.end = len(self._accesses)
+        w.end = self._covered = len(self._accesses)
 
     def stream(self, direction: str, nbytes: int) -> None:
         w = self._ops_window()

@@ -50,6 +50,11 @@ def test_outputs_equal_the_reference_executor(
     report = result.report
     assert report["cycles"]["total"] == report["cycles"]["fwd"] + report["cycles"]["rev"] > 0
     assert report["dram_bytes"]["total"] == report["dram_bytes"]["read"] + report["dram_bytes"]["write"]
+    # Every access of the trace belongs to exactly one timing window of one phase.
+    cache = report["cache"]
+    assert cache["fwd"]["hits"] + cache["rev"]["hits"] == cache["hits"]
+    assert cache["fwd"]["misses"] + cache["rev"]["misses"] == cache["misses"]
+    assert 0 <= report["cycles"]["memory_stall"] + report["cycles"]["stream_stall"] <= report["cycles"]["total"]
     energy = report["energy_pj"]
     assert energy["onchip"] == pytest.approx(energy["cache"] + energy["spad"] + energy["fu"])
     if variant == "tapeflow":
