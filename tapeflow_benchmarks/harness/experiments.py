@@ -1,0 +1,490 @@
+"""
+The paper's evaluation (Section VI-VII, Table II) as experiments over simulated
+points. Each experiment says which points it needs and turns their reports into
+rows (one CSV each) and a summary (the numbers the report compares with the
+paper's claims).
+
+The configurations are the paper's: the Enzyme baseline (tape through the cache)
+at 32 KB and 1 KB, TapeFlow with a 512 B scratchpad at 32 KB, 2 KB and 1 KB
+(`targets.hardware.PRESETS`), and sweeps of the cache (1-128 KB, Table III's
+associativities), of the scratchpad (64 B-1 MB) and of the unroll factor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from math import exp, log
+from typing import Any
+
+from tapeflow_benchmarks.harness.points import KB, Group, Point
+from tapeflow_benchmarks.paper import TABLE_II
+
+Report = dict[str, Any]
+Lookup = Callable[[Point], Report | None]
+
+CACHE_SWEEP = tuple(k * KB for k in (1, 2, 4, 8, 16, 32, 64, 128))
+SPAD_SWEEP = (64, 256, 1 * KB, 4 * KB, 16 * KB, 64 * KB, 256 * KB, 1024 * KB)
+UNROLL_SWEEP = (1, 2, 4, 8, 16)
+WIDE_UNROLL = 16
+SPAD = 512
+"""The paper's scratchpad: 64 entries, 8 banks."""
+ISO_PERF_SLACK = 0.05
+"""ISO-performance: within 5% of Enzyme32k's cycles."""
+ENERGIES = ("paper", "cacti45")
+UNROLL_KERNEL = "pathfinder"
+"""Section VII.B varies the unroll factor on PathFinder."""
+
+TFLOW = {"Tflow32k": 32 * KB, "Tflow2k": 2 * KB, "Tflow1k": 1 * KB}
+ENZYME = {"Enzyme32k": 32 * KB, "Enzyme1k": 1 * KB}
+
+
+def enzyme(kernel: str, size: str, cache: int, energy: str = "paper", unroll: int = 1) -> Point:
+    return Point(Group(kernel, size, "enzyme", 0, unroll), cache, energy)
+
+
+def aos(kernel: str, size: str, cache: int, energy: str = "paper") -> Point:
+    return Point(Group(kernel, size, "aos"), cache, energy)
+
+
+def tapeflow(
+    kernel: str, size: str, cache: int, spad: int = SPAD, energy: str = "paper", unroll: int = 1
+) -> Point:
+    return Point(Group(kernel, size, "tapeflow", spad, unroll), cache, energy)
+
+
+@dataclass
+class Result:
+    name: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    title: str
+    paper: str
+    """Where the paper shows it."""
+    points: Callable[[list[str], str], list[Point]]
+    analyse: Callable[[list[str], str, Lookup], Result]
+
+
+def geomean(values: list[float]) -> float | None:
+    values = [v for v in values if v and v > 0]
+    return exp(sum(log(v) for v in values) / len(values)) if values else None
+
+
+def _ok(lookup: Lookup, result: Result, point: Point) -> Report | None:
+    """The point's report, or None with a note if it failed or is missing."""
+    report = lookup(point)
+    if report is None:
+        result.notes.append(f"{point.label()}: not run")
+        return None
+    if "error" in report:
+        result.notes.append(f"{point.label()}: failed: {report['error']}")
+        return None
+    return report
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b else None
+
+
+def _stall_share(report: Report) -> float | None:
+    """The share of the cycles spent waiting for memory (misses, REV tiles)."""
+    c = report["cycles"]
+    return _ratio(c.get("memory_stall", 0) + c.get("stream_stall", 0), c["total"])
+
+
+def _hit_rate(report: Report, phase: str) -> float | None:
+    c = report["cache"][phase]
+    total = c["hits"] + c["misses"]
+    return c["hits"] / total if total else None
+
+
+# ------------------------------------------------------------------ performance
+def _performance_points(kernels: list[str], size: str) -> list[Point]:
+    return [enzyme(k, size, c) for k in kernels for c in ENZYME.values()] + [
+        tapeflow(k, size, c) for k in kernels for c in TFLOW.values()
+    ]
+
+
+def _performance(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("performance")
+    for k in kernels:
+        for base_name, base_cache in ENZYME.items():
+            base = _ok(lookup, result, enzyme(k, size, base_cache))
+            for name, cache in TFLOW.items():
+                ours = _ok(lookup, result, tapeflow(k, size, cache))
+                if base is None or ours is None:
+                    continue
+                row: dict[str, Any] = {"kernel": k, "config": name, "baseline": base_name}
+                for phase in ("fwd", "rev", "total"):
+                    row[f"speedup_{phase}"] = _ratio(base["cycles"][phase], ours["cycles"][phase])
+                for phase in ("fwd", "rev"):
+                    row[f"hit_rate_{phase}_baseline"] = _hit_rate(base, phase)
+                    row[f"hit_rate_{phase}"] = _hit_rate(ours, phase)
+                row["cycles_baseline"] = base["cycles"]["total"]
+                row["cycles"] = ours["cycles"]["total"]
+                row["stall_share_baseline"] = _stall_share(base)
+                row["stall_share"] = _stall_share(ours)
+                row["stream_stall_share"] = _ratio(ours["cycles"].get("stream_stall", 0), ours["cycles"]["total"])
+                row["layers"] = ours["layers"]
+                result.rows.append(row)
+    for base_name in ENZYME:
+        for name in TFLOW:
+            speedups = [
+                r["speedup_total"] for r in result.rows
+                if r["config"] == name and r["baseline"] == base_name
+            ]
+            if speedups:
+                result.summary[f"{name}/{base_name}"] = {
+                    "geomean": geomean(speedups), "min": min(speedups), "max": max(speedups),
+                }
+    stalls = {r["kernel"]: r["stall_share_baseline"] for r in result.rows if r["baseline"] == "Enzyme32k"}
+    if stalls:
+        result.summary["enzyme32k_stall_share"] = {
+            "min": min(stalls.values()), "max": max(stalls.values()), "per_kernel": stalls,
+        }
+    return result
+
+
+# --------------------------------------------------------------------- DRAM
+def _sweep_points(kernels: list[str], size: str) -> list[Point]:
+    return [
+        p
+        for k in kernels
+        for c in CACHE_SWEEP
+        for e in ENERGIES
+        for p in (enzyme(k, size, c, e), tapeflow(k, size, c, energy=e))
+    ]
+
+
+def _dram(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("dram")
+    for k in kernels:
+        reference = _ok(lookup, result, enzyme(k, size, 32 * KB))
+        if reference is None:
+            continue
+        norm = reference["dram_bytes"]["total"]
+        for c in CACHE_SWEEP:
+            e = _ok(lookup, result, enzyme(k, size, c))
+            t = _ok(lookup, result, tapeflow(k, size, c))
+            if e is None or t is None:
+                continue
+            result.rows.append({
+                "kernel": k,
+                "cache_kb": c // KB,
+                "enzyme_bytes": e["dram_bytes"]["total"],
+                "tapeflow_bytes": t["dram_bytes"]["total"],
+                "enzyme_tape_bytes": e["dram_bytes"]["tape"],
+                "tapeflow_tape_bytes": t["dram_bytes"]["tape"],
+                "enzyme_norm": _ratio(e["dram_bytes"]["total"], norm),
+                "tapeflow_norm": _ratio(t["dram_bytes"]["total"], norm),
+                "reduction": _ratio(e["dram_bytes"]["total"], t["dram_bytes"]["total"]),
+            })
+    by = {(r["kernel"], r["cache_kb"]): r for r in result.rows}
+    reductions = [r["reduction"] for r in result.rows if r["reduction"]]
+    if reductions:
+        best = max(result.rows, key=lambda r: r["reduction"] or 0)
+        result.summary["max_reduction"] = {
+            "value": best["reduction"], "kernel": best["kernel"], "cache_kb": best["cache_kb"],
+        }
+    for k in kernels:
+        for c in (1, 32):
+            if (k, c) in by:
+                result.summary[f"{k}@{c}k"] = by[(k, c)]["reduction"]
+    return result
+
+
+# ------------------------------------------------------------------- layout
+LAYOUT_CACHES = (1 * KB, 2 * KB, 32 * KB)
+
+
+def _layout_points(kernels: list[str], size: str) -> list[Point]:
+    return [p for k in kernels for c in LAYOUT_CACHES for p in (enzyme(k, size, c), aos(k, size, c))]
+
+
+def _layout(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("layout")
+    for k in kernels:
+        for c in LAYOUT_CACHES:
+            e = _ok(lookup, result, enzyme(k, size, c))
+            a = _ok(lookup, result, aos(k, size, c))
+            if e is None or a is None:
+                continue
+            result.rows.append({
+                "kernel": k,
+                "cache_kb": c // KB,
+                "enzyme_bytes": e["dram_bytes"]["total"],
+                "aos_bytes": a["dram_bytes"]["total"],
+                "aos_norm": _ratio(a["dram_bytes"]["total"], e["dram_bytes"]["total"]),
+                "enzyme_tape_bytes": e["dram_bytes"]["tape"],
+                "aos_tape_bytes": a["dram_bytes"]["tape"],
+                "speedup": _ratio(e["cycles"]["total"], a["cycles"]["total"]),
+            })
+    if result.rows:
+        best = min(result.rows, key=lambda r: r["aos_norm"] if r["aos_norm"] is not None else 9)
+        result.summary["max_reduction_percent"] = {
+            "value": 100 * (1 - best["aos_norm"]), "kernel": best["kernel"],
+            "cache_kb": best["cache_kb"],
+        }
+        worst = max(result.rows, key=lambda r: r["aos_norm"] or 0)
+        result.summary["max_increase_percent"] = {
+            "value": 100 * (worst["aos_norm"] - 1), "kernel": worst["kernel"],
+            "cache_kb": worst["cache_kb"],
+        }
+    return result
+
+
+# ------------------------------------------------------------ energy and SRAM
+def _energy(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("energy")
+    for energy in ENERGIES:
+        for k in kernels:
+            base = _ok(lookup, result, enzyme(k, size, 32 * KB, energy))
+            if base is None:
+                continue
+            sweep = {c: _ok(lookup, result, tapeflow(k, size, c, energy=energy)) for c in CACHE_SWEEP}
+            bound = base["cycles"]["total"] * (1 + ISO_PERF_SLACK)
+            iso = next(
+                (c for c in CACHE_SWEEP if sweep[c] is not None and sweep[c]["cycles"]["total"] <= bound),  # type: ignore[index]
+                None,
+            )
+            configs = dict(TFLOW)
+            if iso is not None:
+                configs["ISO-perf"] = iso
+            for name, cache in configs.items():
+                ours = sweep.get(cache)
+                if ours is None:
+                    continue
+                result.rows.append({
+                    "energy_preset": energy,
+                    "kernel": k,
+                    "config": name,
+                    "cache_kb": cache / KB,
+                    "onchip_pj": ours["energy_pj"]["onchip"],
+                    "onchip_pj_baseline": base["energy_pj"]["onchip"],
+                    "energy_reduction": _ratio(base["energy_pj"]["onchip"], ours["energy_pj"]["onchip"]),
+                    "sram_bytes": ours["sram_bytes"],
+                    "sram_bytes_baseline": base["sram_bytes"],
+                    "sram_reduction": _ratio(base["sram_bytes"], ours["sram_bytes"]),
+                    "cycles_ratio": _ratio(ours["cycles"]["total"], base["cycles"]["total"]),
+                })
+            if iso is None:
+                result.notes.append(
+                    f"{k}: no TapeFlow cache from 1 to 128 KB comes within "
+                    f"{ISO_PERF_SLACK:.0%} of Enzyme32k's cycles"
+                )
+    for energy in ENERGIES:
+        rows = [r for r in result.rows if r["energy_preset"] == energy]
+        if not rows:
+            continue
+        best = max(rows, key=lambda r: r["energy_reduction"] or 0)
+        iso = [r for r in rows if r["config"] == "ISO-perf"]
+        result.summary[energy] = {
+            "max_energy_reduction": {"value": best["energy_reduction"], "kernel": best["kernel"], "config": best["config"]},
+            "sram_reduction_iso_perf": {
+                "min": min((r["sram_reduction"] for r in iso), default=None),
+                "max": max((r["sram_reduction"] for r in iso), default=None),
+                "kernels": len(iso),
+            },
+            "tflow2k_within_5_percent": sorted(
+                r["kernel"] for r in rows
+                if r["config"] == "Tflow2k" and r["cycles_ratio"] <= 1 + ISO_PERF_SLACK
+            ),
+        }
+    return result
+
+
+# ------------------------------------------------------ performance/energy sweep
+def _tradeoff(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("tradeoff")
+    for k in kernels:
+        base = _ok(lookup, result, enzyme(k, size, 1 * KB))
+        if base is None:
+            continue
+        for variant, make in (("enzyme", enzyme), ("tapeflow", tapeflow)):
+            for c in CACHE_SWEEP:
+                r = _ok(lookup, result, make(k, size, c))
+                cacti = _ok(lookup, result, make(k, size, c, energy="cacti45"))
+                cacti_base = _ok(lookup, result, enzyme(k, size, 1 * KB, "cacti45"))
+                if r is None or cacti is None or cacti_base is None:
+                    continue
+                result.rows.append({
+                    "kernel": k,
+                    "variant": variant,
+                    "cache_kb": c // KB,
+                    "performance": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
+                    "energy_paper": _ratio(r["energy_pj"]["onchip"], base["energy_pj"]["onchip"]),
+                    "energy_cacti45": _ratio(cacti["energy_pj"]["onchip"], cacti_base["energy_pj"]["onchip"]),
+                })
+    for variant in ("enzyme", "tapeflow"):
+        spread = []
+        for k in kernels:
+            perf = [r["performance"] for r in result.rows if r["kernel"] == k and r["variant"] == variant]
+            if perf:
+                spread.append(max(perf) / min(perf))
+        if spread:
+            result.summary[f"{variant}_cache_sensitivity"] = geomean(spread)
+    return result
+
+
+# --------------------------------------------------------------- scratchpad
+def _scratchpad_points(kernels: list[str], size: str) -> list[Point]:
+    return [enzyme(k, size, 32 * KB) for k in kernels] + [
+        tapeflow(k, size, 32 * KB, s) for k in kernels for s in SPAD_SWEEP
+    ]
+
+
+def _scratchpad(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("scratchpad")
+    for k in kernels:
+        base = _ok(lookup, result, enzyme(k, size, 32 * KB))
+        if base is None:
+            continue
+        for s in SPAD_SWEEP:
+            r = _ok(lookup, result, tapeflow(k, size, 32 * KB, s))
+            if r is None:
+                continue
+            result.rows.append({
+                "kernel": k,
+                "spad_bytes": s,
+                "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
+                "layers": r["layers"],
+                "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
+            })
+    gains = {}
+    for k in kernels:
+        rows = {r["spad_bytes"]: r for r in result.rows if r["kernel"] == k}
+        if SPAD_SWEEP[0] in rows and SPAD_SWEEP[-1] in rows and rows[SPAD_SWEEP[0]]["speedup"]:
+            gains[k] = rows[SPAD_SWEEP[-1]]["speedup"] / rows[SPAD_SWEEP[0]]["speedup"] - 1
+    if gains:
+        result.summary["gain_64B_to_1MB_percent"] = {
+            "min": 100 * min(gains.values()), "max": 100 * max(gains.values()),
+            "per_kernel": {k: 100 * g for k, g in gains.items()},
+        }
+    nn64 = [r for r in result.rows if r["kernel"] == "nn" and r["spad_bytes"] == SPAD_SWEEP[0]]
+    if nn64:
+        result.summary["nn_speedup_at_64B"] = nn64[0]["speedup"]
+    return result
+
+
+# ------------------------------------------------------------------- unroll
+def _unroll_points(kernels: list[str], size: str) -> list[Point]:
+    points = []
+    if UNROLL_KERNEL in kernels:
+        points += [enzyme(UNROLL_KERNEL, size, 32 * KB)]
+        points += [tapeflow(UNROLL_KERNEL, size, 32 * KB, unroll=u) for u in UNROLL_SWEEP]
+    for k in kernels:
+        points += [
+            enzyme(k, size, 32 * KB, unroll=WIDE_UNROLL),
+            tapeflow(k, size, 32 * KB, unroll=WIDE_UNROLL),
+        ]
+    return points
+
+
+def _unroll(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("unroll")
+    if UNROLL_KERNEL in kernels:
+        base = _ok(lookup, result, enzyme(UNROLL_KERNEL, size, 32 * KB))
+        first: Report | None = None
+        for u in UNROLL_SWEEP:
+            r = _ok(lookup, result, tapeflow(UNROLL_KERNEL, size, 32 * KB, unroll=u))
+            if r is None or base is None:
+                continue
+            first = first or r
+            per_cycle = _ratio(r["ops"]["total"], r["cycles"]["total"])
+            first_per_cycle = _ratio(first["ops"]["total"], first["cycles"]["total"])
+            result.rows.append({
+                "kernel": UNROLL_KERNEL,
+                "study": "sweep",
+                "unroll": u,
+                "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
+                "layers": r["layers"],
+                "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
+                "ops_per_cycle": per_cycle,
+                "parallelism_norm": _ratio(per_cycle or 0, first_per_cycle or 0),
+            })
+        sweep = [r for r in result.rows if r["study"] == "sweep"]
+        if len(sweep) >= 2 and sweep[0]["speedup"]:
+            result.summary["speedup_gain_widest_vs_1"] = sweep[-1]["speedup"] / sweep[0]["speedup"]
+    else:
+        result.notes.append(f"the unroll sweep runs on {UNROLL_KERNEL}, which was not selected")
+    for k in kernels:
+        e = _ok(lookup, result, enzyme(k, size, 32 * KB, unroll=WIDE_UNROLL))
+        t = _ok(lookup, result, tapeflow(k, size, 32 * KB, unroll=WIDE_UNROLL))
+        if e is None or t is None:
+            continue
+        result.rows.append({
+            "kernel": k,
+            "study": f"wide (unroll {WIDE_UNROLL})",
+            "unroll": WIDE_UNROLL,
+            "speedup": _ratio(e["cycles"]["total"], t["cycles"]["total"]),
+            "layers": t["layers"],
+            "ops_per_layer": _ratio(t["ops"]["total"], t["layers"]),
+            "ops_per_cycle": _ratio(t["ops"]["total"], t["cycles"]["total"]),
+            "parallelism_norm": None,
+        })
+    wide = [r for r in result.rows if r["study"] != "sweep" and r["speedup"]]
+    if wide:
+        best = max(wide, key=lambda r: r["speedup"])
+        result.summary["wide_max_speedup"] = {"value": best["speedup"], "kernel": best["kernel"]}
+    return result
+
+
+# ------------------------------------------------------------------ Table II
+def _table2_points(kernels: list[str], size: str) -> list[Point]:
+    return [p for k in kernels for p in (enzyme(k, size, 32 * KB), tapeflow(k, size, 32 * KB))]
+
+
+def _table2(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("table2")
+    for k in kernels:
+        e = _ok(lookup, result, enzyme(k, size, 32 * KB))
+        t = _ok(lookup, result, tapeflow(k, size, 32 * KB))
+        if e is None or t is None:
+            continue
+        stats = e.get("kernel_stats", {})
+        paper = TABLE_II[k]
+        result.rows.append({
+            "kernel": k,
+            "class": paper.kernel_class,
+            "tensors_per_loop": stats.get("tensors_per_loop"),
+            "tensors_per_loop_paper": paper.tensors_per_loop,
+            "working_set_kb": stats.get("working_set_bytes", 0) / KB,
+            "working_set_k_paper": paper.working_set_k,
+            "inputs_kb": stats.get("inputs_bytes", 0) / KB,
+            "inputs_k_paper": paper.inputs_k,
+            "tape_kb": e["tape_bytes"] / KB,
+            "layers": t["layers"],
+            "layers_paper": paper.layer_count,
+        })
+    return result
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    e.name: e
+    for e in (
+        Experiment("performance", "FWD, REV and total speedup over Enzyme, with hit rates",
+                   "Fig. 10, 11", _performance_points, _performance),
+        Experiment("dram", "DRAM traffic for caches of 1-128 KB, normalised to Enzyme32k",
+                   "Fig. 12", _sweep_points, _dram),
+        Experiment("layout", "Array-of-structs layout alone (tape still through the cache)",
+                   "Fig. 13", _layout_points, _layout),
+        Experiment("energy", "On-chip energy and SRAM: reduction over Enzyme32k, ISO-performance cache",
+                   "Fig. 14", _sweep_points, _energy),
+        Experiment("tradeoff", "Performance against on-chip energy over cache sizes, normalised to Enzyme1k",
+                   "Fig. 15", _sweep_points, _tradeoff),
+        Experiment("scratchpad", "Scratchpad size from 64 B to 1 MB (Tflow32k)",
+                   "Fig. 16", _scratchpad_points, _scratchpad),
+        Experiment("unroll", "Unroll factor on PathFinder, and wide unrolling of every kernel",
+                   "Fig. 17, 18", _unroll_points, _unroll),
+        Experiment("table2", "Kernel characteristics next to the paper's Table II",
+                   "Table II", _table2_points, _table2),
+    )
+}
+
+__all__ = ["EXPERIMENTS", "Experiment", "Result", "geomean"]

@@ -1,0 +1,273 @@
+"""
+The results folder: `results.json` (every measured number: each experiment's rows
+and summary, the claims, and every simulated point's full report), one CSV per
+experiment plus `runs.csv`, one PNG per experiment, and `report.md`, which sets
+our numbers beside the paper's claims.
+
+The folder is written as a whole: into a temporary folder beside it, renamed into
+place only when every file is complete (`tapeflow_tools.atomic.atomic_directory`).
+An interrupted or failed write leaves the previous folder as it was, and a new
+one replaces the old entirely, so no file of an older run survives beside the new
+report.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from tapeflow_benchmarks.harness.claims import Verdict
+from tapeflow_benchmarks.harness.experiments import EXPERIMENTS, Result
+from tapeflow_benchmarks.harness.figures import draw
+from tapeflow_benchmarks.harness.points import KB, Point
+from tapeflow_tools.atomic import atomic_directory
+
+Report = dict[str, Any]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-2):
+            return f"{value:.3g}"
+        return f"{value:.2f}"
+    return str(value)
+
+
+def markdown_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> str:
+    if not rows:
+        return "(no rows)\n"
+    columns = columns or list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(r.get(c)) for c in columns) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    columns = list(dict.fromkeys(c for r in rows for c in r))
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _point_fields(point: Point) -> dict[str, Any]:
+    return {
+        "kernel": point.group.kernel,
+        "size": point.group.size,
+        "variant": point.group.variant,
+        "spad_bytes": point.group.spad_bytes,
+        "unroll": point.group.unroll,
+        "cache_bytes": point.cache_bytes,
+        "energy_preset": point.energy,
+    }
+
+
+def _run_row(point: Point, report: Report) -> dict[str, Any]:
+    row = _point_fields(point)
+    if "error" in report:
+        row["error"] = report["error"]
+        return row
+    row.update({
+        "cycles_fwd": report["cycles"]["fwd"],
+        "cycles_rev": report["cycles"]["rev"],
+        "cycles_total": report["cycles"]["total"],
+        "cycles_memory_stall": report["cycles"].get("memory_stall"),
+        "cycles_stream_stall": report["cycles"].get("stream_stall"),
+        "ops_total": report["ops"]["total"],
+        "cache_hits": report["cache"]["hits"],
+        "cache_misses": report["cache"]["misses"],
+        "cache_hit_rate": report["cache"]["hit_rate"],
+        "dram_read": report["dram_bytes"]["read"],
+        "dram_write": report["dram_bytes"]["write"],
+        "dram_tape": report["dram_bytes"]["tape"],
+        "dram_total": report["dram_bytes"]["total"],
+        "spad_accesses": report["spad"]["accesses"],
+        "spad_peak_bytes": report["spad"]["peak_bytes"],
+        "sram_bytes": report["sram_bytes"],
+        "layers": report["layers"],
+        "tape_bytes": report["tape_bytes"],
+        "energy_cache_pj": report["energy_pj"]["cache"],
+        "energy_spad_pj": report["energy_pj"]["spad"],
+        "energy_fu_pj": report["energy_pj"]["fu"],
+        "energy_dram_pj": report["energy_pj"]["dram"],
+        "energy_onchip_pj": report["energy_pj"]["onchip"],
+    })
+    return row
+
+
+def headline(results: dict[str, Result]) -> list[dict[str, Any]]:
+    """Per kernel: the speedups, DRAM, energy and SRAM reductions of TapeFlow over
+    Enzyme32k (the README's and the report's first table)."""
+    perf = results.get("performance")
+    dram = results.get("dram")
+    energy = results.get("energy")
+    kernels = list(dict.fromkeys(r["kernel"] for r in perf.rows)) if perf else []
+    rows = []
+    for k in kernels:
+        row: dict[str, Any] = {"kernel": k}
+        for r in perf.rows if perf else []:
+            if r["kernel"] == k and r["baseline"] == "Enzyme32k":
+                row[f"{r['config']} speedup"] = r["speedup_total"]
+        for r in dram.rows if dram else []:
+            if r["kernel"] == k and r["cache_kb"] == 32:
+                row["DRAM reduction (32k)"] = r["reduction"]
+        for r in energy.rows if energy else []:
+            if r["kernel"] == k and r["energy_preset"] == "paper":
+                if r["config"] == "Tflow32k":
+                    row["energy reduction (Tflow32k)"] = r["energy_reduction"]
+                if r["config"] == "ISO-perf":
+                    row["ISO-perf cache"] = f"{r['cache_kb']:g} KB"
+                    row["SRAM reduction"] = r["sram_reduction"]
+        rows.append(row)
+    return rows
+
+
+HEADLINE_COLUMNS = [
+    "kernel", "Tflow32k speedup", "Tflow2k speedup", "Tflow1k speedup", "DRAM reduction (32k)",
+    "energy reduction (Tflow32k)", "ISO-perf cache", "SRAM reduction",
+]
+
+
+def write(
+    out: Path,
+    meta: dict[str, Any],
+    results: dict[str, Result],
+    verdicts: list[Verdict],
+    runs: dict[Point, Report],
+) -> list[Path]:
+    """Write the folder (replacing `out` as a whole once complete); returns the
+    figures written, as paths under `out`."""
+    with atomic_directory(out) as temp:
+        names = _write_into(temp, meta, results, verdicts, runs)
+    return [out / "figures" / name for name in names]
+
+
+MARKERS = ("results.json", "report.md")
+"""The files that make a folder one of ours (which `write` may then replace)."""
+
+
+def _write_into(
+    out: Path,
+    meta: dict[str, Any],
+    results: dict[str, Result],
+    verdicts: list[Verdict],
+    runs: dict[Point, Report],
+) -> list[str]:
+    (out / "csv").mkdir()
+    (out / "figures").mkdir()
+    figures = []
+    for name, result in results.items():
+        experiment = EXPERIMENTS[name]
+        if result.rows:
+            _write_csv(out / "csv" / f"{name}.csv", result.rows)
+        path = out / "figures" / f"{name}.png"
+        if draw(result, f"{experiment.title} ({experiment.paper})", path):
+            figures.append(path.name)
+    ordered = sorted(runs.items())
+    _write_csv(out / "csv" / "runs.csv", [_run_row(p, r) for p, r in ordered])
+    data = {
+        "meta": meta,
+        "headline": headline(results),
+        "experiments": {
+            name: {
+                "title": EXPERIMENTS[name].title,
+                "paper": EXPERIMENTS[name].paper,
+                "summary": r.summary,
+                "rows": r.rows,
+                "notes": r.notes,
+            }
+            for name, r in results.items()
+        },
+        "claims": [
+            {"topic": v.claim.topic, "paper": v.claim.paper, "ours": v.ours,
+             "verdict": v.verdict, "reason": v.reason}
+            for v in verdicts
+        ],
+        "runs": [{**_point_fields(p), "report": r} for p, r in ordered],
+    }
+    (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    (out / "report.md").write_text(_markdown(meta, results, verdicts), encoding="utf-8")
+    return figures
+
+
+_ROW_COLUMNS = {
+    "performance": ["kernel", "config", "baseline", "speedup_fwd", "speedup_rev", "speedup_total",
+                    "hit_rate_fwd_baseline", "hit_rate_fwd", "hit_rate_rev_baseline", "hit_rate_rev",
+                    "stall_share_baseline", "stall_share"],
+    "dram": ["kernel", "cache_kb", "enzyme_norm", "tapeflow_norm", "reduction",
+             "enzyme_tape_bytes", "tapeflow_tape_bytes"],
+    "layout": ["kernel", "cache_kb", "aos_norm", "enzyme_tape_bytes", "aos_tape_bytes", "speedup"],
+    "energy": ["energy_preset", "kernel", "config", "cache_kb", "energy_reduction", "sram_bytes",
+               "sram_reduction", "cycles_ratio"],
+    "tradeoff": ["kernel", "variant", "cache_kb", "performance", "energy_paper", "energy_cacti45"],
+    "scratchpad": ["kernel", "spad_bytes", "speedup", "layers", "ops_per_layer"],
+    "unroll": ["kernel", "study", "unroll", "speedup", "layers", "ops_per_layer", "ops_per_cycle",
+               "parallelism_norm"],
+    "table2": ["kernel", "class", "tensors_per_loop", "tensors_per_loop_paper", "working_set_kb",
+               "working_set_k_paper", "inputs_kb", "inputs_k_paper", "tape_kb", "layers", "layers_paper"],
+}
+
+
+def _markdown(meta: dict[str, Any], results: dict[str, Result], verdicts: list[Verdict]) -> str:
+    lines = [
+        "# TapeFlow evaluation: our model next to the paper",
+        "",
+        f"Command: `{meta['command']}`  ",
+        f"Kernels: {', '.join(meta['kernels'])} at `{meta['size']}` size; "
+        f"experiments: {', '.join(meta['experiments'])}.  ",
+        f"{meta['points']} simulated points ({meta['cached']} from the cache, "
+        f"{meta['computed_groups']} runs computed) in {meta['seconds']:.0f} s with "
+        f"{meta['jobs']} job(s); code fingerprint `{meta['code']}`.",
+        "",
+        "Hardware: the paper's Table III (4x4 FP64 grid, 512 B scratchpad in 8 banks, "
+        "19.2 GB/s DDR4, caches 1-128 KB with Table III's associativities); the "
+        "modelling choices and their sources are in `targets/hardware.py` and "
+        "docs/DESIGN.md. Speedup is Enzyme's cycles over TapeFlow's; a reduction is "
+        "Enzyme's quantity over TapeFlow's.",
+        "",
+    ]
+    if meta["size"] != "paper":
+        lines += [
+            f"**These are `{meta['size']}` sizes (`--quick`)**: the kernels are far smaller "
+            "than the paper's, so the numbers check the pipeline, not the paper.",
+            "",
+        ]
+    if meta.get("failed"):
+        lines += ["## Failed runs", ""] + [f"- {f}" for f in meta["failed"]] + [""]
+    lines += ["## Headline", "", markdown_table(headline(results), HEADLINE_COLUMNS)]
+    lines += [
+        "## The paper's claims",
+        "",
+        "A range claim agrees when our number falls inside it, a point claim within 25%.",
+        "",
+        "| topic | paper | ours | verdict | modelling reason for a difference |",
+        "|---|---|---|---|---|",
+    ]
+    for v in verdicts:
+        lines.append(f"| {v.claim.topic} | {v.claim.paper} | {v.ours} | {v.verdict} | {v.reason or '-'} |")
+    lines.append("")
+    for name, result in results.items():
+        experiment = EXPERIMENTS[name]
+        lines += [f"## {experiment.title} ({experiment.paper})", ""]
+        if result.rows:
+            lines += [f"![{name}](figures/{name}.png)", "", f"Data: `csv/{name}.csv`.", ""]
+            lines.append(markdown_table(result.rows, _ROW_COLUMNS.get(name)))
+        for note in result.notes:
+            lines.append(f"- {note}")
+        lines.append("")
+    lines += [
+        "## Units",
+        "",
+        f"Cache sizes in KB (1 KB = {KB} B). Energies are on-chip (caches, scratchpad, "
+        "FUs), in pJ, with the 'paper' preset unless the column says 'cacti45'. Table II's "
+        "paper columns are in thousands as the paper prints them; ours in KB.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+__all__ = ["HEADLINE_COLUMNS", "MARKERS", "headline", "markdown_table", "write"]

@@ -1,0 +1,238 @@
+"""
+Running the points an evaluation needs: from the disk cache when they are there,
+otherwise group by group (one lowering and run per group, one replay per cache),
+in parallel processes, with a progress bar.
+
+Each group runs from the primal kernel in `tapeflow_benchmarks/`: the real Enzyme
+(`tapeflow-enzyme`, once per kernel and size in each process), the variant's
+passes and `tapeflow-to-cgra` (`sim.simulator.prepare`), the simulator
+(`execute`), and one replay per cache and energy preset (`evaluate`). Results are
+written to the cache (`result_cache`, which checks every entry it reads) as each
+group finishes, so an interrupted run loses only the groups in flight.
+
+The worker processes ignore SIGINT: Ctrl-C (which the terminal sends to the whole
+process group) reaches the parent only, which stops the workers itself and
+reports once, instead of every worker printing a traceback. A report that does
+not have the shape of one (`result_cache.check_report`) counts as a failed run.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+from xdsl.dialects import builtin, memref, scf
+
+from lowering.gradients import gradient_functions
+from lowering.tapeflow_enzyme import TapeflowEnzymePass
+from sim.simulator import evaluate, execute, prepare
+from tapeflow_benchmarks.common import caller_arguments, parse_kernel
+from tapeflow_benchmarks.harness.points import Group, Point, grouped
+from tapeflow_benchmarks.harness.result_cache import (
+    ResultCache,
+    SchemaError,
+    check_report,
+)
+from tapeflow_tools.context import make_context
+
+Report = dict[str, Any]
+
+_COST = {  # relative run time of each kernel at paper size, to start long groups first
+    "lenet": 40, "matdescent": 6, "gravity": 6, "pathfinder": 5, "massspring": 2,
+    "somier": 1.5, "nn": 1, "logsum": 1, "mttkrp": 1,
+}
+
+
+@cache
+def _differentiated(kernel: str, size: str) -> builtin.ModuleOp:
+    """The kernel's module after the real Enzyme (once per process; clone it)."""
+    ctx = make_context()
+    module = parse_kernel(ctx, kernel, size)
+    TapeflowEnzymePass().apply(ctx, module)
+    return module
+
+
+def _tensors_per_loop(module: builtin.ModuleOp) -> float:
+    """Distinct buffers read or written per innermost loop of the gradients, on
+    average (Table II's "tensors/loop")."""
+    counts = []
+    for function in gradient_functions(module):
+        for loop in function.walk():
+            if not isinstance(loop, scf.ForOp) or any(
+                isinstance(o, scf.ForOp) for o in loop.body.walk()
+            ):
+                continue
+            buffers = {
+                o.memref for o in loop.body.walk() if isinstance(o, memref.LoadOp | memref.StoreOp)
+            }
+            if buffers:
+                counts.append(len(buffers))
+    return sum(counts) / len(counts) if counts else 0.0
+
+
+def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
+    """Lower and run `group` once; one report per point (each its own cache and
+    energy preset). A failure gives every point a report with an `error` key."""
+    started = time.perf_counter()
+    try:
+        ctx = make_context()
+        module = _differentiated(group.kernel, group.size).clone()
+        stats: dict[str, float] = {}
+        if group.variant == "enzyme" and group.unroll == 1:
+            stats["tensors_per_loop"] = _tensors_per_loop(module)
+        hardware = points[0].hardware()
+        tape_bytes = prepare(ctx, module, group.variant, hardware, group.unroll)
+        args = caller_arguments(module, group.kernel, group.size)
+        if stats:
+            stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+        execution = execute(module, f"{group.kernel}_grad", args, hardware, tape_bytes)
+        if stats:
+            lines = np.unique(execution.addresses >> 6)
+            stats["working_set_bytes"] = int(lines.size) * 64
+        finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
+        reports = {}
+        for point in points:
+            report = evaluate(execution, point.hardware())
+            report["kernel_stats"] = stats
+            report["outputs_finite"] = bool(finite)
+            reports[point] = report
+    except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
+        message = f"{type(err).__name__}: {err}"
+        return {p: {"error": message.strip()} for p in points}
+    seconds = time.perf_counter() - started
+    for report in reports.values():
+        report["group_seconds"] = seconds
+    return reports
+
+
+def _run_group_job(group: Group, points: list[Point]) -> list[tuple[Point, Report]]:
+    return list(run_group(group, points).items())
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back while workers are forked: a child inherits the blocked
+    mask, so a Ctrl-C before its initializer runs cannot reach it either (the
+    parent receives it when the block ends)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """After Ctrl-C: drop the queued groups and end the running ones now."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for child in multiprocessing.active_children():
+        child.terminate()
+    for child in multiprocessing.active_children():
+        child.join(timeout=5)
+
+
+def _checked(report: Report) -> Report:
+    if "error" in report:
+        return report
+    try:
+        check_report(report)
+    except SchemaError as err:
+        return {"error": f"the simulator's report is malformed: {err}"}
+    return report
+
+
+@dataclass
+class RunSummary:
+    points: int = 0
+    cached: int = 0
+    computed_groups: int = 0
+    failed: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_points(
+    points: Iterable[Point],
+    results: ResultCache,
+    jobs: int = 1,
+    progress: bool = True,
+    on_report: Callable[[Point, Report], None] | None = None,
+) -> tuple[dict[Point, Report], RunSummary]:
+    """Every point's report, computing only those the cache lacks."""
+    started = time.perf_counter()
+    summary = RunSummary()
+    found: dict[Point, Report] = {}
+    missing: list[Point] = []
+    for point in set(points):
+        summary.points += 1
+        report = results.get(point)
+        if report is None:
+            missing.append(point)
+        else:
+            found[point] = report
+            summary.cached += 1
+    todo = sorted(
+        grouped(missing).items(),
+        key=lambda item: (-_COST.get(item[0].kernel, 1) * max(1, item[0].unroll // 4), item[0]),
+    )
+    bar = tqdm(
+        total=len(todo), unit="run", disable=not progress, dynamic_ncols=True,
+        desc="tapeflow-bench",
+    )
+
+    def finished(pairs: list[tuple[Point, Report]]) -> None:
+        for point, report in pairs:
+            report = _checked(report)
+            found[point] = report
+            if "error" in report:
+                summary.failed.append(f"{point.label()}: {report['error']}")
+            else:
+                results.put(point, report)
+            if on_report is not None:
+                on_report(point, report)
+        summary.computed_groups += 1
+        bar.update(1)
+
+    try:
+        if jobs <= 1 or len(todo) <= 1:
+            for group, group_points in todo:
+                bar.set_postfix_str(group.label())
+                finished(_run_group_job(group, group_points))
+        else:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
+                try:
+                    pending = list(todo)
+                    running: dict[Future[list[tuple[Point, Report]]], Group] = {}
+                    while pending or running:
+                        while pending and len(running) < jobs:
+                            group, group_points = pending.pop(0)
+                            with _sigint_blocked():
+                                future = pool.submit(_run_group_job, group, group_points)
+                            running[future] = group
+                        bar.set_postfix_str(" | ".join(g.label() for g in running.values()))
+                        done, _ = wait(running, return_when=FIRST_COMPLETED)
+                        for future in done:
+                            running.pop(future)
+                            finished(future.result())
+                except KeyboardInterrupt:
+                    _stop_workers(pool)
+                    raise
+    finally:
+        bar.close()
+    summary.seconds = time.perf_counter() - started
+    return found, summary
+
+
+__all__ = ["Report", "ResultCache", "RunSummary", "run_group", "run_points"]

@@ -1,0 +1,298 @@
+"""
+What a benchmark kernel is, and everything that follows mechanically from it.
+
+A kernel module states only what is particular to it: its size presets, the
+primal's parameters, the primal's MLIR body (one template over the size
+parameters), a numpy primal and an input generator. This module derives the rest
+the same way for every kernel, so that the nine kernels cannot drift apart in
+conventions: the full MLIR module (the primal's signature and its `enzyme.autodiff`
+caller), the caller's inputs and the state the caller must leave behind.
+
+The expected state models Enzyme's reverse mode exactly. After the call, the
+shadow of every `enzyme_dup` buffer holds the adjoint of that buffer's *initial*
+contents, its initial shadow having been the cotangent of its *final* contents.
+The numpy primal is therefore written as a pure function from the initial contents
+of every parameter to the final contents of every parameter it writes (`A += f`
+returns `A + f`, a fully overwritten buffer does not depend on its initial value),
+and the shadows after the call are the gradient of the scalar
+
+    phi = result + sum over dup parameters p of <initial shadow of p, final p>
+
+with respect to the initial contents of the dup parameters (a parameter the primal
+does not write is its own final value, which carries its shadow through unchanged:
+Enzyme accumulates into input shadows). autograd computes that gradient from the
+numpy primal alone, independently of any MLIR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from string import Template
+from textwrap import dedent, indent
+from typing import Any, TypeAlias
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+
+Sizes: TypeAlias = Mapping[str, int]
+"""The size parameters of one preset, for example `{"R": 128, "C": 256}`."""
+
+Array: TypeAlias = Any
+"""A float64 numpy array, or the autograd box that stands for one while tracing."""
+
+Primal: TypeAlias = Callable[
+    [Sizes, Mapping[str, Array]], tuple[Array | None, dict[str, Array]]
+]
+"""Initial contents by parameter name -> (scalar result or None, final contents of
+every parameter the primal writes)."""
+
+Generator: TypeAlias = Callable[[Sizes, np.random.Generator], dict[str, np.ndarray]]
+"""Random, well-conditioned initial contents of every primal parameter, by name."""
+
+
+def f64(value: float) -> str:
+    """An MLIR f64 literal (MLIR demands a '.' in a decimal float, Python's repr
+    of 1e-05 has none)."""
+    text = repr(float(value))
+    if "." not in text and "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    elif "." not in text:
+        text += ".0"
+    return text
+
+
+def memref(shape: Sequence[int]) -> str:
+    """The MLIR type of a statically shaped f64 buffer."""
+    return f"memref<{'x'.join(str(d) for d in shape)}xf64>"
+
+
+def index_constants(*values: int) -> str:
+    """`%c<v> = arith.constant <v> : index` for each distinct value: the loop bounds
+    and offsets a body refers to as `%c<v>`."""
+    return "\n".join(f"%c{v} = arith.constant {v} : index" for v in sorted(set(values)))
+
+
+def render(template: str, **values: object) -> str:
+    """Substitutes `$name` placeholders in an MLIR template (MLIR uses `%`, `@`, `#`
+    and braces, never `$`, so the template needs no escaping). A placeholder alone
+    on its line stands for a block of lines (possibly none), indented to its place."""
+    lines: list[str] = []
+    for line in dedent(template).strip("\n").splitlines():
+        name = line.strip()[1:].strip("{}")
+        if line.strip().startswith("$") and name.isidentifier() and name in values:
+            if not str(values[name]):
+                continue
+            lines.append(
+                indent(str(values[name]), line[: len(line) - len(line.lstrip())])
+            )
+        else:
+            lines.append(Template(line).substitute(values))
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of the primal function: a statically shaped f64 buffer."""
+
+    name: str
+    shape: tuple[int, ...]
+    active: bool = False
+    """Differentiated (`enzyme_dup`, passed with its shadow) or not (`enzyme_const`)."""
+    written: bool = False
+    """The primal stores into it: an output, whose shadow carries a cotangent seed."""
+
+    @property
+    def type(self) -> str:
+        return memref(self.shape)
+
+
+@dataclass(frozen=True)
+class CallerArg:
+    """One argument of the `<key>_grad` caller: a primal argument or its shadow."""
+
+    name: str
+    param: Param
+    is_shadow: bool
+
+    @property
+    def type(self) -> str:
+        return self.param.type
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.param.shape
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A benchmark kernel at every size preset: its MLIR, inputs and references."""
+
+    key: str
+    sizes: Mapping[str, Sizes]
+    """Preset name ("small", "paper") -> size parameters."""
+    params: Callable[[Sizes], tuple[Param, ...]]
+    """The primal's arguments, in order."""
+    returns_scalar: bool
+    """The primal returns one f64 (differentiated with seed 1.0), else nothing."""
+    body: Callable[[Sizes], str]
+    """The primal's MLIR body; it names its arguments `%<param name>`."""
+    primal: Primal
+    generate: Generator
+
+    # ------------------------------------------------------------------ MLIR
+    def mlir(self, preset: str) -> str:
+        """The module text: the primal `@<key>` and the caller `@<key>_grad`."""
+        sizes = self.sizes[preset]
+        params = self.params(sizes)
+        signature = ", ".join(f"%{p.name}: {p.type}" for p in params)
+        returns = " -> f64" if self.returns_scalar else ""
+        described = ", ".join(f"{k}={v}" for k, v in sizes.items())
+        return (
+            f"// {self.key}, preset {preset} ({described}).\n"
+            "// Written by `python -m tapeflow_benchmarks.kernels --write`: edit the template "
+            f"in tapeflow_benchmarks/kernels/{self.key}.py, not this file.\n"
+            f"func.func @{self.key}({signature}){returns} {{\n"
+            f"{indent(self.body(sizes).strip(), '  ')}\n"
+            "}\n\n"
+            f"{self._caller(preset)}"
+        )
+
+    def _caller(self, preset: str) -> str:
+        args = self.caller_args(preset)
+        params = self.params(self.sizes[preset])
+        operands = [f"%{a.name}" for a in args]
+        types = [a.type for a in args]
+        activity = ", ".join(
+            "#enzyme.activity<enzyme_dup>"
+            if p.active
+            else "#enzyme.activity<enzyme_const>"
+            for p in params
+        )
+        signature = ", ".join(f"%{a.name}: {a.type}" for a in args)
+        if self.returns_scalar:
+            return (
+                f"func.func @{self.key}_grad({signature}) -> f64 {{\n"
+                "  %seed = arith.constant 1.0 : f64\n"
+                f"  %r = enzyme.autodiff @{self.key}({', '.join(operands)}, %seed) "
+                f"<{{activity = [{activity}], "
+                "ret_activity = [#enzyme.activity<enzyme_active>]}> "
+                f": ({', '.join([*types, 'f64'])}) -> f64\n"
+                "  return %r : f64\n"
+                "}\n"
+            )
+        return (
+            f"func.func @{self.key}_grad({signature}) {{\n"
+            f"  enzyme.autodiff @{self.key}({', '.join(operands)}) "
+            f"<{{activity = [{activity}], ret_activity = []}}> "
+            f": ({', '.join(types)}) -> ()\n"
+            "  return\n"
+            "}\n"
+        )
+
+    def caller_args(self, preset: str) -> tuple[CallerArg, ...]:
+        """The caller's arguments: each primal argument, then its shadow if active."""
+        args: list[CallerArg] = []
+        for p in self.params(self.sizes[preset]):
+            args.append(CallerArg(p.name, p, is_shadow=False))
+            if p.active:
+                args.append(CallerArg(f"d_{p.name}", p, is_shadow=True))
+        return tuple(args)
+
+    def caller_arg_types(self, preset: str) -> list[str]:
+        """The MLIR types of the caller's arguments, by position."""
+        return [a.type for a in self.caller_args(preset)]
+
+    # ---------------------------------------------------------------- values
+    def inputs(self, preset: str, seed: int = 0) -> list[np.ndarray]:
+        """One array per caller argument: random primal inputs, zero shadows for
+        buffers the primal only reads, random cotangent seeds in the shadows of the
+        buffers it writes."""
+        rng = np.random.default_rng(seed)
+        sizes = self.sizes[preset]
+        values = self.generate(sizes, rng)
+        result: list[np.ndarray] = []
+        for arg in self.caller_args(preset):
+            if not arg.is_shadow:
+                value = np.asarray(values[arg.name], dtype=np.float64)
+                if value.shape != arg.shape:
+                    raise ValueError(
+                        f"{self.key}: generated {arg.name} has shape {value.shape}, "
+                        f"the primal takes {arg.shape}"
+                    )
+                result.append(value.copy())
+            elif arg.param.written:
+                result.append(rng.standard_normal(arg.shape))
+            else:
+                result.append(np.zeros(arg.shape))
+        return result
+
+    def _split(
+        self, preset: str, inputs: Sequence[np.ndarray]
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The caller's inputs as (primal values, shadows), each by parameter name."""
+        args = self.caller_args(preset)
+        if len(inputs) != len(args):
+            raise ValueError(
+                f"{self.key}: the caller takes {len(args)} arguments, got {len(inputs)}"
+            )
+        values = {a.name: inputs[i] for i, a in enumerate(args) if not a.is_shadow}
+        shadows = {a.param.name: inputs[i] for i, a in enumerate(args) if a.is_shadow}
+        return values, shadows
+
+    def final_state(
+        self, preset: str, values: Mapping[str, Array]
+    ) -> tuple[Array | None, dict[str, Array]]:
+        """The numpy primal on initial contents: (result, final contents of every
+        parameter), checked against the parameters' `written` flags so that a
+        forgotten output cannot pass for an unchanged input."""
+        sizes = self.sizes[preset]
+        result, finals = self.primal(sizes, values)
+        written = {p.name for p in self.params(sizes) if p.written}
+        if set(finals) != written:
+            raise ValueError(
+                f"{self.key}: the primal returns {sorted(finals)}, "
+                f"the parameters written are {sorted(written)}"
+            )
+        if (result is None) == self.returns_scalar:
+            raise ValueError(
+                f"{self.key}: the primal's result contradicts returns_scalar"
+            )
+        return result, {**values, **finals}
+
+    def objective(
+        self, preset: str, inputs: Sequence[np.ndarray]
+    ) -> tuple[Callable[[dict[str, Array]], Array], dict[str, np.ndarray]]:
+        """`phi` (see the module docstring) as a function of the initial contents of
+        the active parameters, and the point given by `inputs`: its gradient there is
+        what the shadows hold after the call."""
+        values, seeds = self._split(preset, inputs)
+
+        def phi(active: dict[str, Array]) -> Array:
+            result, finals = self.final_state(preset, {**values, **active})
+            total = 0.0 if result is None else result
+            for name, seed in seeds.items():
+                total = total + anp.sum(seed * finals[name])
+            return total
+
+        return phi, {name: values[name] for name in seeds}
+
+    def expected(
+        self, preset: str, inputs: Sequence[np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        """What the caller leaves behind: `arg<i>` for every caller argument (primal
+        buffers after the call, shadows holding their accumulated adjoints) and
+        `result0` for the returned f64, if any."""
+        values, _ = self._split(preset, inputs)
+        result, finals = self.final_state(preset, values)
+        phi, point = self.objective(preset, inputs)
+        adjoints = autograd.grad(phi)(point)
+        expected: dict[str, np.ndarray] = {}
+        for i, arg in enumerate(self.caller_args(preset)):
+            source = adjoints if arg.is_shadow else finals
+            expected[f"arg{i}"] = np.array(source[arg.param.name], dtype=np.float64)
+        if result is not None:
+            expected["result0"] = np.array(result, dtype=np.float64)
+        return expected

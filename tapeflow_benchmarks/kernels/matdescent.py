@@ -1,0 +1,100 @@
+"""
+Matdescent: a matrix-vector product, then a product reduction (Enzyme's examples).
+
+`out[i] = sum_j M[i][j] * v[j]` in an i/j nest into a temporary buffer, then
+`sum = sum * (out[i] + out[i])`. M is constant, v is differentiated.
+
+Deviation, as BENCHMARKS.md allows: the reduction starts from `sum = 1`, not 0.
+From 0 the artifact's result and gradient are identically zero, so no reference
+could tell a right gradient from a wrong one; the loop structure, dataflow and tape
+are the same either way.
+
+`out` is a temporary allocated with `memref.alloca`: Enzyme-MLIR cannot
+differentiate a `memref.dealloc` of a buffer that carries derivatives, and a stack
+buffer needs none.
+
+Sizes: `small` R = 6, C = 8 (unequal, so that a transposed index shows); `paper`
+R = C = 400 (Table II, "M,N 400").
+"""
+
+from __future__ import annotations
+
+import autograd.numpy as anp
+import numpy as np
+
+from tapeflow_benchmarks.kernels.kernel import (
+    Array,
+    Kernel,
+    Param,
+    Sizes,
+    index_constants,
+    memref,
+    render,
+)
+
+
+def params(s: Sizes) -> tuple[Param, ...]:
+    return (Param("M", (s["R"], s["C"])), Param("v", (s["C"],), active=True))
+
+
+def body(s: Sizes) -> str:
+    return render(
+        """
+        $consts
+        %zero = arith.constant 0.0 : f64
+        %one = arith.constant 1.0 : f64
+        %out = memref.alloca() : $outt
+        scf.for %i = %c0 to %c$R step %c1 {
+          %dot = scf.for %j = %c0 to %c$C step %c1 iter_args(%acc = %zero) -> (f64) {
+            %m = memref.load %M[%i, %j] : $mt
+            %v_j = memref.load %v[%j] : $vt
+            %mv = arith.mulf %m, %v_j : f64
+            %next = arith.addf %acc, %mv : f64
+            scf.yield %next : f64
+          }
+          memref.store %dot, %out[%i] : $outt
+        }
+        %sum = scf.for %i = %c0 to %c$R step %c1 iter_args(%acc = %one) -> (f64) {
+          %o = memref.load %out[%i] : $outt
+          %twice = arith.addf %o, %o : f64
+          %next = arith.mulf %acc, %twice : f64
+          scf.yield %next : f64
+        }
+        return %sum : f64
+        """,
+        consts=index_constants(0, 1, s["R"], s["C"]),
+        R=s["R"],
+        C=s["C"],
+        mt=memref((s["R"], s["C"])),
+        vt=memref((s["C"],)),
+        outt=memref((s["R"],)),
+    )
+
+
+def primal(s: Sizes, a: dict[str, Array]) -> tuple[Array, dict[str, Array]]:
+    out = anp.dot(a["M"], a["v"])
+    return anp.prod(out + out), {}
+
+
+def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A random M whose rows are rescaled so that each factor `2 * out[i]` has a
+    random sign and a magnitude around 1, with the logs summing to 0.5: R random
+    factors would over- or underflow the product at the paper size."""
+    r, c = s["R"], s["C"]
+    v = rng.uniform(0.5, 1.5, c)
+    m = rng.uniform(0.0, 1.0, (r, c))
+    jitter = rng.normal(0.0, 0.2, r)
+    factors = rng.choice([-1.0, 1.0], r) * np.exp(0.5 / r + jitter - jitter.mean())
+    m *= (factors / (2.0 * (m @ v)))[:, None]
+    return {"M": m, "v": v}
+
+
+KERNEL = Kernel(
+    key="matdescent",
+    sizes={"small": {"R": 6, "C": 8}, "paper": {"R": 400, "C": 400}},
+    params=params,
+    returns_scalar=True,
+    body=body,
+    primal=primal,
+    generate=generate,
+)

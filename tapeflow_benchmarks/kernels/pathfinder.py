@@ -1,0 +1,151 @@
+"""
+PathFinder: dynamic programming over a grid (RiVEC), made differentiable with
+doubles and a product.
+
+For each row t in [0, R-1) and column n: `m = src[t][n]`, `m = min(m, src[t][n-1])`
+if n > 0, `m = min(m, src[t][n+1])` if n < C-2 (the artifact's bound, kept), and
+`dst[t+1][n] = wall[t+1][n] * m`. The two row buffers then swap roles, as the
+pointer swap of the original does: row t is read from `src` for even t and from
+`dst` for odd t, and row t+1 is written to the other one. src and wall are
+differentiated; dst, an output, is passed with its shadow too (the values it
+carries between rows are active).
+
+Two choices keep the body straight-line code, which is what a CGRA maps:
+- the swap is implemented by unrolling the row loop by two (src->dst, then
+  dst->src), with the last step peeled when R-1 is odd, instead of an `scf.if`
+  on the parity of t. The unrolled loop counts pairs with step 1 and computes
+  t = 2 * pair: Enzyme-MLIR reverses an `scf.for` with a step other than 1
+  wrongly (it recomputes the induction variable as `ub - 1 - iv`, ignoring the
+  step), which gave wrong gradients and out-of-bounds accesses;
+- a missing neighbour is replaced by the cell itself (the index is clamped with
+  `arith.select`), since `min(m, m) = m`: the value is the artifact's, and the
+  derivative too, as both operands are the same buffer element.
+
+Sizes: `small` R = 6, C = 8 (five row steps: two unrolled pairs and the peeled
+step); `paper` R = 128, C = 256 (Table II; the authors' artifact used 32 x 32).
+"""
+
+from __future__ import annotations
+
+import autograd.numpy as anp
+import numpy as np
+
+from tapeflow_benchmarks.kernels.kernel import (
+    Array,
+    Kernel,
+    Param,
+    Sizes,
+    index_constants,
+    memref,
+    render,
+)
+
+_ROW_STEP = """
+// row $t of %$read -> row $t + 1 of %$write
+%${p}_next = arith.addi $t, %c1 : index
+scf.for %n = %c0 to %c$C step %c1 {
+  %${p}_n_minus = arith.subi %n, %c1 : index
+  %${p}_has_left = arith.cmpi ugt, %n, %c0 : index
+  %${p}_left = arith.select %${p}_has_left, %${p}_n_minus, %n : index
+  %${p}_n_plus = arith.addi %n, %c1 : index
+  %${p}_has_right = arith.cmpi ult, %n, %c$right_bound : index
+  %${p}_right = arith.select %${p}_has_right, %${p}_n_plus, %n : index
+  %${p}_m = memref.load %$read[$t, %n] : $ty
+  %${p}_l = memref.load %$read[$t, %${p}_left] : $ty
+  %${p}_r = memref.load %$read[$t, %${p}_right] : $ty
+  %${p}_ml = arith.minimumf %${p}_m, %${p}_l : f64
+  %${p}_mlr = arith.minimumf %${p}_ml, %${p}_r : f64
+  %${p}_w = memref.load %wall[%${p}_next, %n] : $ty
+  %${p}_v = arith.mulf %${p}_w, %${p}_mlr : f64
+  memref.store %${p}_v, %$write[%${p}_next, %n] : $ty
+}
+"""
+
+
+def _row_step(prefix: str, t: str, read: str, write: str, s: Sizes) -> str:
+    """One DP step, reading row `t` of `read` and writing row t+1 of `write`."""
+    return render(
+        _ROW_STEP,
+        p=prefix,
+        t=t,
+        read=read,
+        write=write,
+        C=s["C"],
+        right_bound=s["C"] - 2,
+        ty=memref((s["R"], s["C"])),
+    ).strip()
+
+
+def params(s: Sizes) -> tuple[Param, ...]:
+    shape = (s["R"], s["C"])
+    return (
+        Param("src", shape, active=True, written=True),
+        Param("wall", shape, active=True),
+        Param("dst", shape, active=True, written=True),
+    )
+
+
+def body(s: Sizes) -> str:
+    pairs, odd = divmod(s["R"] - 1, 2)
+    last = 2 * pairs
+    peeled = _row_step("last", f"%c{last}", "src", "dst", s) if odd else ""
+    return render(
+        """
+        $consts
+        scf.for %pair = %c0 to %c$pairs step %c1 {
+          %t = arith.muli %pair, %c2 : index
+          $even
+          %t_odd = arith.addi %t, %c1 : index
+          $odd
+        }
+        $peeled
+        return
+        """,
+        consts=index_constants(
+            0, 1, 2, pairs, *([last] if odd else []), s["C"], s["C"] - 2
+        ),
+        pairs=pairs,
+        even=_row_step("even", "%t", "src", "dst", s),
+        odd=_row_step("odd", "%t_odd", "dst", "src", s),
+        peeled=peeled,
+    )
+
+
+def _min3(row: Array, c: int) -> Array:
+    """The artifact's neighbourhood minimum of one row (left for n > 0, right for
+    n < C-2)."""
+    m = anp.concatenate([row[:1], anp.minimum(row[1:], row[:-1])])
+    return anp.concatenate([anp.minimum(m[: c - 2], row[1 : c - 1]), m[c - 2 :]])
+
+
+def primal(s: Sizes, a: dict[str, Array]) -> tuple[None, dict[str, Array]]:
+    r, c = s["R"], s["C"]
+    wall = a["wall"]
+    rows = {name: [a[name][t] for t in range(r)] for name in ("src", "dst")}
+    for t in range(r - 1):
+        read, write = ("src", "dst") if t % 2 == 0 else ("dst", "src")
+        rows[write][t + 1] = wall[t + 1] * _min3(rows[read][t], c)
+    return None, {name: anp.stack(buffer) for name, buffer in rows.items()}
+
+
+def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Positive costs in [1, 2) and walls in [0.9, 1.1): the products along 127 rows
+    stay far from over- and underflow, and random doubles make exact ties in the
+    minima (which would make the gradient ambiguous) practically impossible."""
+    shape = (s["R"], s["C"])
+    return {
+        "src": rng.uniform(1.0, 2.0, shape),
+        "wall": rng.uniform(0.9, 1.1, shape),
+        "dst": rng.uniform(1.0, 2.0, shape),
+    }
+
+
+KERNEL = Kernel(
+    key="pathfinder",
+    sizes={"small": {"R": 6, "C": 8}, "paper": {"R": 128, "C": 256}},
+    params=params,
+    returns_scalar=False,
+    body=body,
+    primal=primal,
+    generate=generate,
+)

@@ -1,0 +1,152 @@
+"""
+`tapeflow-bench [--quick] [--only EXPERIMENT,...] [--kernels A,B] [--jobs N]
+[--out DIR] [--cache-dir DIR | --no-cache] [--no-progress]`
+
+Runs the paper's evaluation end to end: each primal kernel in `tapeflow_benchmarks/`
+through the real Enzyme, the TapeFlow passes and the simulator, for every
+configuration the chosen experiments need, and writes the results folder
+(`report.md`, `results.json`, `csv/`, `figures/`; see tapeflow_benchmarks/harness/).
+
+Results are cached on disk, one file per simulated point, keyed by kernel, size,
+pass options, every hardware parameter and a fingerprint of the code: a repeated
+or interrupted run computes only what is missing. Every cache entry is checked
+when read (its schema and a checksum of its content); one that fails is
+recomputed, with a one-line notice naming it.
+
+The output locations are checked before anything is computed: `--out` must be a
+folder that can be created or written (an existing non-empty folder only if it is
+an earlier results folder, which is then replaced as a whole), `--cache-dir` a
+folder too. The results folder is written into a temporary folder beside it and
+renamed into place when complete; Ctrl-C leaves the previous folder as it was
+and the finished runs cached. Exit status 1 if any run failed (the report lists
+them), 2 for bad options, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tapeflow_tools.interrupt import quiet_interrupt
+
+with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
+    from tapeflow_benchmarks.common import chosen
+    from tapeflow_benchmarks.harness.claims import judge
+    from tapeflow_benchmarks.harness.experiments import EXPERIMENTS
+    from tapeflow_benchmarks.harness.points import code_fingerprint
+    from tapeflow_benchmarks.harness.report import MARKERS, write
+    from tapeflow_benchmarks.harness.result_cache import ResultCache
+    from tapeflow_benchmarks.harness.runner import run_points
+    from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_tools.atomic import check_output_directory, replaceable_folder
+    from tapeflow_tools.diagnostics import ToolError
+
+
+def _default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "tapeflow-bench"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    with quiet_interrupt("tapeflow-bench"):
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tapeflow-bench",
+        description="Reproduce the TapeFlow paper's evaluation on the simulated CGRA.",
+    )
+    parser.add_argument("--quick", action="store_true",
+                        help="the kernels' small sizes (seconds per run) instead of the paper's")
+    parser.add_argument("--only", default=",".join(EXPERIMENTS),
+                        help=f"comma-separated experiments (default: all: {', '.join(EXPERIMENTS)})")
+    parser.add_argument("--kernels", default=",".join(KERNELS),
+                        help="comma-separated kernels (default: all nine)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="simulations run in parallel processes (default: one per core)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="results folder (default: tapeflow-results, or "
+                             "tapeflow-results-quick with --quick)")
+    parser.add_argument("--cache-dir", type=Path, default=None,
+                        help=f"where finished runs are kept (default: {_default_cache()})")
+    parser.add_argument("--no-cache", action="store_true", help="compute everything afresh")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    experiments = chosen(parser, args.only, EXPERIMENTS, "experiment")
+    kernels = chosen(parser, args.kernels, KERNELS)
+    if not experiments or not kernels:
+        parser.error("choose at least one experiment and one kernel")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    size = "small" if args.quick else "paper"
+    out = args.out or Path("tapeflow-results-quick" if args.quick else "tapeflow-results")
+    cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
+    try:
+        check_output_directory(out, "--out")
+        if not replaceable_folder(out, MARKERS):
+            raise ToolError(
+                f"--out {out}: the folder exists and is not a tapeflow-bench results folder "
+                f"(it has no {' or '.join(MARKERS)}); it would be replaced as a whole, so "
+                "name a new or empty folder"
+            )
+        if cache_dir is not None:
+            check_output_directory(cache_dir, "--cache-dir")
+    except ToolError as err:
+        parser.error(str(err))
+    cache = ResultCache(cache_dir)
+
+    points = {p for name in experiments for p in EXPERIMENTS[name].points(kernels, size)}
+    try:
+        runs, summary = run_points(points, cache, jobs=args.jobs, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(
+            "\ntapeflow-bench: interrupted; the runs that finished are cached, and the "
+            "same command continues from there",
+            file=sys.stderr,
+        )
+        return 130
+
+    results = {
+        name: EXPERIMENTS[name].analyse(kernels, size, runs.get) for name in experiments
+    }
+    verdicts = judge(results)
+    meta = {
+        "command": shlex.join(["tapeflow-bench", *(argv if argv is not None else sys.argv[1:])]),
+        "size": size,
+        "kernels": kernels,
+        "experiments": experiments,
+        "jobs": args.jobs,
+        "points": summary.points,
+        "cached": summary.cached,
+        "computed_groups": summary.computed_groups,
+        "seconds": summary.seconds,
+        "code": code_fingerprint(),
+        "failed": summary.failed,
+    }
+    try:
+        figures = write(out, meta, results, verdicts, runs)
+    except OSError as err:
+        print(f"tapeflow-bench: error: cannot write the results to {out}: {err}; "
+              "it is left as it was", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
+              "it was, and the same command writes it again from the cache", file=sys.stderr)
+        return 130
+    print(
+        f"tapeflow-bench: {summary.points} points ({summary.cached} cached, "
+        f"{summary.computed_groups} runs computed) in {summary.seconds:.0f} s; "
+        f"report {out / 'report.md'}, {len(figures)} figures, data {out / 'results.json'}"
+    )
+    for failure in summary.failed:
+        print(f"tapeflow-bench: failed: {failure}", file=sys.stderr)
+    return 1 if summary.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""
+`tapeflow-run FILE --function NAME --inputs IN.npz --out OUT.npz`: run one function
+of a module (at any stage of the flow) with the reference executor.
+
+`IN.npz` holds `arg0`, `arg1`, ... for the function's arguments by position:
+memrefs as arrays of their shape, scalars as 0-d arrays. A memref argument that
+is missing is zero-filled (convenient for shadow buffers); a missing scalar is an
+error. `OUT.npz` gets every memref argument's contents after the call under the
+same keys, and `result0`, `result1`, ... for the returned values.
+
+`--out` is checked before anything runs (not a directory, in a writable
+directory) and written exactly there, through a temporary file renamed into
+place once complete: a failed run leaves no output and an older file untouched.
+The checks on inputs are in `tapeflow_tools/arguments.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from tapeflow_tools.interrupt import quiet_interrupt
+
+with quiet_interrupt("tapeflow-run"):  # Ctrl-C while the modules load
+    import numpy as np
+    from xdsl.dialects.builtin import ModuleOp
+
+    from sim.executor import ExecutionError, Executor
+    from tapeflow_tools.arguments import (
+        Warn,
+        bind_arguments,
+        check_function,
+        gradients_of,
+        load_inputs,
+        load_module,
+        stderr_warning,
+        write_outputs,
+    )
+    from tapeflow_tools.atomic import check_output_file
+    from tapeflow_tools.diagnostics import ToolError, reported_errors
+
+
+def run_function(
+    module: ModuleOp, name: str, given: dict[str, np.ndarray], warn: Warn | None = None
+) -> dict[str, np.ndarray]:
+    executor = Executor(module)
+    if name not in executor.functions:
+        raise ToolError(
+            f"no function @{name} in the module (found: "
+            f"{', '.join('@' + f for f in executor.functions)})"
+        )
+    function = executor.functions[name]
+    args = bind_arguments(function, given, warn)
+    results = executor.run(name, args)
+    outputs = {
+        f"arg{i}": value for i, value in enumerate(args) if isinstance(value, np.ndarray)
+    }
+    outputs.update({f"result{i}": np.asarray(value) for i, value in enumerate(results)})
+    return outputs
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="tapeflow-run", description="Run a function with the reference executor."
+    )
+    parser.add_argument("file", help="module to run (.mlir)")
+    parser.add_argument("--function", required=True, help="function name, without @")
+    parser.add_argument("--inputs", help="arguments as arg0, arg1, ... (.npz)")
+    parser.add_argument("--out", required=True, help="where to write the outputs (.npz)")
+    args = parser.parse_args(argv)
+    with reported_errors("tapeflow-run"):
+        check_output_file(args.out, "--out")
+        module = load_module(args.file)
+        check_function(module, args.function)
+        warn = stderr_warning("tapeflow-run")
+        gradients = gradients_of(module, args.function)
+        if gradients:
+            warn(
+                f"--function {args.function}: @{args.function} is the primal function, which "
+                f"{', '.join('@' + g for g in gradients)} differentiates; its outputs hold "
+                "no derivatives (name the gradient to get them)"
+            )
+        given = load_inputs(args.inputs) if args.inputs else {}
+        try:
+            outputs = run_function(module, args.function, given, warn)
+        except ExecutionError as err:
+            raise ToolError(str(err)) from None
+        write_outputs(args.out, outputs)
+
+
+__all__ = ["bind_arguments", "load_module", "main", "run_function"]
+
+if __name__ == "__main__":
+    main()

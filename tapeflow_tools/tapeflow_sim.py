@@ -1,0 +1,166 @@
+"""
+`tapeflow-sim FILE --function NAME --variant {enzyme,aos,tapeflow} --preset NAME
+[--cache-bytes N --assoc N --spad-bytes N --energy {paper,cacti45} --unroll N]
+--inputs IN.npz --out OUT.npz --json REPORT.json`
+
+Simulates a gradient on the modelled CGRA. FILE is at the Enzyme-gradient stage
+(or a primal with its `enzyme.autodiff` caller); the variant's passes are applied
+here. Inputs and outputs are as for `tapeflow-run`; the JSON report has the cycles,
+cache, DRAM, scratchpad and energy figures (see sim/timing.py).
+
+The sizes are checked against stated ranges (`OPTION_RANGES`), `--function` must
+name a gradient (or its caller), not the primal it differentiates, and `--out` and
+`--json` are checked before anything runs and written only once the simulation
+succeeded, each through a temporary file renamed into place. The report is
+deterministic: the same input gives the same bytes, apart from the simulator's
+own timing (`simulator.seconds`, `simulator.ops_per_second`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Callable, Sequence
+
+from tapeflow_tools.interrupt import quiet_interrupt
+
+with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from sim.executor import ExecutionError
+    from sim.simulator import VARIANTS, SimulationError, prepare, simulate
+    from tapeflow_tools.arguments import (
+        bind_arguments,
+        check_function,
+        gradients_of,
+        load_inputs,
+        load_module,
+        stderr_warning,
+        write_outputs,
+    )
+    from tapeflow_tools.atomic import atomic_write_text, check_output_file
+    from tapeflow_tools.context import make_context
+    from tapeflow_tools.diagnostics import ToolError, reported_errors
+    from targets.energy import ENERGY_PRESETS
+    from targets.hardware import PRESETS, HardwareError, configure
+
+GiB = 1024**3
+OPTION_RANGES: dict[str, tuple[int, int]] = {
+    "--cache-bytes": (64, GiB),
+    "--assoc": (1, GiB // 64),
+    "--spad-bytes": (0, GiB),
+    "--unroll": (1, 1024),
+}
+"""What each size option may be: an on-chip cache or scratchpad of up to 1 GiB (the
+paper's are 1-128 KB and 512 B), at most one way per 64 B line, unroll factors up
+to 1024. Beyond these the model's arrays overflow or the IR explodes."""
+
+
+def _bounded(option: str) -> Callable[[str], int]:
+    low, high = OPTION_RANGES[option]
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expects an integer, got '{text}'") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"must be between {low} and {high}, got {value}"
+            )
+        return value
+
+    return parse
+
+
+def _check_not_primal(module: ModuleOp, name: str) -> None:
+    gradients = gradients_of(module, name)
+    if gradients:
+        raise ToolError(
+            f"--function {name}: @{name} is the primal function, which "
+            f"{', '.join('@' + g for g in gradients)} differentiates; "
+            "tapeflow-sim simulates a gradient: name one of those"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="tapeflow-sim", description="Simulate a gradient on the modelled CGRA."
+    )
+    parser.add_argument("file", help="module at the Enzyme-gradient stage (.mlir)")
+    parser.add_argument("--function", required=True, help="function to run, without @")
+    parser.add_argument("--variant", choices=VARIANTS, required=True)
+    parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
+    parser.add_argument("--cache-bytes", type=_bounded("--cache-bytes"))
+    parser.add_argument("--assoc", type=_bounded("--assoc"))
+    parser.add_argument("--spad-bytes", type=_bounded("--spad-bytes"))
+    parser.add_argument("--energy", choices=sorted(ENERGY_PRESETS))
+    parser.add_argument("--unroll", type=_bounded("--unroll"), default=1)
+    parser.add_argument("--inputs", help="arguments as arg0, arg1, ... (.npz)")
+    parser.add_argument("--out", help="where to write the outputs (.npz)")
+    parser.add_argument("--json", help="where to write the report (.json)")
+    args = parser.parse_args(argv)
+    with reported_errors("tapeflow-sim"):
+        for option, path in (("--out", args.out), ("--json", args.json)):
+            if path is not None:
+                check_output_file(path, option)
+        if args.out and args.json and os.path.realpath(args.out) == os.path.realpath(args.json):
+            raise ToolError(f"--out and --json both name {args.out}")
+        try:
+            hardware = configure(
+                args.preset,
+                cache_bytes=args.cache_bytes,
+                assoc=args.assoc,
+                spad_bytes=args.spad_bytes,
+                energy=args.energy,
+            )
+        except HardwareError as err:
+            given = " ".join(
+                f"{option} {value}"
+                for option, value in (
+                    ("--preset", args.preset),
+                    ("--cache-bytes", args.cache_bytes),
+                    ("--assoc", args.assoc),
+                    ("--spad-bytes", args.spad_bytes),
+                )
+                if value is not None
+            )
+            raise ToolError(f"{given}: {err}") from None
+        module = load_module(args.file)
+        _check_not_primal(module, args.function)
+        given = load_inputs(args.inputs) if args.inputs else {}
+        warn = stderr_warning("tapeflow-sim")
+        bound = None
+        if any(isinstance(f, func.FuncOp) and f.sym_name.data == args.function for f in module.ops):
+            # Bound before the (slower) lowering; it keeps the caller's signature.
+            bound = bind_arguments(check_function(module, args.function), given, warn)
+        ctx = make_context()
+        try:
+            tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll)
+        except SimulationError as err:
+            raise ToolError(str(err)) from None
+        except DiagnosticException as err:
+            raise ToolError(str(err)) from None
+        function = check_function(module, args.function)
+        if bound is None:
+            bound = bind_arguments(function, given, warn)
+        try:
+            result = simulate(module, args.function, bound, hardware, tape_bytes)
+        except ExecutionError as err:
+            raise ToolError(str(err)) from None
+        result.report["variant"] = args.variant
+        result.report["function"] = args.function
+        text = json.dumps(result.report, indent=2, sort_keys=True) + "\n"
+        if args.out:
+            write_outputs(args.out, result.outputs)
+        if args.json:
+            atomic_write_text(args.json, text)
+        else:
+            print(text, end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,4 @@
+func.func @f(%x: f64) -> f64 {
+  func.return %x : f64
+}
+// Ã

@@ -1,0 +1,160 @@
+"""`tapeflow-bench --quick` on two kernels: the results folder is complete and its
+numbers agree with each other and with the raw simulator reports they come from."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tapeflow_benchmarks.harness.claims import CLAIMS, judge
+from tapeflow_benchmarks.harness.experiments import CACHE_SWEEP, EXPERIMENTS, ISO_PERF_SLACK, SPAD, Result
+
+KERNELS = "logsum,pathfinder"
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tapeflow_tools.tapeflow_bench", "--no-progress", *args],
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    root = tmp_path_factory.mktemp("bench")
+    out, cache = root / "out", root / "cache"
+    run = _bench("--quick", "--kernels", KERNELS, "--jobs", "2", "--out", str(out), "--cache-dir", str(cache))
+    return out, cache, run
+
+
+@pytest.fixture(scope="module")
+def results(bench: tuple[Path, Path, subprocess.CompletedProcess[str]]) -> dict:
+    out, _, run = bench
+    assert run.returncode == 0, run.stderr
+    return json.loads((out / "results.json").read_text())
+
+
+def _runs(results: dict) -> dict[tuple, dict]:
+    return {
+        (r["kernel"], r["variant"], r["spad_bytes"], r["unroll"], r["cache_bytes"], r["energy_preset"]): r["report"]
+        for r in results["runs"]
+    }
+
+
+def test_folder_is_complete(bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict) -> None:
+    out, _, run = bench
+    assert "report" in run.stdout and "0 cached" in run.stdout
+    report = (out / "report.md").read_text()
+    for name, experiment in EXPERIMENTS.items():
+        png = out / "figures" / f"{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        assert (out / "csv" / f"{name}.csv").exists(), name
+        assert f"({experiment.paper})" in report
+        assert results["experiments"][name]["rows"], name
+    assert len(results["claims"]) == len(CLAIMS)
+    for claim in CLAIMS:
+        assert claim.paper in report
+    assert all("error" not in r["report"] for r in results["runs"])
+    with (out / "csv" / "runs.csv").open() as f:
+        assert len(list(csv.DictReader(f))) == len(results["runs"])
+
+
+def test_speedups_are_the_ratio_of_the_runs_cycles(results: dict) -> None:
+    runs = _runs(results)
+    caches = {"Enzyme32k": 32768, "Enzyme1k": 1024, "Tflow32k": 32768, "Tflow2k": 2048, "Tflow1k": 1024}
+    rows = results["experiments"]["performance"]["rows"]
+    assert len(rows) == 2 * 2 * 3
+    for row in rows:
+        base = runs[(row["kernel"], "enzyme", 0, 1, caches[row["baseline"]], "paper")]
+        ours = runs[(row["kernel"], "tapeflow", SPAD, 1, caches[row["config"]], "paper")]
+        for phase in ("fwd", "rev", "total"):
+            assert row[f"speedup_{phase}"] == pytest.approx(base["cycles"][phase] / ours["cycles"][phase])
+        assert ours["cycles"]["total"] == ours["cycles"]["fwd"] + ours["cycles"]["rev"]
+
+
+def test_sram_reduction_is_the_ratio_of_provisioned_sizes(results: dict) -> None:
+    runs = _runs(results)
+    rows = results["experiments"]["energy"]["rows"]
+    assert {r["energy_preset"] for r in rows} == {"paper", "cacti45"}
+    for row in rows:
+        cache = int(row["cache_kb"] * 1024)
+        assert row["sram_bytes"] == cache + SPAD
+        assert row["sram_bytes_baseline"] == 32 * 1024
+        assert row["sram_reduction"] == pytest.approx(32 * 1024 / (cache + SPAD))
+        if row["config"] == "ISO-perf":
+            # The smallest swept cache whose cycles stay within 5% of Enzyme32k's.
+            base = runs[(row["kernel"], "enzyme", 0, 1, 32768, row["energy_preset"])]["cycles"]["total"]
+            fits = [
+                c for c in CACHE_SWEEP
+                if runs[(row["kernel"], "tapeflow", SPAD, 1, c, row["energy_preset"])]["cycles"]["total"]
+                <= base * (1 + ISO_PERF_SLACK)
+            ]
+            assert cache == fits[0]
+
+
+def test_dram_is_normalised_to_enzyme32k(results: dict) -> None:
+    rows = results["experiments"]["dram"]["rows"]
+    for row in rows:
+        if row["cache_kb"] == 32:
+            assert row["enzyme_norm"] == pytest.approx(1.0)
+        assert row["reduction"] == pytest.approx(row["enzyme_norm"] / row["tapeflow_norm"])
+    # The energy preset changes energy only: both presets' runs agree on traffic.
+    runs = _runs(results)
+    for key, report in runs.items():
+        if key[-1] == "cacti45":
+            paper = runs[(*key[:-1], "paper")]
+            assert report["dram_bytes"] == paper["dram_bytes"]
+            assert report["cycles"] == paper["cycles"]
+
+
+def test_headline_matches_the_experiments(results: dict) -> None:
+    perf = {(r["kernel"], r["config"]): r for r in results["experiments"]["performance"]["rows"] if r["baseline"] == "Enzyme32k"}
+    for row in results["headline"]:
+        assert row["Tflow32k speedup"] == perf[(row["kernel"], "Tflow32k")]["speedup_total"]
+
+
+def test_a_second_run_comes_from_the_cache(bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict, tmp_path: Path) -> None:
+    _, cache, _ = bench
+    again = _bench("--quick", "--kernels", KERNELS, "--only", "performance,table2", "--jobs", "1",
+                   "--out", str(tmp_path), "--cache-dir", str(cache))
+    assert again.returncode == 0, again.stderr
+    assert "0 runs computed" in again.stdout
+    second = json.loads((tmp_path / "results.json").read_text())
+    assert second["experiments"]["performance"]["rows"] == results["experiments"]["performance"]["rows"]
+
+
+def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
+    for args, needle in (
+        (["--kernels", "nosuch"], "unknown kernel(s) nosuch"),
+        (["--only", "fig99"], "unknown experiment(s) fig99"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+    ):
+        run = _bench("--quick", "--out", str(tmp_path), *args)
+        assert run.returncode == 2
+        assert needle in run.stderr
+        assert "Traceback" not in run.stderr
+
+
+def test_claim_verdicts_follow_the_stated_rule() -> None:
+    def performance(low: float, high: float) -> dict[str, Result]:
+        summary = {"Tflow32k/Enzyme32k": {"geomean": (low * high) ** 0.5, "min": low, "max": high}}
+        return {"performance": Result("performance", summary=summary)}
+
+    per_kernel, mean, wide, dram = CLAIMS[:4]
+    assert (per_kernel.low, per_kernel.high) == (1.3, 2.5)
+    assert judge(performance(1.4, 2.0))[0].verdict == "agrees"
+    assert judge(performance(0.9, 1.2))[0].verdict == "differs: lower"
+    assert judge(performance(2.6, 3.0))[0].verdict == "differs: higher"
+    assert judge(performance(1.0, 2.0))[0].verdict == "partly: some lower"
+    assert judge(performance(1.0, 3.0))[0].verdict == "partly: some lower and some higher"
+    # A point claim stands for the range within 25% of it: 2.4x is 1.8x-3.0x.
+    assert judge(performance(1.0, 3.24))[1].verdict == "agrees"  # geomean 1.8
+    assert judge(performance(1.0, 3.0))[1].verdict == "differs: lower"  # geomean 1.73
+    unroll = {"unroll": Result("unroll", summary={"wide_max_speedup": {"value": 11.0, "kernel": "pathfinder"}})}
+    assert judge(unroll)[2].verdict == "agrees"  # within 25% of 14x
+    assert judge(unroll)[3].verdict == "not measured"
