@@ -11,7 +11,7 @@ broadcasts over the loop nest's iteration space.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from tapeflow_dialects.locations import location_of
+from tapeflow_dialects.semantics import UndefinedBehavior, cast_array, int_binary_array
 
 
 class CannotEvaluate(Exception):
@@ -53,24 +54,13 @@ def loop_name(loop: scf.ForOp) -> str:
     return f"the scf.for at {location_of(loop)}"
 
 
-_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    arith.AddiOp: np.add,
-    arith.SubiOp: np.subtract,
-    arith.MuliOp: np.multiply,
-    arith.FloorDivSIOp: np.floor_divide,
-    arith.DivSIOp: lambda a, b: np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b)),
-    arith.RemSIOp: lambda a, b: np.sign(a) * (np.abs(a) % np.abs(b)),
-    arith.MaxSIOp: np.maximum,
-    arith.MinSIOp: np.minimum,
-    # Index values in a loop nest are non-negative, where unsigned and signed agree.
-    arith.DivUIOp: np.floor_divide,
-    arith.RemUIOp: np.remainder,
-    arith.CeilDivSIOp: lambda a, b: -(-a // b),
-}
-_DIVIDING = (
-    arith.FloorDivSIOp, arith.DivSIOp, arith.RemSIOp, arith.DivUIOp, arith.RemUIOp,
+_BINARY: tuple[type[Operation], ...] = (
+    arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.FloorDivSIOp, arith.DivSIOp,
+    arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp, arith.DivUIOp, arith.RemUIOp,
     arith.CeilDivSIOp,
 )
+"""Integer ops an index may be computed with; what each computes (wrap-around,
+signed and unsigned readings, division by zero) is `tapeflow_dialects.semantics`."""
 PURE_INDEX_OPS = (arith.ConstantOp, arith.IndexCastOp, *_BINARY)
 """The ops an evaluable index may be computed with (all pure)."""
 
@@ -115,12 +105,15 @@ class IndexEvaluator:
             if constant is not None:
                 result = np.asarray(constant, dtype=np.int64)
             elif isinstance(defining, arith.IndexCastOp):
-                result = self.value(defining.input)
-            elif type(defining) in _BINARY:
+                convert = cast_array(defining.name, defining.input.type, defining.result.type)
+                result = convert(self.value(defining.input))
+            elif isinstance(defining, _BINARY):
                 lhs, rhs = self.value(defining.operands[0]), self.value(defining.operands[1])
-                if type(defining) in _DIVIDING and np.any(rhs == 0):
-                    raise CannotEvaluate(f"an index divides by 0 ('{defining.name}')")
-                result = _BINARY[type(defining)](lhs, rhs)
+                apply = int_binary_array(defining.name, defining.results[0].type)
+                try:
+                    result = apply(lhs, rhs)
+                except UndefinedBehavior as err:  # e.g. divides by zero
+                    raise CannotEvaluate(f"an index {err} ('{defining.name}')") from None
             else:
                 raise CannotEvaluate(f"an index is computed by '{defining.name}'")
         self._cache[v] = result

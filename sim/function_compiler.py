@@ -12,8 +12,9 @@ straight-line Python:
 
 - `scf.for`, `scf.if` and `layer.layer` become Python `for`/`if` blocks, and
   `func.call`/`func.return` plain calls and returns;
-- scalar ops are the statements of `kernel_compiler.scalar_lines`, on frame
-  slots (the same operators and helpers as the closures);
+- scalar ops are the statements of their semantics-table entry
+  (`tapeflow_dialects.semantics`), on frame slots: the same statements the
+  closures' functions are made from;
 - `memref.load/store` use the buffer layouts of the kernel compiler: one flat
   index, one memoryview access, one packed trace append;
 - a kernel loop is its compiled function between the timing recorder's
@@ -27,27 +28,29 @@ Each op keeps the closure executor's order of effects (trace record, REV phase,
 timing, then the op). A memref access that is out of range, or a buffer the
 layouts cannot describe, runs the op's closure step instead. Functions the
 generator cannot handle (Python's limit on nested blocks) keep the closures.
+It sees the executor only as a `sim.compile_context.CompileContext`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, MemRefType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from sim.kernel_compiler import scalar_lines
+from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
+from sim.compile_context import CompileContext, Frame
+from sim.errors import ExecutionError, nonpositive_step, undefined
+from sim.impls.func import too_deep
 from sim.layouts import Layouts, prepare_memref
 from tapeflow_dialects import cgra, layer, stream, tape
+from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
-
-if TYPE_CHECKING:
-    from sim.executor import Executor
-
-Frame = list[Any]
+from tapeflow_dialects.semantics import UndefinedBehavior, constant_value, scalar
+from targets.costs import kernel_profile, unscheduled_op_cost
 
 
 class _Batch:
@@ -65,13 +68,20 @@ class _Batch:
 
 
 class _FunctionSource:
-    def __init__(self, executor: Executor, fn: func.FuncOp, slots: dict[SSAValue, int]):
-        self.ex = executor
+    def __init__(self, ctx: CompileContext, fn: func.FuncOp, closures: Callable[[Frame], tuple[Any, ...]]):
+        self.ctx = ctx
         self.fn = fn
-        self.slots = slots
-        self.timing = executor.timing
-        self.tracing = executor.trace is not None
-        self.env: dict[str, Any] = {"EX": executor, "TRACE": executor.trace}
+        self.bounds = Bounds()
+        self.timing = ctx.timing
+        self.tracing = ctx.trace is not None
+        self.env: dict[str, Any] = {
+            "STATE": ctx.state,
+            "TRACE": ctx.trace,
+            "FUNCTION": ctx.function,
+            "ExecutionError": ExecutionError,
+            "UndefinedBehavior": UndefinedBehavior,
+            "CLOSURES": closures,
+        }
         if self.timing is not None:
             self.env.update(
                 T_ops=self.timing.ops,
@@ -96,14 +106,14 @@ class _FunctionSource:
         return name
 
     def slot(self, value: SSAValue) -> str:
-        return f"fr[{self.ex._slot(self.slots, value)}]"
+        return f"fr[{self.ctx.slot(value)}]"
 
     def emit(self, indent: str, *lines: str) -> None:
         self.lines += [indent + line for line in lines]
 
     def closure(self, op: Operation, indent: str) -> None:
         """Run `op` by its closure step (with its own trace record and timing)."""
-        self.emit(indent, f"{self.constant(self.ex._steps[op], 'S')}(fr)")
+        self.emit(indent, f"{self.constant(self.ctx.compiled_step(op), 'S')}(fr)")
 
     def end_batch(self) -> None:
         batch, self.batch = self.batch, None
@@ -119,7 +129,7 @@ class _FunctionSource:
                     f"T_ops({batch.latency}, {tuple(batch.fu.items())!r}, {batch.memory}, 0)"
                 )
         if batch.float_ops:
-            calls.append(f"EX.ops_executed += {batch.float_ops}")
+            calls.append(f"STATE.ops_executed += {batch.float_ops}")
         self.lines[batch.line] = batch.indent + ("; ".join(calls) or "pass")
 
     def join_batch(self, indent: str) -> _Batch:
@@ -132,10 +142,15 @@ class _FunctionSource:
         if self.timing is not None:
             self.emit(indent, "T_set_phase('rev')")
 
-    def cost(self, op: Operation) -> tuple[int, str | None, str | None] | None:
-        from sim.executor import _op_cost
+    def nonpositive(self, op: scf.ForOp) -> str:
+        """The name of what makes the error of a loop run with a step <= 0."""
+        return self.constant(lambda step: nonpositive_step(op, step), "N")
 
-        return _op_cost(op, self.timing) if self.timing is not None else None
+    def cost(self, op: Operation) -> tuple[int, str | None, str | None] | None:
+        if self.timing is None:
+            return None
+        cost = unscheduled_op_cost(op, self.timing.hardware)
+        return None if cost is None else (cost.latency, cost.fu_class, cost.memory)
 
     # --------------------------------------------------------------- blocks
     def block(self, block: Block, indent: str, terminator: bool = False) -> None:
@@ -152,8 +167,6 @@ class _FunctionSource:
 
     # ------------------------------------------------------------------ ops
     def op(self, op: Operation, indent: str) -> None:
-        from sim.executor import _FLOAT_BINARY, _FLOAT_UNARY, REV_START
-
         rev = REV_START in op.attributes
         if rev:
             # The REV sweep starts here: after the op's trace record, before its
@@ -165,15 +178,8 @@ class _FunctionSource:
                 self.set_phase(indent)
         match op:
             case arith.ConstantOp():
-                value = op.value
-                if isinstance(value, FloatAttr):
-                    const: Any = float(value.value.data)
-                elif isinstance(value, IntegerAttr):
-                    const = int(value.value.data)
-                    if isinstance(value.type, IntegerType) and value.type.width.data == 1:
-                        const = bool(const & 1)
-                else:  # the closure compiler has refused it already
-                    raise AssertionError(value)
+                const = constant_value(op.value)
+                assert const is not None  # the closure compiler has refused it already
                 text = repr(const)
                 if isinstance(const, float) and not math.isfinite(const):
                     text = self.constant(const, "K")  # nan and inf have no literal
@@ -189,7 +195,7 @@ class _FunctionSource:
                 return
             case scf.ForOp():
                 self.end_batch()
-                if op in self.ex._kernel_loops:
+                if self.ctx.kernel_loop(op) is not None:
                     self.kernel_loop(op, indent)
                 elif any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
                     self.closure(op, indent)  # a kernel loop the compiler did not take
@@ -208,11 +214,14 @@ class _FunctionSource:
                 return
             case func.CallOp() if not rev:
                 self.end_batch()
-                outs = tuple(self.ex._slot(self.slots, r) for r in op.results)
+                outs = tuple(self.ctx.slot(r) for r in op.results)
                 args = ", ".join(self.slot(a) for a in op.operands)
                 self.emit(
                     indent,
-                    f"results = EX._function({op.callee.root_reference.data!r})([{args}])",
+                    "try:",
+                    f"    results = FUNCTION({op.callee.root_reference.data!r})([{args}])",
+                    "except RecursionError:",
+                    f"    raise ExecutionError({too_deep(op)!r}) from None",
                     f"for s, v in zip({outs!r}, results):",
                     "    fr[s] = v",
                 )
@@ -222,16 +231,30 @@ class _FunctionSource:
                 values = "".join(f"{self.slot(v)}, " for v in op.operands)
                 self.emit(indent, f"return ({values})")
                 return
-        lines = None
+        entry = None
         if len(op.results) == 1 and not op.regions:
-            lines = scalar_lines(
-                op.name,
-                dict(op.properties),
-                [self.slot(a) for a in op.operands],
-                self.slot(op.results[0]),
-                self.constant,
+            entry = scalar(
+                op.name, [v.type for v in op.operands], [r.type for r in op.results],
+                op.properties,
             )
-        if lines is not None:
+        if entry is not None:
+            bits: list[int | None] = []
+            if entry.growth is not None:  # an integer result: use what bounds show
+                bits, result = self.bounds.lines_of(entry, [self.bound(a) for a in op.operands])
+                self.bounds.set(op.results[0], result)
+            lines = entry.render(
+                self.slot(op.results[0]), [self.slot(a) for a in op.operands], self.constant, bits
+            )
+            if not entry.total:
+                # Undefined behaviour (division by zero...) is reported at the
+                # op, as its closure reports it.
+                fault = self.constant(lambda err, op=op: undefined(op, op.name, err), "U")
+                lines = [
+                    "try:",
+                    *("    " + line for line in lines),
+                    "except UndefinedBehavior as err:",
+                    f"    raise {fault}(err) from None",
+                ]
             if rev:
                 self.set_phase(indent)
             batch = self.join_batch(indent)
@@ -242,7 +265,7 @@ class _FunctionSource:
                 batch.latency += latency
                 if cls is not None:
                     batch.fu[cls] = batch.fu.get(cls, 0) + 1
-            if op.name in _FLOAT_BINARY or op.name in _FLOAT_UNARY:
+            if entry.counted:
                 batch.float_ops += 1
             self.emit(indent, *lines)
             return
@@ -256,11 +279,11 @@ class _FunctionSource:
 
     def memory(self, op: memref.LoadOp | memref.StoreOp, indent: str) -> None:
         """A memref access outside kernels; see the module docstring."""
-        ex = self.ex
+        ctx = self.ctx
         is_load = isinstance(op, memref.LoadOp)
         rank = len(op.indices)
         cost = self.cost(op)
-        plain = ex._untraced_op(op, self.slots)  # no trace record, no timing
+        plain = ctx.plain_step(op)  # no trace record, no timing
         timed_alone = cost is not None and self.batch is None
         if cost is not None and not timed_alone:
             assert self.batch is not None
@@ -268,17 +291,17 @@ class _FunctionSource:
             self.batch.latency += cost[0]
             self.batch.memory += 1
         if timed_alone:
-            whole = ex._steps[op]  # record, timing, op
+            whole = ctx.compiled_step(op)  # record, timing, op
             timing = [f"T_op({cost[0]}, None, 'cache')"]  # type: ignore[index]
         else:
             whole = plain
-            if ex.trace is not None:
-                whole = ex._traced(op, plain, [ex._slot(self.slots, v) for v in op.operands])
+            if ctx.trace is not None:
+                whole = ctx.traced_step(op, plain)
             timing = []
         cache: list[Any] = [None, None]  # the last buffer this op saw, and its layout
 
         def prepare(arr: Any, rank: int = rank, write: bool = not is_load) -> Any:
-            prepared = prepare_memref(ex._layouts, ex.trace, arr, rank, write)
+            prepared = prepare_memref(ctx.layouts, ctx.trace, arr, rank, write)
             cache[0], cache[1] = arr, prepared
             return prepared
 
@@ -359,8 +382,8 @@ class _FunctionSource:
             f"st[{d}], " if strides[d] == 1 else f"st[{d}] * {strides[d]}, " for d in kept
         )
         new_shape = "".join(f"{sizes[d]}, " for d in kept)
-        fallback = f"{self.constant(self.ex._steps[op], 'S')}(fr)"
-        self.env.setdefault("VIEWS", self.ex._layouts.views)
+        fallback = f"{self.constant(self.ctx.compiled_step(op), 'S')}(fr)"
+        self.env.setdefault("VIEWS", self.ctx.layouts.views)
         self.emit(
             indent,
             f"s = {self.slot(op.source)}",
@@ -385,16 +408,19 @@ class _FunctionSource:
         )
 
     def kernel_loop(self, op: scf.ForOp, indent: str) -> None:
-        from sim.executor import _kernel_profile
-
-        step = self.constant(self.ex._kernel_loops[op], "K")
+        loop = self.ctx.kernel_loop(op)
+        assert loop is not None
+        step = self.constant(loop, "K")
         if self.timing is None:
-            self.emit(indent, f"{step}(fr)")
+            self.emit(indent, f"{step}(fr)")  # it checks its step itself
             return
         kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
-        ii, length, fu, memory_ops, spad = _kernel_profile(kernel, self.timing)
+        p = kernel_profile(kernel, self.timing.hardware)
+        ii, length, fu, memory_ops, spad = p.ii, p.length, p.fu_ops, p.memory_ops, p.spad_ops
         profile = self.constant(fu, "FU")
         lb, ub, st = (self.slot(v) for v in (op.lb, op.ub, op.step))
+        if not positive_constant(op.step):
+            self.emit(indent, f"if {st} <= 0:", f"    raise {self.nonpositive(op)}({st})")
         self.emit(
             indent,
             f"w = T_kernel_loop(len(range({lb}, {ub}, {st})), {ii}, {length}, {profile}, "
@@ -407,6 +433,12 @@ class _FunctionSource:
         block = op.body.block
         carried = [self.slot(a) for a in block.args[1:]]
         inits = [self.slot(v) for v in op.iter_args]
+        step = self.slot(op.step)
+        if not positive_constant(op.step):
+            self.emit(indent, f"if {step} <= 0:", f"    raise {self.nonpositive(op)}({step})")
+        lb, ub = self.bound(op.lb), self.bound(op.ub)
+        if lb is not None and ub is not None:  # the induction variable is between
+            self.bounds.set(block.args[0], Bounds.joined([lb, ub], max(lb[0], ub[0])))
         for c, i in zip(carried, inits):
             self.emit(indent, f"{c} = {i}")
         self.emit(
@@ -454,6 +486,19 @@ class _FunctionSource:
             self.emit(indent, f"{', '.join(outs)}, = {', '.join(yielded)},")
 
     # ------------------------------------------------------------- function
+    def bound(self, value: SSAValue) -> Bound | None:
+        """The bound of an operand (`sim.bounds`): a constant's, an argument's
+        once guarded, a result's or induction variable's as computed."""
+        known = self.bounds.get(value)
+        if known is not None or not is_integer(value.type):
+            return known
+        bits = constant_bits(value)
+        if bits is not None:
+            return bits, frozenset()
+        if isinstance(value, BlockArgument) and value.block is self.fn.body.block:
+            return Bounds.guarded(self.slot(value))
+        return None
+
     def build(self) -> Callable[[Frame], tuple[Any, ...]]:
         body = self.fn.body.block
         self.emit("", "def body(fr):")
@@ -461,6 +506,9 @@ class _FunctionSource:
             self.emit("    ", "app = TRACE.packed.append")
         self.block(body, "    ", terminator=True)
         self.emit("    ", "return ()")
+        guard = self.bounds.condition()
+        if guard is not None:  # arguments beyond the bounds: run the closures
+            self.lines[1:1] = [f"    if not ({guard}):", "        return CLOSURES(fr)"]
         source = "\n".join(self.lines) + "\n"
         namespace = dict(self.env)
         code = compile(source, f"<function @{self.fn.sym_name.data}>", "exec")
@@ -471,13 +519,15 @@ class _FunctionSource:
 
 
 def compile_function(
-    executor: Executor, fn: func.FuncOp, slots: dict[SSAValue, int]
+    ctx: CompileContext, fn: func.FuncOp, closures: Callable[[Frame], tuple[Any, ...]]
 ) -> Callable[[Frame], tuple[Any, ...]] | None:
     """The body of `fn` as one Python function of the frame, returning what the
     function returns; None if it cannot be generated (the closures then run it).
-    The closure steps of every op must have been compiled (`Executor._steps`)."""
+    The closure steps of every op must have been compiled in `ctx`
+    (`CompileContext.compiled_step`); `closures` runs them on a frame, for
+    arguments the generated code does not take (`sim.bounds`)."""
     try:
-        return _FunctionSource(executor, fn, slots).build()
+        return _FunctionSource(ctx, fn, closures).build()
     except (SyntaxError, RecursionError):  # e.g. too many statically nested blocks
         return None
 

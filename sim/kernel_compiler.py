@@ -1,7 +1,8 @@
 """
 The executor's fast path for kernel loops: each `scf.for` whose body is one
 `cgra.kernel` (and the `scf.yield`) is turned into the source of one Python
-function, exec'd once when the executor compiles the function around it.
+function, exec'd once when the executor compiles the function around it. It sees the
+executor only as a `sim.compile_context.CompileContext`.
 
 Why: nearly all the dynamic ops of a gradient run inside kernel loops, and the
 closure executor spends most of its time there on interpretation (one closure
@@ -11,9 +12,12 @@ generated function does the same work with Python locals:
 
 - the loop is a plain `for iv in range(lb, ub, step)`; SSA values are local
   variables; values defined outside the loop are read from the frame once;
-- a placed op is its arithmetic inline (`a + b`, `a * b`, a comparison) or one
-  call of the executor's own scalar helper (`_div`, `_maximumf`, ...), so every
-  value is the one the closure executor computes, bit for bit;
+- a placed op is the statements of its entry in the semantics table
+  (`tapeflow_dialects.semantics.Scalar.render`: `a + b` with its wrap-around
+  check, a comparison, or one call of the table's function), whose closure
+  calls that entry's function made from the same statements, so every value is
+  the one the closure executor computes, bit for bit; an op that cannot raise
+  and reads only loop-invariant values is computed once before the loop;
 - a buffer (memref view or region) is located once per run of the loop: its
   owner's elements as a flat memoryview, the view's offset and strides in
   elements, its shape and its simulated base address. An access is then one
@@ -28,21 +32,25 @@ reference: if a buffer cannot be located (an unexpected dtype, a read-only
 array, a freed region, a slot outside a tile...) the whole loop run is done by
 the closure step; if one access is out of range or reads an entry nobody wrote,
 that single op is done by its closure step, which raises the same error (a
-negative memref index included) and records the same trace entry. `Executor(fast=False)` never uses this module;
-test/sim/test_fast_path.py checks that both paths give identical outputs,
+negative memref index included) and records the same trace entry; undefined
+behaviour (integer division by zero) and a loop step that is not positive are
+the same located errors as the closures raise. `Executor(fast=False)` never
+uses this module; test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths give identical outputs,
 traces and reports.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
+from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
+from sim.compile_context import CompileContext, Frame, Step
+from sim.errors import nonpositive_step, undefined
 from sim.layouts import (
     FLAT,
     OFFSET,
@@ -52,15 +60,10 @@ from sim.layouts import (
     packed_base,
     prepare_memref,
 )
+from sim.storage import Region, Tile, python_scalar_name
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
-
-if TYPE_CHECKING:
-    from sim.executor import Executor
-
-Frame = list[Any]
-Step = Callable[[Frame], None]
-
+from tapeflow_dialects.semantics import UndefinedBehavior, scalar
 
 # ------------------------------------------------------- run-time preparation
 # Called when a compiled loop starts (and runs at least once), in the order the
@@ -72,9 +75,7 @@ Step = Callable[[Frame], None]
 def _prepare_region(
     layouts: Layouts, trace: Any, store: Any, rank: int, top_slot: int
 ) -> tuple[Any, ...] | None:
-    from sim.executor import _Region
-
-    if not isinstance(store, _Region) or store.freed:
+    if not isinstance(store, Region) or store.freed:
         return None
     data, written = store.data, store.written
     if data.ndim != rank + 1 or not top_slot < data.shape[-1]:
@@ -96,134 +97,10 @@ def _prepare_region(
 
 
 def _prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
-    from sim.executor import _Tile
-
-    if not isinstance(tile, _Tile) or not top_slot < tile.slots:
+    if not isinstance(tile, Tile) or not top_slot < tile.slots:
         return None
     spad = tile.spad
     return (tile.rows, tile.base, tile.slots, spad, spad.data, memoryview(spad.full))
-
-
-# ----------------------------------------------------------- code generation
-_INLINE_BINARY = {
-    "arith.addf": "{a} + {b}",
-    "arith.subf": "{a} - {b}",
-    "arith.mulf": "{a} * {b}",
-    "arith.addi": "{a} + {b}",
-    "arith.subi": "{a} - {b}",
-    "arith.muli": "{a} * {b}",
-    "arith.andi": "{a} & {b}",
-    "arith.ori": "{a} | {b}",
-    "arith.xori": "{a} ^ {b}",
-    "arith.shli": "{a} << {b}",
-    "arith.shrsi": "{a} >> {b}",
-    # max(a, b) and min(a, b) of two: the first unless the second is larger
-    # (smaller).
-    "arith.maxsi": "{b} if {b} > {a} else {a}",
-    "arith.maxui": "{b} if {b} > {a} else {a}",
-    "arith.minsi": "{b} if {b} < {a} else {a}",
-    "arith.minui": "{b} if {b} < {a} else {a}",
-}
-"""Ops whose closure applies `operator.add` (etc.) or `max`/`min` to two operands."""
-
-_INLINE_CMPF = {
-    1: "{a} == {b}", 2: "{a} > {b}", 3: "{a} >= {b}", 4: "{a} < {b}", 5: "{a} <= {b}",
-    9: "not ({a} <= {b})", 10: "not ({a} < {b})", 11: "not ({a} >= {b})",
-    12: "not ({a} > {b})", 13: "{a} != {b}",
-}
-"""`_CMPF` predicates that are one comparison (the same expression as its lambda)."""
-
-_INLINE_CMPI = {
-    0: "{a} == {b}", 1: "{a} != {b}", 2: "{a} < {b}", 3: "{a} <= {b}", 4: "{a} > {b}",
-    5: "{a} >= {b}", 6: "{a} < {b}", 7: "{a} <= {b}", 8: "{a} > {b}", 9: "{a} >= {b}",
-}
-"""`_CMPI`: the closure executor compares unsigned predicates as signed, so do we."""
-
-
-_TO_INT = ("arith.index_cast", "arith.fptosi", "arith.fptoui")
-_TO_FLOAT = ("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf")
-"""Casts: the closure executor's int() and float()."""
-
-
-def scalar_lines(
-    opcode: str,
-    props: dict[str, Any],
-    args: list[str],
-    target: str,
-    constant: Callable[[Any, str], str],
-) -> list[str] | None:
-    """
-    Python statements computing the scalar op `opcode` (with properties `props`)
-    of the operand expressions `args` into `target`, with exactly the semantics of
-    the closure executor: the same Python operator, or a call of the same helper
-    (`constant(value, hint)` names a value the generated code can use). None if
-    the op is not one of these (the caller then runs its closure).
-    """
-    from sim.executor import _CMPF, _FLOAT_BINARY, _FLOAT_UNARY, _INT_BINARY
-
-    a = args[0] if args else ""
-    b = args[1] if len(args) > 1 else ""
-    if opcode == "arith.divf" and len(args) == 2:
-        # _div: a / b, or its IEEE result when Python raises.
-        div = constant(_FLOAT_BINARY[opcode], "F")
-        return [
-            "try:",
-            f"    {target} = {a} / {b}",
-            "except ZeroDivisionError:",
-            f"    {target} = {div}({a}, {b})",
-        ]
-    if opcode == "math.exp" and len(args) == 1:
-        # _exp: math.exp, or inf when it overflows.
-        exp, inf = constant(math.exp, "F"), constant(math.inf, "C")
-        return [
-            "try:",
-            f"    {target} = {exp}({a})",
-            "except OverflowError:",
-            f"    {target} = {inf}",
-        ]
-    expr: str | None = None
-    if opcode in _INLINE_BINARY and len(args) == 2:
-        expr = _INLINE_BINARY[opcode].format(a=a, b=b)
-    elif opcode == "arith.negf" and len(args) == 1:
-        expr = f"-{a}"
-    elif opcode in _FLOAT_BINARY and len(args) == 2:
-        expr = f"{constant(_FLOAT_BINARY[opcode], 'F')}({a}, {b})"
-    elif opcode in _FLOAT_UNARY and len(args) == 1:
-        expr = f"{constant(_FLOAT_UNARY[opcode], 'F')}({a})"
-    elif opcode in _INT_BINARY and len(args) == 2:
-        expr = f"{constant(_INT_BINARY[opcode], 'F')}({a}, {b})"
-    elif opcode == "arith.cmpf" and "predicate" in props and len(args) == 2:
-        predicate = props["predicate"].value.data
-        if predicate in _INLINE_CMPF:
-            expr = _INLINE_CMPF[predicate].format(a=a, b=b)
-        elif predicate in _CMPF:
-            expr = f"{constant(_CMPF[predicate], 'F')}({a}, {b})"
-    elif opcode == "arith.cmpi" and "predicate" in props and len(args) == 2:
-        template = _INLINE_CMPI.get(props["predicate"].value.data)
-        expr = template.format(a=a, b=b) if template else None
-    elif opcode == "arith.select" and len(args) == 3:
-        expr = f"{b} if {a} else {args[2]}"
-    elif opcode in _TO_INT and len(args) == 1:
-        expr = f"int({a})"
-    elif opcode in _TO_FLOAT and len(args) == 1:
-        expr = f"float({a})"
-    return None if expr is None else [f"{target} = {expr}"]
-
-
-_HOISTABLE = {
-    "arith.addf", "arith.subf", "arith.mulf", "arith.negf", "arith.addi", "arith.subi",
-    "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.maxui",
-    "arith.minsi", "arith.minui", "arith.select", "arith.cmpi",
-}
-"""Ops that `scalar_lines` makes into one operator expression that cannot raise
-(on the ints and floats they get), so computing them once before a loop is the
-same as in every iteration."""
-
-
-def _hoistable(opcode: str, props: dict[str, Any]) -> bool:
-    if opcode == "arith.cmpf":
-        return "predicate" in props and props["predicate"].value.data in _INLINE_CMPF
-    return opcode in _HOISTABLE
 
 
 def is_kernel_loop(op: Operation) -> bool:
@@ -245,18 +122,19 @@ class Lazy:
     takes to compile a kernel. Compiling one may add entries to the function's
     slots, so the frame grows to match."""
 
-    __slots__ = ("_make", "_step", "_slots")
+    __slots__ = ("_make", "_step", "_ctx")
 
-    def __init__(self, make: Callable[[], Step], slots: dict[SSAValue, int]):
+    def __init__(self, make: Callable[[], Step], ctx: CompileContext):
         self._make = make
         self._step: Step | None = None
-        self._slots = slots
+        self._ctx = ctx
 
     def __call__(self, fr: Frame) -> None:
         if self._step is None:
             self._step = self._make()
-        if len(fr) < len(self._slots):
-            fr.extend([None] * (len(self._slots) - len(fr)))
+        size = self._ctx.frame_size()
+        if len(fr) < size:
+            fr.extend([None] * (size - len(fr)))
         self._step(fr)
 
 
@@ -265,16 +143,14 @@ class _KernelLoopSource:
 
     def __init__(
         self,
-        executor: Executor,
+        ctx: CompileContext,
         loop: scf.ForOp,
-        slots: dict[SSAValue, int],
         ins: list[int],
         outs: list[int],
         reference: Step,
     ):
-        self.executor = executor
+        self.ctx = ctx
         self.loop = loop
-        self.slots = slots
         self.ins = ins
         self.outs = outs
         self.env: dict[str, Any] = {"REFERENCE": reference}
@@ -284,13 +160,16 @@ class _KernelLoopSource:
         self.local: set[SSAValue] = set()
         """Values defined inside the loop (their frame slots are stale)."""
         self.float_ops = 0
-        self.tracing = executor.trace is not None
+        self.tracing = ctx.trace is not None
         self.invariant: set[SSAValue] = set()
         """Values with one value for the whole loop run: defined outside it, or
         computed from such values by ops hoisted before the loop."""
         self.hoisted: list[str] = []
         self.addresses: dict[tuple[Any, ...], tuple[str, str]] = {}
         self.uses: dict[tuple[Any, ...], int] = {}
+        self.bounds = Bounds()
+        self.inside: set[SSAValue] = set()
+        """Values defined in the loop body (and its block arguments)."""
 
     # ------------------------------------------------------------- helpers
     def constant(self, value: Any, hint: str) -> str:
@@ -304,7 +183,7 @@ class _KernelLoopSource:
             name = f"x{len(self.names)}"
             self.names[value] = name
             self.invariant.add(value)
-            self.prologue.append(f"{name} = fr[{self.executor._slot(self.slots, value)}]")
+            self.prologue.append(f"{name} = fr[{self.ctx.slot(value)}]")
         return self.names[value]
 
     def define(self, value: SSAValue) -> str:
@@ -318,50 +197,72 @@ class _KernelLoopSource:
         first, and its results come back from theirs. `lazy`: compile the step
         the first time it runs (for fallbacks, which rarely do; only ops whose
         compilation cannot fail)."""
-        executor, slots = self.executor, self.slots
+        ctx = self.ctx
 
         def make() -> Step:
-            executor._in_kernel += 1
-            try:
-                return executor._op(op, slots)
-            finally:
-                executor._in_kernel -= 1
+            with ctx.kernel_scope():
+                return ctx.step(op)
 
-        step_name = self.constant(Lazy(make, slots) if lazy else make(), "R")
+        step_name = self.constant(Lazy(make, ctx) if lazy else make(), "R")
         lines = [
-            f"{indent}fr[{executor._slot(self.slots, v)}] = {self.names[v]}"
+            f"{indent}fr[{ctx.slot(v)}] = {self.names[v]}"
             for v in dict.fromkeys(op.operands)
             if v in self.local
         ]
         lines.append(f"{indent}{step_name}(fr)")
         lines += [
-            f"{indent}{self.define(r)} = fr[{executor._slot(self.slots, r)}]" for r in op.results
+            f"{indent}{self.define(r)} = fr[{ctx.slot(r)}]" for r in op.results
         ]
         return lines
 
     # ---------------------------------------------------------------- ops
     def compute(self, op: cgra.ComputeOp) -> None:
-        from sim.executor import _FLOAT_BINARY, _FLOAT_UNARY
-
+        """A placed scalar op: the semantics table's statements for it, inline."""
         opcode = op.opcode.data
-        args = [self.name(a) for a in op.args]
         props = op.attrs.data if op.attrs is not None else {}
-        lines = None
-        if len(op.res) == 1:
-            target = f"v{len(self.names)}"  # what define() names it
-            lines = scalar_lines(opcode, props, args, target, self.constant)
-        if lines is None:
+        entry = scalar(opcode, [a.type for a in op.args], [r.type for r in op.res], props)
+        if entry is None:
             self.body += self.closure(op, "    ")  # counts itself in ops_executed
             return
-        self.define(op.res[0])
-        if opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY:
+        args = [self.name(a) for a in op.args]
+        bits: list[int | None] = []
+        if entry.growth is not None:  # an integer result: use what bounds show
+            bits, result = self.bounds.lines_of(entry, [self.bound(a) for a in op.args])
+            self.bounds.set(op.res[0], result)
+        lines = entry.render(self.define(op.res[0]), args, self.constant, bits)
+        if entry.counted:
             self.float_ops += 1  # the closure executor's ops_executed
-        if _hoistable(opcode, props) and all(a in self.invariant for a in op.args):
+        if not entry.total:
+            # Undefined behaviour (division by zero...) is reported at the op,
+            # as its closure reports it.
+            fault = self.constant(lambda err: undefined(op, opcode, err), "U")
+            lines = [
+                "try:",
+                *("    " + line for line in lines),
+                f"except {self.constant(UndefinedBehavior, 'E')} as err:",
+                f"    raise {fault}(err) from None",
+            ]
+        elif all(a in self.invariant for a in op.args):
             # The same value in every iteration, and it cannot raise: once.
             self.hoisted += lines
             self.invariant.add(op.res[0])
             return
         self.body += ["    " + line for line in lines]
+
+    def bound(self, value: SSAValue) -> Bound | None:
+        """The bound of an operand (`sim.bounds`): a constant's, the induction
+        variable's and outside values' once guarded, a result's as computed."""
+        known = self.bounds.get(value)
+        if known is not None or not is_integer(value.type):
+            return known
+        bits = constant_bits(value)
+        if bits is not None:
+            return bits, frozenset()
+        if value is self.loop.body.block.args[0]:
+            return Bounds.guarded("trips.start", "trips.stop")
+        if value not in self.inside:
+            return Bounds.guarded(f"fr[{self.ctx.slot(value)}]")
+        return None  # loaded or carried
 
     def address(
         self, key: str, offset: str, indices: list[SSAValue], row: bool = False
@@ -424,7 +325,7 @@ class _KernelLoopSource:
             self.body += [f"    if {cond}:", *("        " + line for line in lines)]
             entry = f"{w} + {slot}" if slot else w
             if is_load:
-                conv = self._scalar(op.result.type)
+                conv = python_scalar_name(op.result.type)
                 out = self.names[op.result]  # defined by the fallback
                 self.body += [
                     f"        if {key}_full[{entry}]:",
@@ -451,7 +352,7 @@ class _KernelLoopSource:
         if isinstance(mtype, region.RegionType):
             if is_load:
                 read = f"{key}_flat[{k}]"
-                conv = self._scalar(op.result.type)
+                conv = python_scalar_name(op.result.type)
                 if conv != "float" or any(
                     isinstance(t, IndexType | IntegerType) for t in mtype.slot_types()
                 ):
@@ -476,17 +377,9 @@ class _KernelLoopSource:
             self.body += [*record, f"        {key}_flat[{k}] = {self.name(op.value)}"]
         self.body += ["    else:", *fallback]
 
-    def _scalar(self, value_type: object) -> str:
-        """The closure executor's `_python_scalar` for a loaded value, by name."""
-        if isinstance(value_type, IntegerType) and value_type.width.data == 1:
-            return "bool"
-        if isinstance(value_type, IndexType | IntegerType):
-            return "int"
-        return "float"
-
     # ---------------------------------------------------------------- all
     def build(self) -> Step:
-        executor, loop = self.executor, self.loop
+        ctx, loop = self.ctx, self.loop
         kernel, loop_yield = list(loop.body.block.ops)
         assert isinstance(kernel, cgra.KernelOp)
         placed = list(kernel.body.block.ops)
@@ -497,7 +390,7 @@ class _KernelLoopSource:
         for o in loop.walk():
             args = [a for r in o.regions for b in r.blocks for a in b.args]
             for v in (*o.operands, *o.results, *args):
-                executor._slot(self.slots, v)
+                ctx.slot(v)
         iv = self.define(block.args[0])
         carried = [self.define(a) for a in block.args[1:]]
 
@@ -513,7 +406,7 @@ class _KernelLoopSource:
                 o for o in placed
                 if isinstance(o, cgra.LoadOp | cgra.StoreOp) and o.memory is memory
             ]
-            source = f"fr[{executor._slot(self.slots, memory)}]"
+            source = f"fr[{ctx.slot(memory)}]"
             rank = len(op.indices)
             cache: list[Any] = [None, None]  # the last object seen here, prepared
             c = self.constant(cache, "C")
@@ -554,7 +447,7 @@ class _KernelLoopSource:
                 def prepare(
                     arr: Any, rank: int = rank, write: bool = write, cache: list[Any] = cache
                 ) -> Any:
-                    cache[1] = prepare_memref(executor._layouts, executor.trace, arr, rank, write)
+                    cache[1] = prepare_memref(ctx.layouts, ctx.trace, arr, rank, write)
                     cache[0] = arr
                     return cache[1]
 
@@ -570,7 +463,7 @@ class _KernelLoopSource:
 
         # Outside values are invariant before they are named; accesses that
         # may share their index.
-        inside = {v for o in placed for v in o.results} | set(block.args)
+        inside = self.inside = {v for o in placed for v in o.results} | set(block.args)
         self.invariant |= {
             v for o in placed for v in o.operands if v not in inside
         }
@@ -596,20 +489,31 @@ class _KernelLoopSource:
         self.env.update(
             _prepare_region=_prepare_region,
             _prepare_tile=_prepare_tile,
-            LAYOUTS=executor._layouts,
-            TRACE=executor.trace,
-            EXECUTOR=executor,
+            LAYOUTS=ctx.layouts,
+            TRACE=ctx.trace,
+            STATE=ctx.state,
+            NONPOSITIVE=lambda step: nonpositive_step(loop, step),
         )
         lines = [
             "def kernel_loop(fr):",
+            *(
+                [f"    if fr[{st}] <= 0:", f"        raise NONPOSITIVE(fr[{st}])"]
+                if not positive_constant(loop.step)
+                else []
+            ),
             f"    trips = range(fr[{lb}], fr[{ub}], fr[{st}])",
             "    if trips:",
             "        return _run(fr, trips)",
             *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits)),
             "",
             "def _run(fr, trips):",
+            *(
+                [f"    if not ({guard}):", "        return REFERENCE(fr)"]
+                if (guard := self.bounds.condition()) is not None
+                else []
+            ),
             *("    " + line for line in prepares),
-            "    STATS = EXECUTOR.stats",
+            "    STATS = STATE.stats",
             *(["    app = TRACE.packed.append"] if self.tracing else []),
             *("    " + line for line in self.prologue),
             *("    " + line for line in self.hoisted),
@@ -619,7 +523,7 @@ class _KernelLoopSource:
             *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, carried)),
         ]
         if self.float_ops:
-            lines.append(f"    EXECUTOR.ops_executed += {self.float_ops} * len(trips)")
+            lines.append(f"    STATE.ops_executed += {self.float_ops} * len(trips)")
         source = "\n".join(lines) + "\n"
         namespace = dict(self.env)
         filename = f"<kernel loop {kernel.id.value.data}>"
@@ -630,9 +534,8 @@ class _KernelLoopSource:
 
 
 def compile_kernel_loop(
-    executor: Executor,
+    ctx: CompileContext,
     loop: scf.ForOp,
-    slots: dict[SSAValue, int],
     ins: list[int],
     outs: list[int],
     reference: Step,
@@ -640,7 +543,7 @@ def compile_kernel_loop(
     """The fast step of a kernel loop (`is_kernel_loop`); `reference` is its
     closure step (typically `Lazy`), used when a run of the loop cannot take
     the fast path."""
-    return _KernelLoopSource(executor, loop, slots, ins, outs, reference).build()
+    return _KernelLoopSource(ctx, loop, ins, outs, reference).build()
 
 
-__all__ = ["Lazy", "compile_kernel_loop", "is_kernel_loop", "scalar_lines"]
+__all__ = ["Lazy", "compile_kernel_loop", "is_kernel_loop"]

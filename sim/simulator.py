@@ -1,8 +1,11 @@
 """
 The simulator: a gradient module on the modelled accelerator.
 
-`prepare` completes the lowering a variant needs, from the Enzyme-gradient stage
-(or from a primal with `enzyme.autodiff`, which it differentiates first):
+`prepare` runs the variant's pipeline (`lowering.pipelines`, the string
+`tapeflow-opt -p 'tapeflow-variant{...}'` runs too) on a module at the
+Enzyme-gradient stage (or a primal with `enzyme.autodiff`, which it differentiates
+first), with the simulated hardware's scratchpad and every value
+`tapeflow-to-cgra` schedules with, so the schedule is for that hardware:
 
 - `enzyme`: Enzyme's gradient as it is; its cache buffers (the tape) go through
   the cache, as separate struct-of-arrays buffers (with `unroll` > 1 they are
@@ -11,7 +14,7 @@ The simulator: a gradient module on the modelled accelerator.
   through the cache;
 - `tapeflow`: all four passes; the tape lives in the scratchpad and streams.
 
-Then every plain loop body is placed and scheduled (`tapeflow-to-cgra`). `simulate`
+Every plain loop body ends placed and scheduled (`tapeflow-to-cgra`). `simulate`
 runs the result value for value with the reference executor, recording the
 address trace and the timing windows, replays the trace through the cache model
 and turns it all into the report (`sim/timing.py`).
@@ -29,28 +32,18 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
+from xdsl.passes import ModulePass
 
-from lowering.gradient import require_gradients
-from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_pipeline import TapeflowPipelinePass
-from lowering.tapeflow_raise_tape import (
-    mark_tape_buffers,
-    raise_module,
-    reverse_sweep_start,
-    sink_tapes,
-)
-from lowering.tapeflow_regions import form_regions
-from lowering.tapeflow_to_cgra import lower_module
-from lowering.tapeflow_unroll import TapeflowUnrollPass
+from lowering.gradients import require_gradients
+from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
+from lowering.stages import Stage, is_placed, stage_of
+from lowering.tapeflow_raise_tape import raise_module
 from sim.cache import CacheResult, simulate_cache
-from sim.executor import REV_START, Executor
+from sim.executor import Executor
 from sim.timing import TimingRecorder, report
 from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import CacheConfig, Hardware
-from tapeflow_dialects import enzyme, layer, region, tape
-
-VARIANTS = ("enzyme", "aos", "tapeflow")
 
 
 class SimulationError(ValueError):
@@ -65,46 +58,32 @@ def prepare(
         raise SimulationError(f"unknown variant '{variant}'; choose from {', '.join(VARIANTS)}")
     if unroll < 1:
         raise SimulationError(f"--unroll must be at least 1, got {unroll}")
-    if any(isinstance(op, enzyme.AutoDiffOp) for op in module.walk()):
-        TapeflowEnzymePass().apply(ctx, module)
-    gradients = require_gradients(module, "tapeflow-sim")
-    if any(isinstance(op, tape.AllocOp | region.AllocOp | layer.LayerOp) for op in module.walk()):
+    if variant == "tapeflow" and hardware.scratchpad.size_bytes <= 0:
         raise SimulationError(
-            "tapeflow-sim takes a module at the Enzyme-gradient stage (or a primal with "
-            "enzyme.autodiff) and applies the variant's passes itself; this one is "
-            "already lowered"
+            f"the tapeflow variant needs a scratchpad; {hardware.name} has none "
+            "(use a Tflow preset or --spad-bytes)"
         )
-    tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
-    if variant == "enzyme" and unroll > 1:
-        # Unrolling needs the FWD-to-REV map of the tape ops: raise, unroll, and sink
-        # the tapes back into Enzyme's layout (one marked buffer per cached value,
-        # its own shape, through the cache): the baseline, with its loops widened.
-        raise_module(module)
-        TapeflowUnrollPass(factor=unroll).apply(ctx, module)
-        sink_tapes(module)
-    elif variant == "enzyme":
-        for function in gradients:
-            mark_tape_buffers(function)
-    elif variant == "aos":
-        raise_module(module)
-        if unroll > 1:
-            TapeflowUnrollPass(factor=unroll).apply(ctx, module)
-        form_regions(module)
-    else:
-        if hardware.scratchpad.size_bytes <= 0:
+    tape_bytes = 0
+
+    def once_differentiated(
+        previous: ModulePass | None, module: builtin.ModuleOp, _: ModulePass | None
+    ) -> None:
+        """After `tapeflow-enzyme`: the gradient must be unlowered; measure its tape."""
+        nonlocal tape_bytes
+        if previous is None or previous.name != "tapeflow-enzyme":
+            return
+        gradients = require_gradients(module, "tapeflow-sim")
+        if any(stage_of(f) is not Stage.GRADIENT or is_placed(f) for f in gradients):
             raise SimulationError(
-                f"the tapeflow variant needs a scratchpad; {hardware.name} has none "
-                "(use a Tflow preset or --spad-bytes)"
+                "tapeflow-sim takes a module at the Enzyme-gradient stage (or a primal with "
+                "enzyme.autodiff) and applies the variant's passes itself; this one is "
+                "already lowered"
             )
-        TapeflowPipelinePass(spad_bytes=hardware.scratchpad.size_bytes, unroll=unroll).apply(
-            ctx, module
-        )
-    for function in gradients:
-        start = reverse_sweep_start(function)
-        ops = list(function.body.block.ops)
-        if start < len(ops):
-            ops[start].attributes[REV_START] = builtin.UnitAttr()
-    lower_module(module, hardware)
+        tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
+
+    parse_pipeline(hardware_pipeline(variant, hardware, unroll), once_differentiated).apply(
+        ctx, module
+    )
     module.verify()
     return tape_bytes
 
@@ -166,7 +145,7 @@ def execute(
     tape_bytes: int,
     fast: bool = True,
 ) -> Execution:
-    """Run a prepared module; `args` as `tapeflow_tools.run.bind_arguments` makes them.
+    """Run a prepared module; `args` as `tapeflow_tools.tapeflow_run.bind_arguments` makes them.
     `fast=False` runs the kernel loops with the closure executor (the reference
     the compiled kernel loops are tested against; same results, slower)."""
     trace = MemoryTrace()

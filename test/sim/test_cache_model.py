@@ -20,9 +20,9 @@ from sim.executor import Executor
 from sim.trace import MemoryTrace
 from targets.hardware import CacheConfig, associativity_for
 from tapeflow_tools.context import make_context
-from tapeflow_tools.run import bind_arguments
+from tapeflow_tools.tapeflow_run import bind_arguments
 
-from benchmarks.kernels import KERNELS
+from tapeflow_benchmarks.kernels import KERNELS
 
 
 def record(key: str, module: ModuleOp) -> MemoryTrace:

@@ -8,7 +8,7 @@ import pytest
 from sim.executor import ExecutionError, Executor
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser, verify_located
-from tapeflow_tools.run import run_function
+from tapeflow_tools.tapeflow_run import run_function
 
 
 def _module(text: str):

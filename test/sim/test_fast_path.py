@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
-from benchmarks.kernels import KERNELS
+from tapeflow_benchmarks.kernels import KERNELS
 from sim.cache import simulate_cache
 from sim.executor import Executor
 from sim.simulator import prepare, simulate
@@ -23,7 +23,7 @@ from sim.trace import MemoryTrace
 from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser, verify_located
-from tapeflow_tools.run import bind_arguments
+from tapeflow_tools.tapeflow_run import bind_arguments
 from targets.hardware import configure
 
 PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
@@ -320,7 +320,7 @@ func.func @rev(%m: memref<4xf64>, %n: index) -> f64 {
 def test_the_rev_sweep_starts_where_the_closure_executor_starts_it(marked: int) -> None:
     # The simulator marks the first op of the REV sweep; whatever op that is,
     # the windows on either side of it are the same on both paths.
-    from sim.executor import REV_START
+    from tapeflow_dialects.enzyme import REV_START
     from xdsl.dialects.builtin import UnitAttr
 
     outcomes = []

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
-from benchmarks.kernels import KERNELS
+from tapeflow_benchmarks.kernels import KERNELS
 from sim.simulator import SimulationError, prepare, simulate
 from targets.hardware import configure
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import bind_arguments, run_function
+from tapeflow_tools.tapeflow_run import bind_arguments, run_function
 
 PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
 
@@ -206,7 +206,7 @@ def test_a_streaming_read_is_bandwidth_bound(tmp_path: Path) -> None:
 def test_tapeflow_sim_command(tmp_path: Path) -> None:
     inputs = KERNELS["logsum"].inputs("small")
     np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
-    source = Path(__file__).parents[2] / "benchmarks" / "mlir" / "logsum.small.mlir"
+    source = Path(__file__).parents[2] / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
     tool = Path(sys.executable).parent / "tapeflow-sim"
     done = subprocess.run(
         [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",

@@ -1,0 +1,156 @@
+"""
+`memref` ops on numpy arrays: alloc/alloca (refused beyond
+`storage.ALLOCATION_LIMIT_BYTES`), dealloc, load and store (bounds-checked),
+subview (a numpy view, bounds-checked: numpy would silently clip), copy (shapes
+must agree: numpy would broadcast) and cast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType
+
+from sim.compile_context import CompileContext, Frame, Step
+from sim.errors import fault, unsupported
+from sim.impls.registry import impl
+from sim.storage import allocation_bytes, in_bounds, numpy_dtype, too_large
+from tapeflow_dialects.enzyme import TAPE_BUFFER
+from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
+
+
+@impl(memref.AllocOp, memref.AllocaOp)
+def build_alloc(ctx: CompileContext, op: memref.AllocOp | memref.AllocaOp, ins: list[int], outs: list[int]) -> Step:
+    mtype = op.memref.type
+    assert isinstance(mtype, MemRefType)
+    if op.dynamic_sizes:
+        raise unsupported(op, "dynamically sized buffers are not supported")
+    shape = tuple(mtype.get_shape())
+    dtype = numpy_dtype(mtype.element_type)
+    refused = too_large(allocation_bytes(shape))
+    (o,) = outs
+    trace = ctx.trace if TAPE_BUFFER in op.attributes else None
+
+    def step(fr: Frame) -> None:
+        if refused is not None:
+            raise fault(op, f"'{op.name}' {refused}")
+        fr[o] = np.zeros(shape, dtype=dtype)
+        if trace is not None:
+            trace.mark_tape(fr[o])
+
+    return step
+
+
+@impl(memref.DeallocOp)
+def build_dealloc(ctx: CompileContext, op: memref.DeallocOp, ins: list[int], outs: list[int]) -> Step:
+    return lambda fr: None
+
+
+def out_of_bounds(op: memref.LoadOp | memref.StoreOp, where: tuple[int, ...], shape: tuple[int, ...]) -> Exception:
+    return fault(
+        op,
+        f"'{op.name}' index {list(where)} is out of bounds for a buffer of shape {list(shape)}",
+    )
+
+
+@impl(memref.LoadOp)
+def build_load(ctx: CompileContext, op: memref.LoadOp, ins: list[int], outs: list[int]) -> Step:
+    m, *idx = ins
+    (o,) = outs
+
+    def step(fr: Frame) -> None:
+        buffer, where = fr[m], tuple(fr[i] for i in idx)
+        if not in_bounds(where, buffer.shape):
+            raise out_of_bounds(op, where, buffer.shape)
+        fr[o] = buffer[where].item()
+
+    return step
+
+
+@impl(memref.StoreOp)
+def build_store(ctx: CompileContext, op: memref.StoreOp, ins: list[int], outs: list[int]) -> Step:
+    v, m, *idx = ins
+
+    def step(fr: Frame) -> None:
+        buffer, where = fr[m], tuple(fr[i] for i in idx)
+        if not in_bounds(where, buffer.shape):
+            raise out_of_bounds(op, where, buffer.shape)
+        buffer[where] = fr[v]
+
+    return step
+
+
+@impl(memref.CopyOp)
+def build_copy(ctx: CompileContext, op: memref.CopyOp, ins: list[int], outs: list[int]) -> Step:
+    src, dst = ins
+
+    def step(fr: Frame) -> None:
+        source, target = fr[src], fr[dst]
+        if source.shape != target.shape:
+            raise fault(
+                op,
+                f"'memref.copy' copies a buffer of shape {list(source.shape)} into one "
+                f"of shape {list(target.shape)}",
+            )
+        target[...] = source
+
+    return step
+
+
+@impl(memref.CastOp)
+def build_cast(ctx: CompileContext, op: memref.CastOp, ins: list[int], outs: list[int]) -> Step:
+    (a,) = ins
+    (o,) = outs
+
+    def step(fr: Frame) -> None:
+        fr[o] = fr[a]
+
+    return step
+
+
+@impl(memref.SubviewOp)
+def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], outs: list[int]) -> Step:
+    try:
+        geometry = subview_geometry(op)
+    except UnsupportedSubview as err:
+        raise unsupported(op, str(err)) from None
+    src = ins[0]
+    (o,) = outs
+    # A dynamic offset takes the next offset operand, in order.
+    dynamic = iter(ins[1 : 1 + len(op.offsets)])
+    offsets = [off if isinstance(off, int) else None for off in geometry.offsets]
+    offset_slots = [next(dynamic) if off is None else None for off in offsets]
+    sizes, strides, squeeze = geometry.sizes, geometry.strides, geometry.dropped
+    layouts, kept, fast = ctx.layouts, geometry.kept, ctx.fast
+
+    def outside(starts: list[int], shape: tuple[int, ...]) -> Exception | None:
+        if len(shape) == len(starts) and all(
+            0 <= start and start + (size - 1) * stride < extent
+            for start, size, stride, extent in zip(starts, sizes, strides, shape)
+            if size > 0
+        ):
+            return None
+        return fault(
+            op,
+            f"'memref.subview' at offsets {starts} with sizes {list(sizes)} and strides "
+            f"{list(strides)} is out of bounds for a buffer of shape {list(shape)}",
+        )
+
+    def step(fr: Frame) -> None:
+        starts = [fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)]
+        source = fr[src]
+        error = outside(starts, source.shape)
+        if error is not None:
+            raise error
+        view = source[
+            tuple(
+                slice(start, start + size * stride, stride)
+                for start, size, stride in zip(starts, sizes, strides)
+            )
+        ]
+        view = view.squeeze(axis=squeeze) if squeeze else view
+        fr[o] = view
+        if fast:  # its layout, for the generated code
+            layouts.register_subview(view, source, starts, sizes, strides, kept)
+
+    return step

@@ -1,0 +1,126 @@
+"""
+Wrappers that add what the simulator observes to an op's step: its cost for
+the timing recorder (`timed`) and the address it touches for the memory trace
+(`traced`). The executor wraps every step it compiles, in that order (the
+trace record first, then the timing, then the op).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import memref, scf
+from xdsl.ir import Operation
+
+from sim.compile_context import CompileContext, Frame, Step
+from sim.errors import nonpositive_step
+from tapeflow_dialects import cgra, layer, region, stream, tape
+from tapeflow_dialects.enzyme import REV_START
+from tapeflow_dialects.layer import SpadType
+from targets.costs import kernel_profile, unscheduled_op_cost
+
+
+def timed(ctx: CompileContext, op: Operation, step: Step) -> Step:
+    """`step`, reporting what it costs to the timing recorder (and starting the
+    REV phase at the op marked as its first)."""
+    timing = ctx.timing
+    assert timing is not None
+    costed = _costed(ctx, op, step)
+    if REV_START not in op.attributes:
+        return costed
+
+    def rev_step(fr: Frame) -> None:
+        timing.set_phase("rev")
+        costed(fr)
+
+    return rev_step
+
+
+def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
+    timing = ctx.timing
+    assert timing is not None
+    if ctx.in_kernel:
+        return step
+    match op:
+        case scf.ForOp() if any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
+            return _timed_kernel_loop(ctx, op, step)
+        case stream.FwdOp() | stream.RevOp():
+            direction = "fwd" if isinstance(op, stream.FwdOp) else "rev"
+            rows_slot = ctx.slot(op.rows)
+            tile_type = op.tile.type
+            assert isinstance(tile_type, SpadType)
+            row_bytes = tile_type.slots.data * 8
+
+            def stream_step(fr: Frame) -> None:
+                timing.stream(direction, fr[rows_slot] * row_bytes)
+                step(fr)
+
+            return stream_step
+        case layer.LayerOp():
+
+            def layer_step(fr: Frame) -> None:
+                timing.layer()
+                step(fr)
+
+            return layer_step
+    cost = unscheduled_op_cost(op, timing.hardware)
+    if cost is None:
+        return step
+    latency, fu_class, memory = cost.latency, cost.fu_class, cost.memory
+
+    def op_step(fr: Frame) -> None:
+        timing.op(latency, fu_class, memory)
+        step(fr)
+
+    return op_step
+
+
+def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:
+    timing = ctx.timing
+    assert timing is not None
+    kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
+    profile = kernel_profile(kernel, timing.hardware)
+    ii, length, fu = profile.ii, profile.length, profile.fu_ops
+    memory_ops, spad = profile.memory_ops, profile.spad_ops
+    lb, ub, st = (ctx.slot(v) for v in (op.lb, op.ub, op.step))
+
+    def loop_step(fr: Frame) -> None:
+        if fr[st] <= 0:
+            raise nonpositive_step(op, fr[st])
+        trips = len(range(fr[lb], fr[ub], fr[st]))
+        window = timing.kernel_loop(trips, ii, length, fu, memory_ops, spad)
+        step(fr)
+        timing.end_kernel_loop(window)
+
+    return loop_step
+
+
+def traced(ctx: CompileContext, op: Operation, step: Step) -> Step:
+    """`step`, recording the address it touches first (memory ops only)."""
+    trace = ctx.trace
+    assert trace is not None
+    ins = [ctx.slot(v) for v in op.operands]
+    match op:
+        case memref.LoadOp() | tape.LoadOp():
+            buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, isinstance(op, tape.LoadOp), None
+        case memref.StoreOp() | tape.StoreOp():
+            buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, isinstance(op, tape.StoreOp), None
+        case region.LoadOp():
+            buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, True, op.slot.value.data
+        case region.StoreOp():
+            buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, True, op.slot.value.data
+        case _:
+            return step
+    unwrap = is_tape  # tapes and regions keep their storage in `.data`
+    record = trace.record
+
+    def traced_step(fr: Frame) -> None:
+        target = fr[buffer]
+        where = tuple(fr[i] for i in idx)
+        if slot is not None:
+            where = (*where, slot)
+        record(target.data if unwrap else target, where, write, is_tape)
+        step(fr)
+
+    return traced_step
+
+
+__all__ = ["timed", "traced"]

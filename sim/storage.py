@@ -1,0 +1,178 @@
+"""
+The executor's storage: what memrefs, tapes, regions, the scratchpad, its
+tiles and stream tapes are at run time, with the checks every access makes.
+
+A memref is a numpy array (a `memref.subview` is a numpy view); integers and
+index values are stored as int64, floats as float64 (an f32 or f16 value is a
+double holding a value of that precision, see `tapeflow_dialects.semantics`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.ir import Attribute
+
+from tapeflow_dialects import region
+from tapeflow_dialects.layer import ENTRY_BYTES
+
+ALLOCATION_LIMIT_BYTES = 1 << 31
+"""The largest buffer (memref, tape, region, scratchpad) the executor allocates,
+2 GiB: a program asking for more is refused with an error at its allocation
+rather than failing with MemoryError (or swapping) somewhere in numpy."""
+
+
+def numpy_dtype(element_type: Attribute) -> Any:
+    """How elements of `element_type` are stored: int64 for integers and index,
+    float64 for floats."""
+    if isinstance(element_type, IndexType | IntegerType):
+        return np.int64
+    return np.float64
+
+
+def python_scalar(value_type: Attribute) -> Callable[[Any], Any]:
+    """How a stored entry of `value_type` comes back: a Python bool, int or float."""
+    if isinstance(value_type, IntegerType) and value_type.width.data == 1:
+        return bool
+    if isinstance(value_type, IndexType | IntegerType):
+        return int
+    return float
+
+
+def python_scalar_name(value_type: Attribute) -> str:
+    """`python_scalar(value_type)` by name, for generated code."""
+    return python_scalar(value_type).__name__
+
+
+def in_bounds(where: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    """`where` is an index (one per dimension) inside `shape`."""
+    if len(where) != len(shape):
+        return False
+    return all(0 <= i < d for i, d in zip(where, shape, strict=True))
+
+
+def allocation_bytes(shape: tuple[int, ...], entry_bytes: int = 8) -> int:
+    size = entry_bytes
+    for extent in shape:
+        size *= max(extent, 0)
+    return size
+
+
+def too_large(nbytes: int) -> str | None:
+    """Why an allocation of `nbytes` is refused, or None."""
+    if nbytes > ALLOCATION_LIMIT_BYTES:
+        return (
+            f"allocates {nbytes} bytes, more than the executor's limit of "
+            f"{ALLOCATION_LIMIT_BYTES} bytes"
+        )
+    return None
+
+
+class Tape:
+    """A tape's storage plus the set of entries FWD has written."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any):
+        self.data = np.zeros(shape, dtype=dtype)
+        self.written = np.zeros(shape, dtype=bool)
+
+
+class Region:
+    """An array-of-structs region: `(*shape, slots)` entries plus the written mask."""
+
+    def __init__(self, region_type: region.RegionType):
+        self.type = region_type
+        self.shape = region_type.get_shape()
+        dtypes = {numpy_dtype(t) for t in region_type.slot_types()}
+        dtype = dtypes.pop() if len(dtypes) == 1 else object
+        entries = (*self.shape, len(region_type.slot_types()))
+        self.data = np.zeros(entries, dtype=dtype)
+        self.written = np.zeros(entries, dtype=bool)
+        self.freed = False
+
+    @staticmethod
+    def entries(region_type: region.RegionType) -> tuple[int, ...]:
+        return (*region_type.get_shape(), len(region_type.slot_types()))
+
+
+class Scratchpad:
+    """The scratchpad of one `run`: 8-byte entries, each with a full/empty bit."""
+
+    def __init__(self, capacity: int, configured_at: str):
+        self.capacity = capacity
+        self.configured_at = configured_at
+        self.data = np.zeros(capacity // ENTRY_BYTES, dtype=object)
+        self.full = np.zeros(capacity // ENTRY_BYTES, dtype=bool)
+        self.entries_full = 0
+
+
+class Tile:
+    """What `layer.salloc` returns: `rows` x `slots` scratchpad entries from `base`."""
+
+    __slots__ = ("spad", "base", "rows", "slots")
+
+    def __init__(self, spad: Scratchpad, base: int, rows: int, slots: int):
+        self.spad, self.base, self.rows, self.slots = spad, base, rows, slots
+
+
+class StreamTape:
+    """`!stream.tape`: a stack of tiles in DRAM within a byte budget."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.used = 0
+        self.tiles: list[tuple[int, int, int, np.ndarray, np.ndarray]] = []
+        """(FWD stream id, rows, slots, entries, their full bits), oldest first."""
+
+
+def fresh_stats() -> dict[str, int]:
+    """The stream traffic and scratchpad occupancy counters of a run, zeroed."""
+    return {
+        "stream_bytes_written": 0,
+        "stream_bytes_read": 0,
+        "stream_tiles_written": 0,
+        "stream_tiles_read": 0,
+        "spad_peak_entries_full": 0,
+    }
+
+
+class RunState:
+    """What a run changes besides its buffers, shared by every step of it."""
+
+    __slots__ = ("ops_executed", "stats", "scratchpad")
+
+    def __init__(self) -> None:
+        self.ops_executed = 0
+        """Float ops executed (by all runs so far)."""
+        self.stats = fresh_stats()
+        """Stream traffic and peak scratchpad occupancy of the current (or last) run."""
+        self.scratchpad: Scratchpad | None = None
+        """The scratchpad of the current (or last) run, made by its first salloc."""
+
+    def start_run(self) -> None:
+        self.stats = fresh_stats()
+        self.scratchpad = None
+
+    def note_occupancy(self, spad: Scratchpad) -> None:
+        if spad.entries_full > self.stats["spad_peak_entries_full"]:
+            self.stats["spad_peak_entries_full"] = spad.entries_full
+
+
+__all__ = [
+    "ALLOCATION_LIMIT_BYTES",
+    "Region",
+    "RunState",
+    "Scratchpad",
+    "StreamTape",
+    "Tape",
+    "Tile",
+    "allocation_bytes",
+    "fresh_stats",
+    "in_bounds",
+    "numpy_dtype",
+    "python_scalar",
+    "python_scalar_name",
+    "too_large",
+]

@@ -1,0 +1,126 @@
+"""
+The cost model: which functional-unit class each op uses, how many cycles it
+takes from issue to result, and what an op run outside a scheduled kernel costs.
+
+`tapeflow-to-cgra` schedules with these latencies and the simulator charges them,
+so the two always agree. The numbers themselves (and their sources) are fields of
+`targets.hardware.Hardware`; this module only says which number applies to which op.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, memref
+from xdsl.ir import Operation
+
+from targets.hardware import Hardware
+from tapeflow_dialects import cgra, region, stream, tape
+from tapeflow_dialects.cgra import MemPath
+
+_FADD = frozenset({
+    "arith.addf", "arith.subf", "arith.cmpf", "arith.maximumf", "arith.minimumf",
+    "arith.maxnumf", "arith.minnumf",
+})
+_NOT_TRANSCENDENTAL = frozenset({"math.sqrt", "math.absf", "math.copysign", "math.fma"})
+
+FU_CLASSES = ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer")
+"""The latency and energy classes, named as the fields of `targets.hardware.Latencies`."""
+
+
+def op_class(opcode: str) -> str:
+    """The latency/energy class (one of `FU_CLASSES`) of an arith or math op."""
+    if opcode in _FADD:
+        return "fadd"
+    if opcode in ("arith.mulf", "math.fma"):
+        return "fmul"
+    if opcode in ("arith.divf", "arith.remf"):
+        return "fdiv"
+    if opcode == "math.sqrt":
+        return "sqrt"
+    if opcode.startswith("math.") and opcode not in _NOT_TRANSCENDENTAL:
+        return "transcendental"
+    return "integer"
+
+
+def op_latency(op: Operation, hardware: Hardware) -> int:
+    """Cycles from issue to result of a placed (or to-be-placed) op."""
+    if isinstance(op, cgra.ComputeOp):
+        return getattr(hardware.latencies, op_class(op.opcode.data))
+    if isinstance(op, cgra.LoadOp):
+        if op.path.data == MemPath.SPAD:
+            return hardware.scratchpad.latency
+        return hardware.cache.hit_latency
+    if isinstance(op, memref.LoadOp | region.LoadOp):
+        return hardware.cache.hit_latency
+    if isinstance(op, stream.LoadOp):
+        return hardware.scratchpad.latency
+    if isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp | cgra.StoreOp):
+        return 1
+    return getattr(hardware.latencies, op_class(op.name))
+
+
+_FREE_OPS = (
+    arith.ConstantOp, memref.AllocOp, memref.AllocaOp, memref.DeallocOp, memref.SubviewOp,
+    memref.CastOp, tape.AllocOp, tape.FreeOp, region.AllocOp, region.FreeOp, stream.AllocOp,
+)
+_CHARGED_DIALECTS = frozenset({"arith", "math", "memref", "tape", "region", "stream", "enzyme"})
+
+
+@dataclass(frozen=True)
+class OpCost:
+    """What one op run outside a kernel costs: its latency, FU class and memory path."""
+
+    latency: int
+    fu_class: str | None
+    """One of `FU_CLASSES`, or None for a memory or bookkeeping op."""
+    memory: str | None
+    """"cache", "spad", or None."""
+
+
+def unscheduled_op_cost(op: Operation, hardware: Hardware) -> OpCost | None:
+    """The cost of `op` run on its own (outside a `cgra.kernel`); None if it is free
+    (constants, allocation bookkeeping, ops with regions, ops of other dialects)."""
+    if isinstance(op, _FREE_OPS) or op.regions or op.dialect_name() not in _CHARGED_DIALECTS:
+        return None
+    if isinstance(op, stream.LoadOp | stream.StoreOp):
+        return OpCost(hardware.scratchpad.latency, None, "spad")
+    if isinstance(op, memref.LoadOp | tape.LoadOp | region.LoadOp):
+        return OpCost(hardware.cache.hit_latency, None, "cache")
+    if isinstance(op, memref.StoreOp | tape.StoreOp | region.StoreOp):
+        return OpCost(1, None, "cache")
+    if op.dialect_name() == "enzyme":
+        return OpCost(1, None, None)
+    cls = op_class(op.name)
+    return OpCost(getattr(hardware.latencies, cls), cls, None)
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """One iteration of a scheduled `cgra.kernel`."""
+
+    ii: int
+    length: int
+    """Cycles from the first issue to the last result."""
+    fu_ops: Counter[str]
+    """Compute ops by FU class."""
+    memory_ops: int
+    spad_ops: int
+
+
+def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
+    """The initiation interval, length and op mix of one iteration of `kernel`."""
+    length = 0
+    fu: Counter[str] = Counter()
+    memory_ops = spad = 0
+    for placed in kernel.body.block.ops:
+        if not isinstance(placed, cgra.PlacedOp):
+            continue
+        length = max(length, placed.cycle.value.data + op_latency(placed, hardware))
+        if isinstance(placed, cgra.ComputeOp):
+            fu[op_class(placed.opcode.data)] += 1
+        else:
+            memory_ops += 1
+            spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
+    return KernelProfile(kernel.ii.value.data, length, fu, memory_ops, spad)
