@@ -10,35 +10,42 @@ to `memref.alloc` buffers (the struct-of-arrays tape `tapeflow-raise-tape` looks
 for). Each gradient function is annotated with its primal and the activities it
 was generated for (`tapeflow.gradient_of`, `tapeflow.activity`,
 `tapeflow.ret_activity`), so later passes know which arguments are shadows and
-seeds without re-deriving Enzyme's calling convention.
+seeds without re-deriving Enzyme's calling convention. A module already
+differentiated (gradient functions, no `enzyme.autodiff` left) passes through, so
+the variants' pipelines can start here from either stage; a module with neither is
+an error.
 
-Enzyme's printer attaches `loc(...)` references to aliases defined at the end of
-the module, which xDSL does not read; they are dropped. Enzyme's own diagnostics
-(written by its C++ code straight to the process's stderr, at positions in the text
-it was given) are captured and re-anchored to the ops of the user's file. Importing Enzyme maps a
-~0.5 GB library, so it happens only when the pass runs.
+The module is handed to Enzyme with every op's location, which MLIR keeps through
+its passes: the gradient's ops come back located in the user's file (an op Enzyme
+creates carries the location of the primal op it differentiates), so that every
+later diagnostic points into that file. Enzyme's own diagnostics are re-anchored
+there too (`lowering/upstream_mlir.py`). `lower-affine` runs first, so kernels may
+be written with affine loops. Importing Enzyme maps a ~0.5 GB library, so it
+happens only when the pass runs.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import sys
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
-from tapeflow_dialects.locations import location_of
+from lowering.gradients import gradient_functions
+from lowering.upstream_mlir import (
+    Locator,
+    Position,
+    no_locator,
+    resolve_locations,
+    run_pipeline,
+)
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,
@@ -47,115 +54,14 @@ from tapeflow_dialects.enzyme import (
 )
 
 DEFAULT_PIPELINE = (
-    "enzyme,canonicalize,remove-unnecessary-enzyme-ops,canonicalize,"
-    "enzyme-simplify-math,cse"
+    "lower-affine,canonicalize,enzyme,canonicalize,remove-unnecessary-enzyme-ops,"
+    "canonicalize,enzyme-simplify-math,cse"
 )
-"""Differentiate, lower the caches to memref buffers, and tidy the result."""
-
-
-def strip_locations(text: str) -> str:
-    """Remove `loc(...)` annotations and `#loc = loc(...)` alias definitions."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':  # copy string literals verbatim
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("loc(", i) and (i == 0 or not text[i - 1].isalnum()):
-            depth, j = 0, i + 3
-            while j < n:
-                if text[j] == '"':
-                    j += 1
-                    while j < n and text[j] != '"':
-                        j += 2 if text[j] == "\\" else 1
-                elif text[j] == "(":
-                    depth += 1
-                elif text[j] == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            while out and out[-1].endswith(" "):
-                out[-1] = out[-1][:-1]
-            i = j + 1
-        else:
-            out.append(ch)
-            i += 1
-    lines = "".join(out).splitlines()
-    return "\n".join(line for line in lines if not line.startswith("#loc")) + "\n"
-
-
-Locator = Callable[[int, int], str | None]
-"""Maps a line and column of the text handed to Enzyme to the user's location."""
-
-_ENZYME_DIAGNOSTIC = re.compile(
-    r'^loc\("-":(\d+):(\d+)\): (error|warning|note|remark): (.*)$'
-)
-
-
-@contextmanager
-def _captured_stderr() -> Iterator[list[str]]:
-    """Collect what native code writes to file descriptor 2 meanwhile."""
-    captured: list[str] = []
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as sink:
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield captured
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            sink.seek(0)
-            captured.append(sink.read().decode(errors="replace"))
-
-
-def _relocate(stderr_text: str, locate: Locator) -> str:
-    """Enzyme's diagnostics, with positions in its input replaced by the user's."""
-    lines = []
-    for line in stderr_text.splitlines():
-        match = _ENZYME_DIAGNOSTIC.match(line.strip())
-        if match:
-            where = locate(int(match[1]), int(match[2])) or "<enzyme input>"
-            line = f"{where}: {match[3]}: {match[4]}"
-        if line.strip():
-            lines.append(line)
-    return "\n".join(lines)
-
-
-def run_enzyme(module_text: str, pipeline: str, locate: Locator = lambda *_: None) -> str:
-    """Enzyme's pass pipeline on MLIR text; failures become PassFailedException."""
-    try:
-        from enzyme_ad.jax import enzyme_call
-    except ImportError as err:
-        raise PassFailedException(
-            "tapeflow-enzyme needs Enzyme-MLIR from the PyPI package 'enzyme-ad' "
-            f"(pip install enzyme-ad), which could not be imported: {err}"
-        ) from None
-    failure: ValueError | None = None
-    with _captured_stderr() as captured:
-        try:
-            # No function names: Enzyme then keeps every symbol's name.
-            _, result = enzyme_call.run_pass_pipeline([], module_text, pipeline)
-        except ValueError as err:
-            failure = err
-    diagnostics = _relocate("".join(captured), locate)
-    if failure is not None:
-        if diagnostics:
-            raise PassFailedException(
-                f"{diagnostics}\n(Enzyme rejected the module, pipeline '{pipeline}')"
-            )
-        raise PassFailedException(
-            f"Enzyme rejected the module (pipeline '{pipeline}'): "
-            f"{strip_locations(str(failure)).strip()}"
-        )
-    if diagnostics:
-        print(diagnostics, file=sys.stderr)
-    return result
+"""Lower affine loops, canonicalize the primal, differentiate, lower the caches to
+memref buffers, and tidy the result. The primal is canonicalized before Enzyme sees
+it: otherwise the canonicalization after `enzyme` folds a one-trip FWD loop whose
+REV twin still pops its caches once per trip, and the gradient pops an empty cache
+(Enzyme-MLIR 0.0.16; found by the random-kernel property test)."""
 
 
 class _PositionParser(Parser):
@@ -176,22 +82,24 @@ class _PositionParser(Parser):
 
 def _locator(ctx: Context, module: builtin.ModuleOp, text: str) -> Locator:
     """
-    Where each op of `text` (the printed `module`) came from in the user's file.
+    Where each op of `text` (the printed `module`) came from in the user's file,
+    for what MLIR locates in its input text (block arguments, which xDSL prints
+    without a location, and ops with none).
 
     The printed text parses back to the same ops in the same order, so the k-th op
     started in the text is the k-th op of a walk of `module`. xDSL prints one op
-    per line, and MLIR places an op at its name (after the results), so the line
-    is enough to find it.
+    per line, so the line is enough to find it.
     """
     parser = _PositionParser(ctx, text)
     try:
         parser.parse_module()
     except ParseError:
-        return lambda *_: None
-    originals = list(module.walk())
-    table: dict[int, str] = {}
-    for (line, _), op in zip(parser.starts, originals):
-        table.setdefault(line, location_of(op))
+        return no_locator
+    table: dict[int, Position] = {}
+    for (line, _), op in zip(parser.starts, module.walk()):
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            table.setdefault(line, (loc.filename.data, loc.line.data, loc.column.data))
     return lambda line, col: table.get(line)
 
 
@@ -207,18 +115,27 @@ class TapeflowEnzymePass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         requests = _autodiff_requests(op)
         if not requests:
-            return
+            if not gradient_functions(op):
+                raise PassFailedException(
+                    "tapeflow-enzyme: the module has no enzyme.autodiff to differentiate "
+                    "(and no gradient function tapeflow-enzyme made); add an "
+                    "enzyme.autodiff caller of the function to differentiate"
+                )
+            return  # already differentiated: the variants' pipelines start here too
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         text = StringIO()
-        Printer(stream=text).print_op(op)
+        Printer(stream=text, print_debuginfo=True).print_op(op)
         locate = _locator(ctx, op, text.getvalue())
-        result = strip_locations(run_enzyme(text.getvalue(), self.pipeline, locate))
+        result = run_pipeline(text.getvalue(), self.pipeline, locate, what="Enzyme")
         try:
-            differentiated = Parser(ctx, result, "<enzyme output>").parse_module()
+            differentiated = Parser(
+                ctx, resolve_locations(result, locate), "<enzyme output>"
+            ).parse_module()
         except ParseError as err:
             raise PassFailedException(
                 f"tapeflow-enzyme could not read Enzyme's output back: {err}"
             ) from None
+        _locate_created_ops(differentiated)
         _annotate_gradients(differentiated, requests, symbols)
         block = op.body.block
         for old in list(block.ops):
@@ -227,6 +144,16 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
+
+
+def _locate_created_ops(module: builtin.ModuleOp) -> None:
+    """Ops that Enzyme creates with no location of their own (the accumulation of
+    adjoints) take the location of the op they sit in."""
+    for op in module.walk():
+        parent = op.parent_op()
+        if not isinstance(op.location, FileLineColLoc) and parent is not None:
+            if isinstance(parent.location, FileLineColLoc):
+                op.location = parent.location
 
 
 def _enclosing_function(op: Operation) -> str:

@@ -25,7 +25,7 @@
 
 // Enzyme's own diagnostic, at the op of the user's file that it is about.
 // REJECT: undifferentiable.mlir:4:3: error: cannot differentiate a call to a function without a body and without a registered derivative: "opaque"
-// REJECT-NEXT: (Enzyme rejected the module, pipeline 'enzyme,{{.*}}')
+// REJECT-NEXT: (Enzyme rejected the module, pipeline 'lower-affine,canonicalize,enzyme,{{.*}}')
 // REJECT-NOT: loc(
 // REJECT-NOT: Traceback
 

@@ -1,0 +1,193 @@
+"""
+The real MLIR, as the PyPI package `enzyme-ad` ships it (with Enzyme's passes).
+
+Two uses: `tapeflow-enzyme` runs Enzyme's pass pipeline on the module, and the
+tools' front end (`tapeflow_tools.frontend`) hands MLIR the user's text when
+xDSL's parser cannot read it (custom forms xDSL 0.74 lacks, such as
+`scf.if %c -> f64` without parentheses), so that anything MLIR reads is read.
+
+MLIR keeps every op's location through its passes and prints them as `loc(#locN)`
+references to aliases defined around the module, which xDSL does not read.
+`resolve_locations` puts each location in place instead, reduced to the form the
+TapeFlow diagnostics use (a `file:line:col`), and maps positions in the text MLIR
+was given (file `-`) back to the user's file. Importing Enzyme maps a ~0.5 GB
+library, so it happens only when a pipeline runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from xdsl.utils.exceptions import PassFailedException
+
+Position = tuple[str, int, int]
+"""A file, line and column."""
+
+Locator = Callable[[int, int], Position | None]
+"""Maps a line and column of the text handed to MLIR to the user's position."""
+
+
+def no_locator(line: int, col: int) -> Position | None:
+    return None
+
+
+class MlirUnavailable(PassFailedException):
+    """enzyme-ad (and with it MLIR) cannot be imported here."""
+
+
+class MlirRejected(PassFailedException):
+    """MLIR refused the text or a pass failed; the message holds its diagnostics."""
+
+
+def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: str = "MLIR") -> str:
+    """Run `pipeline` on the module `text` and return MLIR's printed result (with
+    its location aliases). MLIR's diagnostics are re-anchored with `locate`; they
+    become the message of `MlirRejected` on failure and go to stderr otherwise."""
+    try:
+        from enzyme_ad.jax import enzyme_call
+    except ImportError as err:
+        raise MlirUnavailable(
+            "this needs MLIR and Enzyme-MLIR from the PyPI package 'enzyme-ad' "
+            f"(pip install 'tapeflow[enzyme]'), which could not be imported: {err}"
+        ) from None
+    failure: ValueError | None = None
+    with _captured_stderr() as captured:
+        try:
+            # No function names: Enzyme then keeps every symbol's name.
+            _, result = enzyme_call.run_pass_pipeline([], text, pipeline)
+        except ValueError as err:
+            failure = err
+    diagnostics = relocate_diagnostics("".join(captured), locate)
+    if failure is not None:
+        if diagnostics:
+            raise MlirRejected(f"{diagnostics}\n({what} rejected the module, pipeline '{pipeline}')")
+        raise MlirRejected(
+            f"{what} rejected the module (pipeline '{pipeline}'): "
+            f"{resolve_locations(str(failure), locate).strip()}"
+        )
+    if diagnostics:
+        print(diagnostics, file=sys.stderr)
+    return result
+
+
+@contextmanager
+def _captured_stderr() -> Iterator[list[str]]:
+    """Collect what native code writes to file descriptor 2 meanwhile."""
+    captured: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            captured.append(sink.read().decode(errors="replace"))
+
+
+# ------------------------------------------------------------------ locations
+_ALIAS_DEFINITION = re.compile(r"^(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
+_ALIAS_USE = re.compile(r"#loc\d*\b")
+_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_DIAGNOSTIC = re.compile(r"^loc\((.*)\): (error|warning|note|remark): (.*)$")
+
+
+def _position(inner: str, locate: Locator) -> Position | None:
+    """The first `"file":line:col` of a location's text, with MLIR's input (`-`)
+    mapped to the user's file."""
+    for match in _FILE_LINE_COL.finditer(inner):
+        file, line, col = match[1], int(match[2]), int(match[3])
+        if file == "-":
+            mapped = locate(line, col) if line > 0 else None
+            if mapped is not None:
+                return mapped
+            continue
+        return file, line, col
+    return None
+
+
+def _spans(text: str, start: int) -> int:
+    """The index just past the `)` that closes the `(` at `start - 1`, skipping
+    string literals."""
+    depth, i, n = 1, start, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def resolve_locations(text: str, locate: Locator = no_locator) -> str:
+    """
+    MLIR's printed text with every `loc(...)` (inline or through an alias) replaced
+    by `loc("file":line:col)` or `loc(unknown)`, and the alias definitions removed.
+    String literals are left as they are.
+    """
+    aliases: dict[str, str] = {}
+    kept: list[str] = []
+    for line in text.splitlines():
+        match = _ALIAS_DEFINITION.match(line.strip())
+        if match:
+            aliases[match[1]] = match[2]
+        else:
+            kept.append(line)
+    body = "\n".join(kept)
+
+    def expand(inner: str, depth: int = 0) -> str:
+        if depth > 32:  # aliases that refer to each other in a cycle
+            return inner
+        return _ALIAS_USE.sub(lambda m: expand(aliases.get(m[0], "unknown"), depth + 1), inner)
+
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch == '"':
+            j = i + 1
+            while j < n and body[j] != '"':
+                j += 2 if body[j] == "\\" else 1
+            out.append(body[i : j + 1])
+            i = j + 1
+        elif body.startswith("loc(", i) and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+            end = _spans(body, i + 4)
+            where = _position(expand(body[i + 4 : end - 1]), locate)
+            if where is None:
+                out.append("loc(unknown)")
+            else:
+                file = where[0].replace("\\", "\\\\").replace('"', '\\"')
+                out.append(f'loc("{file}":{where[1]}:{where[2]})')
+            i = end
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out).rstrip("\n") + "\n"
+
+
+def relocate_diagnostics(stderr_text: str, locate: Locator) -> str:
+    """MLIR's diagnostics as `file:line:col: error: message`, in the user's file."""
+    lines = []
+    for line in stderr_text.splitlines():
+        match = _DIAGNOSTIC.match(line.strip())
+        if match:
+            where = _position(match[1], locate)
+            prefix = f"{where[0]}:{where[1]}:{where[2]}" if where else "<MLIR input>"
+            line = f"{prefix}: {match[2]}: {match[3]}"
+        if line.strip():
+            lines.append(line)
+    return "\n".join(lines)

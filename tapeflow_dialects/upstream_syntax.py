@@ -1,0 +1,133 @@
+"""
+MLIR's custom syntax for upstream ops that xDSL 0.74 reads only in another form.
+
+Users write these, and MLIR prints them (Enzyme's checkpointing emits
+`memref.copy`), so the TapeFlow tools read them:
+
+- `memref.copy %a, %b : memref<4xf64> to memref<4xf64>` (xDSL 0.74 has only the
+  generic form);
+- `scf.if %c -> f64 {` with a single result type and no parentheses (MLIR prints
+  the parentheses, but its parser accepts both);
+- `arith.truncf %x fastmath<fast> : f64 to f32` and `arith.extf` with fast-math
+  flags, which Enzyme emits when it differentiates a rounding (xDSL 0.74 gives
+  these ops no flags; they are kept as a `fastmath` attribute).
+
+Each op is a subclass of xDSL's, with the same name and fields, so passes and the
+executor that test `isinstance(op, memref.CopyOp)` see no difference. The
+`memref` and `scf` dialects of `upstream_dialect_overrides()` are xDSL's with these
+subclasses in place; the tools register them instead of xDSL's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import i1
+from xdsl.ir import Dialect, Operation, Region
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+
+class CopyOp(memref.CopyOp):
+    """`memref.copy %src, %dst : memref<...> to memref<...>`."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CopyOp:
+        source = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        destination = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_keyword("to")
+        destination_type = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(source, source_type),
+            parser.resolve_operand(destination, destination_type),
+        )
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(", ")
+        printer.print_operand(self.destination)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.destination.type)
+
+
+class IfOp(scf.IfOp):
+    """`scf.if`, whose result types may also be written without parentheses."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IfOp:
+        cond = parser.parse_operand(i1)
+        return_types = []
+        if parser.parse_optional_punctuation("->"):
+            if parser.parse_optional_punctuation("(") is not None:
+                if parser.parse_optional_punctuation(")") is None:
+                    return_types = parser.parse_comma_separated_list(
+                        parser.Delimiter.NONE, parser.parse_type
+                    )
+                    parser.parse_punctuation(")")
+            else:
+                return_types = [parser.parse_type()]
+        then_region = cls.parse_region_with_yield(parser)
+        else_region = (
+            cls.parse_region_with_yield(parser)
+            if parser.parse_optional_keyword("else")
+            else Region()
+        )
+        attr_dict = parser.parse_optional_attr_dict()
+        return cls(cond, return_types, then_region, else_region, attr_dict)
+
+
+class _FloatCast:
+    """`$input (fastmath<flags>)? attr-dict : type($input) to type($result)`."""
+
+    @classmethod
+    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+        value = parser.parse_unresolved_operand()
+        flags = None
+        if parser.parse_optional_keyword("fastmath") is not None:
+            flags = arith.FastMathFlagsAttr(arith.FastMathFlagsAttr.parse_parameter(parser))
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_keyword("to")
+        result_type = parser.parse_type()
+        op = cls(parser.resolve_operand(value, source_type), result_type)  # type: ignore[call-arg]
+        op.attributes.update(attributes)
+        if flags is not None and flags != arith.FastMathFlagsAttr("none"):
+            op.attributes["fastmath"] = flags
+        return op
+
+
+class TruncFOp(_FloatCast, arith.TruncFOp):
+    """`arith.truncf`, with MLIR's optional fast-math flags."""
+
+
+class ExtFOp(_FloatCast, arith.ExtFOp):
+    """`arith.extf`, with MLIR's optional fast-math flags."""
+
+
+def _with(dialect: Dialect, replacements: dict[type[Operation], type[Operation]]) -> Dialect:
+    return Dialect(
+        dialect.name,
+        [replacements.get(op, op) for op in dialect.operations],
+        list(dialect.attributes),
+    )
+
+
+def upstream_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
+    """Dialect name -> factory of xDSL's dialect with the ops above in place."""
+    return {
+        "memref": lambda: _with(memref.MemRef, {memref.CopyOp: CopyOp}),
+        "scf": lambda: _with(scf.Scf, {scf.IfOp: IfOp}),
+        "arith": lambda: _with(arith.Arith, {arith.TruncFOp: TruncFOp, arith.ExtFOp: ExtFOp}),
+    }
