@@ -10,7 +10,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "test", "filecheck", "Output")
-config.excludes = ["Output", "Inputs", "benchmarks", "docs", "examples"]
+config.excludes = ["Output", "Inputs", "tapeflow_benchmarks", "docs", "examples"]
 
 # lit scrubs the environment: put this interpreter's scripts first on PATH.
 bin_dir = os.path.dirname(sys.executable)

@@ -24,7 +24,9 @@ spills and reloads them as such). Two shapes of layer are made:
   matching REV loop body (tape loads have no side effects; their index arithmetic
   moves with them). Each piece is a tile of one row.
 
-The number of layers executed at run time is reported with `stats=true`.
+The number of layers executed at run time is reported with `stats=true` (and read
+off the IR at any later stage by `layer_census`). The pass takes a module at the
+region stage.
 """
 
 from __future__ import annotations
@@ -44,14 +46,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.gradients import require_gradients
+from lowering.index_builder import IndexBuilder
 from lowering.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
-from lowering.gradient import (
-    IndexBuilder,
-    constant_value,
-    enclosing_loops,
-    require_gradients,
-    trip_count,
-)
+from lowering.loops import constant_value, enclosing_loops, trip_count
+from lowering.stages import Stage, require_stages
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
@@ -96,6 +95,29 @@ class LayersReport:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class LayerCensus:
+    """The layers of a layered function, read off its IR (at any later stage)."""
+
+    pairs: int
+    """FWD/REV layer pairs in the code."""
+    executed: int
+    """Layers executed at run time, FWD and REV (the paper's Table II count)."""
+
+
+def layer_census(function: func.FuncOp) -> LayerCensus:
+    """Count the layers of `function` as `LayersReport` does when it makes them:
+    each FWD layer runs once per iteration of the loops around it, and so does its
+    REV partner."""
+    fwd = [
+        op
+        for op in function.walk()
+        if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
+    ]
+    runs = sum(prod(trip_count(l) or 1 for l in enclosing_loops(op, function)) for op in fwd)
+    return LayerCensus(len(fwd), 2 * runs)
+
+
 def _fail(message: str) -> PassFailedException:
     return PassFailedException(f"tapeflow-layers: {message}")
 
@@ -137,7 +159,9 @@ def layer_module(module: builtin.ModuleOp, spad_bytes: int) -> list[LayersReport
         raise _fail(
             f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}"
         )
-    return [_layer_function(f, spad_bytes) for f in require_gradients(module, "tapeflow-layers")]
+    gradients = require_gradients(module, "tapeflow-layers")
+    require_stages(gradients, "tapeflow-layers", {Stage.REGIONS})
+    return [_layer_function(f, spad_bytes) for f in gradients]
 
 
 def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
@@ -146,8 +170,6 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-        if isinstance(op, layer.LayerOp):
-            raise _fail(f"@{function.sym_name.data} is already layered")
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp):

@@ -1,17 +1,20 @@
 """
-`tapeflow-pipeline{spad-bytes=512 unroll=1}`: the whole TapeFlow flow from an Enzyme
-gradient to scratchpad-bound IR, as one pass.
+`tapeflow-pipeline{spad-bytes=512 unroll=1 stats=false}`: the tapeflow variant's
+lowering, from an Enzyme gradient to scratchpad-bound IR, as one pass.
 
-Runs `tapeflow-raise-tape` (unless the tape is already raised), `tapeflow-unroll`
-(when `unroll` > 1), then the paper's four passes: `tapeflow-regions`,
+It runs the tapeflow variant's layout passes exactly as `lowering.pipelines` spells
+them for every user of the variant -- `tapeflow-raise-tape`, `tapeflow-unroll`
+(when `unroll` > 1), then the paper's four passes `tapeflow-regions`,
 `tapeflow-layers`, `tapeflow-streams` and `tapeflow-spad-bind` (Section IV of
-Hakimi & Shriraman, CGO 2024). Run `tapeflow-enzyme` before it to start from a
-primal kernel with an `enzyme.autodiff` caller.
+Hakimi & Shriraman, CGO 2024) -- through xDSL's pipeline parser. A module whose tape
+is already raised (or that has no buffer to raise) starts at `tapeflow-unroll`.
+Unlike `tapeflow-variant{variant=tapeflow}`, it neither differentiates nor places
+kernels: run `tapeflow-enzyme` before it to start from a primal with an
+`enzyme.autodiff` caller, and `tapeflow-to-cgra` after it.
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -19,14 +22,9 @@ from xdsl.dialects import builtin, memref
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradient import require_gradients
-from lowering.tapeflow_layers import layer_module
-from lowering.tapeflow_raise_tape import raise_module
-from lowering.tapeflow_regions import form_regions
-from lowering.tapeflow_spad_bind import bind_module
-from lowering.tapeflow_streams import stream_module
-from lowering.tapeflow_unroll import TapeflowUnrollPass
-from tapeflow_dialects import tape
+from lowering.gradients import require_gradients
+from lowering.pipelines import PipelineError, lowering_passes, parse_pipeline
+from lowering.stages import Stage, require_stage
 
 
 @dataclass(frozen=True)
@@ -44,25 +42,26 @@ class TapeflowPipelinePass(ModulePass):
     stats: bool = False
     """Print the tape, region and layer statistics of each step to stderr."""
 
-    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        if self.unroll < 1:
-            raise PassFailedException(
-                f"tapeflow-pipeline: unroll must be at least 1, got {self.unroll}"
+    def pipeline_spec(self, raised: bool = False) -> str:
+        """The passes this runs, from the Enzyme-gradient stage (or the tape stage)."""
+        try:
+            passes = lowering_passes(
+                "tapeflow",
+                spad_bytes=self.spad_bytes,
+                unroll=self.unroll,
+                stats=self.stats,
+                raised=raised,
             )
-        gradients = require_gradients(op, self.name)
-        raised = any(isinstance(o, tape.AllocOp) for f in gradients for o in f.walk())
-        if not raised and any(isinstance(o, memref.AllocOp) for f in gradients for o in f.walk()):
-            for report in raise_module(op):
-                self._print(f"tapeflow-raise-tape: {report.summary()}")
-        if self.unroll > 1:
-            TapeflowUnrollPass(factor=self.unroll, stats=self.stats).apply(ctx, op)
-        for report in form_regions(op):
-            self._print(f"tapeflow-regions: {report.table()}")
-        for report in layer_module(op, self.spad_bytes):
-            self._print(f"tapeflow-layers: {report.table()}")
-        stream_module(op)
-        bind_module(op)
+        except PipelineError as err:
+            raise PassFailedException(f"{self.name}: {err}") from None
+        return ",".join(passes)
 
-    def _print(self, line: str) -> None:
-        if self.stats:
-            print(line, file=sys.stderr)
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        self.pipeline_spec()  # the options' errors first
+        gradients = require_gradients(op, self.name)
+        stages = {require_stage(f, self.name, {Stage.GRADIENT, Stage.TAPE}) for f in gradients}
+        nothing_to_raise = not any(
+            isinstance(o, memref.AllocOp) for f in gradients for o in f.walk()
+        )
+        raised = Stage.TAPE in stages or nothing_to_raise
+        parse_pipeline(self.pipeline_spec(raised)).apply(ctx, op)

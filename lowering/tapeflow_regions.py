@@ -16,6 +16,10 @@ Tapes are grouped by (the loop nest that stores them, the loop nest that loads
 them, their shape); tapes stored outside any loop form one region of shape `[]`.
 Each store keeps a unique `id` within its region and each load keeps naming its
 store (the FWD-to-REV map), renumbered in the region's FWD store order.
+
+Grouping is a whole-function decision; once it is made (a region per group, a
+slot and a new id per tape store), each tape op is rewritten on its own by a
+rewrite pattern. The pass takes a module at the tape stage.
 """
 
 from __future__ import annotations
@@ -25,13 +29,25 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradient import enclosing_loops, located, require_gradients
+from lowering.gradients import require_gradients
+from lowering.locations import located
+from lowering.loops import enclosing_loops
+from lowering.stages import Stage, require_stages
 from tapeflow_dialects import region, tape
+
+PASS = "tapeflow-regions"
 
 
 @dataclass
@@ -65,9 +81,91 @@ class _TapeUses:
     frees: list[tape.FreeOp]
 
 
+@dataclass
+class _Slot:
+    """Where one tape goes: a slot of a region, and its stores' new ids."""
+
+    region: SSAValue
+    slot: int
+    ids: dict[int, int]
+    """The tape's store id -> the id of that store in the region."""
+
+
+@dataclass
+class RegionPlan:
+    """The grouping of a function's tapes, for the patterns to apply op by op."""
+
+    slots: dict[SSAValue, _Slot] = field(default_factory=dict)
+    """Each tape (the `tape.alloc` result) -> its slot."""
+    region_frees: set[tape.FreeOp] = field(default_factory=set)
+    """The last free of each region's tapes, which frees the region; the others go."""
+
+
+class TapeStoreToRegion(RewritePattern):
+    """`tape.store %v, %t[...] id n` -> `region.store %v, %r[...] slot s id m`."""
+
+    def __init__(self, plan: RegionPlan):
+        self.plan = plan
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tape.StoreOp, rewriter: PatternRewriter) -> None:
+        where = self.plan.slots.get(op.tape)
+        if where is None:
+            return
+        new = region.StoreOp(op.value, where.region, op.indices, where.slot, where.ids[op.store_id])
+        rewriter.replace(op, located(new, op))
+
+
+class TapeLoadToRegion(RewritePattern):
+    """`tape.load %t[...] from n` -> `region.load %r[...] slot s from m`."""
+
+    def __init__(self, plan: RegionPlan):
+        self.plan = plan
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tape.LoadOp, rewriter: PatternRewriter) -> None:
+        where = self.plan.slots.get(op.tape)
+        if where is None:
+            return
+        new = region.LoadOp(where.region, op.indices, where.slot, where.ids[op.loaded_id])
+        rewriter.replace(op, located(new, op))
+
+
+class TapeFreeToRegion(RewritePattern):
+    """The region lives until its last tape is freed: that free frees the region,
+    the others disappear."""
+
+    def __init__(self, plan: RegionPlan):
+        self.plan = plan
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tape.FreeOp, rewriter: PatternRewriter) -> None:
+        where = self.plan.slots.get(op.tape)
+        if where is None:
+            return
+        if op in self.plan.region_frees:
+            rewriter.replace(op, located(region.FreeOp(where.region), op))
+        else:
+            rewriter.erase(op)
+
+
+class EraseMergedTape(RewritePattern):
+    """A `tape.alloc` whose accesses all moved to its region."""
+
+    def __init__(self, plan: RegionPlan):
+        self.plan = plan
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tape.AllocOp, rewriter: PatternRewriter) -> None:
+        if op.tape in self.plan.slots:
+            rewriter.erase(op)
+
+
 def form_regions(module: builtin.ModuleOp) -> list[RegionsReport]:
     """Merge the tapes of every gradient function into regions, in place."""
-    return [_form(f) for f in require_gradients(module, "tapeflow-regions")]
+    gradients = require_gradients(module, PASS)
+    require_stages(gradients, PASS, {Stage.TAPE})
+    return [_form(f) for f in gradients]
 
 
 def _uses(alloc: tape.AllocOp) -> _TapeUses:
@@ -82,7 +180,7 @@ def _uses(alloc: tape.AllocOp) -> _TapeUses:
             uses.frees.append(user)
         else:
             raise PassFailedException(
-                f"tapeflow-regions: a tape is used by '{user.name}'; only tape.store, "
+                f"{PASS}: a tape is used by '{user.name}'; only tape.store, "
                 "tape.load and tape.free can be rewritten into a region"
             )
     return uses
@@ -96,10 +194,23 @@ def _form(function: func.FuncOp) -> RegionsReport:
     groups: dict[tuple[object, ...], list[_TapeUses]] = {}
     for t in tapes:
         groups.setdefault(_group_key(t, function), []).append(t)
+    plan = RegionPlan()
     for members in groups.values():
         # Slot order: the order in which REV first reads each tape.
         members.sort(key=lambda t: min((position[l] for l in t.loads), default=len(position)))
-        report.regions.append(_merge(members, position))
+        report.regions.append(_plan_region(members, position, plan))
+    patterns = [
+        TapeStoreToRegion(plan),
+        TapeLoadToRegion(plan),
+        TapeFreeToRegion(plan),
+        EraseMergedTape(plan),
+    ]
+    # In reverse, so that every access of a tape is rewritten before its alloc goes.
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns, dce_enabled=False),
+        apply_recursively=False,
+        walk_reverse=True,
+    ).rewrite_region(function.body)
     return report
 
 
@@ -120,7 +231,10 @@ def _group_key(t: _TapeUses, function: func.FuncOp) -> tuple[object, ...]:
     )
 
 
-def _merge(members: list[_TapeUses], position: dict[Operation, int]) -> RegionRecord:
+def _plan_region(
+    members: list[_TapeUses], position: dict[Operation, int], plan: RegionPlan
+) -> RegionRecord:
+    """Allocate the region of one group of tapes and plan where each goes."""
     first = members[0].alloc.tape.type
     assert isinstance(first, tape.TapeType)
     slot_types = []
@@ -134,33 +248,19 @@ def _merge(members: list[_TapeUses], position: dict[Operation, int]) -> RegionRe
     Rewriter.insert_op(new_alloc, InsertPoint.before(allocs[0]))
     handle = new_alloc.region
 
+    slots = [_Slot(handle, slot, {}) for slot in range(len(members))]
+    for t, where in zip(members, slots):
+        plan.slots[t.alloc.tape] = where
     # Renumber the stores in FWD program order; loads follow their store.
     stores = sorted(
         ((s, slot) for slot, t in enumerate(members) for s in t.stores),
         key=lambda pair: position[pair[0]],
     )
-    new_id: dict[tuple[int, int], int] = {}
     for ident, (store, slot) in enumerate(stores):
-        new_id[(slot, store.id.value.data)] = ident
-        Rewriter.replace_op(
-            store,
-            located(region.StoreOp(store.value, handle, store.indices, slot, ident), store),
-        )
-    for slot, t in enumerate(members):
-        for load in t.loads:
-            ident = new_id[(slot, load.store.value.data)]
-            Rewriter.replace_op(
-                load, located(region.LoadOp(handle, load.indices, slot, ident), load)
-            )
-
-    # The region lives until its last tape is freed.
+        slots[slot].ids[store.store_id] = ident
     frees = sorted((f for t in members for f in t.frees), key=position.__getitem__)
     if frees:
-        Rewriter.replace_op(frees[-1], located(region.FreeOp(handle), frees[-1]))
-        for f in frees[:-1]:
-            Rewriter.erase_op(f)
-    for t in members:
-        Rewriter.erase_op(t.alloc)
+        plan.region_frees.add(frees[-1])
     names = [
         t.alloc.value_name.data if t.alloc.value_name else f"tape{i}"
         for i, t in enumerate(members)

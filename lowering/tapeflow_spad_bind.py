@@ -13,39 +13,50 @@ tile's base entry (`layer.salloc`) this is Algorithm 3's `SAlloc + offset`.
 
 After binding, the regions carry no accesses and are removed; the tape lives in the
 scratchpad and, between layers, in the DRAM stream tape.
+
+The offsets are a whole-function decision (the order of stores in each FWD layer),
+made and checked first; then each region op is rewritten on its own by a rewrite
+pattern. The pass takes a module at the stream stage.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradient import (
-    Index,
-    IndexBuilder,
-    constant_value,
-    enclosing_loops,
-    located,
-    require_gradients,
-    trip_count,
-)
+from lowering.gradients import require_gradients
+from lowering.index_builder import Index, IndexBuilder
+from lowering.locations import located
+from lowering.loops import constant_value, enclosing_loops, trip_count
+from lowering.stages import Stage, require_stages
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 
+PASS = "tapeflow-spad-bind"
+
 
 def _fail(message: str) -> PassFailedException:
-    return PassFailedException(f"tapeflow-spad-bind: {message}")
+    return PassFailedException(f"{PASS}: {message}")
 
 
 def bind_module(module: builtin.ModuleOp) -> None:
-    for function in require_gradients(module, "tapeflow-spad-bind"):
+    gradients = require_gradients(module, PASS)
+    require_stages(gradients, PASS, {Stage.STREAMS})
+    for function in gradients:
         _bind_function(function)
 
 
@@ -56,66 +67,126 @@ def _enclosing_layer(op: Operation) -> layer.LayerOp | None:
     return current
 
 
-_Rows = dict[tuple[layer.LayerOp, Operation | None], SSAValue]
+@dataclass
+class _Binding:
+    """Where one region access goes: its layer's tile and the slot in a row."""
+
+    owner: layer.LayerOp
+    offset: int
 
 
-def _row(access: Operation, owner: layer.LayerOp, reverse: bool, rows: _Rows) -> SSAValue:
-    """
-    The access's row in the tile: the row-major position of the current iteration
-    of the loops between the layer and the access (mirrored for REV). Computed
-    once per layer and innermost loop, at the head of that loop's body.
-    """
+@dataclass
+class BindPlan:
+    """The slots of a function's region accesses, for the patterns to apply."""
+
+    bindings: dict[Operation, _Binding] = field(default_factory=dict)
+    rows: dict[tuple[layer.LayerOp, Operation | None], SSAValue] = field(default_factory=dict)
+    """The row value computed for each (layer, innermost loop), shared by accesses."""
+
+    def row(self, access: Operation, owner: layer.LayerOp, reverse: bool) -> SSAValue:
+        """
+        The access's row in the tile: the row-major position of the current
+        iteration of the loops between the layer and the access (mirrored for REV).
+        Computed once per layer and innermost loop, at the head of that loop's body.
+        """
+        loops = enclosing_loops(access, owner)
+        key = (owner, loops[-1] if loops else None)
+        if key in self.rows:
+            return self.rows[key]
+        at = (
+            InsertPoint.at_start(loops[-1].body.block)
+            if loops
+            else InsertPoint.after(owner.salloc)
+        )
+        index = IndexBuilder(at)
+        row: Index = 0
+        for depth, loop in enumerate(loops):
+            step = constant_value(loop.step)
+            inner = [trip_count(l) for l in loops[depth + 1 :]]
+            assert step is not None and all(t is not None for t in inner), "checked by the plan"
+            stride = prod(t for t in inner if t is not None)
+            position = index.div(index.sub(loop.body.block.args[0], loop.lb), step)
+            if reverse:
+                count = index.ceildiv(index.sub(loop.ub, loop.lb), step)
+                position = index.sub(index.sub(count, 1), position)
+            row = index.add(row, index.mul(position, stride))
+        self.rows[key] = index.value(row)
+        return self.rows[key]
+
+
+def _check_rows(access: Operation, owner: layer.LayerOp) -> None:
+    """The loops between the layer and the access must have constant steps and
+    trip counts, so that each iteration has a row."""
     loops = enclosing_loops(access, owner)
-    key = (owner, loops[-1] if loops else None)
-    if key in rows:
-        return rows[key]
-    at = (
-        InsertPoint.at_start(loops[-1].body.block)
-        if loops
-        else InsertPoint.after(owner.salloc)
-    )
-    index = IndexBuilder(at)
-    row: Index = 0
     for depth, loop in enumerate(loops):
-        step = constant_value(loop.step)
         inner = [trip_count(l) for l in loops[depth + 1 :]]
-        if step is None or any(t is None for t in inner):
+        if constant_value(loop.step) is None or any(t is None for t in inner):
             raise _fail(
                 f"a tape access sits in a loop with a variable step or trip count "
                 f"inside layer {owner.id.value.data}"
             )
-        stride = prod(t for t in inner if t is not None)
-        position = index.div(index.sub(loop.body.block.args[0], loop.lb), step)
-        if reverse:
-            count = index.ceildiv(index.sub(loop.ub, loop.lb), step)
-            position = index.sub(index.sub(count, 1), position)
-        row = index.add(row, index.mul(position, stride))
-    rows[key] = index.value(row)
-    return rows[key]
 
 
-def _bind_function(function: func.FuncOp) -> None:
+class RegionStoreToSpad(RewritePattern):
+    """`region.store %v, %r[...] slot s id n` -> `stream.store %v, %tile[%row] slot o id n`."""
+
+    def __init__(self, plan: BindPlan):
+        self.plan = plan
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: region.StoreOp, rewriter: PatternRewriter) -> None:
+        bound = self.plan.bindings[op]
+        row = self.plan.row(op, bound.owner, False)
+        new = stream.StoreOp(op.value, bound.owner.salloc.tile, row, bound.offset, op.store_id)
+        rewriter.replace(op, located(new, op))
+
+
+class RegionLoadToSpad(RewritePattern):
+    """`region.load %r[...] slot s from n` -> `stream.load %tile[%row] slot o from n`,
+    in the REV partner of the layer that stored the value."""
+
+    def __init__(self, plan: BindPlan):
+        self.plan = plan
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: region.LoadOp, rewriter: PatternRewriter) -> None:
+        bound = self.plan.bindings[op]
+        row = self.plan.row(op, bound.owner, True)
+        new = stream.LoadOp(
+            bound.owner.salloc.tile, row, bound.offset, op.loaded_id, op.result.type
+        )
+        rewriter.replace(op, located(new, op))
+
+
+class EraseBoundRegion(RewritePattern):
+    """A region's alloc and free, once its accesses went to the scratchpad."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: region.AllocOp | region.FreeOp, rewriter: PatternRewriter
+    ) -> None:
+        rewriter.erase(op)
+
+
+def _plan(function: func.FuncOp) -> BindPlan:
+    """Give every region access its layer and slot, checking that each store sits
+    in a FWD layer and each load in the REV partner of the store's layer."""
     name = function.sym_name.data
-    if not any(isinstance(op, stream.FwdOp) for op in function.walk()):
-        if any(isinstance(op, region.AllocOp) for op in function.walk()):
-            raise _fail(f"@{name} has no streams; run tapeflow-streams first")
-        return  # a gradient without a tape
+    plan = BindPlan()
     offsets: dict[tuple[SSAValue, int], tuple[int, int]] = {}
     """(region, store id) -> (FWD layer id, offset in the tile row)."""
     stores = [op for op in function.walk() if isinstance(op, region.StoreOp)]
     loads = [op for op in function.walk() if isinstance(op, region.LoadOp)]
     next_offset: dict[layer.LayerOp, int] = {}
-    rows: _Rows = {}
     for store in stores:
         owner = _enclosing_layer(store)
         if owner is None or owner.phase.data is not Phase.FWD:
             raise _fail(f"@{name}: a region.store outside a FWD layer")
+        _check_rows(store, owner)
         offset = next_offset.get(owner, 0)
         next_offset[owner] = offset + 1
-        offsets[(store.region, store.id.value.data)] = (owner.id.value.data, offset)
-        row = _row(store, owner, False, rows)
-        new = stream.StoreOp(store.value, owner.salloc.tile, row, offset, store.id.value.data)
-        Rewriter.replace_op(store, located(new, store))
+        offsets[(store.region, store.store_id)] = (owner.id.value.data, offset)
+        plan.bindings[store] = _Binding(owner, offset)
     for owner, used in next_offset.items():
         tile = owner.salloc.tile.type
         assert isinstance(tile, layer.SpadType)
@@ -128,7 +199,7 @@ def _bind_function(function: func.FuncOp) -> None:
         owner = _enclosing_layer(load)
         if owner is None or owner.phase.data is not Phase.REV:
             raise _fail(f"@{name}: a region.load outside a REV layer")
-        key = (load.region, load.store.value.data)
+        key = (load.region, load.loaded_id)
         if key not in offsets:
             raise _fail(f"@{name}: a region.load reads store {key[1]}, which no layer binds")
         fwd_layer, offset = offsets[key]
@@ -137,13 +208,22 @@ def _bind_function(function: func.FuncOp) -> None:
                 f"REV layer {owner.id.value.data} reads a value stored by FWD layer "
                 f"{fwd_layer}, which is not its partner"
             )
-        row = _row(load, owner, True, rows)
-        new = stream.LoadOp(owner.salloc.tile, row, offset, key[1], load.result.type)
-        Rewriter.replace_op(load, located(new, load))
-    for op in [o for o in function.walk() if isinstance(o, region.FreeOp)]:
-        Rewriter.erase_op(op)
-    for op in [o for o in function.walk() if isinstance(o, region.AllocOp)]:
-        Rewriter.erase_op(op)
+        _check_rows(load, owner)
+        plan.bindings[load] = _Binding(owner, offset)
+    return plan
+
+
+def _bind_function(function: func.FuncOp) -> None:
+    if not any(isinstance(op, stream.FwdOp) for op in function.walk()):
+        return  # a gradient without a tape
+    plan = _plan(function)
+    patterns = [RegionStoreToSpad(plan), RegionLoadToSpad(plan), EraseBoundRegion()]
+    # In reverse, so that a region's accesses and free go before its alloc.
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns, dce_enabled=False),
+        apply_recursively=False,
+        walk_reverse=True,
+    ).rewrite_region(function.body)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ tile has been consumed, overlapping the previous layer (timing is the simulator'
 business; the IR fixes what moves and in which order).
 
 The tape accesses still go to the region; `tapeflow-spad-bind` (Pass 4) moves them
-to the scratchpad tile.
+to the scratchpad tile. The pass takes a module at the layer stage.
 """
 
 from __future__ import annotations
@@ -28,7 +28,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradient import IndexBuilder, constant_value, located, require_gradients
+from lowering.gradients import require_gradients
+from lowering.index_builder import IndexBuilder
+from lowering.locations import located
+from lowering.loops import constant_value
+from lowering.stages import Stage, require_stages
 from lowering.tapeflow_layers import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
@@ -39,7 +43,9 @@ def _fail(message: str) -> PassFailedException:
 
 
 def stream_module(module: builtin.ModuleOp) -> None:
-    for function in require_gradients(module, "tapeflow-streams"):
+    gradients = require_gradients(module, "tapeflow-streams")
+    require_stages(gradients, "tapeflow-streams", {Stage.LAYERS})
+    for function in gradients:
         _stream_function(function)
 
 
@@ -76,15 +82,8 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
 
 def _stream_function(function: func.FuncOp) -> None:
     layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
-    has_regions = any(isinstance(op, region.AllocOp) for op in function.walk())
     if not layers:
-        if has_regions:
-            raise _fail(
-                f"@{function.sym_name.data} has no layers; run tapeflow-layers first"
-            )
         return  # a gradient without a tape: nothing to stream
-    if any(isinstance(op, stream.FwdOp) for op in function.walk()):
-        raise _fail(f"@{function.sym_name.data} already has streams")
     tapes: dict[SSAValue, SSAValue] = {}
     for alloc in [op for op in function.walk() if isinstance(op, region.AllocOp)]:
         region_type = alloc.region.type

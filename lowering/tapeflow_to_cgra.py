@@ -1,5 +1,6 @@
 """
-`tapeflow-to-cgra{rows=4 cols=4}`: place and schedule loop bodies on the PE grid.
+`tapeflow-to-cgra{preset=Enzyme32k rows=4 cols=4 fadd=5 ...}`: place and schedule
+loop bodies on the PE grid of the given hardware.
 
 Every innermost `scf.for` whose body is plain dataflow -- arithmetic, math, and
 memory accesses through the cache (memrefs, array-of-structs regions) or the
@@ -22,7 +23,17 @@ by modulo list scheduling:
 Loop-invariant constants are hoisted out of the body first. Bodies with nested
 regions (`scf.if`, inner loops, layers) or calls stay as they are; the simulator
 charges them op by op. Loads and stores name their path: `cache` for buffers and
-regions, `spad` (with the slot) for scratchpad tiles.
+regions, `spad` (with the slot) for scratchpad tiles. Scheduling is a whole-body
+algorithm; once a body is scheduled, it moves into a `cgra.kernel` and each of its
+ops becomes its placed form (`cgra.op`, `cgra.load`, `cgra.store`) by a rewrite
+pattern.
+
+The hardware is the pass's options: every number the scheduler and the cost model
+(`targets.costs.op_latency`) read -- the grid, the FU latencies, the operand
+network's hop, the cache's hit latency and ports, the scratchpad's latency and
+banks -- defaults from the named `preset` (`targets.hardware.PRESETS`) and can be
+set one by one. The simulator passes its hardware's values, so the schedule is
+for the hardware it simulates. The pass runs at any stage of the lowering, once.
 """
 
 from __future__ import annotations
@@ -35,54 +46,26 @@ from xdsl.dialects import arith, builtin, memref, scf
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradient import located, require_gradients
+from lowering.gradients import require_gradients
+from lowering.locations import located
+from lowering.stages import is_placed
+from targets.costs import op_latency
 from targets.hardware import PRESETS, Hardware
 from tapeflow_dialects import cgra, region, stream
 from tapeflow_dialects.cgra import MemPath, MemPathAttr
+from tapeflow_dialects.container_ops import SlotAccess
 
-_FADD = {
-    "arith.addf", "arith.subf", "arith.cmpf", "arith.maximumf", "arith.minimumf",
-    "arith.maxnumf", "arith.minnumf",
-}
-_TRANSCENDENTAL_EXCLUDED = {"math.sqrt", "math.absf", "math.copysign", "math.fma"}
-
-
-def op_class(opcode: str) -> str:
-    """The latency/energy class of an op (see `targets.hardware.Latencies`)."""
-    if opcode in _FADD:
-        return "fadd"
-    if opcode == "arith.mulf":
-        return "fmul"
-    if opcode in ("arith.divf", "arith.remf"):
-        return "fdiv"
-    if opcode == "math.sqrt":
-        return "sqrt"
-    if opcode == "math.fma":
-        return "fmul"
-    if opcode.startswith("math.") and opcode not in _TRANSCENDENTAL_EXCLUDED:
-        return "transcendental"
-    return "integer"
-
-
-def op_latency(op: Operation, hardware: Hardware) -> int:
-    """Cycles from issue to result of a placed (or to-be-placed) op."""
-    if isinstance(op, cgra.ComputeOp):
-        return getattr(hardware.latencies, op_class(op.opcode.data))
-    if isinstance(op, cgra.LoadOp):
-        if op.path.data == MemPath.SPAD:
-            return hardware.scratchpad.latency
-        return hardware.cache.hit_latency
-    if isinstance(op, memref.LoadOp | region.LoadOp):
-        return hardware.cache.hit_latency
-    if isinstance(op, stream.LoadOp):
-        return hardware.scratchpad.latency
-    if isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp | cgra.StoreOp):
-        return 1
-    return getattr(hardware.latencies, op_class(op.name))
-
+PASS = "tapeflow-to-cgra"
 
 def _placeable(op: Operation) -> bool:
     if op.regions:
@@ -331,53 +314,76 @@ def _same_iteration_element(load: Operation, store: Operation) -> bool:
     return bool(load_idx)
 
 
-def _placed(op: Operation, where: tuple[int, int, int]) -> Operation:
-    pe, cycle = where[:2], where[2]
-    match op:
-        case memref.LoadOp():
-            new: Operation = cgra.LoadOp.create(
-                operands=[op.memref, *op.indices],
-                result_types=[op.res.type],
-                properties=_props(MemPath.CACHE, pe, cycle),
-            )
-        case memref.StoreOp():
-            new = cgra.StoreOp.create(
-                operands=[op.value, op.memref, *op.indices],
-                properties=_props(MemPath.CACHE, pe, cycle),
-            )
-        case region.LoadOp():
-            new = cgra.LoadOp.create(
-                operands=[op.region, *op.indices],
-                result_types=[op.result.type],
-                properties=_props(MemPath.CACHE, pe, cycle, op.slot.value.data),
-            )
-        case region.StoreOp():
-            new = cgra.StoreOp.create(
-                operands=[op.value, op.region, *op.indices],
-                properties=_props(MemPath.CACHE, pe, cycle, op.slot.value.data),
-            )
-        case stream.LoadOp():
-            new = cgra.LoadOp.create(
-                operands=[op.tile, op.row],
-                result_types=[op.result.type],
-                properties=_props(MemPath.SPAD, pe, cycle, op.slot.value.data),
-            )
-        case stream.StoreOp():
-            new = cgra.StoreOp.create(
-                operands=[op.value, op.tile, op.row],
-                properties=_props(MemPath.SPAD, pe, cycle, op.slot.value.data),
-            )
-        case _:
-            attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
-            new = cgra.ComputeOp(
-                op.name,
-                list(op.operands),
-                [r.type for r in op.results],
-                pe,
-                cycle,
-                DictionaryAttr(attrs) if attrs else None,
-            )
-    return located(new, op)
+class PlaceLoad(RewritePattern):
+    """A scheduled load -> `cgra.load` at its PE and cycle, through the cache
+    (buffers, regions) or the scratchpad (tiles, with the slot)."""
+
+    def __init__(self, schedule: _Schedule):
+        self.schedule = schedule
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: memref.LoadOp | region.LoadOp | stream.LoadOp, rewriter: PatternRewriter
+    ) -> None:
+        new = cgra.LoadOp.create(
+            operands=list(op.operands),  # the buffer, then its indices
+            result_types=[op.results[0].type],
+            properties=_props(_path(op), *_where(self.schedule, op), _slot(op)),
+        )
+        rewriter.replace(op, located(new, op))
+
+
+class PlaceStore(RewritePattern):
+    """A scheduled store -> `cgra.store` at its PE and cycle."""
+
+    def __init__(self, schedule: _Schedule):
+        self.schedule = schedule
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: memref.StoreOp | region.StoreOp | stream.StoreOp, rewriter: PatternRewriter
+    ) -> None:
+        new = cgra.StoreOp.create(
+            operands=list(op.operands),  # the value, the buffer, then its indices
+            properties=_props(_path(op), *_where(self.schedule, op), _slot(op)),
+        )
+        rewriter.replace(op, located(new, op))
+
+
+class PlaceCompute(RewritePattern):
+    """A scheduled arith or math op -> `cgra.op "<name>"` at its PE and cycle, with
+    the op's properties and attributes."""
+
+    def __init__(self, schedule: _Schedule):
+        self.schedule = schedule
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op not in self.schedule.place or _memory_kind(op) is not None:
+            return
+        pe, cycle = _where(self.schedule, op)
+        attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
+        new = cgra.ComputeOp(
+            op.name,
+            list(op.operands),
+            [r.type for r in op.results],
+            pe,
+            cycle,
+            DictionaryAttr(attrs) if attrs else None,
+        )
+        rewriter.replace(op, located(new, op))
+
+
+def _where(schedule: _Schedule, op: Operation) -> tuple[tuple[int, int], int]:
+    row, col, cycle = schedule.place[op]
+    return (row, col), cycle
+
+
+def _path(op: Operation) -> MemPath:
+    return MemPath.SPAD if _memory_kind(op) == "spad" else MemPath.CACHE
+
+
+def _slot(op: Operation) -> int | None:
+    return op.slot_index if isinstance(op, SlotAccess) else None
 
 
 def _props(path: MemPath, pe: tuple[int, int], cycle: int, slot: int | None = None) -> dict[str, Attribute]:
@@ -400,6 +406,8 @@ def _hoist_constants(loop: scf.ForOp) -> None:
 
 
 def _kernelize(loop: scf.ForOp, ident: int, scheduler: _Scheduler) -> KernelRecord:
+    """Schedule the loop's body, move it into a `cgra.kernel` the loop iterates,
+    and place each of its ops."""
     _hoist_constants(loop)
     block = loop.body.block
     body_ops = list(block.ops)
@@ -416,28 +424,31 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: _Scheduler) -> KernelReco
         Region(kernel_block),
         [v.type for v in terminator.operands],
     )
-    mapping: dict[SSAValue, SSAValue] = {}
-    for op in ops:
-        new = _placed(op, schedule.place[op])
-        new.operands = [mapping.get(v, v) for v in new.operands]
-        kernel_block.add_op(new)
-        for old_result, new_result in zip(op.results, new.results):
-            mapping[old_result] = new_result
-    kernel_block.add_op(cgra.YieldOp.create(operands=[mapping.get(v, v) for v in terminator.operands]))
     for op in ops:
         op.detach()
-    for op in reversed(ops):
-        op.drop_all_references()
-        op.erase(safe_erase=False)
+        kernel_block.add_op(op)
+    kernel_block.add_op(cgra.YieldOp.create(operands=list(terminator.operands)))
     Rewriter.insert_op(kernel, InsertPoint.before(terminator))
     terminator.operands = list(kernel.results)
+    patterns = [PlaceLoad(schedule), PlaceStore(schedule), PlaceCompute(schedule)]
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=False
+    ).rewrite_region(kernel.body)
     return KernelRecord(ident, len(ops), schedule.ii, schedule.length)
 
 
 def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraReport]:
+    """Place and schedule the plain innermost loops of every gradient function."""
     reports = []
     scheduler = _Scheduler(hardware)
-    for function in require_gradients(module, "tapeflow-to-cgra"):
+    gradients = require_gradients(module, PASS)
+    for function in gradients:
+        if is_placed(function):
+            raise PassFailedException(
+                f"{PASS}: @{function.sym_name.data} is already placed on the CGRA (it "
+                "holds cgra.kernel ops); the pass runs once, after the lowering"
+            )
+    for function in gradients:
         report = CgraReport(function.sym_name.data)
         loops = [
             op
@@ -454,22 +465,149 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
     return reports
 
 
+HARDWARE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "rows": ("rows",),
+    "cols": ("cols",),
+    "fadd": ("latencies", "fadd"),
+    "fmul": ("latencies", "fmul"),
+    "fdiv": ("latencies", "fdiv"),
+    "sqrt": ("latencies", "sqrt"),
+    "transcendental": ("latencies", "transcendental"),
+    "integer": ("latencies", "integer"),
+    "hop": ("latencies", "hop"),
+    "cache_hit_latency": ("cache", "hit_latency"),
+    "cache_ports": ("cache", "ports"),
+    "spad_latency": ("scratchpad", "latency"),
+    "spad_banks": ("scratchpad", "banks"),
+}
+"""Each hardware option of `tapeflow-to-cgra` -> the `Hardware` field it sets: every
+number the scheduler and `targets.costs.op_latency` read."""
+
+MAX_GRID_SIDE = 64
+"""The largest grid side scheduled: 64x64 = 4096 PEs, far beyond any CGRA studied,
+and still a schedule of seconds. Larger grids are refused, not attempted (the
+scheduler tries every PE for every op)."""
+
+MAX_OPTION_VALUE = 1_000_000
+"""The largest latency, port or bank count accepted (a million cycles is a typo)."""
+
+
+def hardware_options(hardware: Hardware) -> dict[str, int]:
+    """The values of `hardware` for every hardware option, by option name."""
+    values = {}
+    for option, path in HARDWARE_OPTIONS.items():
+        value: object = hardware
+        for name in path:
+            value = getattr(value, name)
+        assert isinstance(value, int)
+        values[option] = value
+    return values
+
+
+def _with(base: object, path: tuple[str, ...], value: int) -> object:
+    if len(path) == 1:
+        return replace(base, **{path[0]: value})  # type: ignore[type-var]
+    inner = _with(getattr(base, path[0]), path[1:], value)
+    return replace(base, **{path[0]: inner})  # type: ignore[type-var]
+
+
+def scheduling_hardware(
+    preset: str, overrides: dict[str, int | None], pass_name: str = PASS
+) -> Hardware:
+    """The preset's hardware with the given options changed, each checked: at least
+    1, and the grid no larger than `MAX_GRID_SIDE` a side. Errors name `pass_name`
+    and the option."""
+    if preset not in PRESETS:
+        raise PassFailedException(
+            f"{pass_name}: unknown hardware preset '{preset}' (option preset); choose from "
+            f"{', '.join(PRESETS)}"
+        )
+    hardware = PRESETS[preset]
+    for option, value in overrides.items():
+        if value is None:
+            continue
+        spelled = option.replace("_", "-")
+        if value < 1:
+            raise PassFailedException(
+                f"{pass_name}: option {spelled} must be at least 1, got {value}"
+            )
+        limit = MAX_GRID_SIDE if option in ("rows", "cols") else MAX_OPTION_VALUE
+        if value > limit:
+            raise PassFailedException(
+                f"{pass_name}: option {spelled}={value} is over the limit of {limit}"
+                + (
+                    f" PEs a side (a {MAX_GRID_SIDE}x{MAX_GRID_SIDE} grid at most)"
+                    if option in ("rows", "cols")
+                    else ""
+                )
+            )
+        hardware = _with(hardware, HARDWARE_OPTIONS[option], value)  # type: ignore[assignment]
+    return hardware
+
+
+DEFAULT_PRESET = "Enzyme32k"
+
+
 @dataclass(frozen=True)
-class TapeflowToCgraPass(ModulePass):
+class HardwareOptions:
+    """The hardware options of `tapeflow-to-cgra` (and of `tapeflow-variant`, which
+    hands them on): a preset, and any value of it to change."""
+
+    preset: str = DEFAULT_PRESET
+    """The hardware preset the options below default from (`targets.hardware.PRESETS`)."""
+    rows: int | None = None
+    """PE grid rows (at most 64)."""
+    cols: int | None = None
+    """PE grid columns (at most 64)."""
+    fadd: int | None = None
+    """Cycles of fadd/fsub, float compares and min/max."""
+    fmul: int | None = None
+    fdiv: int | None = None
+    sqrt: int | None = None
+    transcendental: int | None = None
+    """Cycles of exp, log, sin, cos, tanh, pow."""
+    integer: int | None = None
+    """Cycles of index and integer arithmetic, selects, casts."""
+    hop: int | None = None
+    """Cycles per hop of the operand network."""
+    cache_hit_latency: int | None = None
+    cache_ports: int | None = None
+    """Cache accesses per cycle."""
+    spad_latency: int | None = None
+    spad_banks: int | None = None
+    """Scratchpad accesses per cycle."""
+
+    def hardware(self) -> Hardware:
+        """The hardware the options describe (checked)."""
+        return scheduling_hardware(
+            self.preset,
+            {option: getattr(self, option) for option in HARDWARE_OPTIONS},
+            getattr(self, "name", PASS),
+        )
+
+    def hardware_spec(self) -> dict[str, object]:
+        """The options given (the preset unless it is the default), by name."""
+        given: dict[str, object] = {}
+        if self.preset != DEFAULT_PRESET:
+            given["preset"] = self.preset
+        given.update(
+            (option, getattr(self, option))
+            for option in HARDWARE_OPTIONS
+            if getattr(self, option) is not None
+        )
+        return given
+
+
+@dataclass(frozen=True)
+class TapeflowToCgraPass(HardwareOptions, ModulePass):
     """Place and schedule every plain innermost loop body on the PE grid."""
 
     name = "tapeflow-to-cgra"
 
-    rows: int = 4
-    cols: int = 4
     stats: bool = False
+    """Print, per gradient function, the kernels made and their ii to stderr."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        if self.rows <= 0 or self.cols <= 0:
-            raise PassFailedException(
-                f"tapeflow-to-cgra: a {self.rows}x{self.cols} grid has no PEs"
-            )
-        hardware = replace(PRESETS["Enzyme32k"], rows=self.rows, cols=self.cols)
-        for report in lower_module(op, hardware):
+        for report in lower_module(op, self.hardware()):
             if self.stats:
-                print(f"tapeflow-to-cgra: {report.summary()}", file=sys.stderr)
+                print(f"{PASS}: {report.summary()}", file=sys.stderr)

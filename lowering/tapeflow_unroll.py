@@ -31,6 +31,8 @@ which run the FWD iterations backwards, load copy `k` of a loop unrolled by `U`
 reads what store copy `U-1-k` wrote. A load copy that would read elements written
 by several store copies (or indices the evaluator cannot follow) stops the pass
 with an error naming the loop.
+
+The pass takes a module at the tape or region stage (`lowering.stages`).
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradient import enclosing_loops, located, require_gradients
+from lowering.gradients import require_gradients
+from lowering.locations import located
+from lowering.loops import enclosing_loops
+from lowering.stages import Stage, require_stages
 from lowering.index_eval import (
     Bounds,
     CannotEvaluate,
@@ -67,23 +72,10 @@ TapeLoad = tape.LoadOp | region.LoadOp
 TapeAccess = TapeStore | TapeLoad
 
 
-def _container(op: TapeAccess) -> SSAValue:
-    """The tape or region the op stores into or loads from."""
-    return op.tape if isinstance(op, tape.StoreOp | tape.LoadOp) else op.region
-
-
 def _shape(op: TapeAccess) -> tuple[int, ...]:
-    container_type = _container(op).type
+    container_type = op.container.type
     assert isinstance(container_type, tape.TapeType | region.RegionType)
     return container_type.get_shape()
-
-
-def _store_id(op: TapeStore) -> int:
-    return op.id.value.data
-
-
-def _loaded_id(op: TapeLoad) -> int:
-    return op.store.value.data
 
 
 def _function_of(op: Operation) -> Operation | None:
@@ -171,7 +163,10 @@ class _Group:
         common = 0
         for loop in self.loops:
             common = gcd(common, bounds[loop].trips)
-        return max(d for d in range(1, requested + 1) if common % d == 0)
+        if common == 0:
+            return 1  # loops that never run: nothing to widen
+        # Divisors above the common trip count are none: a huge request costs nothing.
+        return max(d for d in range(1, min(requested, common) + 1) if common % d == 0)
 
 
 @dataclass
@@ -222,18 +217,18 @@ def _candidate_loops(function: func.FuncOp) -> dict[scf.ForOp, Bounds]:
 
 
 def _named_store(load: TapeLoad, function: str) -> TapeStore:
-    container = _container(load)
+    container = load.container
     for use in container.uses:
         user = use.operation
         if (
             isinstance(user, TapeStore)
             and use.index == 1
-            and _store_id(user) == _loaded_id(load)
+            and user.store_id == load.loaded_id
         ):
             return user
     raise PassFailedException(
         f"{PASS}: in @{function}, the '{load.name}' at {location_of(load)} reads store "
-        f"{_loaded_id(load)}, which does not write its container"
+        f"{load.loaded_id}, which does not write its container"
     )
 
 
@@ -290,7 +285,7 @@ def _pairing(
         points = _points(load, load_loop, load_factor)
     except CannotEvaluate as err:
         raise fail(
-            f"which copy of store {_store_id(store)} the '{load.name}' at "
+            f"which copy of store {store.store_id} the '{load.name}' at "
             f"{location_of(load)} reads cannot be established: {err}"
         ) from None
     written = np.full(points.flat.shape, _UNWRITTEN, dtype=np.int64)
@@ -303,15 +298,15 @@ def _pairing(
         if np.any(copies == _CONFLICT):
             raise fail(
                 f"{load_copy} reads elements that several copies of store "
-                f"{_store_id(store)} write"
+                f"{store.store_id} write"
             )
         found = np.unique(copies[copies >= 0])
         if found.size == 0:
-            raise fail(f"{load_copy} reads no element store {_store_id(store)} writes")
+            raise fail(f"{load_copy} reads no element store {store.store_id} writes")
         if found.size > 1:
             raise fail(
                 f"{load_copy} reads elements written by copies "
-                f"{', '.join(str(c) for c in found)} of store {_store_id(store)}; "
+                f"{', '.join(str(c) for c in found)} of store {store.store_id}; "
                 "one load names one store"
             )
         result.append(int(found[0]))
@@ -403,10 +398,10 @@ def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
     # the function, so they are unique per container (and function-wide if the
     # input's were, as tapeflow-raise-tape makes them).
     stores = [op for op in accesses if isinstance(op, TapeStore)]
-    next_id = max((_store_id(op) for op in stores), default=-1) + 1
+    next_id = max((op.store_id for op in stores), default=-1) + 1
     copy_ids: dict[Operation, list[int]] = {}
     for store in stores:
-        ids = [_store_id(store)]
+        ids = [store.store_id]
         for clone in copies.get(store, [store])[1:]:
             assert isinstance(clone, TapeStore)
             clone.properties["id"] = IntegerAttr(next_id, 64)
@@ -423,6 +418,7 @@ def unroll_module(module: builtin.ModuleOp, factor: int) -> list[UnrollReport]:
     if factor < 1:
         raise PassFailedException(f"{PASS}: factor must be at least 1, got {factor}")
     gradients = require_gradients(module, PASS)
+    require_stages(gradients, PASS, {Stage.TAPE, Stage.REGIONS})
     return [unroll_function(f, factor) for f in gradients]
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     FunctionType,
     IntegerAttr,
@@ -67,6 +68,7 @@ class Activity(StrEnum):
 
 _SHADOWED = (Activity.DUP, Activity.DUPNONEED)
 _SEEDED_RETURN = (Activity.ACTIVE, Activity.ACTIVENONEED)
+_UNNEEDED = (Activity.DUPNONEED, Activity.ACTIVENONEED, Activity.CONSTNONEED)
 
 
 class ArgumentRole(StrEnum):
@@ -104,6 +106,12 @@ GRADIENT_ACTIVITY = "tapeflow.activity"
 """Attribute on each gradient function: the activities it was generated for."""
 GRADIENT_RET_ACTIVITY = "tapeflow.ret_activity"
 """Attribute on each gradient function: the activities of the primal's results."""
+TAPE_BUFFER = "tapeflow.tape"
+"""Unit attribute on a `memref.alloc` that is one of Enzyme's cache buffers left as a
+memref (the Enzyme baseline), so that the simulator counts its traffic as tape."""
+REV_START = "tapeflow.rev_start"
+"""Unit attribute on the first top-level op of a gradient's reverse sweep, so that
+the simulator reports FWD and REV separately."""
 
 
 @irdl_attr_definition
@@ -118,8 +126,14 @@ class ActivityAttr(EnumAttribute[Activity]):
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> Activity:
-        with parser.in_angle_brackets():
+        # Two spellings are MLIR: the pretty `#enzyme.activity<enzyme_dup>` and the
+        # opaque `#enzyme<activity enzyme_dup>` that Enzyme's own tests use (there
+        # the parser has consumed `activity` and will consume the closing `>`).
+        if parser.parse_optional_punctuation("<") is None:
             return super().parse_parameter(parser)
+        value = super().parse_parameter(parser)
+        parser.parse_punctuation(">")
+        return value
 
 
 @irdl_attr_definition
@@ -181,6 +195,13 @@ class AutoDiffOp(IRDLOperation):
         return args + seeds
 
     def verify_(self) -> None:
+        """
+        The operands and results must be what Enzyme's calling convention makes of
+        the callee and the activities; Enzyme itself accepts many mismatches and
+        silently drops the derivative (a result too few, the shadow of a scalar,
+        the adjoint of an integer). The callee is looked up in the enclosing
+        symbol table (skipped for an op not yet inside one).
+        """
         expected = self.expected_input_count()
         if len(self.inputs) != expected:
             raise VerifyException(
@@ -188,20 +209,105 @@ class AutoDiffOp(IRDLOperation):
                 f"(primal arguments, shadows of enzyme_dup arguments, seeds of active "
                 f"results) but has {len(self.inputs)}"
             )
-        callee = SymbolTable.lookup_symbol(self, self.fn)
-        if isinstance(callee, FuncOp):
-            ftype = callee.function_type
-            if len(ftype.inputs) != len(self.activity):
+        name = self.fn.root_reference.data
+        try:
+            callee = SymbolTable.lookup_symbol(self, self.fn)
+        except ValueError:  # not inside a module yet (IR being built)
+            return
+        if callee is None:
+            raise VerifyException(
+                f"'{self.name}' differentiates @{name}, but there is no function @{name}"
+            )
+        if not isinstance(callee, FuncOp):
+            raise VerifyException(
+                f"'{self.name}' differentiates @{name}, which is a '{callee.name}', "
+                "not a func.func"
+            )
+        ftype = callee.function_type
+        if len(ftype.inputs) != len(self.activity):
+            raise VerifyException(
+                f"'{self.name}' gives {len(self.activity)} activities but "
+                f"@{name} has {len(ftype.inputs)} arguments"
+            )
+        if len(ftype.outputs) != len(self.ret_activity):
+            raise VerifyException(
+                f"'{self.name}' gives {len(self.ret_activity)} result activities "
+                f"but @{name} has {len(ftype.outputs)} results"
+            )
+        self._verify_operands(name, ftype)
+        self._verify_results(name, ftype)
+
+    def _verify_operands(self, name: str, ftype: FunctionType) -> None:
+        operands = iter(self.inputs)
+        for index, (attr, arg_type) in enumerate(zip(self.activity, ftype.inputs, strict=True)):
+            activity = attr.data
+            primal = next(operands)
+            where = f"argument {index} of @{name}"
+            if primal.type != arg_type:
                 raise VerifyException(
-                    f"'{self.name}' gives {len(self.activity)} activities but "
-                    f"@{self.fn.root_reference.data} has {len(ftype.inputs)} arguments"
+                    f"'{self.name}' passes a {primal.type} as {where}, which is a {arg_type}"
                 )
-            if len(ftype.outputs) != len(self.ret_activity):
+            if activity in _SHADOWED:
+                if not isinstance(arg_type, MemRefType):
+                    raise VerifyException(
+                        f"'{self.name}' marks {where} ({arg_type}) {activity}, but only a "
+                        "buffer (memref) has a shadow; a scalar's derivative is "
+                        "enzyme_active"
+                    )
+                if not isinstance(arg_type.element_type, AnyFloat):
+                    raise VerifyException(
+                        f"'{self.name}' marks {where} ({arg_type}) {activity}, but a "
+                        "buffer of integers has no derivative; use enzyme_const"
+                    )
+                shadow = next(operands)
+                if shadow.type != arg_type:
+                    raise VerifyException(
+                        f"'{self.name}' passes a {shadow.type} as the shadow of {where}, "
+                        f"which must be a {arg_type} like the argument"
+                    )
+            if activity in _SEEDED_RETURN and not isinstance(arg_type, AnyFloat):
                 raise VerifyException(
-                    f"'{self.name}' gives {len(self.ret_activity)} result activities "
-                    f"but @{self.fn.root_reference.data} has {len(ftype.outputs)} "
-                    "results"
+                    f"'{self.name}' marks {where} ({arg_type}) {activity}, but only a "
+                    "floating-point scalar has a derivative to return; use "
+                    "enzyme_const (or enzyme_dup for a buffer)"
                 )
+        for index, (attr, result_type) in enumerate(zip(self.ret_activity, ftype.outputs, strict=True)):
+            if attr.data in _SEEDED_RETURN:
+                if not isinstance(result_type, AnyFloat):
+                    raise VerifyException(
+                        f"'{self.name}' marks result {index} of @{name} ({result_type}) "
+                        f"{attr.data}, but only a floating-point result can be "
+                        "differentiated; use enzyme_const"
+                    )
+        for index, (attr, result_type) in enumerate(zip(self.ret_activity, ftype.outputs, strict=True)):
+            if attr.data in _SEEDED_RETURN:
+                seed = next(operands)
+                if seed.type != result_type:
+                    raise VerifyException(
+                        f"'{self.name}' passes a {seed.type} as the seed of result "
+                        f"{index} of @{name}, which is a {result_type}"
+                    )
+
+    def _verify_results(self, name: str, ftype: FunctionType) -> None:
+        """Enzyme returns the primal's results (unless their activity is one of
+        the `noneed`s), then the derivative of each active argument."""
+        primal = [
+            t for a, t in zip(self.ret_activity, ftype.outputs, strict=True) if a.data not in _UNNEEDED
+        ]
+        derivatives = [
+            t for a, t in zip(self.activity, ftype.inputs, strict=True) if a.data in _SEEDED_RETURN
+        ]
+        expected = primal + derivatives
+        got = [r.type for r in self.outputs]
+        if got != expected:
+            shown = ", ".join(str(t) for t in expected) or "none"
+            raise VerifyException(
+                f"'{self.name}' has {_count(len(got), 'result')} "
+                f"({', '.join(map(str, got)) or 'none'}) but its activities give "
+                f"{len(expected)} ({shown}): the results of "
+                f"@{name} not marked *noneed ({len(primal)}), then the derivative of "
+                f"each enzyme_active argument ({len(derivatives)})"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> AutoDiffOp:
@@ -246,6 +352,10 @@ class AutoDiffOp(IRDLOperation):
                 [i.type for i in self.inputs], [r.type for r in self.outputs]
             )
         )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _verify_element(op: IRDLOperation, container: Attribute, value: Attribute) -> None:

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import prod
+from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, ArrayAttr, IndexType, IntAttr, IntegerAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
-    prop_def,
     result_def,
     var_operand_def,
 )
@@ -33,11 +33,14 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tapeflow_dialects.ftor import (
-    verify_load_is_stored,
-    verify_rank,
-    verify_unique_store_ids,
+from tapeflow_dialects.container_ops import (
+    ContainerAllocOp,
+    ContainerFreeOp,
+    ContainerLoadOp,
+    ContainerStoreOp,
+    SlotAccess,
 )
+from tapeflow_dialects.ftor import verify_rank
 from tapeflow_dialects.tape import element_bytes
 
 
@@ -107,30 +110,26 @@ def _checked_slot_type(op: IRDLOperation, region: SSAValue, slot: IntegerAttr) -
 
 
 @irdl_op_definition
-class AllocOp(IRDLOperation):
+class AllocOp(ContainerAllocOp):
     """Allocates the region's DRAM buffer (one per forward loop nest)."""
 
     name = "region.alloc"
+    STORE_NAME: ClassVar[str | None] = "region.store"
     region = result_def(RegionType)
     assembly_format = "attr-dict `:` type($region)"
 
     def __init__(self, region_type: RegionType):
         super().__init__(result_types=[region_type])
 
-    def verify_(self) -> None:
-        verify_unique_store_ids(self, self.region, StoreOp.name)
-
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(ContainerStoreOp, SlotAccess):
     """FWD: saves `value` into `slot` of the struct at `indices`."""
 
     name = "region.store"
     value = operand_def()
     region = operand_def(RegionType)
     indices = var_operand_def(IndexType)
-    slot = prop_def(IntegerAttr[I64])
-    id = prop_def(IntegerAttr[I64])
     assembly_format = (
         "$value `,` $region `[` $indices `]` `slot` $slot `id` $id attr-dict "
         "`:` type($value) `,` type($region)"
@@ -161,15 +160,13 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(ContainerLoadOp, SlotAccess):
     """REV: reads back `slot` of the struct at `indices`, saved by store `from`."""
 
     name = "region.load"
+    STORE_NAME: ClassVar[str | None] = "region.store"
     region = operand_def(RegionType)
     indices = var_operand_def(IndexType)
-    slot = prop_def(IntegerAttr[I64])
-    store = prop_def(IntegerAttr[I64], prop_name="from")
-    result = result_def()
     assembly_format = (
         "$region `[` $indices `]` `slot` $slot `from` $from attr-dict "
         "`:` type($region) `->` type($result)"
@@ -194,11 +191,11 @@ class LoadOp(IRDLOperation):
                 f"'{self.name}' loads a {self.result.type} from slot "
                 f"{self.slot.value.data} of type {slot_type}"
             )
-        verify_load_is_stored(self, self.region, StoreOp.name, self.store)
+        self.verify_loaded_store()
 
 
 @irdl_op_definition
-class FreeOp(IRDLOperation):
+class FreeOp(ContainerFreeOp):
     """Releases the region once REV has consumed it."""
 
     name = "region.free"

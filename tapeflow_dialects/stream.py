@@ -34,6 +34,12 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from tapeflow_dialects.container_ops import (
+    ContainerAllocOp,
+    ContainerLoadOp,
+    ContainerStoreOp,
+    SlotAccess,
+)
 from tapeflow_dialects.layer import LayerOp, Phase, SAllocOp, SpadType
 
 
@@ -53,7 +59,7 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_op_definition
-class AllocOp(IRDLOperation):
+class AllocOp(ContainerAllocOp):
     """Reserves `bytes` of DRAM for the tape."""
 
     name = "stream.alloc"
@@ -189,15 +195,13 @@ def _verify_slot(op: IRDLOperation, tile: SSAValue, row: SSAValue, slot: Integer
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(ContainerStoreOp, SlotAccess):
     """FWD: write a tape value into entry (`row`, `slot`) of a scratchpad tile."""
 
     name = "stream.store"
     value = operand_def()
     tile = operand_def(SpadType)
     row = operand_def(IndexType)
-    slot = prop_def(IntegerAttr[I64])
-    id = prop_def(IntegerAttr[I64])
     assembly_format = (
         "$value `,` $tile `[` $row `]` `slot` $slot `id` $id attr-dict "
         "`:` type($value) `,` type($tile)"
@@ -217,15 +221,14 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation):
-    """REV: read entry (`row`, `slot`) of a preloaded scratchpad tile."""
+class LoadOp(ContainerLoadOp, SlotAccess):
+    """REV: read entry (`row`, `slot`) of a preloaded scratchpad tile. Its `from`
+    names a store of the partner FWD layer's tile, which the FWD-stream spilled and
+    the REV-stream preloaded."""
 
     name = "stream.load"
     tile = operand_def(SpadType)
     row = operand_def(IndexType)
-    slot = prop_def(IntegerAttr[I64])
-    store = prop_def(IntegerAttr[I64], prop_name="from")
-    result = result_def()
     assembly_format = (
         "$tile `[` $row `]` `slot` $slot `from` $from attr-dict "
         "`:` type($tile) `->` type($result)"

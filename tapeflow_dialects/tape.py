@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import prod
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    I64,
     ArrayAttr,
     IndexType,
     IntAttr,
@@ -28,12 +28,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
-    prop_def,
     result_def,
     var_operand_def,
 )
@@ -41,11 +39,13 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tapeflow_dialects.ftor import (
-    verify_load_is_stored,
-    verify_rank,
-    verify_unique_store_ids,
+from tapeflow_dialects.container_ops import (
+    ContainerAllocOp,
+    ContainerFreeOp,
+    ContainerLoadOp,
+    ContainerStoreOp,
 )
+from tapeflow_dialects.ftor import verify_rank
 
 
 def element_bytes(element_type: Attribute) -> int:
@@ -100,10 +100,11 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_op_definition
-class AllocOp(IRDLOperation):
+class AllocOp(ContainerAllocOp):
     """Allocates a tape in DRAM (Enzyme: the cache buffer's `memref.alloc`)."""
 
     name = "tape.alloc"
+    STORE_NAME: ClassVar[str | None] = "tape.store"
     tape = result_def(TapeType)
     value_name = opt_prop_def(StringAttr, prop_name="name")
     assembly_format = "(`name` $name^)? attr-dict `:` type($tape)"
@@ -114,19 +115,15 @@ class AllocOp(IRDLOperation):
             properties={"name": StringAttr(value_name)} if value_name else {},
         )
 
-    def verify_(self) -> None:
-        verify_unique_store_ids(self, self.tape, StoreOp.name)
-
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(ContainerStoreOp):
     """FWD: saves `value` at `indices` of the tape."""
 
     name = "tape.store"
     value = operand_def()
     tape = operand_def(TapeType)
     indices = var_operand_def(IndexType)
-    id = prop_def(IntegerAttr[I64])
     assembly_format = (
         "$value `,` $tape `[` $indices `]` `id` $id attr-dict "
         "`:` type($value) `,` type($tape)"
@@ -151,14 +148,13 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(ContainerLoadOp):
     """REV: reads back the value that store `from` saved at `indices`."""
 
     name = "tape.load"
+    STORE_NAME: ClassVar[str | None] = "tape.store"
     tape = operand_def(TapeType)
     indices = var_operand_def(IndexType)
-    store = prop_def(IntegerAttr[I64], prop_name="from")
-    result = result_def()
     assembly_format = (
         "$tape `[` $indices `]` `from` $from attr-dict `:` type($tape) "
         "`->` type($result)"
@@ -180,11 +176,11 @@ class LoadOp(IRDLOperation):
             raise VerifyException(
                 f"'{self.name}' loads a {self.result.type} from {tape_type}"
             )
-        verify_load_is_stored(self, self.tape, StoreOp.name, self.store)
+        self.verify_loaded_store()
 
 
 @irdl_op_definition
-class FreeOp(IRDLOperation):
+class FreeOp(ContainerFreeOp):
     """Releases the tape once REV has consumed it."""
 
     name = "tape.free"

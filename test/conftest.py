@@ -1,25 +1,41 @@
-"""Shared by the tests: each kernel's module after the real Enzyme, computed once."""
+"""
+Shared by the tests: each kernel's module after the real Enzyme, computed once.
+
+The benchmark kernels, Enzyme and the tools are imported inside the fixtures, not
+here, so that a test of the dialects or the passes alone needs none of them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pytest
-from xdsl.dialects.builtin import ModuleOp
 
-from benchmarks.kernels import KERNELS
-from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from tapeflow_tools.context import make_context
-from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import run_function
+if TYPE_CHECKING:
+    import numpy as np
+    from xdsl.dialects.builtin import ModuleOp
 
 PRESET = "small"
+
+try:  # the property tests' budgets: `pytest --hypothesis-profile=campaign` for the long run
+    from hypothesis import settings
+
+    settings.register_profile("default", max_examples=8, deadline=None, derandomize=True)
+    settings.register_profile("campaign", max_examples=1000, deadline=None)
+    settings.load_profile("default")
+except ImportError:  # hypothesis is a test dependency; without it those tests are not collected
+    pass
 
 
 @cache
 def _differentiated(key: str) -> ModuleOp:
+    from lowering.tapeflow_enzyme import TapeflowEnzymePass
+    from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_tools.context import make_context
+    from tapeflow_tools.diagnostics import LocatingParser
+
     ctx = make_context()
     module = LocatingParser(ctx, KERNELS[key].mlir(PRESET), f"{key}.mlir").parse_module()
     TapeflowEnzymePass().apply(ctx, module)
@@ -36,6 +52,8 @@ def differentiated() -> Callable[[str], ModuleOp]:
 @pytest.fixture(scope="session")
 def run_caller() -> Callable[[str, ModuleOp], dict[str, np.ndarray]]:
     """`run_caller(key, module)`: the caller's outputs on the kernel's inputs."""
+    from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_tools.tapeflow_run import run_function
 
     def run(key: str, module: ModuleOp) -> dict[str, np.ndarray]:
         inputs = KERNELS[key].inputs(PRESET)

@@ -42,4 +42,4 @@
 // CHECK:            stream.load %[[TILE1]][%[[RROW]]] slot 0 from 0 : !layer.spad<4x2> -> f64
 // CHECK-NEXT:       stream.load %[[TILE1]][%[[RROW]]] slot 1 from 1 : !layer.spad<4x2> -> f64
 
-// UNSTREAMED: error: tapeflow-spad-bind: @diffef has no streams; run tapeflow-streams first
+// UNSTREAMED: error: tapeflow-spad-bind: @diffef is at the layer stage (layer.layer ops, no streams), but tapeflow-spad-bind takes the stream stage; run tapeflow-streams first

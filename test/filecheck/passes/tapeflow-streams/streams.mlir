@@ -42,4 +42,4 @@
 // CHECK-NEXT:     stream.rev %[[TA]] rows %[[RROWS]] to %[[TILE1]] of 0 : !layer.spad<4x2>
 // CHECK-NEXT:     scf.for %{{.*}} = %[[RLO]] to %[[RHI]]
 
-// UNLAYERED: error: tapeflow-streams: @diffef has no layers; run tapeflow-layers first
+// UNLAYERED: error: tapeflow-streams: @diffef is at the region stage (region.alloc/store/load ops, no layers), but tapeflow-streams takes the layer stage; run tapeflow-layers first

@@ -35,4 +35,4 @@
 // ENZYME:        cgra.store %{{.*}}, %{{.*}}[%{{.*}}] cache at {{.*}} : f64, memref<16xf64>
 // ENZYME-NOT:    spad
 
-// GRID: error: tapeflow-to-cgra: a 0x4 grid has no PEs
+// GRID: error: tapeflow-to-cgra: option rows must be at least 1, got 0

@@ -15,7 +15,7 @@ from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from tapeflow_dialects import stream
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import run_function
+from tapeflow_tools.tapeflow_run import run_function
 
 INPUTS = Path(__file__).parent / "inputs"
 

@@ -14,7 +14,7 @@ from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import raise_module
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import run_function
+from tapeflow_tools.tapeflow_run import run_function
 
 SOURCE = Path(__file__).parents[1] / "filecheck/passes/tapeflow-raise-tape/scale-rows.mlir"
 

@@ -18,14 +18,14 @@ import pytest
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
 
-from benchmarks.kernels import KERNELS, central_differences
+from tapeflow_benchmarks.kernels import KERNELS, central_differences
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.gradient import gradient_functions
+from lowering.gradients import gradient_functions
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import run_function
+from tapeflow_tools.tapeflow_run import run_function
 
 PRESET = "small"
 

@@ -23,16 +23,16 @@ from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, ModuleOp
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from benchmarks.kernels import KERNELS
+from tapeflow_benchmarks.kernels import KERNELS
 from lowering.tapeflow_regions import TapeflowRegionsPass
-from lowering.gradient import gradient_functions
+from lowering.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module
 from tapeflow_dialects import region, tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import run_function
+from tapeflow_tools.tapeflow_run import run_function
 
 PRESET = "small"
 FACTORS = (2, 4)

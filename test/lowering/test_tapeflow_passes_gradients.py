@@ -17,7 +17,7 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from benchmarks.kernels import KERNELS
+from tapeflow_benchmarks.kernels import KERNELS
 from lowering.tapeflow_layers import TapeflowLayersPass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass

@@ -15,7 +15,7 @@ from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.run import run_function
+from tapeflow_tools.tapeflow_run import run_function
 
 ROOT = Path(__file__).parents[2]
 

@@ -1,0 +1,93 @@
+"""
+Index arithmetic for the address computations passes insert (tile rows, strip-mined
+bounds, stream row counts), folding constants as it goes so that a constant index
+costs no op. Folding computes what the op computes, with the same semantics table
+the executor runs (`tapeflow_dialects.semantics`); where MLIR leaves the result
+undefined (a division by zero), the op is emitted instead of folded.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lowering.loops import constant_value
+from tapeflow_dialects.semantics import fold_int
+
+Index = SSAValue | int
+"""An index value: an SSA value, or a constant not yet materialized."""
+
+
+class IndexBuilder:
+    """
+    Builds index arithmetic before an insertion point, folding constants: operands
+    may be Python ints, and a constant becomes an `arith.constant` only when an op
+    needs it (`value`).
+    """
+
+    def __init__(self, at: InsertPoint):
+        self.at = at
+
+    def _emit(self, op: Operation) -> SSAValue:
+        Rewriter.insert_op(op, self.at)
+        return op.results[0]
+
+    @staticmethod
+    def _known(x: Index) -> int | None:
+        return x if isinstance(x, int) else constant_value(x)
+
+    def value(self, x: Index) -> SSAValue:
+        """`x` as an SSA value."""
+        if isinstance(x, int):
+            return self._emit(arith.ConstantOp(IntegerAttr(x, IndexType())))
+        return x
+
+    def const(self, value: int) -> SSAValue:
+        return self.value(value)
+
+    def _binary(self, a: Index, b: Index, make: type[Operation]) -> Index:
+        x, y = self._known(a), self._known(b)
+        if x is not None and y is not None:
+            folded = fold_int(make.name, x, y, IndexType())
+            if folded is not None:
+                return int(folded)
+        return self._emit(make(self.value(a), self.value(b)))  # type: ignore[call-arg]
+
+    def add(self, a: Index, b: Index) -> Index:
+        if self._known(b) == 0:
+            return a
+        if self._known(a) == 0:
+            return b
+        return self._binary(a, b, arith.AddiOp)
+
+    def sub(self, a: Index, b: Index) -> Index:
+        if self._known(b) == 0:
+            return a
+        return self._binary(a, b, arith.SubiOp)
+
+    def mul(self, a: Index, b: Index) -> Index:
+        if self._known(b) == 1:
+            return a
+        if self._known(a) == 1:
+            return b
+        if self._known(a) == 0 or self._known(b) == 0:
+            return 0
+        return self._binary(a, b, arith.MuliOp)
+
+    def div(self, a: Index, b: Index) -> Index:
+        if self._known(b) == 1:
+            return a
+        return self._binary(a, b, arith.DivSIOp)
+
+    def ceildiv(self, a: Index, b: Index) -> Index:
+        if self._known(b) == 1:
+            return a
+        return self._binary(a, b, arith.CeilDivSIOp)
+
+    def min(self, a: Index, b: Index) -> Index:
+        return self._binary(a, b, arith.MinSIOp)
+
+    def max(self, a: Index, b: Index) -> Index:
+        return self._binary(a, b, arith.MaxSIOp)

@@ -1,0 +1,55 @@
+"""
+`tapeflow-mark-tape-buffers`: the Enzyme baseline's tape, marked in place.
+
+The baseline keeps Enzyme's layout -- one `memref.alloc` per cached value, reached
+through the cache -- but the simulator must still tell tape traffic from the
+kernel's own (the paper's tape bytes and tape misses). This pass marks each cache
+buffer (`lowering.enzyme_caches` says which buffers are caches) with the unit
+attribute `tapeflow.tape` and changes nothing else. It takes a module at the
+Enzyme-gradient stage.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.passes import ModulePass
+
+from lowering.enzyme_caches import cache_buffers
+from lowering.gradients import require_gradients
+from lowering.stages import Stage, require_stages
+from tapeflow_dialects.enzyme import TAPE_BUFFER
+
+PASS = "tapeflow-mark-tape-buffers"
+
+
+def mark_tape_buffers(function: func.FuncOp) -> int:
+    """Mark the cache buffers of one gradient function; returns how many."""
+    buffers = cache_buffers(function, PASS)
+    for buffer in buffers:
+        buffer.attributes[TAPE_BUFFER] = builtin.UnitAttr()
+    return len(buffers)
+
+
+@dataclass(frozen=True)
+class TapeflowMarkTapeBuffersPass(ModulePass):
+    """Mark Enzyme's cache buffers as the tape, keeping them memrefs (the baseline)."""
+
+    name = "tapeflow-mark-tape-buffers"
+
+    stats: bool = False
+    """Print, per gradient function, how many buffers were marked to stderr."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        gradients = require_gradients(op, PASS)
+        require_stages(gradients, PASS, {Stage.GRADIENT, Stage.BASELINE})
+        for function in gradients:
+            marked = mark_tape_buffers(function)
+            if self.stats:
+                print(
+                    f"{PASS}: @{function.sym_name.data}: {marked} cache buffers marked",
+                    file=sys.stderr,
+                )
