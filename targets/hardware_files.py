@@ -1,0 +1,175 @@
+"""
+The hardware described in files and on the command line.
+
+A description is nested data shaped like `targets.hardware.Hardware`, the same
+shape `describe` writes into every report:
+
+    {"dram": {"latency_cycles": 321}, "cache": {"size_bytes": 4096}}
+
+A file (`--hw FILE`, YAML or JSON, which is YAML) may give any subset of it; a
+`--set key.path=value` gives one field (the value is read as YAML: `4096`, `2.5`,
+`true`, `cacti45`). They are layered over a preset in the order given, later
+layers winning. Two conveniences, as the command-line options have them:
+
+- `energy` may be the name of an energy preset (`paper`, `cacti45`) instead of the
+  full table;
+- a layer that changes `cache.size_bytes` but not `cache.assoc` gives the cache
+  the associativity of the paper's Table III for that size.
+
+Keys are checked against the description (an unknown key is an error naming it and
+the keys allowed there), values by type with pydantic (strictly: `"321"` is not
+an integer), and the result by `Hardware.validate`. PyYAML reads the files and
+pydantic checks them: both are well-kept libraries, and neither is needed until a
+description is read.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from targets.energy import ENERGY_PRESETS
+from targets.hardware import Hardware, HardwareError, associativity_for, describe
+
+
+class HardwareDescriptionError(HardwareError):
+    """A hardware file or `--set` that does not describe hardware; says where."""
+
+
+_NEEDS = "hardware descriptions need PyYAML and pydantic: pip install 'tapeflow[hw]'"
+
+
+def _yaml() -> Any:
+    try:
+        import yaml
+    except ImportError:
+        raise HardwareDescriptionError(_NEEDS) from None
+    return yaml
+
+
+def load_file(path: str | Path) -> dict[str, Any]:
+    """The nested description in a YAML or JSON file."""
+    yaml = _yaml()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise HardwareDescriptionError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise HardwareDescriptionError(f"{path} is not a UTF-8 text file") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = getattr(err, "problem", None) or str(err)
+        raise HardwareDescriptionError(f"{where}: not valid YAML or JSON: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise HardwareDescriptionError(
+            f"{path}: a hardware description is a mapping of sections "
+            f"(cache, dram, ...), not a {type(data).__name__}"
+        )
+    return data
+
+
+def parse_assignment(text: str) -> dict[str, Any]:
+    """`key.path=value` as a one-field description."""
+    key, sep, value = text.partition("=")
+    parts = key.strip().split(".")
+    if not sep or not all(parts):
+        raise HardwareDescriptionError(
+            f"--set '{text}': expected key.path=value, for example dram.latency_cycles=321"
+        )
+    try:
+        parsed = _yaml().safe_load(value) if value.strip() else None
+    except Exception:  # noqa: BLE001 - any YAML error: the value is taken as a string
+        parsed = value
+    if parsed is None:
+        raise HardwareDescriptionError(f"--set '{text}': no value after '='")
+    nested: dict[str, Any] = {parts[-1]: parsed}
+    for part in reversed(parts[:-1]):
+        nested = {part: nested}
+    return nested
+
+
+def _merge(into: dict[str, Any], layer: Mapping[str, Any], path: list[str], source: str) -> None:
+    for key, value in layer.items():
+        dotted = ".".join([*path, str(key)])
+        if key not in into:
+            known = ", ".join(sorted(into))
+            raise HardwareDescriptionError(
+                f"{source}: unknown hardware key '{dotted}' (known here: {known})"
+            )
+        if key == "energy" and not path and isinstance(value, str):
+            if value not in ENERGY_PRESETS:
+                raise HardwareDescriptionError(
+                    f"{source}: energy: unknown energy preset '{value}' "
+                    f"(choose from {', '.join(ENERGY_PRESETS)})"
+                )
+            into[key] = describe(ENERGY_PRESETS[value])  # type: ignore[arg-type]
+        elif isinstance(into[key], dict):
+            if not isinstance(value, Mapping):
+                raise HardwareDescriptionError(
+                    f"{source}: '{dotted}' is a section ({', '.join(sorted(into[key]))}), "
+                    f"not a single value"
+                )
+            _merge(into[key], value, [*path, str(key)], source)
+        else:
+            if isinstance(value, Mapping):
+                raise HardwareDescriptionError(f"{source}: '{dotted}' is a value, not a section")
+            into[key] = value
+
+
+def apply(hardware: Hardware, layer: Mapping[str, Any], source: str) -> Hardware:
+    """`hardware` with the fields `layer` gives changed; `source` names the layer in
+    messages (a file name, or `--set key=value`)."""
+    try:
+        from pydantic import TypeAdapter, ValidationError
+    except ImportError:
+        raise HardwareDescriptionError(_NEEDS) from None
+
+    merged = copy.deepcopy(describe(hardware))
+    _merge(merged, layer, [], source)  # type: ignore[arg-type]
+    cache_layer = layer.get("cache")
+    if isinstance(cache_layer, Mapping) and "size_bytes" in cache_layer and "assoc" not in cache_layer:
+        size = merged["cache"]["size_bytes"]  # type: ignore[index]
+        if isinstance(size, int) and size > 0:
+            merged["cache"]["assoc"] = associativity_for(size)  # type: ignore[index]
+    try:
+        result = TypeAdapter(Hardware).validate_json(json.dumps(merged), strict=True)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg'].lower()} "
+            f"(got {json.dumps(_at(merged, e['loc']))})"
+            for e in err.errors()
+        )
+        raise HardwareDescriptionError(f"{source}: {problems}") from None
+    except ValueError as err:  # a value JSON cannot hold (nan, inf)
+        raise HardwareDescriptionError(f"{source}: {err}") from None
+    try:
+        result.validate()
+    except HardwareError as err:
+        raise HardwareDescriptionError(f"{source}: {err}") from None
+    return result
+
+
+def _at(data: Any, loc: Sequence[Any]) -> Any:
+    for key in loc:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def layered(hardware: Hardware, files: Sequence[str] = (), sets: Sequence[str] = ()) -> Hardware:
+    """`hardware` with each file, then each `--set`, applied in order."""
+    for path in files:
+        hardware = apply(hardware, load_file(path), str(path))
+    for text in sets:
+        hardware = apply(hardware, parse_assignment(text), f"--set {text}")
+    return hardware

@@ -1,0 +1,80 @@
+"""Hardware descriptions in files and `--set`: layering, and a message naming the bad key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from targets.energy import ENERGY_PRESETS
+from targets.hardware import PRESETS, describe
+from targets.hardware_files import HardwareDescriptionError, layered
+
+
+def test_layers_apply_in_order_over_the_preset(tmp_path: Path) -> None:
+    first = tmp_path / "first.yaml"
+    first.write_text("dram:\n  latency_cycles: 321\ncache:\n  size_bytes: 4096\nenergy: cacti45\n")
+    second = tmp_path / "second.json"
+    second.write_text('{"dram": {"latency_cycles": 400}, "latencies": {"fadd": 7}}')
+    hw = layered(PRESETS["Tflow2k"], [str(first), str(second)], ["cache.ports=4", "clock_ghz=1"])
+    assert hw.dram.latency_cycles == 400  # the later layer wins
+    assert hw.cache.size_bytes == 4096 and hw.cache.assoc == 2  # Table III: 4 KB is 2-way
+    assert hw.cache.ports == 4 and hw.latencies.fadd == 7 and hw.clock_ghz == 1.0
+    assert hw.energy == ENERGY_PRESETS["cacti45"]
+    # Everything not named keeps the preset's value.
+    assert hw.scratchpad == PRESETS["Tflow2k"].scratchpad
+    assert hw.latencies.fmul == PRESETS["Tflow2k"].latencies.fmul
+
+
+def test_an_explicit_associativity_is_kept() -> None:
+    hw = layered(PRESETS["Enzyme32k"], [], ["cache.size_bytes=65536"])
+    assert (hw.cache.size_bytes, hw.cache.assoc) == (65536, 1024)  # Table III: fully associative
+    hw = layered(PRESETS["Enzyme32k"], [], ["cache.size_bytes=65536", "cache.assoc=8"])
+    assert (hw.cache.size_bytes, hw.cache.assoc) == (65536, 8)  # the later layer wins
+    hw = layered(PRESETS["Enzyme32k"], [], ["cache.assoc=8"])
+    assert (hw.cache.size_bytes, hw.cache.assoc) == (32768, 8)
+
+
+def test_the_full_description_round_trips(tmp_path: Path) -> None:
+    import json
+
+    hw = layered(PRESETS["Tflow1k"], [], ["dram.bandwidth_gbs=25.6"])
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(describe(hw)))
+    assert layered(PRESETS["Enzyme32k"], [str(path)]) == hw
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("dram.latency=3", "unknown hardware key 'dram.latency' (known here: bandwidth_gbs, latency_cycles)"),
+        ("dram.latency_cycles=abc", 'dram.latency_cycles: input should be a valid integer (got "abc")'),
+        ("rows=2.5", "rows: input should be a valid integer (got 2.5)"),
+        ("cache=3", "'cache' is a section"),
+        ("cache.size_bytes=3000", "a 3000 B cache cannot have 2 ways of 64 B lines"),
+        ("energy=foo", "unknown energy preset 'foo'"),
+        ("rows=0", "a 0x4 grid has no FUs"),
+        ("nokey", "expected key.path=value"),
+    ],
+)
+def test_a_bad_setting_names_the_key(setting: str, message: str) -> None:
+    with pytest.raises(HardwareDescriptionError) as err:
+        layered(PRESETS["Tflow2k"], [], [setting])
+    assert str(err.value).startswith(f"--set {setting}: ") or "expected key.path" in str(err.value)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("dram: [1, 2\n", "bad.yaml:2:1: not valid YAML or JSON"),
+        ("- 1\n- 2\n", "bad.yaml: a hardware description is a mapping of sections"),
+        ("cache:\n  size: 4096\n", "bad.yaml: unknown hardware key 'cache.size'"),
+    ],
+)
+def test_a_bad_file_names_the_file_and_the_place(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(HardwareDescriptionError) as err:
+        layered(PRESETS["Tflow2k"], [str(path)])
+    assert message in str(err.value)
