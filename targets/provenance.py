@@ -1,0 +1,50 @@
+"""
+What a report must record so that its numbers can be traced to the machine and the
+software that produced them: the `hardware` record of `tapeflow-sim --json` and of each
+run in `tapeflow-bench`'s `results.json`.
+
+The record is the full effective hardware description as nested data (every field of
+`targets.hardware.Hardware`, after presets, files and overrides: what `describe`
+gives), plus how it was used: the timing model, the variant, the unroll factor, the
+energy preset's name, and the versions of the packages that computed the numbers.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import metadata
+
+from targets.hardware import Hardware, describe
+
+PACKAGES = ("tapeflow", "xdsl", "enzyme-ad", "numpy")
+"""The packages whose versions every report records."""
+
+
+@cache
+def versions() -> dict[str, str | None]:
+    """Installed version of each of `PACKAGES` (None: not installed)."""
+    found: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def hardware_record(
+    hardware: Hardware, *, model: str, variant: str, unroll: int
+) -> dict[str, object]:
+    """The `hardware` entry of a report: every field of `hardware` (the preset or
+    description's name under `name`), then `model`, `variant`, `unroll`,
+    `energy_preset` and `versions`."""
+    record = describe(hardware)
+    record["model"] = model
+    record["variant"] = variant
+    record["unroll"] = unroll
+    record["energy_preset"] = hardware.energy.name
+    record["versions"] = dict(versions())
+    return record
+
+
+__all__ = ["PACKAGES", "hardware_record", "versions"]
