@@ -142,10 +142,25 @@ def _read(path: Path) -> Any:
     """The sweep file's content, validated for shape and types."""
     from pydantic import ValidationError
 
+    import yaml
+
     try:
-        data = load_file(path)
-    except HardwareDescriptionError as err:
-        raise ToolError(str(err).replace("a hardware description is", "a sweep file is")) from None
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ToolError(f"--sweep {path}: cannot read it: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ToolError(f"--sweep {path}: is not a UTF-8 text file") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise ToolError(f"{where}: not valid YAML: {getattr(err, 'problem', None) or err}") from None
+    if not isinstance(data, dict):
+        raise ToolError(
+            f"{path}: a sweep file is a mapping (kernels, variants, grid, ...), not "
+            f"{'empty' if data is None else 'a ' + type(data).__name__}"
+        )
     models = _models()
     try:
         return models["SweepFile"].model_validate(_normalised(data))
@@ -497,9 +512,11 @@ def load_sweep(path: Path) -> Sweep:
             layer: dict[str, Any] = {}
             for key, value in zip(grid, combo, strict=True):
                 _merge(layer, _nested(key, value))
-            where = f"{path}: grid point " + ", ".join(
-                f"{k}={v}" for k, v in zip(grid, combo, strict=True)
-            ) + f" ({variant.variant} on {variant.preset})"
+            where = f"{path}: variants[{variants.index(variant)}] ({variant.variant} on {variant.preset})"
+            if combo:
+                where = f"{path}: grid point " + ", ".join(
+                    f"{k}={v}" for k, v in zip(grid, combo, strict=True)
+                ) + f" ({variant.variant} on {variant.preset})"
             try:
                 hardware = apply(machine, layer, where) if layer else machine
             except HardwareDescriptionError as err:
