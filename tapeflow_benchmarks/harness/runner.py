@@ -271,7 +271,7 @@ def run_points(
                 ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
                 if pool is None else pool
             )
-            running: dict[Future[list[tuple[Point, Report]]], Group] = {}
+            running: dict[Future[list[tuple[Point, Report]]], tuple[Group, list[Point]]] = {}
             with executor if owned else nullcontext(executor):
                 try:
                     pending = list(todo)
@@ -280,12 +280,17 @@ def run_points(
                             group, group_points = pending.pop(0)
                             with _sigint_blocked():
                                 future = executor.submit(_run_group_job, group, group_points)
-                            running[future] = group
-                        bar.set_postfix_str(" | ".join(g.label() for g in running.values()))
+                            running[future] = (group, group_points)
+                        bar.set_postfix_str(" | ".join(g.label() for g, _ in running.values()))
                         done, _ = wait(running, return_when=FIRST_COMPLETED)
                         for future in done:
-                            running.pop(future)
-                            finished(future.result())
+                            group, group_points = running.pop(future)
+                            try:
+                                pairs = future.result()
+                            except Exception as err:  # noqa: BLE001 - a worker lost, not a run's error
+                                message = f"the worker running it failed: {type(err).__name__}: {err}"
+                                pairs = [(p, {"error": message.strip()}) for p in group_points]
+                            finished(pairs)
                 except KeyboardInterrupt:
                     if owned:
                         _stop_workers(executor)  # type: ignore[arg-type]

@@ -208,3 +208,23 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
     assert _without_timing(first["runs"]) == _without_timing(second["runs"])
     assert second["meta"]["engine"] == "a local Dask cluster"
     assert len(first["runs"]) == 8
+
+
+def test_dask_address_of_an_existing_scheduler(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--dask ADDRESS`: the runs go to the scheduler already running there (a
+    cluster this test starts), with the local pool's results."""
+    distributed = pytest.importorskip("distributed")
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("kernels: [logsum]\nvariants: [enzyme, aos]\ngrid:\n  cache.size_bytes: [1024, 2048]\n")
+    args = ["--sweep", str(sweep), "--no-cache", "--no-progress", "--jobs", "1"]
+    assert tapeflow_bench.main([*args, "--out", str(tmp_path / "local")]) == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert tapeflow_bench.main([*args, "--out", str(tmp_path / "remote"), "--dask", address]) == 0
+        assert cluster.scheduler is not None  # still up: the tool closed its client only
+    assert "Traceback" not in capsys.readouterr().err
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    assert (local / "csv" / "runs.csv").read_bytes() == (remote / "csv" / "runs.csv").read_bytes()
+    meta = json.loads((remote / "results.json").read_text())["meta"]
+    assert meta["engine"] == f"the Dask scheduler at {address}"
