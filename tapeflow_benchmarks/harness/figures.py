@@ -107,7 +107,7 @@ def _dram(result: Result, axes: Any) -> None:
     """One panel per kernel: Enzyme's and TapeFlow's DRAM traffic over the cache
     sweep, normalised to that kernel's Enzyme32k."""
     caches = sorted({r["cache_kb"] for r in result.rows})
-    for ax, k in zip(axes, _kernels(result.rows)):
+    for ax, k in zip(axes, _kernels(result.rows), strict=True):
         for variant, style, color in (("enzyme", "--", "C0"), ("tapeflow", "-", "C1")):
             ys = [next((r[f"{variant}_norm"] for r in result.rows if r["kernel"] == k and r["cache_kb"] == c), None) for c in caches]
             ax.plot(caches, [np.nan if y is None else y for y in ys], style, marker="o", color=color,
@@ -151,7 +151,7 @@ def _energy(result: Result, axes: Any) -> None:
 def _tradeoff(result: Result, axes: Any) -> None:
     """One panel per kernel: performance against on-chip energy over the cache
     sweep, both variants, normalised to that kernel's Enzyme1k."""
-    for ax, k in zip(axes, _kernels(result.rows)):
+    for ax, k in zip(axes, _kernels(result.rows), strict=True):
         for variant, marker, color in (("enzyme", "o", "C0"), ("tapeflow", "^", "C1")):
             rows = sorted((r for r in result.rows if r["kernel"] == k and r["variant"] == variant),
                           key=lambda r: r["cache_kb"])
@@ -159,7 +159,7 @@ def _tradeoff(result: Result, axes: Any) -> None:
             ys = [r["performance"] for r in rows]
             ax.plot(xs, ys, marker=marker, linestyle="-" if variant == "tapeflow" else ":", color=color,
                     label="TapeFlow" if variant == "tapeflow" else "Enzyme")
-            for r, x, y in zip(rows, xs, ys):
+            for r, x, y in zip(rows, xs, ys, strict=True):
                 if r["cache_kb"] in (rows[0]["cache_kb"], rows[-1]["cache_kb"]) and x and y:
                     ax.annotate(f"{r['cache_kb']}k", (x, y), fontsize="x-small", color=color,
                                 textcoords="offset points", xytext=(3, 3))
@@ -216,7 +216,7 @@ def _table2(result: Result, axes: Any) -> None:
     axes[0].set_yscale("log")
     axes[0].legend(fontsize="small")
     axes[0].set_title("layers")
-    for ax, (ours, paper, what) in zip(axes[1:], (
+    for ax, (ours, paper, what) in zip(axes[1:], (  # noqa: B905 - two panels, two pairs
         ("working_set_kb", "working_set_k_paper", "working set"),
         ("inputs_kb", "inputs_k_paper", "inputs"),
     )):

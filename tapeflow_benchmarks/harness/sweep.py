@@ -50,13 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from targets.energy import ENERGY_PRESETS
-from targets.hardware import PRESETS, Hardware, associativity_for, describe
-from targets.hardware_files import HardwareDescriptionError, apply, load_file
-from tapeflow_benchmarks.harness.points import KB, Group, KernelSource, Point
+from tapeflow_benchmarks.harness.points import Group, KernelSource, Point
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_benchmarks.kernels import PRESETS as SIZES
 from tapeflow_tools.diagnostics import ToolError
+from targets.energy import ENERGY_PRESETS
+from targets.hardware import PRESETS, Hardware, associativity_for, describe
+from targets.hardware_files import HardwareDescriptionError, apply, load_file
 
 Report = dict[str, Any]
 
@@ -140,9 +140,8 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 
 def _read(path: Path) -> Any:
     """The sweep file's content, validated for shape and types."""
-    from pydantic import ValidationError
-
     import yaml
+    from pydantic import ValidationError
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -277,10 +276,16 @@ def value_at(hardware: Hardware, key: str) -> Any:
 def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKernel:
     """A user's kernel, checked as tapeflow-sim checks its FILE, --function and
     --inputs."""
+    from xdsl.dialects import func
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
     from lowering.tapeflow_enzyme import TapeflowEnzymePass
-    from tapeflow_tools.arguments import bind_arguments, gradients_of, load_inputs, load_module
+    from tapeflow_tools.arguments import (
+        bind_arguments,
+        gradients_of,
+        load_inputs,
+        load_module,
+    )
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import format_parse_error
 
@@ -315,13 +320,13 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
             f"{', '.join('@' + g for g in gradients)} differentiates; a sweep runs a "
             "gradient: name one of those"
         )
-    functions = {getattr(op, "sym_name").data: op for op in module.ops if hasattr(op, "sym_name")}
+    functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     if function not in functions:  # perhaps Enzyme's diffe<name>: differentiate to see
         try:
             TapeflowEnzymePass().apply(make_context(), module)
         except Exception as err:  # noqa: BLE001 - Enzyme's own diagnostic, located
             raise ToolError(f"{where}.file: {err}") from None
-        functions = {getattr(op, "sym_name").data: op for op in module.ops if hasattr(op, "sym_name")}
+        functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     if function not in functions:
         raise ToolError(
             f"{where}.function: no function @{function} in {path} (found: "

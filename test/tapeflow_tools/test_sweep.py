@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
+from tapeflow_benchmarks.harness.points import grouped
+from tapeflow_benchmarks.harness.sweep import load_sweep
+from tapeflow_tools import tapeflow_bench, tapeflow_sim
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import PRESETS
 from targets.hardware_files import layered
 from targets.provenance import PACKAGES
-from tapeflow_benchmarks.harness.points import grouped
-from tapeflow_benchmarks.harness.sweep import load_sweep
-from tapeflow_tools import tapeflow_bench, tapeflow_sim
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sweep"
