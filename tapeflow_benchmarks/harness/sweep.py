@@ -408,9 +408,12 @@ def _point(
     size = hardware.cache.size_bytes
     assoc = hardware.cache.assoc if hardware.cache.assoc != associativity_for(size) else 0
     spad = hardware.scratchpad.size_bytes if variant.variant == "tapeflow" else 0
+    # The variant's default preset is left implicit, as the evaluation's points
+    # leave it: the same machine is then the same point, and shares its cache entry.
+    default = "Tflow32k" if variant.variant == "tapeflow" else "Enzyme32k"
     group = Group(
         kernel.name, kernel.size, variant.variant, spad, variant.unroll, model,
-        variant.preset, settings, kernel.source,
+        "" if variant.preset == default else variant.preset, settings, kernel.source,
     )
     point = Point(group, size, energy, assoc)
     if point.hardware() != hardware:  # pragma: no cover - a bug in the split above
@@ -641,17 +644,29 @@ def _write_into(
     return figures
 
 
+_STYLES = {"enzyme": "--", "aos": ":", "tapeflow": "-"}
+
+
 def sweep_figure(sweep: Sweep, rows: list[dict[str, Any]]) -> Any:
     """One column per kernel; rows: total cycles, DRAM bytes, on-chip energy,
     against the first swept key; one line per variant and combination of the
-    other keys. None without a grid or without a numeric first key."""
+    other keys (a first key that is not a number, such as `energy`, is drawn as
+    categories in the grid's order). None without a grid or without a finished run."""
     from tapeflow_benchmarks.harness.figures import plt
 
     keys = sweep.keys
     ok = [r for r in rows if "error" not in r]
-    if not keys or not ok or not all(isinstance(r[keys[0]], int | float) for r in ok):
+    if not keys or not ok:
         return None
     x_key, others = keys[0], keys[1:]
+    numeric = all(isinstance(r[x_key], int | float) and not isinstance(r[x_key], bool) for r in ok)
+    order = {str(v): i for i, v in enumerate(sweep.grid[x_key])}
+
+    def x_of(r: dict[str, Any]) -> Any:
+        return r[x_key] if numeric else str(r[x_key])
+
+    def x_rank(r: dict[str, Any]) -> Any:
+        return r[x_key] if numeric else order.get(str(r[x_key]), len(order))
     kernels = list(dict.fromkeys(k.name for k in sweep.kernels))
     measures = (("cycles_total", "total cycles"), ("dram_total", "DRAM bytes"),
                 ("energy_onchip_pj", "on-chip energy (pJ)"))
@@ -668,12 +683,12 @@ def sweep_figure(sweep: Sweep, rows: list[dict[str, Any]]) -> Any:
         for row, (measure, label) in enumerate(measures):
             ax = axes[row][col]
             for i, (name, points) in enumerate(sorted(series.items(), key=lambda s: str(s[0]))):
-                points = sorted(points, key=lambda r: r[x_key])
+                points = sorted(points, key=x_rank)
                 text = f"{name[0]}" + (f" x{name[1]}" if name[1] != 1 else "") + "".join(
                     f" {k}={v}" for k, v in zip(others, name[2:], strict=True)
                 )
-                ax.plot([r[x_key] for r in points], [r[measure] for r in points], marker="o",
-                        color=f"C{i % 10}", label=text)
+                ax.plot([x_of(r) for r in points], [r[measure] for r in points], marker="o",
+                        linestyle=_STYLES.get(name[0], "-"), color=f"C{i % 10}", label=text)
             if row == 0:
                 ax.set_title(kernel)
             if row == len(measures) - 1:
@@ -681,7 +696,7 @@ def sweep_figure(sweep: Sweep, rows: list[dict[str, Any]]) -> Any:
             if col == 0:
                 ax.set_ylabel(label)
             values = [r[x_key] for r in mine]
-            if values and min(values) > 0 and max(values) / min(values) >= 16:
+            if numeric and values and min(values) > 0 and max(values) / min(values) >= 16:
                 ax.set_xscale("log", base=2)
             ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))

@@ -228,3 +228,19 @@ def test_dask_address_of_an_existing_scheduler(tmp_path: Path, capsys: pytest.Ca
     assert (local / "csv" / "runs.csv").read_bytes() == (remote / "csv" / "runs.csv").read_bytes()
     meta = json.loads((remote / "results.json").read_text())["meta"]
     assert meta["engine"] == f"the Dask scheduler at {address}"
+
+
+def test_a_sweep_point_on_the_papers_machine_is_the_evaluations(tmp_path: Path) -> None:
+    """Named the same way or not, the same machine is the same point (one cache
+    entry): a sweep of the paper's cache sizes gives the evaluation's points."""
+    from tapeflow_benchmarks.harness.experiments import enzyme, tapeflow
+
+    (tmp_path / "s.yaml").write_text(
+        "kernels: [logsum]\nvariants: [enzyme, {variant: tapeflow, preset: Tflow32k}]\n"
+        "grid:\n  cache.size_bytes: [1024, 32768]\n  energy: [paper, cacti45]\n"
+    )
+    points = set(load_sweep(tmp_path / "s.yaml").points)
+    assert points == {
+        make("logsum", "small", cache, energy=energy)
+        for make in (enzyme, tapeflow) for cache in (1024, 32768) for energy in ("paper", "cacti45")
+    }
