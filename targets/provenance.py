@@ -33,7 +33,7 @@ def versions() -> dict[str, str | None]:
 
 
 def hardware_record(
-    hardware: Hardware, *, model: str, variant: str, unroll: int
+    hardware: Hardware, *, model: str, variant: str | None, unroll: int
 ) -> dict[str, object]:
     """The `hardware` entry of a report: every field of `hardware` (the preset or
     description's name under `name`), then `model`, `variant`, `unroll`,

@@ -37,7 +37,7 @@ _STR = "str"
 _BOOL = "bool"
 
 REPORT_SCHEMA: dict[str, Any] = {
-    "hardware": _STR,
+    "hardware": {"name": _STR, "model": _STR, "unroll": _INT, "energy_preset": _STR},
     "cycles": {"fwd": _INT, "rev": _INT, "total": _INT, "memory_stall": _INT, "stream_stall": _INT},
     "ops": {"total": _INT, "fu": {str: _INT}, "memory": _INT},
     "cache": {

@@ -94,7 +94,10 @@ def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
         args = caller_arguments(module, group.kernel, group.size)
         if stats:
             stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
-        execution = execute(module, f"{group.kernel}_grad", args, hardware, tape_bytes)
+        execution = execute(
+            module, f"{group.kernel}_grad", args, hardware, tape_bytes,
+            variant=group.variant, unroll=group.unroll,
+        )
         if stats:
             lines = np.unique(execution.addresses >> 6)
             stats["working_set_bytes"] = int(lines.size) * 64
