@@ -100,7 +100,7 @@ class ScratchpadConfig:
                 f"scratchpad size must be a non-negative multiple of 8 bytes, got {self.size_bytes}"
             )
         if self.latency < 1:
-            raise HardwareError(f"scratchpad latency must be at least 1 cycle, got {self.latency}")
+            raise HardwareError(f"scratchpad.latency must be at least 1 cycle, got {self.latency}")
         if self.banks <= 0 or (self.size_bytes and (self.size_bytes // 8) % self.banks):
             raise HardwareError(
                 f"{self.size_bytes // 8} scratchpad entries cannot be split into {self.banks} banks"
@@ -148,12 +148,12 @@ class Hardware:
             raise HardwareError("clock and DRAM bandwidth must be positive")
         if self.dram.latency_cycles < 0:
             raise HardwareError(
-                f"dram latency_cycles must be non-negative, got {self.dram.latency_cycles}"
+                f"dram.latency_cycles must be non-negative, got {self.dram.latency_cycles}"
             )
         for latency in fields(self.latencies):
             if getattr(self.latencies, latency.name) < 1:
                 raise HardwareError(
-                    f"latencies {latency.name} must be at least 1 cycle, "
+                    f"latencies.{latency.name} must be at least 1 cycle, "
                     f"got {getattr(self.latencies, latency.name)}"
                 )
         self.cache.validate()
