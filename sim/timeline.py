@@ -217,8 +217,8 @@ def trace_events(
             body.append(_slice(
                 "spill" if direction == "fwd" else "preload", f"stream,{direction}", base + lane,
                 issued, arrived, clock,
-                {"window": window, "bytes": nbytes, "start_cycle": issued,
-                 "cycles": arrived - issued},
+                {"window": window, "bytes": nbytes, "start_cycle": round(issued, 3),
+                 "cycles": round(arrived - issued, 3)},
             ))
 
     # Counters.
