@@ -14,6 +14,7 @@ more layers.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import fields
 
@@ -141,7 +142,7 @@ def test_the_record_is_the_whole_effective_machine(differentiated: Callable[[str
     execution, report = _run(differentiated, "logsum", "tapeflow", "Tflow2k", sets)
     record = report["hardware"]
     hardware: Hardware = execution.hardware
-    description = describe(hardware)
+    description = json.loads(json.dumps(describe(hardware)))  # as JSON holds it
     assert {k: record[k] for k in description} == description
     assert record["name"] == "mine" and record["dram"]["latency_cycles"] == 321
     assert record["cache"]["size_bytes"] == 4096 and record["cache"]["assoc"] == 2
