@@ -203,7 +203,8 @@ def trace_events(
     for i, w in enumerate(windows):
         if w.stream_write_bytes:
             issued = float(starts[i + 1])
-            transfers["fwd"].append((issued, issued + latency + w.stream_write_bytes / bw, w.stream_write_bytes, i))
+            nbytes = w.stream_write_bytes
+            transfers["fwd"].append((issued, issued + latency + nbytes / bw, nbytes, i))
     for previous, i in times.rev_streams:
         issued = float(starts[previous])
         nbytes = windows[i].rev_stream_bytes

@@ -109,7 +109,8 @@ def test_the_cases_cover_every_field() -> None:
     policy, energy, name: not a time)."""
     covered = {c[0].partition("=")[0] for c in CASES}
     covered |= {"cache.line_bytes", "cache.lru_on_write", "name"}
-    covered |= {f"energy.{f}" for f in _leaves(describe(PRESETS["Tflow2k"])["energy"])}  # type: ignore[arg-type]
+    energy = describe(PRESETS["Tflow2k"])["energy"]
+    covered |= {f"energy.{f}" for f in _leaves(energy)}  # type: ignore[arg-type]
     assert _leaves(describe(PRESETS["Tflow2k"])) == covered  # type: ignore[arg-type]
 
 

@@ -94,7 +94,9 @@ def _simulate(
     return simulate(module, f"{key}_grad", args, hardware, tape_bytes, variant=variant, timeline=True)
 
 
-def _slices(events: list[dict[str, Any]], tid: int | None = None, cat: str | None = None) -> list[dict[str, Any]]:
+def _slices(
+    events: list[dict[str, Any]], tid: int | None = None, cat: str | None = None
+) -> list[dict[str, Any]]:
     return [
         e for e in events
         if e["ph"] == "X" and (tid is None or e["tid"] == tid)

@@ -15,7 +15,9 @@ import pytest
 DOC = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
 
 
-def test_the_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (block,) = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "python_api_example"}

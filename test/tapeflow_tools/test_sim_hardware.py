@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
 
 
-def _sim(tmp_path: Path, *extra: str, variant: str = "enzyme", preset: str = "Enzyme32k") -> dict:  # type: ignore[type-arg]
+def _sim(
+    tmp_path: Path, *extra: str, variant: str = "enzyme", preset: str = "Enzyme32k"
+) -> dict:  # type: ignore[type-arg]
     inputs = tmp_path / "in.npz"
     if not inputs.exists():
         np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(KERNELS["logsum"].inputs("small"))})
