@@ -90,6 +90,7 @@ class _FunctionSource:
                 T_end_kernel_loop=self.timing.end_kernel_loop,
                 T_set_phase=self.timing.set_phase,
                 T_layer=self.timing.layer,
+                T_end_layer=self.timing.end_layer,
             )
         self.lines: list[str] = []
         self.batch: _Batch | None = None
@@ -480,6 +481,8 @@ class _FunctionSource:
             self.emit(indent, "T_layer()")
         block = op.body.block
         self.block(block, indent)
+        if self.timing is not None and self.timing.marks is not None:
+            self.emit(indent, "T_end_layer()")  # only for a timeline
         outs = [self.slot(r) for r in op.results]
         if outs:
             yielded = [self.slot(v) for v in block.last_op.operands]  # type: ignore[union-attr]

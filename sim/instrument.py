@@ -55,6 +55,14 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
 
             return stream_step
         case layer.LayerOp():
+            if timing.marks is not None:  # collecting for a timeline
+
+                def marked_layer_step(fr: Frame) -> None:
+                    timing.layer()
+                    step(fr)
+                    timing.end_layer()
+
+                return marked_layer_step
 
             def layer_step(fr: Frame) -> None:
                 timing.layer()

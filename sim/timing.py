@@ -30,6 +30,7 @@ tiles; energy is per event (`targets.energy`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from itertools import chain
@@ -92,6 +93,14 @@ class TimingRecorder:
     layers: int = 0
     spad_peak_entries: int = 0
     _open: Window | None = None
+    marks: list[tuple[str, str, int, int, int]] | None = None
+    """Only when collecting for a timeline (`collect`): each layer's start and end
+    as (`"layer"` or `"end_layer"`, phase, window, compute cycles of the window
+    before it, accesses before it); `window` is the open ops window, or the next
+    window if none is open (then with 0 cycles and its first access)."""
+    spad_samples: list[tuple[int, int]] | None = None
+    """Only when collecting: (window, scratchpad entries full) at the start of
+    each window, and (len(windows), entries) at the end of the run."""
 
     def __post_init__(self) -> None:
         self._accesses = self.trace.packed  # len() of it: accesses so far
@@ -101,6 +110,28 @@ class TimingRecorder:
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
         self._kernel_trips: dict[int, list[Any]] = {}  # id(profile): [profile, trips]
+        self._probe: Callable[[], int] | None = None
+
+    def collect(self, probe: Callable[[], int]) -> None:
+        """Also record what a timeline shows (`marks`, `spad_samples`), with
+        `probe` telling the scratchpad entries full; call before the run. A run
+        that does not collect pays only a test per window."""
+        self.marks = []
+        self.spad_samples = []
+        self._probe = probe
+
+    def _sample(self) -> None:
+        if self.spad_samples is not None and self._probe is not None:
+            self.spad_samples.append((len(self.windows), self._probe()))
+
+    def _mark(self, what: str) -> None:
+        if self.marks is not None:
+            w = self._open  # always the last window when open
+            if w is None:
+                self.marks.append((what, self.phase, len(self.windows), 0, self._covered))
+            else:
+                index = len(self.windows) - 1
+                self.marks.append((what, self.phase, index, w.compute, len(self._accesses)))
 
     @property
     def fu_totals(self) -> Counter[str]:
@@ -119,6 +150,8 @@ class TimingRecorder:
         if w is None or w.phase != self.phase:
             if w is not None:
                 w.end = self._covered = len(self._accesses)
+            if self.spad_samples is not None:
+                self._sample()
             w = self._open = Window("ops", self.phase, self._covered)
             self.windows.append(w)
         return w
@@ -174,6 +207,8 @@ class TimingRecorder:
         if self._open is not None:
             self._close()
         # The kernel's FU counts per iteration (not changed afterwards), times trips.
+        if self.spad_samples is not None:
+            self._sample()
         w = Window("kernel", self.phase, self._covered, fu, trips)
         w.compute = (trips - 1) * ii + length if trips > 0 else 0
         known = self._kernel_trips.get(id(fu))
@@ -203,9 +238,17 @@ class TimingRecorder:
 
     def layer(self) -> None:
         self.layers += 1
+        if self.marks is not None:
+            self._mark("layer")
+
+    def end_layer(self) -> None:
+        """A layer's body ended (called only when collecting)."""
+        self._mark("end_layer")
 
     def finish(self) -> None:
         self._close()
+        if self.spad_samples is not None:
+            self._sample()
 
 
 def _prefix(flags: np.ndarray) -> np.ndarray:
@@ -219,14 +262,34 @@ _WINDOW_COLUMNS = attrgetter(
 )
 
 
+@dataclass(frozen=True)
+class WindowTimes:
+    """What `report` charged each window (arrays in window order, in cycles), for
+    a timeline (`sim.timeline`): the same numbers the report sums."""
+
+    spent: np.ndarray
+    """Cycles of the window, its stream stall included."""
+    compute: np.ndarray
+    """Cycles of its issue and latencies alone."""
+    misses: np.ndarray
+    writebacks: np.ndarray
+    stream_stall: np.ndarray
+    """Cycles it waited for its REV tile (at its start)."""
+    rev_streams: tuple[tuple[int, int], ...]
+    """(window whose start issued it, window it delays) for each REV stream."""
+
+
 def report(
     recorder: TimingRecorder,
     cache: CacheResult,
     tape_flags: np.ndarray,
     hardware: Hardware,
     tape_bytes: int,
+    on_windows: Callable[[WindowTimes], None] | None = None,
 ) -> dict[str, object]:
-    """The simulator's JSON report (stable keys, see DESIGN.md)."""
+    """The simulator's JSON report (stable keys, see DESIGN.md), but for its
+    `hardware` record, which `sim.simulator.evaluate` adds. `on_windows`, if
+    given, hears what each window was charged."""
     line = hardware.cache.line_bytes
     bw = hardware.dram_bytes_per_cycle
     latency = hardware.dram.latency_cycles
@@ -261,13 +324,19 @@ def report(
     # own window by what is still missing of its transfer then.
     before = np.concatenate([[0], np.cumsum(spent)])  # unadjusted spent before window i
     previous, carried, stall_stream = 0, 0, 0
+    rev_streams: list[tuple[int, int]] = []
+    stalled = np.zeros_like(spent)
     for i in np.flatnonzero(rev_bytes).tolist():
         since = int(before[i] - before[previous]) + carried
         arrival = latency + int(rev_bytes[i]) / bw
         carried = int(np.ceil(max(0.0, arrival - since)))
         spent[i] += carried
         stall_stream += carried
+        stalled[i] = carried
+        rev_streams.append((previous, i))
         previous = i
+    if on_windows is not None:
+        on_windows(WindowTimes(spent.copy(), compute, m, wb, stalled, tuple(rev_streams)))
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
@@ -300,7 +369,6 @@ def report(
     e_fu = sum(count * energy.op_pj(cls) for cls, count in fu.items())
     e_dram = read * 8 * energy.dram_read_pj_per_bit + write * 8 * energy.dram_write_pj_per_bit
     return {
-        "hardware": hardware.name,
         "cycles": {
             "fwd": cycles["fwd"],
             "rev": cycles["rev"],

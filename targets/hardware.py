@@ -99,6 +99,8 @@ class ScratchpadConfig:
             raise HardwareError(
                 f"scratchpad size must be a non-negative multiple of 8 bytes, got {self.size_bytes}"
             )
+        if self.latency < 1:
+            raise HardwareError(f"scratchpad.latency must be at least 1 cycle, got {self.latency}")
         if self.banks <= 0 or (self.size_bytes and (self.size_bytes // 8) % self.banks):
             raise HardwareError(
                 f"{self.size_bytes // 8} scratchpad entries cannot be split into {self.banks} banks"
@@ -144,6 +146,16 @@ class Hardware:
             raise HardwareError(f"a {self.rows}x{self.cols} grid has no FUs")
         if self.clock_ghz <= 0 or self.dram.bandwidth_gbs <= 0:
             raise HardwareError("clock and DRAM bandwidth must be positive")
+        if self.dram.latency_cycles < 0:
+            raise HardwareError(
+                f"dram.latency_cycles must be non-negative, got {self.dram.latency_cycles}"
+            )
+        for latency in fields(self.latencies):
+            if getattr(self.latencies, latency.name) < 1:
+                raise HardwareError(
+                    f"latencies.{latency.name} must be at least 1 cycle, "
+                    f"got {getattr(self.latencies, latency.name)}"
+                )
         self.cache.validate()
         self.scratchpad.validate()
 
@@ -194,13 +206,29 @@ def configure(
     cols: int | None = None,
     energy: str | None = None,
 ) -> Hardware:
-    """A preset with some parameters changed; a changed cache size takes Table III's
-    associativity unless `assoc` is given."""
+    """A preset with some parameters changed (as `overridden`)."""
     if preset not in PRESETS:
         raise HardwareError(
             f"unknown hardware preset '{preset}'; choose from {', '.join(PRESETS)}"
         )
-    hardware = PRESETS[preset]
+    return overridden(
+        PRESETS[preset], cache_bytes=cache_bytes, assoc=assoc, spad_bytes=spad_bytes,
+        rows=rows, cols=cols, energy=energy,
+    )
+
+
+def overridden(
+    hardware: Hardware,
+    *,
+    cache_bytes: int | None = None,
+    assoc: int | None = None,
+    spad_bytes: int | None = None,
+    rows: int | None = None,
+    cols: int | None = None,
+    energy: str | None = None,
+) -> Hardware:
+    """`hardware` with some parameters changed, checked; a changed cache size takes
+    Table III's associativity unless `assoc` is given."""
     cache = hardware.cache
     if cache_bytes is not None:
         cache = replace(cache, size_bytes=cache_bytes, assoc=associativity_for(cache_bytes))
@@ -246,4 +274,5 @@ __all__ = [
     "associativity_for",
     "configure",
     "describe",
+    "overridden",
 ]

@@ -151,7 +151,10 @@ def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
             args = bind_arguments(check_function(module, function), source_inputs(source))
         if stats:
             stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
-        execution = execute(module, function, args, hardware, tape_bytes)
+        execution = execute(
+            module, function, args, hardware, tape_bytes,
+            variant=group.variant, unroll=group.unroll, model=group.model,
+        )
         if stats:
             lines = np.unique(execution.addresses >> 6)
             stats["working_set_bytes"] = int(lines.size) * 64

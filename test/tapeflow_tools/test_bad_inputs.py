@@ -203,6 +203,15 @@ def test_sim_options(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[s
     run_case(case, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("case", cases("hw_files"), ids=str)
+def test_hardware_files(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--hw` files and `--set` overrides that do not describe schedulable
+    hardware, named by file (with line:col for YAML syntax) or `--set`, and the key
+    path; a variant that leaves a scratchpad idle (a warning); `--timeline`
+    locations that cannot be written."""
+    run_case(case, tmp_path, capsys)
+
+
 @pytest.mark.parametrize("case", cases("output"), ids=str)
 def test_outputs_survive_failures(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A failed run leaves `-o`/`--out`/`--json` as they were (the input too, when
