@@ -242,7 +242,7 @@ def test_every_data_file_is_used() -> None:
         used = " ".join(c.args for c in cases(folder.name))
         used += " ".join(
             f"{{dir}}/{name}" for sweep in folder.glob("*.yaml") if f"{{dir}}/{sweep.name}" in used
-            for name in (p.name for p in folder.iterdir()) if name in sweep.read_text()
+            for name in (p.name for p in folder.iterdir()) if name in sweep.read_text(errors="replace")
         )
         for data in folder.iterdir():
             if data.suffix in (".case", ".py") or any(c.path == data for c in cases(folder.name)):
