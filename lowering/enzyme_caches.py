@@ -48,7 +48,8 @@ class NotACache(Exception):
 
 @dataclass
 class Access:
-    op: memref.LoadOp | memref.StoreOp
+    op: memref.LoadOp | memref.StoreOp | enzyme.CacheLoadOp | enzyme.CacheStoreOp
+    """A plain access, or Enzyme's `enzyme.load/store` of a cache of run-time extent."""
     views: list[memref.SubviewOp]
     """Subviews from the buffer to the accessed memref, outermost first."""
 
@@ -128,9 +129,9 @@ def _accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> N
     """Collect the loads, stores, subviews and deallocs reaching the buffer."""
     for use in value.uses:
         user = use.operation
-        if isinstance(user, memref.LoadOp) and use.index == 0:
+        if isinstance(user, memref.LoadOp | enzyme.CacheLoadOp) and use.index == 0:
             cache.loads.append(Access(user, views))
-        elif isinstance(user, memref.StoreOp) and use.index == 1:
+        elif isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
             cache.stores.append(Access(user, views))
         elif isinstance(user, memref.SubviewOp) and use.index == 0:
             try:
@@ -149,8 +150,10 @@ def classify_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> Cache:
     """`alloc` as an Enzyme cache, with its accesses; `NotACache` says why not."""
     memref_type = alloc.memref.type
     assert isinstance(memref_type, MemRefType)
-    if alloc.dynamic_sizes or any(d < 0 for d in memref_type.get_shape()):
-        raise NotACache("dynamic shape")
+    # Extents known only at run time are the alloc's operands, which dominate it:
+    # the tape takes them the same way.
+    if isinstance(memref_type.element_type, MemRefType):
+        raise NotACache("a buffer of buffers (see lowering.nested_caches)")
     if not isinstance(memref_type.layout, builtin.NoneAttr):
         raise NotACache("non-identity layout")
     cache = Cache(alloc, [], [], [], [])
@@ -185,4 +188,15 @@ def cache_buffers(function: func.FuncOp, pass_name: str) -> list[memref.AllocOp]
             except NotACache:
                 continue
             found.append(op)
+    # Caches nested per outer iteration (triangular nests): the buffer of
+    # handles and every per-iteration buffer are tape.
+    from lowering.nested_caches import NotANestedCache, classify_nested_cache
+
+    for op in body.ops:
+        if isinstance(op, memref.AllocOp):
+            try:
+                nested = classify_nested_cache(op, body, rev_start)
+            except NotANestedCache:
+                continue
+            found += [nested.handles, nested.inner]
     return found

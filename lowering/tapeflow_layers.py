@@ -50,7 +50,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import IndexBuilder
 from lowering.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
 from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import Stage, require_stages
+from lowering.stages import Stage, mark_cache_path_stage, require_stages
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
@@ -75,6 +75,8 @@ class LayersReport:
     function: str
     spad_bytes: int
     layers: list[LayerRecord] = field(default_factory=list)
+    cache_path: list[tuple[str, str]] = field(default_factory=list)
+    """Regions left unlayered (read through the cache), with the reason."""
 
     @property
     def dynamic_layers(self) -> int:
@@ -92,6 +94,8 @@ class LayersReport:
                 f"  layer {r.fwd_id}/{r.rev_id} {r.region}: {r.rows}x{r.slots} entries, "
                 f"{kind}, runs {r.instances} times"
             )
+        for name, reason in self.cache_path:
+            lines.append(f"  region {name}: not layered, read through the cache ({reason})")
         return "\n".join(lines)
 
 
@@ -129,6 +133,8 @@ class _Function:
     report: LayersReport
     loads: dict[tuple[SSAValue, int], list[region.LoadOp]]
     next_id: int = 0
+    unlayered: set[SSAValue] = field(default_factory=set)
+    """Regions kept on the cache path (see `_run_time_regions`): not layered."""
 
     @property
     def entries(self) -> int:
@@ -170,9 +176,11 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
+    unlayered = _run_time_regions(function)
+    report.cache_path = [(_region_name(r), why) for r, why in unlayered.items()]
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
-        if isinstance(op, region.StoreOp):
+        if isinstance(op, region.StoreOp) and op.region not in unlayered:
             nests.setdefault(op.region, set()).add(
                 tuple(id(l) for l in enclosing_loops(op, function))
             )
@@ -182,9 +190,11 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
                 f"region {_region_name(target)} is stored in {len(found)} loop nests; "
                 "its tiles could not be streamed back as one stack"
             )
-    state = _Function(function, spad_bytes, report, loads)
+    state = _Function(function, spad_bytes, report, loads, unlayered=set(unlayered))
     state.refresh_positions()
     _layer_block(state, function.body.block)
+    if unlayered:
+        mark_cache_path_stage(function, Stage.LAYERS)
     return report
 
 
@@ -268,7 +278,7 @@ def _layer_block(state: _Function, block: Block) -> None:
         current, current_region, current_count = [], None, 0
 
     for unit in list(block.ops):
-        stores = _stores_in(unit)
+        stores = [s for s in _stores_in(unit) if s.region not in state.unlayered]
         if not stores:
             if current:
                 current.append(unit)
@@ -310,6 +320,37 @@ def _region_name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else str(value.type)
 
 
+# ------------------------------------------------- run-time trip counts (cache path)
+
+
+def _run_time_regions(function: func.FuncOp) -> dict[SSAValue, str]:
+    """
+    The regions this pass leaves unlayered because a trip count they depend on is
+    known only at run time, with the reason: a region of `?` extents, or one
+    accessed inside a loop whose bounds are not constants.
+
+    The proof that REV mirrors FWD (`_mirror_error`) evaluates every index over
+    the loops' iteration spaces, which needs their trip counts. Where they are
+    run-time values the region stays a correct DRAM region, read through the
+    cache (the pipeline never rejects a gradient Enzyme produced); the report
+    (`stats=true`) says which and why.
+    """
+    found: dict[SSAValue, str] = {}
+    for op in function.walk():
+        if not isinstance(op, region.StoreOp | region.LoadOp) or op.region in found:
+            continue
+        region_type = op.region.type
+        assert isinstance(region_type, region.RegionType)
+        if not region_type.is_static():
+            found[op.region] = "its extents are known only at run time"
+            continue
+        for loop in enclosing_loops(op, function):
+            if trip_count(loop) is None:
+                found[op.region] = "a loop around its accesses has a trip count known only at run time"
+                break
+    return found
+
+
 # ---------------------------------------------------------------- tiles (mode B)
 
 
@@ -344,7 +385,11 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     if rev_trips != trips:
         return False
     # The REV loop must read this loop's values and nothing else of the tape.
-    rev_tape = [o for o in rev_loop.walk() if isinstance(o, region.LoadOp | region.StoreOp)]
+    rev_tape = [
+        o
+        for o in rev_loop.walk()
+        if isinstance(o, region.LoadOp | region.StoreOp) and o.region not in state.unlayered
+    ]
     if set(rev_tape) != set(loads):
         return False
     per_iteration = len(stores) * prod(t for t in trips[1:] if t is not None)
@@ -490,7 +535,7 @@ def _make_pieces(state: _Function, pieces: list[tuple[SSAValue, list[Operation]]
     function = state.op
     by_region: dict[SSAValue, list[tuple[list[Operation], list[region.StoreOp]]]] = {}
     for target, ops in pieces:
-        stores = [s for op in ops for s in _stores_in(op)]
+        stores = [s for op in ops for s in _stores_in(op) if s.region is target]
         by_region.setdefault(target, []).append((ops, stores))
     for target, group in by_region.items():
         state.refresh_positions()

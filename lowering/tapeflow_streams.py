@@ -32,7 +32,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import IndexBuilder
 from lowering.locations import located
 from lowering.loops import constant_value
-from lowering.stages import Stage, require_stages
+from lowering.stages import CACHE_PATH_STAGE, Stage, mark_cache_path_stage, require_stages
 from lowering.tapeflow_layers import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
@@ -47,6 +47,8 @@ def stream_module(module: builtin.ModuleOp) -> None:
     require_stages(gradients, "tapeflow-streams", {Stage.LAYERS})
     for function in gradients:
         _stream_function(function)
+        if CACHE_PATH_STAGE in function.attributes:
+            mark_cache_path_stage(function, Stage.STREAMS)
 
 
 def _layer_region(op: layer.LayerOp) -> SSAValue | None:
@@ -80,12 +82,34 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
     return index.value(index.mul(index.ceildiv(span, step), per_iteration.value.data))
 
 
+def layered_regions(function: func.FuncOp) -> set[SSAValue]:
+    """The regions some layer accesses; `tapeflow-layers` leaves the others (loops
+    with run-time trip counts) in DRAM, read through the cache."""
+    return {
+        o.region
+        for o in function.walk()
+        if isinstance(o, region.StoreOp | region.LoadOp) and _in_layer(o)
+    }
+
+
+def _in_layer(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, layer.LayerOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
 def _stream_function(function: func.FuncOp) -> None:
     layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
     if not layers:
         return  # a gradient without a tape: nothing to stream
     tapes: dict[SSAValue, SSAValue] = {}
+    layered = layered_regions(function)
     for alloc in [op for op in function.walk() if isinstance(op, region.AllocOp)]:
+        if alloc.region not in layered:
+            continue  # left on the cache path by tapeflow-layers: no stream
         region_type = alloc.region.type
         assert isinstance(region_type, region.RegionType)
         tape = located(stream.AllocOp(region_type.size_bytes()), alloc)

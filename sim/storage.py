@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType
 from xdsl.ir import Attribute
 
 from tapeflow_dialects import region
@@ -54,6 +54,16 @@ def in_bounds(where: tuple[int, ...], shape: tuple[int, ...]) -> bool:
     return all(0 <= i < d for i, d in zip(where, shape, strict=True))
 
 
+def run_time_shape(static: tuple[int, ...], sizes: list[int]) -> tuple[int, ...] | str:
+    """The extents of a container whose `?` extents are `sizes`, in order; or why
+    they cannot be (a negative extent)."""
+    given = iter(sizes)
+    shape = tuple(next(given) if d == DYNAMIC_INDEX else d for d in static)
+    if any(d < 0 for d in shape):
+        return f"of negative extent: shape {list(shape)}"
+    return shape
+
+
 def allocation_bytes(shape: tuple[int, ...], entry_bytes: int = 8) -> int:
     size = entry_bytes
     for extent in shape:
@@ -82,9 +92,10 @@ class Tape:
 class Region:
     """An array-of-structs region: `(*shape, slots)` entries plus the written mask."""
 
-    def __init__(self, region_type: region.RegionType):
+    def __init__(self, region_type: region.RegionType, shape: tuple[int, ...] | None = None):
         self.type = region_type
-        self.shape = region_type.get_shape()
+        self.shape = region_type.get_shape() if shape is None else shape
+        """The extents (a region with `?` extents gets them when allocated)."""
         dtypes = {numpy_dtype(t) for t in region_type.slot_types()}
         dtype = dtypes.pop() if len(dtypes) == 1 else object
         entries = (*self.shape, len(region_type.slot_types()))
@@ -93,8 +104,8 @@ class Region:
         self.freed = False
 
     @staticmethod
-    def entries(region_type: region.RegionType) -> tuple[int, ...]:
-        return (*region_type.get_shape(), len(region_type.slot_types()))
+    def entries(region_type: region.RegionType, shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
+        return (*(region_type.get_shape() if shape is None else shape), len(region_type.slot_types()))
 
 
 class Scratchpad:
@@ -174,5 +185,6 @@ __all__ = [
     "numpy_dtype",
     "python_scalar",
     "python_scalar_name",
+    "run_time_shape",
     "too_large",
 ]
