@@ -138,6 +138,71 @@ class StreamTape:
         """(FWD stream id, rows, slots, entries, their full bits), oldest first."""
 
 
+class SlabTape:
+    """
+    `!stream.tape` allocated with `slab S`: a stack of tiles stored in DRAM slabs
+    of S bytes, appended as the tape grows (never moved or copied) and kept until
+    the run ends. Tiles are laid out back to back in the chain of slabs; a tile
+    may straddle slabs. `on_slab(index, slab)` hears of each new slab.
+    """
+
+    def __init__(self, slab_bytes: int, on_slab: Callable[[int, np.ndarray], None] | None = None):
+        self.slab_bytes = slab_bytes
+        self.slab_entries = slab_bytes // ENTRY_BYTES
+        self.slabs: list[tuple[np.ndarray, np.ndarray]] = []
+        """Per slab: its entries and their full bits."""
+        self.used = 0
+        """Bytes held (the top of the stack)."""
+        self.high_water = 0
+        """The most bytes the tape ever held."""
+        self.tiles: list[tuple[int, int, int, int, int]] = []
+        """(FWD stream id, rows, slots, first entry, entries), oldest first."""
+        self.on_slab = on_slab
+
+    def _ensure(self, entries: int) -> None:
+        while len(self.slabs) * self.slab_entries < entries:
+            slab = (np.zeros(self.slab_entries, dtype=object), np.zeros(self.slab_entries, dtype=bool))
+            self.slabs.append(slab)
+            if self.on_slab is not None:
+                self.on_slab(len(self.slabs) - 1, slab[0])
+
+    def _pieces(self, first: int, count: int) -> list[tuple[int, int, int, int]]:
+        """(slab, start in slab, start in the tile, length) covering entries
+        [first, first + count) of the chain."""
+        pieces = []
+        done = 0
+        while done < count:
+            slab, offset = divmod(first + done, self.slab_entries)
+            length = min(self.slab_entries - offset, count - done)
+            pieces.append((slab, offset, done, length))
+            done += length
+        return pieces
+
+    def push(self, ident: int, rows: int, slots: int, entries: np.ndarray, full: np.ndarray) -> None:
+        first = self.used // ENTRY_BYTES
+        self._ensure(first + entries.size)
+        for slab, offset, at, length in self._pieces(first, entries.size):
+            data, bits = self.slabs[slab]
+            data[offset : offset + length] = entries[at : at + length]
+            bits[offset : offset + length] = full[at : at + length]
+        self.tiles.append((ident, rows, slots, first, entries.size))
+        self.used += entries.size * ENTRY_BYTES
+        self.high_water = max(self.high_water, self.used)
+
+    def pop(self) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+        """The top tile: (FWD stream id, rows, slots, entries, full bits)."""
+        ident, rows, slots, first, count = self.tiles.pop()
+        entries = np.zeros(count, dtype=object)
+        full = np.zeros(count, dtype=bool)
+        for slab, offset, at, length in self._pieces(first, count):
+            data, bits = self.slabs[slab]
+            entries[at : at + length] = data[offset : offset + length]
+            full[at : at + length] = bits[offset : offset + length]
+            bits[offset : offset + length] = False
+        self.used -= count * ENTRY_BYTES
+        return ident, rows, slots, entries, full
+
+
 def fresh_stats() -> dict[str, int]:
     """The stream traffic and scratchpad occupancy counters of a run, zeroed."""
     return {
@@ -146,13 +211,15 @@ def fresh_stats() -> dict[str, int]:
         "stream_tiles_written": 0,
         "stream_tiles_read": 0,
         "spad_peak_entries_full": 0,
+        "stream_slabs": 0,
+        "tape_high_water_bytes": 0,
     }
 
 
 class RunState:
     """What a run changes besides its buffers, shared by every step of it."""
 
-    __slots__ = ("ops_executed", "stats", "scratchpad")
+    __slots__ = ("ops_executed", "stats", "scratchpad", "stream_bytes_held")
 
     def __init__(self) -> None:
         self.ops_executed = 0
@@ -161,10 +228,19 @@ class RunState:
         """Stream traffic and peak scratchpad occupancy of the current (or last) run."""
         self.scratchpad: Scratchpad | None = None
         """The scratchpad of the current (or last) run, made by its first salloc."""
+        self.stream_bytes_held = 0
+        """Bytes all stream tapes hold now (their high-water mark is a stat)."""
 
     def start_run(self) -> None:
         self.stats = fresh_stats()
         self.scratchpad = None
+        self.stream_bytes_held = 0
+
+    def note_stream(self, nbytes: int) -> None:
+        """A stream tape grew (or, negative, shrank) by `nbytes`."""
+        self.stream_bytes_held += nbytes
+        if self.stream_bytes_held > self.stats["tape_high_water_bytes"]:
+            self.stats["tape_high_water_bytes"] = self.stream_bytes_held
 
     def note_occupancy(self, spad: Scratchpad) -> None:
         if spad.entries_full > self.stats["spad_peak_entries_full"]:
@@ -176,6 +252,7 @@ __all__ = [
     "Region",
     "RunState",
     "Scratchpad",
+    "SlabTape",
     "StreamTape",
     "Tape",
     "Tile",
