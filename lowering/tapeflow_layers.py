@@ -39,7 +39,7 @@ from math import prod
 import numpy as np
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, scf
+from xdsl.dialects import arith, builtin, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -67,7 +67,10 @@ class LayerRecord:
     slots: int
     tiled: bool
     instances: int
-    """How many times the FWD layer (and so its REV partner) runs."""
+    """How many times the FWD layer (and so its REV partner) runs (0 if that is
+    known only at run time)."""
+    run_time: bool = False
+    """Strip-mined with a run-time number of tiles (a loop bounded by `%n`)."""
 
 
 @dataclass
@@ -90,9 +93,13 @@ class LayersReport:
         ]
         for r in self.layers:
             kind = "tile of iterations" if r.tiled else "piece of an iteration"
+            runs = (
+                f"runs ceil(trip count / {r.rows}) times (known at run time)"
+                if r.run_time else f"runs {r.instances} times"
+            )
             lines.append(
                 f"  layer {r.fwd_id}/{r.rev_id} {r.region}: {r.rows}x{r.slots} entries, "
-                f"{kind}, runs {r.instances} times"
+                f"{kind}, {runs}"
             )
         for name, reason in self.cache_path:
             lines.append(f"  region {name}: not layered, read through the cache ({reason})")
@@ -135,6 +142,9 @@ class _Function:
     next_id: int = 0
     unlayered: set[SSAValue] = field(default_factory=set)
     """Regions kept on the cache path (see `_run_time_regions`): not layered."""
+    plans: dict[scf.ForOp, _RunTimePlan] = field(default_factory=dict)
+    """FWD loops of run-time trip count proven to be mirrored: strip-mined with a
+    run-time number of tiles."""
 
     @property
     def entries(self) -> int:
@@ -176,7 +186,8 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    unlayered = _run_time_regions(function)
+    plans = run_time_tiling_plans(function, spad_bytes // ENTRY_BYTES)
+    unlayered = _run_time_regions(function, plans)
     report.cache_path = [(_region_name(r), why) for r, why in unlayered.items()]
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
@@ -190,7 +201,7 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
                 f"region {_region_name(target)} is stored in {len(found)} loop nests; "
                 "its tiles could not be streamed back as one stack"
             )
-    state = _Function(function, spad_bytes, report, loads, unlayered=set(unlayered))
+    state = _Function(function, spad_bytes, report, loads, unlayered=set(unlayered), plans=plans)
     state.refresh_positions()
     _layer_block(state, function.body.block)
     if unlayered:
@@ -323,7 +334,9 @@ def _region_name(value: SSAValue) -> str:
 # ------------------------------------------------- run-time trip counts (cache path)
 
 
-def _run_time_regions(function: func.FuncOp) -> dict[SSAValue, str]:
+def _run_time_regions(
+    function: func.FuncOp, plans: dict[scf.ForOp, _RunTimePlan] | None = None
+) -> dict[SSAValue, str]:
     """
     The regions this pass leaves unlayered because a trip count they depend on is
     known only at run time, with the reason: a region of `?` extents, or one
@@ -336,9 +349,12 @@ def _run_time_regions(function: func.FuncOp) -> dict[SSAValue, str]:
     (`stats=true`) says which and why.
     """
     found: dict[SSAValue, str] = {}
+    planned = {plan.region for plan in (plans or {}).values()}
     for op in function.walk():
         if not isinstance(op, region.StoreOp | region.LoadOp) or op.region in found:
             continue
+        if op.region in planned:
+            continue  # strip-mined with a run-time number of tiles
         region_type = op.region.type
         assert isinstance(region_type, region.RegionType)
         if not region_type.is_static():
@@ -351,11 +367,237 @@ def _run_time_regions(function: func.FuncOp) -> dict[SSAValue, str]:
     return found
 
 
+# ----------------------------------------- run-time trip counts (strip-mined)
+
+
+class _NotAffine(Exception):
+    pass
+
+
+Form = dict[object, int]
+"""An affine index expression: coefficient per atom (an induction variable, a
+value defined outside the loops, or 1 for the constant term)."""
+
+
+def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -> Form:
+    """`value` as an exact affine form over the induction variables `ivs` and the
+    values defined outside `inside` (symbols: arguments such as the bound `%n`),
+    through `arith.constant/addi/subi/muli` (by a constant); `_NotAffine` else."""
+    if value in ivs:
+        return {value: 1}
+    constant = constant_value(value)
+    if constant is not None:
+        return {1: constant}
+    if isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            left = affine_form(op.lhs, ivs, inside)
+            right = affine_form(op.rhs, ivs, inside)
+            return _combine(left, right, 1 if isinstance(op, arith.AddiOp) else -1)
+        if isinstance(op, arith.MuliOp):
+            left = affine_form(op.lhs, ivs, inside)
+            right = affine_form(op.rhs, ivs, inside)
+            if set(left) <= {1}:
+                return _scale(right, left.get(1, 0))
+            if set(right) <= {1}:
+                return _scale(left, right.get(1, 0))
+            raise _NotAffine("a product of two variables")
+    if inside is not None:
+        owner = value.owner
+        parent = owner if isinstance(owner, Operation) else owner.parent_op()
+        if parent is not None and inside.is_ancestor(parent):
+            raise _NotAffine("a value of the loop that is not an index expression")
+    return {value: 1}  # a symbol: fixed while the loops run
+
+
+def _combine(a: Form, b: Form, sign: int) -> Form:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + sign * v
+    return {k: v for k, v in out.items() if v}
+
+
+def _scale(a: Form, factor: int) -> Form:
+    return {k: v * factor for k, v in a.items() if v * factor}
+
+
+@dataclass(frozen=True)
+class _RunTimePlan:
+    """A FWD loop of run-time trip count, its REV mirror, and the region they
+    carry, proven to mirror for every trip count (`_prove_run_time_mirror`)."""
+
+    region: SSAValue
+    fwd: scf.ForOp
+    rev: scf.ForOp
+    stores: tuple[region.StoreOp, ...]
+    loads: tuple[region.LoadOp, ...]
+
+
+def run_time_tiling_plans(function: func.FuncOp, entries: int) -> dict[scf.ForOp, _RunTimePlan]:
+    """The FWD loops of run-time trip count whose region can be strip-mined with a
+    run-time number of tiles, by FWD loop (see `_prove_run_time_mirror`)."""
+    stores_of: dict[SSAValue, list[region.StoreOp]] = {}
+    loads_of: dict[SSAValue, list[region.LoadOp]] = {}
+    for op in function.walk():
+        if isinstance(op, region.StoreOp):
+            stores_of.setdefault(op.region, []).append(op)
+        elif isinstance(op, region.LoadOp):
+            loads_of.setdefault(op.region, []).append(op)
+    plans: dict[scf.ForOp, _RunTimePlan] = {}
+    for target, stores in stores_of.items():
+        plan = _prove_run_time_mirror(function, target, stores, loads_of.get(target, []), entries)
+        if plan is not None and plan.fwd not in plans:
+            plans[plan.fwd] = plan
+    return plans
+
+
+def _prove_run_time_mirror(
+    function: func.FuncOp,
+    target: SSAValue,
+    stores: list[region.StoreOp],
+    loads: list[region.LoadOp],
+    entries: int,
+) -> _RunTimePlan | None:
+    """
+    A plan if the region's tape is written by one top-level FWD loop of run-time
+    trip count `T = ub - lb` (constant `lb`, step 1; the stores directly in its
+    body) and read by one top-level REV loop over the same bounds, and if REV
+    iteration `u` reads, for every `T`, exactly the elements FWD iteration
+    `T-1-u` wrote. The proof is symbolic: each index is an affine form over the
+    induction variable and the values fixed while the loops run (the bound `%n`),
+    and `g(lb + u) = f(ub - 1 - u)` must hold as an identity of forms (the
+    coefficients of `u` and of every symbol agree), so it holds for all `n`.
+    FWD must write each element once (some index moves with the induction
+    variable). Anything else gets no plan: the region stays on the cache path.
+    """
+    if not stores or not loads:
+        return None
+    fwd = stores[0].parent_op()
+    rev = loads[0].parent_op()
+    if not isinstance(fwd, scf.ForOp) or not isinstance(rev, scf.ForOp) or fwd is rev:
+        return None
+    body = function.body.block
+    if fwd.parent_block() is not body or rev.parent_block() is not body:
+        return None
+    if any(s.parent_op() is not fwd for s in stores) or any(l.parent_op() is not rev for l in loads):
+        return None
+    if trip_count(fwd) is not None or len(stores) > entries:
+        return None
+    lb, step = constant_value(fwd.lb), constant_value(fwd.step)
+    if lb is None or step != 1 or constant_value(rev.lb) != lb or constant_value(rev.step) != 1:
+        return None
+    try:
+        upper = affine_form(fwd.ub, set(), None)
+        if affine_form(rev.ub, set(), None) != upper:
+            return None
+        # The loops touch this region's tape and nothing else of the tape.
+        for loop, mine in ((fwd, stores), (rev, loads)):
+            tape_ops = [o for o in loop.walk() if isinstance(o, region.StoreOp | region.LoadOp)]
+            if set(tape_ops) != set(mine):
+                return None
+        by_id = {s.store_id: s for s in stores}
+        if len(by_id) != len(stores) or {l.loaded_id for l in loads} - set(by_id):
+            return None
+        f_iv, g_iv = fwd.body.block.args[0], rev.body.block.args[0]
+        for load in loads:
+            store = by_id[load.loaded_id]
+            moves = False
+            for f_index, g_index in zip(store.indices, load.indices, strict=True):
+                f = affine_form(f_index, {f_iv}, fwd)
+                g = affine_form(g_index, {g_iv}, rev)
+                a, b = f.get(f_iv, 0), g.get(g_iv, 0)
+                moves = moves or a != 0
+                if b != -a:
+                    return None
+                # g(lb + u) - b*u  ==  f(ub - 1 - u) + a*u, as forms over symbols:
+                left = _combine({k: v for k, v in g.items() if k is not g_iv}, {1: b * lb}, 1)
+                right = _combine({k: v for k, v in f.items() if k is not f_iv}, _combine(_scale(upper, a), {1: -a}, 1), 1)
+                if left != right:
+                    return None
+            if not moves:
+                return None
+    except _NotAffine:
+        return None
+    return _RunTimePlan(target, fwd, rev, tuple(stores), tuple(loads))
+
+
+def _tile_run_time(state: _Function, plan: _RunTimePlan) -> bool:
+    """Strip-mine a planned FWD loop and its REV mirror into tiles of `T`
+    iterations, `count = ceil(n / T)` of them at run time, the last one partial;
+    REV visits the same tiles in the inverse order."""
+    slots = len(plan.stores)
+    tile = state.entries // slots
+    spad = layer.SpadType(tile, slots)
+    fwd_id, rev_id = state.new_ids()
+    at = IndexBuilder(InsertPoint.before(plan.fwd))
+    lb = constant_value(plan.fwd.lb)
+    assert lb is not None
+    trip = at.value(at.max(at.sub(plan.fwd.ub, lb), 0))
+    count = at.value(at.ceildiv(trip, tile))
+    _strip_mine_run_time(plan.fwd, lb, trip, tile, count, fwd_id, rev_id, Phase.FWD, spad, state.spad_bytes)
+    _strip_mine_run_time(plan.rev, lb, trip, tile, count, rev_id, fwd_id, Phase.REV, spad, state.spad_bytes)
+    state.report.layers.append(
+        LayerRecord(fwd_id, rev_id, _region_name(plan.region), tile, slots, True, 0, run_time=True)
+    )
+    return True
+
+
+def _strip_mine_run_time(
+    loop: scf.ForOp,
+    lb: int,
+    trip: SSAValue,
+    tile: int,
+    count: SSAValue,
+    ident: int,
+    partner: int,
+    phase: Phase,
+    spad: layer.SpadType,
+    spad_bytes: int,
+) -> None:
+    """
+    `_strip_mine` with a run-time trip count (`trip`, `count` tiles, computed before
+    the FWD loop, so they dominate both sweeps): FWD tile `t` runs iterations
+    [t*T, min((t+1)*T, trip)); REV tile `t` undoes FWD tile `count-1-t`,
+    REV iterations [max(trip - (first+1)*T, 0), trip - first*T).
+    """
+    outside = IndexBuilder(InsertPoint.before(loop))
+    zero, one = outside.const(0), outside.const(1)
+    inits = list(loop.iter_args)
+    body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+    tile_loop = scf.ForOp(zero, count, one, inits, body)
+    Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
+    for old, new in zip(loop.results, tile_loop.results):
+        old.replace_all_uses_with(new)
+    layer_block = Block()
+    layer_op = layer.LayerOp(ident, phase, partner, Region(layer_block), [r.type for r in loop.results])
+    layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
+    index = IndexBuilder(InsertPoint.at_end(layer_block))
+    t = body.args[0]
+    if phase is Phase.FWD:
+        lo_iter = index.mul(t, tile)
+        hi_iter = index.min(index.add(lo_iter, tile), trip)
+    else:
+        first = index.sub(index.sub(count, 1), t)
+        lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)
+        hi_iter = index.sub(trip, index.mul(first, tile))
+    lo = index.value(index.add(lb, lo_iter))
+    hi = index.value(index.add(lb, hi_iter))
+    loop.detach()
+    loop.operands = [lo, hi, loop.step, *body.args[1:]]
+    loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(1, 64)
+    layer_block.add_op(loop)
+    layer_block.add_op(layer.BarrierOp(list(loop.results)))
+    body.add_op(layer_op)
+    body.add_op(scf.YieldOp(*layer_op.results))
+
+
 # ---------------------------------------------------------------- tiles (mode B)
 
 
 def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -> bool:
     """Strip-mine `loop` and its REV mirror into tiles of iterations, if they qualify."""
+    if loop in state.plans:
+        return _tile_run_time(state, state.plans[loop])
     function = state.op
     target = stores[0].region
     if any(s.region is not target for s in stores):
