@@ -25,7 +25,7 @@ begins.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import builtin, func, memref
 from xdsl.dialects.builtin import ArrayAttr, MemRefType
@@ -63,6 +63,9 @@ class Cache:
     loads: list[Access]
     subviews: list[memref.SubviewOp]
     deallocs: list[memref.DeallocOp]
+    dims: list[memref.DimOp] = field(default_factory=list)
+    """`memref.dim` of the buffer used only as the sizes of its views (Enzyme views
+    a row of a cache of run-time extent with the extent it asks the buffer for)."""
 
 
 def argument_roles(function: func.FuncOp, pass_name: str) -> list[ArgumentRole]:
@@ -142,8 +145,20 @@ def _accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> N
             _accesses(user.result, [*views, user], cache)
         elif isinstance(user, memref.DeallocOp) and not views:
             cache.deallocs.append(user)
+        elif isinstance(user, memref.DimOp) and use.index == 0 and _sizes_views_only(user):
+            cache.dims.append(user)  # a view's size: goes with the views
         else:
             raise NotACache(f"used by '{user.name}', which a tape cannot express")
+
+
+def _sizes_views_only(dim: memref.DimOp) -> bool:
+    """`dim`'s result is used only as a size of subviews of the buffer it measures."""
+    return all(
+        isinstance(use.operation, memref.SubviewOp)
+        and use.operation.source is dim.source
+        and any(size is dim.result for size in use.operation.sizes)
+        for use in dim.result.uses
+    )
 
 
 def classify_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> Cache:

@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefT
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme_caches import Access, Cache, NotACache, top_level_index
+from lowering.enzyme_caches import Access, Cache, NotACache, _sizes_views_only, top_level_index
 from tapeflow_dialects import enzyme
 
 
@@ -151,6 +151,8 @@ def _collect_without(value: SSAValue, skip: Operation, cache: Cache) -> None:
             elif isinstance(user, memref.SubviewOp) and use.index == 0:
                 cache.subviews.append(user)
                 _accesses(user.result, [user], cache)
+            elif isinstance(user, memref.DimOp) and _sizes_views_only(user):
+                cache.dims.append(user)
             else:
                 raise NotACache(f"used by '{user.name}'")
     except NotACache as err:

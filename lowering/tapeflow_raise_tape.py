@@ -246,6 +246,8 @@ def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
         Rewriter.insert_op(tape.FreeOp(alloc.tape), InsertPoint.before(terminator))
     for view in reversed(cache.subviews):  # innermost views first
         Rewriter.erase_op(view)
+    for dim in cache.dims:  # the sizes of those views
+        Rewriter.erase_op(dim)
     Rewriter.erase_op(cache.alloc)
     record = TapeRecord(name, tape_type, len(cache.stores), len(cache.loads))
     return record, next_id + len(cache.stores)
@@ -292,11 +294,15 @@ def _rewrite_nested(
             loads += 1
         for view in reversed(cache.subviews):
             Rewriter.erase_op(view)
+        for dim in cache.dims:
+            Rewriter.erase_op(dim)
         for dealloc in cache.deallocs:
             Rewriter.erase_op(dealloc)
         Rewriter.erase_op(handle_load)
     for view in reversed(nested.fwd.subviews):
         Rewriter.erase_op(view)
+    for dim in nested.fwd.dims:
+        Rewriter.erase_op(dim)
     Rewriter.erase_op(nested.handle_store)
     Rewriter.erase_op(nested.inner)
     if nested.handle_deallocs:

@@ -1,7 +1,7 @@
 """
 `memref` ops on numpy arrays: alloc/alloca (refused beyond
 `storage.ALLOCATION_LIMIT_BYTES`), dealloc, load and store (bounds-checked),
-subview (a numpy view, bounds-checked: numpy would silently clip), copy (shapes
+subview (a numpy view, bounds-checked: numpy would silently clip), dim, copy (shapes
 must agree: numpy would broadcast) and cast.
 """
 
@@ -199,5 +199,22 @@ def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], out
         fr[o] = view
         if fast:  # its layout, for the generated code
             layouts.register_subview(view, source, starts, sizes, strides, kept)
+
+    return step
+
+
+@impl(memref.DimOp)
+def build_dim(ctx: CompileContext, op: memref.DimOp, ins: list[int], outs: list[int]) -> Step:
+    """The extent of one dimension (Enzyme asks a cache of run-time extent for it);
+    an index outside the rank is an error (MLIR: undefined)."""
+    src, index = ins
+    (o,) = outs
+
+    def step(fr: Frame) -> None:
+        shape = fr[src].shape
+        d = fr[index]
+        if not 0 <= d < len(shape):
+            raise fault(op, f"'memref.dim' of dimension {d} of a buffer of rank {len(shape)}")
+        fr[o] = int(shape[d])
 
     return step
