@@ -24,6 +24,13 @@ spills and reloads them as such). Two shapes of layer are made:
   matching REV loop body (tape loads have no side effects; their index arithmetic
   moves with them). Each piece is a tile of one row.
 
+Loops whose trip count is known only at run time (bounded by an argument, or by
+an outer index in a triangular nest) are strip-mined the same way with a
+run-time number of tiles, once `_prove_run_time_mirror` has proven symbolically
+that REV mirrors FWD for every value of the bounds; a region it cannot prove
+stays unlayered, a DRAM region read through the cache (`_run_time_regions`,
+listed by `stats=true`).
+
 The number of layers executed at run time is reported with `stats=true` (and read
 off the IR at any later stage by `layer_census`). The pass takes a module at the
 region stage.
@@ -71,6 +78,8 @@ class LayerRecord:
     known only at run time)."""
     run_time: bool = False
     """Strip-mined with a run-time number of tiles (a loop bounded by `%n`)."""
+    tile_iterations: int = 0
+    """Iterations of the strip-mined loop per tile, when `run_time`."""
 
 
 @dataclass
@@ -94,7 +103,8 @@ class LayersReport:
         for r in self.layers:
             kind = "tile of iterations" if r.tiled else "piece of an iteration"
             runs = (
-                f"runs ceil(trip count / {r.rows}) times (known at run time)"
+                f"runs ceil(trip count / {r.tile_iterations}) times per run of the loops "
+                "around it (known at run time)"
                 if r.run_time else f"runs {r.instances} times"
             )
             lines.append(
@@ -431,6 +441,8 @@ class _RunTimePlan:
     rev: scf.ForOp
     stores: tuple[region.StoreOp, ...]
     loads: tuple[region.LoadOp, ...]
+    rows_per_iteration: int = 1
+    """Iterations of the constant-trip loops inside the strip-mined one."""
 
 
 def run_time_tiling_plans(function: func.FuncOp, entries: int) -> dict[scf.ForOp, _RunTimePlan]:
@@ -459,92 +471,127 @@ def _prove_run_time_mirror(
     entries: int,
 ) -> _RunTimePlan | None:
     """
-    A plan if the region's tape is written by one top-level FWD loop of run-time
-    trip count `T = ub - lb` (constant `lb`, step 1; the stores directly in its
-    body) and read by one top-level REV loop over the same bounds, and if REV
-    iteration `u` reads, for every `T`, exactly the elements FWD iteration
-    `T-1-u` wrote. The proof is symbolic: each index is an affine form over the
-    induction variable and the values fixed while the loops run (the bound `%n`),
-    and `g(lb + u) = f(ub - 1 - u)` must hold as an identity of forms (the
-    coefficients of `u` and of every symbol agree), so it holds for all `n`.
-    FWD must write each element once (some index moves with the induction
-    variable). Anything else gets no plan: the region stays on the cache path.
+    A plan if the region's tape is written directly in the body of one FWD loop
+    `F_d` of a nest `F_0 .. F_d` (each with a constant lower bound and step 1; the
+    innermost's trip count known only at run time, the others' may be too) and
+    read directly in the body of one REV loop `R_d` of a nest `R_0 .. R_d` of the
+    same shape, and if REV reads, for all values of the bounds, exactly what the
+    mirrored FWD iteration wrote.
+
+    The proof is symbolic. Every index and bound is an exact affine form over the
+    induction variables and the values fixed while the loops run (arguments such
+    as `%n`). Mirroring means FWD iteration `F_k.iv = ub_k - 1 - (R_k.iv - lb_k)`
+    at every level, `ub_k` being FWD's upper bound at that iteration: that is the
+    substitution `sigma`, applied outermost first (a triangular nest's `ub_k`
+    depends on the outer induction variables). Then, as identities of forms: each
+    REV upper bound equals `sigma(ub_k)` (the same trip counts), and each REV
+    index equals `sigma` of its store's index (the same element). FWD must write
+    each element once: the indices, as a linear map of the induction variables,
+    have full column rank. Anything else gets no plan: the region stays on the
+    cache path.
     """
     if not stores or not loads:
         return None
-    fwd = stores[0].parent_op()
-    rev = loads[0].parent_op()
-    if not isinstance(fwd, scf.ForOp) or not isinstance(rev, scf.ForOp) or fwd is rev:
+    fwd_nest = enclosing_loops(stores[0], function)
+    rev_nest = enclosing_loops(loads[0], function)
+    if not fwd_nest or len(fwd_nest) != len(rev_nest):
         return None
-    body = function.body.block
-    if fwd.parent_block() is not body or rev.parent_block() is not body:
+    if any(r in fwd_nest for r in rev_nest):
         return None
-    if any(s.parent_op() is not fwd for s in stores) or any(l.parent_op() is not rev for l in loads):
+    if any(enclosing_loops(st, function) != fwd_nest for st in stores):
         return None
-    if trip_count(fwd) is not None or len(stores) > entries:
+    if any(enclosing_loops(l, function) != rev_nest for l in loads):
         return None
-    lb, step = constant_value(fwd.lb), constant_value(fwd.step)
-    if lb is None or step != 1 or constant_value(rev.lb) != lb or constant_value(rev.step) != 1:
+    inner = fwd_nest[-1]
+    if any(st.parent_op() is not inner for st in stores) or any(l.parent_op() is not rev_nest[-1] for l in loads):
+        return None
+    # The strip-mined loop: the innermost of run-time trip count; the loops inside
+    # it have constant trip counts (rows per iteration), mirrored in REV.
+    depth = max((k for k, l in enumerate(fwd_nest) if trip_count(l) is None), default=None)
+    if depth is None:
+        return None
+    inner_trips = [trip_count(l) for l in fwd_nest[depth + 1 :]]
+    if [trip_count(l) for l in rev_nest[depth + 1 :]] != inner_trips:
+        return None
+    rows_per_iteration = prod(t for t in inner_trips if t is not None)
+    if rows_per_iteration == 0 or len(stores) * rows_per_iteration > entries:
+        return None
+    fwd, rev = fwd_nest[depth], rev_nest[depth]
+    if any(constant_value(l.step) != 1 for l in (*fwd_nest, *rev_nest)):
         return None
     try:
-        upper = affine_form(fwd.ub, set(), None)
-        if affine_form(rev.ub, set(), None) != upper:
-            return None
         # The loops touch this region's tape and nothing else of the tape.
         for loop, mine in ((fwd, stores), (rev, loads)):
             tape_ops = [o for o in loop.walk() if isinstance(o, region.StoreOp | region.LoadOp)]
             if set(tape_ops) != set(mine):
                 return None
-        by_id = {s.store_id: s for s in stores}
+        by_id = {st.store_id: st for st in stores}
         if len(by_id) != len(stores) or {l.loaded_id for l in loads} - set(by_id):
             return None
-        f_iv, g_iv = fwd.body.block.args[0], rev.body.block.args[0]
+        f_ivs = [l.body.block.args[0] for l in fwd_nest]
+        r_ivs = [l.body.block.args[0] for l in rev_nest]
+        sigma: dict[SSAValue, Form] = {}
+        for k, (f_loop, r_loop) in enumerate(zip(fwd_nest, rev_nest, strict=True)):
+            upper = _substitute(affine_form(f_loop.ub, set(f_ivs), fwd_nest[0]), sigma)
+            lower = _substitute(affine_form(f_loop.lb, set(f_ivs), fwd_nest[0]), sigma)
+            r_upper = affine_form(r_loop.ub, set(r_ivs), rev_nest[0])
+            r_lower = affine_form(r_loop.lb, set(r_ivs), rev_nest[0])
+            if _combine(r_upper, r_lower, -1) != _combine(upper, lower, -1):
+                return None  # not the same trip count at mirrored iterations
+            # FWD iteration T-1-u, u = R_k.iv - rlb_k: F_k.iv = ub_k - 1 - R_k.iv + rlb_k
+            sigma[f_ivs[k]] = _combine(_combine(upper, {r_ivs[k]: 1, 1: 1}, -1), r_lower, 1)
         for load in loads:
             store = by_id[load.loaded_id]
-            moves = False
+            columns = []
             for f_index, g_index in zip(store.indices, load.indices, strict=True):
-                f = affine_form(f_index, {f_iv}, fwd)
-                g = affine_form(g_index, {g_iv}, rev)
-                a, b = f.get(f_iv, 0), g.get(g_iv, 0)
-                moves = moves or a != 0
-                if b != -a:
+                f = affine_form(f_index, set(f_ivs), fwd_nest[0])
+                g = affine_form(g_index, set(r_ivs), rev_nest[0])
+                if _substitute(f, sigma) != g:
                     return None
-                # g(lb + u) - b*u  ==  f(ub - 1 - u) + a*u, as forms over symbols:
-                left = _combine({k: v for k, v in g.items() if k is not g_iv}, {1: b * lb}, 1)
-                right = _combine({k: v for k, v in f.items() if k is not f_iv}, _combine(_scale(upper, a), {1: -a}, 1), 1)
-                if left != right:
-                    return None
-            if not moves:
-                return None
+                columns.append([f.get(iv, 0) for iv in f_ivs])
+            if np.linalg.matrix_rank(np.array(columns, dtype=float).reshape(-1, len(f_ivs))) < len(f_ivs):
+                return None  # some element could be written twice
     except _NotAffine:
         return None
-    return _RunTimePlan(target, fwd, rev, tuple(stores), tuple(loads))
+    return _RunTimePlan(target, fwd, rev, tuple(stores), tuple(loads), rows_per_iteration)
+
+
+def _substitute(form: Form, sigma: dict[SSAValue, Form]) -> Form:
+    """`form` with each atom in `sigma` replaced by its form."""
+    out: Form = {}
+    for atom, coefficient in form.items():
+        replacement = sigma.get(atom) if isinstance(atom, SSAValue) else None
+        out = _combine(out, _scale(replacement, coefficient) if replacement is not None else {atom: coefficient}, 1)
+    return out
 
 
 def _tile_run_time(state: _Function, plan: _RunTimePlan) -> bool:
     """Strip-mine a planned FWD loop and its REV mirror into tiles of `T`
-    iterations, `count = ceil(n / T)` of them at run time, the last one partial;
-    REV visits the same tiles in the inverse order."""
+    iterations, `ceil(trip / T)` of them at run time, the last one partial; REV
+    visits the same tiles in the inverse order. Each side computes its trip count
+    from its own bounds (proven equal), where the loop runs."""
     slots = len(plan.stores)
-    tile = state.entries // slots
-    spad = layer.SpadType(tile, slots)
+    per = plan.rows_per_iteration
+    tile = state.entries // (slots * per)
+    spad = layer.SpadType(tile * per, slots)
     fwd_id, rev_id = state.new_ids()
-    at = IndexBuilder(InsertPoint.before(plan.fwd))
-    lb = constant_value(plan.fwd.lb)
-    assert lb is not None
-    trip = at.value(at.max(at.sub(plan.fwd.ub, lb), 0))
-    count = at.value(at.ceildiv(trip, tile))
-    _strip_mine_run_time(plan.fwd, lb, trip, tile, count, fwd_id, rev_id, Phase.FWD, spad, state.spad_bytes)
-    _strip_mine_run_time(plan.rev, lb, trip, tile, count, rev_id, fwd_id, Phase.REV, spad, state.spad_bytes)
+    for loop, ident, partner, phase in ((plan.fwd, fwd_id, rev_id, Phase.FWD), (plan.rev, rev_id, fwd_id, Phase.REV)):
+        at = IndexBuilder(InsertPoint.before(loop))
+        trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
+        count = at.value(at.ceildiv(trip, tile))
+        _strip_mine_run_time(loop, loop.lb, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per)
     state.report.layers.append(
-        LayerRecord(fwd_id, rev_id, _region_name(plan.region), tile, slots, True, 0, run_time=True)
+        LayerRecord(
+            fwd_id, rev_id, _region_name(plan.region), tile * per, slots, True, 0,
+            run_time=True, tile_iterations=tile,
+        )
     )
     return True
 
 
 def _strip_mine_run_time(
     loop: scf.ForOp,
-    lb: int,
+    lb: SSAValue,
     trip: SSAValue,
     tile: int,
     count: SSAValue,
@@ -553,10 +600,11 @@ def _strip_mine_run_time(
     phase: Phase,
     spad: layer.SpadType,
     spad_bytes: int,
+    rows_per_iteration: int = 1,
 ) -> None:
     """
-    `_strip_mine` with a run-time trip count (`trip`, `count` tiles, computed before
-    the FWD loop, so they dominate both sweeps): FWD tile `t` runs iterations
+    `_strip_mine` with a run-time trip count (`trip`, `count` tiles, computed just
+    before the loop): FWD tile `t` runs iterations
     [t*T, min((t+1)*T, trip)); REV tile `t` undoes FWD tile `count-1-t`,
     REV iterations [max(trip - (first+1)*T, 0), trip - first*T).
     """
@@ -584,7 +632,7 @@ def _strip_mine_run_time(
     hi = index.value(index.add(lb, hi_iter))
     loop.detach()
     loop.operands = [lo, hi, loop.step, *body.args[1:]]
-    loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(1, 64)
+    loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)
     layer_block.add_op(loop)
     layer_block.add_op(layer.BarrierOp(list(loop.results)))
     body.add_op(layer_op)

@@ -25,7 +25,9 @@
 // CHECK-NEXT:     region.store %{{.*}}, %{{.*}}[%{{.*}}] slot 0 id 0 : f64, !region.region<?, [f64]>
 // CHECK:        scf.for
 // CHECK-NEXT:     region.load %{{.*}}[%{{.*}}] slot 0 from 0 : !region.region<?, [f64]> -> f64
-// CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %[[COUNT]] step %{{.*}} {
+// REV computes the same trip count from its own bounds, where it runs.
+// CHECK:        %[[RCOUNT:[^ ]+]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RCOUNT]] step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK:            arith.subi %{{.*}}, %[[U]] : index
@@ -35,7 +37,7 @@
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 
 // STATS:      tapeflow-layers: @diffeg: 1 FWD/REV layer pairs, 0 layers executed (scratchpad 64 B)
-// STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs ceil(trip count / 4) times (known at run time)
+// STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs ceil(trip count / 4) times per run of the loops around it (known at run time)
 // STATS-NEXT:   region %b: not layered, read through the cache (its extents are known only at run time)
 
 // After streams and binding: %a's tiles go to a slab tape (its size is known only
