@@ -228,6 +228,8 @@ def _group_key(t: _TapeUses, function: func.FuncOp) -> tuple[object, ...]:
         tuple(id(loop) for loop in fwd_nest),
         tuple(id(loop) for loop in rev_nest),
         shape_type.get_shape(),
+        # Extents known only at run time: the same values, or not the same shape.
+        tuple(id(v) for v in t.alloc.dynamic_sizes),
     )
 
 
@@ -244,7 +246,9 @@ def _plan_region(
         slot_types.append(tape_type.element_type)
     region_type = region.RegionType(first.get_shape(), slot_types)
     allocs = sorted((t.alloc for t in members), key=position.__getitem__)
-    new_alloc = located(region.AllocOp(region_type), allocs[0])
+    # The members share their run-time extents (the group key says so); the
+    # first alloc's operands dominate it.
+    new_alloc = located(region.AllocOp(region_type, allocs[0].dynamic_sizes), allocs[0])
     Rewriter.insert_op(new_alloc, InsertPoint.before(allocs[0]))
     handle = new_alloc.region
 

@@ -345,6 +345,9 @@ class _FunctionSource:
             self.closure(op, indent)
             return
         sizes, strides, kept = geometry.sizes, geometry.strides, geometry.kept
+        if not all(isinstance(size, int) for size in sizes):  # run-time sizes: the closure
+            self.closure(op, indent)
+            return
         if any(size < 1 for size in sizes) or any(stride < 1 for stride in strides):
             self.closure(op, indent)
             return

@@ -13,6 +13,7 @@ from xdsl.ir import Operation
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import nonpositive_step
 from tapeflow_dialects import cgra, layer, region, stream, tape
+from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.layer import SpadType
 from targets.costs import kernel_profile, unscheduled_op_cost
@@ -111,6 +112,12 @@ def traced(ctx: CompileContext, op: Operation, step: Step) -> Step:
             buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, isinstance(op, tape.LoadOp), None
         case memref.StoreOp() | tape.StoreOp():
             buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, isinstance(op, tape.StoreOp), None
+        case enzyme.CacheLoadOp():
+            rank = len(op.indices)
+            buffer, idx, write, is_tape, slot = ins[0], ins[1 : 1 + rank], False, False, None
+        case enzyme.CacheStoreOp():
+            rank = len(op.indices)
+            buffer, idx, write, is_tape, slot = ins[1], ins[2 : 2 + rank], True, False, None
         case region.LoadOp():
             buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, True, op.slot.value.data
         case region.StoreOp():

@@ -230,6 +230,7 @@ def execute(
         results = executor.run(function, args)
         timing.finish()
         timing.spad_peak_entries = executor.stats["spad_peak_entries_full"]
+        timing.tape_high_water_bytes = executor.stats["tape_high_water_bytes"]
         addresses, writes, tape_flags = trace.arrays()
     seconds = time.perf_counter() - started
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}

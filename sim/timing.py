@@ -92,6 +92,11 @@ class TimingRecorder:
     windows: list[Window] = field(default_factory=list)
     layers: int = 0
     spad_peak_entries: int = 0
+    slabs: list[tuple[int | None, int]] = field(default_factory=list)
+    """Slabs the stream tapes allocated as they grew: (simulated base address,
+    bytes), in allocation order."""
+    tape_high_water_bytes: int = 0
+    """The most bytes the stream tapes held at once (set after the run)."""
     _open: Window | None = None
     marks: list[tuple[str, str, int, int, int]] | None = None
     """Only when collecting for a timeline (`collect`): each layer's start and end
@@ -245,6 +250,15 @@ class TimingRecorder:
         """A layer's body ended (called only when collecting)."""
         self._mark("end_layer")
 
+    def slab(self, nbytes: int, base: int | None) -> None:
+        """A slab tape grew by one slab of `nbytes` at simulated address `base`.
+        Mechanism: the stream engine opens one more DRAM page (row) for it, one
+        DRAM access latency (`hardware.dram.latency_cycles`) on the way of the
+        FWD stream that needed it; the slab is linked, nothing is copied."""
+        self.slabs.append((base, nbytes))
+        w = self._ops_window()
+        w.compute += self.hardware.dram.latency_cycles
+
     def finish(self) -> None:
         self._close()
         if self.spad_samples is not None:
@@ -395,6 +409,8 @@ def report(
         "sram_bytes": hardware.sram_bytes,
         "layers": recorder.layers,
         "tape_bytes": tape_bytes,
+        "slabs": len(recorder.slabs),
+        "tape_high_water_bytes": recorder.tape_high_water_bytes,
         "energy_pj": {
             "cache": e_cache,
             "spad": e_spad,

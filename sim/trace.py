@@ -36,6 +36,8 @@ class MemoryTrace:
     _views: dict[int, tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]] = field(
         default_factory=dict
     )
+    slabs: list[tuple[int, int]] = field(default_factory=list)
+    """Stream-tape slabs placed in the simulated DRAM: (base address, bytes)."""
 
     def mark_tape(self, arr: np.ndarray) -> None:
         """Count every later access of this buffer as tape traffic (Enzyme's
@@ -88,6 +90,17 @@ class MemoryTrace:
         if len(where) != len(shape):
             return
         self.packed.append(address << 2 | bool(write) << 1 | bool(tape or owner_tape))
+
+    def place_slab(self, slab: np.ndarray, nbytes: int) -> int:
+        """Give a stream-tape slab of `nbytes` its own page-aligned range of the
+        simulated DRAM and record it (`slabs`); returns its base. Streams bypass
+        the cache, so no access of the trace goes to it: the layout is what the
+        trace keeps of it."""
+        base = self._next
+        self._next += -(-max(nbytes, 1) // PAGE) * PAGE
+        self._keep.append(slab)
+        self.slabs.append((base, nbytes))
+        return base
 
     def packed_base(self, owner: np.ndarray, pointer: int) -> int:
         """`base << 2 | tape` of the buffer `owner` (data at `pointer`): the packed

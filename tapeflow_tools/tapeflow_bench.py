@@ -1,5 +1,5 @@
 """
-`tapeflow-bench [--quick] [--only EXPERIMENT,...] [--kernels A,B] [--jobs N]
+`tapeflow-bench [--quick] [--only EXPERIMENT,...] [--kernels A,B] [--extra-kernels] [--jobs N]
 [--out DIR] [--cache-dir DIR | --no-cache] [--no-progress]
 [--dask ADDRESS|local] [--format png,svg,pdf]`
 
@@ -55,7 +55,7 @@ with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.harness.report import MARKERS, write
     from tapeflow_benchmarks.harness.result_cache import ResultCache
     from tapeflow_benchmarks.harness.runner import run_points
-    from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS
     from tapeflow_tools.atomic import check_output_directory, replaceable_folder
     from tapeflow_tools.diagnostics import ToolError, reported_errors
 
@@ -80,7 +80,11 @@ def _main(argv: Sequence[str] | None) -> int:
     parser.add_argument("--only", default=",".join(EXPERIMENTS),
                         help=f"comma-separated experiments (default: all: {', '.join(EXPERIMENTS)})")
     parser.add_argument("--kernels", default=",".join(KERNELS),
-                        help="comma-separated kernels (default: all nine)")
+                        help="comma-separated kernels (default: all nine; the extra "
+                             f"kernels {', '.join(EXTRA_KERNELS)} may be named too)")
+    parser.add_argument("--extra-kernels", action="store_true",
+                        help="also run the extra kernels with loops of run-time trip "
+                             f"count ({', '.join(EXTRA_KERNELS)})")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="simulations run in parallel processes (default: one per core)")
     parser.add_argument("--out", type=Path, default=None,
@@ -113,7 +117,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.sweep is not None:
         return _sweep(parser, args, argv, formats)
     experiments = chosen(parser, args.only, EXPERIMENTS, "experiment")
-    kernels = chosen(parser, args.kernels, KERNELS)
+    kernels = chosen(parser, args.kernels, ALL_KERNELS)
+    if args.extra_kernels:
+        kernels += [k for k in EXTRA_KERNELS if k not in kernels]
     if not experiments or not kernels:
         parser.error("choose at least one experiment and one kernel")
     size = "small" if args.quick else "paper"

@@ -16,7 +16,7 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import Operation
 
 from targets.hardware import Hardware
-from tapeflow_dialects import cgra, region, stream, tape
+from tapeflow_dialects import cgra, enzyme, region, stream, tape
 from tapeflow_dialects.cgra import MemPath
 
 _FADD = frozenset({
@@ -86,9 +86,9 @@ def unscheduled_op_cost(op: Operation, hardware: Hardware) -> OpCost | None:
         return None
     if isinstance(op, stream.LoadOp | stream.StoreOp):
         return OpCost(hardware.scratchpad.latency, None, "spad")
-    if isinstance(op, memref.LoadOp | tape.LoadOp | region.LoadOp):
+    if isinstance(op, memref.LoadOp | tape.LoadOp | region.LoadOp | enzyme.CacheLoadOp):
         return OpCost(hardware.cache.hit_latency, None, "cache")
-    if isinstance(op, memref.StoreOp | tape.StoreOp | region.StoreOp):
+    if isinstance(op, memref.StoreOp | tape.StoreOp | region.StoreOp | enzyme.CacheStoreOp):
         return OpCost(1, None, "cache")
     if op.dialect_name() == "enzyme":
         return OpCost(1, None, None)

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from tapeflow_benchmarks.harness.points import Group, KernelSource, Point
-from tapeflow_benchmarks.kernels import KERNELS
+from tapeflow_benchmarks.kernels import ALL_KERNELS as KERNELS
 from tapeflow_benchmarks.kernels import PRESETS as SIZES
 from tapeflow_tools.diagnostics import ToolError
 from targets.energy import ENERGY_PRESETS
