@@ -40,6 +40,7 @@ from lowering.stages import Stage, is_placed, stage_of
 from lowering.tapeflow_raise_tape import raise_module
 from sim.cache import CacheResult, simulate_cache
 from sim.executor import Executor
+from sim.models import DEFAULT_MODEL, MODELS, UnknownModel, get_model
 from sim.timing import TimingRecorder, report
 from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
@@ -51,9 +52,21 @@ class SimulationError(ValueError):
 
 
 def prepare(
-    ctx: Context, module: builtin.ModuleOp, variant: str, hardware: Hardware, unroll: int = 1
+    ctx: Context,
+    module: builtin.ModuleOp,
+    variant: str,
+    hardware: Hardware,
+    unroll: int = 1,
+    model: str = DEFAULT_MODEL,
 ) -> int:
-    """Lower `module` in place for `variant`; returns the tape's size in bytes."""
+    """Lower `module` in place for `variant`; returns the tape's size in bytes.
+    `hardware` is the machine `model` simulates (`MODELS[model].hardware(preset)`);
+    the passes get `MODELS[model].lowering_hardware` of it (under `salam`, a
+    scratchpad as large as the tape, which needs the tape measured first)."""
+    try:
+        timing_model = get_model(model)
+    except UnknownModel as err:
+        raise SimulationError(str(err)) from None
     if variant not in VARIANTS:
         raise SimulationError(f"unknown variant '{variant}'; choose from {', '.join(VARIANTS)}")
     if unroll < 1:
@@ -81,7 +94,12 @@ def prepare(
             )
         tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
 
-    parse_pipeline(hardware_pipeline(variant, hardware, unroll), once_differentiated).apply(
+    lowering = timing_model.lowering_hardware(hardware, 0)
+    if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
+        # The passes' hardware depends on the tape: differentiate first, measure.
+        parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
+        lowering = timing_model.lowering_hardware(hardware, tape_bytes)
+    parse_pipeline(hardware_pipeline(variant, lowering, unroll), once_differentiated).apply(
         ctx, module
     )
     module.verify()
@@ -127,6 +145,8 @@ class Execution:
     tape_flags: np.ndarray
     seconds: float
     trace: MemoryTrace
+    model: str = DEFAULT_MODEL
+    """The timing model the module was lowered and run for."""
     replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
     """The trace's replay through each cache asked for so far."""
 
@@ -144,11 +164,14 @@ def execute(
     hardware: Hardware,
     tape_bytes: int,
     fast: bool = True,
+    model: str = DEFAULT_MODEL,
 ) -> Execution:
     """Run a prepared module; `args` as `tapeflow_tools.tapeflow_run.bind_arguments` makes them.
     `fast=False` runs the kernel loops with the closure executor (the reference
-    the compiled kernel loops are tested against; same results, slower)."""
-    trace = MemoryTrace()
+    the compiled kernel loops are tested against; same results, slower).
+    `hardware` and `model` as given to `prepare`."""
+    get_model(model)
+    trace = MemoryTrace(base=hardware.placement.base, alignment=hardware.placement.alignment)
     timing = TimingRecorder(trace, hardware)
     executor = Executor(module, trace, timing, fast=fast)
     started = time.perf_counter()
@@ -161,7 +184,7 @@ def execute(
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
     return Execution(
-        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace
+        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace, model
     )
 
 
@@ -181,7 +204,14 @@ def evaluate(execution: Execution, hardware: Hardware | None = None) -> dict[str
         with _without_gc_pauses():
             cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
         execution.replays[hardware.cache] = cache
-    data = report(execution.recorder, cache, execution.tape_flags, hardware, execution.tape_bytes)
+    data = report(
+        execution.recorder,
+        cache,
+        execution.tape_flags,
+        hardware,
+        execution.tape_bytes,
+        execution.model,
+    )
     seconds = execution.seconds + time.perf_counter() - started
     ops = data["ops"]["total"]  # type: ignore[index]
     data["simulator"] = {
@@ -199,13 +229,17 @@ def simulate(
     hardware: Hardware,
     tape_bytes: int,
     fast: bool = True,
+    model: str = DEFAULT_MODEL,
 ) -> Simulation:
-    """Run a prepared module and report on `hardware` (`fast` as for `execute`)."""
-    execution = execute(module, function, args, hardware, tape_bytes, fast)
+    """Run a prepared module and report on `hardware` (`fast` and `model` as for
+    `execute`)."""
+    execution = execute(module, function, args, hardware, tape_bytes, fast, model)
     return Simulation(execution.outputs, evaluate(execution), execution.trace)
 
 
 __all__ = [
+    "DEFAULT_MODEL",
+    "MODELS",
     "VARIANTS",
     "Execution",
     "Simulation",

@@ -7,20 +7,12 @@ program as a sequence of *windows*: a run of a loop whose body is a `cgra.kernel
 of ops outside kernels, which issue one after another, each waiting its latency.
 Each window knows which memory accesses (of the address trace) it made, which
 stream transfers it started, and which sweep (FWD or REV) it belongs to. After the
-run the trace goes through the cache model, and each window gets its cycles:
+run the trace goes through the cache model, and a timing model (`sim.models`:
+`cgra`, the pipelined CGRA, or `salam`, the authors' gem5-SALAM machine) gives
+each window its cycles.
 
-- a kernel loop: `max(compute, memory)`, with compute `(N-1)*ii + length` and
-  memory the larger of its DRAM bytes over the bandwidth and its misses, in
-  groups of `mshrs` outstanding ones, times the DRAM latency (misses overlap with
-  each other and with compute);
-- ops outside kernels: the sum of their latencies, plus the DRAM latency for
-  every miss (nothing to overlap with);
-- a REV stream starts when the previous REV layer starts (double buffering) and
-  delays its own layer only if it has not arrived by then; a FWD stream drains
-  in the background; both take DRAM bandwidth.
-
-`cycles.memory_stall` is the part of the total spent beyond the windows' compute
-(memory-bound kernel loops, misses outside kernels), `cycles.stream_stall` the
+`cycles.memory_stall` is the part of the total spent waiting for the cache and
+DRAM beyond the windows' compute, `cycles.stream_stall` the
 part spent waiting for REV tiles: together, what the memory system costs.
 
 DRAM traffic is the missed lines, the written-back dirty lines and the streamed
@@ -31,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from itertools import chain
 from operator import attrgetter
 
@@ -39,15 +31,20 @@ import numpy as np
 
 from sim.cache import CacheResult
 from sim.trace import MemoryTrace
+from targets.costs import KernelProfile
 from targets.hardware import Hardware
+
+if TYPE_CHECKING:
+    from sim.models import WindowTable
 
 
 class Window:
     """One window of the run: a kernel loop, or a stretch of ops outside kernels."""
 
     __slots__ = (
-        "kind", "phase", "start", "end", "compute", "spad_accesses", "memory_ops",
-        "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "_fu", "_trips",
+        "kind", "phase", "start", "end", "compute", "access_latency", "spad_accesses",
+        "memory_ops", "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "layer",
+        "trips", "profile", "_fu", "_trips",
     )
 
     def __init__(
@@ -65,12 +62,24 @@ class Window:
         """First access of the trace made in the window."""
         self.end = -1
         self.compute = 0
+        """Cycles of the window's ops: a kernel loop's `(N-1)*ii + length`, the
+        latencies of ops outside kernels other than memory accesses."""
+        self.access_latency = 0
+        """Ops outside kernels: the latencies of their memory accesses (what a
+        schedule-less machine charges for them; the `salam` model replaces them by
+        each access's port occupancy)."""
         self.spad_accesses = 0
         self.memory_ops = 0
         self.stream_write_bytes = 0
         self.stream_read_bytes = 0
         self.rev_stream_bytes = 0
         """Bytes of the REV stream that must arrive before this window starts."""
+        self.trips = 0 if trips is None else trips
+        """A kernel loop's iterations."""
+        self.layer = 0
+        """Layers started before this window (`TimingRecorder.layers`)."""
+        self.profile: KernelProfile | None = None
+        """A kernel loop's kernel (one iteration of it)."""
         self._fu: dict[str, int] = {} if fu is None else fu
         self._trips = trips
 
@@ -135,7 +144,10 @@ class TimingRecorder:
     def op(self, latency: int, fu_class: str | None, memory: str | None) -> None:
         """One op outside kernels ran."""
         w = self._ops_window()
-        w.compute += latency
+        if memory is None:
+            w.compute += latency
+        else:
+            w.access_latency += latency
         if fu_class is not None:
             w._fu[fu_class] = w._fu.get(fu_class, 0) + 1
             if fu_class in self._ops_fu:
@@ -149,12 +161,20 @@ class TimingRecorder:
                 w.spad_accesses += 1
 
     def ops(
-        self, latency: int, fu: tuple[tuple[str, int], ...], memory_ops: int, spad: int
+        self,
+        latency: int,
+        fu: tuple[tuple[str, int], ...],
+        memory_ops: int,
+        spad: int,
+        access_latency: int = 0,
     ) -> None:
         """Several ops outside kernels ran, one after another (the same as calling
-        `op` for each: `fu` lists the classes in the order they first ran)."""
+        `op` for each: `fu` lists the classes in the order they first ran;
+        `latency` is the other ops' latencies, `access_latency` the memory
+        accesses')."""
         w = self._ops_window()
         w.compute += latency
+        w.access_latency += access_latency
         if fu:
             window_fu, totals = w._fu, self._ops_fu
             for cls, count in fu:
@@ -167,15 +187,17 @@ class TimingRecorder:
         w.memory_ops += memory_ops
         w.spad_accesses += spad
 
-    def kernel_loop(
-        self, trips: int, ii: int, length: int, fu: Counter[str], memory_ops: int, spad: int
-    ) -> Window:
-        """A loop of kernel iterations is about to run; returns its window."""
+    def kernel_loop(self, trips: int, profile: KernelProfile) -> Window:
+        """A loop of `trips` iterations of the kernel `profile` describes is about
+        to run; returns its window."""
         if self._open is not None:
             self._close()
         # The kernel's FU counts per iteration (not changed afterwards), times trips.
+        fu, memory_ops, spad = profile.fu_ops, profile.memory_ops, profile.spad_ops
         w = Window("kernel", self.phase, self._covered, fu, trips)
-        w.compute = (trips - 1) * ii + length if trips > 0 else 0
+        w.compute = (trips - 1) * profile.ii + profile.length if trips > 0 else 0
+        w.layer = self.layers
+        w.profile = profile
         known = self._kernel_trips.get(id(fu))
         if known is None:
             known = self._kernel_trips[id(fu)] = [fu, 0]
@@ -214,9 +236,52 @@ def _prefix(flags: np.ndarray) -> np.ndarray:
 
 
 _WINDOW_COLUMNS = attrgetter(
-    "start", "end", "compute", "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes",
-    "spad_accesses", "memory_ops",
+    "start", "end", "compute", "access_latency", "stream_write_bytes", "stream_read_bytes",
+    "rev_stream_bytes", "spad_accesses", "memory_ops", "layer", "trips",
 )
+_COLUMNS = 11
+_NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
+
+
+def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardware) -> WindowTable:
+    """The recorded windows as columns, with what the cache replay found in each
+    (what a timing model costs, `sim.models`)."""
+    from sim.models import WindowTable
+
+    line = hardware.cache.line_bytes
+    windows = recorder.windows
+    # One row per window (the columns of _WINDOW_COLUMNS); every window at once.
+    table = np.fromiter(
+        chain.from_iterable(map(_WINDOW_COLUMNS, windows)),
+        dtype=np.int64,
+        count=_COLUMNS * len(windows),
+    ).reshape(-1, _COLUMNS)
+    start, end, compute, access_latency, stream_write, stream_read, rev_bytes, _, _, layer_of, trips = table.T
+    profiles = [w.profile or _NO_KERNEL for w in windows]
+    ids: dict[int, int] = {}
+    kernel_id = np.array([ids.setdefault(id(p), len(ids)) for p in profiles], dtype=np.int64)
+    m = _prefix(~cache.hit)
+    h = _prefix(cache.hit)
+    wb = _prefix(cache.evicts_dirty)
+    misses = m[end] - m[start]
+    writebacks = wb[end] - wb[start]
+    return WindowTable(
+        kernel=np.array([w.kind == "kernel" for w in windows], dtype=bool),
+        compute=compute,
+        access_latency=access_latency,
+        hits=h[end] - h[start],
+        misses=misses,
+        writebacks=writebacks,
+        dram_bytes=(misses + writebacks) * line + stream_write + stream_read,
+        rev_stream_bytes=rev_bytes,
+        trips=trips,
+        ii=np.array([p.ii for p in profiles], dtype=np.int64),
+        length=np.array([p.length for p in profiles], dtype=np.int64),
+        steps=np.array([p.steps for p in profiles], dtype=np.int64),
+        tiled=np.array([p.tiled for p in profiles], dtype=bool),
+        kernel_id=kernel_id,
+        layer=layer_of,
+    )
 
 
 def report(
@@ -225,53 +290,28 @@ def report(
     tape_flags: np.ndarray,
     hardware: Hardware,
     tape_bytes: int,
+    model: str = "cgra",
 ) -> dict[str, object]:
-    """The simulator's JSON report (stable keys, see DESIGN.md)."""
+    """The simulator's JSON report (stable keys, see DESIGN.md); `model` names
+    the timing model (`sim.models.MODELS`) that turns the windows into cycles."""
+    from sim.models import get_model
+
+    timing_model = get_model(model)
     line = hardware.cache.line_bytes
-    bw = hardware.dram_bytes_per_cycle
-    latency = hardware.dram.latency_cycles
-    mshrs = hardware.cache.mshrs
     miss = ~cache.hit
-    prefix_miss = _prefix(miss)
-    prefix_hit = _prefix(cache.hit)
     windows = recorder.windows
-    # One row per window (the columns of _WINDOW_COLUMNS); every window at once.
-    table = np.fromiter(
-        chain.from_iterable(map(_WINDOW_COLUMNS, windows)), dtype=np.int64, count=8 * len(windows)
-    ).reshape(-1, 8)
-    start, end, compute, stream_write, stream_read, rev_bytes, spad, memops = table.T
-    kernel = np.array([w.kind == "kernel" for w in windows], dtype=bool)
+    columns = window_table(recorder, cache, hardware)
     phase = np.array([w.phase for w in windows], dtype=object)
-    m = prefix_miss[end] - prefix_miss[start]
-    prefix_wb = _prefix(cache.evicts_dirty)
-    wb = prefix_wb[end] - prefix_wb[start]
-    dram = (m + wb) * line + stream_write + stream_read
-    # A kernel loop: max(compute, memory), memory the larger of the bytes over the
-    # bandwidth and the misses in groups of `mshrs` times the latency. Ops outside
-    # kernels: their latencies plus the DRAM latency for each miss. (float64 holds
-    # these integers exactly, as the Python floats of the per-window formula do.)
-    memory = np.maximum(dram / bw, (-(-m // mshrs) * latency).astype(np.float64))
-    spent = np.where(
-        kernel,
-        np.ceil(np.maximum(compute.astype(np.float64), memory)).astype(np.int64),
-        compute + m * latency,
-    )
-    stall_memory = int((spent - compute).sum())
-    # A REV stream was issued when the previous REV layer started: it delays its
-    # own window by what is still missing of its transfer then.
-    before = np.concatenate([[0], np.cumsum(spent)])  # unadjusted spent before window i
-    previous, carried, stall_stream = 0, 0, 0
-    for i in np.flatnonzero(rev_bytes).tolist():
-        since = int(before[i] - before[previous]) + carried
-        arrival = latency + int(rev_bytes[i]) / bw
-        carried = int(np.ceil(max(0.0, arrival - since)))
-        spent[i] += carried
-        stall_stream += carried
-        previous = i
+    spad = np.fromiter((w.spad_accesses for w in windows), dtype=np.int64, count=len(windows))
+    memops = np.fromiter((w.memory_ops for w in windows), dtype=np.int64, count=len(windows))
+    stream_read = np.fromiter((w.stream_read_bytes for w in windows), dtype=np.int64, count=len(windows))
+    stream_write = np.fromiter((w.stream_write_bytes for w in windows), dtype=np.int64, count=len(windows))
+    m, window_hits = columns.misses, columns.hits
+    timed = timing_model.cycles(columns, hardware)
+    spent, stall_memory, stall_stream = timed.spent, timed.memory_stall, timed.stream_stall
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
-    window_hits = prefix_hit[end] - prefix_hit[start]
     unknown = set(phase.tolist()) - set(cycles)
     if unknown:
         raise KeyError(unknown.pop())
@@ -301,6 +341,7 @@ def report(
     e_dram = read * 8 * energy.dram_read_pj_per_bit + write * 8 * energy.dram_write_pj_per_bit
     return {
         "hardware": hardware.name,
+        "model": model,
         "cycles": {
             "fwd": cycles["fwd"],
             "rev": cycles["rev"],

@@ -1,9 +1,12 @@
 """
 `tapeflow-sim FILE --function NAME --variant {enzyme,aos,tapeflow} --preset NAME
-[--cache-bytes N --assoc N --spad-bytes N --energy {paper,cacti45} --unroll N]
---inputs IN.npz --out OUT.npz --json REPORT.json`
+[--model {cgra,salam}] [--cache-bytes N --assoc N --spad-bytes N --energy {paper,cacti45}
+--unroll N] --inputs IN.npz --out OUT.npz --json REPORT.json`
 
-Simulates a gradient on the modelled CGRA. FILE is at the Enzyme-gradient stage
+Simulates a gradient on the modelled CGRA (`--model cgra`, the default) or on the
+authors' gem5-SALAM machine (`--model salam`, `sim/models/salam.py`: the preset's
+cache size and scratchpad with their clock, latencies, 4-way cache and placement;
+an explicit `--assoc` still wins). FILE is at the Enzyme-gradient stage
 (or a primal with its `enzyme.autodiff` caller); the variant's passes are applied
 here. Inputs and outputs are as for `tapeflow-run`; the JSON report has the cycles,
 cache, DRAM, scratchpad and energy figures (see sim/timing.py).
@@ -22,6 +25,7 @@ import argparse
 import json
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from tapeflow_tools.interrupt import quiet_interrupt
 
@@ -31,6 +35,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from xdsl.utils.exceptions import DiagnosticException
 
     from sim.executor import ExecutionError
+    from sim.models import DEFAULT_MODEL, MODELS
     from sim.simulator import VARIANTS, SimulationError, prepare, simulate
     from tapeflow_tools.arguments import (
         bind_arguments,
@@ -94,6 +99,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--function", required=True, help="function to run, without @")
     parser.add_argument("--variant", choices=VARIANTS, required=True)
     parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
+    parser.add_argument(
+        "--model",
+        choices=list(MODELS),
+        default=DEFAULT_MODEL,
+        help="timing model: cgra (the pipelined CGRA) or salam (the authors' gem5-SALAM "
+        "machine); default %(default)s",
+    )
     parser.add_argument("--cache-bytes", type=_bounded("--cache-bytes"))
     parser.add_argument("--assoc", type=_bounded("--assoc"))
     parser.add_argument("--spad-bytes", type=_bounded("--spad-bytes"))
@@ -117,6 +129,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 spad_bytes=args.spad_bytes,
                 energy=args.energy,
             )
+            hardware = MODELS[args.model].hardware(hardware)
+            if args.assoc is not None:  # an explicit --assoc wins over the model's ways
+                hardware = replace(hardware, cache=replace(hardware.cache, assoc=args.assoc))
+                hardware.validate()
         except HardwareError as err:
             given = " ".join(
                 f"{option} {value}"
@@ -139,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             bound = bind_arguments(check_function(module, args.function), given, warn)
         ctx = make_context()
         try:
-            tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll)
+            tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll, args.model)
         except SimulationError as err:
             raise ToolError(str(err)) from None
         except DiagnosticException as err:
@@ -148,7 +164,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         if bound is None:
             bound = bind_arguments(function, given, warn)
         try:
-            result = simulate(module, args.function, bound, hardware, tape_bytes)
+            result = simulate(
+                module, args.function, bound, hardware, tape_bytes, model=args.model
+            )
         except ExecutionError as err:
             raise ToolError(str(err)) from None
         result.report["variant"] = args.variant

@@ -13,10 +13,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from targets.hardware import Hardware
-from tapeflow_dialects import cgra, region, stream, tape
+from tapeflow_dialects import cgra, layer, region, stream, tape
 from tapeflow_dialects.cgra import MemPath
 
 _FADD = frozenset({
@@ -107,6 +107,67 @@ class KernelProfile:
     """Compute ops by FU class."""
     memory_ops: int
     spad_ops: int
+    steps: int = 0
+    """Cycles of one iteration issued in lockstep (`lockstep_steps`), for a machine
+    without a schedule (the `salam` model)."""
+    tiled: bool = False
+    """The kernel's loop is the body of a layer (a tile of a strip-mined loop)."""
+
+
+def lockstep_steps(kernel: cgra.KernelOp, hardware: Hardware) -> int:
+    """
+    The compute cycles of one iteration of `kernel` on a datapath that issues in
+    lockstep, as gem5-SALAM's does (`sim/models/salam.py`): every op whose operands
+    are ready issues at once, and nothing more issues until all of them are done,
+    so an iteration is a sequence of groups, each as long as its slowest compute op.
+    A cache load or store ends its group (its result is seen at the next group;
+    its time is its port occupancy, which the model adds from the trace); a load
+    also waits for every store before it. A scratchpad access (a tape bin) is done
+    in the cycle it issues, and what uses it issues in the same group. Placement,
+    cycles and routing hops are ignored.
+    """
+    ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
+    produced = {r for op in ops for r in op.results}
+    done: set[SSAValue] = set()  # results available
+    finished: set[Operation] = set()  # ops complete before the current group
+    older_stores: dict[Operation, list[Operation]] = {}
+    stores: list[Operation] = []
+    for op in ops:
+        if isinstance(op, cgra.LoadOp) and op.path.data == MemPath.CACHE:
+            older_stores[op] = list(stores)
+        if isinstance(op, cgra.StoreOp) and op.path.data == MemPath.CACHE:
+            stores.append(op)
+    pending = ops
+    total = 0
+    while pending:
+        group: list[Operation] = []
+        slowest = 0
+        progress = True
+        while progress:  # tape bins complete at once: their users join the group
+            progress = False
+            rest = []
+            for op in pending:
+                ready = all(v in done or v not in produced for v in op.operands) and all(
+                    s in finished for s in older_stores.get(op, ())
+                )
+                if not ready:
+                    rest.append(op)
+                    continue
+                group.append(op)
+                if isinstance(op, cgra.ComputeOp):
+                    slowest = max(slowest, op_latency(op, hardware))
+                elif op.path.data == MemPath.SPAD:  # type: ignore[attr-defined]
+                    finished.add(op)
+                    done.update(op.results)
+                    progress = True
+            pending = rest
+        if not group:  # pragma: no cover - a kernel body is acyclic
+            raise ValueError(f"cgra.kernel {kernel.id.value.data} has a dependence cycle")
+        for op in group:
+            finished.add(op)
+            done.update(op.results)
+        total += slowest
+    return total
 
 
 def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
@@ -123,4 +184,8 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
         else:
             memory_ops += 1
             spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
-    return KernelProfile(kernel.ii.value.data, length, fu, memory_ops, spad)
+    loop = kernel.parent_op()
+    tiled = loop is not None and isinstance(loop.parent_op(), layer.LayerOp)
+    return KernelProfile(
+        kernel.ii.value.data, length, fu, memory_ops, spad, lockstep_steps(kernel, hardware), tiled
+    )

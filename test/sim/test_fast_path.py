@@ -77,29 +77,47 @@ def test_compiled_kernel_loops_change_nothing(
 def _per_window(
     recorder: TimingRecorder, hit: np.ndarray, evicts: np.ndarray, hardware: Any
 ) -> dict[str, Any]:
-    """The report's window sums as first written, window by window (the
-    simulator now computes them for all windows at once)."""
+    """The report's window sums under the `cgra` model, window by window (the
+    simulator computes them for all windows at once), from the rules as
+    sim/models/cgra.py states them."""
     line, bw = hardware.cache.line_bytes, hardware.dram_bytes_per_cycle
-    latency, mshrs = hardware.dram.latency_cycles, hardware.cache.mshrs
+    latency, mshrs, ports = hardware.dram.latency_cycles, hardware.cache.mshrs, hardware.cache.ports
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
     fu: Counter[str] = Counter()
     spad = memory_ops = stream_read = stream_write = since = 0
+    previous_kernel = None  # the last kernel window seen
+    stalled = False  # a REV stream stalled since it
     for w in recorder.windows:
+        h = int(np.count_nonzero(hit[w.start : w.end]))
         m = int(np.count_nonzero(~hit[w.start : w.end]))
         wb = int(np.count_nonzero(evicts[w.start : w.end]))
         dram = (m + wb) * line + w.stream_write_bytes + w.stream_read_bytes
-        if w.kind == "kernel":
-            spent = int(np.ceil(max(w.compute, max(dram / bw, -(-m // mshrs) * latency))))
-        else:
-            spent = w.compute + m * latency
+        stall = 0
         if w.rev_stream_bytes:
-            spent += int(np.ceil(max(0.0, latency + w.rev_stream_bytes / bw - since)))
+            stall = int(np.ceil(max(0.0, latency + w.rev_stream_bytes / bw - since)))
+        if w.kind == "kernel":
+            p, last = w.profile, previous_kernel
+            compute = w.compute
+            continues = (
+                last is not None and p.tiled and last.profile.tiled and last.profile is p
+                and w.layer == last.layer + 1 and w.trips > 0 and last.trips > 0
+            )
+            if continues and not stalled:
+                compute = w.trips * p.ii  # the previous tile's drain overlaps this fill
+            ports_time = -(-m // mshrs) * latency + -(-h // ports)
+            spent = int(np.ceil(max(compute, max(dram / bw, ports_time))))
+            previous_kernel, stalled = w, False
+        else:
+            spent = w.compute + w.access_latency + m * latency
+        if w.rev_stream_bytes:
+            spent += stall
+            stalled = stalled or stall > 0
             since = 0
         since += spent
         cycles[w.phase] += spent
-        hits[w.phase] += int(np.count_nonzero(hit[w.start : w.end]))
+        hits[w.phase] += h
         misses[w.phase] += m
         fu.update(w.fu)
         spad += w.spad_accesses
