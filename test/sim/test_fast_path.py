@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from tapeflow_benchmarks.kernels import KERNELS
 from sim.cache import simulate_cache
 from sim.executor import Executor
+from sim.models import MODELS
 from sim.simulator import prepare, simulate
 from sim.timing import TimingRecorder, report
 from sim.trace import MemoryTrace
@@ -72,6 +73,27 @@ def test_compiled_kernel_loops_change_nothing(
         plain[mode] = [np.asarray(v) for v in (*args, *results)]
     for mine, theirs in zip(plain[True], plain[False], strict=True):
         assert _same_bits(mine, theirs)
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+@pytest.mark.parametrize("key", ["logsum", "pathfinder", "massspring"])
+def test_both_paths_report_the_same_under_salam(
+    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    """The `salam` model reads other window fields (lockstep steps, the memory
+    accesses' latencies kept apart): the fast path must record them alike."""
+    module = differentiated(key)
+    hardware = MODELS["salam"].hardware(configure(PRESET_OF[variant]))
+    tape_bytes = prepare(make_context(), module, variant, hardware, model="salam")
+    function = _function(module, f"{key}_grad")
+    inputs = KERNELS[key].inputs("small")
+    reports = []
+    for fast in (True, False):
+        args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+        result = simulate(module, f"{key}_grad", args, hardware, tape_bytes, fast=fast, model="salam")
+        reports.append({k: v for k, v in result.report.items() if k != "simulator"})
+    assert reports[0] == reports[1]
+    assert reports[0]["model"] == "salam"
 
 
 def _per_window(
