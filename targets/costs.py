@@ -96,6 +96,11 @@ def unscheduled_op_cost(op: Operation, hardware: Hardware) -> OpCost | None:
     return OpCost(getattr(hardware.latencies, cls), cls, None)
 
 
+STRIP_MINED = "tapeflow.rows_per_iteration"
+"""The attribute `tapeflow-layers` puts on a loop it strip-mined into tiles, one
+per layer (`lowering.tapeflow_layers.ROWS_PER_ITERATION`)."""
+
+
 @dataclass(frozen=True)
 class KernelProfile:
     """One iteration of a scheduled `cgra.kernel`."""
@@ -111,7 +116,8 @@ class KernelProfile:
     """Cycles of one iteration issued in lockstep (`lockstep_steps`), for a machine
     without a schedule (the `salam` model)."""
     tiled: bool = False
-    """The kernel's loop is the body of a layer (a tile of a strip-mined loop)."""
+    """The kernel's loop is one tile of a strip-mined loop: the body of a layer,
+    marked `STRIP_MINED` by `tapeflow-layers`."""
 
 
 def lockstep_steps(kernel: cgra.KernelOp, hardware: Hardware) -> int:
@@ -185,7 +191,11 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
             memory_ops += 1
             spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
     loop = kernel.parent_op()
-    tiled = loop is not None and isinstance(loop.parent_op(), layer.LayerOp)
+    tiled = (
+        loop is not None
+        and STRIP_MINED in loop.attributes
+        and isinstance(loop.parent_op(), layer.LayerOp)
+    )
     return KernelProfile(
         kernel.ii.value.data, length, fu, memory_ops, spad, lockstep_steps(kernel, hardware), tiled
     )
