@@ -38,13 +38,17 @@ if TYPE_CHECKING:
     from sim.models import WindowTable
 
 
+_NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
+"""`TimingRecorder.profiles[0]`: what ops windows read as their kernel."""
+
+
 class Window:
     """One window of the run: a kernel loop, or a stretch of ops outside kernels."""
 
     __slots__ = (
         "kind", "phase", "start", "end", "compute", "access_latency", "spad_accesses",
         "memory_ops", "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "layer",
-        "trips", "profile", "_fu", "_trips",
+        "trips", "kernel", "profile", "_fu", "_trips",
     )
 
     def __init__(
@@ -80,6 +84,8 @@ class Window:
         """Layers started before this window (`TimingRecorder.layers`)."""
         self.profile: KernelProfile | None = None
         """A kernel loop's kernel (one iteration of it)."""
+        self.kernel = 0
+        """A kernel loop's index in `TimingRecorder.profiles` (0 for ops)."""
         self._fu: dict[str, int] = {} if fu is None else fu
         self._trips = trips
 
@@ -109,7 +115,9 @@ class TimingRecorder:
         access recorded just before its op opens the window is still counted."""
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
-        self._kernel_trips: dict[int, list[Any]] = {}  # id(profile): [profile, trips]
+        self._kernel_trips: dict[int, list[Any]] = {}  # id(fu): [fu, trips, index]
+        self.profiles: list[KernelProfile] = [_NO_KERNEL]
+        """Every kernel run so far; `Window.kernel` indexes it (0: not a kernel)."""
 
     @property
     def fu_totals(self) -> Counter[str]:
@@ -118,7 +126,7 @@ class TimingRecorder:
         totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
         for cls, count in self._ops_fu.items():
             totals[cls] += count
-        for profile, trips in self._kernel_trips.values():
+        for profile, trips, _ in self._kernel_trips.values():
             for cls, count in profile.items():
                 totals[cls] += count * trips
         return totals
@@ -200,10 +208,12 @@ class TimingRecorder:
         w.profile = profile
         known = self._kernel_trips.get(id(fu))
         if known is None:
-            known = self._kernel_trips[id(fu)] = [fu, 0]
+            known = self._kernel_trips[id(fu)] = [fu, 0, len(self.profiles)]
+            self.profiles.append(profile)
             for cls in fu:
                 self._fu_order.setdefault(cls)
         known[1] += trips
+        w.kernel = known[2]
         w.memory_ops = memory_ops * trips
         w.spad_accesses = spad * trips
         self.windows.append(w)
@@ -237,10 +247,9 @@ def _prefix(flags: np.ndarray) -> np.ndarray:
 
 _WINDOW_COLUMNS = attrgetter(
     "start", "end", "compute", "access_latency", "stream_write_bytes", "stream_read_bytes",
-    "rev_stream_bytes", "spad_accesses", "memory_ops", "layer", "trips",
+    "rev_stream_bytes", "spad_accesses", "memory_ops", "layer", "trips", "kernel",
 )
-_COLUMNS = 11
-_NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
+_COLUMNS = 12
 
 
 def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardware) -> WindowTable:
@@ -256,17 +265,22 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         dtype=np.int64,
         count=_COLUMNS * len(windows),
     ).reshape(-1, _COLUMNS)
-    start, end, compute, access_latency, stream_write, stream_read, rev_bytes, _, _, layer_of, trips = table.T
-    profiles = [w.profile or _NO_KERNEL for w in windows]
-    ids: dict[int, int] = {}
-    kernel_id = np.array([ids.setdefault(id(p), len(ids)) for p in profiles], dtype=np.int64)
+    (
+        start, end, compute, access_latency, stream_write, stream_read, rev_bytes, spad, memops,
+        layer_of, trips, kernel,
+    ) = table.T
+    profiles = recorder.profiles
+    ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
+    length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
+    steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
+    tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
     m = _prefix(~cache.hit)
     h = _prefix(cache.hit)
     wb = _prefix(cache.evicts_dirty)
     misses = m[end] - m[start]
     writebacks = wb[end] - wb[start]
     return WindowTable(
-        kernel=np.array([w.kind == "kernel" for w in windows], dtype=bool),
+        kernel=kernel > 0,
         compute=compute,
         access_latency=access_latency,
         hits=h[end] - h[start],
@@ -275,12 +289,16 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         dram_bytes=(misses + writebacks) * line + stream_write + stream_read,
         rev_stream_bytes=rev_bytes,
         trips=trips,
-        ii=np.array([p.ii for p in profiles], dtype=np.int64),
-        length=np.array([p.length for p in profiles], dtype=np.int64),
-        steps=np.array([p.steps for p in profiles], dtype=np.int64),
-        tiled=np.array([p.tiled for p in profiles], dtype=bool),
-        kernel_id=kernel_id,
+        ii=ii,
+        length=length,
+        steps=steps,
+        tiled=tiled,
+        kernel_id=kernel,
         layer=layer_of,
+        spad_accesses=spad,
+        memory_ops=memops,
+        stream_write_bytes=stream_write,
+        stream_read_bytes=stream_read,
     )
 
 
@@ -302,10 +320,8 @@ def report(
     windows = recorder.windows
     columns = window_table(recorder, cache, hardware)
     phase = np.array([w.phase for w in windows], dtype=object)
-    spad = np.fromiter((w.spad_accesses for w in windows), dtype=np.int64, count=len(windows))
-    memops = np.fromiter((w.memory_ops for w in windows), dtype=np.int64, count=len(windows))
-    stream_read = np.fromiter((w.stream_read_bytes for w in windows), dtype=np.int64, count=len(windows))
-    stream_write = np.fromiter((w.stream_write_bytes for w in windows), dtype=np.int64, count=len(windows))
+    spad, memops = columns.spad_accesses, columns.memory_ops
+    stream_read, stream_write = columns.stream_read_bytes, columns.stream_write_bytes
     m, window_hits = columns.misses, columns.hits
     timed = timing_model.cycles(columns, hardware)
     spent, stall_memory, stall_stream = timed.spent, timed.memory_stall, timed.stream_stall

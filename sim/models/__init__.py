@@ -63,9 +63,14 @@ class WindowTable:
     tiled: np.ndarray
     """Kernel loops that are the body of a layer."""
     kernel_id: np.ndarray
-    """Kernel loops: one number per kernel (the same kernel, the same number)."""
+    """Kernel loops: one number (from 1) per kernel, the same for the same kernel;
+    0 for ops windows."""
     layer: np.ndarray
     """Layers started before the window."""
+    spad_accesses: np.ndarray
+    memory_ops: np.ndarray
+    stream_write_bytes: np.ndarray
+    stream_read_bytes: np.ndarray
 
 
 @dataclass(frozen=True)
