@@ -135,26 +135,31 @@ def lockstep_steps(kernel: cgra.KernelOp, hardware: Hardware) -> int:
     ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
     produced = {r for op in ops for r in op.results}
     done: set[SSAValue] = set()  # results available
-    finished: set[Operation] = set()  # ops complete before the current group
-    older_stores: dict[Operation, list[Operation]] = {}
-    stores: list[Operation] = []
-    for op in ops:
-        if isinstance(op, cgra.LoadOp) and op.path.data == MemPath.CACHE:
-            older_stores[op] = list(stores)
-        if isinstance(op, cgra.StoreOp) and op.path.data == MemPath.CACHE:
-            stores.append(op)
+    position = {op: i for i, op in enumerate(ops)}
+    cache_loads = {
+        op for op in ops if isinstance(op, cgra.LoadOp) and op.path.data == MemPath.CACHE
+    }
+    stores = [
+        position[op]
+        for op in ops
+        if isinstance(op, cgra.StoreOp) and op.path.data == MemPath.CACHE
+    ]
     pending = ops
     total = 0
     while pending:
         group: list[Operation] = []
         slowest = 0
+        # A cache load waits until every store before it is complete (issued in
+        # an earlier group).
+        waiting = set(pending)
+        barrier = min((i for i in stores if ops[i] in waiting), default=len(ops))
         progress = True
         while progress:  # tape bins complete at once: their users join the group
             progress = False
             rest = []
             for op in pending:
-                ready = all(v in done or v not in produced for v in op.operands) and all(
-                    s in finished for s in older_stores.get(op, ())
+                ready = all(v in done or v not in produced for v in op.operands) and not (
+                    op in cache_loads and position[op] > barrier
                 )
                 if not ready:
                     rest.append(op)
@@ -163,14 +168,12 @@ def lockstep_steps(kernel: cgra.KernelOp, hardware: Hardware) -> int:
                 if isinstance(op, cgra.ComputeOp):
                     slowest = max(slowest, op_latency(op, hardware))
                 elif op.path.data == MemPath.SPAD:  # type: ignore[attr-defined]
-                    finished.add(op)
                     done.update(op.results)
                     progress = True
             pending = rest
         if not group:  # pragma: no cover - a kernel body is acyclic
             raise ValueError(f"cgra.kernel {kernel.id.value.data} has a dependence cycle")
         for op in group:
-            finished.add(op)
             done.update(op.results)
         total += slowest
     return total
