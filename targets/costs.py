@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 from targets.hardware import Hardware
 from tapeflow_dialects import cgra, layer, region, stream, tape
@@ -132,51 +132,29 @@ def lockstep_steps(kernel: cgra.KernelOp, hardware: Hardware) -> int:
     in the cycle it issues, and what uses it issues in the same group. Placement,
     cycles and routing hops are ignored.
     """
-    ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
-    produced = {r for op in ops for r in op.results}
-    done: set[SSAValue] = set()  # results available
-    position = {op: i for i, op in enumerate(ops)}
-    cache_loads = {
-        op for op in ops if isinstance(op, cgra.LoadOp) and op.path.data == MemPath.CACHE
-    }
-    stores = [
-        position[op]
-        for op in ops
-        if isinstance(op, cgra.StoreOp) and op.path.data == MemPath.CACHE
-    ]
-    pending = ops
-    total = 0
-    while pending:
-        group: list[Operation] = []
-        slowest = 0
-        # A cache load waits until every store before it is complete (issued in
-        # an earlier group).
-        waiting = set(pending)
-        barrier = min((i for i in stores if ops[i] in waiting), default=len(ops))
-        progress = True
-        while progress:  # tape bins complete at once: their users join the group
-            progress = False
-            rest = []
-            for op in pending:
-                ready = all(v in done or v not in produced for v in op.operands) and not (
-                    op in cache_loads and position[op] > barrier
-                )
-                if not ready:
-                    rest.append(op)
-                    continue
-                group.append(op)
-                if isinstance(op, cgra.ComputeOp):
-                    slowest = max(slowest, op_latency(op, hardware))
-                elif op.path.data == MemPath.SPAD:  # type: ignore[attr-defined]
-                    done.update(op.results)
-                    progress = True
-            pending = rest
-        if not group:  # pragma: no cover - a kernel body is acyclic
-            raise ValueError(f"cgra.kernel {kernel.id.value.data} has a dependence cycle")
-        for op in group:
-            done.update(op.results)
-        total += slowest
-    return total
+    # The group an op issues in is the first after its operands' groups (the same
+    # group as a tape bin's); a cache load's is also after every older store's.
+    # Operands are defined before their uses, so one pass in body order does it.
+    group: dict[Operation, int] = {}
+    slowest: dict[int, int] = {}
+    last_store = -1  # the latest group of a cache store so far
+    for op in kernel.body.block.ops:
+        if not isinstance(op, cgra.PlacedOp):
+            continue
+        g = 0
+        for value in op.operands:
+            producer = value.owner
+            if producer in group:
+                bin_access = isinstance(producer, cgra.LoadOp) and producer.path.data == MemPath.SPAD
+                g = max(g, group[producer] + (0 if bin_access else 1))  # type: ignore[index]
+        if isinstance(op, cgra.LoadOp) and op.path.data == MemPath.CACHE:
+            g = max(g, last_store + 1)
+        group[op] = g
+        if isinstance(op, cgra.StoreOp) and op.path.data == MemPath.CACHE:
+            last_store = max(last_store, g)
+        if isinstance(op, cgra.ComputeOp):
+            slowest[g] = max(slowest.get(g, 0), op_latency(op, hardware))
+    return sum(slowest.values())
 
 
 def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
