@@ -43,6 +43,8 @@ control ops (branch, compare, induction increment) of each iteration.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from sim.models import Cycles, WindowTable
@@ -66,8 +68,6 @@ class SalamModel:
     def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware:
         """A scratchpad that holds the whole tape (the bins' capacity is never
         enforced), whatever the preset's; in whole banks of 8-byte entries."""
-        from dataclasses import replace
-
         if hardware.scratchpad.size_bytes <= 0:
             return hardware  # the baseline: no bins, the tape goes through the cache
         unit = 8 * hardware.scratchpad.banks
