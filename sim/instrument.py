@@ -87,15 +87,13 @@ def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:
     assert timing is not None
     kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
     profile = kernel_profile(kernel, timing.hardware)
-    ii, length, fu = profile.ii, profile.length, profile.fu_ops
-    memory_ops, spad = profile.memory_ops, profile.spad_ops
     lb, ub, st = (ctx.slot(v) for v in (op.lb, op.ub, op.step))
 
     def loop_step(fr: Frame) -> None:
         if fr[st] <= 0:
             raise nonpositive_step(op, fr[st])
         trips = len(range(fr[lb], fr[ub], fr[st]))
-        window = timing.kernel_loop(trips, ii, length, fu, memory_ops, spad)
+        window = timing.kernel_loop(trips, profile)
         step(fr)
         timing.end_kernel_loop(window)
 

@@ -53,14 +53,13 @@ from lowering.stages import Stage, is_placed, stage_of
 from lowering.tapeflow_raise_tape import raise_module
 from sim.cache import CacheResult, simulate_cache
 from sim.executor import Executor
+from sim.models import DEFAULT_MODEL, MODELS, UnknownModel, get_model
 from sim.timing import TimingRecorder, WindowTimes, report
 from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import CacheConfig, DramConfig, Hardware
 from targets.provenance import hardware_record
 
-MODELS = ("cgra",)
-"""The timing models a report can name (`sim/timing.py`)."""
 
 
 class SimulationError(ValueError):
@@ -98,14 +97,29 @@ def unused_hardware(variant: str, hardware: Hardware) -> str | None:
 
 
 def check_model(model: str) -> None:
-    if model not in MODELS:
-        raise SimulationError(f"unknown timing model '{model}'; choose from {', '.join(MODELS)}")
+    """Raise `SimulationError` unless `model` names a timing model (`sim.models`)."""
+    try:
+        get_model(model)
+    except UnknownModel as err:
+        raise SimulationError(str(err)) from None
 
 
 def prepare(
-    ctx: Context, module: builtin.ModuleOp, variant: str, hardware: Hardware, unroll: int = 1
+    ctx: Context,
+    module: builtin.ModuleOp,
+    variant: str,
+    hardware: Hardware,
+    unroll: int = 1,
+    model: str = DEFAULT_MODEL,
 ) -> int:
-    """Lower `module` in place for `variant`; returns the tape's size in bytes."""
+    """Lower `module` in place for `variant`; returns the tape's size in bytes.
+    `hardware` is the machine `model` simulates (`MODELS[model].hardware(preset)`);
+    the passes get `MODELS[model].lowering_hardware` of it (under `salam`, a
+    scratchpad as large as the tape, which needs the tape measured first)."""
+    try:
+        timing_model = get_model(model)
+    except UnknownModel as err:
+        raise SimulationError(str(err)) from None
     if variant not in VARIANTS:
         raise SimulationError(f"unknown variant '{variant}'; choose from {', '.join(VARIANTS)}")
     if unroll < 1:
@@ -134,7 +148,12 @@ def prepare(
             )
         tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
 
-    parse_pipeline(hardware_pipeline(variant, hardware, unroll), once_differentiated).apply(
+    lowering = timing_model.lowering_hardware(hardware, 0)
+    if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
+        # The passes' hardware depends on the tape: differentiate first, measure.
+        parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
+        lowering = timing_model.lowering_hardware(hardware, tape_bytes)
+    parse_pipeline(hardware_pipeline(variant, lowering, unroll), once_differentiated).apply(
         ctx, module
     )
     module.verify()
@@ -182,10 +201,10 @@ class Execution:
     tape_flags: np.ndarray
     seconds: float
     trace: MemoryTrace
+    model: str = DEFAULT_MODEL
+    """The timing model the module was lowered and run for."""
     replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
     """The trace's replay through each cache asked for so far."""
-    model: str = "cgra"
-    """The timing model the reports name."""
     variant: str | None = None
     """The variant the module was prepared for (None: the caller did not say)."""
     unroll: int = 1
@@ -211,16 +230,17 @@ def execute(
     *,
     variant: str | None = None,
     unroll: int = 1,
-    model: str = "cgra",
+    model: str = DEFAULT_MODEL,
     timeline: bool = False,
 ) -> Execution:
     """Run a prepared module; `args` as `tapeflow_tools.tapeflow_run.bind_arguments` makes them.
     `fast=False` runs the kernel loops with the closure executor (the reference
     the compiled kernel loops are tested against; same results, slower).
-    `variant`, `unroll` and `model` are recorded in every report of the run;
-    `timeline` also records what a timeline shows (`sim/timeline.py`)."""
+    `hardware` and `model` as given to `prepare`; `variant`, `unroll` and `model`
+    are recorded in every report of the run; `timeline` also records what a
+    timeline shows (`sim/timeline.py`)."""
     check_model(model)
-    trace = MemoryTrace()
+    trace = MemoryTrace(base=hardware.placement.base, alignment=hardware.placement.alignment)
     timing = TimingRecorder(trace, hardware)
     executor = Executor(module, trace, timing, fast=fast)
     if timeline:
@@ -265,7 +285,7 @@ def evaluate(
         execution.replays[hardware.cache] = cache
     data = report(
         execution.recorder, cache, execution.tape_flags, hardware, execution.tape_bytes,
-        on_windows,
+        execution.model, on_windows,
     )
     data["hardware"] = hardware_record(
         hardware, model=execution.model, variant=execution.variant,  # type: ignore[arg-type]
@@ -291,7 +311,7 @@ def simulate(
     *,
     variant: str | None = None,
     unroll: int = 1,
-    model: str = "cgra",
+    model: str = DEFAULT_MODEL,
     timeline: bool = False,
 ) -> Simulation:
     """Run a prepared module and report on `hardware` (`fast`, `variant`,
@@ -312,6 +332,7 @@ def simulate(
 
 
 __all__ = [
+    "DEFAULT_MODEL",
     "MODELS",
     "VARIANTS",
     "Execution",

@@ -1,10 +1,13 @@
 """
 `tapeflow-sim FILE --function NAME --variant {enzyme,aos,tapeflow} --preset NAME
-[--hw HW.yaml ...] [--set key.path=VALUE ...]
+[--model {cgra,salam}] [--hw HW.yaml ...] [--set key.path=VALUE ...]
 [--cache-bytes N --assoc N --spad-bytes N --energy {paper,cacti45} --unroll N]
 --inputs IN.npz --out OUT.npz --json REPORT.json [--timeline TRACE.json]`
 
-Simulates a gradient on the modelled CGRA. FILE is at the Enzyme-gradient stage
+Simulates a gradient on the modelled CGRA (`--model cgra`, the default) or on the
+authors' gem5-SALAM machine (`--model salam`, `sim/models/salam.py`: the preset's
+cache size and scratchpad with their clock, latencies, 4-way cache and placement;
+an explicit `--assoc` still wins). FILE is at the Enzyme-gradient stage
 (or a primal with its `enzyme.autodiff` caller); the variant's passes are applied
 here. Inputs and outputs are as for `tapeflow-run`; the JSON report has the cycles,
 cache, DRAM, scratchpad and energy figures (see sim/timing.py) and, under
@@ -46,6 +49,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from xdsl.utils.exceptions import DiagnosticException
 
     from sim.executor import ExecutionError
+    from sim.models import DEFAULT_MODEL, MODELS
     from sim.simulator import (
         VARIANTS,
         SimulationError,
@@ -110,11 +114,13 @@ def _check_not_primal(module: ModuleOp, name: str) -> None:
 
 
 def hardware_layers(args: argparse.Namespace) -> Hardware:
-    """The hardware of the command line: the preset, each `--hw` file in order,
+    """The hardware of the command line: the preset (as the `--model` simulates
+    it: `sim.models.MODELS[model].hardware`), each `--hw` file in order,
     each `--set` in order, then `--cache-bytes`, `--assoc`, `--spad-bytes` and
     `--energy`; checked, and schedulable. Errors name the file, the `--set` or the
     options, and the key."""
-    hardware = PRESETS[args.preset]
+    model = MODELS[args.model]
+    hardware = model.hardware(PRESETS[args.preset])  # the machine the model simulates
     try:
         hardware = layered(hardware, args.hw, args.sets)  # errors name their layer
     except HardwareError as err:
@@ -132,10 +138,13 @@ def hardware_layers(args: argparse.Namespace) -> Hardware:
         if value is not None
     )
     try:
+        # Under a model with its own cache organisation (salam: 4-way at every
+        # size), --cache-bytes keeps the model's ways; under cgra, Table III's.
+        keep_ways = args.model != DEFAULT_MODEL and args.cache_bytes is not None
         hardware = overridden(
             hardware,
             cache_bytes=args.cache_bytes,
-            assoc=args.assoc,
+            assoc=args.assoc if args.assoc is not None or not keep_ways else hardware.cache.assoc,
             spad_bytes=args.spad_bytes,
             energy=args.energy,
         )
@@ -153,6 +162,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--function", required=True, help="function to run, without @")
     parser.add_argument("--variant", choices=VARIANTS, required=True)
     parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
+    parser.add_argument(
+        "--model",
+        choices=list(MODELS),
+        default=DEFAULT_MODEL,
+        help="timing model: cgra (the pipelined CGRA) or salam (the authors' gem5-SALAM "
+        "machine); default %(default)s",
+    )
     parser.add_argument(
         "--hw", action="append", default=[], metavar="FILE",
         help="hardware description (YAML or JSON, nested like the report's `hardware`) "
@@ -199,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             bound = bind_arguments(check_function(module, args.function), given, warn)
         ctx = make_context()
         try:
-            tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll)
+            tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll, args.model)
         except SimulationError as err:
             raise ToolError(str(err)) from None
         except DiagnosticException as err:
@@ -210,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             result = simulate(
                 module, args.function, bound, hardware, tape_bytes,
-                variant=args.variant, unroll=args.unroll, timeline=args.timeline is not None,
+                variant=args.variant, unroll=args.unroll, model=args.model,
+                timeline=args.timeline is not None,
             )
         except ExecutionError as err:
             raise ToolError(str(err)) from None

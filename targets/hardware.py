@@ -116,6 +116,29 @@ class DramConfig:
 
 
 @dataclass(frozen=True)
+class PlacementConfig:
+    """Where the simulated buffers sit in memory (the address trace's bump allocator)."""
+
+    base: int = 4096
+    """[design] address of the first buffer."""
+    alignment: int = 64
+    """[design] each buffer starts at a multiple of this: one cache line, so that
+    distinct buffers never share a line but consecutive ones do not all start in
+    the same cache set either (page alignment, 4096, is the option that does)."""
+
+    def validate(self) -> None:
+        if self.alignment < 8 or self.alignment & (self.alignment - 1):
+            raise HardwareError(
+                f"buffer alignment must be a power of two of at least 8 bytes, got {self.alignment}"
+            )
+        if self.base < 0 or self.base % self.alignment:
+            raise HardwareError(
+                f"buffer base {self.base} is not a non-negative multiple of the "
+                f"alignment {self.alignment}"
+            )
+
+
+@dataclass(frozen=True)
 class Hardware:
     """One accelerator configuration."""
 
@@ -129,6 +152,7 @@ class Hardware:
     cache: CacheConfig = field(default_factory=CacheConfig)
     scratchpad: ScratchpadConfig = field(default_factory=ScratchpadConfig)
     dram: DramConfig = field(default_factory=DramConfig)
+    placement: PlacementConfig = field(default_factory=PlacementConfig)
     energy: EnergyModel = field(default_factory=lambda: ENERGY_PRESETS["paper"])
 
     @property
@@ -158,6 +182,7 @@ class Hardware:
                 )
         self.cache.validate()
         self.scratchpad.validate()
+        self.placement.validate()
 
 
 def associativity_for(cache_bytes: int) -> int:
@@ -270,6 +295,7 @@ __all__ = [
     "HardwareError",
     "Latencies",
     "PRESETS",
+    "PlacementConfig",
     "ScratchpadConfig",
     "associativity_for",
     "configure",

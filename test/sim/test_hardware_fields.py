@@ -80,6 +80,9 @@ CASES: list[tuple[str, str, str, str, list[str], str]] = [
     # Bytes per cycle are the bandwidth over the clock: a faster clock, with the
     # same DRAM, makes a bandwidth-bound run take more cycles.
     ("clock_ghz=4.0", "mttkrp", "tapeflow", "Tflow2k", ["dram.bandwidth_gbs=2.0"], "cycles"),
+    # Page-aligned buffers all start in set 0 of a small cache: the arrays one
+    # iteration reads together conflict in a 2-way cache where packed ones do not.
+    ("placement.alignment=4096", "nn", "enzyme", "Enzyme1k", [], "misses"),
 ]
 
 
@@ -108,7 +111,7 @@ def test_the_cases_cover_every_field() -> None:
     """Each leaf of the description is exercised above, or below (line size, LRU
     policy, energy, name: not a time)."""
     covered = {c[0].partition("=")[0] for c in CASES}
-    covered |= {"cache.line_bytes", "cache.lru_on_write", "name"}
+    covered |= {"cache.line_bytes", "cache.lru_on_write", "name", "placement.base"}
     energy = describe(PRESETS["Tflow2k"])["energy"]
     covered |= {f"energy.{f}" for f in _leaves(energy)}  # type: ignore[arg-type]
     assert _leaves(describe(PRESETS["Tflow2k"])) == covered  # type: ignore[arg-type]
@@ -154,3 +157,17 @@ def test_the_record_is_the_whole_effective_machine(differentiated: Callable[[str
     assert set(record) == {f.name for f in fields(Hardware)} | {
         "model", "variant", "unroll", "energy_preset", "versions"
     }
+
+
+def test_moving_the_base_by_a_whole_cache_changes_no_count(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    """`placement.base` moves every buffer by the same amount: by a multiple of the
+    cache's size every address keeps its set and its line offset, so the counts
+    stay; only the record names the new base."""
+    size = PRESETS["Enzyme1k"].cache.size_bytes
+    _, before = _run(differentiated, "nn", "enzyme", "Enzyme1k", [])
+    _, after = _run(differentiated, "nn", "enzyme", "Enzyme1k", [f"placement.base={4096 + 64 * size}"])
+    assert after["hardware"]["placement"]["base"] == 4096 + 64 * size
+    for key in ("cycles", "cache", "dram_bytes"):
+        assert after[key] == before[key]
