@@ -12,7 +12,8 @@ whose loops run the FWD iterations backwards, the mirrored count. Together with 
 tile's base entry (`layer.salloc`) this is Algorithm 3's `SAlloc + offset`.
 
 After binding, the regions carry no accesses and are removed; the tape lives in the
-scratchpad and, between layers, in the DRAM stream tape.
+scratchpad and, between layers, in the DRAM stream tape. A region `tapeflow-layers`
+kept (`tapeflow.kept`) is left as it is: a region in DRAM read through the cache.
 
 The offsets are a whole-function decision (the order of stores in each FWD layer),
 made and checked first; then each region op is rewritten on its own by a rewrite
@@ -135,7 +136,10 @@ class RegionStoreToSpad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: region.StoreOp, rewriter: PatternRewriter) -> None:
-        bound = self.plan.bindings[op]
+        bound = self.plan.bindings.get(op)
+        if bound is None:
+            return  # a kept region's store
+
         row = self.plan.row(op, bound.owner, False)
         new = stream.StoreOp(op.value, bound.owner.salloc.tile, row, bound.offset, op.store_id)
         rewriter.replace(op, located(new, op))
@@ -150,7 +154,9 @@ class RegionLoadToSpad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: region.LoadOp, rewriter: PatternRewriter) -> None:
-        bound = self.plan.bindings[op]
+        bound = self.plan.bindings.get(op)
+        if bound is None:
+            return  # a kept region's load
         row = self.plan.row(op, bound.owner, True)
         new = stream.LoadOp(
             bound.owner.salloc.tile, row, bound.offset, op.loaded_id, op.result.type
@@ -165,7 +171,9 @@ class EraseBoundRegion(RewritePattern):
     def match_and_rewrite(
         self, op: region.AllocOp | region.FreeOp, rewriter: PatternRewriter
     ) -> None:
-        rewriter.erase(op)
+        handle = op.region if isinstance(op, region.AllocOp) else op.region
+        if not region.is_kept(handle):
+            rewriter.erase(op)
 
 
 def _plan(function: func.FuncOp) -> BindPlan:
@@ -175,8 +183,12 @@ def _plan(function: func.FuncOp) -> BindPlan:
     plan = BindPlan()
     offsets: dict[tuple[SSAValue, int], tuple[int, int]] = {}
     """(region, store id) -> (FWD layer id, offset in the tile row)."""
-    stores = [op for op in function.walk() if isinstance(op, region.StoreOp)]
-    loads = [op for op in function.walk() if isinstance(op, region.LoadOp)]
+    stores = [
+        op for op in function.walk() if isinstance(op, region.StoreOp) and not region.is_kept(op.region)
+    ]
+    loads = [
+        op for op in function.walk() if isinstance(op, region.LoadOp) and not region.is_kept(op.region)
+    ]
     next_offset: dict[layer.LayerOp, int] = {}
     for store in stores:
         owner = _enclosing_layer(store)

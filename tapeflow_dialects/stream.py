@@ -40,7 +40,7 @@ from tapeflow_dialects.container_ops import (
     ContainerStoreOp,
     SlotAccess,
 )
-from tapeflow_dialects.layer import LayerOp, Phase, SAllocOp, SpadType
+from tapeflow_dialects.layer import ENTRY_BYTES, LayerOp, Phase, SAllocOp, SpadType
 
 
 def constant_index(value: SSAValue) -> int | None:
@@ -73,8 +73,14 @@ class AllocOp(ContainerAllocOp):
         )
 
     def verify_(self) -> None:
-        if self.bytes.value.data < 0:
+        size = self.bytes.value.data
+        if size < 0:
             raise VerifyException(f"'{self.name}' size must not be negative")
+        if size % ENTRY_BYTES:
+            raise VerifyException(
+                f"'{self.name}' size {size} is not a whole number of {ENTRY_BYTES}-byte "
+                "tape words; the DRAM tape holds the scratchpad's entries, one word each"
+            )
 
 
 def _verify_rows(op: IRDLOperation, tile: SpadType, rows: SSAValue) -> None:
