@@ -149,3 +149,38 @@ def test_simulator_keeps_the_values(name: str, variant: str) -> None:
     result = simulate(module, "f_grad", args, hardware, tape_bytes)
     assert_exactly(result.outputs, reference, f"{name} on the simulator's {variant} variant")
     assert result.report["tape_bytes"] == tape_bytes
+
+
+def test_a_non_mirrored_cache_is_kept_and_the_rest_layered() -> None:
+    """Issue 12 item 3: the loop-invariant cache read through remsi stays a region
+    (marked with the reason); the two mirrored tapes are still tiled and streamed."""
+    from tapeflow_dialects import layer, region, stream
+
+    module, _, _ = enzyme_stage("invariant_cache_remsi")
+    TapeflowPipelinePass(spad_bytes=64).apply(make_context(), module)
+    kept = [op for op in module.walk() if isinstance(op, region.AllocOp)]
+    assert len(kept) == 1 and region.KEPT in kept[0].attributes
+    assert "do not mirror" in kept[0].attributes[region.KEPT].data  # type: ignore[attr-defined]
+    fwd = [op for op in module.walk() if isinstance(op, layer.LayerOp) and op.phase.data.value == "fwd"]
+    assert len(fwd) == 2
+    assert len([op for op in module.walk() if isinstance(op, stream.AllocOp)]) == 2
+
+
+def test_an_i1_slot_takes_one_word_everywhere() -> None:
+    """Issue 12 item 4: a tape of an f64 and an i1 per iteration (8 iterations) is
+    8 x 2 words = 128 bytes in the DRAM stream tape, in the scratchpad tiles the
+    streams move, and in the simulator's stream traffic and tape size."""
+    from tapeflow_dialects import stream
+
+    module, given, _ = enzyme_stage("branch_cached_condition")
+    TapeflowPipelinePass(spad_bytes=64).apply(make_context(), module)
+    (alloc,) = [op for op in module.walk() if isinstance(op, stream.AllocOp)]
+    assert alloc.bytes.value.data == 8 * 2 * 8
+
+    module, given, _ = enzyme_stage("branch_cached_condition")
+    hardware = configure("Tflow1k")
+    tape_bytes = prepare(make_context(), module, "tapeflow", hardware)
+    caller = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad")
+    report = simulate(module, "f_grad", bind_arguments(caller, given), hardware, tape_bytes).report
+    assert tape_bytes == 8 * 2 * 8
+    assert report["streams"] == {"write_bytes": 128, "read_bytes": 128}
