@@ -24,9 +24,25 @@ spills and reloads them as such). Two shapes of layer are made:
   matching REV loop body (tape loads have no side effects; their index arithmetic
   moves with them). Each piece is a tile of one row.
 
-The number of layers executed at run time is reported with `stats=true` (and read
-off the IR at any later stage by `layer_census`). The pass takes a module at the
-region stage.
+Tapes under branches. Stores may sit under `scf.if` in a tiled loop's innermost
+body: a store whose branch does not run leaves its entry of the row empty, and REV
+reads it under the same condition. Outside tiles, the stores of a branch are cut
+into *conditional pieces* inside the branch (`_layer_branches`); Pass 1 gives each
+branch's tapes regions of their own, so a FWD layer under a branch pushes its tile
+exactly when the branch runs and its REV partner, placed where REV reads those
+values under the condition Enzyme cached, pops it exactly then.
+
+Nothing Enzyme produces is rejected. A region that cannot be layered (its REV loop
+does not mirror its FWD loop, it is stored in several loop nests or blocks, inside
+an op that is neither a loop nor a branch, ...) is *kept*: it stays a region in
+DRAM, read through the cache, its `region.alloc` marked `tapeflow.kept` with the
+reason; the other regions are layered. Layering rewrites as it goes, so each
+attempt works on a copy of the function and one that meets an unlayerable region
+is dropped and retried with that region kept (`_layer_function`).
+
+The number of layers executed at run time, and the kept regions with their
+reasons, are reported with `stats=true` (the layers are read off the IR at any
+later stage by `layer_census`). The pass takes a module at the region stage.
 """
 
 from __future__ import annotations
