@@ -20,3 +20,15 @@
 // STATS:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 12 layers executed (scratchpad 64 B)
 // STATS-NEXT:   layer 0/1 %m: 4x2 entries, tile of iterations, runs 6 times
 // STATS-NEXT:   region #1 %k kept in DRAM, read through the cache: the REV loops do not mirror the FWD loops (FWD runs (3, 8) iterations and REV (3, 10)), so its tiles could not be streamed back as a stack
+
+// A tape stored under a branch op the pass does not layer (scf.index_switch) is
+// kept too; the tape beside it in the same loop is still tiled, with the kept
+// region's store inside the tile's loop.
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/switch.mlir 2>&1 | filecheck %s --check-prefix=SWITCH
+// SWITCH:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 2 layers executed (scratchpad 64 B)
+// SWITCH-NEXT:   layer 0/1 %u: 8x1 entries, tile of iterations, runs 1 times
+// SWITCH-NEXT:   region #1 %s kept in DRAM, read through the cache: it is stored inside 'scf.index_switch'; only loops, branches (scf.if) and straight-line stores are layered
+// SWITCH:      region.alloc {tapeflow.kept = "it is stored inside 'scf.index_switch'
+// SWITCH:      layer.layer 0 fwd partner 1 {
+// SWITCH:        scf.index_switch
+// SWITCH:          region.store %{{.*}}, %s[%{{.*}}] slot 0 id 0
