@@ -115,6 +115,7 @@ class FwdOp(IRDLOperation):
         assert isinstance(self.tile.type, SpadType)
         _verify_rows(self, self.tile.type, self.rows)
         verify_in_layer(self, self.tile, Phase.FWD)
+        _verify_fits_tape(self, self.tile.type, self.rows, self.tape)
 
 
 @irdl_op_definition
@@ -157,6 +158,23 @@ class RevOp(IRDLOperation):
             if isinstance(op, FwdOp) and op.id == self.of:
                 return op
         return None
+
+
+def _verify_fits_tape(op: IRDLOperation, tile: SpadType, rows: SSAValue, tape: SSAValue) -> None:
+    """A FWD stream of a known number of rows moves `rows x slots` words; they must
+    fit the DRAM tape it pushes onto (one word per entry on both sides: the layout
+    rule of `tapeflow_dialects.layout`)."""
+    count = constant_index(rows)
+    alloc = tape.owner
+    if count is None or not isinstance(alloc, AllocOp):
+        return
+    moved = count * tile.slots.data * ENTRY_BYTES
+    if moved > alloc.bytes.value.data:
+        raise VerifyException(
+            f"'{op.name}' moves {count} rows of {tile} ({moved} bytes) onto a DRAM tape "
+            f"of {alloc.bytes.value.data} bytes; the tape must hold at least one tile "
+            f"({ENTRY_BYTES} bytes per entry)"
+        )
 
 
 def verify_in_layer(op: IRDLOperation, tile: SSAValue, phase: Phase) -> None:

@@ -6,6 +6,7 @@
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/mixed.mlir | filecheck %s --check-prefix=BOUND
 // RUN: not tapeflow-opt %S/Inputs/wide-slot.mlir 2>&1 | filecheck %s --check-prefix=VERIFY
 // RUN: not tapeflow-opt %S/Inputs/odd-tape.mlir 2>&1 | filecheck %s --check-prefix=VERIFY2
+// RUN: not tapeflow-opt %S/Inputs/small-tape.mlir 2>&1 | filecheck %s --check-prefix=VERIFY3
 
 // CHECK:     %[[M:[^ ]+]] = region.alloc : !region.region<3x8, [f64, i1]>
 // CHECK-NEXT: stream.alloc bytes 384 : !stream.tape
@@ -24,3 +25,4 @@
 
 // VERIFY: error: region slot 0 cannot hold a tape value: i128 is 128 bits wide, more than one 8-byte tape word (every slot is one 8-byte word)
 // VERIFY2: 'stream.alloc' size 36 is not a whole number of 8-byte tape words
+// VERIFY3: 'stream.fwd' moves 4 rows of !layer.spad<4x2> (64 bytes) onto a DRAM tape of 40 bytes; the tape must hold at least one tile (8 bytes per entry)
