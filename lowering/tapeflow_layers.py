@@ -222,13 +222,23 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     the function as it goes, so each attempt works on a copy; an attempt that finds
     an unlayerable region is dropped and the next one keeps that region too.
     """
-    kept: dict[int, str] = {}
+    marked = [op for op in function.walk() if isinstance(op, region.AllocOp)]
+    kept: dict[int, str] = {  # regions the input already keeps stay kept
+        i: op.attributes[region.KEPT].data  # type: ignore[attr-defined]
+        for i, op in enumerate(marked)
+        if isinstance(op.attributes.get(region.KEPT), builtin.StringAttr)
+    }
     while True:
         work = function.clone()
         allocs = [op.region for op in work.walk() if isinstance(op, region.AllocOp)]
         try:
             report = _attempt(work, spad_bytes, {allocs[i] for i in kept})
         except _Unlayerable as err:
+            if err.target not in allocs:
+                raise _fail(
+                    f"@{function.sym_name.data}: a region not made by region.alloc cannot "
+                    f"be layered ({err.reason}), nor kept"
+                ) from None
             index = allocs.index(err.target)
             if index in kept:  # pragma: no cover - a kept region has no layers
                 raise _fail(f"internal error: kept region {index} failed again ({err.reason})")
