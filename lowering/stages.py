@@ -111,19 +111,38 @@ def _stage_of_ops(function: func.FuncOp) -> Stage:
         seen.add(type(op))
         if isinstance(op, memref.AllocOp) and TAPE_BUFFER in op.attributes:
             marked = True
+    live = _live_regions(function)
     if stream.FwdOp in seen or stream.RevOp in seen:
-        if region.AllocOp in seen and _marked_stage(function) is Stage.BOUND:
-            return Stage.BOUND  # regions left on the cache path
-        return Stage.STREAMS if region.AllocOp in seen else Stage.BOUND
+        if live and _marked_stage(function) is Stage.BOUND:
+            return Stage.BOUND  # regions left on the cache path (run-time extents)
+        return Stage.STREAMS if live else Stage.BOUND
     if layer.LayerOp in seen:
         return Stage.LAYERS
-    if seen & {region.AllocOp, region.StoreOp, region.LoadOp, region.FreeOp}:
+    if live:
         return Stage.REGIONS
+    if region.AllocOp in seen:
+        return Stage.BOUND  # every region kept by tapeflow-layers: nothing left to lower
     if seen & {tape.AllocOp, tape.StoreOp, tape.LoadOp, tape.FreeOp}:
         return Stage.TAPE
     if marked:
         return Stage.BASELINE
     return Stage.GRADIENT
+
+
+def _live_regions(function: func.FuncOp) -> bool:
+    """The function holds regions that tapeflow-layers has not kept (see
+    `region.KEPT`): ones still to be layered, streamed or bound."""
+    return any(
+        isinstance(op, region.AllocOp) and region.KEPT not in op.attributes
+        for op in function.walk()
+    )
+
+
+def all_regions_kept(function: func.FuncOp) -> bool:
+    """tapeflow-layers kept every region of the function (and made no layer)."""
+    return not _live_regions(function) and any(
+        isinstance(op, region.AllocOp) for op in function.walk()
+    ) and not any(isinstance(op, layer.LayerOp) for op in function.walk())
 
 
 def is_placed(function: func.FuncOp) -> bool:
@@ -169,6 +188,8 @@ def require_stage(
         return stage
     if stage is Stage.GRADIENT and not _has_tape(function, pass_name):
         return stage
+    if all_regions_kept(function) and {Stage.LAYERS, Stage.STREAMS} & set(takes):
+        return stage  # tapeflow-layers kept every region: nothing to stream or bind
     wanted = " or ".join(_ABOUT[s].label for s in sorted(takes))
     found = f"{pass_name}: {name} is at {_describe(stage)}"
     if stage is Stage.BASELINE:

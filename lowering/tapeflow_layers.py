@@ -24,6 +24,22 @@ spills and reloads them as such). Two shapes of layer are made:
   matching REV loop body (tape loads have no side effects; their index arithmetic
   moves with them). Each piece is a tile of one row.
 
+Tapes under branches. Stores may sit under `scf.if` in a tiled loop's innermost
+body: a store whose branch does not run leaves its entry of the row empty, and REV
+reads it under the same condition. Outside tiles, the stores of a branch are cut
+into *conditional pieces* inside the branch (`_layer_branches`); Pass 1 gives each
+branch's tapes regions of their own, so a FWD layer under a branch pushes its tile
+exactly when the branch runs and its REV partner, placed where REV reads those
+values under the condition Enzyme cached, pops it exactly then.
+
+Nothing Enzyme produces is rejected. A region that cannot be layered (its REV loop
+does not mirror its FWD loop, it is stored in several loop nests or blocks, inside
+an op that is neither a loop nor a branch, ...) is *kept*: it stays a region in
+DRAM, read through the cache, its `region.alloc` marked `tapeflow.kept` with the
+reason; the other regions are layered. Layering rewrites as it goes, so each
+attempt works on a copy of the function and one that meets an unlayerable region
+is dropped and retried with that region kept (`_layer_function`).
+
 Loops whose trip count is known only at run time (bounded by an argument, or by
 an outer index in a triangular nest) are strip-mined the same way with a
 run-time number of tiles, once `_prove_run_time_mirror` has proven symbolically
@@ -31,9 +47,9 @@ that REV mirrors FWD for every value of the bounds; a region it cannot prove
 stays unlayered, a DRAM region read through the cache (`_run_time_regions`,
 listed by `stats=true`).
 
-The number of layers executed at run time is reported with `stats=true` (and read
-off the IR at any later stage by `layer_census`). The pass takes a module at the
-region stage.
+The number of layers executed at run time, and the regions kept with their
+reasons, are reported with `stats=true` (the layers are read off the IR at any
+later stage by `layer_census`). The pass takes a module at the region stage.
 """
 
 from __future__ import annotations
@@ -57,7 +73,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import IndexBuilder
 from lowering.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
 from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import Stage, mark_cache_path_stage, require_stages
+from lowering.stages import CACHE_PATH_STAGE, Stage, mark_cache_path_stage, require_stages
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
@@ -75,11 +91,23 @@ class LayerRecord:
     tiled: bool
     instances: int
     """How many times the FWD layer (and so its REV partner) runs (0 if that is
-    known only at run time)."""
+    known only at run time; at most that many for a conditional layer, under a
+    branch)."""
+    conditional: bool = False
+    """Under a branch (`scf.if`): runs when the branch does."""
     run_time: bool = False
     """Strip-mined with a run-time number of tiles (a loop bounded by `%n`)."""
     tile_iterations: int = 0
     """Iterations of the strip-mined loop per tile, when `run_time`."""
+
+
+@dataclass(frozen=True)
+class KeptRecord:
+    """A region the pass leaves in DRAM, read through the cache as the aos variant
+    reads it, and why it could not be layered."""
+
+    region: str
+    reason: str
 
 
 @dataclass
@@ -89,6 +117,7 @@ class LayersReport:
     layers: list[LayerRecord] = field(default_factory=list)
     cache_path: list[tuple[str, str]] = field(default_factory=list)
     """Regions left unlayered (read through the cache), with the reason."""
+    kept: list[KeptRecord] = field(default_factory=list)
 
     @property
     def dynamic_layers(self) -> int:
@@ -107,12 +136,16 @@ class LayersReport:
                 "around it (known at run time)"
                 if r.run_time else f"runs {r.instances} times"
             )
+            if r.conditional:
+                kind, runs = f"conditional {kind}", f"runs at most {r.instances} times"
             lines.append(
                 f"  layer {r.fwd_id}/{r.rev_id} {r.region}: {r.rows}x{r.slots} entries, "
                 f"{kind}, {runs}"
             )
         for name, reason in self.cache_path:
             lines.append(f"  region {name}: not layered, read through the cache ({reason})")
+        for k in self.kept:
+            lines.append(f"  region {k.region} kept in DRAM, read through the cache: {k.reason}")
         return "\n".join(lines)
 
 
@@ -149,6 +182,9 @@ class _Function:
     spad_bytes: int
     report: LayersReport
     loads: dict[tuple[SSAValue, int], list[region.LoadOp]]
+    kept: set[SSAValue] = field(default_factory=set)
+    """Regions left unlayered (in DRAM, read through the cache); to this pass their
+    accesses are plain memory accesses, which a layer may hold like any compute."""
     next_id: int = 0
     unlayered: set[SSAValue] = field(default_factory=set)
     """Regions kept on the cache path (see `_run_time_regions`): not layered."""
@@ -173,6 +209,10 @@ class _Function:
         ]
         return sorted(found, key=self.position)
 
+    def stores_in(self, op: Operation) -> list[region.StoreOp]:
+        """The stores inside `op` (or `op` itself) of the regions being layered."""
+        return [s for s in _stores_in(op) if s.region not in self.kept]
+
     def position(self, op: Operation) -> int:
         return self._positions[op]
 
@@ -190,7 +230,62 @@ def layer_module(module: builtin.ModuleOp, spad_bytes: int) -> list[LayersReport
     return [_layer_function(f, spad_bytes) for f in gradients]
 
 
+class _Unlayerable(Exception):
+    """A region this pass cannot cut into layers (raised before or while the
+    function is rewritten; the attempt is dropped and the region kept)."""
+
+    def __init__(self, target: SSAValue, reason: str):
+        super().__init__(reason)
+        self.target = target
+        self.reason = reason
+
+
 def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
+    """
+    Layer `function`. What cannot be layered never stops the pass: the region it
+    belongs to is left as it is (a correct array-of-structs region in DRAM, read
+    through the cache) and reported, and the rest is layered. Layering rewrites
+    the function as it goes, so each attempt works on a copy; an attempt that finds
+    an unlayerable region is dropped and the next one keeps that region too.
+    """
+    marked = [op for op in function.walk() if isinstance(op, region.AllocOp)]
+    kept: dict[int, str] = {  # regions the input already keeps stay kept
+        i: op.attributes[region.KEPT].data  # type: ignore[attr-defined]
+        for i, op in enumerate(marked)
+        if isinstance(op.attributes.get(region.KEPT), builtin.StringAttr)
+    }
+    while True:
+        work = function.clone()
+        allocs = [op.region for op in work.walk() if isinstance(op, region.AllocOp)]
+        try:
+            report = _attempt(work, spad_bytes, {allocs[i] for i in kept})
+        except _Unlayerable as err:
+            if err.target not in allocs:
+                raise _fail(
+                    f"@{function.sym_name.data}: a region not made by region.alloc cannot "
+                    f"be layered ({err.reason}), nor kept"
+                ) from None
+            index = allocs.index(err.target)
+            if index in kept:  # pragma: no cover - a kept region has no layers
+                raise _fail(f"internal error: kept region {index} failed again ({err.reason})")
+            kept[index] = err.reason
+            continue
+        break
+    for index, reason in kept.items():
+        alloc = allocs[index].owner
+        assert isinstance(alloc, region.AllocOp)
+        alloc.attributes[region.KEPT] = builtin.StringAttr(reason)
+        report.kept.append(KeptRecord(f"#{index} {_region_name(allocs[index])}", reason))
+    for block in list(function.body.blocks):  # the attempt that succeeded replaces the body
+        function.body.detach_block(block).erase(safe_erase=False)
+    work.body.move_blocks(function.body)
+    if CACHE_PATH_STAGE in work.attributes:  # regions the attempt left on the cache path
+        function.attributes[CACHE_PATH_STAGE] = work.attributes[CACHE_PATH_STAGE]
+    report.function = function.sym_name.data
+    return report
+
+
+def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> LayersReport:
     report = LayersReport(function.sym_name.data, spad_bytes)
     loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
     for op in function.walk():
@@ -201,17 +296,18 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     report.cache_path = [(_region_name(r), why) for r, why in unlayered.items()]
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
-        if isinstance(op, region.StoreOp) and op.region not in unlayered:
+        if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
             nests.setdefault(op.region, set()).add(
                 tuple(id(l) for l in enclosing_loops(op, function))
             )
     for target, found in nests.items():
         if len(found) > 1:
-            raise _fail(
-                f"region {_region_name(target)} is stored in {len(found)} loop nests; "
-                "its tiles could not be streamed back as one stack"
+            raise _Unlayerable(
+                target,
+                f"it is stored in {len(found)} loop nests, so its tiles could not be "
+                "streamed back as one stack",
             )
-    state = _Function(function, spad_bytes, report, loads, unlayered=set(unlayered), plans=plans)
+    state = _Function(function, spad_bytes, report, loads, kept, unlayered=set(unlayered), plans=plans)
     state.refresh_positions()
     _layer_block(state, function.body.block)
     if unlayered:
@@ -291,7 +387,7 @@ def _layer_block(state: _Function, block: Block) -> None:
 
     def close() -> None:
         nonlocal current, current_region, current_count
-        while current and not _stores_in(current[-1]):
+        while current and not state.stores_in(current[-1]):
             current.pop()  # trailing compute stays outside the layer
         if current:
             assert current_region is not None
@@ -299,34 +395,27 @@ def _layer_block(state: _Function, block: Block) -> None:
         current, current_region, current_count = [], None, 0
 
     for unit in list(block.ops):
-        stores = [s for s in _stores_in(unit) if s.region not in state.unlayered]
+        stores = [s for s in state.stores_in(unit) if s.region not in state.unlayered]
         if not stores:
             if current:
-                current.append(unit)
+                current.append(unit)  # compute, or an access of a kept region (DRAM)
             continue
-        regions = {s.region for s in stores}
         if isinstance(unit, scf.ForOp):
             close()
             if not _try_tile(state, unit, stores):
                 _layer_block(state, unit.body.block)
             continue
+        if isinstance(unit, scf.IfOp):
+            close()
+            _layer_branches(state, unit)
+            continue
         if not isinstance(unit, region.StoreOp):
-            raise _fail(
-                f"a tape store inside '{unit.name}' in @{state.report.function}: stores "
-                "under control flow would spill tiles REV cannot match; only loops and "
-                "straight-line stores are layered"
+            raise _Unlayerable(
+                stores[0].region,
+                f"it is stored inside '{unit.name}'; only loops, branches (scf.if) and "
+                "straight-line stores are layered",
             )
-        if len(regions) > 1:
-            raise _fail(
-                f"'{unit.name}' in @{state.report.function} stores into several regions "
-                "or loops inside a non-loop op; it cannot be cut into layers"
-            )
-        (target,) = regions
-        if len(stores) > state.entries:
-            raise _fail(
-                f"'{unit.name}' stores {len(stores)} values at once, more than the "
-                f"{state.entries} entries of a {state.spad_bytes}-byte scratchpad"
-            )
+        (target,) = {s.region for s in stores}
         if current and (target is not current_region or current_count + len(stores) > state.entries):
             close()
         if not current:
@@ -335,6 +424,20 @@ def _layer_block(state: _Function, block: Block) -> None:
         current_count += len(stores)
     close()
     _make_pieces(state, pieces)
+
+
+def _layer_branches(state: _Function, branch: scf.IfOp) -> None:
+    """
+    Conditional pieces: the stores under an `scf.if` are layered inside each branch,
+    as the straight-line stores of its block. A FWD layer in a branch runs (and
+    spills its tile) only when the branch runs; its REV partner sits where REV reads
+    those values, under the condition Enzyme cached for the branch, so it pops the
+    tile exactly when FWD pushed one. Pass 1 gives the tapes of each branch regions
+    of their own, so a region's tiles are pushed and popped under one condition.
+    """
+    for body in branch.regions:
+        for block in body.blocks:
+            _layer_block(state, block)
 
 
 def _region_name(value: SSAValue) -> str:
@@ -650,16 +753,15 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     target = stores[0].region
     if any(s.region is not target for s in stores):
         return False
-    inner_block = stores[0].parent_block()
-    if any(s.parent_block() is not inner_block for s in stores):
-        return False
     fwd_chain = enclosing_loops(stores[0], function)
+    if any(enclosing_loops(s, function) != fwd_chain for s in stores):
+        return False
+    if not all(_in_loop_body(s, fwd_chain[-1]) for s in stores):
+        return False
     depth = fwd_chain.index(loop)
     inner = fwd_chain[depth + 1 :]
     trips = [trip_count(l) for l in (loop, *inner)]
-    if any(t is None for t in trips) or not isinstance(inner_block.parent_op(), scf.ForOp | type(None)):
-        return False
-    if fwd_chain[-1] is not inner_block.parent_op():
+    if any(t is None for t in trips):
         return False
     loads = state.loads_of(stores)
     if not loads:
@@ -668,6 +770,8 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     if len(rev_chains) != 1:
         return False
     (rev_chain,) = rev_chains
+    if not rev_chain or not all(_in_loop_body(l, rev_chain[-1]) for l in loads):
+        return False
     if len(rev_chain) != len(fwd_chain):
         return False
     rev_loop = rev_chain[depth]
@@ -678,7 +782,9 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     rev_tape = [
         o
         for o in rev_loop.walk()
-        if isinstance(o, region.LoadOp | region.StoreOp) and o.region not in state.unlayered
+        if isinstance(o, region.LoadOp | region.StoreOp)
+        and o.region not in state.unlayered
+        and o.region not in state.kept
     ]
     if set(rev_tape) != set(loads):
         return False
@@ -707,8 +813,22 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
             spad.slots.data,
             True,
             count * _outer_instances(tile_loop_of(loop), function),
+            _under_branch(tile_loop_of(loop), function),
         )
     )
+    return True
+
+
+def _in_loop_body(access: Operation, loop: scf.ForOp) -> bool:
+    """`access` runs at most once per iteration of `loop`: it sits in the loop's
+    body, directly or under branches (`scf.if`) only. A store under a branch fills
+    its slot of the iteration's row when the branch runs and leaves it empty
+    otherwise; REV reads it under the same condition."""
+    parent = access.parent_op()
+    while parent is not loop:
+        if not isinstance(parent, scf.IfOp):
+            return False
+        parent = parent.parent_op()
     return True
 
 
@@ -719,6 +839,16 @@ def tile_loop_of(loop: scf.ForOp) -> Operation:
     tile_loop = layer_op.parent_op()
     assert tile_loop is not None
     return tile_loop
+
+
+def _under_branch(op: Operation, function: func.FuncOp) -> bool:
+    """`op` runs under an `scf.if` (within `function`)."""
+    parent = op.parent_op()
+    while parent is not None and parent is not function:
+        if isinstance(parent, scf.IfOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _outer_instances(op: Operation, function: func.FuncOp) -> int:
@@ -829,23 +959,31 @@ def _make_pieces(state: _Function, pieces: list[tuple[SSAValue, list[Operation]]
         by_region.setdefault(target, []).append((ops, stores))
     for target, group in by_region.items():
         state.refresh_positions()
-        all_loads = state.loads_of([s for _, stores in group for s in stores])
+        group_stores = [s for _, stores in group for s in stores]
+        everywhere = [s for s in _stores_in(function) if s.region is target]
+        if len(everywhere) != len(group_stores):
+            raise _Unlayerable(
+                target,
+                "it is stored in several blocks (branches of one loop body), so its "
+                "pieces could not be streamed back as one stack",
+            )
+        all_loads = state.loads_of(group_stores)
         if not all_loads:
-            raise _fail(f"region {_region_name(target)} is stored but never loaded")
+            raise _Unlayerable(target, "it is stored but never loaded")
         rev_block = all_loads[0].parent_block()
         assert rev_block is not None
         if any(l.parent_block() is not rev_block for l in all_loads):
-            raise _fail(
-                f"the REV loads of region {_region_name(target)} stored in one loop body "
-                "are spread over several blocks; they cannot form one layer"
+            raise _Unlayerable(
+                target,
+                "its REV loads are spread over several blocks, so they cannot form "
+                "one REV layer per piece",
             )
-        reason = _check_mirrors(
-            [s for _, stores in group for s in stores], all_loads, state
-        )
+        reason = _check_mirrors(group_stores, all_loads, state)
         if reason is not None:
-            raise _fail(
-                f"region {_region_name(target)}: the REV loops do not mirror the FWD "
-                f"loops ({reason}), so its tiles cannot be streamed back as a stack"
+            raise _Unlayerable(
+                target,
+                f"the REV loops do not mirror the FWD loops ({reason}), so its tiles "
+                "could not be streamed back as a stack",
             )
         ids = [state.new_ids() for _ in group]
         for (ops, stores), (fwd_id, rev_id) in zip(group, ids):
@@ -854,7 +992,7 @@ def _make_pieces(state: _Function, pieces: list[tuple[SSAValue, list[Operation]]
             state.report.layers.append(
                 LayerRecord(
                     fwd_id, rev_id, _region_name(target), 1, len(stores), False,
-                    _outer_instances(stores[0], function),
+                    _outer_instances(stores[0], function), _under_branch(stores[0], function),
                 )
             )
         # REV partners, in the inverse order, where REV first reads any of them.
@@ -880,9 +1018,10 @@ def _hoist_indices(load: region.LoadOp, before: Operation, block: Block) -> None
         if op.parent_block() is not block or limit is None or positions.get(op, -1) < limit:
             return
         if not isinstance(op, PURE_INDEX_OPS):
-            raise _fail(
-                f"a REV tape load's index is computed by '{op.name}', which cannot be "
-                "moved to the head of its layer"
+            raise _Unlayerable(
+                load.region,
+                f"a REV load's index is computed by '{op.name}', which cannot be "
+                "moved to the head of its REV layer",
             )
         for operand in op.operands:
             hoist(operand)

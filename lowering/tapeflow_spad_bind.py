@@ -12,7 +12,8 @@ whose loops run the FWD iterations backwards, the mirrored count. Together with 
 tile's base entry (`layer.salloc`) this is Algorithm 3's `SAlloc + offset`.
 
 After binding, the regions carry no accesses and are removed; the tape lives in the
-scratchpad and, between layers, in the DRAM stream tape.
+scratchpad and, between layers, in the DRAM stream tape. A region `tapeflow-layers`
+kept (`tapeflow.kept`) is left as it is: a region in DRAM read through the cache.
 
 The offsets are a whole-function decision (the order of stores in each FWD layer),
 made and checked first; then each region op is rewritten on its own by a rewrite
@@ -139,9 +140,9 @@ class RegionStoreToSpad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: region.StoreOp, rewriter: PatternRewriter) -> None:
-        if op.region in self.plan.cache_path:
-            return
-        bound = self.plan.bindings[op]
+        bound = self.plan.bindings.get(op)
+        if bound is None:
+            return  # a store of a region left in DRAM (kept, or on the cache path)
         row = self.plan.row(op, bound.owner, False)
         new = stream.StoreOp(op.value, bound.owner.salloc.tile, row, bound.offset, op.store_id)
         rewriter.replace(op, located(new, op))
@@ -156,9 +157,9 @@ class RegionLoadToSpad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: region.LoadOp, rewriter: PatternRewriter) -> None:
-        if op.region in self.plan.cache_path:
-            return
-        bound = self.plan.bindings[op]
+        bound = self.plan.bindings.get(op)
+        if bound is None:
+            return  # a load of a region left in DRAM (kept, or on the cache path)
         row = self.plan.row(op, bound.owner, True)
         new = stream.LoadOp(
             bound.owner.salloc.tile, row, bound.offset, op.loaded_id, op.result.type
@@ -178,6 +179,8 @@ class EraseBoundRegion(RewritePattern):
         self, op: region.AllocOp | region.FreeOp, rewriter: PatternRewriter
     ) -> None:
         handle = op.region if isinstance(op, region.AllocOp) else op.region
+        if region.is_kept(handle):
+            return
         if self.plan is not None and handle in self.plan.cache_path:
             return
         rewriter.erase(op)
@@ -201,11 +204,16 @@ def _plan(function: func.FuncOp) -> BindPlan:
     plan = BindPlan()
     offsets: dict[tuple[SSAValue, int], tuple[int, int]] = {}
     """(region, store id) -> (FWD layer id, offset in the tile row)."""
-    # Regions no layer touches stay in DRAM, read through the cache.
+    # Regions no layer touches (loops of run-time trip count) and regions
+    # tapeflow-layers kept stay in DRAM, read through the cache.
     cached = _cache_path_regions(function)
-    stores = [op for op in function.walk() if isinstance(op, region.StoreOp) and op.region not in cached]
-    loads = [op for op in function.walk() if isinstance(op, region.LoadOp) and op.region not in cached]
     plan.cache_path = cached
+
+    def bound_here(handle: SSAValue) -> bool:
+        return handle not in cached and not region.is_kept(handle)
+
+    stores = [op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)]
+    loads = [op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)]
     next_offset: dict[layer.LayerOp, int] = {}
     for store in stores:
         owner = _enclosing_layer(store)

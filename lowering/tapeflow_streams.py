@@ -15,7 +15,12 @@ tile has been consumed, overlapping the previous layer (timing is the simulator'
 business; the IR fixes what moves and in which order).
 
 The tape accesses still go to the region; `tapeflow-spad-bind` (Pass 4) moves them
-to the scratchpad tile. The pass takes a module at the layer stage.
+to the scratchpad tile. A region `tapeflow-layers` kept (`tapeflow.kept`) gets no
+stream tape: it stays in DRAM, read through the cache.
+
+The DRAM tape holds the region's entries at one 8-byte word per slot (the layout
+rule of `tapeflow_dialects.layout`), the same words the scratchpad tiles hold and
+the streams move. The pass takes a module at the layer stage.
 """
 
 from __future__ import annotations
@@ -61,7 +66,9 @@ def stream_module(module: builtin.ModuleOp, slab_bytes: int = 0) -> None:
 
 def _layer_region(op: layer.LayerOp) -> SSAValue | None:
     regions = {
-        o.region for o in op.walk() if isinstance(o, region.StoreOp | region.LoadOp)
+        o.region
+        for o in op.walk()
+        if isinstance(o, region.StoreOp | region.LoadOp) and not region.is_kept(o.region)
     }
     if len(regions) > 1:
         raise _fail(f"layer {op.id.value.data} touches several regions")
@@ -124,8 +131,8 @@ def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
     tapes: dict[SSAValue, SSAValue] = {}
     layered = layered_regions(function)
     for alloc in [op for op in function.walk() if isinstance(op, region.AllocOp)]:
-        if alloc.region not in layered:
-            continue  # left on the cache path by tapeflow-layers: no stream
+        if region.KEPT in alloc.attributes or alloc.region not in layered:
+            continue  # kept in DRAM by tapeflow-layers, read through the cache: no stream
         region_type = alloc.region.type
         assert isinstance(region_type, region.RegionType)
         tape = located(_tape_alloc(region_type, slab_bytes), alloc)

@@ -3,12 +3,13 @@ TapeFlow's array-of-structs tape (Pass 1, region formation).
 
 A region merges the tapes that one forward loop nest writes into a single array
 whose element is a struct with one slot per cached value:
-`!region.region<8x4, [f64, f64, f64]>` holds, for each of the 8x4 iterations,
-three consecutive 8-byte slots. Slots are ordered by the reverse sweep's
+`!region.region<8x4, [f64, i1, f64]>` holds, for each of the 8x4 iterations,
+three consecutive 8-byte slots (every slot is one 8-byte word whatever its type:
+the layout rule of `tapeflow_dialects.layout`). Slots are ordered by the reverse sweep's
 consumption order, so the values one REV iteration needs share a cache line (or
 a scratchpad tile) instead of living in three distant arrays. On hardware a
 region is one contiguous DRAM buffer; the address of slot `s` of element `e` is
-`base + e * struct_bytes + slot_offset(s)`.
+`base + e * struct_bytes + slot_offset(s)` = `base + 8 (e n + s)` for `n` slots.
 
 Stores and loads keep the `id`/`from` FWD-to-REV link of the tape they replace.
 
@@ -44,7 +45,20 @@ from tapeflow_dialects.container_ops import (
     SlotAccess,
 )
 from tapeflow_dialects.ftor import verify_rank
-from tapeflow_dialects.tape import element_bytes, verify_dynamic_sizes
+from tapeflow_dialects.tape import verify_dynamic_sizes
+from tapeflow_dialects.layout import SLOT_BYTES, slot_problem
+
+
+KEPT = "tapeflow.kept"
+"""On a `region.alloc`: `tapeflow-layers` left this region unlayered (the string
+says why). It stays an array-of-structs region in DRAM, read through the cache as
+the aos variant reads it; the streams and scratchpad passes leave it alone."""
+
+
+def is_kept(value: SSAValue) -> bool:
+    """`value` is a region whose `region.alloc` carries `tapeflow.kept`."""
+    owner = value.owner
+    return isinstance(owner, AllocOp) and KEPT in owner.attributes
 
 
 @irdl_attr_definition
@@ -65,8 +79,8 @@ class RegionType(ParametrizedAttribute, TypeAttribute):
         return self.slots.data
 
     def slot_offset(self, slot: int) -> int:
-        """Byte offset of `slot` within one struct."""
-        return sum(element_bytes(t) for t in self.slots.data[:slot])
+        """Byte offset of `slot` within one struct: one word per slot."""
+        return SLOT_BYTES * slot
 
     def struct_bytes(self) -> int:
         return self.slot_offset(len(self.slots.data))
@@ -91,6 +105,13 @@ class RegionType(ParametrizedAttribute, TypeAttribute):
             )
         if not self.slots.data:
             raise VerifyException("a region struct needs at least one slot")
+        for index, slot_type in enumerate(self.slots.data):
+            problem = slot_problem(slot_type)
+            if problem is not None:
+                raise VerifyException(
+                    f"region slot {index} cannot hold a tape value: {problem} (every "
+                    f"slot is one {SLOT_BYTES}-byte word)"
+                )
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")

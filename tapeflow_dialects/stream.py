@@ -41,7 +41,7 @@ from tapeflow_dialects.container_ops import (
     ContainerStoreOp,
     SlotAccess,
 )
-from tapeflow_dialects.layer import LayerOp, Phase, SAllocOp, SpadType
+from tapeflow_dialects.layer import ENTRY_BYTES, LayerOp, Phase, SAllocOp, SpadType
 
 
 def constant_index(value: SSAValue) -> int | None:
@@ -99,14 +99,21 @@ class AllocOp(ContainerAllocOp):
                 f"'{self.name}' takes either 'bytes' (a tape of known size) or 'slab' "
                 "(a tape that grows by slabs of that size), exactly one"
             )
-        if self.bytes is not None and self.bytes.value.data < 0:
-            raise VerifyException(f"'{self.name}' size must not be negative")
+        if self.bytes is not None:
+            size = self.bytes.value.data
+            if size < 0:
+                raise VerifyException(f"'{self.name}' size must not be negative")
+            if size % ENTRY_BYTES:
+                raise VerifyException(
+                    f"'{self.name}' size {size} is not a whole number of {ENTRY_BYTES}-byte "
+                    "tape words; the DRAM tape holds the scratchpad's entries, one word each"
+                )
         if self.slab is not None:
             slab = self.slab.value.data
-            if slab <= 0 or slab % 8:
+            if slab <= 0 or slab % ENTRY_BYTES:
                 raise VerifyException(
-                    f"'{self.name}' slab size must be a positive multiple of 8 bytes "
-                    f"(one scratchpad entry), got {slab}"
+                    f"'{self.name}' slab size must be a positive multiple of {ENTRY_BYTES} "
+                    f"bytes (one scratchpad entry), got {slab}"
                 )
 
 
@@ -142,6 +149,7 @@ class FwdOp(IRDLOperation):
         assert isinstance(self.tile.type, SpadType)
         _verify_rows(self, self.tile.type, self.rows)
         verify_in_layer(self, self.tile, Phase.FWD)
+        _verify_fits_tape(self, self.tile.type, self.rows, self.tape)
 
 
 @irdl_op_definition
@@ -184,6 +192,23 @@ class RevOp(IRDLOperation):
             if isinstance(op, FwdOp) and op.id == self.of:
                 return op
         return None
+
+
+def _verify_fits_tape(op: IRDLOperation, tile: SpadType, rows: SSAValue, tape: SSAValue) -> None:
+    """A FWD stream of a known number of rows moves `rows x slots` words; they must
+    fit the DRAM tape it pushes onto (one word per entry on both sides: the layout
+    rule of `tapeflow_dialects.layout`)."""
+    count = constant_index(rows)
+    alloc = tape.owner
+    if count is None or not isinstance(alloc, AllocOp) or alloc.bytes is None:
+        return  # a slab tape grows to hold what is pushed
+    moved = count * tile.slots.data * ENTRY_BYTES
+    if moved > alloc.bytes.value.data:
+        raise VerifyException(
+            f"'{op.name}' moves {count} rows of {tile} ({moved} bytes) onto a DRAM tape "
+            f"of {alloc.bytes.value.data} bytes; the tape must hold at least one tile "
+            f"({ENTRY_BYTES} bytes per entry)"
+        )
 
 
 def verify_in_layer(op: IRDLOperation, tile: SSAValue, phase: Phase) -> None:

@@ -53,19 +53,13 @@ from tapeflow_dialects.container_ops import (
     ContainerStoreOp,
 )
 from tapeflow_dialects.ftor import verify_rank
+from tapeflow_dialects.layout import slot_bytes
 
 
 def element_bytes(element_type: Attribute) -> int:
-    """Bytes one tape entry occupies: 8 for f64, i64 and index (a 64-bit machine)."""
-    if isinstance(element_type, IndexType):
-        return 8
-    width = getattr(element_type, "bitwidth", None)
-    if width is None:
-        width = getattr(element_type, "width", None)
-        width = getattr(width, "data", width)
-    if not isinstance(width, int):
-        raise ValueError(f"no size known for tape element type {element_type}")
-    return max(1, width // 8)
+    """Bytes one tape entry occupies: one 8-byte word whatever its scalar type (the
+    layout rule of `tapeflow_dialects.layout`)."""
+    return slot_bytes(element_type)
 
 
 @irdl_attr_definition
