@@ -16,7 +16,7 @@ or part of it), laid out row-major from entry `base`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from xdsl.dialects.builtin import I64, IntAttr, IntegerAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -251,8 +251,8 @@ class LayerOp(IRDLOperation):
         if scope is None:
             return
         found: LayerOp | None = None
-        for op in scope.walk():
-            if not isinstance(op, LayerOp) or op is self:
+        for op in _layers_in(scope):
+            if op is self:
                 continue
             if op.id.value.data == ident:
                 raise VerifyException(
@@ -275,6 +275,24 @@ class LayerOp(IRDLOperation):
                 f"'{self.name}' {ident} names partner {partner}, whose partner is "
                 f"{found.partner.value.data}"
             )
+
+
+def _layers_in(scope: Operation) -> Iterator[LayerOp]:
+    """Every `layer.layer` nested in `scope`, by a plain walk of the op lists: each
+    layer's verifier looks for its partner in the whole function, and xDSL's
+    recursive `walk` made that quadratic cost dominate the lowering of fully
+    unrolled kernels (thousands of ops, hundreds of layers)."""
+    pending = [scope]
+    while pending:
+        for region in pending.pop().regions:
+            for block in region.blocks:
+                op = block.first_op
+                while op is not None:
+                    if isinstance(op, LayerOp):
+                        yield op
+                    if op.regions:
+                        pending.append(op)
+                    op = op.next_op
 
 
 Layer = Dialect(

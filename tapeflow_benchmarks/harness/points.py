@@ -1,14 +1,15 @@
 """
 What the evaluation simulates: a *point* is one kernel at one size, lowered for one
-variant with one scratchpad size and unroll factor, then reported on one cache
-size with one energy preset.
+variant with one scratchpad size and unroll factor, timed by one model (`cgra` or
+`salam`, `harness/models.py`), then reported on one cache size with one energy
+preset.
 
 Points that differ only in cache size and energy preset share a *group*: the
 module is lowered and run once per group, and the recorded trace is replayed
 through each cache (`sim.simulator.evaluate`), which is what makes sweeps cheap.
 
 A point's cache key is a hash of everything its numbers depend on: the kernel and
-size, the variant and pass options, every hardware parameter (`targets.hardware`),
+size, the variant and pass options, the timing model, every hardware parameter (`targets.hardware`),
 and a fingerprint of the code that computes them (the dialects, passes, simulator,
 hardware model and kernels, plus the xDSL and Enzyme versions), so that a cached
 result is never reused after any of those change.
@@ -18,14 +19,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from tapeflow_benchmarks.harness.models import DEFAULT
 from targets.hardware import Hardware, configure
 
 KB = 1024
+
+FULL_UNROLL = 1 << 30
+"""An unroll factor above every trip count: `tapeflow-unroll` then unrolls each
+tape loop completely (it takes the largest divisor of the trip count up to the
+factor), as Fig. 18 does."""
 
 
 @dataclass(frozen=True, order=True)
@@ -38,14 +45,19 @@ class Group:
     """'enzyme', 'aos' or 'tapeflow' (see `sim.simulator.VARIANTS`)."""
     spad_bytes: int = 0
     unroll: int = 1
+    """`tapeflow-unroll`'s factor (`FULL_UNROLL`: every tape loop completely)."""
+    model: str = DEFAULT
+    """The timing model (`harness/models.py`)."""
 
     def label(self) -> str:
         text = f"{self.kernel}/{self.size} {self.variant}"
         if self.variant == "tapeflow":
             text += f" spad {_bytes(self.spad_bytes)}"
-        if self.unroll > 1:
+        if self.unroll == FULL_UNROLL:
+            text += " unroll full"
+        elif self.unroll > 1:
             text += f" unroll {self.unroll}"
-        return text
+        return f"{text} [{self.model}]"
 
 
 @dataclass(frozen=True, order=True)
@@ -81,7 +93,10 @@ def _bytes(n: int) -> str:
     return f"{n}B"
 
 
-_FINGERPRINTED = ("tapeflow_dialects", "lowering", "sim", "targets", "tapeflow_benchmarks/kernels")
+_FINGERPRINTED = (
+    "tapeflow_dialects", "lowering", "sim", "targets", "tapeflow_benchmarks/kernels",
+    "tapeflow_benchmarks/harness/models.py",
+)
 
 
 @cache
@@ -91,7 +106,8 @@ def code_fingerprint() -> str:
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
     for package in _FINGERPRINTED:
-        for path in sorted((root / package).rglob("*.py")):
+        place = root / package
+        for path in sorted(place.rglob("*.py")) if place.is_dir() else [place]:
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
     for dist in ("xdsl", "enzyme-ad", "numpy"):
@@ -102,6 +118,11 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def with_model(point: Point, model: str) -> Point:
+    """`point` timed by `model` instead."""
+    return replace(point, group=replace(point.group, model=model))
+
+
 def grouped(points: list[Point]) -> dict[Group, list[Point]]:
     groups: dict[Group, list[Point]] = {}
     for point in sorted(set(points)):
@@ -109,4 +130,4 @@ def grouped(points: list[Point]) -> dict[Group, list[Point]]:
     return groups
 
 
-__all__ = ["KB", "Group", "Point", "code_fingerprint", "grouped"]
+__all__ = ["FULL_UNROLL", "KB", "Group", "Point", "code_fingerprint", "grouped", "with_model"]

@@ -6,7 +6,8 @@ in parallel processes, with a progress bar.
 Each group runs from the primal kernel in `tapeflow_benchmarks/`: the real Enzyme
 (`tapeflow-enzyme`, once per kernel and size in each process), the variant's
 passes and `tapeflow-to-cgra` (`sim.simulator.prepare`), the simulator
-(`execute`), and one replay per cache and energy preset (`evaluate`). Results are
+(`execute`), and one replay per cache and energy preset (`evaluate`), each with
+the group's timing model where it takes one (`harness/models.bound`). Results are
 written to the cache (`result_cache`, which checks every entry it reads) as each
 group finishes, so an interrupted run loses only the groups in flight.
 
@@ -34,9 +35,11 @@ from xdsl.dialects import builtin, memref, scf
 
 from lowering.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from sim.simulator import evaluate, execute, prepare
+from sim import simulator
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
+from tapeflow_benchmarks.harness.models import bound
 from tapeflow_benchmarks.harness.points import Group, Point, grouped
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_benchmarks.harness.result_cache import (
     ResultCache,
     SchemaError,
@@ -79,15 +82,24 @@ def _tensors_per_loop(module: builtin.ModuleOp) -> float:
     return sum(counts) / len(counts) if counts else 0.0
 
 
+def _cost(group: Group) -> float:
+    """Relative run time, to start the longest groups first (fully unrolled
+    groups are the longest of all)."""
+    return _COST.get(group.kernel, 1) * max(1, min(group.unroll, 256) // 4)
+
+
 def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
     """Lower and run `group` once; one report per point (each its own cache and
     energy preset). A failure gives every point a report with an `error` key."""
     started = time.perf_counter()
     try:
+        prepare, execute, evaluate = bound(
+            group.model, simulator.prepare, simulator.execute, simulator.evaluate
+        )
         ctx = make_context()
         module = _differentiated(group.kernel, group.size).clone()
         stats: dict[str, float] = {}
-        if group.variant == "enzyme" and group.unroll == 1:
+        if group.variant == "enzyme" and group.unroll == KERNELS[group.kernel].unroll_for(group.size):
             stats["tensors_per_loop"] = _tensors_per_loop(module)
         hardware = points[0].hardware()
         tape_bytes = prepare(ctx, module, group.variant, hardware, group.unroll)
@@ -185,7 +197,7 @@ def run_points(
             summary.cached += 1
     todo = sorted(
         grouped(missing).items(),
-        key=lambda item: (-_COST.get(item[0].kernel, 1) * max(1, item[0].unroll // 4), item[0]),
+        key=lambda item: (-_cost(item[0]), item[0]),
     )
     bar = tqdm(
         total=len(todo), unit="run", disable=not progress, dynamic_ncols=True,
