@@ -230,9 +230,17 @@ class LayerOp(IRDLOperation):
         self._verify_single_region(ident)
         self._verify_partner(ident)
 
+    def _verify_not_nested(self, ident: int, op: Operation) -> None:
+        if isinstance(op, LayerOp):
+            raise VerifyException(
+                f"'{self.name}' {ident} holds layer {op.id.value.data}; layers do not nest "
+                "(each is one step of the flat FWD or REV layer sequence)"
+            )
+
     def _verify_single_region(self, ident: int) -> None:
         regions: set[SSAValue] = set()
         for op in self.body.walk():
+            self._verify_not_nested(ident, op)
             regions.update(v for v in op.operands if isinstance(v.type, RegionType))
         if len(regions) > 1:
             names = sorted(str(r.type) for r in regions)
@@ -278,10 +286,11 @@ class LayerOp(IRDLOperation):
 
 
 def _layers_in(scope: Operation) -> Iterator[LayerOp]:
-    """Every `layer.layer` nested in `scope`, by a plain walk of the op lists: each
-    layer's verifier looks for its partner in the whole function, and xDSL's
-    recursive `walk` made that quadratic cost dominate the lowering of fully
-    unrolled kernels (thousands of ops, hundreds of layers)."""
+    """Every `layer.layer` in `scope`, without entering the layers' bodies (layers
+    do not nest, which each layer's verifier checks on its own body). Each layer
+    looks for its partner in the whole function; walking every op for every layer
+    made verification quadratic, the largest cost of lowering a fully unrolled
+    kernel (tens of thousands of ops, hundreds of layers)."""
     pending = [scope]
     while pending:
         for region in pending.pop().regions:
@@ -290,7 +299,7 @@ def _layers_in(scope: Operation) -> Iterator[LayerOp]:
                 while op is not None:
                     if isinstance(op, LayerOp):
                         yield op
-                    if op.regions:
+                    elif op.regions:
                         pending.append(op)
                     op = op.next_op
 
