@@ -29,10 +29,14 @@ from targets.hardware import Hardware, configure
 
 KB = 1024
 
-FULL_UNROLL = 1 << 30
-"""An unroll factor above every trip count: `tapeflow-unroll` then unrolls each
-tape loop completely (it takes the largest divisor of the trip count up to the
-factor), as Fig. 18 does."""
+FULL_UNROLL = 1024
+"""Fig. 18's full unrolling: `tapeflow-unroll` takes the largest divisor of a tape
+loop's trip count up to the factor, so every tape loop of up to 1024 iterations is
+unrolled completely. At paper size that is every innermost loop (PathFinder's 256
+columns, NN's 784 pixels, Matdescent's 400 columns, Gravity's 255 pair slots) but
+Logsum's, the kernel's only loop, whose 10,000 iterations are unrolled by 1000: a
+10,000-copy body is too large an IR to lower in the evaluation's time budget.
+1024 is also `tapeflow-sim`'s bound on `--unroll`."""
 
 
 @dataclass(frozen=True, order=True)
