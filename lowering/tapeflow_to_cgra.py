@@ -184,10 +184,15 @@ class _Scheduler:
         for load, store in _carried_memory(ops):
             back.append((index[load], index[store], 1))
         bound = 1
-        for source in {c for c, _, _ in back}:
+        # Edges run forward in program order, so a path from `source` reaches
+        # `p` only through ops between them: stop at the last `p` it needs.
+        reach: dict[int, int] = {}
+        for c, p, _ in back:
+            reach[c] = max(reach.get(c, -1), p)
+        for source, last in reach.items():
             longest = [-1] * len(ops)
             longest[source] = 0
-            for n in range(source, len(ops)):
+            for n in range(source, last + 1):
                 if longest[n] < 0:
                     continue
                 for m, weight in edges[n]:
@@ -240,8 +245,13 @@ class _Scheduler:
                 if use.operation in s.place:
                     need(use.operation, done - s.ii)
         # A store to a buffer the body also loads may feed the next iteration's load.
+        latest: dict[Operation, int] = {}
         for load, store in _carried_memory(ops):
-            need(load, s.place[store][2] + 1 - s.ii)
+            cycle = s.place[store][2]
+            if cycle > latest.get(load, -1):
+                latest[load] = cycle
+        for load, cycle in latest.items():
+            need(load, cycle + 1 - s.ii)
         return bounds
 
     def _try(self, ops: list[Operation], ii: int, earliest: dict[Operation, int]) -> _Schedule | None:
