@@ -191,3 +191,56 @@ def test_models_are_judged_side_by_side() -> None:
     assert "tape 40% of Enzyme's 1,000 B" in row.difference
     # A claim measured by neither model has no difference to explain.
     assert rows[0].difference == ""
+
+
+def test_groups_differing_in_model_share_one_lowering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the simulator's lowering takes no model, the groups of one point under
+    several models are lowered once and run once per model, each run getting its
+    model (here a stand-in simulator whose `execute` takes one)."""
+    from sim import simulator
+    from tapeflow_benchmarks.harness import runner
+
+    real_prepare, real_execute = simulator.prepare, simulator.execute
+    lowered: list[str] = []
+    ran: list[str] = []
+
+    def prepare(ctx, module, variant, hardware, unroll=1):  # type: ignore[no-untyped-def]
+        lowered.append(variant)
+        return real_prepare(ctx, module, variant, hardware, unroll)
+
+    def execute(module, function, args, hardware, tape_bytes, fast=True, model="cgra"):  # type: ignore[no-untyped-def]
+        ran.append(model)
+        return real_execute(module, function, args, hardware, tape_bytes, fast)
+
+    monkeypatch.setattr(simulator, "prepare", prepare)
+    monkeypatch.setattr(simulator, "execute", execute)
+    point = Point(Group("logsum", "small", "tapeflow", 512), 32 * 1024)
+    bundle = [(g.group, [g]) for g in (point, with_model(point, "salam"))]
+    reports = runner.run_bundle(bundle)
+    assert lowered == ["tapeflow"]
+    assert ran == ["cgra", "salam"]
+    assert set(reports) == {point, with_model(point, "salam")}
+    assert all("error" not in r for r in reports.values()), reports
+    # The same module run twice gives the same numbers (the stand-in times both alike).
+    first, second = (reports[p] for p in (point, with_model(point, "salam")))
+    assert first["cycles"] == second["cycles"]
+    assert first["dram_bytes"] == second["dram_bytes"]
+
+
+def test_a_model_only_execute_takes_runs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only salam asked for, with a simulator whose execute alone takes a model."""
+    from sim import simulator
+    from tapeflow_benchmarks.harness import runner
+
+    real_execute = simulator.execute
+    ran: list[str] = []
+
+    def execute(module, function, args, hardware, tape_bytes, fast=True, model="cgra"):  # type: ignore[no-untyped-def]
+        ran.append(model)
+        return real_execute(module, function, args, hardware, tape_bytes, fast)
+
+    monkeypatch.setattr(simulator, "execute", execute)
+    point = with_model(Point(Group("logsum", "small", "enzyme"), 32 * 1024), "salam")
+    reports = runner.run_bundle([(point.group, [point])])
+    assert ran == ["salam"]
+    assert "error" not in reports[point], reports[point]
