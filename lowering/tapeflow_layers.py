@@ -997,8 +997,9 @@ def _make_pieces(state: _Function, pieces: list[tuple[SSAValue, list[Operation]]
             )
         # REV partners, in the inverse order, where REV first reads any of them.
         anchor = all_loads[0]
+        positions = {op: i for i, op in enumerate(rev_block.ops)}
         for load in all_loads:
-            _hoist_indices(load, anchor, rev_block)
+            _hoist_indices(load, anchor, rev_block, positions)
         cursor: Operation | None = None
         for (ops, stores), (fwd_id, rev_id) in reversed(list(zip(group, ids))):
             at = InsertPoint.before(anchor) if cursor is None else InsertPoint.after(cursor)
@@ -1006,9 +1007,13 @@ def _make_pieces(state: _Function, pieces: list[tuple[SSAValue, list[Operation]]
             cursor = _wrap(state.loads_of(stores), rev_id, Phase.REV, fwd_id, tile, state.spad_bytes, at)
 
 
-def _hoist_indices(load: region.LoadOp, before: Operation, block: Block) -> None:
-    """Move the index arithmetic of `load` that sits after `before` to before it."""
-    positions = {op: i for i, op in enumerate(block.ops)}
+def _hoist_indices(
+    load: region.LoadOp, before: Operation, block: Block, positions: dict[Operation, int]
+) -> None:
+    """Move the index arithmetic of `load` that sits after `before` to before it.
+    `positions` numbers the ops of `block` in order (ops moved here are set to -1);
+    one numbering serves every load of a layer, so that a fully unrolled body with
+    thousands of loads is not renumbered per load."""
     limit = positions.get(before)
 
     def hoist(value: SSAValue) -> None:

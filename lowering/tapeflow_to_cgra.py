@@ -181,15 +181,18 @@ class _Scheduler:
                 for use in block_arg.uses:
                     if use.operation in index:
                         back.append((index[use.operation], p, op_latency(producer, self.hw)))
-        for store in (o for o in ops if isinstance(o, memref.StoreOp | region.StoreOp)):
-            for load in (o for o in ops if isinstance(o, memref.LoadOp | region.LoadOp)):
-                if load.operands[0] is store.operands[1] and not _same_iteration_element(load, store):
-                    back.append((index[load], index[store], 1))
+        for load, store in _carried_memory(ops):
+            back.append((index[load], index[store], 1))
         bound = 1
-        for source in {c for c, _, _ in back}:
+        # Edges run forward in program order, so a path from `source` reaches
+        # `p` only through ops between them: stop at the last `p` it needs.
+        reach: dict[int, int] = {}
+        for c, p, _ in back:
+            reach[c] = max(reach.get(c, -1), p)
+        for source, last in reach.items():
             longest = [-1] * len(ops)
             longest[source] = 0
-            for n in range(source, len(ops)):
+            for n in range(source, last + 1):
                 if longest[n] < 0:
                     continue
                 for m, weight in edges[n]:
@@ -242,16 +245,20 @@ class _Scheduler:
                 if use.operation in s.place:
                     need(use.operation, done - s.ii)
         # A store to a buffer the body also loads may feed the next iteration's load.
-        loads = [o for o in ops if isinstance(o, memref.LoadOp | region.LoadOp)]
-        stores = [o for o in ops if isinstance(o, memref.StoreOp | region.StoreOp)]
-        for store in stores:
-            for load in loads:
-                if load.operands[0] is store.operands[1] and not _same_iteration_element(load, store):
-                    need(load, s.place[store][2] + 1 - s.ii)
+        latest: dict[Operation, int] = {}
+        for load, store in _carried_memory(ops):
+            cycle = s.place[store][2]
+            if cycle > latest.get(load, -1):
+                latest[load] = cycle
+        for load, cycle in latest.items():
+            need(load, cycle + 1 - s.ii)
         return bounds
 
     def _try(self, ops: list[Operation], ii: int, earliest: dict[Operation, int]) -> _Schedule | None:
-        busy: set[tuple[int, int, int]] = set()
+        free = {pe: _FreeSlots(ii) for pe in self.pes}
+        """Per PE, the modulo slots not yet taken."""
+        port_free = {"cache": _FreeSlots(ii), "spad": _FreeSlots(ii)}
+        """Per memory kind, the modulo slots whose ports are not all taken."""
         ports: dict[tuple[str, int], int] = {}
         limits = {"cache": self.hw.cache.ports, "spad": max(self.hw.scratchpad.banks, 1)}
         place: dict[Operation, tuple[int, int, int]] = {}
@@ -271,26 +278,37 @@ class _Scheduler:
                     floor = max(floor, last_store.get(buffer, -1) + 1, last_load.get(buffer, -1))
                 else:
                     floor = max(floor, last_store.get(buffer, -1) + 1)
+            inputs = [finish[v] for v in op.operands if v in finish]
             for pe in self.pes:
                 ready = floor
-                for v in op.operands:
-                    if v in finish:
-                        done, (r, c) = finish[v]
-                        ready = max(ready, done + hop * (abs(r - pe[0]) + abs(c - pe[1])))
-                for t in range(ready, ready + ii):
-                    if (pe[0], pe[1], t % ii) in busy:
-                        continue
-                    if kind is not None and ports.get((kind, t % ii), 0) >= limits[kind]:
-                        continue
-                    if best is None or t < best[2]:
-                        best = (pe[0], pe[1], t)
-                    break
+                for done, (r, c) in inputs:
+                    ready = max(ready, done + hop * (abs(r - pe[0]) + abs(c - pe[1])))
+                # The first cycle from `ready` whose slot is free on this PE and
+                # (for an access) has a port left, found by skipping taken slots;
+                # only an earlier cycle than the best so far wins (ties keep the
+                # first PE). The same schedule as scanning cycle by cycle, in
+                # nearly linear time on a wide body's long ii.
+                start = ready % ii
+                slot = free[pe].find(start)
+                if kind is not None:
+                    while True:
+                        with_port = port_free[kind].find(slot)
+                        if with_port == slot:
+                            break
+                        slot = free[pe].find(with_port)
+                if slot >= start + ii:
+                    continue
+                t = ready + slot - start
+                if best is None or t < best[2]:
+                    best = (pe[0], pe[1], t)
             if best is None:
                 return None
             row, col, t = best
-            busy.add((row, col, t % ii))
+            free[(row, col)].take(t % ii)
             if kind is not None:
                 ports[(kind, t % ii)] = ports.get((kind, t % ii), 0) + 1
+                if ports[(kind, t % ii)] >= limits[kind]:
+                    port_free[kind].take(t % ii)
             place[op] = best
             if buffer is not None:
                 table = last_store if _is_store(op) else last_load
@@ -300,6 +318,55 @@ class _Scheduler:
             for r in op.results:
                 finish[r] = (done, (row, col))
         return _Schedule(ii, place, length)
+
+
+class _FreeSlots:
+    """The free slots of a modulo reservation table of `ii` slots. Positions run
+    over two turns (position p is slot p mod ii) so that a search from any slot
+    wraps around once; `find(p)` is the first free position at or after p (2*ii
+    when none), by path-compressed skipping of taken ones."""
+
+    def __init__(self, ii: int):
+        self.ii = ii
+        self.next = list(range(2 * ii + 1))
+
+    def find(self, position: int) -> int:
+        nxt = self.next
+        root = position
+        while nxt[root] != root:
+            root = nxt[root]
+        while nxt[position] != root:
+            nxt[position], position = root, nxt[position]
+        return root
+
+    def take(self, slot: int) -> None:
+        self.next[slot] = slot + 1
+        self.next[slot + self.ii] = slot + self.ii + 1
+
+
+_CARRIED_MEMORY: dict[int, tuple[list[Operation], list[tuple[Operation, Operation]]]] = {}
+
+
+def _carried_memory(ops: list[Operation]) -> list[tuple[Operation, Operation]]:
+    """The (load, store) pairs of `ops` through which one iteration may feed the
+    next: a store to the buffer a load reads, not at the load's own element.
+    Computed once per body (the scheduler asks at every ii and fixed-point step)."""
+    cached = _CARRIED_MEMORY.get(id(ops))
+    if cached is not None and cached[0] is ops:
+        return cached[1]
+    loads = [o for o in ops if isinstance(o, memref.LoadOp | region.LoadOp)]
+    by_buffer: dict[SSAValue, list[Operation]] = {}
+    for load in loads:
+        by_buffer.setdefault(load.operands[0], []).append(load)
+    pairs = [
+        (load, store)
+        for store in ops if isinstance(store, memref.StoreOp | region.StoreOp)
+        for load in by_buffer.get(store.operands[1], ())
+        if not _same_iteration_element(load, store)
+    ]
+    _CARRIED_MEMORY.clear()
+    _CARRIED_MEMORY[id(ops)] = (ops, pairs)
+    return pairs
 
 
 def _same_iteration_element(load: Operation, store: Operation) -> bool:

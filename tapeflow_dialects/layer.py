@@ -16,7 +16,7 @@ or part of it), laid out row-major from entry `base`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from xdsl.dialects.builtin import I64, IntAttr, IntegerAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -233,9 +233,17 @@ class LayerOp(IRDLOperation):
         self._verify_single_region(ident)
         self._verify_partner(ident)
 
+    def _verify_not_nested(self, ident: int, op: Operation) -> None:
+        if isinstance(op, LayerOp):
+            raise VerifyException(
+                f"'{self.name}' {ident} holds layer {op.id.value.data}; layers do not nest "
+                "(each is one step of the flat FWD or REV layer sequence)"
+            )
+
     def _verify_single_region(self, ident: int) -> None:
         regions: set[SSAValue] = set()
         for op in self.body.walk():
+            self._verify_not_nested(ident, op)
             regions.update(
                 v for v in op.operands if isinstance(v.type, RegionType) and not is_kept(v)
             )
@@ -256,8 +264,8 @@ class LayerOp(IRDLOperation):
         if scope is None:
             return
         found: LayerOp | None = None
-        for op in scope.walk():
-            if not isinstance(op, LayerOp) or op is self:
+        for op in _layers_in(scope):
+            if op is self:
                 continue
             if op.id.value.data == ident:
                 raise VerifyException(
@@ -280,6 +288,25 @@ class LayerOp(IRDLOperation):
                 f"'{self.name}' {ident} names partner {partner}, whose partner is "
                 f"{found.partner.value.data}"
             )
+
+
+def _layers_in(scope: Operation) -> Iterator[LayerOp]:
+    """Every `layer.layer` in `scope`, without entering the layers' bodies (layers
+    do not nest, which each layer's verifier checks on its own body). Each layer
+    looks for its partner in the whole function; walking every op for every layer
+    made verification quadratic, the largest cost of lowering a fully unrolled
+    kernel (tens of thousands of ops, hundreds of layers)."""
+    pending = [scope]
+    while pending:
+        for region in pending.pop().regions:
+            for block in region.blocks:
+                op = block.first_op
+                while op is not None:
+                    if isinstance(op, LayerOp):
+                        yield op
+                    elif op.regions:
+                        pending.append(op)
+                    op = op.next_op
 
 
 Layer = Dialect(

@@ -1,5 +1,6 @@
 """
-`tapeflow-bench [--quick] [--only EXPERIMENT,...] [--kernels A,B] [--extra-kernels] [--jobs N]
+`tapeflow-bench [--size {small,paper,artifact} | --quick] [--model cgra,salam]
+[--only EXPERIMENT,...] [--kernels A,B] [--extra-kernels] [--jobs N]
 [--out DIR] [--cache-dir DIR | --no-cache] [--no-progress]
 [--dask ADDRESS|local] [--format png,svg,pdf]`
 
@@ -11,11 +12,16 @@ anything runs.
 
 Runs the paper's evaluation end to end: each primal kernel in `tapeflow_benchmarks/`
 through the real Enzyme, the TapeFlow passes and the simulator, for every
-configuration the chosen experiments need, and writes the results folder
-(`report.md`, `results.json`, `csv/`, `figures/`; see tapeflow_benchmarks/harness/).
+configuration the chosen experiments need, under every timing model chosen
+(`--model`, a comma list; default every model the simulator has:
+`harness/models.py`), and writes the results folder (`report.md`, `results.json`,
+`csv/`, `figures/`; see tapeflow_benchmarks/harness/). `--size` picks the kernels'
+size preset: `paper` (Table II, the default), `small` (seconds per run; `--quick`
+is the same) or `artifact` (the sizes and unroll factors of the authors'
+gem5-SALAM runs).
 
 Results are cached on disk, one file per simulated point, keyed by kernel, size,
-pass options, every hardware parameter and a fingerprint of the code: a repeated
+pass options, timing model, every hardware parameter and a fingerprint of the code: a repeated
 or interrupted run computes only what is missing. Every cache entry is checked
 when read (its schema and a checksum of its content); one that fails is
 recomputed, with a one-line notice naming it.
@@ -47,15 +53,16 @@ from tapeflow_tools.interrupt import quiet_interrupt
 
 with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.common import chosen
-    from tapeflow_benchmarks.harness.claims import judge
+    from tapeflow_benchmarks.harness import models as timing_models
+    from tapeflow_benchmarks.harness.claims import compare
     from tapeflow_benchmarks.harness.dask_pool import check_address, dask_executor
     from tapeflow_benchmarks.harness.experiments import EXPERIMENTS
     from tapeflow_benchmarks.harness.figures import parse_formats
-    from tapeflow_benchmarks.harness.points import Point, code_fingerprint
+    from tapeflow_benchmarks.harness.points import Point, code_fingerprint, with_model
     from tapeflow_benchmarks.harness.report import MARKERS, write
     from tapeflow_benchmarks.harness.result_cache import ResultCache
     from tapeflow_benchmarks.harness.runner import run_points
-    from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS
+    from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS, PRESETS
     from tapeflow_tools.atomic import check_output_directory, replaceable_folder
     from tapeflow_tools.diagnostics import ToolError, reported_errors
 
@@ -75,8 +82,13 @@ def _main(argv: Sequence[str] | None) -> int:
         prog="tapeflow-bench",
         description="Reproduce the TapeFlow paper's evaluation on the simulated CGRA.",
     )
-    parser.add_argument("--quick", action="store_true",
-                        help="the kernels' small sizes (seconds per run) instead of the paper's")
+    parser.add_argument("--size", choices=PRESETS, default=None,
+                        help="the kernels' size preset: paper (Table II, default), small "
+                             "(seconds per run) or artifact (the authors' simulator runs)")
+    parser.add_argument("--quick", action="store_true", help="the same as --size small")
+    parser.add_argument("--model", default=",".join(timing_models.MODELS),
+                        help="comma-separated timing models (default: all: "
+                             f"{', '.join(timing_models.MODELS)})")
     parser.add_argument("--only", default=",".join(EXPERIMENTS),
                         help=f"comma-separated experiments (default: all: {', '.join(EXPERIMENTS)})")
     parser.add_argument("--kernels", default=",".join(KERNELS),
@@ -122,8 +134,15 @@ def _main(argv: Sequence[str] | None) -> int:
         kernels += [k for k in EXTRA_KERNELS if k not in kernels]
     if not experiments or not kernels:
         parser.error("choose at least one experiment and one kernel")
-    size = "small" if args.quick else "paper"
-    out = args.out or Path("tapeflow-results-quick" if args.quick else "tapeflow-results")
+    if args.quick and args.size not in (None, "small"):
+        parser.error(f"--quick means --size small, which contradicts --size {args.size}")
+    size = "small" if args.quick else (args.size or "paper")
+    try:
+        models = timing_models.check([m for m in args.model.split(",") if m])
+    except timing_models.UnknownModel as err:
+        parser.error(f"--model {args.model}: {err}")
+    out = args.out or Path({"paper": "tapeflow-results", "small": "tapeflow-results-quick"}.get(
+        size, f"tapeflow-results-{size}"))
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
     try:
         check_output_directory(out, "--out")
@@ -139,19 +158,31 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.error(str(err))
     cache = ResultCache(cache_dir)
 
-    points = {p for name in experiments for p in EXPERIMENTS[name].points(kernels, size)}
+    points = {
+        with_model(p, model)
+        for model in models
+        for name in experiments
+        for p in EXPERIMENTS[name].points(kernels, size)
+    }
     ran = _run(points, cache, args)
     if isinstance(ran, int):
         return ran
     runs, summary = ran
 
     results = {
-        name: EXPERIMENTS[name].analyse(kernels, size, runs.get) for name in experiments
+        model: {
+            name: EXPERIMENTS[name].analyse(
+                kernels, size, lambda p, model=model: runs.get(with_model(p, model))
+            )
+            for name in experiments
+        }
+        for model in models
     }
-    verdicts = judge(results)
+    claims = compare(results)
     meta = {
         "command": shlex.join(["tapeflow-bench", *(argv if argv is not None else sys.argv[1:])]),
         "size": size,
+        "models": models,
         "kernels": kernels,
         "experiments": experiments,
         "jobs": args.jobs,
@@ -165,7 +196,7 @@ def _main(argv: Sequence[str] | None) -> int:
         "failed": summary.failed,
     }
     try:
-        figures = write(out, meta, results, verdicts, runs, formats)
+        figures = write(out, meta, results, claims, runs, formats)
     except OSError as err:
         print(f"tapeflow-bench: error: cannot write the results to {out}: {err}; "
               "it is left as it was", file=sys.stderr)
@@ -219,7 +250,7 @@ def _sweep(
     from tapeflow_benchmarks.harness.sweep import load_sweep, write_sweep
 
     given = list(argv if argv is not None else sys.argv[1:])
-    for option in ("--quick", "--only", "--kernels"):
+    for option in ("--quick", "--only", "--kernels", "--size", "--model", "--extra-kernels"):
         if any(a == option or a.startswith(option + "=") for a in given):
             parser.error(f"{option} is for the paper's evaluation; a sweep file names its own kernels")
     out = args.out or Path(f"{args.sweep.stem}-results")

@@ -1,7 +1,8 @@
 """
 What the evaluation simulates: a *point* is one kernel at one size, lowered for one
-variant with one scratchpad size and unroll factor, then reported on one cache
-size with one energy preset.
+variant with one scratchpad size and unroll factor, timed by one model (`cgra` or
+`salam`, `harness/models.py`), then reported on one cache size with one energy
+preset.
 
 Points that differ only in cache size and energy preset share a *group*: the
 module is lowered and run once per group, and the recorded trace is replayed
@@ -32,10 +33,21 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from sim.models import get_model as timing_model
+from tapeflow_benchmarks.harness.models import DEFAULT
 from targets.hardware import Hardware, configure
 from targets.provenance import hardware_record
 
 KB = 1024
+
+FULL_UNROLL = 1024
+"""Fig. 18's full unrolling: `tapeflow-unroll` takes the largest divisor of a tape
+loop's trip count up to the factor, so every tape loop of up to 1024 iterations is
+unrolled completely. At paper size that is every innermost loop (PathFinder's 256
+columns, NN's 784 pixels, Matdescent's 400 columns, Gravity's 255 pair slots) but
+Logsum's, the kernel's only loop, whose 10,000 iterations are unrolled by 1000: a
+10,000-copy body is too large an IR to lower in the evaluation's time budget.
+1024 is also `tapeflow-sim`'s bound on `--unroll`."""
 
 
 @dataclass(frozen=True, order=True)
@@ -74,8 +86,9 @@ class Group:
     """'enzyme', 'aos' or 'tapeflow' (see `sim.simulator.VARIANTS`)."""
     spad_bytes: int = 0
     unroll: int = 1
-    model: str = "cgra"
-    """The timing model the reports come from (recorded in the hardware record)."""
+    """`tapeflow-unroll`'s factor (`FULL_UNROLL`: every tape loop completely)."""
+    model: str = DEFAULT
+    """The timing model (`harness/models.py`)."""
     preset: str = ""
     """The hardware preset the point starts from ('': Tflow32k for TapeFlow,
     Enzyme32k otherwise)."""
@@ -88,14 +101,14 @@ class Group:
         text = f"{self.kernel}/{self.size} {self.variant}" if self.size else f"{self.kernel} {self.variant}"
         if self.variant == "tapeflow":
             text += f" spad {_bytes(self.spad_bytes)}"
-        if self.unroll > 1:
+        if self.unroll == FULL_UNROLL:
+            text += " unroll full"
+        elif self.unroll > 1:
             text += f" unroll {self.unroll}"
         if self.preset:
             text += f" on {self.preset}"
         text += "".join(f" {k}={v}" for k, v in self.settings if k != "scratchpad.size_bytes")
-        if self.model != "cgra":
-            text += f" ({self.model} model)"
-        return text
+        return f"{text} [{self.model}]"
 
     def key(self) -> dict[str, Any]:
         """What the cache key takes from the group (a user kernel by digest, not
@@ -151,6 +164,7 @@ def _hardware(point: Point) -> Hardware:
     hardware = configure(
         base, cache_bytes=point.cache_bytes, spad_bytes=spad, energy=point.energy or None
     )
+    hardware = timing_model(g.model).hardware(hardware)  # the machine the model simulates
     if point.assoc:
         hardware = replace(hardware, cache=replace(hardware.cache, assoc=point.assoc))
     for key, value in g.settings:
@@ -179,7 +193,10 @@ def _bytes(n: int) -> str:
     return f"{n}B"
 
 
-_FINGERPRINTED = ("tapeflow_dialects", "lowering", "sim", "targets", "tapeflow_benchmarks/kernels")
+_FINGERPRINTED = (
+    "tapeflow_dialects", "lowering", "sim", "targets", "tapeflow_benchmarks/kernels",
+    "tapeflow_benchmarks/harness/models.py",
+)
 
 
 @cache
@@ -189,7 +206,8 @@ def code_fingerprint() -> str:
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
     for package in _FINGERPRINTED:
-        for path in sorted((root / package).rglob("*.py")):
+        place = root / package
+        for path in sorted(place.rglob("*.py")) if place.is_dir() else [place]:
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
     for dist in ("xdsl", "enzyme-ad", "numpy"):
@@ -200,6 +218,11 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def with_model(point: Point, model: str) -> Point:
+    """`point` timed by `model` instead."""
+    return replace(point, group=replace(point.group, model=model))
+
+
 def grouped(points: list[Point]) -> dict[Group, list[Point]]:
     groups: dict[Group, list[Point]] = {}
     for point in sorted(set(points)):
@@ -207,4 +230,7 @@ def grouped(points: list[Point]) -> dict[Group, list[Point]]:
     return groups
 
 
-__all__ = ["KB", "Group", "KernelSource", "Point", "Setting", "code_fingerprint", "grouped", "with_setting"]
+__all__ = [
+    "FULL_UNROLL", "KB", "Group", "KernelSource", "Point", "Setting", "code_fingerprint",
+    "grouped", "with_model", "with_setting",
+]

@@ -2,8 +2,14 @@
 The results folder: `results.json` (every measured number: each experiment's rows
 and summary, the claims, and every simulated point's full report, whose `hardware`
 is the point's whole machine), one CSV per experiment plus `runs.csv`, one figure
-per experiment in each format asked for (PNG by default), and `report.md`, which
-sets our numbers beside the paper's claims.
+per experiment and timing model in each format asked for (PNG by default:
+`figures/<experiment>-<model>.<format>`), and `report.md`, which sets our numbers
+beside the paper's claims.
+
+Every row says which timing model produced it: a `model` column first in each CSV
+(`runs.csv` included) and in each row of `results.json`, whose experiment
+summaries and headline are keyed by model. The claims table puts the models side
+by side (`claims.compare`).
 
 The folder is written as a whole: into a temporary folder beside it, renamed into
 place only when every file is complete (`tapeflow_tools.atomic.atomic_directory`).
@@ -20,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tapeflow_benchmarks.harness.claims import Verdict
+from tapeflow_benchmarks.harness.claims import Comparison
 from tapeflow_benchmarks.harness.experiments import EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import draw
 from tapeflow_benchmarks.harness.points import KB, Point
@@ -58,6 +64,7 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def _point_fields(point: Point) -> dict[str, Any]:
     return {
+        "model": point.group.model,
         "kernel": point.group.kernel,
         "size": point.group.size,
         "variant": point.group.variant,
@@ -134,18 +141,22 @@ HEADLINE_COLUMNS = [
 ]
 
 
+Models = dict[str, dict[str, Result]]
+"""Timing model -> that model's experiments, by name."""
+
+
 def write(
     out: Path,
     meta: dict[str, Any],
-    results: dict[str, Result],
-    verdicts: list[Verdict],
+    results: Models,
+    claims: list[Comparison],
     runs: dict[Point, Report],
     formats: Sequence[str] = ("png",),
 ) -> list[Path]:
     """Write the folder (replacing `out` as a whole once complete); returns the
     figures written, as paths under `out`."""
     with atomic_directory(out) as temp:
-        names = _write_into(temp, meta, results, verdicts, runs, formats)
+        names = _write_into(temp, meta, results, claims, runs, formats)
     return [out / "figures" / name for name in names]
 
 
@@ -153,51 +164,71 @@ MARKERS = ("results.json", "report.md")
 """The files that make a folder one of ours (which `write` may then replace)."""
 
 
+def figure_name(name: str, model: str) -> str:
+    """The figure of experiment `name` under `model`, without its format's suffix."""
+    return f"{name}-{model}"
+
+
+def _names(results: Models) -> list[str]:
+    return list(dict.fromkeys(name for by_name in results.values() for name in by_name))
+
+
 def _write_into(
     out: Path,
     meta: dict[str, Any],
-    results: dict[str, Result],
-    verdicts: list[Verdict],
+    results: Models,
+    claims: list[Comparison],
     runs: dict[Point, Report],
     formats: Sequence[str] = ("png",),
 ) -> list[str]:
     (out / "csv").mkdir()
     (out / "figures").mkdir()
     figures: list[str] = []
-    shown: dict[str, str] = {}
-    for name, result in results.items():
+    shown: dict[tuple[str, str], str] = {}
+    for name in _names(results):
         experiment = EXPERIMENTS[name]
-        if result.rows:
-            _write_csv(out / "csv" / f"{name}.csv", result.rows)
-        path = out / "figures" / name
-        drawn = draw(result, f"{experiment.title} ({experiment.paper})", path, formats, size=meta["size"])
-        if drawn:
-            figures += drawn
-            shown[name] = drawn[0]
+        rows = [{"model": m, **r} for m, by_name in results.items() for r in by_name[name].rows]
+        if rows:
+            _write_csv(out / "csv" / f"{name}.csv", rows)
+        for model, by_name in results.items():
+            path = out / "figures" / figure_name(name, model)
+            title = f"{experiment.title} ({experiment.paper}), {model} model"
+            drawn = draw(by_name[name], title, path, formats, size=meta["size"])
+            if drawn:
+                figures += drawn
+                shown[name, model] = drawn[0]
     ordered = sorted(runs.items())
     _write_csv(out / "csv" / "runs.csv", [_run_row(p, r) for p, r in ordered])
     data = {
         "meta": meta,
-        "headline": headline(results),
+        "headline": {m: headline(by_name) for m, by_name in results.items()},
         "experiments": {
             name: {
                 "title": EXPERIMENTS[name].title,
                 "paper": EXPERIMENTS[name].paper,
-                "summary": r.summary,
-                "rows": r.rows,
-                "notes": r.notes,
+                "summary": {m: by_name[name].summary for m, by_name in results.items()},
+                "rows": [{"model": m, **r} for m, by_name in results.items() for r in by_name[name].rows],
+                "notes": [f"[{m}] {n}" for m, by_name in results.items() for n in by_name[name].notes],
             }
-            for name, r in results.items()
+            for name in _names(results)
         },
         "claims": [
-            {"topic": v.claim.topic, "paper": v.claim.paper, "ours": v.ours,
-             "verdict": v.verdict, "reason": v.reason}
-            for v in verdicts
+            {
+                "topic": c.claim.topic,
+                "paper": c.claim.paper,
+                "kernels": list(c.claim.kernels),
+                "models": {
+                    m: {"ours": v.ours, "verdict": v.verdict, "reason": v.reason}
+                    for m, v in c.verdicts.items()
+                },
+                "difference": c.difference,
+            }
+            for c in claims
         ],
         "runs": [{**_point_fields(p), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    (out / "report.md").write_text(_markdown(meta, results, verdicts, shown), encoding="utf-8")
+    (out / "report.md").write_text(_markdown(meta, results, claims, shown), encoding="utf-8")
     return figures
 
 
@@ -220,15 +251,16 @@ _ROW_COLUMNS = {
 
 
 def _markdown(
-    meta: dict[str, Any], results: dict[str, Result], verdicts: list[Verdict],
-    figures: dict[str, str] | None = None,
+    meta: dict[str, Any], results: Models, claims: list[Comparison],
+    figures: dict[tuple[str, str], str] | None = None,
 ) -> str:
+    models = list(results)
     lines = [
         "# TapeFlow evaluation: our model next to the paper",
         "",
         f"Command: `{meta['command']}`  ",
         f"Kernels: {', '.join(meta['kernels'])} at `{meta['size']}` size; "
-        f"experiments: {', '.join(meta['experiments'])}.  ",
+        f"experiments: {', '.join(meta['experiments'])}; timing models: {', '.join(models)}.  ",
         f"{meta['points']} simulated points ({meta['cached']} from the cache, "
         f"{meta['computed_groups']} runs computed) in {meta['seconds']:.0f} s with "
         f"{meta['jobs']} job(s); code fingerprint `{meta['code']}`.",
@@ -236,40 +268,68 @@ def _markdown(
         "Hardware: the paper's Table III (4x4 FP64 grid, 512 B scratchpad in 8 banks, "
         "19.2 GB/s DDR4, caches 1-128 KB with Table III's associativities); the "
         "modelling choices and their sources are in `targets/hardware.py` and "
-        "docs/DESIGN.md. Speedup is Enzyme's cycles over TapeFlow's; a reduction is "
-        "Enzyme's quantity over TapeFlow's.",
+        "docs/DESIGN.md. Timing models: `cgra` is the pipelined CGRA of `sim/timing.py`; "
+        "`salam` the authors' gem5-SALAM machine (docs/research/gem5-salam.md). "
+        "Speedup is Enzyme's cycles over TapeFlow's; a reduction is Enzyme's quantity "
+        "over TapeFlow's.",
         "",
     ]
-    if meta["size"] != "paper":
+    if meta["size"] == "small":
         lines += [
-            f"**These are `{meta['size']}` sizes (`--quick`)**: the kernels are far smaller "
-            "than the paper's, so the numbers check the pipeline, not the paper.",
+            "**These are `small` sizes (`--size small`, `--quick`)**: the kernels are far "
+            "smaller than the paper's, so the numbers check the pipeline, not the paper.",
+            "",
+        ]
+    elif meta["size"] == "artifact":
+        lines += [
+            "**These are the `artifact` sizes** (`--size artifact`): the sizes and unroll "
+            "factors of the authors' gem5-SALAM runs, not the paper's Table II "
+            "(tapeflow_benchmarks/kernels/*.py say which, kernel by kernel).",
             "",
         ]
     if meta.get("failed"):
         lines += ["## Failed runs", ""] + [f"- {f}" for f in meta["failed"]] + [""]
-    lines += ["## Headline", "", markdown_table(headline(results), HEADLINE_COLUMNS)]
+    for model in models:
+        title = "## Headline" + (f" ({model} model)" if len(models) > 1 else "")
+        lines += [title, "", markdown_table(headline(results[model]), HEADLINE_COLUMNS)]
+    header = ["topic", "paper"] + [f"{m}: ours, verdict" for m in models] + [
+        f"{m}: reason for a difference from the paper" for m in models
+    ]
+    if len(models) > 1:
+        header.append("between the models: values and mechanism")
     lines += [
         "## The paper's claims",
         "",
-        "A range claim agrees when our number falls inside it, a point claim within 25%.",
+        "A range claim agrees when our number falls inside it, a point claim within 25%. "
+        "A claim that names kernels is judged on those kernels only. Each timing model is "
+        "judged on its own runs.",
         "",
-        "| topic | paper | ours | verdict | modelling reason for a difference |",
-        "|---|---|---|---|---|",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
     ]
-    for v in verdicts:
-        lines.append(f"| {v.claim.topic} | {v.claim.paper} | {v.ours} | {v.verdict} | {v.reason or '-'} |")
+    for c in claims:
+        cells = [c.claim.topic, c.claim.paper]
+        cells += [f"{c.verdicts[m].ours}; **{c.verdicts[m].verdict}**" for m in models]
+        cells += [c.verdicts[m].reason or "-" for m in models]
+        if len(models) > 1:
+            cells.append(c.difference or "-")
+        lines.append("| " + " | ".join(x.replace("|", "/") for x in cells) + " |")
     lines.append("")
-    for name, result in results.items():
+    for name in _names(results):
         experiment = EXPERIMENTS[name]
         lines += [f"## {experiment.title} ({experiment.paper})", ""]
-        if result.rows:
-            figure = (figures or {}).get(name, f"{name}.png")
-            lines += [f"![{name}](figures/{figure})", "", f"Data: `csv/{name}.csv`.", ""]
-            lines.append(markdown_table(result.rows, _ROW_COLUMNS.get(name)))
-        for note in result.notes:
-            lines.append(f"- {note}")
-        lines.append("")
+        for model in models:
+            result = results[model][name]
+            if len(models) > 1:
+                lines += [f"### {model} model", ""]
+            if result.rows:
+                figure = (figures or {}).get((name, model), f"{figure_name(name, model)}.png")
+                lines += [f"![{name}, {model}](figures/{figure})", "",
+                          f"Data: `csv/{name}.csv` (rows with model `{model}`).", ""]
+                lines.append(markdown_table(result.rows, _ROW_COLUMNS.get(name)))
+            for note in result.notes:
+                lines.append(f"- {note}")
+            lines.append("")
     lines += [
         "## Units",
         "",
@@ -281,4 +341,4 @@ def _markdown(
     return "\n".join(lines)
 
 
-__all__ = ["HEADLINE_COLUMNS", "MARKERS", "headline", "markdown_table", "write"]
+__all__ = ["HEADLINE_COLUMNS", "MARKERS", "Models", "figure_name", "headline", "markdown_table", "write"]

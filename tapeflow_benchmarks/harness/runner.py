@@ -6,7 +6,8 @@ in parallel processes, with a progress bar.
 Each group runs from the primal kernel in `tapeflow_benchmarks/`: the real Enzyme
 (`tapeflow-enzyme`, once per kernel and size in each process), the variant's
 passes and `tapeflow-to-cgra` (`sim.simulator.prepare`), the simulator
-(`execute`), and one replay per cache and energy preset (`evaluate`). Results are
+(`execute`), and one replay per cache and energy preset (`evaluate`), each with
+the group's timing model where it takes one (`harness/models.bound`). Results are
 written to the cache (`result_cache`, which checks every entry it reads) as each
 group finishes, so an interrupted run loses only the groups in flight.
 
@@ -22,6 +23,11 @@ another `concurrent.futures.Executor` instead (a Dask cluster's, see
 `dask_pool.py`). Each group's numbers depend only on the group, never on where it
 ran, so the results are the same either way.
 
+Groups that differ only in their timing model form one job (`run_bundle`): while
+the simulator's lowering takes no model, the module is lowered once and run under
+each model, so a second model costs its simulations, not a second lowering (most
+of the time of a fully unrolled kernel).
+
 The worker processes ignore SIGINT: Ctrl-C (which the terminal sends to the whole
 process group) reaches the parent only, which stops the workers itself and
 reports once, instead of every worker printing a traceback. A report that does
@@ -30,6 +36,7 @@ not have the shape of one (`result_cache.check_report`) counts as a failed run.
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import multiprocessing
@@ -44,7 +51,7 @@ from concurrent.futures import (
     wait,
 )
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -54,9 +61,11 @@ from xdsl.dialects import builtin, memref, scf
 
 from lowering.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from sim.simulator import evaluate, execute, prepare
+from sim import simulator
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
+from tapeflow_benchmarks.harness.models import DEFAULT, bound
 from tapeflow_benchmarks.harness.points import Group, KernelSource, Point, grouped
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_benchmarks.harness.result_cache import (
     ResultCache,
     SchemaError,
@@ -84,6 +93,30 @@ def _differentiated(kernel: str, size: str) -> builtin.ModuleOp:
     return module
 
 
+def _tensors_per_loop(module: builtin.ModuleOp) -> float:
+    """Distinct buffers read or written per innermost loop of the gradients, on
+    average (Table II's "tensors/loop")."""
+    counts = []
+    for function in gradient_functions(module):
+        for loop in function.walk():
+            if not isinstance(loop, scf.ForOp) or any(
+                isinstance(o, scf.ForOp) for o in loop.body.walk()
+            ):
+                continue
+            buffers = {
+                o.memref for o in loop.body.walk() if isinstance(o, memref.LoadOp | memref.StoreOp)
+            }
+            if buffers:
+                counts.append(len(buffers))
+    return sum(counts) / len(counts) if counts else 0.0
+
+
+def _cost(group: Group) -> float:
+    """Relative run time, to start the longest groups first (fully unrolled
+    groups are the longest of all)."""
+    return _COST.get(group.kernel, 1) * max(1, min(group.unroll, 256) // 4)
+
+
 def parse_source(source: KernelSource) -> builtin.ModuleOp:
     """A user's kernel as the tools read its file (located diagnostics)."""
     module = parse_module_text(make_context(), source.text, source.file)
@@ -109,74 +142,124 @@ def source_inputs(source: KernelSource) -> dict[str, np.ndarray]:
         return {key: data[key] for key in data.files}
 
 
-def _tensors_per_loop(module: builtin.ModuleOp) -> float:
-    """Distinct buffers read or written per innermost loop of the gradients, on
-    average (Table II's "tensors/loop")."""
-    counts = []
-    for function in gradient_functions(module):
-        for loop in function.walk():
-            if not isinstance(loop, scf.ForOp) or any(
-                isinstance(o, scf.ForOp) for o in loop.body.walk()
-            ):
-                continue
-            buffers = {
-                o.memref for o in loop.body.walk() if isinstance(o, memref.LoadOp | memref.StoreOp)
-            }
-            if buffers:
-                counts.append(len(buffers))
-    return sum(counts) / len(counts) if counts else 0.0
+@dataclass
+class _Lowered:
+    module: builtin.ModuleOp
+    tape_bytes: int
+    function: str
+    args: list[Any]
+    stats: dict[str, float]
+    seconds: float
 
 
-def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
-    """Lower and run `group` once; one report per point (each its own cache and
-    energy preset). A failure gives every point a report with an `error` key."""
+def _lower(group: Group, points: list[Point]) -> _Lowered:
+    """The group's module through Enzyme and the variant's passes."""
     started = time.perf_counter()
-    try:
-        ctx = make_context()
-        source = group.source
-        if source is None:
-            module = _differentiated(group.kernel, group.size).clone()
-        else:
-            module = _user_differentiated(source).clone()
-        stats: dict[str, float] = {}
-        if group.variant == "enzyme" and group.unroll == 1:
-            stats["tensors_per_loop"] = _tensors_per_loop(module)
-        hardware = points[0].hardware()
-        tape_bytes = prepare(ctx, module, group.variant, hardware, group.unroll)
-        if source is None:
-            function = f"{group.kernel}_grad"
-            args = caller_arguments(module, group.kernel, group.size)
-        else:
-            function = source.function
-            args = bind_arguments(check_function(module, function), source_inputs(source))
-        if stats:
-            stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
-        execution = execute(
-            module, function, args, hardware, tape_bytes,
-            variant=group.variant, unroll=group.unroll, model=group.model,
-        )
-        if stats:
-            lines = np.unique(execution.addresses >> 6)
-            stats["working_set_bytes"] = int(lines.size) * 64
-        finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
-        reports = {}
-        for point in points:
-            report = evaluate(execution, point.hardware())
-            report["hardware"] = json.loads(json.dumps(point.record()))  # as JSON reads back
-            report["kernel_stats"] = stats
-            report["outputs_finite"] = bool(finite)
-            reports[point] = report
-    except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
-        message = f"{type(err).__name__}: {err}"
-        return {p: {"error": message.strip()} for p in points}
-    seconds = time.perf_counter() - started
+    prepare, _, _ = bound(group.model, simulator.prepare, simulator.execute, simulator.evaluate)
+    ctx = make_context()
+    source = group.source
+    if source is None:
+        module = _differentiated(group.kernel, group.size).clone()
+        default_unroll = KERNELS[group.kernel].unroll_for(group.size)
+    else:
+        module = _user_differentiated(source).clone()
+        default_unroll = 1
+    stats: dict[str, float] = {}
+    if group.variant == "enzyme" and group.unroll == default_unroll:
+        stats["tensors_per_loop"] = _tensors_per_loop(module)
+    tape_bytes = prepare(ctx, module, group.variant, points[0].hardware(), group.unroll)
+    if source is None:
+        function = f"{group.kernel}_grad"
+        args = caller_arguments(module, group.kernel, group.size)
+    else:
+        function = source.function
+        args = bind_arguments(check_function(module, function), source_inputs(source))
+    if stats:
+        stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+    return _Lowered(module, tape_bytes, function, args, stats, time.perf_counter() - started)
+
+
+def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Point, Report]:
+    """Run the lowered module under the group's model; one report per point."""
+    started = time.perf_counter()
+    _, execute, evaluate = bound(
+        group.model, simulator.prepare, simulator.execute, simulator.evaluate
+    )
+    hardware = points[0].hardware()
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in lowered.args]
+    stats = dict(lowered.stats)
+    execution = execute(
+        lowered.module, lowered.function, args, hardware, lowered.tape_bytes,
+        **_recorded(execute, group),
+    )
+    if stats:
+        lines = np.unique(execution.addresses >> 6)
+        stats["working_set_bytes"] = int(lines.size) * 64
+    finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
+    reports = {}
+    for point in points:
+        report = evaluate(execution, point.hardware())
+        report["hardware"] = json.loads(json.dumps(point.record()))  # as JSON reads back
+        report["kernel_stats"] = stats
+        report["outputs_finite"] = bool(finite)
+        reports[point] = report
+    seconds = lowered.seconds + time.perf_counter() - started
     for report in reports.values():
         report["group_seconds"] = seconds
     return reports
 
 
-def _run_group_job(group: Group, points: list[Point]) -> list[tuple[Point, Report]]:
-    return list(run_group(group, points).items())
+def _recorded(execute: Callable[..., Any], group: Group) -> dict[str, Any]:
+    """What `execute` records in the reports of the run (variant, unroll), for
+    a simulator's `execute` that takes them."""
+    taken = inspect.signature(execute).parameters
+    wanted = {"variant": group.variant, "unroll": group.unroll}
+    return {k: v for k, v in wanted.items() if k in taken}
+
+
+def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
+    message = f"{type(err).__name__}: {err}"
+    return {p: {"error": message.strip()} for p in points}
+
+
+def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
+    """Lower and run `group` once; one report per point (each its own cache and
+    energy preset). A failure gives every point a report with an `error` key."""
+    try:
+        return _simulate(group, points, _lower(group, points))
+    except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
+        return _failed(points, err)
+
+
+def shares_lowering() -> bool:
+    """Whether the simulator's lowering is the same under every timing model (its
+    `prepare` takes no model): then groups that differ only in the model are
+    lowered once and run once per model (`run_bundle`)."""
+    return "model" not in inspect.signature(simulator.prepare).parameters
+
+
+def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
+    """Groups that differ only in their timing model: lowered once (the costliest
+    step for fully unrolled kernels), then run and reported under each model.
+    Each report's `group_seconds` counts the shared lowering in full."""
+    if len(bundle) == 1 or not shares_lowering():
+        return {p: r for group, points in bundle for p, r in run_group(group, points).items()}
+    first, first_points = bundle[0]
+    try:
+        lowered = _lower(first, first_points)
+    except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
+        return {p: r for _, points in bundle for p, r in _failed(points, err).items()}
+    reports: dict[Point, Report] = {}
+    for group, points in bundle:
+        try:
+            reports.update(_simulate(group, points, lowered))
+        except Exception as err:  # noqa: BLE001
+            reports.update(_failed(points, err))
+    return reports
+
+
+def _run_group_job(bundle: list[tuple[Group, list[Point]]]) -> list[tuple[Point, Report]]:
+    return list(run_bundle(bundle).items())
 
 
 def _ignore_sigint() -> None:
@@ -247,10 +330,10 @@ def run_points(
         else:
             found[point] = report
             summary.cached += 1
-    todo = sorted(
-        grouped(missing).items(),
-        key=lambda item: (-_COST.get(item[0].kernel, 1) * max(1, item[0].unroll // 4), item[0]),
-    )
+    bundles: dict[Group, list[tuple[Group, list[Point]]]] = {}
+    for group, group_points in grouped(missing).items():
+        bundles.setdefault(replace(group, model=DEFAULT), []).append((group, group_points))
+    todo = sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
     bar = tqdm(
         total=len(todo), unit="run", disable=not progress, dynamic_ncols=True,
         desc="tapeflow-bench",
@@ -266,39 +349,43 @@ def run_points(
                 results.put(point, report)
             if on_report is not None:
                 on_report(point, report)
-        summary.computed_groups += 1
+        summary.computed_groups += len({p.group for p, _ in pairs})
         bar.update(1)
 
     try:
         if pool is None and (jobs <= 1 or len(todo) <= 1):
-            for group, group_points in todo:
+            for group, bundle in todo:
                 bar.set_postfix_str(group.label())
-                finished(_run_group_job(group, group_points))
+                finished(_run_group_job(bundle))
         else:
             owned = pool is None
             executor = (
                 ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
                 if pool is None else pool
             )
-            running: dict[Future[list[tuple[Point, Report]]], tuple[Group, list[Point]]] = {}
+            running: dict[
+                Future[list[tuple[Point, Report]]], tuple[Group, list[tuple[Group, list[Point]]]]
+            ] = {}
             with executor if owned else nullcontext(executor):
                 try:
                     pending = list(todo)
                     while pending or running:
                         while pending and len(running) < jobs:
-                            group, group_points = pending.pop(0)
+                            group, bundle = pending.pop(0)
                             with _sigint_blocked():
-                                future = executor.submit(_run_group_job, group, group_points)
-                            running[future] = (group, group_points)
+                                future = executor.submit(_run_group_job, bundle)
+                            running[future] = (group, bundle)
                         bar.set_postfix_str(" | ".join(g.label() for g, _ in running.values()))
                         done, _ = wait(running, return_when=FIRST_COMPLETED)
                         for future in done:
-                            group, group_points = running.pop(future)
+                            group, bundle = running.pop(future)
                             try:
                                 pairs = future.result()
                             except Exception as err:  # noqa: BLE001 - a worker lost, not a run's error
                                 message = f"the worker running it failed: {type(err).__name__}: {err}"
-                                pairs = [(p, {"error": message.strip()}) for p in group_points]
+                                pairs = [
+                                    (p, {"error": message.strip()}) for _, ps in bundle for p in ps
+                                ]
                             finished(pairs)
                 except KeyboardInterrupt:
                     if owned:
@@ -313,4 +400,4 @@ def run_points(
     return found, summary
 
 
-__all__ = ["Report", "ResultCache", "RunSummary", "run_group", "run_points"]
+__all__ = ["Report", "ResultCache", "RunSummary", "run_bundle", "run_group", "run_points", "shares_lowering"]

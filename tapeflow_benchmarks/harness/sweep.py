@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from tapeflow_benchmarks.harness.points import Group, KernelSource, Point
+from sim.models import MODELS as TIMING_MODELS
 from tapeflow_benchmarks.kernels import ALL_KERNELS as KERNELS
 from tapeflow_benchmarks.kernels import PRESETS as SIZES
 from tapeflow_tools.diagnostics import ToolError
@@ -60,8 +61,8 @@ from targets.hardware_files import HardwareDescriptionError, apply, load_file
 
 Report = dict[str, Any]
 
-MODELS = ("cgra",)
-"""The timing models a sweep may name (`model:`); the report records it."""
+MODELS = tuple(TIMING_MODELS)
+"""The timing models a sweep may name (`model:`, `sim.models`); the report records it."""
 VARIANT_NAMES = ("enzyme", "aos", "tapeflow")
 MAX_POINTS = 100_000
 """A grid larger than this is refused: it is almost certainly a typo."""

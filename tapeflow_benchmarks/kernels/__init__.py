@@ -3,7 +3,8 @@ The nine kernels of the paper's evaluation (Table II), by key, and the extra
 kernels with loops of run-time trip count (`EXTRA_KERNELS`).
 
 Each kernel module holds its size presets (`small` for the test suite, `paper` for
-Table II), one MLIR template, a numpy primal and an input generator; `Kernel`
+Table II, `artifact` for the authors' simulator runs, with their unroll factors),
+one MLIR template, a numpy primal and an input generator; `Kernel`
 (kernel.py) turns those into the MLIR module, the caller's inputs and the expected
 state after the gradient call. The rendered modules are committed under
 tapeflow_benchmarks/mlir/ (`python -m tapeflow_benchmarks.kernels --write`).
@@ -41,7 +42,9 @@ __all__ = [
     "finite_difference_check",
 ]
 
-PRESETS = ("small", "paper")
+PRESETS = ("small", "paper", "artifact")
+"""`small` for the tests, `paper` for Table II, `artifact` for the sizes and unroll
+factors of the authors' gem5-SALAM runs (docs/research/gem5-salam.md, section 3)."""
 
 KERNELS: dict[str, Kernel] = {
     module.KERNEL.key: module.KERNEL

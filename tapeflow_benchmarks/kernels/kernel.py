@@ -27,7 +27,7 @@ numpy primal alone, independently of any MLIR.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from string import Template
 from textwrap import dedent, indent
 from typing import Any, TypeAlias
@@ -152,6 +152,16 @@ class Kernel:
     """The primal's MLIR body; it names its arguments `%<param name>`."""
     primal: Primal
     generate: Generator
+    unroll: Mapping[str, int] = field(default_factory=dict)
+    """Preset -> the factor `tapeflow-unroll` applies to the preset's tape loops by
+    default (1 where absent). The `artifact` preset's factors are the clang
+    `unroll_count` pragmas of the authors' sources; the pass takes the largest
+    divisor of a loop's trip count up to that factor, and applies it to every
+    innermost tape loop, not only to the one loop the pragma marks."""
+
+    def unroll_for(self, preset: str) -> int:
+        """The preset's default unroll factor."""
+        return self.unroll.get(preset, 1)
 
     # ------------------------------------------------------------------ MLIR
     def mlir(self, preset: str) -> str:

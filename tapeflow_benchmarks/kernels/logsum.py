@@ -5,7 +5,8 @@ Logsum: log-sum-exp as the authors' artifact wrote it (from Enzyme's examples).
 `log(sema) + A`. The running product (not a sum) is the artifact's, kept for its
 dataflow: one loop-carried multiply fed by an `exp` per element.
 
-Sizes: `small` N = 16; `paper` N = 10000 (Table II, "input 10K").
+Sizes: `small` N = 16; `paper` N = 10000 (Table II, "input 10K"); `artifact` N = 10000
+unrolled by 8 (the authors' `unroll_count(8)`).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="logsum",
-    sizes={"small": {"N": 16}, "paper": {"N": 10000}},
+    sizes={"small": {"N": 16}, "paper": {"N": 10000}, "artifact": {"N": 10000}},
+    unroll={"artifact": 8},
     params=params,
     returns_scalar=True,
     body=body,

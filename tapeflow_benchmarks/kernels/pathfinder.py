@@ -22,7 +22,11 @@ Two choices keep the body straight-line code, which is what a CGRA maps:
   derivative too, as both operands are the same buffer element.
 
 Sizes: `small` R = 6, C = 8 (five row steps: two unrolled pairs and the peeled
-step); `paper` R = 128, C = 256 (Table II; the authors' artifact used 32 x 32).
+step); `paper` R = 128, C = 256 (Table II; one version of the authors' artifact used
+32 x 32); `artifact` R = C = 100 with the column loop unrolled by 16, the sizes of
+the authors' simulator runs (`unroll_count(16)`; 16 does not divide 100, so
+`tapeflow-unroll` takes its largest divisor up to 16, 10, where clang unrolls by 16
+with a remainder loop).
 """
 
 from __future__ import annotations
@@ -142,7 +146,8 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="pathfinder",
-    sizes={"small": {"R": 6, "C": 8}, "paper": {"R": 128, "C": 256}},
+    sizes={"small": {"R": 6, "C": 8}, "paper": {"R": 128, "C": 256}, "artifact": {"R": 100, "C": 100}},
+    unroll={"artifact": 16},
     params=params,
     returns_scalar=False,
     body=body,

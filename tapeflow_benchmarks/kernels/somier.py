@@ -12,7 +12,9 @@ original has six neighbours and a root). X is differentiated; F is an output
 updated in place, so after the gradient its shadow still holds its seed.
 
 Sizes: `small` N = 4 (8 interior points); `paper` N = 8 (Table II, "8x8x8": 216
-interior points).
+interior points); `artifact` N = 10 (512 interior points, the authors' simulator
+runs; their k loop carries an `unroll_count(UNROLL_COUNT)` whose value in those runs
+is not known, so not unrolled).
 """
 
 from __future__ import annotations
@@ -162,7 +164,7 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="somier",
-    sizes={"small": {"N": 4}, "paper": {"N": 8}},
+    sizes={"small": {"N": 4}, "paper": {"N": 8}, "artifact": {"N": 10}},
     params=params,
     returns_scalar=False,
     body=body,

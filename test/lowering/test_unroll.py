@@ -42,9 +42,12 @@ FACTORS = (2, 4)
 # tape values with: nn's three-iteration max loop (REV) reads tapes written by a
 # three- and a four-iteration FWD loop, so none of the three is unrolled; trip
 # counts of 6 (matdescent) or 3 (lenet, massspring) take 3 when 4 is asked.
+# gravity's inner loop runs over the H-1 = 7 slots of a folded pair of triangle
+# rows (kernels/gravity.py): 7 is prime, so neither 2 nor 4 divides it and only
+# full unrolling applies (test_gravity_unrolls_fully).
 EXPECTED_FACTORS = {
     2: {
-        "gravity": [2, 2],
+        "gravity": [],
         "nn": [2, 2, 2, 2, 2, 2],
         "logsum": [2, 2],
         "matdescent": [2, 2, 2, 2],
@@ -55,7 +58,7 @@ EXPECTED_FACTORS = {
         "massspring": [2, 2, 2, 2, 2, 2],
     },
     4: {
-        "gravity": [4, 4],
+        "gravity": [],
         "nn": [4, 4, 4, 4, 4, 4],
         "logsum": [4, 4],
         "matdescent": [4, 3, 3, 4],
@@ -175,6 +178,16 @@ def test_unrolled_gradient_equals_raised(key: str, factor: int) -> None:
     steps = [op.step.op.value.value.data for op in loops]  # type: ignore[attr-defined]
     assert sorted(s for s in steps if s > 1) == sorted(factors)
     assert_same(key, run(key, module), reference(key))
+
+
+@pytest.mark.parametrize("factor", [7, 1 << 30])
+def test_gravity_unrolls_fully(factor: int) -> None:
+    """A factor at or above the trip count unrolls the loop completely (Fig. 18's
+    full unrolling asks for any factor that large): gravity's FWD and REV loops
+    over the 7 slots become 7 copies of their bodies, stepping by 7."""
+    module, factors = unrolled("gravity", factor)
+    assert factors == [7, 7]
+    assert_same("gravity", run("gravity", module), reference("gravity"))
 
 
 @pytest.mark.parametrize("key", KERNELS)

@@ -146,7 +146,7 @@ def gravity_loops(s: dict[str, int], x: np.ndarray) -> tuple[float, dict]:
     h = s["N"] // 2
     u = 1.0
     for i in range(h):
-        for j in range(h):
+        for j in range(i + 1, h):  # each pair once, j > i
             r = x[i * h + j] - x[j * h + i]
             u *= -1.0 / (r + 0.001)
     return u, {}

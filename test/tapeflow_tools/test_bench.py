@@ -41,7 +41,8 @@ def results(bench: tuple[Path, Path, subprocess.CompletedProcess[str]]) -> dict:
 
 def _runs(results: dict) -> dict[tuple, dict]:
     return {
-        (r["kernel"], r["variant"], r["spad_bytes"], r["unroll"], r["cache_bytes"], r["energy_preset"]): r["report"]
+        (r["model"], r["kernel"], r["variant"], r["spad_bytes"], r["unroll"], r["cache_bytes"],
+         r["energy_preset"]): r["report"]
         for r in results["runs"]
     }
 
@@ -50,9 +51,12 @@ def test_folder_is_complete(bench: tuple[Path, Path, subprocess.CompletedProcess
     out, _, run = bench
     assert "report" in run.stdout and "0 cached" in run.stdout
     report = (out / "report.md").read_text()
+    models = results["meta"]["models"]
+    assert models and "cgra" in models
     for name, experiment in EXPERIMENTS.items():
-        png = out / "figures" / f"{name}.png"
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        for model in models:
+            png = out / "figures" / f"{name}-{model}.png"
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", (name, model)
         assert (out / "csv" / f"{name}.csv").exists(), name
         assert f"({experiment.paper})" in report
         assert results["experiments"][name]["rows"], name
@@ -61,29 +65,48 @@ def test_folder_is_complete(bench: tuple[Path, Path, subprocess.CompletedProcess
         assert claim.paper in report
     assert all("error" not in r["report"] for r in results["runs"])
     with (out / "csv" / "runs.csv").open() as f:
-        assert len(list(csv.DictReader(f))) == len(results["runs"])
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(results["runs"])
+    # Every row says which timing model produced it, in runs.csv and results.json.
+    assert {r["model"] for r in rows} == set(models)
+    assert {r["model"] for r in results["runs"]} == set(models)
+    for name in EXPERIMENTS:
+        with (out / "csv" / f"{name}.csv").open() as f:
+            assert next(csv.reader(f))[0] == "model", name
 
 
 def test_each_run_records_its_whole_machine(results: dict) -> None:
     """`hardware` in each run: the paper's preset for the variant with the
-    point's cache (Table III's ways), scratchpad and energy preset; every other
-    field the preset's; the model, variant, unroll and package versions."""
+    point's cache (Table III's ways), scratchpad and energy preset, as the run's
+    timing model simulates it (`sim.models`: salam's cache organisation and
+    clock); every other field the preset's; the model, variant, unroll and
+    package versions."""
+    from dataclasses import replace
+
+    from sim.models import MODELS
     from targets.hardware import PRESETS, associativity_for, describe
     from targets.provenance import PACKAGES
 
     for run in results["runs"]:
         record = run["report"]["hardware"]
         preset = "Tflow32k" if run["variant"] == "tapeflow" else "Enzyme32k"
-        expected = describe(PRESETS[preset])
-        expected["cache"].update(size_bytes=run["cache_bytes"], assoc=associativity_for(run["cache_bytes"]))
+        hardware = PRESETS[preset]
+        cache = replace(
+            hardware.cache, size_bytes=run["cache_bytes"], assoc=associativity_for(run["cache_bytes"])
+        )
+        hardware = replace(hardware, cache=cache)
         if run["variant"] == "tapeflow":
-            expected["scratchpad"]["size_bytes"] = run["spad_bytes"]
+            hardware = replace(
+                hardware, scratchpad=replace(hardware.scratchpad, size_bytes=run["spad_bytes"])
+            )
+        expected = describe(MODELS[run["model"]].hardware(hardware))
         for section in ("cache", "scratchpad", "dram", "latencies"):
             assert record[section] == expected[section], (section, run)
         assert (record["name"], record["rows"], record["cols"], record["clock_ghz"]) == (
             preset, expected["rows"], expected["cols"], expected["clock_ghz"])
         assert record["energy"]["name"] == record["energy_preset"] == run["energy_preset"]
-        assert (record["model"], record["variant"], record["unroll"]) == ("cgra", run["variant"], run["unroll"])
+        assert (record["model"], record["variant"], record["unroll"]) == (
+            run["model"], run["variant"], run["unroll"])
         assert set(record["versions"]) == set(PACKAGES)
 
 
@@ -91,10 +114,10 @@ def test_speedups_are_the_ratio_of_the_runs_cycles(results: dict) -> None:
     runs = _runs(results)
     caches = {"Enzyme32k": 32768, "Enzyme1k": 1024, "Tflow32k": 32768, "Tflow2k": 2048, "Tflow1k": 1024}
     rows = results["experiments"]["performance"]["rows"]
-    assert len(rows) == 2 * 2 * 3
+    assert len(rows) == len(results["meta"]["models"]) * 2 * 2 * 3  # kernels x baselines x configs
     for row in rows:
-        base = runs[(row["kernel"], "enzyme", 0, 1, caches[row["baseline"]], "paper")]
-        ours = runs[(row["kernel"], "tapeflow", SPAD, 1, caches[row["config"]], "paper")]
+        base = runs[(row["model"], row["kernel"], "enzyme", 0, 1, caches[row["baseline"]], "paper")]
+        ours = runs[(row["model"], row["kernel"], "tapeflow", SPAD, 1, caches[row["config"]], "paper")]
         for phase in ("fwd", "rev", "total"):
             assert row[f"speedup_{phase}"] == pytest.approx(base["cycles"][phase] / ours["cycles"][phase])
         assert ours["cycles"]["total"] == ours["cycles"]["fwd"] + ours["cycles"]["rev"]
@@ -111,10 +134,10 @@ def test_sram_reduction_is_the_ratio_of_provisioned_sizes(results: dict) -> None
         assert row["sram_reduction"] == pytest.approx(32 * 1024 / (cache + SPAD))
         if row["config"] == "ISO-perf":
             # The smallest swept cache whose cycles stay within 5% of Enzyme32k's.
-            base = runs[(row["kernel"], "enzyme", 0, 1, 32768, row["energy_preset"])]["cycles"]["total"]
+            base = runs[(row["model"], row["kernel"], "enzyme", 0, 1, 32768, row["energy_preset"])]["cycles"]["total"]
             fits = [
                 c for c in CACHE_SWEEP
-                if runs[(row["kernel"], "tapeflow", SPAD, 1, c, row["energy_preset"])]["cycles"]["total"]
+                if runs[(row["model"], row["kernel"], "tapeflow", SPAD, 1, c, row["energy_preset"])]["cycles"]["total"]
                 <= base * (1 + ISO_PERF_SLACK)
             ]
             assert cache == fits[0]
@@ -136,9 +159,11 @@ def test_dram_is_normalised_to_enzyme32k(results: dict) -> None:
 
 
 def test_headline_matches_the_experiments(results: dict) -> None:
-    perf = {(r["kernel"], r["config"]): r for r in results["experiments"]["performance"]["rows"] if r["baseline"] == "Enzyme32k"}
-    for row in results["headline"]:
-        assert row["Tflow32k speedup"] == perf[(row["kernel"], "Tflow32k")]["speedup_total"]
+    perf = {(r["model"], r["kernel"], r["config"]): r for r in results["experiments"]["performance"]["rows"] if r["baseline"] == "Enzyme32k"}
+    assert set(results["headline"]) == set(results["meta"]["models"])
+    for model, rows in results["headline"].items():
+        for row in rows:
+            assert row["Tflow32k speedup"] == perf[(model, row["kernel"], "Tflow32k")]["speedup_total"]
 
 
 def test_a_second_run_comes_from_the_cache(bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict, tmp_path: Path) -> None:
@@ -178,6 +203,8 @@ def test_claim_verdicts_follow_the_stated_rule() -> None:
     # A point claim stands for the range within 25% of it: 2.4x is 1.8x-3.0x.
     assert judge(performance(1.0, 3.24))[1].verdict == "agrees"  # geomean 1.8
     assert judge(performance(1.0, 3.0))[1].verdict == "differs: lower"  # geomean 1.73
-    unroll = {"unroll": Result("unroll", summary={"wide_max_speedup": {"value": 11.0, "kernel": "pathfinder"}})}
+    unroll = {"unroll": Result("unroll", summary={
+        "wide_speedup": {"pathfinder": 11.0}, "wide_max_speedup": {"value": 11.0, "kernel": "pathfinder"},
+    })}
     assert judge(unroll)[2].verdict == "agrees"  # within 25% of 14x
     assert judge(unroll)[3].verdict == "not measured"

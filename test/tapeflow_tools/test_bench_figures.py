@@ -86,7 +86,8 @@ def test_each_format_is_written(tmp_path: Path) -> None:
 def test_bench_writes_the_formats_asked_for(tmp_path: Path) -> None:
     out = tmp_path / "results"
     args = ["--quick", "--only", "table2", "--kernels", "logsum", "--no-progress", "--jobs", "1",
-            "--no-cache", "--out", str(out), "--format", "svg,pdf"]
+            "--no-cache", "--out", str(out), "--format", "svg,pdf", "--model", "cgra"]
     assert tapeflow_bench.main(args) == 0
-    assert sorted(p.name for p in (out / "figures").iterdir()) == ["table2.pdf", "table2.svg"]
-    assert "![table2](figures/table2.svg)" in (out / "report.md").read_text()
+    names = sorted(p.name for p in (out / "figures").iterdir())
+    assert names == ["table2-cgra.pdf", "table2-cgra.svg"]
+    assert "![table2, cgra](figures/table2-cgra.svg)" in (out / "report.md").read_text()

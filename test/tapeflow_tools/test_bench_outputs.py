@@ -29,7 +29,9 @@ from tapeflow_tools import tapeflow_bench
 
 CORPUS = Path(__file__).resolve().parent / "bad_inputs" / "bench_cache"
 POINT = enzyme("logsum", "small", 32 * 1024)
-ONE_POINT_ARGS = ["--quick", "--only", "table2", "--kernels", "logsum", "--no-progress", "--jobs", "1"]
+ONE_POINT_ARGS = [
+    "--quick", "--only", "table2", "--kernels", "logsum", "--model", "cgra", "--no-progress", "--jobs", "1",
+]
 TIMING = {"seconds", "ops_per_second", "group_seconds"}
 
 

@@ -94,3 +94,26 @@ func.func @salloc_outside() {
   func.return
 }
 // CHECK: error: 'layer.salloc' expects parent op 'layer.layer'
+
+// -----
+
+func.func @nested() {
+  layer.layer 0 fwd partner 1 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x1>
+    layer.layer 2 fwd partner 3 {
+      %inner = layer.salloc base 0 capacity 512 : !layer.spad<1x1>
+      layer.barrier
+    }
+    layer.barrier
+  }
+  layer.layer 1 rev partner 0 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x1>
+    layer.barrier
+  }
+  layer.layer 3 rev partner 2 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x1>
+    layer.barrier
+  }
+  func.return
+}
+// CHECK: error: 'layer.layer' 0 holds layer 2; layers do not nest (each is one step of the flat FWD or REV layer sequence)

@@ -1,0 +1,33 @@
+// matdescent, preset artifact (R=400, C=400).
+// Written by `python -m tapeflow_benchmarks.kernels --write`: edit the template in tapeflow_benchmarks/kernels/matdescent.py, not this file.
+func.func @matdescent(%M: memref<400x400xf64>, %v: memref<400xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c400 = arith.constant 400 : index
+  %zero = arith.constant 0.0 : f64
+  %one = arith.constant 1.0 : f64
+  %out = memref.alloca() : memref<400xf64>
+  scf.for %i = %c0 to %c400 step %c1 {
+    %dot = scf.for %j = %c0 to %c400 step %c1 iter_args(%acc = %zero) -> (f64) {
+      %m = memref.load %M[%i, %j] : memref<400x400xf64>
+      %v_j = memref.load %v[%j] : memref<400xf64>
+      %mv = arith.mulf %m, %v_j : f64
+      %next = arith.addf %acc, %mv : f64
+      scf.yield %next : f64
+    }
+    memref.store %dot, %out[%i] : memref<400xf64>
+  }
+  %sum = scf.for %i = %c0 to %c400 step %c1 iter_args(%acc = %one) -> (f64) {
+    %o = memref.load %out[%i] : memref<400xf64>
+    %twice = arith.addf %o, %o : f64
+    %next = arith.mulf %acc, %twice : f64
+    scf.yield %next : f64
+  }
+  return %sum : f64
+}
+
+func.func @matdescent_grad(%M: memref<400x400xf64>, %v: memref<400xf64>, %d_v: memref<400xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @matdescent(%M, %v, %d_v, %seed) <{activity = [#enzyme.activity<enzyme_const>, #enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<400x400xf64>, memref<400xf64>, memref<400xf64>, f64) -> f64
+  return %r : f64
+}

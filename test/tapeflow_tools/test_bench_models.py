@@ -1,0 +1,240 @@
+"""`tapeflow-bench`'s timing models and size presets (issue 14): bad values are
+usage errors, a point's model is part of its cache key, the artifact preset
+carries the authors' unroll factors, Fig. 18 unrolls fully, and each claim is
+judged on the kernel it names, per model, from hand-built results."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tapeflow_benchmarks.harness import models
+from tapeflow_benchmarks.harness.claims import CLAIMS, compare, judge
+from tapeflow_benchmarks.harness.experiments import EXPERIMENTS, Result
+from tapeflow_benchmarks.harness.points import FULL_UNROLL, Group, Point, with_model
+from tapeflow_benchmarks.kernels import KERNELS, PRESETS
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tapeflow_tools.tapeflow_bench", "--no-progress", *args],
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--size", "huge"], "argument --size: invalid choice: 'huge' (choose from 'small', 'paper', 'artifact')"),
+    (["--quick", "--size", "paper"], "--quick means --size small, which contradicts --size paper"),
+    (["--model", "nosuch"], "--model nosuch: unknown model(s) nosuch; choose from "),
+    (["--model", "cgra,gem5"], "unknown model(s) gem5"),
+    (["--model", ","], "choose at least one model from "),
+])
+def test_bad_values_are_usage_errors(tmp_path: Path, args: list[str], needle: str) -> None:
+    run = _bench("--out", str(tmp_path / "out"), *args)
+    assert run.returncode == 2, run.stderr
+    assert needle in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_models_come_from_one_list() -> None:
+    assert models.MODELS[0] == models.DEFAULT == "cgra"
+    assert models.check(["cgra", "cgra"]) == ["cgra"]
+    with pytest.raises(models.UnknownModel, match="unknown model"):
+        models.check(["fast"])
+
+
+def test_the_hook_binds_the_model_where_the_simulator_takes_one() -> None:
+    def plain(x: int) -> int:
+        return x
+
+    def timed(x: int, model: str = "cgra") -> tuple[int, str]:
+        return x, model
+
+    same, bound = models.bound("salam", plain, timed)
+    assert same is plain
+    assert bound(1) == (1, "salam")
+    assert models.bound("cgra", plain) == [plain]
+    with pytest.raises(models.UnknownModel, match="only 'cgra' can run"):
+        models.bound("salam", plain)
+
+
+def test_the_model_is_part_of_the_cache_key() -> None:
+    point = Point(Group("logsum", "small", "tapeflow", 512), 32 * 1024)
+    assert point.group.model == "cgra"
+    other = with_model(point, "salam")
+    assert other.group.model == "salam" and other.group.kernel == "logsum"
+    assert other.key() != point.key()
+    assert with_model(other, "cgra").key() == point.key()
+    assert "[salam]" in other.label()
+
+
+def test_artifact_preset_has_the_authors_sizes_and_unrolls() -> None:
+    assert "artifact" in PRESETS
+    sizes = {k: KERNELS[k].sizes["artifact"] for k in KERNELS}
+    assert sizes["pathfinder"] == {"R": 100, "C": 100}
+    assert sizes["somier"] == {"N": 10}
+    assert sizes["gravity"] == {"N": 512}  # x is 256x256
+    assert sizes["logsum"] == {"N": 10000}
+    assert sizes["matdescent"] == {"R": 400, "C": 400}
+    assert sizes["mttkrp"] == {"I": 8, "J": 8, "K": 8, "L": 8}
+    assert sizes["nn"]["S"] == 784 and sizes["nn"]["L"] == 10
+    unrolls = {k: KERNELS[k].unroll_for("artifact") for k in KERNELS}
+    assert unrolls == {
+        "gravity": 1, "nn": 8, "logsum": 8, "matdescent": 16, "mttkrp": 8, "somier": 1,
+        "lenet": 1, "pathfinder": 16, "massspring": 1,
+    }
+    assert all(KERNELS[k].unroll_for(p) == 1 for k in KERNELS for p in ("small", "paper"))
+
+
+def test_points_carry_the_presets_unroll() -> None:
+    dram = EXPERIMENTS["dram"].points(["logsum", "gravity"], "artifact")
+    assert {(p.group.kernel, p.group.unroll) for p in dram} == {("logsum", 8), ("gravity", 1)}
+    paper = EXPERIMENTS["dram"].points(["logsum"], "paper")
+    assert {p.group.unroll for p in paper} == {1}
+
+
+def test_fig18_unrolls_fully() -> None:
+    points = EXPERIMENTS["unroll"].points(["pathfinder", "nn"], "paper")
+    wide = {(p.group.kernel, p.group.variant) for p in points if p.group.unroll == FULL_UNROLL}
+    assert wide == {(k, v) for k in ("pathfinder", "nn") for v in ("enzyme", "tapeflow")}
+    assert max(p.group.unroll for p in points if p.group.unroll != FULL_UNROLL) == 16
+    assert "unroll full" in next(p for p in points if p.group.unroll == FULL_UNROLL).label()
+
+
+# ----------------------------------------------------- claims, hand-built results
+def _dram(reductions: dict[str, dict[int, float]]) -> Result:
+    """A dram experiment whose Enzyme32k traffic is 1000 B for every kernel, with
+    the given reductions per kernel and cache size (KB)."""
+    rows = []
+    for kernel, by_cache in reductions.items():
+        for kb, reduction in by_cache.items():
+            rows.append({
+                "kernel": kernel, "cache_kb": kb, "enzyme_bytes": 1000,
+                "tapeflow_bytes": 1000 / reduction, "enzyme_tape_bytes": 400,
+                "tapeflow_tape_bytes": 100, "enzyme_norm": 1.0,
+                "tapeflow_norm": 1 / reduction, "reduction": reduction,
+            })
+    summary = {}
+    best = max(rows, key=lambda r: r["reduction"])
+    summary["max_reduction"] = {"value": best["reduction"], "kernel": best["kernel"], "cache_kb": best["cache_kb"]}
+    per_kernel = {}
+    for r in rows:
+        if r["reduction"] > per_kernel.get(r["kernel"], {}).get("value", 0):
+            per_kernel[r["kernel"]] = {"value": r["reduction"], "cache_kb": r["cache_kb"]}
+    summary["max_reduction_per_kernel"] = per_kernel
+    for r in rows:
+        summary[f"{r['kernel']}@{r['cache_kb']}k"] = r["reduction"]
+    return Result("dram", rows=rows, summary=summary)
+
+
+MTTKRP = next(i for i, c in enumerate(CLAIMS) if "(MTTKRP)" in c.paper)
+WIDE = next(i for i, c in enumerate(CLAIMS) if "fully unrolled" in c.paper)
+
+
+def test_the_mttkrp_claim_is_judged_on_mttkrp() -> None:
+    # Gravity reaches 14x, MTTKRP only 3x: the claim names MTTKRP, so it differs.
+    results = {"dram": _dram({"gravity": {1: 14.0, 32: 2.0}, "mttkrp": {1: 3.0, 32: 1.5}})}
+    verdict = judge(results)[MTTKRP]
+    assert verdict.verdict == "differs: lower"
+    assert verdict.ours.startswith("MTTKRP up to 3.00x (1 KB cache)")
+    assert "gravity 14.00x" in verdict.ours  # shown, not judged
+    # And the other way round: MTTKRP at 13x agrees whatever gravity does.
+    results = {"dram": _dram({"gravity": {1: 2.0}, "mttkrp": {1: 1.2, 32: 13.0}})}
+    assert judge(results)[MTTKRP].verdict == "agrees"
+
+
+def test_a_claim_whose_kernel_did_not_run_is_not_measured() -> None:
+    results = {"dram": _dram({"gravity": {1: 14.0}})}
+    verdict = judge(results)[MTTKRP]
+    assert verdict.verdict == "not measured"
+    assert "mttkrp not run" in verdict.ours
+
+
+def test_the_fully_unrolled_claim_is_judged_on_pathfinder() -> None:
+    rows = [
+        {"kernel": "lenet", "study": "fully unrolled", "speedup": 14.0},
+        {"kernel": "pathfinder", "study": "fully unrolled", "speedup": 2.0},
+    ]
+    summary = {"wide_speedup": {"lenet": 14.0, "pathfinder": 2.0},
+               "wide_max_speedup": {"value": 14.0, "kernel": "lenet"}}
+    verdict = judge({"unroll": Result("unroll", rows=rows, summary=summary)})[WIDE]
+    assert verdict.verdict == "differs: lower"
+    assert verdict.ours.startswith("PathFinder 2.00x")
+
+
+def test_models_are_judged_side_by_side() -> None:
+    by_model = {
+        "cgra": {"dram": _dram({"mttkrp": {1: 3.0, 32: 1.5}})},
+        "salam": {"dram": _dram({"mttkrp": {1: 12.0, 32: 11.0}})},
+    }
+    rows = compare(by_model)
+    assert len(rows) == len(CLAIMS)
+    row = rows[MTTKRP]
+    assert set(row.verdicts) == {"cgra", "salam"}
+    assert row.verdicts["cgra"].verdict == "differs: lower"
+    assert row.verdicts["salam"].verdict == "agrees"
+    assert row.verdicts["salam"].model == "salam"
+    # The difference names both models' values and the numbers behind them.
+    assert "cgra 3.00x" in row.difference and "salam 12.00x" in row.difference
+    assert "tape 40% of Enzyme's 1,000 B" in row.difference
+    # A claim measured by neither model has no difference to explain.
+    assert rows[0].difference == ""
+
+
+def test_groups_differing_in_model_share_one_lowering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the simulator's lowering takes no model, the groups of one point under
+    several models are lowered once and run once per model, each run getting its
+    model (here a stand-in simulator whose `execute` takes one)."""
+    from sim import simulator
+    from tapeflow_benchmarks.harness import runner
+
+    real_prepare, real_execute = simulator.prepare, simulator.execute
+    lowered: list[str] = []
+    ran: list[str] = []
+
+    def prepare(ctx, module, variant, hardware, unroll=1):  # type: ignore[no-untyped-def]
+        lowered.append(variant)
+        return real_prepare(ctx, module, variant, hardware, unroll)
+
+    def execute(module, function, args, hardware, tape_bytes, fast=True, model="cgra"):  # type: ignore[no-untyped-def]
+        ran.append(model)
+        return real_execute(module, function, args, hardware, tape_bytes, fast)
+
+    monkeypatch.setattr(simulator, "prepare", prepare)
+    monkeypatch.setattr(simulator, "execute", execute)
+    point = Point(Group("logsum", "small", "tapeflow", 512), 32 * 1024)
+    bundle = [(g.group, [g]) for g in (point, with_model(point, "salam"))]
+    reports = runner.run_bundle(bundle)
+    assert lowered == ["tapeflow"]
+    assert ran == ["cgra", "salam"]
+    assert set(reports) == {point, with_model(point, "salam")}
+    assert all("error" not in r for r in reports.values()), reports
+    # One lowering, but each run on its own model's machine (salam's 100 MHz
+    # datapath and 20 MSHRs), as each report's record says.
+    first, second = (reports[p] for p in (point, with_model(point, "salam")))
+    assert first["hardware"]["model"] == "cgra" and second["hardware"]["model"] == "salam"
+    assert (first["hardware"]["clock_ghz"], first["hardware"]["cache"]["mshrs"]) == (2.0, 8)
+    assert (second["hardware"]["clock_ghz"], second["hardware"]["cache"]["mshrs"]) == (0.1, 20)
+
+
+def test_a_model_only_execute_takes_runs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only salam asked for, with a simulator whose execute alone takes a model."""
+    from sim import simulator
+    from tapeflow_benchmarks.harness import runner
+
+    real_execute = simulator.execute
+    ran: list[str] = []
+
+    def execute(module, function, args, hardware, tape_bytes, fast=True, model="cgra"):  # type: ignore[no-untyped-def]
+        ran.append(model)
+        return real_execute(module, function, args, hardware, tape_bytes, fast)
+
+    monkeypatch.setattr(simulator, "execute", execute)
+    point = with_model(Point(Group("logsum", "small", "enzyme"), 32 * 1024), "salam")
+    reports = runner.run_bundle([(point.group, [point])])
+    assert ran == ["salam"]
+    assert "error" not in reports[point], reports[point]
