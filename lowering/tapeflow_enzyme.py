@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.dialects import builtin, func, scf
+from xdsl.dialects.builtin import FileLineColLoc, MemRefType
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -41,6 +41,7 @@ from xdsl.utils.exceptions import ParseError, PassFailedException
 from lowering.gradients import gradient_functions
 from lowering.upstream_mlir import (
     Locator,
+    MlirCrashed,
     Position,
     no_locator,
     resolve_locations,
@@ -126,7 +127,10 @@ class TapeflowEnzymePass(ModulePass):
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
         locate = _locator(ctx, op, text.getvalue())
-        result = run_pipeline(text.getvalue(), self.pipeline, locate, what="Enzyme")
+        try:
+            result = run_pipeline(text.getvalue(), self.pipeline, locate, what="Enzyme")
+        except MlirCrashed as err:
+            raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
         try:
             differentiated = Parser(
                 ctx, resolve_locations(result, locate), "<enzyme output>"
@@ -144,6 +148,29 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
+
+
+def _crash_suspects(module: builtin.ModuleOp) -> str:
+    """What Enzyme-MLIR 0.0.16 is known to crash on, where the module has it: a
+    memref carried from one loop iteration to the next (ping-pong buffers swapped
+    through `iter_args`; it traps in the `enzyme` pass)."""
+    found = []
+    for op in module.walk():
+        if isinstance(op, scf.ForOp | scf.WhileOp) and any(
+            isinstance(r.type, MemRefType) for r in op.results
+        ):
+            loc = op.location
+            where = (
+                f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+                if isinstance(loc, FileLineColLoc)
+                else ""
+            )
+            found.append(
+                f"\n{where}note: '{op.name}' carries a memref from one iteration to the "
+                "next, which Enzyme-MLIR 0.0.16 crashes on: select the buffer from the "
+                "iteration number instead (arith.select on the parity), or copy"
+            )
+    return "".join(found)
 
 
 def _locate_created_ops(module: builtin.ModuleOp) -> None:

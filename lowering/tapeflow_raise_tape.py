@@ -38,6 +38,7 @@ from lowering.enzyme_caches import (
 from lowering.gradients import require_gradients
 from lowering.locations import located
 from lowering.stages import Stage, require_stages
+from lowering.tensor_caches import bufferize_tensor_caches
 from tapeflow_dialects import tape
 from tapeflow_dialects.memref_views import subview_geometry
 
@@ -107,9 +108,10 @@ def raise_module(module: builtin.ModuleOp) -> list[GradientReport]:
 def raise_function(function: func.FuncOp) -> GradientReport:
     """Rewrite the cache buffers of one gradient function into tapes."""
     name = function.sym_name.data
+    report = GradientReport(name)
+    _bufferize_tensor_caches(function, report)
     body = function.body.block
     rev_start = reverse_sweep_start(function, PASS)
-    report = GradientReport(name)
     caches: list[Cache] = []
     for op in body.ops:
         if not isinstance(op, memref.AllocOp):
@@ -123,6 +125,15 @@ def raise_function(function: func.FuncOp) -> GradientReport:
         record, next_id = _rewrite(cache, body, next_id)
         report.tapes.append(record)
     return report
+
+
+def _bufferize_tensor_caches(function: func.FuncOp, report: GradientReport) -> None:
+    """Enzyme's tensor caches (`enzyme.cache_use_tensor`) become cache buffers
+    first (`lowering.tensor_caches`), so that they are raised like the others;
+    those that are not in Enzyme's cache shape stay tensors, reported as kept."""
+    _, kept = bufferize_tensor_caches(function)
+    for cache, reason in kept:
+        report.kept.append((f"tensor cache {cache}", reason))
 
 
 def _producer_name(value: SSAValue) -> str:

@@ -1,0 +1,82 @@
+"""
+Property: on random primal kernels (`random_kernels.kernels`), every stage computes
+exactly what the Enzyme stage computes, and Enzyme's gradient is the derivative.
+
+For each kernel, `stage_checks.check_stages` runs the caller on Enzyme's gradient
+(the reference values), then after `tapeflow-raise-tape`, after
+`tapeflow-pipeline{spad-bytes=64|512|4096 unroll=1|2|4}` and through the simulator's
+enzyme, aos and tapeflow variants: every output must have the reference's bytes.
+Where the kernel is smooth (no branch on data) and all f64, the shadows must
+agree with central differences of the primal (run by the same executor) to 1e-5,
+norm-wise.
+
+The suite runs the `default` hypothesis profile (8 derandomized examples); the
+campaign runs `pytest test/lowering/test_random_kernels.py
+--hypothesis-profile=campaign -p no:cacheprovider` (1000 examples).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+
+from hypothesis import HealthCheck, given, note, settings  # noqa: E402
+
+from random_kernels import RandomKernel, kernels  # noqa: E402
+from stage_checks import check_stages  # noqa: E402
+from tapeflow_tools.tapeflow_run import run_function  # noqa: E402
+
+STEP = 1e-6
+
+
+def objective(module, kernel: RandomKernel, point: dict[str, np.ndarray]) -> float:  # type: ignore[no-untyped-def]
+    """What the caller's shadows differentiate: the primal's result plus, for each
+    array, its final value weighted by its shadow seed."""
+    count = len(kernel.arrays)
+    args = {f"arg{a}": point[f"arg{2 * a}"].copy() for a in range(count)}
+    out = run_function(module, "k", args)
+    total = float(out["result0"])
+    for a in range(count):
+        total += float(np.sum(out[f"arg{a}"] * kernel.inputs[f"arg{2 * a + 1}"]))
+    return total
+
+
+def assert_gradient_is_derivative(module, kernel: RandomKernel, outputs: dict[str, np.ndarray]) -> None:  # type: ignore[no-untyped-def]
+    analytic, numeric = [], []
+    for a in range(len(kernel.arrays)):
+        key = f"arg{2 * a}"
+        value = kernel.inputs[key]
+        for index in np.ndindex(value.shape):
+            step = STEP * max(abs(value[index]), 1.0)
+            ends = []
+            for sign in (1, -1):
+                moved = value.copy()
+                moved[index] += sign * step
+                ends.append(objective(module, kernel, {**kernel.inputs, key: moved}))
+            numeric.append((ends[0] - ends[1]) / (2 * step))
+        analytic.extend(np.ravel(outputs[f"arg{2 * a + 1}"]))
+    a, n = np.array(analytic), np.array(numeric)
+    scale = max(float(np.linalg.norm(n)), 1e-12)
+    error = float(np.linalg.norm(a - n)) / scale
+    assert error < 1e-5, f"Enzyme's gradient is {error:.1e} from central differences"
+
+
+# Restrictions of the suite's strategy, each for an open failure outside this
+# test's areas (see /work/notes/property_failures.md):
+# - mixed=False: tapes of f32 (and i1) values are laid out in 8-byte scratchpad
+#   slots but DRAM tapes with packed widths, so `stream.fwd` overflows at run time
+#   (issue 12 item 4, tapeflow-streams/layers);
+# - data_branches=False: an `scf.if` on data makes Enzyme cache its i1 condition,
+#   which hits the same failure.
+SUITE_RESTRICTIONS = {"mixed": False, "data_branches": False}
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(kernels(**SUITE_RESTRICTIONS))
+def test_every_stage_computes_the_enzyme_values(kernel: RandomKernel) -> None:
+    note(kernel.text)
+    results = check_stages(kernel.text, "k_grad", kernel.inputs)
+    if kernel.smooth and kernel.all_f64:
+        assert_gradient_is_derivative(results.enzyme, kernel, results.reference)
