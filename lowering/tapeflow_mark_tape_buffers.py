@@ -5,7 +5,10 @@ The baseline keeps Enzyme's layout -- one `memref.alloc` per cached value, reach
 through the cache -- but the simulator must still tell tape traffic from the
 kernel's own (the paper's tape bytes and tape misses). This pass marks each cache
 buffer (`lowering.enzyme_caches` says which buffers are caches) with the unit
-attribute `tapeflow.tape` and changes nothing else. It takes a module at the
+attribute `tapeflow.tape` and changes nothing else, but for Enzyme's tensor caches
+(`enzyme.cache_use_tensor`): those become the memref buffers Enzyme's default mode
+writes (`lowering.tensor_caches`), so the baseline's tape is in memory, through the
+cache, whichever cache mode Enzyme ran in. It takes a module at the
 Enzyme-gradient stage.
 """
 
@@ -21,6 +24,7 @@ from xdsl.passes import ModulePass
 from lowering.enzyme_caches import cache_buffers
 from lowering.gradients import require_gradients
 from lowering.stages import Stage, require_stages
+from lowering.tensor_caches import bufferize_tensor_caches
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 
 PASS = "tapeflow-mark-tape-buffers"
@@ -28,6 +32,7 @@ PASS = "tapeflow-mark-tape-buffers"
 
 def mark_tape_buffers(function: func.FuncOp) -> int:
     """Mark the cache buffers of one gradient function; returns how many."""
+    bufferize_tensor_caches(function)
     buffers = cache_buffers(function, PASS)
     for buffer in buffers:
         buffer.attributes[TAPE_BUFFER] = builtin.UnitAttr()

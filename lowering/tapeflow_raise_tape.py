@@ -80,6 +80,20 @@ class GradientReport:
     def bytes(self) -> int:
         return sum(t.bytes for t in self.tapes)
 
+    def no_tape_reason(self) -> str:
+        """Why there is no tape, for the warning: Enzyme saved nothing, or what
+        it saved is not tape-shaped."""
+        if not self.kept:
+            return (
+                f"@{self.function} has no Enzyme cache buffer (Enzyme saved no values "
+                "for the reverse sweep); there is no tape to raise"
+            )
+        kept = "; ".join(f"{buffer}: {reason}" for buffer, reason in self.kept)
+        return (
+            f"@{self.function}: no buffer of the gradient is raised to a tape; kept as "
+            f"they are (and run as they are): {kept}"
+        )
+
     def summary(self) -> str:
         return (
             f"@{self.function}: {len(self.tapes)} tapes, {self.values} values, "
@@ -120,6 +134,7 @@ def raise_function(function: func.FuncOp) -> GradientReport:
             caches.append(classify_cache(op, body, rev_start))
         except NotACache as reason:
             report.kept.append((_describe(op), str(reason)))
+    _report_nested_buffers(function, report)
     next_id = 0
     for cache in caches:
         record, next_id = _rewrite(cache, body, next_id)
@@ -134,6 +149,19 @@ def _bufferize_tensor_caches(function: func.FuncOp, report: GradientReport) -> N
     _, kept = bufferize_tensor_caches(function)
     for cache, reason in kept:
         report.kept.append((f"tensor cache {cache}", reason))
+
+
+def _report_nested_buffers(function: func.FuncOp, report: GradientReport) -> None:
+    """Buffers allocated inside loops (the caches of a recomputed loop in
+    Enzyme's checkpointing, allocated and freed in each reverse iteration) stay
+    memrefs: a tape is one buffer for the whole sweep."""
+    body = function.body.block
+    for op in function.walk():
+        if isinstance(op, memref.AllocOp) and op.parent_block() is not body:
+            report.kept.append(
+                (_describe(op), "allocated inside a loop (a per-iteration buffer, "
+                 "e.g. Enzyme's checkpointing recomputation cache)")
+            )
 
 
 def _producer_name(value: SSAValue) -> str:
@@ -157,7 +185,7 @@ def _producer_name(value: SSAValue) -> str:
 
 def _describe(alloc: memref.AllocOp) -> str:
     hint = alloc.memref.name_hint
-    return f"%{hint}" if hint else f"memref.alloc : {alloc.memref.type}"
+    return f"%{hint} ({alloc.memref.type})" if hint else f"memref.alloc : {alloc.memref.type}"
 
 
 def _constant(value: int, at: InsertPoint) -> SSAValue:
@@ -248,9 +276,4 @@ class TapeflowRaiseTapePass(ModulePass):
                 print(line, file=sys.stderr)
         for report in reports:
             if not report.tapes:
-                print(
-                    f"tapeflow-raise-tape: warning: @{report.function} has no Enzyme "
-                    "cache buffer (Enzyme saved no values for the reverse sweep); "
-                    "there is no tape to raise",
-                    file=sys.stderr,
-                )
+                print(f"tapeflow-raise-tape: warning: {report.no_tape_reason()}", file=sys.stderr)
