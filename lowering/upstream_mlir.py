@@ -73,8 +73,8 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
         said = f"; it said:\n{diagnostics}" if diagnostics else " without a diagnostic"
         raise MlirCrashed(
             f"{what} crashed ({crash}) on the module, pipeline '{pipeline}'{said}\n"
-            f"(a bug of {what}, not of the input as MLIR reads it: simplify the construct "
-            "it names, or report it upstream)"
+            f"(a bug of {what}, not of the input as MLIR reads it: rewrite the construct "
+            "at fault, or report it upstream)"
         )
     if failure is not None:
         if diagnostics:
