@@ -115,6 +115,12 @@ class _Chain:
     """(loop, iter_arg index) pairs to remove."""
     empties: list[tensor.EmptyOp] = field(default_factory=list)
     """The inner chains' `tensor.empty` ops."""
+    holder: memref.AllocOp | None = None
+    """A memref of tensors (memref<4xtensor<2xf64>>) that an outer loop in Enzyme's
+    memref mode caches the complete tensor in, one per outer iteration: the
+    buffer is then that memref's shape followed by the tensor's."""
+    holder_ops: list[Operation] = field(default_factory=list)
+    """The holder's store, loads and deallocs, which go with it."""
 
 
 def _single_use(value: SSAValue, what: str) -> Operation:
@@ -160,10 +166,68 @@ def _follow(chain: _Chain, loop: scf.ForOp, k: int, slices: list[_Slice]) -> Non
             raise NotATensorCache(f"a version of the tensor cache is used by '{user.name}'")
 
 
+def _dominates(value: SSAValue, op: Operation) -> bool:
+    """`value` is available where `op` is (a block argument of an enclosing block,
+    or the result of an op before `op`'s ancestor in its block)."""
+    if isinstance(value, BlockArgument):
+        return value.block.is_ancestor(op)
+    assert isinstance(value, OpResult)
+    block = value.op.parent_block()
+    current: Operation | None = op
+    while current is not None and current.parent_block() is not block:
+        current = current.parent_op()
+    return current is not None and value.op.is_before_in_block(current)
+
+
+def _prefix(indices: list[SSAValue], rank: int) -> _Slice:
+    """The tensor stored at `indices` of a memref of tensors, as a slice of the
+    buffer that has the memref's dimensions then the tensor's."""
+    n = len(indices)
+    return _Slice((*indices, *([0] * rank)), (1,) * (n + rank), tuple(range(n, n + rank)))
+
+
+def _held(chain: _Chain, store: memref.StoreOp) -> None:
+    """The complete tensor cache is stored into a memref of tensors (an outer
+    loop's cache in Enzyme's memref mode): the chain's writes move to the
+    buffer's row at the store's indices, and every load of the holder reads it."""
+    holder = store.memref
+    if chain.holder is not None:
+        raise NotATensorCache("the tensor cache is stored twice")
+    if not (
+        isinstance(holder, OpResult)
+        and isinstance(holder.op, memref.AllocOp)
+        and isinstance(holder.op.parent_op(), func.FuncOp)
+        and not holder.op.dynamic_sizes
+    ):
+        raise NotATensorCache("the tensor cache is stored into something else than a cache")
+    if not all(_dominates(i, chain.loop) for i in store.indices):
+        raise NotATensorCache("the tensor cache is stored at an index computed after its loop")
+    ttype = chain.empty.tensor.type
+    assert isinstance(ttype, TensorType)
+    rank = len(ttype.get_shape())
+    chain.holder = holder.op
+    chain.holder_ops.append(store)
+    row = _prefix(list(store.indices), rank)
+    chain.inserts = [(op, [row, *slices]) for op, slices in chain.inserts]
+    for use in list(holder.uses):
+        user = use.operation
+        if user is store:
+            continue
+        if isinstance(user, memref.LoadOp):
+            chain.holder_ops.append(user)
+            _reads(chain, user.res, [_prefix(list(user.indices), rank)])
+        elif isinstance(user, memref.DeallocOp):
+            chain.holder_ops.append(user)
+        else:
+            raise NotATensorCache(f"the cache of tensors is used by '{user.name}'")
+
+
 def _reads(chain: _Chain, value: SSAValue, slices: list[_Slice]) -> None:
     for use in list(value.uses):
         user = use.operation
-        if isinstance(user, tensor.ExtractOp):
+        if isinstance(user, memref.StoreOp) and use.index == 0 and not slices:
+            _held(chain, user)
+        elif isinstance(user, tensor.ExtractOp):
             chain.reads.append((user, slices))
         elif isinstance(user, tensor.ExtractSliceOp) and use.index == 0:
             chain.dead.append(user)
@@ -240,7 +304,12 @@ def bufferize_tensor_caches(function: func.FuncOp) -> tuple[int, list[tuple[str,
     for chain in chains:
         ttype = chain.empty.tensor.type
         assert isinstance(ttype, TensorType)
-        buffer_type = MemRefType(ttype.element_type, ttype.get_shape())
+        shape = list(ttype.get_shape())
+        if chain.holder is not None:
+            holder_type = chain.holder.memref.type
+            assert isinstance(holder_type, MemRefType)
+            shape = [*holder_type.get_shape(), *shape]
+        buffer_type = MemRefType(ttype.element_type, shape)
         alloc = located(memref.AllocOp([], [], buffer_type), chain.empty)
         first = body.first_op
         assert first is not None
@@ -266,6 +335,14 @@ def bufferize_tensor_caches(function: func.FuncOp) -> tuple[int, list[tuple[str,
         for op in chain.dead:
             if isinstance(op, tensor.InsertSliceOp):
                 Rewriter.erase_op(op)
+        for op in chain.holder_ops:  # the loads have no readers left
+            if isinstance(op, memref.LoadOp):
+                Rewriter.erase_op(op)
+        for op in chain.holder_ops:
+            if not isinstance(op, memref.LoadOp):
+                Rewriter.erase_op(op)
+        if chain.holder is not None:
+            Rewriter.erase_op(chain.holder)
         for loop, k in chain.drops:
             drops.setdefault(loop, set()).add(k)
     # Inner loops first: an outer loop's body holds them.

@@ -14,7 +14,8 @@ it) are made of:
 - `scf.if` with results, on the loop indices (smooth) or on data (not smooth);
 - f64 and f32 arrays mixed, converted with `arith.extf`/`arith.truncf`;
 - math on safe domains (sin, cos, tanh, exp of a bounded value, sqrt and log
-  of 1 + x*x, division by 1 + x*x).
+  of 1 + x*x, division by 1 + x*x);
+- loops marked `enzyme.cache_use_tensor`, so that Enzyme caches in tensors.
 
 Every array is duplicated (its shadow in the caller), and the primal returns an
 f64 (active). Inputs are drawn in [0.5, 1.5] (f32 arrays hold f32 values), shadow
@@ -60,8 +61,11 @@ class RandomKernel:
 class _Writer:
     """Builds the primal's body, naming SSA values uniquely."""
 
-    def __init__(self, draw: st.DrawFn, arrays: list[Array], data_branches: bool):
+    def __init__(
+        self, draw: st.DrawFn, arrays: list[Array], data_branches: bool, tensor_caches: bool
+    ):
         self.draw = draw
+        self.tensor_caches = tensor_caches
         self.data_branches = data_branches
         self.floats = FLOATS if any(a.element == "f32" for a in arrays) else ("f64",)
         self.arrays = arrays
@@ -217,7 +221,8 @@ class _Writer:
             new_acc = half
         for d in reversed(range(depth)):
             self.emit(indent + d + 1, f"scf.yield {new_acc} : f64")
-            self.emit(indent + d, "}")
+            tensor = self.tensor_caches and draw(st.booleans())
+            self.emit(indent + d, "} {enzyme.cache_use_tensor}" if tensor else "}")
             new_acc = opened[d][0]
         return new_acc
 
@@ -259,10 +264,15 @@ class _Writer:
 
 @st.composite
 def kernels(
-    draw: st.DrawFn, max_nests: int = 3, mixed: bool = True, data_branches: bool = True
+    draw: st.DrawFn,
+    max_nests: int = 3,
+    mixed: bool = True,
+    data_branches: bool = True,
+    tensor_caches: bool = True,
 ) -> RandomKernel:
     """A random primal kernel and its caller (see the module docstring); `mixed`
-    draws f32 arrays and values too, `data_branches` branches on data too."""
+    draws f32 arrays and values too, `data_branches` branches on data too,
+    `tensor_caches` marks loops `enzyme.cache_use_tensor` too."""
     n = draw(st.integers(1, 5))
     m = draw(st.integers(1, 4))
     shapes = [(n,), (m,), (n, m)]
@@ -273,7 +283,7 @@ def kernels(
     for a in range(count):
         element = draw(st.sampled_from(FLOATS)) if mixed else "f64"
         arrays.append(Array(f"x{a}", draw(st.sampled_from(shapes)), element))
-    writer = _Writer(draw, arrays, data_branches)
+    writer = _Writer(draw, arrays, data_branches, tensor_caches)
     acc = writer.real(1.0, "f64")
     for _ in range(draw(st.integers(1, max_nests))):
         acc = writer.nest(1, acc)

@@ -22,10 +22,10 @@ import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
 
-from hypothesis import HealthCheck, given, note, settings  # noqa: E402
+from hypothesis import HealthCheck, given, note, reject, settings  # noqa: E402
 
 from random_kernels import RandomKernel, kernels  # noqa: E402
-from stage_checks import check_stages  # noqa: E402
+from stage_checks import StageFailure, check_stages  # noqa: E402
 from tapeflow_tools.tapeflow_run import run_function  # noqa: E402
 
 STEP = 1e-6
@@ -70,6 +70,8 @@ def assert_gradient_is_derivative(module, kernel: RandomKernel, outputs: dict[st
 #   (issue 12 item 4, tapeflow-streams/layers);
 # - data_branches=False: an `scf.if` on data makes Enzyme cache its i1 condition,
 #   which hits the same failure.
+UPSTREAM_TENSOR_HANDLE = "'tensor.insert' op failed to verify that scalar type matches"
+
 SUITE_RESTRICTIONS = {"mixed": False, "data_branches": False}
 
 
@@ -77,6 +79,14 @@ SUITE_RESTRICTIONS = {"mixed": False, "data_branches": False}
 @given(kernels(**SUITE_RESTRICTIONS))
 def test_every_stage_computes_the_enzyme_values(kernel: RandomKernel) -> None:
     note(kernel.text)
-    results = check_stages(kernel.text, "k_grad", kernel.inputs)
+    try:
+        results = check_stages(kernel.text, "k_grad", kernel.inputs)
+    except StageFailure as failure:
+        if failure.stage == "tapeflow-enzyme" and UPSTREAM_TENSOR_HANDLE in failure.what:
+            # Enzyme-MLIR 0.0.16 rejects its own output where a tensor-cached loop
+            # must cache a memref handle (README, known upstream limitations):
+            # not a kernel Enzyme differentiates.
+            reject()
+        raise
     if kernel.smooth and kernel.all_f64:
         assert_gradient_is_derivative(results.enzyme, kernel, results.reference)
