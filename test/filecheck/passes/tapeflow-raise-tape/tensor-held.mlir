@@ -8,7 +8,7 @@
 // 2x3 tape, written at [row, column] inside the inner loop and read back there.
 
 // CHECK-LABEL: func.func private @diffek
-// CHECK-NOT:    tensor
+// CHECK-NOT:    tensor.
 // CHECK:        %[[T:.*]] = tape.alloc name "{{.*}}" : !tape.tape<2x3xf64>
 // CHECK:        scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f64) {
 // CHECK:          scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f64) {
@@ -16,7 +16,7 @@
 // CHECK:        scf.for
 // CHECK:          scf.for
 // CHECK:            tape.load %{{.*}}[%{{.*}}, %{{.*}}] from {{[0-9]+}} : !tape.tape<2x3xf64> -> f64
-// CHECK-NOT:    tensor
+// CHECK-NOT:    tensor.
 
 // STATS: tapeflow-raise-tape: @diffek:
 // STATS-NOT: kept
