@@ -12,10 +12,15 @@ norm-wise.
 
 The suite runs the `default` hypothesis profile (8 derandomized examples); the
 campaign runs `pytest test/lowering/test_random_kernels.py
---hypothesis-profile=campaign -p no:cacheprovider` (1000 examples).
+--hypothesis-profile=campaign -p no:cacheprovider` (1000 examples). With
+`TAPEFLOW_PROPERTY_LOG=FILE` set, each example appends a line to FILE (`ok`,
+`rejected`, or the failing stage and what it found), so a long campaign can be
+followed, and counted, while it runs.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -86,7 +91,21 @@ def test_every_stage_computes_the_enzyme_values(kernel: RandomKernel) -> None:
             # Enzyme-MLIR 0.0.16 rejects its own output where a tensor-cached loop
             # must cache a memref handle (README, known upstream limitations):
             # not a kernel Enzyme differentiates.
+            _log("rejected: Enzyme rejects its tensor cache of a memref handle")
             reject()
+        _log(f"FAIL {failure}")
         raise
     if kernel.smooth and kernel.all_f64:
-        assert_gradient_is_derivative(results.enzyme, kernel, results.reference)
+        try:
+            assert_gradient_is_derivative(results.enzyme, kernel, results.reference)
+        except AssertionError as err:
+            _log(f"FAIL gradient: {err}")
+            raise
+    _log("ok")
+
+
+def _log(line: str) -> None:
+    path = os.environ.get("TAPEFLOW_PROPERTY_LOG")
+    if path:
+        with open(path, "a") as out:
+            out.write(line.replace("\n", " ")[:300] + "\n")
