@@ -108,7 +108,8 @@ class GradientReport:
                 f"{t.bytes:>10} bytes  {t.stores} store(s), {t.loads} load(s)"
             )
         for buffer, reason in self.kept:
-            lines.append(f"  kept as memref: {buffer}: {reason}")
+            kind = "tensors" if buffer.startswith("tensor cache") else "memref"
+            lines.append(f"  kept as {kind}: {buffer}: {reason}")
         return "\n".join(lines)
 
 

@@ -265,3 +265,20 @@ def test_raise_tape_raises_the_tapes_and_keeps_the_rest(key: str) -> None:
     assert not any(op.name.startswith("tensor.") for op in gradient.walk()), (
         "every tensor cache is raised"
     )
+
+
+def test_tensor_chains_not_in_cache_shape_stay_and_compute_the_same() -> None:
+    """The FileCheck test's hand-written gradient (tensor-kept.mlir): one chain is
+    raised, two stay tensors; dx[r] = seed*x[r]^2 + x[r]^2 + x[r]^2 by hand."""
+    from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
+    from tapeflow_tools.context import make_context
+    from tapeflow_tools.diagnostics import LocatingParser
+
+    path = Path(__file__).parents[1] / "filecheck/passes/tapeflow-raise-tape/tensor-kept.mlir"
+    module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    TapeflowRaiseTapePass().apply(make_context(), module)
+    module.verify()
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    out = run_function(module, "diffef", {"arg0": x, "arg1": np.zeros(4), "arg2": np.array(1.5)})
+    np.testing.assert_array_equal(out["arg1"], 1.5 * x**2 + 2 * x**2)
+    assert float(out["result0"]) == float(np.sum(x**2))
