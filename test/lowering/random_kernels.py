@@ -15,7 +15,11 @@ it) are made of:
 - f64 and f32 arrays mixed, converted with `arith.extf`/`arith.truncf`;
 - math on safe domains (sin, cos, tanh, exp of a bounded value, sqrt and log
   of 1 + x*x, division by 1 + x*x);
-- loops marked `enzyme.cache_use_tensor`, so that Enzyme caches in tensors.
+- loops marked `enzyme.cache_use_tensor` (Enzyme caches in tensors),
+  `enzyme.enable_checkpointing` or `enzyme.disable_mincut` (Enzyme caches memref
+  handles where a loop writes a buffer);
+- gathers through an index table `%p` (enzyme_const) that the kernel may advance
+  in place, so that Enzyme caches the index values it used.
 
 Every array is duplicated (its shadow in the caller), and the primal returns an
 f64 (active). Inputs are drawn in [0.5, 1.5] (f32 arrays hold f32 values), shadow
@@ -30,6 +34,17 @@ import numpy as np
 from hypothesis import strategies as st
 
 FLOATS = ("f64", "f32")
+INDEX_TABLE = 5
+"""The length of the index table `%p` (every extent is at most 5)."""
+LOOP_ATTRIBUTES = (
+    "",
+    "",
+    "enzyme.cache_use_tensor",
+    "enzyme.enable_checkpointing = true",
+    "enzyme.disable_mincut = true",
+)
+"""What a loop may be marked with: Enzyme's tensor caches, checkpointing, and
+min-cut caching off (which caches memref handles where a loop writes a buffer)."""
 UNARY = ("sin", "cos", "tanh", "exp_tanh", "sqrt1p", "log1p")
 BINARY = ("addf", "subf", "mulf", "div1p")
 
@@ -53,6 +68,8 @@ class RandomKernel:
     """No branch on data: central differences apply."""
     all_f64: bool
     arrays: list[Array] = field(default_factory=list)
+    table: bool = False
+    """The primal's last argument is the index table `%p`."""
 
     def __repr__(self) -> str:  # hypothesis prints the falsifying example with this
         return f"RandomKernel(smooth={self.smooth}, all_f64={self.all_f64}):\n{self.text}"
@@ -62,10 +79,17 @@ class _Writer:
     """Builds the primal's body, naming SSA values uniquely."""
 
     def __init__(
-        self, draw: st.DrawFn, arrays: list[Array], data_branches: bool, tensor_caches: bool
+        self,
+        draw: st.DrawFn,
+        arrays: list[Array],
+        data_branches: bool,
+        tensor_caches: bool,
+        gather: int | None,
     ):
         self.draw = draw
         self.tensor_caches = tensor_caches
+        self.gather = gather
+        """The extent the index table `%p` points into (None: no table)."""
         self.data_branches = data_branches
         self.floats = FLOATS if any(a.element == "f32" for a in arrays) else ("f64",)
         self.arrays = arrays
@@ -192,6 +216,8 @@ class _Writer:
             if array is target:
                 target_value = value
         assert target_value is not None
+        if self.gather is not None and draw(st.booleans()):
+            leaves.append(self.gathered(inner, ivs[-1]))
         t = draw(st.sampled_from(self.floats))
         body = self.expression(inner, leaves, t, draw(st.integers(1, 3)))
         if draw(st.booleans()):
@@ -221,10 +247,28 @@ class _Writer:
             new_acc = half
         for d in reversed(range(depth)):
             self.emit(indent + d + 1, f"scf.yield {new_acc} : f64")
-            tensor = self.tensor_caches and draw(st.booleans())
-            self.emit(indent + d, "} {enzyme.cache_use_tensor}" if tensor else "}")
+            attribute = draw(st.sampled_from(LOOP_ATTRIBUTES)) if self.tensor_caches else ""
+            self.emit(indent + d, f"}} {{{attribute}}}" if attribute else "}")
             new_acc = opened[d][0]
         return new_acc
+
+    def gathered(self, indent: int, iv: str) -> tuple[str, str]:
+        """x[p[iv], 0, ...] for an array x whose first extent is the table's, and
+        maybe p[iv] advanced in place (so Enzyme must cache the index it used)."""
+        draw = self.draw
+        assert self.gather is not None
+        sources = [a for a in self.arrays if a.dims[0] == self.gather]
+        array = draw(st.sampled_from(sources))
+        j, value = self.fresh("j"), self.fresh()
+        self.emit(indent, f"{j} = memref.load %p[{iv}] : memref<{INDEX_TABLE}xindex>")
+        rest = [self.index(0)] * (len(array.dims) - 1)
+        self.emit(indent, f"{value} = memref.load %{array.name}[{', '.join([j, *rest])}] : {array.type}")
+        if draw(st.booleans()):
+            step, wrapped = self.fresh(), self.fresh()
+            self.emit(indent, f"{step} = arith.addi {j}, {self.index(1)} : index")
+            self.emit(indent, f"{wrapped} = arith.remui {step}, {self.index(self.gather)} : index")
+            self.emit(indent, f"memref.store {wrapped}, %p[{iv}] : memref<{INDEX_TABLE}xindex>")
+        return value, array.element
 
     @staticmethod
     def _indices(array: Array, dims: tuple[int, ...], ivs: list[str]) -> list[str] | None:
@@ -283,17 +327,28 @@ def kernels(
     for a in range(count):
         element = draw(st.sampled_from(FLOATS)) if mixed else "f64"
         arrays.append(Array(f"x{a}", draw(st.sampled_from(shapes)), element))
-    writer = _Writer(draw, arrays, data_branches, tensor_caches)
+    gather = n if draw(st.booleans()) else None
+    writer = _Writer(draw, arrays, data_branches, tensor_caches, gather)
     acc = writer.real(1.0, "f64")
     for _ in range(draw(st.integers(1, max_nests))):
         acc = writer.nest(1, acc)
-    params = ", ".join(f"%{a.name}: {a.type}" for a in arrays)
+    table = [f"%p: memref<{INDEX_TABLE}xindex>"] if gather is not None else []
+    params = ", ".join([*(f"%{a.name}: {a.type}" for a in arrays), *table])
     body = writer.lines
     primal = [f"func.func @k({params}) -> f64 {{", *writer.constants(), *body, f"  func.return {acc} : f64", "}"]
-    grad_params = ", ".join(f"%{a.name}: {a.type}, %d_{a.name}: {a.type}" for a in arrays)
-    operands = ", ".join(f"%{a.name}, %d_{a.name}" for a in arrays)
-    types = ", ".join(f"{a.type}, {a.type}" for a in arrays)
-    activity = ", ".join("#enzyme.activity<enzyme_dup>" for _ in arrays)
+    grad_params = ", ".join(
+        [*(f"%{a.name}: {a.type}, %d_{a.name}: {a.type}" for a in arrays), *table]
+    )
+    operands = ", ".join([*(f"%{a.name}, %d_{a.name}" for a in arrays), *(["%p"] if table else [])])
+    types = ", ".join(
+        [*(f"{a.type}, {a.type}" for a in arrays), *([f"memref<{INDEX_TABLE}xindex>"] if table else [])]
+    )
+    activity = ", ".join(
+        [
+            *("#enzyme.activity<enzyme_dup>" for _ in arrays),
+            *(["#enzyme.activity<enzyme_const>"] if table else []),
+        ]
+    )
     caller = [
         f"func.func @k_grad({grad_params}) -> f64 {{",
         "  %seed = arith.constant 1.0 : f64",
@@ -314,6 +369,13 @@ def kernels(
             shadow = shadow.astype(np.float32).astype(np.float64)
         inputs[f"arg{2 * a}"] = value
         inputs[f"arg{2 * a + 1}"] = shadow
+    if gather is not None:
+        inputs[f"arg{2 * len(arrays)}"] = rng.integers(0, gather, INDEX_TABLE)
     return RandomKernel(
-        text, inputs, writer.smooth, all(a.element == "f64" for a in arrays), arrays
+        text,
+        inputs,
+        writer.smooth,
+        all(a.element == "f64" for a in arrays),
+        arrays,
+        gather is not None,
     )
