@@ -82,6 +82,8 @@ UPSTREAM_REJECTIONS = (
     "'tensor.insert' op failed to verify that scalar type matches",
     # checkpointing inside a loop with min-cut caching off, after another nest
     "does not dominate this use",
+    # a checkpointed loop that overwrites its input with a value of the carried one
+    "'scf.yield' op must be the last operation in the parent block",
 )
 """What Enzyme-MLIR 0.0.16 says when it rejects its own output (README, known
 upstream limitations); the property is about kernels Enzyme differentiates."""
