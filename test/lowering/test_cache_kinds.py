@@ -155,6 +155,18 @@ CASES = {
         tolerance=1e-4,
         blocked=ITEM4,
     ),
+    "checkpointing-two-trips": Case(
+        "checkpointing-two-trips.mlir",
+        [
+            Arg(_uniform(16, (4,)), _seed(16, (4,))),
+            Arg(_uniform(17, (4,)), _seed(17, (4,))),
+            Arg(np.array([0, 3, 0, 2, 0])),
+        ],
+        kept=[
+            "used by 'memref.copy'",
+            *["allocated inside a loop"] * 4,
+        ],
+    ),
     "checkpointing": Case(
         "checkpointing.mlir",
         [Arg(_uniform(13, (6,)), _seed(13, (6,)))],
