@@ -1,5 +1,6 @@
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape{stats=true}' %s 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
+// RUN: filecheck %s --check-prefix=NOWARN < %t.stats
 
 // A buffer read and written in one loop with min-cut caching off (after
 // Enzyme-MLIR's enzyme/test/MLIR/ReverseMode/scf_for_mutable_memory.mlir):
@@ -19,6 +20,7 @@
 // CHECK:          memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<4xf64>
 // CHECK:        memref.dealloc %[[H]]
 
+// NOWARN-NOT: warning
 // STATS: tapeflow-raise-tape: @diffek: 3 tapes
 // STATS: kept as memref: %alloc (memref<4xmemref<4xf64>>): caches memref<4xf64> handles (which buffer each iteration used); a tape holds values
 

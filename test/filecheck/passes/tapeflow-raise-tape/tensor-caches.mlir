@@ -1,5 +1,6 @@
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape{stats=true}' %s 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
+// RUN: filecheck %s --check-prefix=NOWARN < %t.stats
 
 // Enzyme's tensor caches (`enzyme.cache_use_tensor`, as in Enzyme-MLIR's
 // enzyme/test/MLIR/ReverseMode/scf_for.mlir) on a loop nest in the shape of
@@ -21,6 +22,7 @@
 // CHECK-NOT:    tensor.
 // CHECK:        func.return
 
+// NOWARN-NOT: warning
 // STATS: tapeflow-raise-tape: @diffek: {{[2-9]}} tapes
 // STATS-NOT: kept
 
