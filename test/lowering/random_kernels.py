@@ -216,7 +216,10 @@ class _Writer:
             if array is target:
                 target_value = value
         assert target_value is not None
-        if self.gather is not None and draw(st.booleans()):
+        gatherable = self.gather is not None and any(
+            a.dims[0] == self.gather for a in self.arrays
+        )
+        if gatherable and draw(st.booleans()):
             leaves.append(self.gathered(inner, ivs[-1]))
         t = draw(st.sampled_from(self.floats))
         body = self.expression(inner, leaves, t, draw(st.integers(1, 3)))
