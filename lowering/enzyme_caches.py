@@ -25,7 +25,7 @@ begins.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import builtin, func, memref
 from xdsl.dialects.builtin import ArrayAttr, MemRefType
@@ -48,7 +48,8 @@ class NotACache(Exception):
 
 @dataclass
 class Access:
-    op: memref.LoadOp | memref.StoreOp
+    op: memref.LoadOp | memref.StoreOp | enzyme.CacheLoadOp | enzyme.CacheStoreOp
+    """A plain access, or Enzyme's `enzyme.load/store` of a cache of run-time extent."""
     views: list[memref.SubviewOp]
     """Subviews from the buffer to the accessed memref, outermost first."""
 
@@ -62,6 +63,9 @@ class Cache:
     loads: list[Access]
     subviews: list[memref.SubviewOp]
     deallocs: list[memref.DeallocOp]
+    dims: list[memref.DimOp] = field(default_factory=list)
+    """`memref.dim` of the buffer used only as the sizes of its views (Enzyme views
+    a row of a cache of run-time extent with the extent it asks the buffer for)."""
 
 
 def argument_roles(function: func.FuncOp, pass_name: str) -> list[ArgumentRole]:
@@ -139,9 +143,9 @@ def _accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> N
     """Collect the loads, stores, subviews and deallocs reaching the buffer."""
     for use in value.uses:
         user = use.operation
-        if isinstance(user, memref.LoadOp) and use.index == 0:
+        if isinstance(user, memref.LoadOp | enzyme.CacheLoadOp) and use.index == 0:
             cache.loads.append(Access(user, views))
-        elif isinstance(user, memref.StoreOp) and use.index == 1:
+        elif isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
             cache.stores.append(Access(user, views))
         elif isinstance(user, memref.SubviewOp) and use.index == 0:
             try:
@@ -152,16 +156,30 @@ def _accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> N
             _accesses(user.result, [*views, user], cache)
         elif isinstance(user, memref.DeallocOp) and not views:
             cache.deallocs.append(user)
+        elif isinstance(user, memref.DimOp) and use.index == 0 and _sizes_views_only(user):
+            cache.dims.append(user)  # a view's size: goes with the views
         else:
             raise NotACache(f"used by '{user.name}', which a tape cannot express")
+
+
+def _sizes_views_only(dim: memref.DimOp) -> bool:
+    """`dim`'s result is used only as a size of subviews of the buffer it measures."""
+    return all(
+        isinstance(use.operation, memref.SubviewOp)
+        and use.operation.source is dim.source
+        and any(size is dim.result for size in use.operation.sizes)
+        for use in dim.result.uses
+    )
 
 
 def classify_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> Cache:
     """`alloc` as an Enzyme cache, with its accesses; `NotACache` says why not."""
     memref_type = alloc.memref.type
     assert isinstance(memref_type, MemRefType)
-    if alloc.dynamic_sizes or any(d < 0 for d in memref_type.get_shape()):
-        raise NotACache("dynamic shape")
+    # Extents known only at run time are the alloc's operands, which dominate it:
+    # the tape takes them the same way.
+    if isinstance(memref_type.element_type, MemRefType):
+        raise NotACache("a buffer of buffers (see lowering.nested_caches)")
     if not isinstance(memref_type.layout, builtin.NoneAttr):
         raise NotACache("non-identity layout")
     if not isinstance(
@@ -206,4 +224,15 @@ def cache_buffers(function: func.FuncOp, pass_name: str) -> list[memref.AllocOp]
             except NotACache:
                 continue
             found.append(op)
+    # Caches nested per outer iteration (triangular nests): the buffer of
+    # handles and every per-iteration buffer are tape.
+    from lowering.nested_caches import NotANestedCache, classify_nested_cache
+
+    for op in body.ops:
+        if isinstance(op, memref.AllocOp):
+            try:
+                nested = classify_nested_cache(op, body, rev_start)
+            except NotANestedCache:
+                continue
+            found += [nested.handles, nested.inner]
     return found

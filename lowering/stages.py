@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import StringAttr
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.enzyme_caches import cache_buffers
@@ -73,7 +74,36 @@ _LINE = (Stage.GRADIENT, Stage.TAPE, Stage.REGIONS, Stage.LAYERS, Stage.STREAMS,
 """The TapeFlow passes' stages, in order."""
 
 
+CACHE_PATH_STAGE = "tapeflow.stage"
+"""String attribute a pass puts on a gradient function that keeps regions on the
+cache path (`tapeflow-layers` leaves loops with run-time trip counts unlayered):
+the stage the pass left it at ("layer", "stream", "scratchpad-bound"), which its
+ops alone no longer show (a region that is never layered, streamed or bound)."""
+
+
+def mark_cache_path_stage(function: func.FuncOp, stage: Stage) -> None:
+    """Record `stage` on `function` if it keeps regions on the cache path."""
+    if any(isinstance(op, region.AllocOp) for op in function.walk()):
+        function.attributes[CACHE_PATH_STAGE] = StringAttr(_ABOUT[stage].label)
+
+
+def _marked_stage(function: func.FuncOp) -> Stage | None:
+    mark = function.attributes.get(CACHE_PATH_STAGE)
+    if not isinstance(mark, StringAttr):
+        return None
+    return next((s for s in _LINE if _ABOUT[s].label == mark.data), None)
+
+
 def stage_of(function: func.FuncOp) -> Stage:
+    """The furthest stage the function's ops (or its cache-path mark) show."""
+    stage = _stage_of_ops(function)
+    marked = _marked_stage(function)
+    if marked is not None and stage in _LINE and marked > stage:
+        return marked
+    return stage
+
+
+def _stage_of_ops(function: func.FuncOp) -> Stage:
     """The furthest stage the function's ops show."""
     seen: set[type] = set()
     marked = False
@@ -81,17 +111,38 @@ def stage_of(function: func.FuncOp) -> Stage:
         seen.add(type(op))
         if isinstance(op, memref.AllocOp) and TAPE_BUFFER in op.attributes:
             marked = True
+    live = _live_regions(function)
     if stream.FwdOp in seen or stream.RevOp in seen:
-        return Stage.STREAMS if region.AllocOp in seen else Stage.BOUND
+        if live and _marked_stage(function) is Stage.BOUND:
+            return Stage.BOUND  # regions left on the cache path (run-time extents)
+        return Stage.STREAMS if live else Stage.BOUND
     if layer.LayerOp in seen:
         return Stage.LAYERS
-    if seen & {region.AllocOp, region.StoreOp, region.LoadOp, region.FreeOp}:
+    if live:
         return Stage.REGIONS
+    if region.AllocOp in seen:
+        return Stage.BOUND  # every region kept by tapeflow-layers: nothing left to lower
     if seen & {tape.AllocOp, tape.StoreOp, tape.LoadOp, tape.FreeOp}:
         return Stage.TAPE
     if marked:
         return Stage.BASELINE
     return Stage.GRADIENT
+
+
+def _live_regions(function: func.FuncOp) -> bool:
+    """The function holds regions that tapeflow-layers has not kept (see
+    `region.KEPT`): ones still to be layered, streamed or bound."""
+    return any(
+        isinstance(op, region.AllocOp) and region.KEPT not in op.attributes
+        for op in function.walk()
+    )
+
+
+def all_regions_kept(function: func.FuncOp) -> bool:
+    """tapeflow-layers kept every region of the function (and made no layer)."""
+    return not _live_regions(function) and any(
+        isinstance(op, region.AllocOp) for op in function.walk()
+    ) and not any(isinstance(op, layer.LayerOp) for op in function.walk())
 
 
 def is_placed(function: func.FuncOp) -> bool:
@@ -137,6 +188,8 @@ def require_stage(
         return stage
     if stage is Stage.GRADIENT and not _has_tape(function, pass_name):
         return stage
+    if all_regions_kept(function) and {Stage.LAYERS, Stage.STREAMS} & set(takes):
+        return stage  # tapeflow-layers kept every region: nothing to stream or bind
     wanted = " or ".join(_ABOUT[s].label for s in sorted(takes))
     found = f"{pass_name}: {name} is at {_describe(stage)}"
     if stage is Stage.BASELINE:

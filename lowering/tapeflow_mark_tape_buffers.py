@@ -5,8 +5,10 @@ The baseline keeps Enzyme's layout -- one `memref.alloc` per cached value, reach
 through the cache -- but the simulator must still tell tape traffic from the
 kernel's own (the paper's tape bytes and tape misses). This pass marks each cache
 buffer (`lowering.enzyme_caches` says which buffers are caches) with the unit
-attribute `tapeflow.tape` and changes nothing else, but for Enzyme's tensor caches
-(`enzyme.cache_use_tensor`): those become the memref buffers Enzyme's default mode
+attribute `tapeflow.tape` and changes nothing else, but for Enzyme's
+`enzyme.store/load` (caches of run-time extent), which become the plain
+`memref.store/load` they stand for, and Enzyme's tensor caches
+(`enzyme.cache_use_tensor`), which become the memref buffers Enzyme's default mode
 writes (`lowering.tensor_caches`), so the baseline's tape is in memory, through the
 cache, whichever cache mode Enzyme ran in. It takes a module at the
 Enzyme-gradient stage.
@@ -18,13 +20,16 @@ import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin, func, memref
+from xdsl.rewriter import Rewriter
 from xdsl.passes import ModulePass
 
 from lowering.enzyme_caches import cache_buffers
 from lowering.gradients import require_gradients
 from lowering.stages import Stage, require_stages
+from lowering.locations import located
 from lowering.tensor_caches import bufferize_tensor_caches
+from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 
 PASS = "tapeflow-mark-tape-buffers"
@@ -36,7 +41,26 @@ def mark_tape_buffers(function: func.FuncOp) -> int:
     buffers = cache_buffers(function, PASS)
     for buffer in buffers:
         buffer.attributes[TAPE_BUFFER] = builtin.UnitAttr()
+    _plain_cache_accesses(function)
     return len(buffers)
+
+
+def _plain_cache_accesses(function: func.FuncOp) -> None:
+    """
+    Enzyme's `enzyme.store/load` (caches of run-time extent) become the
+    `memref.store/load` they stand for: the logical extents they carry are
+    Enzyme's bookkeeping for flattening its caches, not an access of their own,
+    and as plain accesses the baseline's loops are placed on the CGRA like any
+    other (the executor checks the extents until here).
+    """
+    for op in list(function.walk()):
+        if isinstance(op, enzyme.CacheStoreOp):
+            new = memref.StoreOp.get(op.value, op.buffer, list(op.indices))
+        elif isinstance(op, enzyme.CacheLoadOp):
+            new = memref.LoadOp.get(op.buffer, list(op.indices))
+        else:
+            continue
+        Rewriter.replace_op(op, located(new, op))
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,21 @@ from lowering.enzyme_caches import (
     buffer_root,
     classify_cache,
     reverse_sweep_start,
+    top_level_index,
 )
 from lowering.gradients import require_gradients
+from lowering.nested_caches import (
+    NestedCache,
+    NotANestedCache,
+    check_extents_computable,
+    classify_nested_cache,
+    max_extents,
+    tape_shape,
+)
 from lowering.locations import located
 from lowering.stages import Stage, require_stages
 from lowering.tensor_caches import bufferize_tensor_caches
-from tapeflow_dialects import tape
+from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.memref_views import subview_geometry
 
 PASS = "tapeflow-raise-tape"
@@ -55,12 +64,13 @@ class TapeRecord:
     loads: int
 
     @property
-    def values(self) -> int:
-        return self.tape_type.entries()
+    def values(self) -> int | None:
+        """Entries of the tape, None if its extents are known only at run time."""
+        return self.tape_type.entries() if self.tape_type.is_static() else None
 
     @property
-    def bytes(self) -> int:
-        return self.tape_type.size_bytes()
+    def bytes(self) -> int | None:
+        return self.tape_type.size_bytes() if self.tape_type.is_static() else None
 
 
 @dataclass
@@ -74,11 +84,17 @@ class GradientReport:
 
     @property
     def values(self) -> int:
-        return sum(t.values for t in self.tapes)
+        """Entries of the tapes of static shape."""
+        return sum(t.values or 0 for t in self.tapes)
 
     @property
     def bytes(self) -> int:
-        return sum(t.bytes for t in self.tapes)
+        return sum(t.bytes or 0 for t in self.tapes)
+
+    @property
+    def dynamic(self) -> int:
+        """Tapes whose extents are known only at run time."""
+        return sum(1 for t in self.tapes if t.values is None)
 
     def no_tape_reason(self) -> str:
         """Why there is no tape, for the warning: Enzyme saved nothing, or what
@@ -95,17 +111,22 @@ class GradientReport:
         )
 
     def summary(self) -> str:
-        return (
+        text = (
             f"@{self.function}: {len(self.tapes)} tapes, {self.values} values, "
             f"{self.bytes} bytes"
         )
+        if self.dynamic:
+            text += f" (+ {self.dynamic} tapes sized at run time)"
+        return text
 
     def table(self) -> str:
         lines = [self.summary()]
         for t in self.tapes:
+            values = "?" if t.values is None else str(t.values)
+            size = "?" if t.bytes is None else str(t.bytes)
             lines.append(
-                f"  tape {t.name:<12} {str(t.tape_type):<28} {t.values:>9} values "
-                f"{t.bytes:>10} bytes  {t.stores} store(s), {t.loads} load(s)"
+                f"  tape {t.name:<12} {str(t.tape_type):<28} {values:>9} values "
+                f"{size:>10} bytes  {t.stores} store(s), {t.loads} load(s)"
             )
         for buffer, reason in self.kept:
             kind = "tensors" if buffer.startswith("tensor cache") else "memref"
@@ -128,18 +149,31 @@ def raise_function(function: func.FuncOp) -> GradientReport:
     body = function.body.block
     rev_start = reverse_sweep_start(function, PASS)
     caches: list[Cache] = []
+    nested: list[NestedCache] = []
     for op in body.ops:
         if not isinstance(op, memref.AllocOp):
+            continue
+        if isinstance(op.memref.type, MemRefType) and isinstance(op.memref.type.element_type, MemRefType):
+            try:
+                found = classify_nested_cache(op, body, rev_start)
+                check_extents_computable(found, body)
+                nested.append(found)
+            except NotANestedCache as reason:
+                report.kept.append((_describe(op), str(reason)))
             continue
         try:
             caches.append(classify_cache(op, body, rev_start))
         except NotACache as reason:
             report.kept.append((_describe(op), str(reason)))
-    _report_nested_buffers(function, report)
     next_id = 0
     for cache in caches:
         record, next_id = _rewrite(cache, body, next_id)
         report.tapes.append(record)
+    extents: dict[tuple[SSAValue, ...], list[SSAValue]] = {}
+    for each in nested:
+        record, next_id = _rewrite_nested(each, body, next_id, extents)
+        report.tapes.append(record)
+    _report_nested_buffers(function, report)  # what the nested caches left
     return report
 
 
@@ -228,13 +262,14 @@ def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
     store_value = cache.stores[0].op.value
     tape_type = tape.TapeType(memref_type.get_shape(), memref_type.element_type)
     name = _producer_name(store_value)
-    alloc = located(tape.AllocOp(tape_type, name), cache.alloc)
+    # Extents known only at run time: the buffer's own size operands.
+    alloc = located(tape.AllocOp(tape_type, name, cache.alloc.dynamic_sizes), cache.alloc)
     Rewriter.insert_op(alloc, InsertPoint.before(cache.alloc))
 
     store_id = next_id
     for access in cache.stores:
         op = access.op
-        assert isinstance(op, memref.StoreOp)
+        assert isinstance(op, memref.StoreOp | enzyme.CacheStoreOp)
         indices = _buffer_indices(access)
         new = tape.StoreOp(op.value, alloc.tape, indices, store_id)
         Rewriter.replace_op(op, located(new, op))
@@ -251,9 +286,74 @@ def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
         Rewriter.insert_op(tape.FreeOp(alloc.tape), InsertPoint.before(terminator))
     for view in reversed(cache.subviews):  # innermost views first
         Rewriter.erase_op(view)
+    for dim in cache.dims:  # the sizes of those views
+        Rewriter.erase_op(dim)
     Rewriter.erase_op(cache.alloc)
     record = TapeRecord(name, tape_type, len(cache.stores), len(cache.loads))
     return record, next_id + len(cache.stores)
+
+
+def _rewrite_nested(
+    nested: NestedCache, body: Block, next_id: int, extents: dict[tuple[SSAValue, ...], list[SSAValue]]
+) -> tuple[TapeRecord, int]:
+    """One tape for a buffer of per-iteration caches (see `lowering.nested_caches`):
+    indexed by the handle's index, then the per-iteration buffer's; sized by the
+    handle buffer's extents and the largest per-iteration extents."""
+    inner_type = nested.inner.memref.type
+    assert isinstance(inner_type, MemRefType)
+    (fwd_store,) = nested.fwd.stores
+    tape_type = tape.TapeType(tape_shape(nested), inner_type.element_type)
+    name = _producer_name(fwd_store.op.value)
+    # Before the FWD nest around the per-iteration allocs: the largest extents,
+    # then the tape.
+    index = {op: i for i, op in enumerate(body.ops)}
+    fwd_top = list(body.ops)[top_level_index(nested.inner, body, index)]
+    at = InsertPoint.before(fwd_top)
+    sizes = list(nested.handles.dynamic_sizes)
+    if nested.inner.dynamic_sizes:
+        # Per-iteration buffers of the same extents (Enzyme allocates one per
+        # cached value, all with the same size operands) share one computation,
+        # so that their tapes have the same run-time shape and share a region.
+        key = tuple(nested.inner.dynamic_sizes)
+        if key not in extents:
+            extents[key] = max_extents(nested.inner, body, at)
+        sizes += extents[key]
+    alloc = located(tape.AllocOp(tape_type, name, sizes), nested.handles)
+    Rewriter.insert_op(alloc, at)
+
+    store_id = next_id
+    outer = list(nested.handle_store.indices)
+    indices = outer + _buffer_indices(fwd_store)
+    Rewriter.replace_op(fwd_store.op, located(tape.StoreOp(fwd_store.op.value, alloc.tape, indices, store_id), fwd_store.op))
+    loads = 0
+    for handle_load, cache in nested.rev:
+        outer = list(handle_load.indices)
+        for access in cache.loads:
+            indices = outer + _buffer_indices(access)
+            Rewriter.replace_op(access.op, located(tape.LoadOp(alloc.tape, indices, store_id), access.op))
+            loads += 1
+        for view in reversed(cache.subviews):
+            Rewriter.erase_op(view)
+        for dim in cache.dims:
+            Rewriter.erase_op(dim)
+        for dealloc in cache.deallocs:
+            Rewriter.erase_op(dealloc)
+        Rewriter.erase_op(handle_load)
+    for view in reversed(nested.fwd.subviews):
+        Rewriter.erase_op(view)
+    for dim in nested.fwd.dims:
+        Rewriter.erase_op(dim)
+    Rewriter.erase_op(nested.handle_store)
+    Rewriter.erase_op(nested.inner)
+    if nested.handle_deallocs:
+        (dealloc,) = nested.handle_deallocs
+        Rewriter.replace_op(dealloc, located(tape.FreeOp(alloc.tape), dealloc))
+    else:
+        terminator = body.last_op
+        assert terminator is not None
+        Rewriter.insert_op(tape.FreeOp(alloc.tape), InsertPoint.before(terminator))
+    Rewriter.erase_op(nested.handles)
+    return TapeRecord(name, tape_type, 1, loads), next_id + 1
 
 
 def format_reports(reports: list[GradientReport]) -> Iterator[str]:

@@ -12,8 +12,13 @@ first reads the tapes, so values consumed together sit next to each other (the
 paper's "temporal order"); the region's base for an iteration is common to all its
 slots, as in Algorithm 1's FWDBase/REVBase.
 
-Tapes are grouped by (the loop nest that stores them, the loop nest that loads
-them, their shape); tapes stored outside any loop form one region of shape `[]`.
+Tapes are grouped by (the loop nest that stores them, the branch that stores them,
+the loop nest that loads them, their shape); tapes stored outside any loop form one
+region of shape `[]`. A tape stored under a branch (`scf.if`) gets a region of its
+own branch, so that a region's stores in one iteration are all in one block: FWD
+fills its entries when (and only when) the branch runs, and REV reads them under
+the condition Enzyme cached, so its tiles (Pass 2, 3) form a stack pushed and
+popped under the same condition.
 Each store keeps a unique `id` within its region and each load keeps naming its
 store (the FWD-to-REV map), renumbered in the region's FWD store order.
 
@@ -28,7 +33,7 @@ import sys
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin, func, scf
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -218,17 +223,37 @@ def _group_key(t: _TapeUses, function: func.FuncOp) -> tuple[object, ...]:
     """Tapes with equal keys share a region (same FWD nest, REV nest and shape)."""
     fwd = {enclosing_loops(s, function) for s in t.stores}
     rev = {enclosing_loops(l, function) for l in t.loads}
-    if len(fwd) != 1 or len(rev) > 1:
-        return (id(t),)  # stores or loads spread over several nests: alone
+    branches = {branch_path(s, function) for s in t.stores}
+    if len(fwd) != 1 or len(rev) > 1 or len(branches) != 1:
+        return (id(t),)  # stores or loads spread over several nests or branches: alone
     shape_type = t.alloc.tape.type
     assert isinstance(shape_type, tape.TapeType)
     fwd_nest = fwd.pop()
     rev_nest = rev.pop() if rev else ()
     return (
         tuple(id(loop) for loop in fwd_nest),
+        branches.pop(),
         tuple(id(loop) for loop in rev_nest),
         shape_type.get_shape(),
+        # Extents known only at run time: the same values, or not the same shape.
+        tuple(id(v) for v in t.alloc.dynamic_sizes),
     )
+
+
+def branch_path(op: Operation, function: func.FuncOp) -> tuple[tuple[int, int], ...]:
+    """The branches between `op` and its innermost loop (or the function): for each
+    enclosing non-loop op with regions (`scf.if`), its identity and which of its
+    regions holds `op`. Empty for an op in a loop body (or the function body)."""
+    path: list[tuple[int, int]] = []
+    current: Operation = op
+    parent = op.parent_op()
+    while parent is not None and parent is not function and not isinstance(parent, scf.ForOp):
+        block = current.parent_block()
+        assert block is not None
+        branch = next(i for i, r in enumerate(parent.regions) if block.parent is r)
+        path.append((id(parent), branch))
+        current, parent = parent, parent.parent_op()
+    return tuple(reversed(path))
 
 
 def _plan_region(
@@ -244,7 +269,9 @@ def _plan_region(
         slot_types.append(tape_type.element_type)
     region_type = region.RegionType(first.get_shape(), slot_types)
     allocs = sorted((t.alloc for t in members), key=position.__getitem__)
-    new_alloc = located(region.AllocOp(region_type), allocs[0])
+    # The members share their run-time extents (the group key says so); the
+    # first alloc's operands dominate it.
+    new_alloc = located(region.AllocOp(region_type, allocs[0].dynamic_sizes), allocs[0])
     Rewriter.insert_op(new_alloc, InsertPoint.before(allocs[0]))
     handle = new_alloc.region
 

@@ -12,7 +12,8 @@ whose loops run the FWD iterations backwards, the mirrored count. Together with 
 tile's base entry (`layer.salloc`) this is Algorithm 3's `SAlloc + offset`.
 
 After binding, the regions carry no accesses and are removed; the tape lives in the
-scratchpad and, between layers, in the DRAM stream tape.
+scratchpad and, between layers, in the DRAM stream tape. A region `tapeflow-layers`
+kept (`tapeflow.kept`) is left as it is: a region in DRAM read through the cache.
 
 The offsets are a whole-function decision (the order of stores in each FWD layer),
 made and checked first; then each region op is rewritten on its own by a rewrite
@@ -42,7 +43,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import Index, IndexBuilder
 from lowering.locations import located
 from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import Stage, require_stages
+from lowering.stages import CACHE_PATH_STAGE, mark_cache_path_stage, Stage, require_stages
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 
@@ -58,6 +59,8 @@ def bind_module(module: builtin.ModuleOp) -> None:
     require_stages(gradients, PASS, {Stage.STREAMS})
     for function in gradients:
         _bind_function(function)
+        if CACHE_PATH_STAGE in function.attributes:
+            mark_cache_path_stage(function, Stage.BOUND)
 
 
 def _enclosing_layer(op: Operation) -> layer.LayerOp | None:
@@ -80,6 +83,8 @@ class BindPlan:
     """The slots of a function's region accesses, for the patterns to apply."""
 
     bindings: dict[Operation, _Binding] = field(default_factory=dict)
+    cache_path: set[SSAValue] = field(default_factory=set)
+    """Regions left in DRAM, read through the cache: their ops stay."""
     rows: dict[tuple[layer.LayerOp, Operation | None], SSAValue] = field(default_factory=dict)
     """The row value computed for each (layer, innermost loop), shared by accesses."""
 
@@ -135,7 +140,9 @@ class RegionStoreToSpad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: region.StoreOp, rewriter: PatternRewriter) -> None:
-        bound = self.plan.bindings[op]
+        bound = self.plan.bindings.get(op)
+        if bound is None:
+            return  # a store of a region left in DRAM (kept, or on the cache path)
         row = self.plan.row(op, bound.owner, False)
         new = stream.StoreOp(op.value, bound.owner.salloc.tile, row, bound.offset, op.store_id)
         rewriter.replace(op, located(new, op))
@@ -150,7 +157,9 @@ class RegionLoadToSpad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: region.LoadOp, rewriter: PatternRewriter) -> None:
-        bound = self.plan.bindings[op]
+        bound = self.plan.bindings.get(op)
+        if bound is None:
+            return  # a load of a region left in DRAM (kept, or on the cache path)
         row = self.plan.row(op, bound.owner, True)
         new = stream.LoadOp(
             bound.owner.salloc.tile, row, bound.offset, op.loaded_id, op.result.type
@@ -159,13 +168,33 @@ class RegionLoadToSpad(RewritePattern):
 
 
 class EraseBoundRegion(RewritePattern):
-    """A region's alloc and free, once its accesses went to the scratchpad."""
+    """A region's alloc and free, once its accesses went to the scratchpad (a
+    region on the cache path keeps them)."""
+
+    def __init__(self, plan: BindPlan | None = None):
+        self.plan = plan
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self, op: region.AllocOp | region.FreeOp, rewriter: PatternRewriter
     ) -> None:
+        handle = op.region if isinstance(op, region.AllocOp) else op.region
+        if region.is_kept(handle):
+            return
+        if self.plan is not None and handle in self.plan.cache_path:
+            return
         rewriter.erase(op)
+
+
+def _cache_path_regions(function: func.FuncOp) -> set[SSAValue]:
+    """Regions that no layer touches: `tapeflow-layers` left them on the cache
+    path (loops whose trip count is known only at run time)."""
+    from lowering.tapeflow_streams import layered_regions
+
+    every = {
+        op.region for op in function.walk() if isinstance(op, region.StoreOp | region.LoadOp)
+    }
+    return every - layered_regions(function)
 
 
 def _plan(function: func.FuncOp) -> BindPlan:
@@ -175,8 +204,16 @@ def _plan(function: func.FuncOp) -> BindPlan:
     plan = BindPlan()
     offsets: dict[tuple[SSAValue, int], tuple[int, int]] = {}
     """(region, store id) -> (FWD layer id, offset in the tile row)."""
-    stores = [op for op in function.walk() if isinstance(op, region.StoreOp)]
-    loads = [op for op in function.walk() if isinstance(op, region.LoadOp)]
+    # Regions no layer touches (loops of run-time trip count) and regions
+    # tapeflow-layers kept stay in DRAM, read through the cache.
+    cached = _cache_path_regions(function)
+    plan.cache_path = cached
+
+    def bound_here(handle: SSAValue) -> bool:
+        return handle not in cached and not region.is_kept(handle)
+
+    stores = [op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)]
+    loads = [op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)]
     next_offset: dict[layer.LayerOp, int] = {}
     for store in stores:
         owner = _enclosing_layer(store)
@@ -217,7 +254,7 @@ def _bind_function(function: func.FuncOp) -> None:
     if not any(isinstance(op, stream.FwdOp) for op in function.walk()):
         return  # a gradient without a tape
     plan = _plan(function)
-    patterns = [RegionStoreToSpad(plan), RegionLoadToSpad(plan), EraseBoundRegion()]
+    patterns = [RegionStoreToSpad(plan), RegionLoadToSpad(plan), EraseBoundRegion(plan)]
     # In reverse, so that a region's accesses and free go before its alloc.
     PatternRewriteWalker(
         GreedyRewritePatternApplier(patterns, dce_enabled=False),

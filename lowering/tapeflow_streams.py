@@ -3,7 +3,8 @@
 Shriraman, CGO 2024).
 
 Each region gets a tape in DRAM (`stream.alloc`), used as a stack of scratchpad
-tiles. At the end of every FWD layer a FWD-stream (`stream.fwd`) appends the
+tiles: of the region's size, or a slab tape that grows by slabs as it runs (a
+region whose size is known only at run time, or `slab-bytes=N`). At the end of every FWD layer a FWD-stream (`stream.fwd`) appends the
 layer's tile -- the rows it filled, fewer for the last tile of a strip-mined loop --
 to the tail of the tape; at the head of every REV layer a REV-stream (`stream.rev`)
 preloads the tile of its FWD partner, naming that FWD-stream (`of`) and moving the
@@ -14,7 +15,12 @@ tile has been consumed, overlapping the previous layer (timing is the simulator'
 business; the IR fixes what moves and in which order).
 
 The tape accesses still go to the region; `tapeflow-spad-bind` (Pass 4) moves them
-to the scratchpad tile. The pass takes a module at the layer stage.
+to the scratchpad tile. A region `tapeflow-layers` kept (`tapeflow.kept`) gets no
+stream tape: it stays in DRAM, read through the cache.
+
+The DRAM tape holds the region's entries at one 8-byte word per slot (the layout
+rule of `tapeflow_dialects.layout`), the same words the scratchpad tiles hold and
+the streams move. The pass takes a module at the layer stage.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import IndexBuilder
 from lowering.locations import located
 from lowering.loops import constant_value
-from lowering.stages import Stage, require_stages
+from lowering.stages import CACHE_PATH_STAGE, Stage, mark_cache_path_stage, require_stages
 from lowering.tapeflow_layers import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
@@ -42,16 +48,27 @@ def _fail(message: str) -> PassFailedException:
     return PassFailedException(f"tapeflow-streams: {message}")
 
 
-def stream_module(module: builtin.ModuleOp) -> None:
+DEFAULT_SLAB_BYTES = 4096
+"""A slab tape's slab when none is asked for: one DRAM page (`sim.trace.PAGE`), so
+that each slab allocation opens exactly one more page."""
+
+
+def stream_module(module: builtin.ModuleOp, slab_bytes: int = 0) -> None:
+    if slab_bytes < 0 or slab_bytes % 8:
+        raise _fail(f"slab-bytes must be 0 or a positive multiple of 8, got {slab_bytes}")
     gradients = require_gradients(module, "tapeflow-streams")
     require_stages(gradients, "tapeflow-streams", {Stage.LAYERS})
     for function in gradients:
-        _stream_function(function)
+        _stream_function(function, slab_bytes)
+        if CACHE_PATH_STAGE in function.attributes:
+            mark_cache_path_stage(function, Stage.STREAMS)
 
 
 def _layer_region(op: layer.LayerOp) -> SSAValue | None:
     regions = {
-        o.region for o in op.walk() if isinstance(o, region.StoreOp | region.LoadOp)
+        o.region
+        for o in op.walk()
+        if isinstance(o, region.StoreOp | region.LoadOp) and not region.is_kept(o.region)
     }
     if len(regions) > 1:
         raise _fail(f"layer {op.id.value.data} touches several regions")
@@ -80,15 +97,45 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
     return index.value(index.mul(index.ceildiv(span, step), per_iteration.value.data))
 
 
-def _stream_function(function: func.FuncOp) -> None:
+def layered_regions(function: func.FuncOp) -> set[SSAValue]:
+    """The regions some layer accesses; `tapeflow-layers` leaves the others (loops
+    with run-time trip counts) in DRAM, read through the cache."""
+    return {
+        o.region
+        for o in function.walk()
+        if isinstance(o, region.StoreOp | region.LoadOp) and _in_layer(o)
+    }
+
+
+def _in_layer(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, layer.LayerOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _tape_alloc(region_type: region.RegionType, slab_bytes: int) -> stream.AllocOp:
+    """A tape of the region's size if it is known and no slabs are asked for,
+    else a slab tape (a region of run-time extent has no size to reserve)."""
+    if slab_bytes == 0 and region_type.is_static():
+        return stream.AllocOp(region_type.size_bytes())
+    return stream.AllocOp(slab_bytes=slab_bytes or DEFAULT_SLAB_BYTES)
+
+
+def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
     layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
     if not layers:
         return  # a gradient without a tape: nothing to stream
     tapes: dict[SSAValue, SSAValue] = {}
+    layered = layered_regions(function)
     for alloc in [op for op in function.walk() if isinstance(op, region.AllocOp)]:
+        if region.KEPT in alloc.attributes or alloc.region not in layered:
+            continue  # kept in DRAM by tapeflow-layers, read through the cache: no stream
         region_type = alloc.region.type
         assert isinstance(region_type, region.RegionType)
-        tape = located(stream.AllocOp(region_type.size_bytes()), alloc)
+        tape = located(_tape_alloc(region_type, slab_bytes), alloc)
         Rewriter.insert_op(tape, InsertPoint.after(alloc))
         tapes[alloc.region] = tape.tape
     fwd_region = {
@@ -128,5 +175,10 @@ class TapeflowStreamsPass(ModulePass):
 
     name = "tapeflow-streams"
 
+    slab_bytes: int = 0
+    """0: each region's tape reserves the region's size (`stream.alloc bytes N`),
+    and a region of run-time extent gets a slab tape of 4096-byte slabs; N > 0:
+    every tape is a slab tape growing by N-byte slabs (`stream.alloc slab N`)."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        stream_module(op)
+        stream_module(op, self.slab_bytes)

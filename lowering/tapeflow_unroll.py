@@ -210,10 +210,27 @@ def _candidate_loops(function: func.FuncOp) -> dict[scf.ForOp, Bounds]:
             continue
         if not any(_is_tape_access(op) for op in inner):
             continue
+        if _in_run_time_nest(loop, inner):
+            continue
         bounds = static_bounds(loop)
         if bounds is not None and bounds.trips > 0:
             found[loop] = bounds
     return found
+
+
+def _in_run_time_nest(loop: scf.ForOp, body_ops: list[Operation]) -> bool:
+    """A loop whose tape pairing cannot be evaluated: inside a loop whose trip
+    count is known only at run time, or touching a container of `?` extents.
+    Such loops are left rolled (the pairing of copies needs every trip count)."""
+    for op in body_ops:
+        if _is_tape_access(op) and any(d < 0 for d in _shape(op)):
+            return True
+    parent = loop.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.ForOp) and static_bounds(parent) is None:
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _named_store(load: TapeLoad, function: str) -> TapeStore:

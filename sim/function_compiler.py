@@ -61,6 +61,9 @@ class _Batch:
         """Where the call goes: the position of the first of them."""
         self.indent = indent
         self.latency = 0
+        """Of the ops other than memory accesses."""
+        self.access_latency = 0
+        """Of the memory accesses."""
         self.fu: dict[str, int] = {}
         self.memory = 0
         self.float_ops = 0
@@ -90,6 +93,7 @@ class _FunctionSource:
                 T_end_kernel_loop=self.timing.end_kernel_loop,
                 T_set_phase=self.timing.set_phase,
                 T_layer=self.timing.layer,
+                T_end_layer=self.timing.end_layer,
             )
         self.lines: list[str] = []
         self.batch: _Batch | None = None
@@ -126,7 +130,8 @@ class _FunctionSource:
                 calls.append(f"T_op({batch.latency}, {cls!r}, None)")
             else:
                 calls.append(
-                    f"T_ops({batch.latency}, {tuple(batch.fu.items())!r}, {batch.memory}, 0)"
+                    f"T_ops({batch.latency}, {tuple(batch.fu.items())!r}, {batch.memory}, 0, "
+                    f"{batch.access_latency})"
                 )
         if batch.float_ops:
             calls.append(f"STATE.ops_executed += {batch.float_ops}")
@@ -288,7 +293,7 @@ class _FunctionSource:
         if cost is not None and not timed_alone:
             assert self.batch is not None
             self.batch.ops += 1
-            self.batch.latency += cost[0]
+            self.batch.access_latency += cost[0]
             self.batch.memory += 1
         if timed_alone:
             whole = ctx.compiled_step(op)  # record, timing, op
@@ -344,6 +349,9 @@ class _FunctionSource:
             self.closure(op, indent)
             return
         sizes, strides, kept = geometry.sizes, geometry.strides, geometry.kept
+        if not all(isinstance(size, int) for size in sizes):  # run-time sizes: the closure
+            self.closure(op, indent)
+            return
         if any(size < 1 for size in sizes) or any(stride < 1 for stride in strides):
             self.closure(op, indent)
             return
@@ -415,16 +423,13 @@ class _FunctionSource:
             self.emit(indent, f"{step}(fr)")  # it checks its step itself
             return
         kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
-        p = kernel_profile(kernel, self.timing.hardware)
-        ii, length, fu, memory_ops, spad = p.ii, p.length, p.fu_ops, p.memory_ops, p.spad_ops
-        profile = self.constant(fu, "FU")
+        profile = self.constant(kernel_profile(kernel, self.timing.hardware), "P")
         lb, ub, st = (self.slot(v) for v in (op.lb, op.ub, op.step))
         if not positive_constant(op.step):
             self.emit(indent, f"if {st} <= 0:", f"    raise {self.nonpositive(op)}({st})")
         self.emit(
             indent,
-            f"w = T_kernel_loop(len(range({lb}, {ub}, {st})), {ii}, {length}, {profile}, "
-            f"{memory_ops}, {spad})",
+            f"w = T_kernel_loop(len(range({lb}, {ub}, {st})), {profile})",
             f"{step}(fr)",
             "T_end_kernel_loop(w)",
         )
@@ -480,6 +485,8 @@ class _FunctionSource:
             self.emit(indent, "T_layer()")
         block = op.body.block
         self.block(block, indent)
+        if self.timing is not None and self.timing.marks is not None:
+            self.emit(indent, "T_end_layer()")  # only for a timeline
         outs = [self.slot(r) for r in op.results]
         if outs:
             yielded = [self.slot(v) for v in block.last_op.operands]  # type: ignore[union-attr]

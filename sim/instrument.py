@@ -13,6 +13,7 @@ from xdsl.ir import Operation
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import nonpositive_step
 from tapeflow_dialects import cgra, layer, region, stream, tape
+from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.layer import SpadType
 from targets.costs import kernel_profile, unscheduled_op_cost
@@ -55,6 +56,14 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
 
             return stream_step
         case layer.LayerOp():
+            if timing.marks is not None:  # collecting for a timeline
+
+                def marked_layer_step(fr: Frame) -> None:
+                    timing.layer()
+                    step(fr)
+                    timing.end_layer()
+
+                return marked_layer_step
 
             def layer_step(fr: Frame) -> None:
                 timing.layer()
@@ -78,15 +87,13 @@ def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:
     assert timing is not None
     kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
     profile = kernel_profile(kernel, timing.hardware)
-    ii, length, fu = profile.ii, profile.length, profile.fu_ops
-    memory_ops, spad = profile.memory_ops, profile.spad_ops
     lb, ub, st = (ctx.slot(v) for v in (op.lb, op.ub, op.step))
 
     def loop_step(fr: Frame) -> None:
         if fr[st] <= 0:
             raise nonpositive_step(op, fr[st])
         trips = len(range(fr[lb], fr[ub], fr[st]))
-        window = timing.kernel_loop(trips, ii, length, fu, memory_ops, spad)
+        window = timing.kernel_loop(trips, profile)
         step(fr)
         timing.end_kernel_loop(window)
 
@@ -103,6 +110,12 @@ def traced(ctx: CompileContext, op: Operation, step: Step) -> Step:
             buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, isinstance(op, tape.LoadOp), None
         case memref.StoreOp() | tape.StoreOp():
             buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, isinstance(op, tape.StoreOp), None
+        case enzyme.CacheLoadOp():
+            rank = len(op.indices)
+            buffer, idx, write, is_tape, slot = ins[0], ins[1 : 1 + rank], False, False, None
+        case enzyme.CacheStoreOp():
+            rank = len(op.indices)
+            buffer, idx, write, is_tape, slot = ins[1], ins[2 : 2 + rank], True, False, None
         case region.LoadOp():
             buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, True, op.slot.value.data
         case region.StoreOp():

@@ -17,14 +17,26 @@ first), with the simulated hardware's scratchpad and every value
 Every plain loop body ends placed and scheduled (`tapeflow-to-cgra`). `simulate`
 runs the result value for value with the reference executor, recording the
 address trace and the timing windows, replays the trace through the cache model
-and turns it all into the report (`sim/timing.py`).
+and turns it all into the report (`sim/timing.py`), whose `hardware` entry is
+the record of `targets.provenance.hardware_record`: every field of the hardware
+it describes, the timing model, the variant, the unroll factor, the energy
+preset and the versions of the packages. With `timeline=True` it also exports
+the run's windows, layers and streams as a trace-event timeline (`sim/timeline.py`).
+
+What depends on which hardware field: the schedule and the run (every field
+`tapeflow-to-cgra` takes, `lowering.tapeflow_to_cgra.HARDWARE_OPTIONS`: grid,
+latencies, cache hit latency and ports, scratchpad latency and banks; and the
+scratchpad size, which the tapeflow variant's layers are cut for) are fixed by
+`prepare` and `execute`; the rest (cache size, ways, line, MSHRs and LRU policy,
+DRAM bandwidth and latency, clock, energy) only by `evaluate`, so one execution
+serves a sweep over them.
 """
 
 from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -35,25 +47,79 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
 from lowering.gradients import require_gradients
+from lowering.tapeflow_to_cgra import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTION_VALUE
 from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.stages import Stage, is_placed, stage_of
 from lowering.tapeflow_raise_tape import raise_module
 from sim.cache import CacheResult, simulate_cache
 from sim.executor import Executor
-from sim.timing import TimingRecorder, report
+from sim.models import DEFAULT_MODEL, MODELS, UnknownModel, get_model
+from sim.timing import TimingRecorder, WindowTimes, report
 from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
-from targets.hardware import CacheConfig, Hardware
+from targets.hardware import CacheConfig, DramConfig, Hardware
+from targets.provenance import hardware_record
+
 
 
 class SimulationError(ValueError):
     """The module or the options cannot be simulated; the message says why."""
 
 
+def check_schedulable(hardware: Hardware) -> None:
+    """Raise `SimulationError` (naming the hardware key) unless `tapeflow-to-cgra`
+    can schedule for `hardware`: every value it takes at least 1, the grid at most
+    `MAX_GRID_SIDE` a side, the others at most `MAX_OPTION_VALUE`."""
+    for option, path in HARDWARE_OPTIONS.items():
+        value: object = hardware
+        for name in path:
+            value = getattr(value, name)
+        assert isinstance(value, int)
+        limit = MAX_GRID_SIDE if option in ("rows", "cols") else MAX_OPTION_VALUE
+        if not 1 <= value <= limit:
+            raise SimulationError(
+                f"hardware {'.'.join(path)} is {value}; the scheduler (tapeflow-to-cgra) "
+                f"takes 1 to {limit}"
+            )
+
+
+def unused_hardware(variant: str, hardware: Hardware) -> str | None:
+    """Why `hardware` does not fit `variant` though it can run it (a scratchpad
+    that the enzyme and aos variants never use), or None. (The reverse, the
+    tapeflow variant with no scratchpad, is an error: see `prepare`.)"""
+    if variant in ("enzyme", "aos") and hardware.scratchpad.size_bytes > 0:
+        return (
+            f"the {variant} variant never uses the scratchpad: {hardware.name}'s "
+            f"{hardware.scratchpad.size_bytes} B scratchpad stays idle, yet counts in "
+            "sram_bytes (use an Enzyme preset, or --spad-bytes 0)"
+        )
+    return None
+
+
+def check_model(model: str) -> None:
+    """Raise `SimulationError` unless `model` names a timing model (`sim.models`)."""
+    try:
+        get_model(model)
+    except UnknownModel as err:
+        raise SimulationError(str(err)) from None
+
+
 def prepare(
-    ctx: Context, module: builtin.ModuleOp, variant: str, hardware: Hardware, unroll: int = 1
+    ctx: Context,
+    module: builtin.ModuleOp,
+    variant: str,
+    hardware: Hardware,
+    unroll: int = 1,
+    model: str = DEFAULT_MODEL,
 ) -> int:
-    """Lower `module` in place for `variant`; returns the tape's size in bytes."""
+    """Lower `module` in place for `variant`; returns the tape's size in bytes.
+    `hardware` is the machine `model` simulates (`MODELS[model].hardware(preset)`);
+    the passes get `MODELS[model].lowering_hardware` of it (under `salam`, a
+    scratchpad as large as the tape, which needs the tape measured first)."""
+    try:
+        timing_model = get_model(model)
+    except UnknownModel as err:
+        raise SimulationError(str(err)) from None
     if variant not in VARIANTS:
         raise SimulationError(f"unknown variant '{variant}'; choose from {', '.join(VARIANTS)}")
     if unroll < 1:
@@ -61,8 +127,9 @@ def prepare(
     if variant == "tapeflow" and hardware.scratchpad.size_bytes <= 0:
         raise SimulationError(
             f"the tapeflow variant needs a scratchpad; {hardware.name} has none "
-            "(use a Tflow preset or --spad-bytes)"
+            "(use a Tflow preset, --spad-bytes, or scratchpad.size_bytes in --hw/--set)"
         )
+    check_schedulable(hardware)
     tape_bytes = 0
 
     def once_differentiated(
@@ -81,7 +148,12 @@ def prepare(
             )
         tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
 
-    parse_pipeline(hardware_pipeline(variant, hardware, unroll), once_differentiated).apply(
+    lowering = timing_model.lowering_hardware(hardware, 0)
+    if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
+        # The passes' hardware depends on the tape: differentiate first, measure.
+        parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
+        lowering = timing_model.lowering_hardware(hardware, tape_bytes)
+    parse_pipeline(hardware_pipeline(variant, lowering, unroll), once_differentiated).apply(
         ctx, module
     )
     module.verify()
@@ -110,6 +182,8 @@ class Simulation:
     report: dict[str, Any]
     trace: MemoryTrace | None = None
     """The run's address trace (to replay it through other cache configurations)."""
+    timeline: dict[str, Any] | None = None
+    """The trace-event timeline (`sim/timeline.py`), if asked for."""
 
 
 @dataclass
@@ -127,14 +201,23 @@ class Execution:
     tape_flags: np.ndarray
     seconds: float
     trace: MemoryTrace
+    model: str = DEFAULT_MODEL
+    """The timing model the module was lowered and run for."""
     replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
     """The trace's replay through each cache asked for so far."""
+    variant: str | None = None
+    """The variant the module was prepared for (None: the caller did not say)."""
+    unroll: int = 1
 
 
 def _datapath(hardware: Hardware) -> Hardware:
-    """`hardware` without what a replay may change: cache size and ways, energy."""
-    cache = replace(hardware.cache, size_bytes=0, assoc=0)
-    return replace(hardware, name="", cache=cache, energy=ENERGY_PRESETS["paper"])
+    """`hardware` without what `evaluate` may change: everything but the schedule's
+    inputs (see the module's docstring)."""
+    cache = replace(hardware.cache, size_bytes=0, assoc=0, line_bytes=0, mshrs=0, lru_on_write=True)
+    return replace(
+        hardware, name="", clock_ghz=0.0, cache=cache, dram=DramConfig(0.0, 0),
+        energy=ENERGY_PRESETS["paper"],
+    )
 
 
 def execute(
@@ -144,36 +227,55 @@ def execute(
     hardware: Hardware,
     tape_bytes: int,
     fast: bool = True,
+    *,
+    variant: str | None = None,
+    unroll: int = 1,
+    model: str = DEFAULT_MODEL,
+    timeline: bool = False,
 ) -> Execution:
     """Run a prepared module; `args` as `tapeflow_tools.tapeflow_run.bind_arguments` makes them.
     `fast=False` runs the kernel loops with the closure executor (the reference
-    the compiled kernel loops are tested against; same results, slower)."""
-    trace = MemoryTrace()
+    the compiled kernel loops are tested against; same results, slower).
+    `hardware` and `model` as given to `prepare`; `variant`, `unroll` and `model`
+    are recorded in every report of the run; `timeline` also records what a
+    timeline shows (`sim/timeline.py`)."""
+    check_model(model)
+    trace = MemoryTrace(base=hardware.placement.base, alignment=hardware.placement.alignment)
     timing = TimingRecorder(trace, hardware)
     executor = Executor(module, trace, timing, fast=fast)
+    if timeline:
+        timing.collect(lambda: spad.entries_full if (spad := executor.scratchpad) else 0)
     started = time.perf_counter()
     with _without_gc_pauses():
         results = executor.run(function, args)
         timing.finish()
         timing.spad_peak_entries = executor.stats["spad_peak_entries_full"]
+        timing.tape_high_water_bytes = executor.stats["tape_high_water_bytes"]
         addresses, writes, tape_flags = trace.arrays()
     seconds = time.perf_counter() - started
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
     return Execution(
-        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace
+        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace,
+        model=model, variant=variant, unroll=unroll,
     )
 
 
-def evaluate(execution: Execution, hardware: Hardware | None = None) -> dict[str, Any]:
+def evaluate(
+    execution: Execution,
+    hardware: Hardware | None = None,
+    on_windows: Callable[[WindowTimes], None] | None = None,
+) -> dict[str, Any]:
     """The report of `execution` on `hardware` (default: the one it ran on), which
-    may differ from it in cache size, associativity and energy preset only: the
-    schedule and the trace do not depend on them."""
+    may differ from it in the cache (but for its hit latency and ports), the DRAM,
+    the clock and the energy model only: the schedule and the trace do not depend
+    on them. `on_windows` hears what each window was charged (`sim.timing.report`)."""
     hardware = hardware or execution.hardware
     if _datapath(hardware) != _datapath(execution.hardware):
         raise SimulationError(
             f"{hardware.name} differs from {execution.hardware.name}, on which the "
-            "module was lowered and run, in more than cache size, ways and energy"
+            "module was lowered and run, in what the schedule depends on (grid, "
+            "latencies, cache hit latency or ports, scratchpad)"
         )
     started = time.perf_counter()
     cache = execution.replays.get(hardware.cache)
@@ -181,7 +283,14 @@ def evaluate(execution: Execution, hardware: Hardware | None = None) -> dict[str
         with _without_gc_pauses():
             cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
         execution.replays[hardware.cache] = cache
-    data = report(execution.recorder, cache, execution.tape_flags, hardware, execution.tape_bytes)
+    data = report(
+        execution.recorder, cache, execution.tape_flags, hardware, execution.tape_bytes,
+        execution.model, on_windows,
+    )
+    data["hardware"] = hardware_record(
+        hardware, model=execution.model, variant=execution.variant,  # type: ignore[arg-type]
+        unroll=execution.unroll,
+    )
     seconds = execution.seconds + time.perf_counter() - started
     ops = data["ops"]["total"]  # type: ignore[index]
     data["simulator"] = {
@@ -199,19 +308,41 @@ def simulate(
     hardware: Hardware,
     tape_bytes: int,
     fast: bool = True,
+    *,
+    variant: str | None = None,
+    unroll: int = 1,
+    model: str = DEFAULT_MODEL,
+    timeline: bool = False,
 ) -> Simulation:
-    """Run a prepared module and report on `hardware` (`fast` as for `execute`)."""
-    execution = execute(module, function, args, hardware, tape_bytes, fast)
-    return Simulation(execution.outputs, evaluate(execution), execution.trace)
+    """Run a prepared module and report on `hardware` (`fast`, `variant`,
+    `unroll`, `model` and `timeline` as for `execute`); with `timeline`, the
+    `Simulation` holds the trace-event timeline of the run."""
+    execution = execute(
+        module, function, args, hardware, tape_bytes, fast,
+        variant=variant, unroll=unroll, model=model, timeline=timeline,
+    )
+    if not timeline:
+        return Simulation(execution.outputs, evaluate(execution), execution.trace)
+    from sim.timeline import trace_events
+
+    charged: list[WindowTimes] = []
+    data = evaluate(execution, on_windows=charged.append)
+    events = trace_events(execution, charged[0], data)
+    return Simulation(execution.outputs, data, execution.trace, events)
 
 
 __all__ = [
+    "DEFAULT_MODEL",
+    "MODELS",
     "VARIANTS",
     "Execution",
     "Simulation",
     "SimulationError",
+    "check_model",
+    "check_schedulable",
     "evaluate",
     "execute",
     "prepare",
     "simulate",
+    "unused_hardware",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType
 from xdsl.ir import Attribute
 
 from tapeflow_dialects import region
@@ -58,6 +58,16 @@ def in_bounds(where: tuple[int, ...], shape: tuple[int, ...]) -> bool:
     return all(0 <= i < d for i, d in zip(where, shape, strict=True))
 
 
+def run_time_shape(static: tuple[int, ...], sizes: list[int]) -> tuple[int, ...] | str:
+    """The extents of a container whose `?` extents are `sizes`, in order; or why
+    they cannot be (a negative extent)."""
+    given = iter(sizes)
+    shape = tuple(next(given) if d == DYNAMIC_INDEX else d for d in static)
+    if any(d < 0 for d in shape):
+        return f"of negative extent: shape {list(shape)}"
+    return shape
+
+
 def allocation_bytes(shape: tuple[int, ...], entry_bytes: int = 8) -> int:
     size = entry_bytes
     for extent in shape:
@@ -86,9 +96,10 @@ class Tape:
 class Region:
     """An array-of-structs region: `(*shape, slots)` entries plus the written mask."""
 
-    def __init__(self, region_type: region.RegionType):
+    def __init__(self, region_type: region.RegionType, shape: tuple[int, ...] | None = None):
         self.type = region_type
-        self.shape = region_type.get_shape()
+        self.shape = region_type.get_shape() if shape is None else shape
+        """The extents (a region with `?` extents gets them when allocated)."""
         dtypes = {numpy_dtype(t) for t in region_type.slot_types()}
         dtype = dtypes.pop() if len(dtypes) == 1 else object
         entries = (*self.shape, len(region_type.slot_types()))
@@ -97,8 +108,8 @@ class Region:
         self.freed = False
 
     @staticmethod
-    def entries(region_type: region.RegionType) -> tuple[int, ...]:
-        return (*region_type.get_shape(), len(region_type.slot_types()))
+    def entries(region_type: region.RegionType, shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
+        return (*(region_type.get_shape() if shape is None else shape), len(region_type.slot_types()))
 
 
 class Scratchpad:
@@ -131,6 +142,71 @@ class StreamTape:
         """(FWD stream id, rows, slots, entries, their full bits), oldest first."""
 
 
+class SlabTape:
+    """
+    `!stream.tape` allocated with `slab S`: a stack of tiles stored in DRAM slabs
+    of S bytes, appended as the tape grows (never moved or copied) and kept until
+    the run ends. Tiles are laid out back to back in the chain of slabs; a tile
+    may straddle slabs. `on_slab(index, slab)` hears of each new slab.
+    """
+
+    def __init__(self, slab_bytes: int, on_slab: Callable[[int, np.ndarray], None] | None = None):
+        self.slab_bytes = slab_bytes
+        self.slab_entries = slab_bytes // ENTRY_BYTES
+        self.slabs: list[tuple[np.ndarray, np.ndarray]] = []
+        """Per slab: its entries and their full bits."""
+        self.used = 0
+        """Bytes held (the top of the stack)."""
+        self.high_water = 0
+        """The most bytes the tape ever held."""
+        self.tiles: list[tuple[int, int, int, int, int]] = []
+        """(FWD stream id, rows, slots, first entry, entries), oldest first."""
+        self.on_slab = on_slab
+
+    def _ensure(self, entries: int) -> None:
+        while len(self.slabs) * self.slab_entries < entries:
+            slab = (np.zeros(self.slab_entries, dtype=object), np.zeros(self.slab_entries, dtype=bool))
+            self.slabs.append(slab)
+            if self.on_slab is not None:
+                self.on_slab(len(self.slabs) - 1, slab[0])
+
+    def _pieces(self, first: int, count: int) -> list[tuple[int, int, int, int]]:
+        """(slab, start in slab, start in the tile, length) covering entries
+        [first, first + count) of the chain."""
+        pieces = []
+        done = 0
+        while done < count:
+            slab, offset = divmod(first + done, self.slab_entries)
+            length = min(self.slab_entries - offset, count - done)
+            pieces.append((slab, offset, done, length))
+            done += length
+        return pieces
+
+    def push(self, ident: int, rows: int, slots: int, entries: np.ndarray, full: np.ndarray) -> None:
+        first = self.used // ENTRY_BYTES
+        self._ensure(first + entries.size)
+        for slab, offset, at, length in self._pieces(first, entries.size):
+            data, bits = self.slabs[slab]
+            data[offset : offset + length] = entries[at : at + length]
+            bits[offset : offset + length] = full[at : at + length]
+        self.tiles.append((ident, rows, slots, first, entries.size))
+        self.used += entries.size * ENTRY_BYTES
+        self.high_water = max(self.high_water, self.used)
+
+    def pop(self) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+        """The top tile: (FWD stream id, rows, slots, entries, full bits)."""
+        ident, rows, slots, first, count = self.tiles.pop()
+        entries = np.zeros(count, dtype=object)
+        full = np.zeros(count, dtype=bool)
+        for slab, offset, at, length in self._pieces(first, count):
+            data, bits = self.slabs[slab]
+            entries[at : at + length] = data[offset : offset + length]
+            full[at : at + length] = bits[offset : offset + length]
+            bits[offset : offset + length] = False
+        self.used -= count * ENTRY_BYTES
+        return ident, rows, slots, entries, full
+
+
 def fresh_stats() -> dict[str, int]:
     """The stream traffic and scratchpad occupancy counters of a run, zeroed."""
     return {
@@ -139,13 +215,15 @@ def fresh_stats() -> dict[str, int]:
         "stream_tiles_written": 0,
         "stream_tiles_read": 0,
         "spad_peak_entries_full": 0,
+        "stream_slabs": 0,
+        "tape_high_water_bytes": 0,
     }
 
 
 class RunState:
     """What a run changes besides its buffers, shared by every step of it."""
 
-    __slots__ = ("ops_executed", "stats", "scratchpad")
+    __slots__ = ("ops_executed", "stats", "scratchpad", "stream_bytes_held")
 
     def __init__(self) -> None:
         self.ops_executed = 0
@@ -154,10 +232,19 @@ class RunState:
         """Stream traffic and peak scratchpad occupancy of the current (or last) run."""
         self.scratchpad: Scratchpad | None = None
         """The scratchpad of the current (or last) run, made by its first salloc."""
+        self.stream_bytes_held = 0
+        """Bytes all stream tapes hold now (their high-water mark is a stat)."""
 
     def start_run(self) -> None:
         self.stats = fresh_stats()
         self.scratchpad = None
+        self.stream_bytes_held = 0
+
+    def note_stream(self, nbytes: int) -> None:
+        """A stream tape grew (or, negative, shrank) by `nbytes`."""
+        self.stream_bytes_held += nbytes
+        if self.stream_bytes_held > self.stats["tape_high_water_bytes"]:
+            self.stats["tape_high_water_bytes"] = self.stream_bytes_held
 
     def note_occupancy(self, spad: Scratchpad) -> None:
         if spad.entries_full > self.stats["spad_peak_entries_full"]:
@@ -169,6 +256,7 @@ __all__ = [
     "Region",
     "RunState",
     "Scratchpad",
+    "SlabTape",
     "StreamTape",
     "Tape",
     "Tile",
@@ -178,5 +266,6 @@ __all__ = [
     "numpy_dtype",
     "python_scalar",
     "python_scalar_name",
+    "run_time_shape",
     "too_large",
 ]

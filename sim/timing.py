@@ -7,20 +7,12 @@ program as a sequence of *windows*: a run of a loop whose body is a `cgra.kernel
 of ops outside kernels, which issue one after another, each waiting its latency.
 Each window knows which memory accesses (of the address trace) it made, which
 stream transfers it started, and which sweep (FWD or REV) it belongs to. After the
-run the trace goes through the cache model, and each window gets its cycles:
+run the trace goes through the cache model, and a timing model (`sim.models`:
+`cgra`, the pipelined CGRA, or `salam`, the authors' gem5-SALAM machine) gives
+each window its cycles.
 
-- a kernel loop: `max(compute, memory)`, with compute `(N-1)*ii + length` and
-  memory the larger of its DRAM bytes over the bandwidth and its misses, in
-  groups of `mshrs` outstanding ones, times the DRAM latency (misses overlap with
-  each other and with compute);
-- ops outside kernels: the sum of their latencies, plus the DRAM latency for
-  every miss (nothing to overlap with);
-- a REV stream starts when the previous REV layer starts (double buffering) and
-  delays its own layer only if it has not arrived by then; a FWD stream drains
-  in the background; both take DRAM bandwidth.
-
-`cycles.memory_stall` is the part of the total spent beyond the windows' compute
-(memory-bound kernel loops, misses outside kernels), `cycles.stream_stall` the
+`cycles.memory_stall` is the part of the total spent waiting for the cache and
+DRAM beyond the windows' compute, `cycles.stream_stall` the
 part spent waiting for REV tiles: together, what the memory system costs.
 
 DRAM traffic is the missed lines, the written-back dirty lines and the streamed
@@ -30,8 +22,9 @@ tiles; energy is per event (`targets.energy`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from itertools import chain
 from operator import attrgetter
 
@@ -39,15 +32,24 @@ import numpy as np
 
 from sim.cache import CacheResult
 from sim.trace import MemoryTrace
+from targets.costs import KernelProfile
 from targets.hardware import Hardware
+
+if TYPE_CHECKING:
+    from sim.models import WindowTable
+
+
+_NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
+"""`TimingRecorder.profiles[0]`: what ops windows read as their kernel."""
 
 
 class Window:
     """One window of the run: a kernel loop, or a stretch of ops outside kernels."""
 
     __slots__ = (
-        "kind", "phase", "start", "end", "compute", "spad_accesses", "memory_ops",
-        "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "_fu", "_trips",
+        "kind", "phase", "start", "end", "compute", "access_latency", "spad_accesses",
+        "memory_ops", "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "layer",
+        "trips", "kernel", "profile", "_fu", "_trips",
     )
 
     def __init__(
@@ -65,12 +67,26 @@ class Window:
         """First access of the trace made in the window."""
         self.end = -1
         self.compute = 0
+        """Cycles of the window's ops: a kernel loop's `(N-1)*ii + length`, the
+        latencies of ops outside kernels other than memory accesses."""
+        self.access_latency = 0
+        """Ops outside kernels: the latencies of their memory accesses (what a
+        schedule-less machine charges for them; the `salam` model replaces them by
+        each access's port occupancy)."""
         self.spad_accesses = 0
         self.memory_ops = 0
         self.stream_write_bytes = 0
         self.stream_read_bytes = 0
         self.rev_stream_bytes = 0
         """Bytes of the REV stream that must arrive before this window starts."""
+        self.trips = 0 if trips is None else trips
+        """A kernel loop's iterations."""
+        self.layer = 0
+        """Layers started before this window (`TimingRecorder.layers`)."""
+        self.profile: KernelProfile | None = None
+        """A kernel loop's kernel (one iteration of it)."""
+        self.kernel = 0
+        """A kernel loop's index in `TimingRecorder.profiles` (0 for ops)."""
         self._fu: dict[str, int] = {} if fu is None else fu
         self._trips = trips
 
@@ -91,7 +107,20 @@ class TimingRecorder:
     windows: list[Window] = field(default_factory=list)
     layers: int = 0
     spad_peak_entries: int = 0
+    slabs: list[tuple[int | None, int]] = field(default_factory=list)
+    """Slabs the stream tapes allocated as they grew: (simulated base address,
+    bytes), in allocation order."""
+    tape_high_water_bytes: int = 0
+    """The most bytes the stream tapes held at once (set after the run)."""
     _open: Window | None = None
+    marks: list[tuple[str, str, int, int, int]] | None = None
+    """Only when collecting for a timeline (`collect`): each layer's start and end
+    as (`"layer"` or `"end_layer"`, phase, window, compute cycles of the window
+    before it, accesses before it); `window` is the open ops window, or the next
+    window if none is open (then with 0 cycles and its first access)."""
+    spad_samples: list[tuple[int, int]] | None = None
+    """Only when collecting: (window, scratchpad entries full) at the start of
+    each window, and (len(windows), entries) at the end of the run."""
 
     def __post_init__(self) -> None:
         self._accesses = self.trace.packed  # len() of it: accesses so far
@@ -100,7 +129,31 @@ class TimingRecorder:
         access recorded just before its op opens the window is still counted."""
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
-        self._kernel_trips: dict[int, list[Any]] = {}  # id(profile): [profile, trips]
+        self._kernel_trips: dict[int, list[Any]] = {}  # id(fu): [fu, trips, index]
+        self.profiles: list[KernelProfile] = [_NO_KERNEL]
+        """Every kernel run so far; `Window.kernel` indexes it (0: not a kernel)."""
+        self._probe: Callable[[], int] | None = None
+
+    def collect(self, probe: Callable[[], int]) -> None:
+        """Also record what a timeline shows (`marks`, `spad_samples`), with
+        `probe` telling the scratchpad entries full; call before the run. A run
+        that does not collect pays only a test per window."""
+        self.marks = []
+        self.spad_samples = []
+        self._probe = probe
+
+    def _sample(self) -> None:
+        if self.spad_samples is not None and self._probe is not None:
+            self.spad_samples.append((len(self.windows), self._probe()))
+
+    def _mark(self, what: str) -> None:
+        if self.marks is not None:
+            w = self._open  # always the last window when open
+            if w is None:
+                self.marks.append((what, self.phase, len(self.windows), 0, self._covered))
+            else:
+                index = len(self.windows) - 1
+                self.marks.append((what, self.phase, index, w.compute, len(self._accesses)))
 
     @property
     def fu_totals(self) -> Counter[str]:
@@ -109,7 +162,7 @@ class TimingRecorder:
         totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
         for cls, count in self._ops_fu.items():
             totals[cls] += count
-        for profile, trips in self._kernel_trips.values():
+        for profile, trips, _ in self._kernel_trips.values():
             for cls, count in profile.items():
                 totals[cls] += count * trips
         return totals
@@ -119,6 +172,8 @@ class TimingRecorder:
         if w is None or w.phase != self.phase:
             if w is not None:
                 w.end = self._covered = len(self._accesses)
+            if self.spad_samples is not None:
+                self._sample()
             w = self._open = Window("ops", self.phase, self._covered)
             self.windows.append(w)
         return w
@@ -135,7 +190,10 @@ class TimingRecorder:
     def op(self, latency: int, fu_class: str | None, memory: str | None) -> None:
         """One op outside kernels ran."""
         w = self._ops_window()
-        w.compute += latency
+        if memory is None:
+            w.compute += latency
+        else:
+            w.access_latency += latency
         if fu_class is not None:
             w._fu[fu_class] = w._fu.get(fu_class, 0) + 1
             if fu_class in self._ops_fu:
@@ -149,12 +207,20 @@ class TimingRecorder:
                 w.spad_accesses += 1
 
     def ops(
-        self, latency: int, fu: tuple[tuple[str, int], ...], memory_ops: int, spad: int
+        self,
+        latency: int,
+        fu: tuple[tuple[str, int], ...],
+        memory_ops: int,
+        spad: int,
+        access_latency: int = 0,
     ) -> None:
         """Several ops outside kernels ran, one after another (the same as calling
-        `op` for each: `fu` lists the classes in the order they first ran)."""
+        `op` for each: `fu` lists the classes in the order they first ran;
+        `latency` is the other ops' latencies, `access_latency` the memory
+        accesses')."""
         w = self._ops_window()
         w.compute += latency
+        w.access_latency += access_latency
         if fu:
             window_fu, totals = w._fu, self._ops_fu
             for cls, count in fu:
@@ -167,21 +233,27 @@ class TimingRecorder:
         w.memory_ops += memory_ops
         w.spad_accesses += spad
 
-    def kernel_loop(
-        self, trips: int, ii: int, length: int, fu: Counter[str], memory_ops: int, spad: int
-    ) -> Window:
-        """A loop of kernel iterations is about to run; returns its window."""
+    def kernel_loop(self, trips: int, profile: KernelProfile) -> Window:
+        """A loop of `trips` iterations of the kernel `profile` describes is about
+        to run; returns its window."""
         if self._open is not None:
             self._close()
         # The kernel's FU counts per iteration (not changed afterwards), times trips.
+        if self.spad_samples is not None:
+            self._sample()
+        fu, memory_ops, spad = profile.fu_ops, profile.memory_ops, profile.spad_ops
         w = Window("kernel", self.phase, self._covered, fu, trips)
-        w.compute = (trips - 1) * ii + length if trips > 0 else 0
+        w.compute = (trips - 1) * profile.ii + profile.length if trips > 0 else 0
+        w.layer = self.layers
+        w.profile = profile
         known = self._kernel_trips.get(id(fu))
         if known is None:
-            known = self._kernel_trips[id(fu)] = [fu, 0]
+            known = self._kernel_trips[id(fu)] = [fu, 0, len(self.profiles)]
+            self.profiles.append(profile)
             for cls in fu:
                 self._fu_order.setdefault(cls)
         known[1] += trips
+        w.kernel = known[2]
         w.memory_ops = memory_ops * trips
         w.spad_accesses = spad * trips
         self.windows.append(w)
@@ -203,9 +275,26 @@ class TimingRecorder:
 
     def layer(self) -> None:
         self.layers += 1
+        if self.marks is not None:
+            self._mark("layer")
+
+    def end_layer(self) -> None:
+        """A layer's body ended (called only when collecting)."""
+        self._mark("end_layer")
+
+    def slab(self, nbytes: int, base: int | None) -> None:
+        """A slab tape grew by one slab of `nbytes` at simulated address `base`.
+        Mechanism: the stream engine opens one more DRAM page (row) for it, one
+        DRAM access latency (`hardware.dram.latency_cycles`) on the way of the
+        FWD stream that needed it; the slab is linked, nothing is copied."""
+        self.slabs.append((base, nbytes))
+        w = self._ops_window()
+        w.compute += self.hardware.dram.latency_cycles
 
     def finish(self) -> None:
         self._close()
+        if self.spad_samples is not None:
+            self._sample()
 
 
 def _prefix(flags: np.ndarray) -> np.ndarray:
@@ -214,9 +303,77 @@ def _prefix(flags: np.ndarray) -> np.ndarray:
 
 
 _WINDOW_COLUMNS = attrgetter(
-    "start", "end", "compute", "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes",
-    "spad_accesses", "memory_ops",
+    "start", "end", "compute", "access_latency", "stream_write_bytes", "stream_read_bytes",
+    "rev_stream_bytes", "spad_accesses", "memory_ops", "layer", "trips", "kernel",
 )
+_COLUMNS = 12
+
+
+def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardware) -> WindowTable:
+    """The recorded windows as columns, with what the cache replay found in each
+    (what a timing model costs, `sim.models`)."""
+    from sim.models import WindowTable
+
+    line = hardware.cache.line_bytes
+    windows = recorder.windows
+    # One row per window (the columns of _WINDOW_COLUMNS); every window at once.
+    table = np.fromiter(
+        chain.from_iterable(map(_WINDOW_COLUMNS, windows)),
+        dtype=np.int64,
+        count=_COLUMNS * len(windows),
+    ).reshape(-1, _COLUMNS)
+    (
+        start, end, compute, access_latency, stream_write, stream_read, rev_bytes, spad, memops,
+        layer_of, trips, kernel,
+    ) = table.T
+    profiles = recorder.profiles
+    ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
+    length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
+    steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
+    tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
+    m = _prefix(~cache.hit)
+    h = _prefix(cache.hit)
+    wb = _prefix(cache.evicts_dirty)
+    misses = m[end] - m[start]
+    writebacks = wb[end] - wb[start]
+    return WindowTable(
+        kernel=kernel > 0,
+        compute=compute,
+        access_latency=access_latency,
+        hits=h[end] - h[start],
+        misses=misses,
+        writebacks=writebacks,
+        dram_bytes=(misses + writebacks) * line + stream_write + stream_read,
+        rev_stream_bytes=rev_bytes,
+        trips=trips,
+        ii=ii,
+        length=length,
+        steps=steps,
+        tiled=tiled,
+        kernel_id=kernel,
+        layer=layer_of,
+        spad_accesses=spad,
+        memory_ops=memops,
+        stream_write_bytes=stream_write,
+        stream_read_bytes=stream_read,
+    )
+
+
+@dataclass(frozen=True)
+class WindowTimes:
+    """What `report` charged each window (arrays in window order, in cycles), for
+    a timeline (`sim.timeline`): the same numbers the report sums."""
+
+    spent: np.ndarray
+    """Cycles of the window, its stream stall included."""
+    compute: np.ndarray
+    """Cycles of its issue and latencies alone."""
+    misses: np.ndarray
+    writebacks: np.ndarray
+    stream_stall: np.ndarray
+    """Cycles it waited for its REV tile (at its start)."""
+    rev_streams: tuple[tuple[int, int], ...]
+    """(window whose start issued it, window it delays) for each REV stream."""
 
 
 def report(
@@ -225,53 +382,36 @@ def report(
     tape_flags: np.ndarray,
     hardware: Hardware,
     tape_bytes: int,
+    model: str = "cgra",
+    on_windows: Callable[[WindowTimes], None] | None = None,
 ) -> dict[str, object]:
-    """The simulator's JSON report (stable keys, see DESIGN.md)."""
+    """The simulator's JSON report (stable keys, see DESIGN.md), but for its
+    `hardware` record, which `sim.simulator.evaluate` adds. `model` names the
+    timing model (`sim.models.MODELS`) that turns the windows into cycles;
+    `on_windows`, if given, hears what each window was charged."""
+    from sim.models import get_model
+
+    timing_model = get_model(model)
     line = hardware.cache.line_bytes
-    bw = hardware.dram_bytes_per_cycle
-    latency = hardware.dram.latency_cycles
-    mshrs = hardware.cache.mshrs
     miss = ~cache.hit
-    prefix_miss = _prefix(miss)
-    prefix_hit = _prefix(cache.hit)
     windows = recorder.windows
-    # One row per window (the columns of _WINDOW_COLUMNS); every window at once.
-    table = np.fromiter(
-        chain.from_iterable(map(_WINDOW_COLUMNS, windows)), dtype=np.int64, count=8 * len(windows)
-    ).reshape(-1, 8)
-    start, end, compute, stream_write, stream_read, rev_bytes, spad, memops = table.T
-    kernel = np.array([w.kind == "kernel" for w in windows], dtype=bool)
+    columns = window_table(recorder, cache, hardware)
     phase = np.array([w.phase for w in windows], dtype=object)
-    m = prefix_miss[end] - prefix_miss[start]
-    prefix_wb = _prefix(cache.evicts_dirty)
-    wb = prefix_wb[end] - prefix_wb[start]
-    dram = (m + wb) * line + stream_write + stream_read
-    # A kernel loop: max(compute, memory), memory the larger of the bytes over the
-    # bandwidth and the misses in groups of `mshrs` times the latency. Ops outside
-    # kernels: their latencies plus the DRAM latency for each miss. (float64 holds
-    # these integers exactly, as the Python floats of the per-window formula do.)
-    memory = np.maximum(dram / bw, (-(-m // mshrs) * latency).astype(np.float64))
-    spent = np.where(
-        kernel,
-        np.ceil(np.maximum(compute.astype(np.float64), memory)).astype(np.int64),
-        compute + m * latency,
-    )
-    stall_memory = int((spent - compute).sum())
-    # A REV stream was issued when the previous REV layer started: it delays its
-    # own window by what is still missing of its transfer then.
-    before = np.concatenate([[0], np.cumsum(spent)])  # unadjusted spent before window i
-    previous, carried, stall_stream = 0, 0, 0
-    for i in np.flatnonzero(rev_bytes).tolist():
-        since = int(before[i] - before[previous]) + carried
-        arrival = latency + int(rev_bytes[i]) / bw
-        carried = int(np.ceil(max(0.0, arrival - since)))
-        spent[i] += carried
-        stall_stream += carried
-        previous = i
+    spad, memops = columns.spad_accesses, columns.memory_ops
+    stream_read, stream_write = columns.stream_read_bytes, columns.stream_write_bytes
+    m, window_hits = columns.misses, columns.hits
+    timed = timing_model.cycles(columns, hardware)
+    spent, stall_memory, stall_stream = timed.spent, timed.memory_stall, timed.stream_stall
+    if on_windows is not None:
+        on_windows(
+            WindowTimes(
+                spent.copy(), timed.busy, m, columns.writebacks, timed.stream_stalled,
+                timed.rev_streams,
+            )
+        )
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
-    window_hits = prefix_hit[end] - prefix_hit[start]
     unknown = set(phase.tolist()) - set(cycles)
     if unknown:
         raise KeyError(unknown.pop())
@@ -300,7 +440,7 @@ def report(
     e_fu = sum(count * energy.op_pj(cls) for cls, count in fu.items())
     e_dram = read * 8 * energy.dram_read_pj_per_bit + write * 8 * energy.dram_write_pj_per_bit
     return {
-        "hardware": hardware.name,
+        "model": model,
         "cycles": {
             "fwd": cycles["fwd"],
             "rev": cycles["rev"],
@@ -327,6 +467,8 @@ def report(
         "sram_bytes": hardware.sram_bytes,
         "layers": recorder.layers,
         "tape_bytes": tape_bytes,
+        "slabs": len(recorder.slabs),
+        "tape_high_water_bytes": recorder.tape_high_water_bytes,
         "energy_pj": {
             "cache": e_cache,
             "spad": e_spad,

@@ -2,8 +2,9 @@
 Memory address traces of a run, for the cache model.
 
 Every buffer the program touches gets a simulated base address the first time it
-is touched (a bump allocator, aligned to a page, so that distinct buffers never
-share a cache line): function arguments, `memref.alloc/alloca` buffers, Enzyme's
+is touched (a bump allocator from `base`, each buffer aligned to `alignment`:
+`targets.hardware.PlacementConfig`, by default packed at 64 B, one cache line, so
+that distinct buffers never share a line; 4096 gives page alignment): function arguments, `memref.alloc/alloca` buffers, Enzyme's
 struct-of-arrays tapes (one buffer each) and array-of-structs regions (one buffer).
 A view (`memref.subview`) is located inside its buffer through numpy's own
 pointers and strides, so its addresses are exactly those of the buffer's elements.
@@ -29,13 +30,19 @@ class MemoryTrace:
 
     packed: array = field(default_factory=lambda: array("q"))
     """Per access: `address << 2 | write << 1 | tape`."""
+    base: int = PAGE
+    """Simulated address of the first buffer."""
+    alignment: int = 64
+    """Every buffer starts at a multiple of this (a power of two)."""
     _bases: dict[int, int] = field(default_factory=dict)
-    _next: int = PAGE
+    _next: int = -1
     _keep: list[np.ndarray] = field(default_factory=list)
     _tape_owners: set[int] = field(default_factory=set)
     _views: dict[int, tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]] = field(
         default_factory=dict
     )
+    slabs: list[tuple[int, int]] = field(default_factory=list)
+    """Stream-tape slabs placed in the simulated DRAM: (base address, bytes)."""
 
     def mark_tape(self, arr: np.ndarray) -> None:
         """Count every later access of this buffer as tape traffic (Enzyme's
@@ -58,10 +65,12 @@ class MemoryTrace:
         given to it now if it has none yet."""
         base = self._bases.get(pointer)
         if base is None:
+            if self._next < 0:
+                self._next = self.base
             base = self._next
             self._bases[pointer] = base
             self._keep.append(owner)  # keeps the pointer from being reused
-            self._next += -(-max(owner.nbytes, 1) // PAGE) * PAGE
+            self._next += -(-max(owner.nbytes, 1) // self.alignment) * self.alignment
         return base
 
     def _describe(self, arr: np.ndarray) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]:
@@ -88,6 +97,17 @@ class MemoryTrace:
         if len(where) != len(shape):
             return
         self.packed.append(address << 2 | bool(write) << 1 | bool(tape or owner_tape))
+
+    def place_slab(self, slab: np.ndarray, nbytes: int) -> int:
+        """Give a stream-tape slab of `nbytes` its own page-aligned range of the
+        simulated DRAM and record it (`slabs`); returns its base. Streams bypass
+        the cache, so no access of the trace goes to it: the layout is what the
+        trace keeps of it."""
+        base = -(-self._next // PAGE) * PAGE  # buffers before it may be packed
+        self._next = base + -(-max(nbytes, 1) // PAGE) * PAGE
+        self._keep.append(slab)
+        self.slabs.append((base, nbytes))
+        return base
 
     def packed_base(self, owner: np.ndarray, pointer: int) -> int:
         """`base << 2 | tape` of the buffer `owner` (data at `pointer`): the packed

@@ -9,7 +9,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from tapeflow_benchmarks.kernels import KERNELS, PRESETS
+from tapeflow_benchmarks.kernels import ALL_KERNELS, KERNELS, PRESETS
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
 
@@ -37,11 +37,11 @@ def chosen(parser: argparse.ArgumentParser, text: str, known: object, what: str 
 
 def parse_kernel(ctx: Context, key: str, preset: str) -> ModuleOp:
     """The kernel's module (primal and `enzyme.autodiff` caller) at `preset`."""
-    return LocatingParser(ctx, KERNELS[key].mlir(preset), f"{key}.{preset}.mlir").parse_module()
+    return LocatingParser(ctx, ALL_KERNELS[key].mlir(preset), f"{key}.{preset}.mlir").parse_module()
 
 
 def caller_arguments(module: ModuleOp, key: str, preset: str) -> list[Any]:
     """The kernel's inputs, bound to the arguments of `@<key>_grad` in `module`."""
     caller = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
-    inputs = KERNELS[key].inputs(preset)
+    inputs = ALL_KERNELS[key].inputs(preset)
     return bind_arguments(caller, {f"arg{i}": a.copy() for i, a in enumerate(inputs)})  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
 """
-`python -m tapeflow_benchmarks.sim_speed [--preset paper] [--kernels a,b] [--configs ...]`:
-how fast the simulator runs, and what it reports, for each kernel.
+`python -m tapeflow_benchmarks.sim_speed [--preset paper] [--kernels a,b] [--configs ...]
+[--model {cgra,salam}]`: how fast the simulator runs, and what it reports, for each kernel
+(under the `cgra` timing model unless `--model` says otherwise).
 
 For every kernel and configuration (default: Enzyme32k with the enzyme variant,
 Tflow32k and Tflow2k with the tapeflow variant) it prints the simulated cycles,
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 
 from tapeflow_benchmarks.common import add_kernel_options, caller_arguments, chosen, parse_kernel
 from tapeflow_benchmarks.kernels import KERNELS
+from sim.models import DEFAULT_MODEL, MODELS
 from sim.simulator import prepare, simulate
 from targets.hardware import configure
 from tapeflow_tools.context import make_context
@@ -23,14 +25,16 @@ from tapeflow_tools.context import make_context
 CONFIGS = {"Enzyme32k": "enzyme", "Tflow32k": "tapeflow", "Tflow2k": "tapeflow"}
 
 
-def run(key: str, preset: str, config: str) -> dict[str, object]:
+def run(key: str, preset: str, config: str, model: str = DEFAULT_MODEL) -> dict[str, object]:
     started = time.perf_counter()
     ctx = make_context()
     module = parse_kernel(ctx, key, preset)
-    hardware = configure(config)
-    tape_bytes = prepare(ctx, module, CONFIGS[config], hardware)
+    hardware = MODELS[model].hardware(configure(config))
+    tape_bytes = prepare(ctx, module, CONFIGS[config], hardware, model=model)
     args = caller_arguments(module, key, preset)
-    report = simulate(module, f"{key}_grad", args, hardware, tape_bytes).report
+    report = simulate(
+        module, f"{key}_grad", args, hardware, tape_bytes, variant=CONFIGS[config], model=model
+    ).report
     report["wall_seconds"] = time.perf_counter() - started
     return report
 
@@ -39,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tapeflow_benchmarks.sim_speed")
     add_kernel_options(parser)
     parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--model", choices=list(MODELS), default=DEFAULT_MODEL)
     args = parser.parse_args(argv)
     keys = chosen(parser, args.kernels, KERNELS)
     configs = chosen(parser, args.configs, CONFIGS, "config")
@@ -50,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     total_ops = total_seconds = 0.0
     for key in keys:
         for config in configs:
-            r = run(key, args.preset, config)
+            r = run(key, args.preset, config, args.model)
             sim = r["simulator"]  # type: ignore[index]
             total_ops += r["ops"]["total"]  # type: ignore[index]
             total_seconds += sim["seconds"]

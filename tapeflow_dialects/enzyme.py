@@ -9,6 +9,15 @@ and a `!enzyme.Gradient<T>` is a mutable accumulator for the adjoint of one valu
 (`enzyme.get` / `enzyme.set`). Enzyme prints these ops in the generic format; the
 custom formats below are for people writing IR by hand, and both parse.
 
+Where a loop's trip count is known only at run time (bounded by an argument, or by
+an outer index in a triangular nest), Enzyme-MLIR 0.0.16 lowers the caches to
+`memref.alloc` buffers of dynamic extents and accesses them with `enzyme.store` /
+`enzyme.load`, which carry the cache's logical extents; it prints these two in
+their custom form, which is parsed and printed here exactly as Enzyme writes it:
+
+    enzyme.store %v, %alloc[%i] ([%n]) : memref<?xf64>
+    %w = enzyme.load %alloc[%j] ([%n]) : memref<?xf64>
+
 `enzyme.autodiff` is written the way Enzyme's own parser expects it, with the
 activities as properties:
 
@@ -21,8 +30,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
     ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    i32,
+    i64,
     FunctionType,
     IntegerAttr,
     MemRefType,
@@ -30,8 +44,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.utils import EnumAttribute
+from xdsl.dialects.utils.dynamic_index_list import (
+    parse_dynamic_index_list_without_types,
+    print_dynamic_index_list,
+)
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
@@ -459,8 +478,215 @@ class FillZeroOp(IRDLOperation):
         super().__init__(operands=[buffer])
 
 
+def _verify_cache_access(
+    op: IRDLOperation, buffer: Attribute, indices: Sequence[SSAValue], static_sizes: DenseArrayBase, sizes: Sequence[SSAValue]
+) -> None:
+    """What `enzyme.store/load` must satisfy: one index per dimension of the cache
+    buffer, one logical extent per index (a constant or a value), as many values as
+    the extents that are dynamic, and no negative constant extent."""
+    assert isinstance(buffer, MemRefType)
+    rank = len(buffer.get_shape())
+    if len(indices) != rank:
+        raise VerifyException(
+            f"'{op.name}' has {_count(len(indices), 'index')} for a cache buffer of rank "
+            f"{rank} ({buffer})"
+        )
+    extents = static_sizes.get_values()
+    if len(extents) != len(indices):
+        raise VerifyException(
+            f"'{op.name}' gives {_count(len(extents), 'extent')} for "
+            f"{_count(len(indices), 'index')}: Enzyme writes the logical extent of "
+            "every cache dimension it indexes"
+        )
+    dynamic = sum(1 for e in extents if e == DYNAMIC_INDEX)
+    if dynamic != len(sizes):
+        raise VerifyException(
+            f"'{op.name}' has {dynamic} dynamic extents but {len(sizes)} extent values"
+        )
+    for e in extents:
+        if e != DYNAMIC_INDEX and e < 0:
+            raise VerifyException(f"'{op.name}' has a negative extent {e}")
+
+
+def _parse_cache_access(parser: Parser) -> tuple[object, list[object], list[object], list[int]]:
+    """`%buffer[%i, ...] ([extent, ...])`, the part both ops share."""
+    buffer = parser.parse_unresolved_operand()
+    indices = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+    )
+    parser.parse_punctuation("(")
+    sizes, static = parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX)
+    parser.parse_punctuation(")")
+    return buffer, indices, list(sizes), list(static)
+
+
+def _print_cache_access(
+    printer: Printer, buffer: SSAValue, indices: Sequence[SSAValue], sizes: Sequence[SSAValue], static: DenseArrayBase
+) -> None:
+    printer.print_operand(buffer)
+    printer.print_string("[")
+    printer.print_list(indices, printer.print_operand)
+    printer.print_string("] (")
+    print_dynamic_index_list(printer, DYNAMIC_INDEX, sizes, static.get_values())
+    printer.print_string(")")
+
+
+@irdl_op_definition
+class CacheStoreOp(IRDLOperation):
+    """
+    FWD: writes one value of a cache buffer whose extents Enzyme knows only at run
+    time (a loop bounded by an argument, or by an outer index: triangular nests).
+
+        enzyme.store %v, %alloc[%i] ([%n]) : memref<?xf64>
+
+    `indices` address the buffer as `memref.store` does; the parenthesised list
+    gives the logical extent of each indexed dimension (the trip counts Enzyme
+    sized the cache with; a constant where it is static), which Enzyme's
+    `enzyme-flatten-caches` uses to linearise. Enzyme-MLIR 0.0.16 leaves these ops
+    in its output (after `remove-unnecessary-enzyme-ops`) for every cache access
+    inside a loop whose trip count is not a constant.
+    """
+
+    name = "enzyme.store"
+    value = operand_def()
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    static_sizes = prop_def(DenseArrayBase.constr(i64))
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue], extents: Sequence[int | SSAValue]
+    ):
+        static = [DYNAMIC_INDEX if isinstance(e, SSAValue) else e for e in extents]
+        dynamic = [e for e in extents if isinstance(e, SSAValue)]
+        super().__init__(
+            operands=[value, buffer, indices, dynamic],
+            properties={"static_sizes": DenseArrayBase.from_list(i64, static)},
+        )
+
+    def verify_(self) -> None:
+        buffer = self.buffer.type
+        assert isinstance(buffer, MemRefType)
+        if self.value.type != buffer.element_type:
+            raise VerifyException(
+                f"'{self.name}' stores a {self.value.type} into a cache of "
+                f"{buffer.element_type} ({buffer})"
+            )
+        _verify_cache_access(self, buffer, self.indices, self.static_sizes, self.sizes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CacheStoreOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buffer, indices, sizes, static = _parse_cache_access(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        buffer_type = parser.parse_type()
+        if not isinstance(buffer_type, MemRefType):
+            parser.raise_error("expected a memref type", pos, parser.pos)
+        index = IndexType()
+        op = cls.create(
+            operands=[
+                parser.resolve_operand(value, buffer_type.element_type),
+                parser.resolve_operand(buffer, buffer_type),
+                *(parser.resolve_operand(i, index) for i in indices),
+                *(parser.resolve_operand(s, index) for s in sizes),
+            ],
+            properties={
+                "static_sizes": DenseArrayBase.from_list(i64, static),
+                "operandSegmentSizes": DenseArrayBase.from_list(
+                    i32, [1, 1, len(indices), len(sizes)]
+                ),
+            },
+            attributes=attributes,
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        _print_cache_access(printer, self.buffer, self.indices, self.sizes, self.static_sizes)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+
+
+@irdl_op_definition
+class CacheLoadOp(IRDLOperation):
+    """
+    REV: reads one value of a cache buffer written by `enzyme.store`.
+
+        %v = enzyme.load %alloc[%j] ([%n]) : memref<?xf64>
+    """
+
+    name = "enzyme.load"
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    static_sizes = prop_def(DenseArrayBase.constr(i64))
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue], extents: Sequence[int | SSAValue]):
+        buffer_type = buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        static = [DYNAMIC_INDEX if isinstance(e, SSAValue) else e for e in extents]
+        dynamic = [e for e in extents if isinstance(e, SSAValue)]
+        super().__init__(
+            operands=[buffer, indices, dynamic],
+            result_types=[buffer_type.element_type],
+            properties={"static_sizes": DenseArrayBase.from_list(i64, static)},
+        )
+
+    def verify_(self) -> None:
+        buffer = self.buffer.type
+        assert isinstance(buffer, MemRefType)
+        if self.result.type != buffer.element_type:
+            raise VerifyException(
+                f"'{self.name}' reads a {self.result.type} from a cache of "
+                f"{buffer.element_type} ({buffer})"
+            )
+        _verify_cache_access(self, buffer, self.indices, self.static_sizes, self.sizes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CacheLoadOp:
+        buffer, indices, sizes, static = _parse_cache_access(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        buffer_type = parser.parse_type()
+        if not isinstance(buffer_type, MemRefType):
+            parser.raise_error("expected a memref type", pos, parser.pos)
+        index = IndexType()
+        return cls.create(
+            operands=[
+                parser.resolve_operand(buffer, buffer_type),
+                *(parser.resolve_operand(i, index) for i in indices),
+                *(parser.resolve_operand(s, index) for s in sizes),
+            ],
+            result_types=[buffer_type.element_type],
+            properties={
+                "static_sizes": DenseArrayBase.from_list(i64, static),
+                "operandSegmentSizes": DenseArrayBase.from_list(
+                    i32, [1, len(indices), len(sizes)]
+                ),
+            },
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_cache_access(printer, self.buffer, self.indices, self.sizes, self.static_sizes)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+
+
 Enzyme = Dialect(
     "enzyme",
-    [AutoDiffOp, InitOp, PushOp, PopOp, GetOp, SetOp, FillZeroOp],
+    [AutoDiffOp, InitOp, PushOp, PopOp, GetOp, SetOp, FillZeroOp, CacheStoreOp, CacheLoadOp],
     [ActivityAttr, CacheType, GradientType],
 )

@@ -47,10 +47,12 @@ from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from tapeflow_dialects.region import RegionType
+from tapeflow_dialects.layout import SLOT_BYTES
+from tapeflow_dialects.region import RegionType, is_kept
 
-ENTRY_BYTES = 8
-"""One scratchpad entry holds one 64-bit value (and has one full/empty bit)."""
+ENTRY_BYTES = SLOT_BYTES
+"""One scratchpad entry holds one tape value in a 64-bit word, whatever its type
+(and has one full/empty bit): the layout rule of `tapeflow_dialects.layout`."""
 
 
 class Phase(StrEnum):
@@ -176,7 +178,8 @@ class LayerOp(IRDLOperation):
     """
     One layer of the FWD or REV dataflow: `layer.layer 3 fwd partner 8 { ... }`.
     Its body starts with `layer.salloc` and ends with `layer.barrier`, and its
-    tape accesses touch a single region.
+    tape accesses touch a single region (besides regions `tapeflow-layers` kept in
+    DRAM, `region.KEPT`, which it may read or write through the cache like memory).
     """
 
     name = "layer.layer"
@@ -233,7 +236,9 @@ class LayerOp(IRDLOperation):
     def _verify_single_region(self, ident: int) -> None:
         regions: set[SSAValue] = set()
         for op in self.body.walk():
-            regions.update(v for v in op.operands if isinstance(v.type, RegionType))
+            regions.update(
+                v for v in op.operands if isinstance(v.type, RegionType) and not is_kept(v)
+            )
         if len(regions) > 1:
             names = sorted(str(r.type) for r in regions)
             raise VerifyException(

@@ -22,7 +22,9 @@ class SubviewGeometry:
     """Per source dimension: offset (an int, or the SSA value of a dynamic one), size, stride."""
 
     offsets: tuple[int | SSAValue, ...]
-    sizes: tuple[int, ...]
+    sizes: tuple[int | SSAValue, ...]
+    """A size is an int, or the SSA value of a dynamic one (Enzyme views one row of
+    a cache whose extent is a loop's run-time trip count: `[%i, 0] [1, %n] [1, 1]`)."""
     strides: tuple[int, ...]
     kept: tuple[int, ...]
     """The source dimensions the view keeps, in order; the others are dropped."""
@@ -33,7 +35,7 @@ class SubviewGeometry:
 
 
 class UnsupportedSubview(ValueError):
-    """A subview with dynamic sizes or strides (Enzyme does not produce them)."""
+    """A subview with dynamic strides (Enzyme does not produce them)."""
 
 
 def subview_geometry(op: memref.SubviewOp) -> SubviewGeometry:
@@ -43,13 +45,17 @@ def subview_geometry(op: memref.SubviewOp) -> SubviewGeometry:
     A rank-reducing subview drops unit-size dimensions; as in MLIR's own rule when
     the layout does not say otherwise, the leftmost unit dimensions are dropped.
     """
-    if op.sizes or op.strides:
-        raise UnsupportedSubview("subviews with dynamic sizes or strides are not supported")
+    if op.strides:
+        raise UnsupportedSubview("subviews with dynamic strides are not supported")
     dynamic = iter(op.offsets)
     offsets = tuple(
         next(dynamic) if off == DYNAMIC_INDEX else off for off in op.static_offsets.get_values()
     )
-    sizes = tuple(op.static_sizes.get_values())
+    dynamic_sizes = iter(op.sizes)
+    sizes = tuple(
+        next(dynamic_sizes) if size == DYNAMIC_INDEX else size
+        for size in op.static_sizes.get_values()
+    )
     strides = tuple(op.static_strides.get_values())
     result_type = op.result.type
     assert isinstance(result_type, MemRefType)

@@ -3,14 +3,18 @@ TapeFlow's array-of-structs tape (Pass 1, region formation).
 
 A region merges the tapes that one forward loop nest writes into a single array
 whose element is a struct with one slot per cached value:
-`!region.region<8x4, [f64, f64, f64]>` holds, for each of the 8x4 iterations,
-three consecutive 8-byte slots. Slots are ordered by the reverse sweep's
+`!region.region<8x4, [f64, i1, f64]>` holds, for each of the 8x4 iterations,
+three consecutive 8-byte slots (every slot is one 8-byte word whatever its type:
+the layout rule of `tapeflow_dialects.layout`). Slots are ordered by the reverse sweep's
 consumption order, so the values one REV iteration needs share a cache line (or
 a scratchpad tile) instead of living in three distant arrays. On hardware a
 region is one contiguous DRAM buffer; the address of slot `s` of element `e` is
-`base + e * struct_bytes + slot_offset(s)`.
+`base + e * struct_bytes + slot_offset(s)` = `base + 8 (e n + s)` for `n` slots.
 
 Stores and loads keep the `id`/`from` FWD-to-REV link of the tape they replace.
+
+Extents may be `?` (loops whose trip count is known only at run time), given to
+`region.alloc` as operands: `region.alloc(%n) : !region.region<?, [f64, f64]>`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Sequence
 from math import prod
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr, IntegerAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IndexType, IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -41,7 +45,20 @@ from tapeflow_dialects.container_ops import (
     SlotAccess,
 )
 from tapeflow_dialects.ftor import verify_rank
-from tapeflow_dialects.tape import element_bytes
+from tapeflow_dialects.tape import verify_dynamic_sizes
+from tapeflow_dialects.layout import SLOT_BYTES, slot_problem
+
+
+KEPT = "tapeflow.kept"
+"""On a `region.alloc`: `tapeflow-layers` left this region unlayered (the string
+says why). It stays an array-of-structs region in DRAM, read through the cache as
+the aos variant reads it; the streams and scratchpad passes leave it alone."""
+
+
+def is_kept(value: SSAValue) -> bool:
+    """`value` is a region whose `region.alloc` carries `tapeflow.kept`."""
+    owner = value.owner
+    return isinstance(owner, AllocOp) and KEPT in owner.attributes
 
 
 @irdl_attr_definition
@@ -62,25 +79,46 @@ class RegionType(ParametrizedAttribute, TypeAttribute):
         return self.slots.data
 
     def slot_offset(self, slot: int) -> int:
-        """Byte offset of `slot` within one struct."""
-        return sum(element_bytes(t) for t in self.slots.data[:slot])
+        """Byte offset of `slot` within one struct: one word per slot."""
+        return SLOT_BYTES * slot
 
     def struct_bytes(self) -> int:
         return self.slot_offset(len(self.slots.data))
 
+    def dynamic_dims(self) -> int:
+        """How many extents are known only at run time (`?`)."""
+        return sum(1 for d in self.get_shape() if d == DYNAMIC_INDEX)
+
+    def is_static(self) -> bool:
+        return self.dynamic_dims() == 0
+
     def size_bytes(self) -> int:
+        """Bytes of a region of static shape (ask `is_static` first)."""
+        if not self.is_static():
+            raise ValueError(f"{self} has extents known only at run time")
         return prod(self.get_shape()) * self.struct_bytes()
 
     def verify(self) -> None:
-        if any(d.data <= 0 for d in self.shape.data):
-            raise VerifyException(f"region dimensions must be positive, got {self}")
+        if any(d.data <= 0 and d.data != DYNAMIC_INDEX for d in self.shape.data):
+            raise VerifyException(
+                f"region dimensions must be positive (or '?', known at run time), got {self}"
+            )
         if not self.slots.data:
             raise VerifyException("a region struct needs at least one slot")
+        for index, slot_type in enumerate(self.slots.data):
+            problem = slot_problem(slot_type)
+            if problem is not None:
+                raise VerifyException(
+                    f"region slot {index} cannot hold a tape value: {problem} (every "
+                    f"slot is one {SLOT_BYTES}-byte word)"
+                )
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         if self.shape.data:
-            printer.print_string("x".join(str(d) for d in self.get_shape()) + ", ")
+            printer.print_string(
+                "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in self.get_shape()) + ", "
+            )
         printer.print_string("[")
         printer.print_list(self.slots.data, printer.print_attribute)
         printer.print_string("]>")
@@ -115,11 +153,18 @@ class AllocOp(ContainerAllocOp):
 
     name = "region.alloc"
     STORE_NAME: ClassVar[str | None] = "region.store"
+    dynamic_sizes = var_operand_def(IndexType)
     region = result_def(RegionType)
-    assembly_format = "attr-dict `:` type($region)"
+    assembly_format = "(`(` $dynamic_sizes^ `)`)? attr-dict `:` type($region)"
 
-    def __init__(self, region_type: RegionType):
-        super().__init__(result_types=[region_type])
+    def __init__(self, region_type: RegionType, dynamic_sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[dynamic_sizes], result_types=[region_type])
+
+    def verify_(self) -> None:
+        super().verify_()
+        region_type = self.region.type
+        assert isinstance(region_type, RegionType)
+        verify_dynamic_sizes(self, region_type, region_type.dynamic_dims(), self.dynamic_sizes)
 
 
 @irdl_op_definition

@@ -29,6 +29,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
 )
@@ -40,7 +41,7 @@ from tapeflow_dialects.container_ops import (
     ContainerStoreOp,
     SlotAccess,
 )
-from tapeflow_dialects.layer import LayerOp, Phase, SAllocOp, SpadType
+from tapeflow_dialects.layer import ENTRY_BYTES, LayerOp, Phase, SAllocOp, SpadType
 
 
 def constant_index(value: SSAValue) -> int | None:
@@ -60,21 +61,60 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_op_definition
 class AllocOp(ContainerAllocOp):
-    """Reserves `bytes` of DRAM for the tape."""
+    """
+    The tape in DRAM, in one of two forms:
+
+    - `stream.alloc bytes N`: N bytes reserved at once (the region's size, known at
+      compile time); a push beyond them is an error;
+    - `stream.alloc slab S`: a slab tape that grows while it runs, for a region
+      whose size is known only at run time. The tape starts empty; a push that
+      does not fit the slabs it has appends one more slab of S bytes, linked
+      after the last (no reallocation, no copy: the slab tape of Clad, Vassilev
+      et al., see docs/research or the shared notes `clad-tape.md`). A tile may
+      straddle two slabs. Slabs are kept until the tape is freed, so the slab
+      count is the tape's high-water mark in slabs.
+    """
 
     name = "stream.alloc"
-    bytes = prop_def(IntegerAttr[I64])
+    bytes = opt_prop_def(IntegerAttr[I64])
+    slab = opt_prop_def(IntegerAttr[I64])
     tape = result_def(TapeType)
-    assembly_format = "`bytes` $bytes attr-dict `:` type($tape)"
+    assembly_format = "(`bytes` $bytes^)? (`slab` $slab^)? attr-dict `:` type($tape)"
 
-    def __init__(self, size_bytes: int):
-        super().__init__(
-            result_types=[TapeType()], properties={"bytes": IntegerAttr(size_bytes, 64)}
-        )
+    def __init__(self, size_bytes: int | None = None, slab_bytes: int | None = None):
+        properties: dict[str, Attribute] = {}
+        if size_bytes is not None:
+            properties["bytes"] = IntegerAttr(size_bytes, 64)
+        if slab_bytes is not None:
+            properties["slab"] = IntegerAttr(slab_bytes, 64)
+        super().__init__(result_types=[TapeType()], properties=properties)
+
+    @property
+    def slab_bytes(self) -> int | None:
+        return None if self.slab is None else self.slab.value.data
 
     def verify_(self) -> None:
-        if self.bytes.value.data < 0:
-            raise VerifyException(f"'{self.name}' size must not be negative")
+        if (self.bytes is None) == (self.slab is None):
+            raise VerifyException(
+                f"'{self.name}' takes either 'bytes' (a tape of known size) or 'slab' "
+                "(a tape that grows by slabs of that size), exactly one"
+            )
+        if self.bytes is not None:
+            size = self.bytes.value.data
+            if size < 0:
+                raise VerifyException(f"'{self.name}' size must not be negative")
+            if size % ENTRY_BYTES:
+                raise VerifyException(
+                    f"'{self.name}' size {size} is not a whole number of {ENTRY_BYTES}-byte "
+                    "tape words; the DRAM tape holds the scratchpad's entries, one word each"
+                )
+        if self.slab is not None:
+            slab = self.slab.value.data
+            if slab <= 0 or slab % ENTRY_BYTES:
+                raise VerifyException(
+                    f"'{self.name}' slab size must be a positive multiple of {ENTRY_BYTES} "
+                    f"bytes (one scratchpad entry), got {slab}"
+                )
 
 
 def _verify_rows(op: IRDLOperation, tile: SpadType, rows: SSAValue) -> None:
@@ -109,6 +149,7 @@ class FwdOp(IRDLOperation):
         assert isinstance(self.tile.type, SpadType)
         _verify_rows(self, self.tile.type, self.rows)
         verify_in_layer(self, self.tile, Phase.FWD)
+        _verify_fits_tape(self, self.tile.type, self.rows, self.tape)
 
 
 @irdl_op_definition
@@ -151,6 +192,23 @@ class RevOp(IRDLOperation):
             if isinstance(op, FwdOp) and op.id == self.of:
                 return op
         return None
+
+
+def _verify_fits_tape(op: IRDLOperation, tile: SpadType, rows: SSAValue, tape: SSAValue) -> None:
+    """A FWD stream of a known number of rows moves `rows x slots` words; they must
+    fit the DRAM tape it pushes onto (one word per entry on both sides: the layout
+    rule of `tapeflow_dialects.layout`)."""
+    count = constant_index(rows)
+    alloc = tape.owner
+    if count is None or not isinstance(alloc, AllocOp) or alloc.bytes is None:
+        return  # a slab tape grows to hold what is pushed
+    moved = count * tile.slots.data * ENTRY_BYTES
+    if moved > alloc.bytes.value.data:
+        raise VerifyException(
+            f"'{op.name}' moves {count} rows of {tile} ({moved} bytes) onto a DRAM tape "
+            f"of {alloc.bytes.value.data} bytes; the tape must hold at least one tile "
+            f"({ENTRY_BYTES} bytes per entry)"
+        )
 
 
 def verify_in_layer(op: IRDLOperation, tile: SSAValue, phase: Phase) -> None:

@@ -11,6 +11,11 @@ many cache lines as there are tapes: the poor locality TapeFlow sets out to fix.
 
 Stores carry an `id`; loads name the store they read with `from` (the FtoR map,
 see `ftor.py`).
+
+An extent may be `?` when the loop's trip count is known only at run time (a
+bound that is an argument; a triangular nest, whose tape is the bounding box of
+the per-iteration caches Enzyme allocates): `tape.alloc` then takes the extents as
+operands, and only the entries FWD writes may be read.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from math import prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     IndexType,
     IntAttr,
@@ -28,6 +34,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
+    IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -46,19 +53,13 @@ from tapeflow_dialects.container_ops import (
     ContainerStoreOp,
 )
 from tapeflow_dialects.ftor import verify_rank
+from tapeflow_dialects.layout import slot_bytes
 
 
 def element_bytes(element_type: Attribute) -> int:
-    """Bytes one tape entry occupies: 8 for f64, i64 and index (a 64-bit machine)."""
-    if isinstance(element_type, IndexType):
-        return 8
-    width = getattr(element_type, "bitwidth", None)
-    if width is None:
-        width = getattr(element_type, "width", None)
-        width = getattr(width, "data", width)
-    if not isinstance(width, int):
-        raise ValueError(f"no size known for tape element type {element_type}")
-    return max(1, width // 8)
+    """Bytes one tape entry occupies: one 8-byte word whatever its scalar type (the
+    layout rule of `tapeflow_dialects.layout`)."""
+    return slot_bytes(element_type)
 
 
 @irdl_attr_definition
@@ -73,22 +74,36 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
         super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type)
 
     def get_shape(self) -> tuple[int, ...]:
+        """The extents, `DYNAMIC_INDEX` for a `?` one."""
         return tuple(d.data for d in self.shape.data)
 
+    def dynamic_dims(self) -> int:
+        """How many extents are known only at run time (`?`)."""
+        return sum(1 for d in self.get_shape() if d == DYNAMIC_INDEX)
+
+    def is_static(self) -> bool:
+        return self.dynamic_dims() == 0
+
     def entries(self) -> int:
+        """Entries of a tape of static shape (a dynamic one has no count before
+        it runs: ask `is_static` first)."""
+        if not self.is_static():
+            raise ValueError(f"{self} has extents known only at run time")
         return prod(self.get_shape())
 
     def size_bytes(self) -> int:
         return self.entries() * element_bytes(self.element_type)
 
     def verify(self) -> None:
-        if any(d.data <= 0 for d in self.shape.data):
-            raise VerifyException(f"tape dimensions must be positive, got {self}")
+        if any(d.data <= 0 and d.data != DYNAMIC_INDEX for d in self.shape.data):
+            raise VerifyException(
+                f"tape dimensions must be positive (or '?', known at run time), got {self}"
+            )
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         for d in self.get_shape():
-            printer.print_string(f"{d}x")
+            printer.print_string("?x" if d == DYNAMIC_INDEX else f"{d}x")
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 
@@ -99,21 +114,48 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
         return [ArrayAttr(IntAttr(d) for d in shape), element_type]
 
 
+def verify_dynamic_sizes(op: IRDLOperation, what: Attribute, dims: int, sizes: Sequence[SSAValue]) -> None:
+    """An alloc of a container with `?` extents takes one size operand per `?`,
+    in order (MLIR's `memref.alloc` rule)."""
+    if dims != len(sizes):
+        raise VerifyException(
+            f"'{op.name}' of {what} needs {dims} size operand(s), one per '?' "
+            f"extent, but has {len(sizes)}"
+        )
+
+
 @irdl_op_definition
 class AllocOp(ContainerAllocOp):
-    """Allocates a tape in DRAM (Enzyme: the cache buffer's `memref.alloc`)."""
+    """Allocates a tape in DRAM (Enzyme: the cache buffer's `memref.alloc`). A
+    tape with `?` extents (a loop whose trip count is known only at run time)
+    takes their values as operands: `tape.alloc(%n) : !tape.tape<?xf64>`."""
 
     name = "tape.alloc"
     STORE_NAME: ClassVar[str | None] = "tape.store"
+    dynamic_sizes = var_operand_def(IndexType)
     tape = result_def(TapeType)
     value_name = opt_prop_def(StringAttr, prop_name="name")
-    assembly_format = "(`name` $name^)? attr-dict `:` type($tape)"
+    assembly_format = (
+        "(`(` $dynamic_sizes^ `)`)? (`name` $name^)? attr-dict `:` type($tape)"
+    )
 
-    def __init__(self, tape_type: TapeType, value_name: str | None = None):
+    def __init__(
+        self,
+        tape_type: TapeType,
+        value_name: str | None = None,
+        dynamic_sizes: Sequence[SSAValue] = (),
+    ):
         super().__init__(
+            operands=[dynamic_sizes],
             result_types=[tape_type],
             properties={"name": StringAttr(value_name)} if value_name else {},
         )
+
+    def verify_(self) -> None:
+        super().verify_()
+        tape_type = self.tape.type
+        assert isinstance(tape_type, TapeType)
+        verify_dynamic_sizes(self, tape_type, tape_type.dynamic_dims(), self.dynamic_sizes)
 
 
 @irdl_op_definition

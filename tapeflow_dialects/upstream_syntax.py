@@ -8,6 +8,8 @@ Users write these, and MLIR prints them (Enzyme's checkpointing emits
   generic form);
 - `scf.if %c -> f64 {` with a single result type and no parentheses (MLIR prints
   the parentheses, but its parser accepts both);
+- `scf.while` printed with locations (xDSL 0.74 puts a `loc(...)` between the
+  type and the regions, which MLIR rejects);
 - `arith.truncf %x fastmath<fast> : f64 to f32` and `arith.extf` with fast-math
   flags, which Enzyme emits when it differentiates a rounding (xDSL 0.74 gives
   these ops no flags; they are kept as a `fastmath` attribute).
@@ -87,6 +89,28 @@ class IfOp(scf.IfOp):
         return cls(cond, return_types, then_region, else_region, attr_dict)
 
 
+class WhileOp(scf.WhileOp):
+    """`scf.while`, printed as MLIR reads it also with locations: xDSL 0.74 prints
+    the op's `loc(...)` after its type (before the regions) as well as at the end,
+    which MLIR's parser rejects."""
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        block_args = self.before_region.block.args
+        printer.print_list(
+            zip(block_args, self.arguments, strict=True),
+            lambda pair: self._print_pair(printer, pair),
+        )
+        printer.print_string(") : ")
+        printer.print_function_type(self.operand_types, self.result_types)
+        printer.print_string(" ")
+        printer.print_region(self.before_region, print_entry_block_args=False)
+        printer.print_string(" do ")
+        printer.print_region(self.after_region)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
 class _FloatCast:
     """`$input (fastmath<flags>)? attr-dict : type($input) to type($result)`."""
 
@@ -128,6 +152,6 @@ def upstream_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
     """Dialect name -> factory of xDSL's dialect with the ops above in place."""
     return {
         "memref": lambda: _with(memref.MemRef, {memref.CopyOp: CopyOp}),
-        "scf": lambda: _with(scf.Scf, {scf.IfOp: IfOp}),
+        "scf": lambda: _with(scf.Scf, {scf.IfOp: IfOp, scf.WhileOp: WhileOp}),
         "arith": lambda: _with(arith.Arith, {arith.TruncFOp: TruncFOp, arith.ExtFOp: ExtFOp}),
     }

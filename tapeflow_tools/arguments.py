@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
     IndexType,
     IntegerType,
@@ -184,6 +185,13 @@ def _convert(value: np.ndarray, element: Attribute, what: str, warn: Warn | None
     return converted
 
 
+def _shape_matches(given: tuple[int, ...], declared: tuple[int, ...]) -> bool:
+    """A `?` extent of the argument's type takes any extent of the array."""
+    return len(given) == len(declared) and all(
+        d == DYNAMIC_INDEX or d < 0 or g == d for g, d in zip(given, declared)
+    )
+
+
 def bind_arguments(
     function: func.FuncOp, given: dict[str, np.ndarray], warn: Warn | None = None
 ) -> list[Any]:
@@ -197,12 +205,18 @@ def bind_arguments(
         if isinstance(arg_type, MemRefType):
             shape = tuple(arg_type.get_shape())
             element = arg_type.element_type
+            dynamic = any(d == DYNAMIC_INDEX or d < 0 for d in shape)
             if key not in given:
+                if dynamic:
+                    raise ToolError(
+                        f"{what} (a {arg_type}) is missing: a buffer of dynamic shape "
+                        "cannot be zero-filled, give its contents"
+                    )
                 integral = isinstance(element, IndexType | IntegerType)
                 args.append(np.zeros(shape, dtype=np.int64 if integral else np.float64))
                 continue
             array = np.asarray(given[key])
-            if array.shape != shape:
+            if not _shape_matches(array.shape, shape):
                 raise ToolError(
                     f"{what} has shape {array.shape}, but the argument is {arg_type}"
                 )

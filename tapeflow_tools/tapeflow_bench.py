@@ -1,6 +1,13 @@
 """
-`tapeflow-bench [--quick] [--only EXPERIMENT,...] [--kernels A,B] [--jobs N]
-[--out DIR] [--cache-dir DIR | --no-cache] [--no-progress]`
+`tapeflow-bench [--quick] [--only EXPERIMENT,...] [--kernels A,B] [--extra-kernels] [--jobs N]
+[--out DIR] [--cache-dir DIR | --no-cache] [--no-progress]
+[--dask ADDRESS|local] [--format png,svg,pdf]`
+
+`tapeflow-bench --sweep FILE [--jobs N] [--out DIR] [--cache-dir DIR | --no-cache]
+[--dask ADDRESS|local] [--format ...]`: a grid of hardware parameters over kernels
+(built-in or the user's own MLIR) and variants, described in a YAML file
+(tapeflow_benchmarks/harness/sweep.py, docs/sweeps.md), checked whole before
+anything runs.
 
 Runs the paper's evaluation end to end: each primal kernel in `tapeflow_benchmarks/`
 through the real Enzyme, the TapeFlow passes and the simulator, for every
@@ -19,31 +26,38 @@ an earlier results folder, which is then replaced as a whole), `--cache-dir` a
 folder too. The results folder is written into a temporary folder beside it and
 renamed into place when complete; Ctrl-C leaves the previous folder as it was
 and the finished runs cached. Exit status 1 if any run failed (the report lists
-them), 2 for bad options, 130 when interrupted.
+them) or the sweep file is wrong, 2 for bad options, 130 when interrupted.
+
+The runs go to local processes (`--jobs`), or with `--dask` to a Dask cluster
+(`harness/dask_pool.py`); the results are the same either way.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from tapeflow_tools.interrupt import quiet_interrupt
 
 with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.common import chosen
     from tapeflow_benchmarks.harness.claims import judge
+    from tapeflow_benchmarks.harness.dask_pool import check_address, dask_executor
     from tapeflow_benchmarks.harness.experiments import EXPERIMENTS
-    from tapeflow_benchmarks.harness.points import code_fingerprint
+    from tapeflow_benchmarks.harness.figures import parse_formats
+    from tapeflow_benchmarks.harness.points import Point, code_fingerprint
     from tapeflow_benchmarks.harness.report import MARKERS, write
     from tapeflow_benchmarks.harness.result_cache import ResultCache
     from tapeflow_benchmarks.harness.runner import run_points
-    from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS
     from tapeflow_tools.atomic import check_output_directory, replaceable_folder
-    from tapeflow_tools.diagnostics import ToolError
+    from tapeflow_tools.diagnostics import ToolError, reported_errors
 
 
 def _default_cache() -> Path:
@@ -66,7 +80,11 @@ def _main(argv: Sequence[str] | None) -> int:
     parser.add_argument("--only", default=",".join(EXPERIMENTS),
                         help=f"comma-separated experiments (default: all: {', '.join(EXPERIMENTS)})")
     parser.add_argument("--kernels", default=",".join(KERNELS),
-                        help="comma-separated kernels (default: all nine)")
+                        help="comma-separated kernels (default: all nine; the extra "
+                             f"kernels {', '.join(EXTRA_KERNELS)} may be named too)")
+    parser.add_argument("--extra-kernels", action="store_true",
+                        help="also run the extra kernels with loops of run-time trip "
+                             f"count ({', '.join(EXTRA_KERNELS)})")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="simulations run in parallel processes (default: one per core)")
     parser.add_argument("--out", type=Path, default=None,
@@ -76,13 +94,34 @@ def _main(argv: Sequence[str] | None) -> int:
                         help=f"where finished runs are kept (default: {_default_cache()})")
     parser.add_argument("--no-cache", action="store_true", help="compute everything afresh")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--sweep", type=Path, metavar="FILE",
+                        help="run the hardware sweep this YAML file describes (docs/sweeps.md) "
+                             "instead of the paper's evaluation")
+    parser.add_argument("--dask", metavar="ADDRESS",
+                        help="run on the Dask scheduler at ADDRESS (tcp://host:port), or on a "
+                             "new local cluster with 'local' (default: local processes)")
+    parser.add_argument("--format", default="png",
+                        help="figure formats, comma-separated: png, svg, pdf (default: png)")
     args = parser.parse_args(argv)
-    experiments = chosen(parser, args.only, EXPERIMENTS, "experiment")
-    kernels = chosen(parser, args.kernels, KERNELS)
-    if not experiments or not kernels:
-        parser.error("choose at least one experiment and one kernel")
+    try:
+        formats = parse_formats(args.format)
+    except ValueError as err:
+        parser.error(f"--format {args.format}: {err}")
+    if args.dask is not None:
+        try:
+            args.dask = check_address(args.dask)
+        except ToolError as err:
+            parser.error(str(err))
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    if args.sweep is not None:
+        return _sweep(parser, args, argv, formats)
+    experiments = chosen(parser, args.only, EXPERIMENTS, "experiment")
+    kernels = chosen(parser, args.kernels, ALL_KERNELS)
+    if args.extra_kernels:
+        kernels += [k for k in EXTRA_KERNELS if k not in kernels]
+    if not experiments or not kernels:
+        parser.error("choose at least one experiment and one kernel")
     size = "small" if args.quick else "paper"
     out = args.out or Path("tapeflow-results-quick" if args.quick else "tapeflow-results")
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
@@ -101,15 +140,10 @@ def _main(argv: Sequence[str] | None) -> int:
     cache = ResultCache(cache_dir)
 
     points = {p for name in experiments for p in EXPERIMENTS[name].points(kernels, size)}
-    try:
-        runs, summary = run_points(points, cache, jobs=args.jobs, progress=not args.no_progress)
-    except KeyboardInterrupt:
-        print(
-            "\ntapeflow-bench: interrupted; the runs that finished are cached, and the "
-            "same command continues from there",
-            file=sys.stderr,
-        )
-        return 130
+    ran = _run(points, cache, args)
+    if isinstance(ran, int):
+        return ran
+    runs, summary = ran
 
     results = {
         name: EXPERIMENTS[name].analyse(kernels, size, runs.get) for name in experiments
@@ -121,6 +155,8 @@ def _main(argv: Sequence[str] | None) -> int:
         "kernels": kernels,
         "experiments": experiments,
         "jobs": args.jobs,
+        "engine": _engine(args),
+        "formats": formats,
         "points": summary.points,
         "cached": summary.cached,
         "computed_groups": summary.computed_groups,
@@ -129,7 +165,7 @@ def _main(argv: Sequence[str] | None) -> int:
         "failed": summary.failed,
     }
     try:
-        figures = write(out, meta, results, verdicts, runs)
+        figures = write(out, meta, results, verdicts, runs, formats)
     except OSError as err:
         print(f"tapeflow-bench: error: cannot write the results to {out}: {err}; "
               "it is left as it was", file=sys.stderr)
@@ -140,6 +176,99 @@ def _main(argv: Sequence[str] | None) -> int:
         return 130
     print(
         f"tapeflow-bench: {summary.points} points ({summary.cached} cached, "
+        f"{summary.computed_groups} runs computed) in {summary.seconds:.0f} s; "
+        f"report {out / 'report.md'}, {len(figures)} figures, data {out / 'results.json'}"
+    )
+    for failure in summary.failed:
+        print(f"tapeflow-bench: failed: {failure}", file=sys.stderr)
+    return 1 if summary.failed else 0
+
+
+def _engine(args: argparse.Namespace) -> str:
+    if args.dask is None:
+        return f"{args.jobs} local process(es)"
+    return "a local Dask cluster" if args.dask == "local" else f"the Dask scheduler at {args.dask}"
+
+
+def _run(points: Iterable[Point], cache: ResultCache, args: argparse.Namespace) -> Any:
+    """`run_points` on the engine the options name: (runs, summary), or the exit
+    status when interrupted or the cluster cannot be used."""
+    try:
+        with contextlib.ExitStack() as stack:
+            pool, jobs = None, args.jobs
+            if args.dask is not None:
+                pool, jobs = stack.enter_context(dask_executor(args.dask, args.jobs))
+            return run_points(points, cache, jobs=jobs, progress=not args.no_progress, pool=pool)
+    except ToolError as err:
+        print(f"tapeflow-bench: error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(
+            "\ntapeflow-bench: interrupted; the runs that finished are cached, and the "
+            "same command continues from there",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _sweep(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str] | None,
+    formats: list[str],
+) -> int:
+    """`--sweep FILE`: check the file whole, run its points, write the folder."""
+    from tapeflow_benchmarks.harness.sweep import load_sweep, write_sweep
+
+    given = list(argv if argv is not None else sys.argv[1:])
+    for option in ("--quick", "--only", "--kernels"):
+        if any(a == option or a.startswith(option + "=") for a in given):
+            parser.error(f"{option} is for the paper's evaluation; a sweep file names its own kernels")
+    out = args.out or Path(f"{args.sweep.stem}-results")
+    cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
+    try:
+        check_output_directory(out, "--out")
+        if not replaceable_folder(out, MARKERS):
+            raise ToolError(
+                f"--out {out}: the folder exists and is not a tapeflow-bench results folder "
+                f"(it has no {' or '.join(MARKERS)}); it would be replaced as a whole, so "
+                "name a new or empty folder"
+            )
+        if cache_dir is not None:
+            check_output_directory(cache_dir, "--cache-dir")
+    except ToolError as err:
+        parser.error(str(err))
+    with reported_errors("tapeflow-bench"):
+        if not args.sweep.is_file():
+            raise ToolError(f"--sweep {args.sweep}: no such file")
+        sweep = load_sweep(args.sweep)
+    ran = _run(sweep.points, ResultCache(cache_dir), args)
+    if isinstance(ran, int):
+        return ran
+    runs, summary = ran
+    meta = {
+        "command": shlex.join(["tapeflow-bench", *given]),
+        "sweep": str(args.sweep),
+        "jobs": args.jobs,
+        "engine": _engine(args),
+        "formats": formats,
+        "points": summary.points,
+        "cached": summary.cached,
+        "computed_groups": summary.computed_groups,
+        "seconds": summary.seconds,
+        "code": code_fingerprint(),
+        "failed": summary.failed,
+    }
+    try:
+        figures = write_sweep(out, meta, sweep, runs, formats)
+    except OSError as err:
+        print(f"tapeflow-bench: error: cannot write the results to {out}: {err}; "
+              "it is left as it was", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
+              "it was, and the same command writes it again from the cache", file=sys.stderr)
+        return 130
+    print(
+        f"tapeflow-bench: sweep {sweep.name}: {summary.points} points ({summary.cached} cached, "
         f"{summary.computed_groups} runs computed) in {summary.seconds:.0f} s; "
         f"report {out / 'report.md'}, {len(figures)} figures, data {out / 'results.json'}"
     )

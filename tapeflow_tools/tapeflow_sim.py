@@ -1,17 +1,35 @@
 """
 `tapeflow-sim FILE --function NAME --variant {enzyme,aos,tapeflow} --preset NAME
+[--model {cgra,salam}] [--hw HW.yaml ...] [--set key.path=VALUE ...]
 [--cache-bytes N --assoc N --spad-bytes N --energy {paper,cacti45} --unroll N]
---inputs IN.npz --out OUT.npz --json REPORT.json`
+--inputs IN.npz --out OUT.npz --json REPORT.json [--timeline TRACE.json]`
 
-Simulates a gradient on the modelled CGRA. FILE is at the Enzyme-gradient stage
+Simulates a gradient on the modelled CGRA (`--model cgra`, the default) or on the
+authors' gem5-SALAM machine (`--model salam`, `sim/models/salam.py`: the preset's
+cache size and scratchpad with their clock, latencies, 4-way cache and placement;
+an explicit `--assoc` still wins). FILE is at the Enzyme-gradient stage
 (or a primal with its `enzyme.autodiff` caller); the variant's passes are applied
 here. Inputs and outputs are as for `tapeflow-run`; the JSON report has the cycles,
-cache, DRAM, scratchpad and energy figures (see sim/timing.py).
+cache, DRAM, scratchpad and energy figures (see sim/timing.py) and, under
+`hardware`, the whole machine it describes (`targets.provenance.hardware_record`).
 
-The sizes are checked against stated ranges (`OPTION_RANGES`), `--function` must
-name a gradient (or its caller), not the primal it differentiates, and `--out` and
-`--json` are checked before anything runs and written only once the simulation
-succeeded, each through a temporary file renamed into place. The report is
+The hardware is built in layers, later ones winning (`hardware_layers`): the
+`--preset`, then each `--hw` file in the order given (YAML or JSON nested like the
+hardware description, `targets.hardware_files`), then each `--set key.path=value`
+in order, then the options `--cache-bytes`, `--assoc`, `--spad-bytes`, `--energy`.
+Every field reaches the run: the schedule (`tapeflow-to-cgra`), the scratchpad the
+tapeflow variant's layers are cut for, the cache, the timing and the energy.
+
+`--timeline FILE` also writes the run's timeline in the trace-event format that
+https://ui.perfetto.dev opens (`sim/timeline.py`, docs/timeline.md).
+
+The sizes are checked against stated ranges (`OPTION_RANGES`), a hardware file or
+`--set` that does not describe hardware is refused naming the file and the key,
+`--function` must name a gradient (or its caller), not the primal it
+differentiates, and `--out`, `--json` and `--timeline` are checked before anything
+runs and written only once the simulation succeeded, each through a temporary file
+renamed into place. A variant that leaves part of the hardware idle (a scratchpad
+under enzyme or aos) gets a warning. The report is
 deterministic: the same input gives the same bytes, apart from the simulator's
 own timing (`simulator.seconds`, `simulator.ops_per_second`).
 """
@@ -31,7 +49,15 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from xdsl.utils.exceptions import DiagnosticException
 
     from sim.executor import ExecutionError
-    from sim.simulator import VARIANTS, SimulationError, prepare, simulate
+    from sim.models import DEFAULT_MODEL, MODELS
+    from sim.simulator import (
+        VARIANTS,
+        SimulationError,
+        check_schedulable,
+        prepare,
+        simulate,
+        unused_hardware,
+    )
     from tapeflow_tools.arguments import (
         bind_arguments,
         check_function,
@@ -45,7 +71,8 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, reported_errors
     from targets.energy import ENERGY_PRESETS
-    from targets.hardware import PRESETS, HardwareError, configure
+    from targets.hardware import PRESETS, Hardware, HardwareError, overridden
+    from targets.hardware_files import layered
 
 GiB = 1024**3
 OPTION_RANGES: dict[str, tuple[int, int]] = {
@@ -86,6 +113,47 @@ def _check_not_primal(module: ModuleOp, name: str) -> None:
         )
 
 
+def hardware_layers(args: argparse.Namespace) -> Hardware:
+    """The hardware of the command line: the preset (as the `--model` simulates
+    it: `sim.models.MODELS[model].hardware`), each `--hw` file in order,
+    each `--set` in order, then `--cache-bytes`, `--assoc`, `--spad-bytes` and
+    `--energy`; checked, and schedulable. Errors name the file, the `--set` or the
+    options, and the key."""
+    model = MODELS[args.model]
+    hardware = model.hardware(PRESETS[args.preset])  # the machine the model simulates
+    try:
+        hardware = layered(hardware, args.hw, args.sets)  # errors name their layer
+    except HardwareError as err:
+        raise ToolError(str(err)) from None
+    given = " ".join(
+        f"{option} {value}"
+        for option, value in (
+            ("--preset", args.preset),
+            *(("--hw", path) for path in args.hw),
+            *(("--set", text) for text in args.sets),
+            ("--cache-bytes", args.cache_bytes),
+            ("--assoc", args.assoc),
+            ("--spad-bytes", args.spad_bytes),
+        )
+        if value is not None
+    )
+    try:
+        # Under a model with its own cache organisation (salam: 4-way at every
+        # size), --cache-bytes keeps the model's ways; under cgra, Table III's.
+        keep_ways = args.model != DEFAULT_MODEL and args.cache_bytes is not None
+        hardware = overridden(
+            hardware,
+            cache_bytes=args.cache_bytes,
+            assoc=args.assoc if args.assoc is not None or not keep_ways else hardware.cache.assoc,
+            spad_bytes=args.spad_bytes,
+            energy=args.energy,
+        )
+        check_schedulable(hardware)
+    except (HardwareError, SimulationError) as err:
+        raise ToolError(f"{given}: {err}") from None
+    return hardware
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="tapeflow-sim", description="Simulate a gradient on the modelled CGRA."
@@ -94,6 +162,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--function", required=True, help="function to run, without @")
     parser.add_argument("--variant", choices=VARIANTS, required=True)
     parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
+    parser.add_argument(
+        "--model",
+        choices=list(MODELS),
+        default=DEFAULT_MODEL,
+        help="timing model: cgra (the pipelined CGRA) or salam (the authors' gem5-SALAM "
+        "machine); default %(default)s",
+    )
+    parser.add_argument(
+        "--hw", action="append", default=[], metavar="FILE",
+        help="hardware description (YAML or JSON, nested like the report's `hardware`) "
+        "layered over the preset; repeatable, later files win",
+    )
+    parser.add_argument(
+        "--set", action="append", default=[], dest="sets", metavar="KEY.PATH=VALUE",
+        help="one hardware field, e.g. dram.latency_cycles=321; repeatable, after --hw",
+    )
     parser.add_argument("--cache-bytes", type=_bounded("--cache-bytes"))
     parser.add_argument("--assoc", type=_bounded("--assoc"))
     parser.add_argument("--spad-bytes", type=_bounded("--spad-bytes"))
@@ -102,44 +186,36 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--inputs", help="arguments as arg0, arg1, ... (.npz)")
     parser.add_argument("--out", help="where to write the outputs (.npz)")
     parser.add_argument("--json", help="where to write the report (.json)")
+    parser.add_argument(
+        "--timeline", metavar="FILE",
+        help="where to write the run's timeline (trace-event JSON for ui.perfetto.dev)",
+    )
     args = parser.parse_args(argv)
     with reported_errors("tapeflow-sim"):
-        for option, path in (("--out", args.out), ("--json", args.json)):
+        outputs = [("--out", args.out), ("--json", args.json), ("--timeline", args.timeline)]
+        for option, path in outputs:
             if path is not None:
                 check_output_file(path, option)
-        if args.out and args.json and os.path.realpath(args.out) == os.path.realpath(args.json):
-            raise ToolError(f"--out and --json both name {args.out}")
-        try:
-            hardware = configure(
-                args.preset,
-                cache_bytes=args.cache_bytes,
-                assoc=args.assoc,
-                spad_bytes=args.spad_bytes,
-                energy=args.energy,
-            )
-        except HardwareError as err:
-            given = " ".join(
-                f"{option} {value}"
-                for option, value in (
-                    ("--preset", args.preset),
-                    ("--cache-bytes", args.cache_bytes),
-                    ("--assoc", args.assoc),
-                    ("--spad-bytes", args.spad_bytes),
-                )
-                if value is not None
-            )
-            raise ToolError(f"{given}: {err}") from None
+        named = [(o, p) for o, p in outputs if p is not None]
+        for n, (option, path) in enumerate(named):
+            for other, other_path in named[n + 1:]:
+                if os.path.realpath(path) == os.path.realpath(other_path):
+                    raise ToolError(f"{option} and {other} both name {path}")
+        hardware = hardware_layers(args)
+        warn = stderr_warning("tapeflow-sim")
+        unused = unused_hardware(args.variant, hardware)
+        if unused:
+            warn(unused)
         module = load_module(args.file)
         _check_not_primal(module, args.function)
         given = load_inputs(args.inputs) if args.inputs else {}
-        warn = stderr_warning("tapeflow-sim")
         bound = None
         if any(isinstance(f, func.FuncOp) and f.sym_name.data == args.function for f in module.ops):
             # Bound before the (slower) lowering; it keeps the caller's signature.
             bound = bind_arguments(check_function(module, args.function), given, warn)
         ctx = make_context()
         try:
-            tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll)
+            tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll, args.model)
         except SimulationError as err:
             raise ToolError(str(err)) from None
         except DiagnosticException as err:
@@ -148,7 +224,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         if bound is None:
             bound = bind_arguments(function, given, warn)
         try:
-            result = simulate(module, args.function, bound, hardware, tape_bytes)
+            result = simulate(
+                module, args.function, bound, hardware, tape_bytes,
+                variant=args.variant, unroll=args.unroll, model=args.model,
+                timeline=args.timeline is not None,
+            )
         except ExecutionError as err:
             raise ToolError(str(err)) from None
         result.report["variant"] = args.variant
@@ -156,6 +236,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         text = json.dumps(result.report, indent=2, sort_keys=True) + "\n"
         if args.out:
             write_outputs(args.out, result.outputs)
+        if args.timeline:
+            assert result.timeline is not None
+            result.timeline["otherData"].update(
+                function=args.function, file=os.path.basename(args.file)
+            )
+            atomic_write_text(
+                args.timeline, json.dumps(result.timeline, separators=(",", ":")) + "\n"
+            )
         if args.json:
             atomic_write_text(args.json, text)
         else:

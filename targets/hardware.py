@@ -99,6 +99,8 @@ class ScratchpadConfig:
             raise HardwareError(
                 f"scratchpad size must be a non-negative multiple of 8 bytes, got {self.size_bytes}"
             )
+        if self.latency < 1:
+            raise HardwareError(f"scratchpad.latency must be at least 1 cycle, got {self.latency}")
         if self.banks <= 0 or (self.size_bytes and (self.size_bytes // 8) % self.banks):
             raise HardwareError(
                 f"{self.size_bytes // 8} scratchpad entries cannot be split into {self.banks} banks"
@@ -111,6 +113,29 @@ class DramConfig:
     """[paper] DDR4, shared by cache misses, write-backs and both stream engines."""
     latency_cycles: int = 100
     """[assumption] about 50 ns of DDR4 access latency at 2 GHz."""
+
+
+@dataclass(frozen=True)
+class PlacementConfig:
+    """Where the simulated buffers sit in memory (the address trace's bump allocator)."""
+
+    base: int = 4096
+    """[design] address of the first buffer."""
+    alignment: int = 64
+    """[design] each buffer starts at a multiple of this: one cache line, so that
+    distinct buffers never share a line but consecutive ones do not all start in
+    the same cache set either (page alignment, 4096, is the option that does)."""
+
+    def validate(self) -> None:
+        if self.alignment < 8 or self.alignment & (self.alignment - 1):
+            raise HardwareError(
+                f"buffer alignment must be a power of two of at least 8 bytes, got {self.alignment}"
+            )
+        if self.base < 0 or self.base % self.alignment:
+            raise HardwareError(
+                f"buffer base {self.base} is not a non-negative multiple of the "
+                f"alignment {self.alignment}"
+            )
 
 
 @dataclass(frozen=True)
@@ -127,6 +152,7 @@ class Hardware:
     cache: CacheConfig = field(default_factory=CacheConfig)
     scratchpad: ScratchpadConfig = field(default_factory=ScratchpadConfig)
     dram: DramConfig = field(default_factory=DramConfig)
+    placement: PlacementConfig = field(default_factory=PlacementConfig)
     energy: EnergyModel = field(default_factory=lambda: ENERGY_PRESETS["paper"])
 
     @property
@@ -144,8 +170,19 @@ class Hardware:
             raise HardwareError(f"a {self.rows}x{self.cols} grid has no FUs")
         if self.clock_ghz <= 0 or self.dram.bandwidth_gbs <= 0:
             raise HardwareError("clock and DRAM bandwidth must be positive")
+        if self.dram.latency_cycles < 0:
+            raise HardwareError(
+                f"dram.latency_cycles must be non-negative, got {self.dram.latency_cycles}"
+            )
+        for latency in fields(self.latencies):
+            if getattr(self.latencies, latency.name) < 1:
+                raise HardwareError(
+                    f"latencies.{latency.name} must be at least 1 cycle, "
+                    f"got {getattr(self.latencies, latency.name)}"
+                )
         self.cache.validate()
         self.scratchpad.validate()
+        self.placement.validate()
 
 
 def associativity_for(cache_bytes: int) -> int:
@@ -194,13 +231,29 @@ def configure(
     cols: int | None = None,
     energy: str | None = None,
 ) -> Hardware:
-    """A preset with some parameters changed; a changed cache size takes Table III's
-    associativity unless `assoc` is given."""
+    """A preset with some parameters changed (as `overridden`)."""
     if preset not in PRESETS:
         raise HardwareError(
             f"unknown hardware preset '{preset}'; choose from {', '.join(PRESETS)}"
         )
-    hardware = PRESETS[preset]
+    return overridden(
+        PRESETS[preset], cache_bytes=cache_bytes, assoc=assoc, spad_bytes=spad_bytes,
+        rows=rows, cols=cols, energy=energy,
+    )
+
+
+def overridden(
+    hardware: Hardware,
+    *,
+    cache_bytes: int | None = None,
+    assoc: int | None = None,
+    spad_bytes: int | None = None,
+    rows: int | None = None,
+    cols: int | None = None,
+    energy: str | None = None,
+) -> Hardware:
+    """`hardware` with some parameters changed, checked; a changed cache size takes
+    Table III's associativity unless `assoc` is given."""
     cache = hardware.cache
     if cache_bytes is not None:
         cache = replace(cache, size_bytes=cache_bytes, assoc=associativity_for(cache_bytes))
@@ -242,8 +295,10 @@ __all__ = [
     "HardwareError",
     "Latencies",
     "PRESETS",
+    "PlacementConfig",
     "ScratchpadConfig",
     "associativity_for",
     "configure",
     "describe",
+    "overridden",
 ]

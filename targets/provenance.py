@@ -11,6 +11,7 @@ energy preset's name, and the versions of the packages that computed the numbers
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from importlib import metadata
 
@@ -33,18 +34,19 @@ def versions() -> dict[str, str | None]:
 
 
 def hardware_record(
-    hardware: Hardware, *, model: str, variant: str, unroll: int
+    hardware: Hardware, *, model: str, variant: str | None, unroll: int
 ) -> dict[str, object]:
     """The `hardware` entry of a report: every field of `hardware` (the preset or
     description's name under `name`), then `model`, `variant`, `unroll`,
-    `energy_preset` and `versions`."""
+    `energy_preset` and `versions`; plain JSON data (lists, not tuples), so that a
+    record read back from a file equals the one computed."""
     record = describe(hardware)
     record["model"] = model
     record["variant"] = variant
     record["unroll"] = unroll
     record["energy_preset"] = hardware.energy.name
     record["versions"] = dict(versions())
-    return record
+    return json.loads(json.dumps(record))  # type: ignore[no-any-return]
 
 
 __all__ = ["PACKAGES", "hardware_record", "versions"]

@@ -32,7 +32,7 @@ except ImportError:  # hypothesis is a test dependency; without it those tests a
 @cache
 def _differentiated(key: str) -> ModuleOp:
     from lowering.tapeflow_enzyme import TapeflowEnzymePass
-    from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_benchmarks.kernels import ALL_KERNELS as KERNELS
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import LocatingParser
 
@@ -52,7 +52,7 @@ def differentiated() -> Callable[[str], ModuleOp]:
 @pytest.fixture(scope="session")
 def run_caller() -> Callable[[str, ModuleOp], dict[str, np.ndarray]]:
     """`run_caller(key, module)`: the caller's outputs on the kernel's inputs."""
-    from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_benchmarks.kernels import ALL_KERNELS as KERNELS
     from tapeflow_tools.tapeflow_run import run_function
 
     def run(key: str, module: ModuleOp) -> dict[str, np.ndarray]:

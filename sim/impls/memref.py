@@ -1,7 +1,7 @@
 """
 `memref` ops on numpy arrays: alloc/alloca (refused beyond
 `storage.ALLOCATION_LIMIT_BYTES`), dealloc, load and store (bounds-checked),
-subview (a numpy view, bounds-checked: numpy would silently clip), copy (shapes
+subview (a numpy view, bounds-checked: numpy would silently clip), dim, copy (shapes
 must agree: numpy would broadcast) and cast.
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.ir import Attribute, SSAValue
 
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import fault, unsupported
@@ -23,18 +24,52 @@ from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 def build_alloc(ctx: CompileContext, op: memref.AllocOp | memref.AllocaOp, ins: list[int], outs: list[int]) -> Step:
     mtype = op.memref.type
     assert isinstance(mtype, MemRefType)
-    if op.dynamic_sizes:
-        raise unsupported(op, "dynamically sized buffers are not supported")
-    shape = tuple(mtype.get_shape())
-    dtype = numpy_dtype(mtype.element_type)
-    refused = too_large(allocation_bytes(shape))
+    static = tuple(mtype.get_shape())
+    dtype = buffer_dtype(mtype.element_type)
     (o,) = outs
     trace = ctx.trace if TAPE_BUFFER in op.attributes else None
+    if op.dynamic_sizes:
+        return _dynamic_alloc(op, static, dtype, [ctx.slot(v) for v in op.dynamic_sizes], o, trace)
+    refused = too_large(allocation_bytes(static))
 
     def step(fr: Frame) -> None:
         if refused is not None:
             raise fault(op, f"'{op.name}' {refused}")
-        fr[o] = np.zeros(shape, dtype=dtype)
+        fr[o] = np.zeros(static, dtype=dtype)
+        if trace is not None:
+            trace.mark_tape(fr[o])
+
+    return step
+
+
+def buffer_dtype(element_type: Attribute) -> object:
+    """A buffer of memrefs (Enzyme's cache of the per-iteration caches of a
+    triangular nest, `memref<?xmemref<?x4xf64>>`) holds numpy arrays: object."""
+    if isinstance(element_type, MemRefType):
+        return object
+    return numpy_dtype(element_type)
+
+
+def _dynamic_alloc(
+    op: memref.AllocOp | memref.AllocaOp,
+    static: tuple[int, ...],
+    dtype: object,
+    size_slots: list[int],
+    o: int,
+    trace: object,
+) -> Step:
+    """A buffer whose `?` extents are the op's size operands, in order (MLIR's
+    rule), read when the op runs; a negative extent is an error."""
+
+    def step(fr: Frame) -> None:
+        sizes = iter(fr[s] for s in size_slots)
+        shape = tuple(next(sizes) if d == DYNAMIC_INDEX else d for d in static)
+        if any(d < 0 for d in shape):
+            raise fault(op, f"'{op.name}' of negative extent: shape {list(shape)}")
+        refused = too_large(allocation_bytes(shape))
+        if refused is not None:
+            raise fault(op, f"'{op.name}' {refused}")
+        fr[o] = np.zeros(shape, dtype=dtype) if dtype is not object else np.empty(shape, dtype=object)
         if trace is not None:
             trace.mark_tape(fr[o])
 
@@ -71,7 +106,8 @@ def build_load(ctx: CompileContext, op: memref.LoadOp, ins: list[int], outs: lis
         buffer, where = fr[m], tuple(fr[i] for i in idx)
         if not in_bounds(where, buffer.shape):
             raise out_of_bounds(op, where, buffer.shape)
-        fr[o] = buffer[where].item()
+        value = buffer[where]
+        fr[o] = value if isinstance(value, np.ndarray) else value.item()
 
     return step
 
@@ -129,10 +165,14 @@ def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], out
     dynamic = iter(ins[1 : 1 + len(op.offsets)])
     offsets = [off if isinstance(off, int) else None for off in geometry.offsets]
     offset_slots = [next(dynamic) if off is None else None for off in offsets]
-    sizes, strides, squeeze = geometry.sizes, geometry.strides, geometry.dropped
+    strides, squeeze = geometry.strides, geometry.dropped
     layouts, kept, fast = ctx.layouts, geometry.kept, ctx.fast
+    # A dynamic size takes the next size operand, in order.
+    size_slots = [ctx.slot(s) if isinstance(s, SSAValue) else None for s in geometry.sizes]
+    static_sizes = [s if isinstance(s, int) else 0 for s in geometry.sizes]
+    dynamic_sizes = any(slot is not None for slot in size_slots)
 
-    def outside(starts: list[int], shape: tuple[int, ...]) -> Exception | None:
+    def outside(starts: list[int], sizes: list[int], shape: tuple[int, ...]) -> Exception | None:
         if len(shape) == len(starts) and all(
             0 <= start and start + (size - 1) * stride < extent
             for start, size, stride, extent in zip(starts, sizes, strides, shape)
@@ -147,8 +187,15 @@ def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], out
 
     def step(fr: Frame) -> None:
         starts = [fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)]
+        sizes = (
+            [fr[slot] if slot is not None else s for s, slot in zip(static_sizes, size_slots)]
+            if dynamic_sizes
+            else static_sizes
+        )
+        if dynamic_sizes and any(s < 0 for s in sizes):
+            raise fault(op, f"'memref.subview' of negative size {list(sizes)}")
         source = fr[src]
-        error = outside(starts, source.shape)
+        error = outside(starts, sizes, source.shape)
         if error is not None:
             raise error
         view = source[
@@ -161,5 +208,22 @@ def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], out
         fr[o] = view
         if fast:  # its layout, for the generated code
             layouts.register_subview(view, source, starts, sizes, strides, kept)
+
+    return step
+
+
+@impl(memref.DimOp)
+def build_dim(ctx: CompileContext, op: memref.DimOp, ins: list[int], outs: list[int]) -> Step:
+    """The extent of one dimension (Enzyme asks a cache of run-time extent for it);
+    an index outside the rank is an error (MLIR: undefined)."""
+    src, index = ins
+    (o,) = outs
+
+    def step(fr: Frame) -> None:
+        shape = fr[src].shape
+        d = fr[index]
+        if not 0 <= d < len(shape):
+            raise fault(op, f"'memref.dim' of dimension {d} of a buffer of rank {len(shape)}")
+        fr[o] = int(shape[d])
 
     return step

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import fault
 from sim.impls.registry import impl
-from sim.storage import Region, allocation_bytes, in_bounds, python_scalar, too_large
+from sim.storage import Region, allocation_bytes, in_bounds, python_scalar, run_time_shape, too_large
 from tapeflow_dialects import region
 
 
@@ -14,8 +14,21 @@ from tapeflow_dialects import region
 def build_alloc(ctx: CompileContext, op: region.AllocOp, ins: list[int], outs: list[int]) -> Step:
     rtype = op.region.type
     assert isinstance(rtype, region.RegionType)
-    refused = too_large(allocation_bytes(Region.entries(rtype)))
     (o,) = outs
+    if op.dynamic_sizes:  # extents known at run time: sized when the op runs
+        sizes = [ctx.slot(v) for v in op.dynamic_sizes]
+
+        def dynamic_alloc(fr: Frame) -> None:
+            actual = run_time_shape(rtype.get_shape(), [fr[s] for s in sizes])
+            if isinstance(actual, str):
+                raise fault(op, f"'region.alloc' {actual}")
+            refused = too_large(allocation_bytes(Region.entries(rtype, actual)))
+            if refused is not None:
+                raise fault(op, f"'region.alloc' {refused}")
+            fr[o] = Region(rtype, actual)
+
+        return dynamic_alloc
+    refused = too_large(allocation_bytes(Region.entries(rtype)))
 
     def alloc(fr: Frame) -> None:
         if refused is not None:

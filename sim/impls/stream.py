@@ -1,6 +1,7 @@
 """
 `stream` ops: a `stream.alloc` tape is a stack of tiles in DRAM with a byte
-budget; `stream.fwd` spills the full entries of a tile and empties them,
+budget (`bytes N`), or a slab tape (`slab S`) that grows by slabs as tiles are
+pushed (`sim.storage.SlabTape`); `stream.fwd` spills the full entries of a tile and empties them,
 `stream.rev` pops the tile of the FWD stream it names and fills its entries,
 `stream.store/load` fill and read single scratchpad entries.
 """
@@ -13,20 +14,44 @@ from xdsl.ir import Operation
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import fault
 from sim.impls.registry import impl
-from sim.storage import Scratchpad, StreamTape, Tile, python_scalar
+from sim.storage import Scratchpad, SlabTape, StreamTape, Tile, python_scalar
 from tapeflow_dialects import stream
 from tapeflow_dialects.layer import ENTRY_BYTES
 
 
 @impl(stream.AllocOp)
 def build_alloc(ctx: CompileContext, op: stream.AllocOp, ins: list[int], outs: list[int]) -> Step:
-    budget = op.bytes.value.data
     (o,) = outs
+    slab = op.slab_bytes
+    if slab is not None:
+        return _build_slab_alloc(ctx, slab, o)
+    assert op.bytes is not None
+    budget = op.bytes.value.data
 
     def step(fr: Frame) -> None:
         fr[o] = StreamTape(budget)
 
     return step
+
+
+def _build_slab_alloc(ctx: CompileContext, slab_bytes: int, o: int) -> Step:
+    """A slab tape; each new slab is counted, placed in the simulated DRAM (the
+    trace records its address range) and charged to the timing (a DRAM page
+    opened), when the run is observed."""
+    state, trace, timing = ctx.state, ctx.trace, ctx.timing
+
+    def on_slab(index: int, slab: np.ndarray) -> None:
+        state.stats["stream_slabs"] += 1
+        base = trace.place_slab(slab, slab_bytes) if trace is not None else None
+        if timing is not None:
+            timing.slab(slab_bytes, base)
+
+    def step(fr: Frame) -> None:
+        fr[o] = SlabTape(slab_bytes, on_slab)
+
+    return step
+
+
 
 
 def _checked_rows(op: Operation, tile: Tile, rows: int) -> tuple[int, int]:
@@ -45,11 +70,19 @@ def build_fwd(ctx: CompileContext, op: stream.FwdOp, ins: list[int], outs: list[
 
     def step(fr: Frame) -> None:
         tile: Tile = fr[t]
-        tape_: StreamTape = fr[tp]
+        tape_: StreamTape | SlabTape = fr[tp]
         start, end = _checked_rows(op, tile, fr[n])
         spad = tile.spad
         full = spad.full[start:end]
         nbytes = (end - start) * ENTRY_BYTES
+        if isinstance(tape_, SlabTape):
+            tape_.push(ident, fr[n], tile.slots, spad.data[start:end].copy(), full.copy())
+            state.note_stream(nbytes)
+            spad.entries_full -= int(np.count_nonzero(full))
+            full[...] = False
+            state.stats["stream_bytes_written"] += nbytes
+            state.stats["stream_tiles_written"] += 1
+            return
         if tape_.used + nbytes > tape_.budget:
             raise fault(
                 op,
@@ -60,6 +93,7 @@ def build_fwd(ctx: CompileContext, op: stream.FwdOp, ins: list[int], outs: list[
         # comes back empty, and reading it in REV is an error there.
         tape_.tiles.append((ident, fr[n], tile.slots, spad.data[start:end].copy(), full.copy()))
         tape_.used += nbytes
+        state.note_stream(nbytes)
         spad.entries_full -= int(np.count_nonzero(full))
         full[...] = False
         state.stats["stream_bytes_written"] += nbytes
@@ -76,13 +110,13 @@ def build_rev(ctx: CompileContext, op: stream.RevOp, ins: list[int], outs: list[
     state = ctx.state
 
     def step(fr: Frame) -> None:
-        tape_: StreamTape = fr[tp]
+        tape_: StreamTape | SlabTape = fr[tp]
         tile: Tile = fr[t]
         rows = fr[n]
         start, end = _checked_rows(op, tile, rows)
         if not tape_.tiles:
             raise fault(op, f"'stream.rev' (of {of}) pops a tile from an empty tape")
-        pushed_by, pushed_rows, pushed_slots, entries, written = tape_.tiles[-1]
+        pushed_by, pushed_rows, pushed_slots = tape_.tiles[-1][:3]
         if (pushed_by, pushed_rows, pushed_slots) != (of, rows, tile.slots):
             raise fault(
                 op,
@@ -90,8 +124,12 @@ def build_rev(ctx: CompileContext, op: stream.RevOp, ins: list[int], outs: list[
                 f"{tile.slots} slots), but the top of the tape is the tile of FWD-stream "
                 f"{pushed_by} ({pushed_rows} rows x {pushed_slots} slots)",
             )
-        tape_.tiles.pop()
-        tape_.used -= entries.size * ENTRY_BYTES
+        if isinstance(tape_, SlabTape):
+            _, _, _, entries, written = tape_.pop()
+        else:
+            _, _, _, entries, written = tape_.tiles.pop()
+            tape_.used -= entries.size * ENTRY_BYTES
+        state.note_stream(-entries.size * ENTRY_BYTES)
         spad = tile.spad
         spad.data[start:end] = entries
         spad.full[start:end] = written

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import fault
 from sim.impls.registry import impl
-from sim.storage import Tape, allocation_bytes, in_bounds, numpy_dtype, too_large
+from sim.storage import Tape, allocation_bytes, in_bounds, numpy_dtype, run_time_shape, too_large
 from tapeflow_dialects import tape
 
 
@@ -15,8 +15,21 @@ def build_alloc(ctx: CompileContext, op: tape.AllocOp, ins: list[int], outs: lis
     ttype = op.tape.type
     assert isinstance(ttype, tape.TapeType)
     shape, dtype = tuple(ttype.get_shape()), numpy_dtype(ttype.element_type)
-    refused = too_large(allocation_bytes(shape))
     (o,) = outs
+    if op.dynamic_sizes:  # extents known at run time: sized when the op runs
+        sizes = [ctx.slot(v) for v in op.dynamic_sizes]
+
+        def dynamic_step(fr: Frame) -> None:
+            actual = run_time_shape(shape, [fr[s] for s in sizes])
+            if isinstance(actual, str):
+                raise fault(op, f"'tape.alloc' {actual}")
+            refused = too_large(allocation_bytes(actual))
+            if refused is not None:
+                raise fault(op, f"'tape.alloc' {refused}")
+            fr[o] = Tape(actual, dtype)
+
+        return dynamic_step
+    refused = too_large(allocation_bytes(shape))
 
     def step(fr: Frame) -> None:
         if refused is not None:

@@ -1,8 +1,18 @@
-"""One PNG figure per experiment (matplotlib, no display needed)."""
+"""
+One figure per experiment (matplotlib's Agg backend: no display needed), in each
+of the formats asked for (`FORMATS`: png, svg, pdf; `--format png,svg`).
+
+Every figure names the kernels' size preset in its title. Where one axis would
+hold too many series (the DRAM sweep and the performance/energy trade-off: two
+variants for each kernel), each kernel gets its own panel. No axis mixes units:
+Table II's working set and inputs, ours in KB and the paper's as it prints them
+("K"), are set against each other on two axes, one per source.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +25,42 @@ import numpy as np  # noqa: E402
 from tapeflow_benchmarks.harness.experiments import Result  # noqa: E402
 
 Rows = list[dict[str, Any]]
+
+FORMATS = ("png", "svg", "pdf")
+"""The file formats a figure can be written in (matplotlib's own writers)."""
+
+
+def parse_formats(text: str) -> list[str]:
+    """`png,svg` as a list of formats, in order, once each; ValueError names
+    an unknown one."""
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in FORMATS]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown figure format(s) {', '.join(unknown) or '(none given)'}; "
+            f"give a comma-separated list of {', '.join(FORMATS)}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def save(fig: Any, stem: Path, formats: Sequence[str] = ("png",)) -> list[str]:
+    """Write `fig` as `stem.<format>` for each format and close it; returns the
+    file names, in the order of `formats`."""
+    names = []
+    for fmt in formats:
+        path = stem.with_name(f"{stem.name}.{fmt}")
+        # No creation date in SVG/PDF metadata: the same figure gives the same bytes.
+        metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(fmt)
+        fig.savefig(path, dpi=110, format=fmt, metadata=metadata)
+        names.append(path.name)
+    plt.close(fig)
+    return names
+
+
+def _panels(count: int, per_row: int = 3) -> tuple[int, int]:
+    """Rows and columns of a grid of `count` panels."""
+    cols = min(per_row, max(1, count))
+    return math.ceil(max(1, count) / cols), cols
 
 
 def _kernels(rows: Rows) -> list[str]:
@@ -57,20 +103,23 @@ def _performance(result: Result, ax_grid: Any) -> None:
     ax_grid[0].legend(fontsize="small")
 
 
-def _dram(result: Result, ax: Any) -> None:
-    kernels = _kernels(result.rows)
+def _dram(result: Result, axes: Any) -> None:
+    """One panel per kernel: Enzyme's and TapeFlow's DRAM traffic over the cache
+    sweep, normalised to that kernel's Enzyme32k."""
     caches = sorted({r["cache_kb"] for r in result.rows})
-    for variant, style in (("enzyme", "--"), ("tapeflow", "-")):
-        for i, k in enumerate(kernels):
+    for ax, k in zip(axes, _kernels(result.rows), strict=True):
+        for variant, style, color in (("enzyme", "--", "C0"), ("tapeflow", "-", "C1")):
             ys = [next((r[f"{variant}_norm"] for r in result.rows if r["kernel"] == k and r["cache_kb"] == c), None) for c in caches]
-            ax.plot(caches, ys, style, marker="o", color=f"C{i}", label=f"{k} ({variant})" if variant == "tapeflow" else None)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks(caches, [f"{c}k" for c in caches])
-    ax.set_xlabel("cache size (solid: TapeFlow, dashed: Enzyme)")
-    ax.set_ylabel("DRAM bytes / Enzyme32k's")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+            ax.plot(caches, [np.nan if y is None else y for y in ys], style, marker="o", color=color,
+                    label="TapeFlow" if variant == "tapeflow" else "Enzyme")
+        ax.set_title(k)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(caches, [f"{c}k" for c in caches], fontsize="small")
+        ax.set_xlabel("cache size")
+        ax.set_ylabel("DRAM bytes / Enzyme32k's")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize="small")
 
 
 def _layout(result: Result, ax: Any) -> None:
@@ -99,19 +148,27 @@ def _energy(result: Result, axes: Any) -> None:
         ax.legend(fontsize="small")
 
 
-def _tradeoff(result: Result, ax: Any) -> None:
-    kernels = _kernels(result.rows)
-    for i, k in enumerate(kernels):
-        for variant, marker in (("enzyme", "o"), ("tapeflow", "^")):
-            rows = [r for r in result.rows if r["kernel"] == k and r["variant"] == variant]
-            ax.plot([r["energy_paper"] for r in rows], [r["performance"] for r in rows], marker=marker,
-                    linestyle="-" if variant == "tapeflow" else ":", color=f"C{i}",
-                    label=k if variant == "tapeflow" else None)
-    ax.set_xscale("log")
-    ax.set_xlabel("on-chip energy / Enzyme1k's ('paper' preset; o Enzyme, ^ TapeFlow, 1-128 KB)")
-    ax.set_ylabel("performance / Enzyme1k's (x)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+def _tradeoff(result: Result, axes: Any) -> None:
+    """One panel per kernel: performance against on-chip energy over the cache
+    sweep, both variants, normalised to that kernel's Enzyme1k."""
+    for ax, k in zip(axes, _kernels(result.rows), strict=True):
+        for variant, marker, color in (("enzyme", "o", "C0"), ("tapeflow", "^", "C1")):
+            rows = sorted((r for r in result.rows if r["kernel"] == k and r["variant"] == variant),
+                          key=lambda r: r["cache_kb"])
+            xs = [r["energy_paper"] for r in rows]
+            ys = [r["performance"] for r in rows]
+            ax.plot(xs, ys, marker=marker, linestyle="-" if variant == "tapeflow" else ":", color=color,
+                    label="TapeFlow" if variant == "tapeflow" else "Enzyme")
+            for r, x, y in zip(rows, xs, ys, strict=True):
+                if r["cache_kb"] in (rows[0]["cache_kb"], rows[-1]["cache_kb"]) and x and y:
+                    ax.annotate(f"{r['cache_kb']}k", (x, y), fontsize="x-small", color=color,
+                                textcoords="offset points", xytext=(3, 3))
+        ax.set_title(k)
+        ax.set_xscale("log")
+        ax.set_xlabel("on-chip energy / Enzyme1k's ('paper')")
+        ax.set_ylabel("performance / Enzyme1k's (x)")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize="small")
 
 
 def _scratchpad(result: Result, ax: Any) -> None:
@@ -149,46 +206,79 @@ def _unroll(result: Result, axes: Any) -> None:
 
 
 def _table2(result: Result, axes: Any) -> None:
+    """Layer counts side by side (one unit: layers); working set and inputs as
+    ours (KB, x axis) against the paper's (its "K", y axis): never two units on
+    one axis."""
     kernels = _kernels(result.rows)
-    for ax, (ours, paper, label) in zip(axes, (
-        ("layers", "layers_paper", "layer count"),
-        ("working_set_kb", "working_set_k_paper", "working set (K)"),
+    _bars(axes[0], kernels, {
+        "ours": [r["layers"] for r in result.rows], "paper": [r["layers_paper"] for r in result.rows],
+    }, "layer count")
+    axes[0].set_yscale("log")
+    axes[0].legend(fontsize="small")
+    axes[0].set_title("layers")
+    for ax, (ours, paper, what) in zip(axes[1:], (  # noqa: B905 - two panels, two pairs
+        ("working_set_kb", "working_set_k_paper", "working set"),
+        ("inputs_kb", "inputs_k_paper", "inputs"),
     )):
-        _bars(ax, kernels, {
-            "ours": [r[ours] for r in result.rows], "paper": [r[paper] for r in result.rows],
-        }, label)
+        for i, r in enumerate(result.rows):
+            x, y = r[ours], r[paper]
+            if x and y:
+                ax.plot([x], [y], "o", color=f"C{i % 10}")
+                ax.annotate(r["kernel"], (x, y), fontsize="x-small", textcoords="offset points", xytext=(3, 3))
+        ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.legend(fontsize="small")
+        ax.set_xlabel(f"{what}, ours (KB)")
+        ax.set_ylabel(f"{what}, paper (K, as Table II prints it)")
+        ax.set_title(what)
+        ax.grid(alpha=0.3)
 
 
 _LAYOUTS: dict[str, tuple[tuple[int, int], Callable[[Result, Any], None]]] = {
     "performance": ((1, 3), _performance),
-    "dram": ((1, 1), _dram),
     "layout": ((1, 1), _layout),
     "energy": ((1, 2), _energy),
-    "tradeoff": ((1, 1), _tradeoff),
     "scratchpad": ((1, 1), _scratchpad),
     "unroll": ((1, 2), _unroll),
-    "table2": ((1, 2), _table2),
+    "table2": ((1, 3), _table2),
 }
+_PER_KERNEL: dict[str, Callable[[Result, Any], None]] = {"dram": _dram, "tradeoff": _tradeoff}
+"""Experiments drawn as one panel per kernel."""
+
+_LEGEND_OUTSIDE = {"scratchpad"}
 
 
-_LEGEND_OUTSIDE = {"dram", "tradeoff", "scratchpad"}
-
-
-def draw(result: Result, title: str, path: Path) -> bool:
-    """Write the experiment's figure; False if it has no rows to draw."""
+def figure(result: Result, title: str, size: str | None = None) -> Any:
+    """The experiment's figure (a matplotlib Figure), or None if it has no rows;
+    `size` (the kernels' size preset) is written in the title."""
     if not result.rows:
-        return False
-    (nrows, ncols), plot = _LAYOUTS[result.name]
-    width = 6.5 * ncols + (2.5 if result.name in _LEGEND_OUTSIDE else 0)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width, 4.8), squeeze=False)
-    plot(result, axes[0] if ncols > 1 else axes[0][0])
-    fig.suptitle(title)
+        return None
+    if result.name in _PER_KERNEL:
+        count = len(_kernels(result.rows))
+        nrows, ncols = _panels(count)
+        fig, grid = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows + 0.6), squeeze=False)
+        axes = [ax for row in grid for ax in row]
+        for ax in axes[count:]:
+            ax.set_visible(False)
+        _PER_KERNEL[result.name](result, axes[:count])
+    else:
+        (nrows, ncols), plot = _LAYOUTS[result.name]
+        width = 6.5 * ncols + (2.5 if result.name in _LEGEND_OUTSIDE else 0)
+        fig, grid = plt.subplots(nrows, ncols, figsize=(width, 4.8), squeeze=False)
+        plot(result, grid[0] if ncols > 1 else grid[0][0])
+    fig.suptitle(f"{title}; kernels at '{size}' size" if size else title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return fig
 
 
-__all__ = ["draw"]
+def draw(
+    result: Result, title: str, path: Path, formats: Sequence[str] = ("png",), size: str | None = None
+) -> list[str]:
+    """Write the experiment's figure as `path` with each format's suffix; the
+    names written (none if it has no rows to draw)."""
+    fig = figure(result, title, size)
+    if fig is None:
+        return []
+    return save(fig, path.with_suffix(""), formats)
+
+
+__all__ = ["FORMATS", "draw", "figure", "parse_formats", "save"]

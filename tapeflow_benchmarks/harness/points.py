@@ -8,44 +8,103 @@ module is lowered and run once per group, and the recorded trace is replayed
 through each cache (`sim.simulator.evaluate`), which is what makes sweeps cheap.
 
 A point's cache key is a hash of everything its numbers depend on: the kernel and
-size, the variant and pass options, every hardware parameter (`targets.hardware`),
-and a fingerprint of the code that computes them (the dialects, passes, simulator,
-hardware model and kernels, plus the xDSL and Enzyme versions), so that a cached
-result is never reused after any of those change.
+size (for a user's kernel, a digest of its file, inputs and function), the variant
+and pass options, the point's full hardware record (`targets.provenance`: every
+hardware parameter, the timing model, variant, unroll, energy preset and package
+versions), and a fingerprint of the code that computes them (the dialects, passes,
+simulator, hardware model and kernels, plus the xDSL and Enzyme versions), so that
+a cached result is never reused after any of those change.
+
+The evaluation's points take their hardware from the paper's presets (`Tflow32k`
+for TapeFlow, `Enzyme32k` otherwise) with the point's cache, scratchpad and energy
+preset. A sweep (`harness/sweep.py`) may name another preset and change any other
+parameter: the group's `settings`, dotted keys and values (`dram.latency_cycles`,
+`rows`, ...), applied last.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from targets.hardware import Hardware, configure
+from targets.provenance import hardware_record
 
 KB = 1024
 
 
 @dataclass(frozen=True, order=True)
+class KernelSource:
+    """A user's kernel (a sweep's `file` entry): the module's text and the inputs
+    archive's bytes travel with the point, so that a worker on another machine
+    (`--dask`) needs no shared files. Only `digest` (of the text, the inputs and
+    the function) and the names take part in comparisons and in the cache key."""
+
+    file: str
+    """The path the sweep named (for messages and locations)."""
+    function: str
+    """The gradient, or the caller of `enzyme.autodiff`, to run."""
+    digest: str
+    text: str = field(default="", compare=False, repr=False)
+    inputs: bytes = field(default=b"", compare=False, repr=False)
+    """The `.npz` archive's bytes (empty: no inputs; missing memrefs are zero)."""
+
+    def key(self) -> dict[str, str]:
+        return {"function": self.function, "digest": self.digest}
+
+
+Setting = tuple[str, Any]
+"""A dotted hardware key and its value: ('dram.latency_cycles', 321)."""
+
+
+@dataclass(frozen=True, order=True)
 class Group:
-    """One lowering and run: everything but the cache and the energy preset."""
+    """One lowering and run: everything but the cache size and ways and the
+    energy preset."""
 
     kernel: str
     size: str
+    """The kernel's size preset ('' for a user's kernel)."""
     variant: str
     """'enzyme', 'aos' or 'tapeflow' (see `sim.simulator.VARIANTS`)."""
     spad_bytes: int = 0
     unroll: int = 1
+    model: str = "cgra"
+    """The timing model the reports come from (recorded in the hardware record)."""
+    preset: str = ""
+    """The hardware preset the point starts from ('': Tflow32k for TapeFlow,
+    Enzyme32k otherwise)."""
+    settings: tuple[Setting, ...] = ()
+    """Other hardware parameters, applied last, sorted by key (a sweep's)."""
+    source: KernelSource | None = None
+    """A user's kernel; None for one of the nine in `tapeflow_benchmarks`."""
 
     def label(self) -> str:
-        text = f"{self.kernel}/{self.size} {self.variant}"
+        text = f"{self.kernel}/{self.size} {self.variant}" if self.size else f"{self.kernel} {self.variant}"
         if self.variant == "tapeflow":
             text += f" spad {_bytes(self.spad_bytes)}"
         if self.unroll > 1:
             text += f" unroll {self.unroll}"
+        if self.preset:
+            text += f" on {self.preset}"
+        text += "".join(f" {k}={v}" for k, v in self.settings if k != "scratchpad.size_bytes")
+        if self.model != "cgra":
+            text += f" ({self.model} model)"
         return text
+
+    def key(self) -> dict[str, Any]:
+        """What the cache key takes from the group (a user kernel by digest, not
+        by path or content)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "source"}
+        data["settings"] = [list(s) for s in self.settings]
+        if self.source is not None:
+            data["source"] = self.source.key()
+        return data
 
 
 @dataclass(frozen=True, order=True)
@@ -53,24 +112,63 @@ class Point:
     group: Group
     cache_bytes: int
     energy: str = "paper"
+    """An energy preset's name ('': the group's settings give the energy table)."""
+    assoc: int = 0
+    """Cache ways (0: Table III's for the size)."""
 
     def hardware(self) -> Hardware:
-        """The configuration: the paper's presets with this cache and scratchpad."""
-        base = "Tflow32k" if self.group.variant == "tapeflow" else "Enzyme32k"
-        spad = self.group.spad_bytes if self.group.variant == "tapeflow" else None
-        return configure(base, cache_bytes=self.cache_bytes, spad_bytes=spad, energy=self.energy)
+        """The configuration: the group's preset (by default the paper's for the
+        variant) with this cache, scratchpad and energy preset, then the group's
+        settings."""
+        return _hardware(self)
+
+    def record(self) -> dict[str, object]:
+        """The point's `hardware` record (`targets.provenance.hardware_record`)."""
+        g = self.group
+        return hardware_record(self.hardware(), model=g.model, variant=g.variant, unroll=g.unroll)
 
     def key(self) -> str:
         payload = {
-            "group": asdict(self.group),
-            "hardware": asdict(self.hardware()),
+            "group": self.group.key(),
+            "point": {"cache_bytes": self.cache_bytes, "energy": self.energy, "assoc": self.assoc},
+            "hardware": self.record(),
             "code": code_fingerprint(),
         }
         text = json.dumps(payload, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def label(self) -> str:
-        return f"{self.group.label()} cache {_bytes(self.cache_bytes)} ({self.energy})"
+        ways = f" {self.assoc}-way" if self.assoc else ""
+        energy = f" ({self.energy})" if self.energy else ""
+        return f"{self.group.label()} cache {_bytes(self.cache_bytes)}{ways}{energy}"
+
+
+@cache
+def _hardware(point: Point) -> Hardware:
+    g = point.group
+    base = g.preset or ("Tflow32k" if g.variant == "tapeflow" else "Enzyme32k")
+    spad = g.spad_bytes if g.variant == "tapeflow" else None
+    hardware = configure(
+        base, cache_bytes=point.cache_bytes, spad_bytes=spad, energy=point.energy or None
+    )
+    if point.assoc:
+        hardware = replace(hardware, cache=replace(hardware.cache, assoc=point.assoc))
+    for key, value in g.settings:
+        hardware = with_setting(hardware, key, value)
+    if point.assoc or g.settings:
+        hardware.validate()
+    return hardware
+
+
+def with_setting(obj: Any, key: str, value: Any) -> Any:
+    """`obj` (a frozen dataclass) with the field at dotted `key` replaced; the
+    value must already have the field's type (a sweep checks it with pydantic)."""
+    head, _, rest = key.partition(".")
+    if not is_dataclass(obj) or head not in {f.name for f in fields(obj)}:
+        raise KeyError(key)
+    if rest:
+        value = with_setting(getattr(obj, head), rest, value)
+    return replace(obj, **{head: value})
 
 
 def _bytes(n: int) -> str:
@@ -109,4 +207,4 @@ def grouped(points: list[Point]) -> dict[Group, list[Point]]:
     return groups
 
 
-__all__ = ["KB", "Group", "Point", "code_fingerprint", "grouped"]
+__all__ = ["KB", "Group", "KernelSource", "Point", "Setting", "code_fingerprint", "grouped", "with_setting"]

@@ -1,8 +1,9 @@
 """
 The results folder: `results.json` (every measured number: each experiment's rows
-and summary, the claims, and every simulated point's full report), one CSV per
-experiment plus `runs.csv`, one PNG per experiment, and `report.md`, which sets
-our numbers beside the paper's claims.
+and summary, the claims, and every simulated point's full report, whose `hardware`
+is the point's whole machine), one CSV per experiment plus `runs.csv`, one figure
+per experiment in each format asked for (PNG by default), and `report.md`, which
+sets our numbers beside the paper's claims.
 
 The folder is written as a whole: into a temporary folder beside it, renamed into
 place only when every file is complete (`tapeflow_tools.atomic.atomic_directory`).
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,11 +140,12 @@ def write(
     results: dict[str, Result],
     verdicts: list[Verdict],
     runs: dict[Point, Report],
+    formats: Sequence[str] = ("png",),
 ) -> list[Path]:
     """Write the folder (replacing `out` as a whole once complete); returns the
     figures written, as paths under `out`."""
     with atomic_directory(out) as temp:
-        names = _write_into(temp, meta, results, verdicts, runs)
+        names = _write_into(temp, meta, results, verdicts, runs, formats)
     return [out / "figures" / name for name in names]
 
 
@@ -156,17 +159,21 @@ def _write_into(
     results: dict[str, Result],
     verdicts: list[Verdict],
     runs: dict[Point, Report],
+    formats: Sequence[str] = ("png",),
 ) -> list[str]:
     (out / "csv").mkdir()
     (out / "figures").mkdir()
-    figures = []
+    figures: list[str] = []
+    shown: dict[str, str] = {}
     for name, result in results.items():
         experiment = EXPERIMENTS[name]
         if result.rows:
             _write_csv(out / "csv" / f"{name}.csv", result.rows)
-        path = out / "figures" / f"{name}.png"
-        if draw(result, f"{experiment.title} ({experiment.paper})", path):
-            figures.append(path.name)
+        path = out / "figures" / name
+        drawn = draw(result, f"{experiment.title} ({experiment.paper})", path, formats, size=meta["size"])
+        if drawn:
+            figures += drawn
+            shown[name] = drawn[0]
     ordered = sorted(runs.items())
     _write_csv(out / "csv" / "runs.csv", [_run_row(p, r) for p, r in ordered])
     data = {
@@ -190,7 +197,7 @@ def _write_into(
         "runs": [{**_point_fields(p), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    (out / "report.md").write_text(_markdown(meta, results, verdicts), encoding="utf-8")
+    (out / "report.md").write_text(_markdown(meta, results, verdicts, shown), encoding="utf-8")
     return figures
 
 
@@ -212,7 +219,10 @@ _ROW_COLUMNS = {
 }
 
 
-def _markdown(meta: dict[str, Any], results: dict[str, Result], verdicts: list[Verdict]) -> str:
+def _markdown(
+    meta: dict[str, Any], results: dict[str, Result], verdicts: list[Verdict],
+    figures: dict[str, str] | None = None,
+) -> str:
     lines = [
         "# TapeFlow evaluation: our model next to the paper",
         "",
@@ -254,7 +264,8 @@ def _markdown(meta: dict[str, Any], results: dict[str, Result], verdicts: list[V
         experiment = EXPERIMENTS[name]
         lines += [f"## {experiment.title} ({experiment.paper})", ""]
         if result.rows:
-            lines += [f"![{name}](figures/{name}.png)", "", f"Data: `csv/{name}.csv`.", ""]
+            figure = (figures or {}).get(name, f"{name}.png")
+            lines += [f"![{name}](figures/{figure})", "", f"Data: `csv/{name}.csv`.", ""]
             lines.append(markdown_table(result.rows, _ROW_COLUMNS.get(name)))
         for note in result.notes:
             lines.append(f"- {note}")

@@ -6,10 +6,12 @@ An entry is `{"format": 1, "key": ..., "sha256": ..., "report": {...}}`: the
 report, the key it was computed for, and the SHA-256 of the report's canonical
 JSON (sorted keys, no spaces, no NaN). Reading an entry checks all of it: valid
 JSON with no NaN or infinity, the four fields and no others, the key of the point
-asked for, the checksum of the report, and the report's schema (`REPORT_SCHEMA`:
+asked for, the checksum of the report, the report's schema (`REPORT_SCHEMA`:
 each key present with its type, every number finite and non-negative, and totals
-that add up). An entry that fails any check is not used: the caller recomputes
-the point, and `notify` is told, in one line naming the entry and the reason. A
+that add up), and its `hardware` record, which must be the point's (`Point.record`:
+every hardware parameter, model, variant, unroll, energy preset, versions). An
+entry that fails any check is not used: the caller recomputes the point, and
+`notify` is told, in one line naming the entry and the reason. A
 failed run is never cached. Entries are written through a temporary file renamed
 into place, so a reader never sees half an entry.
 """
@@ -36,8 +38,27 @@ _NUM = "number"
 _STR = "str"
 _BOOL = "bool"
 
+HARDWARE_SCHEMA: dict[str, Any] = {
+    "name": _STR,
+    "clock_ghz": _NUM,
+    "rows": _INT,
+    "cols": _INT,
+    "latencies": {str: _INT},
+    "cache": {"size_bytes": _INT, "assoc": _INT, "line_bytes": _INT},
+    "scratchpad": {"size_bytes": _INT, "banks": _INT},
+    "dram": {"bandwidth_gbs": _NUM, "latency_cycles": _INT},
+    "energy": {"name": _STR},
+    "model": _STR,
+    "variant": _STR,
+    "unroll": _INT,
+    "energy_preset": _STR,
+    "versions": {},
+}
+"""The point's hardware record (`targets.provenance.hardware_record`); the rest of
+its fields are checked by comparing the whole record with the point's."""
+
 REPORT_SCHEMA: dict[str, Any] = {
-    "hardware": _STR,
+    "hardware": HARDWARE_SCHEMA,
     "cycles": {"fwd": _INT, "rev": _INT, "total": _INT, "memory_stall": _INT, "stream_stall": _INT},
     "ops": {"total": _INT, "fu": {str: _INT}, "memory": _INT},
     "cache": {
@@ -121,6 +142,11 @@ def checksum(report: Report) -> str:
     return hashlib.sha256(canonical(report).encode()).hexdigest()
 
 
+def _as_json(value: Any) -> Any:
+    """`value` as it reads back from JSON (tuples become lists)."""
+    return json.loads(json.dumps(value))
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(f"holds {name}, which is not a JSON number")
 
@@ -186,6 +212,8 @@ class ResultCache:
         if entry["sha256"] != checksum(report):
             raise ValueError("does not match its checksum (it was changed after it was written)")
         check_report(report)
+        if report["hardware"] != _as_json(point.record()):
+            raise ValueError("records other hardware than the point's")
         return report
 
     def _reject(self, path: Path, point: Point, reason: str) -> None:
@@ -208,4 +236,4 @@ class ResultCache:
             self.root = None
 
 
-__all__ = ["FORMAT", "REPORT_SCHEMA", "ResultCache", "SchemaError", "check_report", "checksum"]
+__all__ = ["FORMAT", "HARDWARE_SCHEMA", "REPORT_SCHEMA", "ResultCache", "SchemaError", "check_report", "checksum"]

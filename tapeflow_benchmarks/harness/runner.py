@@ -10,6 +10,18 @@ passes and `tapeflow-to-cgra` (`sim.simulator.prepare`), the simulator
 written to the cache (`result_cache`, which checks every entry it reads) as each
 group finishes, so an interrupted run loses only the groups in flight.
 
+A user's kernel (a sweep's `file` entry, `points.KernelSource`) runs the same way
+from its own text: parsed as the tools read a file (`tapeflow_tools.frontend`),
+differentiated if it holds an `enzyme.autodiff`, its inputs bound to the function
+the sweep names as `tapeflow-sim` binds them. Each report's `hardware` is the
+point's full record (`Point.record`: every hardware parameter, model, variant,
+unroll, energy preset, package versions).
+
+The groups run in local processes by default; `run_points(pool=...)` hands them to
+another `concurrent.futures.Executor` instead (a Dask cluster's, see
+`dask_pool.py`). Each group's numbers depend only on the group, never on where it
+ran, so the results are the same either way.
+
 The worker processes ignore SIGINT: Ctrl-C (which the terminal sends to the whole
 process group) reaches the parent only, which stops the workers itself and
 reports once, instead of every worker printing a traceback. A report that does
@@ -18,12 +30,20 @@ not have the shape of one (`result_cache.check_report`) counts as a failed run.
 
 from __future__ import annotations
 
+import io
+import json
 import multiprocessing
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    wait,
+)
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -36,13 +56,16 @@ from lowering.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from sim.simulator import evaluate, execute, prepare
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
-from tapeflow_benchmarks.harness.points import Group, Point, grouped
+from tapeflow_benchmarks.harness.points import Group, KernelSource, Point, grouped
 from tapeflow_benchmarks.harness.result_cache import (
     ResultCache,
     SchemaError,
     check_report,
 )
+from tapeflow_tools.arguments import bind_arguments, check_function
 from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import verify_located
+from tapeflow_tools.frontend import parse_module_text
 
 Report = dict[str, Any]
 
@@ -59,6 +82,31 @@ def _differentiated(kernel: str, size: str) -> builtin.ModuleOp:
     module = parse_kernel(ctx, kernel, size)
     TapeflowEnzymePass().apply(ctx, module)
     return module
+
+
+def parse_source(source: KernelSource) -> builtin.ModuleOp:
+    """A user's kernel as the tools read its file (located diagnostics)."""
+    module = parse_module_text(make_context(), source.text, source.file)
+    verify_located(module)
+    return module
+
+
+@cache
+def _user_differentiated(source: KernelSource) -> builtin.ModuleOp:
+    """A user's kernel after the real Enzyme (once per process; clone it)."""
+    ctx = make_context()
+    module = parse_source(source)
+    TapeflowEnzymePass().apply(ctx, module)
+    return module
+
+
+def source_inputs(source: KernelSource) -> dict[str, np.ndarray]:
+    """The arrays of a user's kernel's inputs archive (checked when the sweep
+    was read)."""
+    if not source.inputs:
+        return {}
+    with np.load(io.BytesIO(source.inputs), allow_pickle=False) as data:
+        return {key: data[key] for key in data.files}
 
 
 def _tensors_per_loop(module: builtin.ModuleOp) -> float:
@@ -85,16 +133,28 @@ def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
     started = time.perf_counter()
     try:
         ctx = make_context()
-        module = _differentiated(group.kernel, group.size).clone()
+        source = group.source
+        if source is None:
+            module = _differentiated(group.kernel, group.size).clone()
+        else:
+            module = _user_differentiated(source).clone()
         stats: dict[str, float] = {}
         if group.variant == "enzyme" and group.unroll == 1:
             stats["tensors_per_loop"] = _tensors_per_loop(module)
         hardware = points[0].hardware()
         tape_bytes = prepare(ctx, module, group.variant, hardware, group.unroll)
-        args = caller_arguments(module, group.kernel, group.size)
+        if source is None:
+            function = f"{group.kernel}_grad"
+            args = caller_arguments(module, group.kernel, group.size)
+        else:
+            function = source.function
+            args = bind_arguments(check_function(module, function), source_inputs(source))
         if stats:
             stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
-        execution = execute(module, f"{group.kernel}_grad", args, hardware, tape_bytes)
+        execution = execute(
+            module, function, args, hardware, tape_bytes,
+            variant=group.variant, unroll=group.unroll, model=group.model,
+        )
         if stats:
             lines = np.unique(execution.addresses >> 6)
             stats["working_set_bytes"] = int(lines.size) * 64
@@ -102,6 +162,7 @@ def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
         reports = {}
         for point in points:
             report = evaluate(execution, point.hardware())
+            report["hardware"] = json.loads(json.dumps(point.record()))  # as JSON reads back
             report["kernel_stats"] = stats
             report["outputs_finite"] = bool(finite)
             reports[point] = report
@@ -169,8 +230,11 @@ def run_points(
     jobs: int = 1,
     progress: bool = True,
     on_report: Callable[[Point, Report], None] | None = None,
+    pool: Executor | None = None,
 ) -> tuple[dict[Point, Report], RunSummary]:
-    """Every point's report, computing only those the cache lacks."""
+    """Every point's report, computing only those the cache lacks: in the calling
+    process with `jobs` 1, in `jobs` local processes otherwise, or on `pool` (an
+    executor the caller owns and shuts down; `jobs` groups are kept in flight)."""
     started = time.perf_counter()
     summary = RunSummary()
     found: dict[Point, Report] = {}
@@ -206,28 +270,42 @@ def run_points(
         bar.update(1)
 
     try:
-        if jobs <= 1 or len(todo) <= 1:
+        if pool is None and (jobs <= 1 or len(todo) <= 1):
             for group, group_points in todo:
                 bar.set_postfix_str(group.label())
                 finished(_run_group_job(group, group_points))
         else:
-            with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
+            owned = pool is None
+            executor = (
+                ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+                if pool is None else pool
+            )
+            running: dict[Future[list[tuple[Point, Report]]], tuple[Group, list[Point]]] = {}
+            with executor if owned else nullcontext(executor):
                 try:
                     pending = list(todo)
-                    running: dict[Future[list[tuple[Point, Report]]], Group] = {}
                     while pending or running:
                         while pending and len(running) < jobs:
                             group, group_points = pending.pop(0)
                             with _sigint_blocked():
-                                future = pool.submit(_run_group_job, group, group_points)
-                            running[future] = group
-                        bar.set_postfix_str(" | ".join(g.label() for g in running.values()))
+                                future = executor.submit(_run_group_job, group, group_points)
+                            running[future] = (group, group_points)
+                        bar.set_postfix_str(" | ".join(g.label() for g, _ in running.values()))
                         done, _ = wait(running, return_when=FIRST_COMPLETED)
                         for future in done:
-                            running.pop(future)
-                            finished(future.result())
+                            group, group_points = running.pop(future)
+                            try:
+                                pairs = future.result()
+                            except Exception as err:  # noqa: BLE001 - a worker lost, not a run's error
+                                message = f"the worker running it failed: {type(err).__name__}: {err}"
+                                pairs = [(p, {"error": message.strip()}) for p in group_points]
+                            finished(pairs)
                 except KeyboardInterrupt:
-                    _stop_workers(pool)
+                    if owned:
+                        _stop_workers(executor)  # type: ignore[arg-type]
+                    else:
+                        for future in running:
+                            future.cancel()
                     raise
     finally:
         bar.close()

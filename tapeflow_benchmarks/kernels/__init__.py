@@ -1,5 +1,6 @@
 """
-The nine kernels of the paper's evaluation (Table II), by key.
+The nine kernels of the paper's evaluation (Table II), by key, and the extra
+kernels with loops of run-time trip count (`EXTRA_KERNELS`).
 
 Each kernel module holds its size presets (`small` for the test suite, `paper` for
 Table II), one MLIR template, a numpy primal and an input generator; `Kernel`
@@ -17,16 +18,20 @@ from tapeflow_benchmarks.kernels import (
     gravity,
     lenet,
     logsum,
+    logsum_n,
     massspring,
     matdescent,
     mttkrp,
     nn,
     pathfinder,
     somier,
+    syrk_tri,
 )
 from tapeflow_benchmarks.kernels.kernel import CallerArg, Kernel, Param
 
 __all__ = [
+    "ALL_KERNELS",
+    "EXTRA_KERNELS",
     "KERNELS",
     "PRESETS",
     "CallerArg",
@@ -54,13 +59,25 @@ KERNELS: dict[str, Kernel] = {
 }
 
 
+EXTRA_KERNELS: dict[str, Kernel] = {
+    module.KERNEL.key: module.KERNEL for module in (syrk_tri, logsum_n)
+}
+"""Kernels beyond the paper's nine (issue 13: loops with run-time trip counts):
+triangular SYRK (PolyBench) and logsum over a run-time length. The evaluation
+runs them when asked (`tapeflow-bench --extra-kernels`, or by name in
+`--kernels`); the paper's experiments and claims stay on the nine."""
+
+ALL_KERNELS: dict[str, Kernel] = {**KERNELS, **EXTRA_KERNELS}
+"""The nine and the extra kernels, by key."""
+
+
 def central_differences(
     key: str, preset: str, inputs: list[np.ndarray], rel_step: float = 1e-6
 ) -> dict[str, np.ndarray]:
     """The gradient the caller's shadows receive, by central finite differences of
     the numpy primal, element by element (steps of `rel_step` relative to each
     element, at least `rel_step` absolute), keyed by parameter name."""
-    kernel = KERNELS[key]
+    kernel = ALL_KERNELS[key]
     phi, point = kernel.objective(preset, inputs)
     numeric: dict[str, np.ndarray] = {}
     for name, value in point.items():
@@ -84,7 +101,7 @@ def finite_difference_check(
     `Kernel.expected` reports for the shadows and central finite differences of the
     numpy primal. A sign, index or seed mistake in a reference shows as an O(1)
     difference; a correct one gives about 1e-9."""
-    kernel = KERNELS[key]
+    kernel = ALL_KERNELS[key]
     inputs = kernel.inputs(preset)
     phi, point = kernel.objective(preset, inputs)
     analytic = autograd.grad(phi)(point)

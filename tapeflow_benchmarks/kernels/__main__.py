@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tapeflow_benchmarks.kernels import KERNELS, PRESETS
+from tapeflow_benchmarks.kernels import ALL_KERNELS, PRESETS
 
 MLIR_DIR = Path(__file__).resolve().parent.parent / "mlir"
 
@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog="python -m tapeflow_benchmarks.kernels", description=__doc__.strip().splitlines()[0]
     )
     parser.add_argument(
-        "key", nargs="?", choices=sorted(KERNELS), help="kernel to print"
+        "key", nargs="?", choices=sorted(ALL_KERNELS), help="kernel to print"
     )
     parser.add_argument("--preset", choices=PRESETS, default="small")
     parser.add_argument(
@@ -37,12 +37,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.write:
         MLIR_DIR.mkdir(exist_ok=True)
-        for key, kernel in KERNELS.items():
+        for key, kernel in ALL_KERNELS.items():
             for preset in PRESETS:
                 mlir_path(key, preset).write_text(kernel.mlir(preset))
-        print(f"wrote {len(KERNELS) * len(PRESETS)} modules to {MLIR_DIR}")
+        print(f"wrote {len(ALL_KERNELS) * len(PRESETS)} modules to {MLIR_DIR}")
     elif args.key:
-        sys.stdout.write(KERNELS[args.key].mlir(args.preset))
+        sys.stdout.write(ALL_KERNELS[args.key].mlir(args.preset))
     else:
         parser.error("name a kernel, or pass --write")
 

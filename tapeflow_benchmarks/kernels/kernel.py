@@ -95,7 +95,10 @@ def render(template: str, **values: object) -> str:
 
 @dataclass(frozen=True)
 class Param:
-    """One argument of the primal function: a statically shaped f64 buffer."""
+    """One argument of the primal function: an f64 buffer (of static shape, or of
+    dynamic shape `memref<?xf64>` with `dynamic`), or an `index` scalar (`trip`:
+    a loop bound known only at run time, whose value is the size parameter it
+    names)."""
 
     name: str
     shape: tuple[int, ...]
@@ -103,9 +106,17 @@ class Param:
     """Differentiated (`enzyme_dup`, passed with its shadow) or not (`enzyme_const`)."""
     written: bool = False
     """The primal stores into it: an output, whose shadow carries a cotangent seed."""
+    dynamic: bool = False
+    """The buffer's type has `?` extents (the array passed has `shape`)."""
+    trip: str | None = None
+    """An `index` argument: the size parameter whose value it carries."""
 
     @property
     def type(self) -> str:
+        if self.trip is not None:
+            return "index"
+        if self.dynamic:
+            return f"memref<{'x'.join('?' for _ in self.shape)}xf64>"
         return memref(self.shape)
 
 
@@ -215,6 +226,9 @@ class Kernel:
         values = self.generate(sizes, rng)
         result: list[np.ndarray] = []
         for arg in self.caller_args(preset):
+            if arg.param.trip is not None:
+                result.append(np.array(sizes[arg.param.trip], dtype=np.int64))
+                continue
             if not arg.is_shadow:
                 value = np.asarray(values[arg.name], dtype=np.float64)
                 if value.shape != arg.shape:
@@ -291,6 +305,8 @@ class Kernel:
         adjoints = autograd.grad(phi)(point)
         expected: dict[str, np.ndarray] = {}
         for i, arg in enumerate(self.caller_args(preset)):
+            if arg.param.trip is not None:
+                continue  # a scalar: not an output
             source = adjoints if arg.is_shadow else finals
             expected[f"arg{i}"] = np.array(source[arg.param.name], dtype=np.float64)
         if result is not None:

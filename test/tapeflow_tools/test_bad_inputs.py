@@ -203,6 +203,15 @@ def test_sim_options(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[s
     run_case(case, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("case", cases("hw_files"), ids=str)
+def test_hardware_files(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--hw` files and `--set` overrides that do not describe schedulable
+    hardware, named by file (with line:col for YAML syntax) or `--set`, and the key
+    path; a variant that leaves a scratchpad idle (a warning); `--timeline`
+    locations that cannot be written."""
+    run_case(case, tmp_path, capsys)
+
+
 @pytest.mark.parametrize("case", cases("output"), ids=str)
 def test_outputs_survive_failures(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A failed run leaves `-o`/`--out`/`--json` as they were (the input too, when
@@ -216,10 +225,25 @@ def test_bench_locations(case: Case, tmp_path: Path, capsys: pytest.CaptureFixtu
     run_case(case, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("case", cases("sweep"), ids=str)
+def test_sweep_files(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tapeflow-bench --sweep`: a sweep file checked whole before anything runs,
+    each problem named by the sweep file and the key (unknown keys at any level,
+    unknown or mistyped hardware keys by dotted path, impossible machines, missing
+    or unparsable MLIR, a function that is missing or the primal, inputs that are
+    no archive or do not fit); and the options that do not go with a sweep."""
+    run_case(case, tmp_path, capsys)
+
+
 def test_every_data_file_is_used() -> None:
-    """The corpus does not rot: each data file is named by some case."""
+    """The corpus does not rot: each data file is named by some case (or, for a
+    file a sweep file refers to, by a sweep file some case names)."""
     for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir() and p.name != "bench_cache"):
         used = " ".join(c.args for c in cases(folder.name))
+        used += " ".join(
+            f"{{dir}}/{name}" for sweep in folder.glob("*.yaml") if f"{{dir}}/{sweep.name}" in used
+            for name in (p.name for p in folder.iterdir()) if name in sweep.read_text(errors="replace")
+        )
         for data in folder.iterdir():
             if data.suffix in (".case", ".py") or any(c.path == data for c in cases(folder.name)):
                 continue

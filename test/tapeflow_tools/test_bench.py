@@ -64,6 +64,29 @@ def test_folder_is_complete(bench: tuple[Path, Path, subprocess.CompletedProcess
         assert len(list(csv.DictReader(f))) == len(results["runs"])
 
 
+def test_each_run_records_its_whole_machine(results: dict) -> None:
+    """`hardware` in each run: the paper's preset for the variant with the
+    point's cache (Table III's ways), scratchpad and energy preset; every other
+    field the preset's; the model, variant, unroll and package versions."""
+    from targets.hardware import PRESETS, associativity_for, describe
+    from targets.provenance import PACKAGES
+
+    for run in results["runs"]:
+        record = run["report"]["hardware"]
+        preset = "Tflow32k" if run["variant"] == "tapeflow" else "Enzyme32k"
+        expected = describe(PRESETS[preset])
+        expected["cache"].update(size_bytes=run["cache_bytes"], assoc=associativity_for(run["cache_bytes"]))
+        if run["variant"] == "tapeflow":
+            expected["scratchpad"]["size_bytes"] = run["spad_bytes"]
+        for section in ("cache", "scratchpad", "dram", "latencies"):
+            assert record[section] == expected[section], (section, run)
+        assert (record["name"], record["rows"], record["cols"], record["clock_ghz"]) == (
+            preset, expected["rows"], expected["cols"], expected["clock_ghz"])
+        assert record["energy"]["name"] == record["energy_preset"] == run["energy_preset"]
+        assert (record["model"], record["variant"], record["unroll"]) == ("cgra", run["variant"], run["unroll"])
+        assert set(record["versions"]) == set(PACKAGES)
+
+
 def test_speedups_are_the_ratio_of_the_runs_cycles(results: dict) -> None:
     runs = _runs(results)
     caches = {"Enzyme32k": 32768, "Enzyme1k": 1024, "Tflow32k": 32768, "Tflow2k": 2048, "Tflow1k": 1024}

@@ -179,7 +179,7 @@ def test_interrupt_while_writing_keeps_the_old_folder(
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     drawn: list[str] = []
 
-    def draw_then_interrupt(result: Any, title: str, path: Path) -> bool:
+    def draw_then_interrupt(result: Any, title: str, path: Path, *args: Any, **kwargs: Any) -> list[str]:
         path.write_bytes(b"half a figure")
         drawn.append(path.name)
         raise KeyboardInterrupt

@@ -42,3 +42,19 @@ func.func @no_slots() {
   func.return
 }
 // CHECK: invalid.mlir:41:3: error: a region struct needs at least one slot
+
+// -----
+
+func.func @dynamic_region_sizes(%n: index) {
+  %r = region.alloc(%n) : !region.region<?x?, [f64]>
+  func.return
+}
+// CHECK: error: 'region.alloc' of !region.region<?x?, [f64]> needs 2 size operand(s), one per '?' extent, but has 1
+
+// -----
+
+func.func @empty_region() {
+  %r = region.alloc : !region.region<0, [f64]>
+  func.return
+}
+// CHECK: error: region dimensions must be positive (or '?', known at run time), got !region.region<0, [f64]>

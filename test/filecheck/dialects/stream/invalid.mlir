@@ -142,3 +142,27 @@ func.func @another_layers_tile(%row: index) -> f64 {
   func.return %v : f64
 }
 // CHECK: invalid.mlir:135:5: error: 'stream.load' uses a scratchpad tile that layer 3 did not allocate; a layer reaches only the tile of its own layer.salloc
+
+// -----
+
+func.func @both_sizes() {
+  %tape = stream.alloc bytes 64 slab 64 : !stream.tape
+  func.return
+}
+// CHECK: error: 'stream.alloc' takes either 'bytes' (a tape of known size) or 'slab' (a tape that grows by slabs of that size), exactly one
+
+// -----
+
+func.func @no_size() {
+  %tape = stream.alloc : !stream.tape
+  func.return
+}
+// CHECK: error: 'stream.alloc' takes either 'bytes' (a tape of known size) or 'slab' (a tape that grows by slabs of that size), exactly one
+
+// -----
+
+func.func @odd_slab() {
+  %tape = stream.alloc slab 12 : !stream.tape
+  func.return
+}
+// CHECK: error: 'stream.alloc' slab size must be a positive multiple of 8 bytes (one scratchpad entry), got 12

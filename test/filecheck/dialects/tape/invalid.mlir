@@ -41,4 +41,20 @@ func.func @empty_dim() {
   %t = tape.alloc : !tape.tape<0xf64>
   func.return
 }
-// CHECK: invalid.mlir:41:3: error: tape dimensions must be positive, got !tape.tape<0xf64>
+// CHECK: invalid.mlir:41:3: error: tape dimensions must be positive (or '?', known at run time), got !tape.tape<0xf64>
+
+// -----
+
+func.func @dynamic_without_size() {
+  %t = tape.alloc : !tape.tape<?x4xf64>
+  func.return
+}
+// CHECK: error: 'tape.alloc' of !tape.tape<?x4xf64> needs 1 size operand(s), one per '?' extent, but has 0
+
+// -----
+
+func.func @size_for_static(%n: index) {
+  %t = tape.alloc(%n) : !tape.tape<8x4xf64>
+  func.return
+}
+// CHECK: error: 'tape.alloc' of !tape.tape<8x4xf64> needs 0 size operand(s), one per '?' extent, but has 1

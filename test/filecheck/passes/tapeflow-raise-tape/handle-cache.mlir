@@ -22,7 +22,7 @@
 
 // NOWARN-NOT: warning
 // STATS: tapeflow-raise-tape: @diffek: 3 tapes
-// STATS: kept as memref: %alloc (memref<4xmemref<4xf64>>): caches memref<4xf64> handles (which buffer each iteration used); a tape holds values
+// STATS: kept as memref: %alloc (memref<4xmemref<4xf64>>): holds buffers that are not allocated in the forward sweep
 
 func.func @k(%buf: memref<4xf64>) -> f64 {
   %c0 = arith.constant 0 : index

@@ -1,0 +1,317 @@
+"""
+Enzyme's caches nested per outer iteration, and the one tape each becomes.
+
+In a triangular nest (`for i < n; for j = i+1 .. n`, PolyBench's syrk, syr2k,
+covariance, lu) the inner trip count changes with `i`, so Enzyme-MLIR 0.0.16 cannot
+size one buffer for the whole nest. It allocates, in each FWD iteration of the
+outer loop, a buffer of that iteration's extent, and keeps its handle in a
+top-level buffer of handles (`memref<?xmemref<?x4xf64>>`); REV loads the handle back
+for the mirrored iteration, reads the values, and deallocates it:
+
+    %H = memref.alloc(%n) : memref<?xmemref<?x4xf64>>
+    scf.for %i ... {                                   // FWD
+      %e = arith.subi %n, %i1 : index
+      %a = memref.alloc(%e) : memref<?x4xf64>
+      enzyme.store %a, %H[%i] ([%n]) : memref<?xmemref<?x4xf64>>
+      ... memref.store %v, (subview of %a)[%k] ...
+    }
+    scf.for %r ... {                                   // REV
+      %b = enzyme.load %H[%ri] ([%n]) : memref<?xmemref<?x4xf64>>
+      ... memref.load (subview of %b)[%k'] ...
+      memref.dealloc %b : memref<?x4xf64>
+    }
+
+`tapeflow-raise-tape` makes one tape of it, indexed by the handle's index
+followed by the per-iteration buffer's: `!tape.tape<?x?x4xf64>`. Its extents are
+the handle buffer's and, for each `?` extent of the per-iteration buffers, their
+maximum over the outer iterations, computed at run time by a loop nest cloned from
+the FWD loops around the per-iteration alloc (only their bounds and the pure
+`arith` computation of the extent; anything else and the buffer stays a memref,
+with the reason). The tape is the bounding box of the triangle: entries outside
+it are never written and never read (the executor checks that every read entry
+was written). The handle stores, handle loads and per-iteration deallocs go; the
+handle buffer's dealloc frees the tape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lowering.enzyme_caches import Access, Cache, NotACache, _sizes_views_only, top_level_index
+from tapeflow_dialects import enzyme
+
+
+class NotANestedCache(Exception):
+    """A buffer of handles that is not Enzyme's nested cache; the message says why."""
+
+
+HandleStore = memref.StoreOp | enzyme.CacheStoreOp
+HandleLoad = memref.LoadOp | enzyme.CacheLoadOp
+
+
+@dataclass
+class NestedCache:
+    """A buffer of per-iteration cache buffers, and everything that reaches them."""
+
+    handles: memref.AllocOp
+    """The top-level buffer of handles."""
+    handle_store: HandleStore
+    """FWD: stores the per-iteration buffer's handle."""
+    inner: memref.AllocOp
+    """FWD: the per-iteration buffer."""
+    fwd: Cache
+    """The per-iteration buffer's FWD stores (and subviews), as a plain cache."""
+    rev: list[tuple[HandleLoad, Cache]] = field(default_factory=list)
+    """REV: each handle load, with the loads (and subviews, deallocs) of its result."""
+    handle_deallocs: list[memref.DeallocOp] = field(default_factory=list)
+
+
+def _uses_of_buffer(value: SSAValue, cache: Cache) -> None:
+    """Loads, stores, subviews and deallocs of a per-iteration buffer."""
+    from lowering.enzyme_caches import _accesses
+
+    try:
+        _accesses(value, [], cache)
+    except NotACache as err:
+        raise NotANestedCache(f"a per-iteration buffer is {err}") from None
+
+
+def classify_nested_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> NestedCache:
+    """`alloc` as Enzyme's buffer of per-iteration caches; `NotANestedCache` says
+    why it is not one."""
+    handles_type = alloc.memref.type
+    assert isinstance(handles_type, MemRefType)
+    inner_type = handles_type.element_type
+    if not isinstance(inner_type, MemRefType):
+        raise NotANestedCache("not a buffer of buffers")
+    index = {op: i for i, op in enumerate(body.ops)}
+    stores: list[HandleStore] = []
+    loads: list[HandleLoad] = []
+    deallocs: list[memref.DeallocOp] = []
+    for use in alloc.memref.uses:
+        user = use.operation
+        if isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
+            stores.append(user)
+        elif isinstance(user, memref.LoadOp | enzyme.CacheLoadOp) and use.index == 0:
+            loads.append(user)
+        elif isinstance(user, memref.DeallocOp):
+            deallocs.append(user)
+        else:
+            raise NotANestedCache(f"used by '{user.name}'")
+    if len(stores) != 1:
+        raise NotANestedCache(f"written by {len(stores)} stores")
+    if not loads:
+        raise NotANestedCache("never read")
+    if len(deallocs) > 1:
+        raise NotANestedCache("deallocated more than once")
+    (store,) = stores
+    if top_level_index(store, body, index) >= rev_start:
+        raise NotANestedCache("written in the reverse sweep")
+    if any(top_level_index(load, body, index) < rev_start for load in loads):
+        raise NotANestedCache("read in the forward sweep")
+    inner = store.value
+    if not isinstance(inner, OpResult) or not isinstance(inner.op, memref.AllocOp):
+        raise NotANestedCache("holds buffers that are not allocated in the forward sweep")
+    inner_alloc = inner.op
+    if inner_alloc.memref.type != inner_type:
+        raise NotANestedCache("holds buffers of another type")
+    fwd = Cache(inner_alloc, [], [], [], [])
+    _collect_without(inner, store, fwd)
+    if fwd.loads or fwd.deallocs:
+        raise NotANestedCache("a per-iteration buffer is read or freed in the forward sweep")
+    if len(fwd.stores) != 1:
+        raise NotANestedCache(f"a per-iteration buffer is written by {len(fwd.stores)} stores")
+    nested = NestedCache(alloc, store, inner_alloc, fwd, [], deallocs)
+    for load in loads:
+        cache = Cache(inner_alloc, [], [], [], [])
+        _uses_of_buffer(load.results[0], cache)
+        if cache.stores:
+            raise NotANestedCache("a per-iteration buffer is written in the reverse sweep")
+        nested.rev.append((load, cache))
+    if not any(cache.loads for _, cache in nested.rev):
+        raise NotANestedCache("its buffers are never read")
+    return nested
+
+
+def _collect_without(value: SSAValue, skip: Operation, cache: Cache) -> None:
+    """`_uses_of_buffer` of `value`, leaving out its use by `skip` (the handle store)."""
+    from lowering.enzyme_caches import _accesses
+
+    uses = [u for u in value.uses if u.operation is not skip]
+    try:
+        for use in uses:
+            user = use.operation
+            if isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
+                cache.stores.append(Access(user, []))
+            elif isinstance(user, memref.SubviewOp) and use.index == 0:
+                cache.subviews.append(user)
+                _accesses(user.result, [user], cache)
+            elif isinstance(user, memref.DimOp) and _sizes_views_only(user):
+                cache.dims.append(user)
+            else:
+                raise NotACache(f"used by '{user.name}'")
+    except NotACache as err:
+        raise NotANestedCache(f"a per-iteration buffer is {err}") from None
+
+
+# ---------------------------------------------------------------- extents
+
+
+class _NotComputable(Exception):
+    pass
+
+
+def enclosing_fors(op: Operation, body: Block) -> list[scf.ForOp]:
+    """The `scf.for` loops around `op` up to the function body, outermost first;
+    any other region-holding op on the way makes the extent not computable."""
+    loops: list[scf.ForOp] = []
+    parent = op.parent_op()
+    while parent is not None and op.parent_block() is not body:
+        if not isinstance(parent, scf.ForOp):
+            raise _NotComputable(f"the per-iteration buffer is inside a '{parent.name}'")
+        loops.append(parent)
+        op = parent
+        parent = op.parent_op()
+    return loops[::-1]
+
+
+def _materialize(
+    value: SSAValue, mapping: dict[SSAValue, SSAValue], outer: Operation, at: InsertPoint
+) -> SSAValue:
+    """`value` recomputed at `at`: itself if defined outside `outer`, its clone
+    (through `mapping` for induction variables) if pure `arith`."""
+    if value in mapping:
+        return mapping[value]
+    if not _inside(value, outer):
+        return value
+    if not isinstance(value, OpResult) or value.op.dialect_name() != "arith" or value.op.regions:
+        raise _NotComputable(
+            f"an extent depends on {value.name_hint or 'a value'} "
+            f"({value.owner.name if isinstance(value.owner, Operation) else 'a block argument'}), "
+            "which is not an induction variable or pure arith"
+        )
+    op = value.op
+    operands = [_materialize(o, mapping, outer, at) for o in op.operands]
+    clone = op.clone()
+    for i, o in enumerate(operands):
+        clone.operands[i] = o
+    Rewriter.insert_op(clone, at)
+    for old, new in zip(op.results, clone.results):
+        mapping[old] = new
+    return mapping[value]
+
+
+def max_extents(inner: memref.AllocOp, body: Block, at: InsertPoint) -> list[SSAValue]:
+    """For each dynamic extent of `inner`, its maximum over all iterations of the
+    loops around it (0 if they run none), computed by a nest inserted at `at`."""
+    loops = enclosing_fors(inner, body)
+    if not loops:
+        raise _NotComputable("the per-iteration buffer is not inside a loop")
+    outer = loops[0]
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    Rewriter.insert_op(zero, at)
+    count = len(inner.dynamic_sizes)
+
+    def level(k: int, mapping: dict[SSAValue, SSAValue], ip: InsertPoint, carried: list[SSAValue]) -> list[SSAValue]:
+        if k == len(loops):
+            result = []
+            for size, best in zip(inner.dynamic_sizes, carried):
+                extent = _materialize(size, mapping, outer, ip)
+                bigger = arith.MaxSIOp(best, extent)
+                Rewriter.insert_op(bigger, ip)
+                result.append(bigger.result)
+            return result
+        loop = loops[k]
+        if loop.iter_args and any(
+            a in _slice_args(inner.dynamic_sizes, loop) for a in loop.body.block.args[1:]
+        ):
+            raise _NotComputable("an extent depends on a loop-carried value")
+        bounds = [_materialize(v, mapping, outer, ip) for v in (loop.lb, loop.ub, loop.step)]
+        block = Block(arg_types=[IndexType(), *(IndexType() for _ in carried)])
+        new = scf.ForOp(bounds[0], bounds[1], bounds[2], carried, block)
+        Rewriter.insert_op(new, ip)
+        inner_map = {**mapping, loop.body.block.args[0]: block.args[0]}
+        yielded = level(k + 1, inner_map, InsertPoint.at_end(block), list(block.args[1:]))
+        block.add_op(scf.YieldOp(*yielded))
+        return list(new.results)
+
+    return level(0, {}, at, [zero.result] * count)
+
+
+def _slice_args(values: tuple[SSAValue, ...] | list[SSAValue], loop: scf.ForOp) -> set[SSAValue]:
+    """Block arguments of `loop` that `values` depend on through arith."""
+    seen: set[SSAValue] = set()
+    found: set[SSAValue] = set()
+    work = list(values)
+    while work:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in loop.body.block.args:
+            found.add(v)
+        elif isinstance(v, OpResult) and v.op.dialect_name() == "arith":
+            work.extend(v.op.operands)
+    return found
+
+
+def inner_static_shape(nested: NestedCache) -> tuple[int, ...]:
+    inner_type = nested.inner.memref.type
+    assert isinstance(inner_type, MemRefType)
+    return tuple(inner_type.get_shape())
+
+
+def tape_shape(nested: NestedCache) -> tuple[int, ...]:
+    """The handle buffer's extents followed by the per-iteration buffer's."""
+    handles_type = nested.handles.memref.type
+    assert isinstance(handles_type, MemRefType)
+    return (*handles_type.get_shape(), *inner_static_shape(nested))
+
+
+def check_extents_computable(nested: NestedCache, body: Block) -> None:
+    """Raise `NotANestedCache` if `max_extents` cannot be built (checked before
+    anything is rewritten)."""
+    try:
+        loops = enclosing_fors(nested.inner, body)
+        if not loops:
+            raise _NotComputable("the per-iteration buffer is not inside a loop")
+        outer = loops[0]
+        for v in (*nested.inner.dynamic_sizes, *(x for l in loops for x in (l.lb, l.ub, l.step))):
+            _check_pure(v, outer, {l.body.block.args[0] for l in loops})
+    except _NotComputable as err:
+        raise NotANestedCache(str(err)) from None
+
+
+def _inside(value: SSAValue, outer: Operation) -> bool:
+    """`value` is defined inside `outer` (by an op of it, or as a block argument)."""
+    owner = value.owner
+    parent = owner if isinstance(owner, Operation) else owner.parent_op()
+    return parent is not None and outer.is_ancestor(parent)
+
+
+def _check_pure(value: SSAValue, outer: Operation, ivs: set[SSAValue]) -> None:
+    if value in ivs or not _inside(value, outer):
+        return
+    if not isinstance(value, OpResult) or value.op.dialect_name() != "arith" or value.op.regions:
+        raise _NotComputable(
+            "an extent of the per-iteration buffers is not computable before the "
+            "forward sweep (it depends on a loop-carried value or a non-arith op)"
+        )
+    for o in value.op.operands:
+        _check_pure(o, outer, ivs)
+
+
+__all__ = [
+    "NestedCache",
+    "NotANestedCache",
+    "check_extents_computable",
+    "classify_nested_cache",
+    "max_extents",
+    "tape_shape",
+    "DYNAMIC_INDEX",
+]

@@ -1,0 +1,85 @@
+"""
+`tapeflow-bench --dask ADDRESS`: the groups run on a Dask distributed cluster.
+
+`ADDRESS` is an existing scheduler (`tcp://host:8786`, as `dask scheduler` prints
+it); `local` starts a small `distributed.LocalCluster` of worker processes on this
+machine (one single-threaded worker per job, at most `jobs`), which is closed at
+the end. The cluster's `concurrent.futures` executor (`Client.get_executor`) takes
+the place of the local process pool in `runner.run_points`; nothing else changes.
+
+Each group is computed from what the point carries (a user's kernel travels as
+its text and its inputs' bytes), so a worker needs the `tapeflow` package
+installed in the same version, and no shared files. The numbers depend only on the
+group, never on the worker that ran it: the results are those of the local pool.
+
+Dask is an optional dependency (the `dask` extra); it is imported only here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from concurrent.futures import Executor
+
+from tapeflow_tools.diagnostics import ToolError
+
+LOCAL = "local"
+
+_NEEDS = "--dask needs Dask's distributed scheduler: pip install 'tapeflow[dask]'"
+
+
+def check_address(address: str) -> str:
+    """`address` if it can name a scheduler (`local`, or `[tcp://]host:port`)."""
+    text = address.strip()
+    if text == LOCAL:
+        return text
+    host = text.split("://", 1)[-1]
+    if not host or ":" not in host:
+        raise ToolError(
+            f"--dask {address}: expected 'local' or a scheduler address such as "
+            "tcp://127.0.0.1:8786"
+        )
+    return text
+
+
+@contextlib.contextmanager
+def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
+    """An executor on the cluster at `address` (or a new local one) and the number
+    of groups to keep in flight; the client (and a local cluster) are closed when
+    the block ends."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ToolError(_NEEDS) from None
+    # Dask logs each worker's start and stop at INFO; the tool's own lines suffice.
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    cluster = None
+    try:
+        if address == LOCAL:
+            cluster = LocalCluster(
+                n_workers=max(1, jobs),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(address, timeout="10s")
+            except (OSError, TimeoutError) as err:
+                raise ToolError(f"--dask {address}: cannot reach the scheduler: {err}") from None
+        try:
+            threads = sum(client.nthreads().values()) or 1
+            # A remote cluster gets a second group per thread queued, so that no
+            # worker waits for the next submission.
+            yield client.get_executor(pure=False), threads if cluster else 2 * threads
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+__all__ = ["LOCAL", "check_address", "dask_executor"]

@@ -1,0 +1,170 @@
+"""
+The parameters of the `salam` timing model: the machine the authors simulated
+TapeFlow on (gem5-SALAM, GitHub `sfu-arch/gem5-SALAM`, branch `binned`; the
+research notes in docs/research/gem5-salam.md give the commits read).
+
+Each field names the file of the authors' repository (or of upstream gem5, where
+the fork keeps gem5's default) its value comes from. The mechanism that uses them
+is `sim/models/salam.py`; `salam_hardware` turns a hardware preset into the
+`targets.hardware.Hardware` the model runs on (the per-access costs it derives
+become fields there, so that `--set` can still vary them).
+
+Units: `*_ns` in nanoseconds. The cluster cache, the buses and DRAM run on the
+1 GHz system clock, so one system cycle is 1 ns; the accelerator's datapath ticks
+every `clock_period_ns`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from targets.hardware import Hardware, Latencies, PlacementConfig
+
+
+@dataclass(frozen=True)
+class SalamMachine:
+    clock_period_ns: int = 10
+    """Datapath tick (100 MHz): `clock_period = 10` in `benchmarks/AD/*/hw/*.ini`
+    and the default of `clock_period` in upstream `src/hwacc/LLVMInterface.py`
+    (`llvm_interface.cc`: `clock_period = clock_period * 1000`)."""
+    system_clock_ns: float = 1.0
+    """Cluster cache, buses and DRAM controller clock: gem5's full-system default
+    `--sys-clock 1GHz` (`ad.sh`/`tf.sh` set none; UNVERIFIED, research notes 5.5)."""
+    lockstep: bool = True
+    """`lockstep_mode = True` (.ini `[Scheduler]`, upstream `LLVMInterface.py`
+    default); `llvm_interface.hh`: `lockstepReady() { return !lockstep || queuesClear(); }`.
+    The model implements only lockstep."""
+    fadd: int = 5
+    """fadd/fsub, in datapath cycles: `fadd = 5` (.ini `[CycleCounts]`, upstream
+    `src/hwacc/HWModeling/SimObjects/CycleCounts.py`)."""
+    fmul: int = 4
+    """`fmul = 4` (same files)."""
+    fdiv: int = 16
+    """`fdiv = 16` (same files)."""
+    call: int = 1
+    """exp, log, sqrt...: `-fno-builtin` (`benchmarks/AD/*/hw/Makefile`) keeps them
+    calls, which `llvm_interface.cc` puts in the compute queue with the `call`
+    latency, 1 (UNVERIFIED beyond code reading, research notes 1)."""
+    integer: int = 1
+    """add, sub, mul, shifts, select, casts: 1 (`CycleCounts.py` defaults)."""
+    cache_assoc: int = 4
+    """Cluster-cache ways, at every size: the issue's value. The research notes found
+    `assoc = 2` (1226dca) and `assoc = 8` (another version) in `src/hwacc/AccCluster.py`
+    and 4 nowhere; change it here if the paper's runs are pinned down."""
+    line_bytes: int = 64
+    """gem5's system cache line (upstream `CommInterface.py` `cache_line_size`;
+    `cache_stat_extractor.py` multiplies misses by 64)."""
+    tag_latency: int = 20
+    """System cycles: `tag_latency = 20` (`src/hwacc/AccCluster.py`, ClusterCache)."""
+    data_latency: int = 20
+    """`data_latency = 20` (same). gem5's cache looks tags and data up in parallel
+    (`sequential_access = False`), so a hit takes max(tag, data)."""
+    response_latency: int = 20
+    """`response_latency = 20` (same): the return path of a miss."""
+    mshrs: int = 20
+    """`mshrs = 20` (same). With one read in flight per port they never fill."""
+    local_bus_ns: int = 2
+    """coherency_bus between the accelerator and the cluster cache: frontend 1 +
+    forward 0 + response 1 (`AccCluster.py`: `CoherentXBar(width=2,
+    frontend_latency=1, forward_latency=0, response_latency=1)`)."""
+    memory_bus_ns: int = 10
+    """system membus on a miss (`l2coherent=False` in `ad.sh`: no L2): gem5
+    `SystemXBar` frontend 3 + forward 4 + response 2 + snoop filter lookup 1
+    (upstream `src/mem/XBar.py`)."""
+    dram_controller_ns: float = 20.0
+    """DRAM controller static frontend + backend latency, 10 ns each (gem5
+    `src/mem/DRAMCtrl.py` defaults)."""
+    dram_trcd_ns: float = 14.16
+    """DDR4-2400 (`--mem-type=DDR4_2400_8x8` in `ad.sh`): tRCD 14.16 ns (gem5
+    `DDR4_2400_x64`/`DDR4_2400_8x8` in `src/mem/DRAMCtrl.py`)."""
+    dram_tcl_ns: float = 14.16
+    """tCL 14.16 ns (same)."""
+    dram_tburst_ns: float = 3.333
+    """tBURST 3.333 ns: one 64 B burst on the x64 bus (same)."""
+    dram_bandwidth_gbs: float = 19.2
+    """DDR4-2400 x64: 2400 MT/s x 8 B (one channel, gem5's `--mem-channels` default:
+    UNVERIFIED)."""
+    base_address: int = 0x80C00000
+    """Arrays are placed back to back from here (`hw/<kernel>.c` `top()`; the
+    kernels' `malloc` is a bump allocator, `base_address += size` in
+    `llvm_interface.cc`)."""
+    alignment: int = 8
+    """Packed with no padding beyond the 8 B of a double (`base_address += size`)."""
+
+    @property
+    def hit_ns(self) -> float:
+        """A hit: the local bus both ways, then the parallel tag and data lookup."""
+        return self.local_bus_ns + max(self.tag_latency, self.data_latency) * self.system_clock_ns
+
+    @property
+    def miss_ns(self) -> float:
+        """A miss: the local bus, the tag lookup, the memory bus, a DRAM read of a
+        row not yet open (activate, column read, one burst, controller pipeline),
+        then the cache's response path. Row-buffer hits (no tRCD) are not modelled."""
+        return (
+            self.local_bus_ns
+            + self.tag_latency * self.system_clock_ns
+            + self.memory_bus_ns
+            + self.dram_controller_ns
+            + self.dram_trcd_ns
+            + self.dram_tcl_ns
+            + self.dram_tburst_ns
+            + self.response_latency * self.system_clock_ns
+        )
+
+    @property
+    def hit_cycles(self) -> int:
+        """Datapath cycles a hit holds its port slot: the response is seen at the
+        first tick after it arrives."""
+        return math.ceil(self.hit_ns / self.clock_period_ns)
+
+    @property
+    def miss_cycles(self) -> int:
+        """Datapath cycles a miss holds its port slot."""
+        return math.ceil(self.miss_ns / self.clock_period_ns)
+
+
+SALAM = SalamMachine()
+"""The authors' machine as configured for TapeFlow."""
+
+
+def salam_hardware(hardware: Hardware, machine: SalamMachine = SALAM) -> Hardware:
+    """`hardware` (a preset: its cache size, scratchpad and energy stay) as the
+    authors' machine: their clock, FU latencies, cache ways and MSHRs, array
+    placement, and per-access costs in datapath cycles (`cache.hit_latency` the
+    cycles of a hit, `dram.latency_cycles` what a miss takes more)."""
+    latencies = Latencies(
+        fadd=machine.fadd,
+        fmul=machine.fmul,
+        fdiv=machine.fdiv,
+        sqrt=machine.call,
+        transcendental=machine.call,
+        integer=machine.integer,
+        hop=hardware.latencies.hop,
+    )
+    cache = replace(
+        hardware.cache,
+        assoc=machine.cache_assoc,
+        line_bytes=machine.line_bytes,
+        hit_latency=machine.hit_cycles,
+        mshrs=machine.mshrs,
+    )
+    dram = replace(
+        hardware.dram,
+        bandwidth_gbs=machine.dram_bandwidth_gbs,
+        latency_cycles=machine.miss_cycles - machine.hit_cycles,
+    )
+    adapted = replace(
+        hardware,
+        clock_ghz=1.0 / machine.clock_period_ns,
+        latencies=latencies,
+        cache=cache,
+        dram=dram,
+        placement=PlacementConfig(base=machine.base_address, alignment=machine.alignment),
+    )
+    adapted.validate()
+    return adapted
+
+
+__all__ = ["SALAM", "SalamMachine", "salam_hardware"]

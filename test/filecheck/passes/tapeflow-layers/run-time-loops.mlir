@@ -1,0 +1,55 @@
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/run-time-loops.mlir 2>%t.stats | filecheck %s
+// RUN: filecheck %s --check-prefix=STATS < %t.stats
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind' %S/Inputs/run-time-loops.mlir | filecheck %s --check-prefix=BOUND
+
+// Loops whose trip count %n is known only at run time. Region %a's REV loop reads
+// at n-1-u what FWD wrote at i: proven a mirror for every n, so both loops are
+// strip-mined into ceil(n/4) tiles of 4 iterations (8 entries of 64 bytes, 2 per
+// iteration), the last one partial, REV visiting the same tiles last first.
+// CHECK-LABEL: func.func private @diffeg
+// CHECK-SAME:   tapeflow.stage = "layer"
+// CHECK:        %[[TRIP:[^ ]+]] = arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK:        %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
+// CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %[[COUNT]] step %{{.*}} {
+// CHECK-NEXT:     layer.layer 0 fwd partner 1 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
+// CHECK:            %[[LO:[^ ]+]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK:            %[[HI:[^ ]+]] = arith.minsi %{{.*}}, %[[TRIP]] : index
+// CHECK:            scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} {
+// CHECK-COUNT-2:      region.store
+// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
+// CHECK-NEXT:       layer.barrier
+// Region %b stays a region read through the cache: no layer around its loops.
+// CHECK:        scf.for
+// CHECK-NEXT:     memref.load
+// CHECK-NEXT:     region.store %{{.*}}, %{{.*}}[%{{.*}}] slot 0 id 0 : f64, !region.region<?, [f64]>
+// CHECK:        scf.for
+// CHECK-NEXT:     region.load %{{.*}}[%{{.*}}] slot 0 from 0 : !region.region<?, [f64]> -> f64
+// REV computes the same trip count from its own bounds, where it runs.
+// CHECK:        %[[RCOUNT:[^ ]+]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RCOUNT]] step %{{.*}} {
+// CHECK-NEXT:     layer.layer 1 rev partner 0 {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
+// CHECK:            arith.subi %{{.*}}, %[[U]] : index
+// CHECK:            arith.maxsi
+// CHECK:            scf.for
+// CHECK-COUNT-2:      region.load
+// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
+
+// STATS:      tapeflow-layers: @diffeg: 1 FWD/REV layer pairs, 0 layers executed (scratchpad 64 B)
+// STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs ceil(trip count / 4) times per run of the loops around it (known at run time)
+// STATS-NEXT:   region %b: not layered, read through the cache (its extents are known only at run time)
+
+// After streams and binding: %a's tiles go to a slab tape (its size is known only
+// at run time) and to the scratchpad; %b keeps its region ops.
+// BOUND-LABEL: func.func private @diffeg
+// BOUND-SAME:   tapeflow.stage = "scratchpad-bound"
+// BOUND:        %[[TAPE:[^ ]+]] = stream.alloc slab 4096 : !stream.tape
+// BOUND:        %[[B:[^ ]+]] = region.alloc(%{{.*}}) : !region.region<?, [f64]>
+// BOUND:        stream.store
+// BOUND:        stream.fwd %{{.*}} rows %{{.*}} to %[[TAPE]] id 0 : !layer.spad<4x2>
+// BOUND:        region.store %{{.*}}, %[[B]]
+// BOUND:        region.load %[[B]]
+// BOUND:        stream.rev %[[TAPE]] rows %{{.*}} to %{{.*}} of 0 : !layer.spad<4x2>
+// BOUND:        stream.load
+// BOUND:        region.free %[[B]]

@@ -1,0 +1,173 @@
+"""
+Every field of the hardware description reaches the simulated run: changed through
+a hardware layer (`--set`/`--hw`, `targets.hardware_files`), each moves the report
+the way its mechanism says (sim/timing.py, lowering/tapeflow_to_cgra.py), and the
+report's `hardware` record is the whole effective description.
+
+The expected directions come from the mechanisms, not from runs: fewer FUs, longer
+latencies, fewer ports or banks lengthen the schedule of a kernel that uses them
+(each case names such a kernel); a smaller cache adds capacity misses, a direct-
+mapped one conflict misses, where the working set exceeds it; DRAM latency, fewer
+MSHRs and less bandwidth lengthen memory-bound windows; a smaller scratchpad cuts
+more layers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import fields
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+from sim.cache import simulate_cache
+from sim.simulator import Execution, evaluate, execute, prepare
+from tapeflow_benchmarks.common import caller_arguments
+from targets.hardware import PRESETS, Hardware, describe
+from targets.hardware_files import layered
+from targets.provenance import PACKAGES
+from tapeflow_tools.context import make_context
+
+
+def _run(
+    differentiated: Callable[[str], ModuleOp], key: str, variant: str, preset: str, sets: list[str]
+) -> tuple[Execution, dict]:  # type: ignore[type-arg]
+    hardware = layered(PRESETS[preset], [], sets)
+    module = differentiated(key)
+    tape_bytes = prepare(make_context(), module, variant, hardware)
+    args = caller_arguments(module, key, "small")
+    execution = execute(module, f"{key}_grad", args, hardware, tape_bytes, variant=variant)
+    return execution, evaluate(execution)
+
+
+def _leaves(data: dict, prefix: str = "") -> set[str]:  # type: ignore[type-arg]
+    found: set[str] = set()
+    for key, value in data.items():
+        if isinstance(value, dict):
+            found |= _leaves(value, f"{prefix}{key}.")
+        else:
+            found.add(f"{prefix}{key}")
+    return found
+
+
+def _cycles(report: dict) -> int:  # type: ignore[type-arg]
+    return int(report["cycles"]["total"])
+
+
+# (setting, kernel, variant, preset, base settings, what must grow)
+CASES: list[tuple[str, str, str, str, list[str], str]] = [
+    ("rows=1", "gravity", "enzyme", "Enzyme32k", ["cols=1"], "cycles"),
+    ("cols=1", "gravity", "enzyme", "Enzyme32k", ["rows=1"], "cycles"),
+    ("latencies.fadd=20", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    ("latencies.fmul=20", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    ("latencies.fdiv=60", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    ("latencies.sqrt=60", "massspring", "enzyme", "Enzyme32k", [], "cycles"),
+    ("latencies.transcendental=90", "nn", "enzyme", "Enzyme32k", [], "cycles"),
+    ("latencies.integer=3", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    ("latencies.hop=4", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    ("cache.hit_latency=6", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    ("cache.ports=1", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    ("cache.size_bytes=1024", "nn", "enzyme", "Enzyme32k", [], "misses"),
+    ("cache.assoc=1", "nn", "enzyme", "Enzyme1k", [], "misses"),
+    ("cache.mshrs=1", "nn", "enzyme", "Enzyme32k", [], "cycles"),
+    ("scratchpad.size_bytes=256", "nn", "tapeflow", "Tflow2k", [], "layers"),
+    ("scratchpad.latency=4", "nn", "tapeflow", "Tflow2k", [], "cycles"),
+    ("scratchpad.banks=1", "pathfinder", "tapeflow", "Tflow2k", [], "cycles"),
+    ("dram.latency_cycles=400", "nn", "enzyme", "Enzyme32k", [], "cycles"),
+    ("dram.bandwidth_gbs=2.0", "mttkrp", "tapeflow", "Tflow2k", [], "cycles"),
+    # Bytes per cycle are the bandwidth over the clock: a faster clock, with the
+    # same DRAM, makes a bandwidth-bound run take more cycles.
+    ("clock_ghz=4.0", "mttkrp", "tapeflow", "Tflow2k", ["dram.bandwidth_gbs=2.0"], "cycles"),
+    # Page-aligned buffers all start in set 0 of a small cache: the arrays one
+    # iteration reads together conflict in a 2-way cache where packed ones do not.
+    ("placement.alignment=4096", "nn", "enzyme", "Enzyme1k", [], "misses"),
+]
+
+
+@pytest.mark.parametrize(("setting", "key", "variant", "preset", "base", "grows"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_each_field_moves_the_report_its_way(
+    setting: str, key: str, variant: str, preset: str, base: list[str], grows: str,
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    _, before = _run(differentiated, key, variant, preset, base)
+    _, after = _run(differentiated, key, variant, preset, [*base, setting])
+    path, _, value = setting.partition("=")
+    record = after["hardware"]
+    for part in path.split("."):
+        record = record[part]
+    assert str(record).lower() == value.lower() or float(record) == float(value)  # type: ignore[arg-type]
+    if grows == "cycles":
+        assert _cycles(after) > _cycles(before)
+    elif grows == "misses":
+        assert after["cache"]["misses"] > before["cache"]["misses"]
+    else:
+        assert after["layers"] > before["layers"]
+
+
+def test_the_cases_cover_every_field() -> None:
+    """Each leaf of the description is exercised above, or below (line size, LRU
+    policy, energy, name: not a time)."""
+    covered = {c[0].partition("=")[0] for c in CASES}
+    covered |= {"cache.line_bytes", "cache.lru_on_write", "name", "placement.base"}
+    energy = describe(PRESETS["Tflow2k"])["energy"]
+    covered |= {f"energy.{f}" for f in _leaves(energy)}  # type: ignore[arg-type]
+    assert _leaves(describe(PRESETS["Tflow2k"])) == covered  # type: ignore[arg-type]
+
+
+def test_line_size_policy_and_energy_reach_the_cache_and_the_energy(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    """Evaluated on one execution: each cache replays the run's own trace (the
+    reference being `sim.cache.simulate_cache`, validated against pycachesim), and
+    the energy preset prices the same events."""
+    execution, base = _run(differentiated, "nn", "enzyme", "Enzyme32k", [])
+    for setting in ("cache.line_bytes=128", "cache.lru_on_write=false", "energy=cacti45"):
+        hardware = layered(execution.hardware, [], [setting])
+        report = evaluate(execution, hardware)
+        replay = simulate_cache(execution.addresses, execution.writes, hardware.cache)
+        assert report["cache"]["misses"] == replay.misses
+        assert report["dram_bytes"]["read"] == replay.miss_lines * hardware.cache.line_bytes
+        assert report["hardware"]["cache"] == describe(hardware)["cache"]
+        if setting.startswith("energy"):
+            assert report["hardware"]["energy_preset"] == "cacti45"
+            assert report["energy_pj"]["cache"] != base["energy_pj"]["cache"]
+            per_access = hardware.energy.cache_pj(hardware.cache.size_bytes)
+            accesses = report["cache"]["hits"] + report["cache"]["misses"]
+            assert report["energy_pj"]["cache"] == pytest.approx(accesses * per_access)
+    line = evaluate(execution, layered(execution.hardware, [], ["cache.line_bytes=128"]))
+    assert line["dram_bytes"]["read"] % 128 == 0
+
+
+def test_the_record_is_the_whole_effective_machine(differentiated: Callable[[str], ModuleOp]) -> None:
+    sets = ["name=mine", "dram.latency_cycles=321", "cache.size_bytes=4096", "energy=cacti45"]
+    execution, report = _run(differentiated, "logsum", "tapeflow", "Tflow2k", sets)
+    record = report["hardware"]
+    hardware: Hardware = execution.hardware
+    description = json.loads(json.dumps(describe(hardware)))  # as JSON holds it
+    assert {k: record[k] for k in description} == description
+    assert record["name"] == "mine" and record["dram"]["latency_cycles"] == 321
+    assert record["cache"]["size_bytes"] == 4096 and record["cache"]["assoc"] == 2
+    assert record["model"] == "cgra" and record["variant"] == "tapeflow" and record["unroll"] == 1
+    assert record["energy_preset"] == "cacti45"
+    assert set(record["versions"]) == set(PACKAGES)
+    assert record["versions"]["numpy"] == np.__version__
+    assert set(record) == {f.name for f in fields(Hardware)} | {
+        "model", "variant", "unroll", "energy_preset", "versions"
+    }
+
+
+def test_moving_the_base_by_a_whole_cache_changes_no_count(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    """`placement.base` moves every buffer by the same amount: by a multiple of the
+    cache's size every address keeps its set and its line offset, so the counts
+    stay; only the record names the new base."""
+    size = PRESETS["Enzyme1k"].cache.size_bytes
+    _, before = _run(differentiated, "nn", "enzyme", "Enzyme1k", [])
+    _, after = _run(differentiated, "nn", "enzyme", "Enzyme1k", [f"placement.base={4096 + 64 * size}"])
+    assert after["hardware"]["placement"]["base"] == 4096 + 64 * size
+    for key in ("cycles", "cache", "dram_bytes"):
+        assert after[key] == before[key]

@@ -1,0 +1,361 @@
+"""
+The timing models (`sim.models`), one mechanism at a time, on tiny kernels whose
+cycles are computed by hand from the rules each model states (sim/models/cgra.py,
+sim/models/salam.py, targets/salam.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from lowering.tapeflow_to_cgra import lower_module
+from sim.cache import simulate_cache
+from sim.executor import Executor
+from sim.models import MODELS, UnknownModel, get_model
+from sim.models.cgra import CGRA
+from sim.simulator import SimulationError, prepare, simulate
+from sim.timing import TimingRecorder, report, window_table
+from sim.trace import MemoryTrace
+from tapeflow_dialects import cgra
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.tapeflow_run import bind_arguments
+from targets.costs import lockstep_steps
+from targets.hardware import PlacementConfig, configure
+from targets.salam import SALAM, salam_hardware
+
+HEADER = (
+    "attributes {tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], "
+    "tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]}"
+)
+
+
+def placed(text: str, hardware: Any) -> Any:
+    """A module with one loop function `@k`, its loop bodies placed for `hardware`."""
+    module = LocatingParser(make_context(), text.replace("ATTRS", HEADER), "k.mlir").parse_module()
+    lower_module(module, hardware)
+    module.verify()
+    return module
+
+
+def run(module: Any, hardware: Any, args: list[Any], model: str) -> tuple[dict[str, Any], Any, Any]:
+    trace = MemoryTrace(base=hardware.placement.base, alignment=hardware.placement.alignment)
+    recorder = TimingRecorder(trace, hardware)
+    Executor(module, trace, recorder).run("k", args)
+    recorder.finish()
+    addresses, writes, tape = trace.arrays()
+    cache = simulate_cache(addresses, writes, hardware.cache)
+    return report(recorder, cache, tape, hardware, 0, model), recorder, cache
+
+
+def test_the_registry() -> None:
+    assert list(MODELS) == ["cgra", "salam"]
+    assert get_model("salam").name == "salam"
+    with pytest.raises(UnknownModel, match="unknown timing model 'gem5'; choose from cgra, salam"):
+        get_model("gem5")
+    with pytest.raises(SimulationError, match="unknown timing model"):
+        prepare(make_context(), None, "enzyme", configure("Enzyme32k"), model="gem5")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ salam
+
+
+def test_salam_access_costs_follow_from_the_stated_latencies() -> None:
+    # A hit: local bus 1 + 1 ns, then tag and data looked up in parallel, 20 ns:
+    # 22 ns, seen at the third 10 ns tick. A miss: local bus 2, tag 20, membus
+    # 3 + 4 + 2 + 1 = 10, DRAM controller 10 + 10, tRCD 14.16, tCL 14.16,
+    # tBURST 3.333, response 20: 103.653 ns, seen at the 11th tick.
+    assert SALAM.hit_cycles == 3
+    assert SALAM.miss_cycles == 11
+    hw = salam_hardware(configure("Tflow2k"))
+    assert (hw.cache.hit_latency, hw.dram.latency_cycles) == (3, 8)
+    assert hw.cache.assoc == 4 and hw.cache.mshrs == 20 and hw.cache.size_bytes == 2048
+    assert hw.clock_ghz == pytest.approx(0.1)
+    assert (hw.latencies.fadd, hw.latencies.fmul, hw.latencies.fdiv) == (5, 4, 16)
+    assert hw.latencies.transcendental == 1  # a libm call
+    assert hw.placement == PlacementConfig(base=0x80C00000, alignment=8)
+    assert hw.scratchpad == configure("Tflow2k").scratchpad
+    assert salam_hardware(configure("Enzyme1k")).cache.assoc == 4  # at every size
+
+
+STREAM = """
+func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf64>
+    %w = arith.mulf %v, %v : f64
+    %s = arith.addf %w, %v : f64
+    memref.store %s, %y[%i] : memref<8xf64>
+  }
+  func.return
+}
+"""
+
+
+def test_a_lockstep_loop_costs_its_steps_plus_its_accesses_port_occupancy() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    module = placed(STREAM, hw)
+    (kernel,) = [op for op in module.walk() if isinstance(op, cgra.KernelOp)]
+    # Groups of one iteration: {load x} 0, {mulf} 4, {addf} 5, {store y} 0.
+    assert lockstep_steps(kernel, hw) == 9
+    x, y = np.arange(8.0), np.zeros(8)
+    data, _, _ = run(module, hw, [x, y], "salam")
+    # x and y are packed from 0x80C00000 (line-aligned): one line each. Loads:
+    # x[0] misses, x[1..7] hit; stores: y[0] misses (write-allocate), 7 hit.
+    assert (data["cache"]["hits"], data["cache"]["misses"]) == (14, 2)
+    # 8 iterations x 9 + 14 hits x 3 + 2 misses x 11; nothing overlaps.
+    assert data["cycles"]["total"] == 8 * 9 + 14 * 3 + 2 * 11 == 136
+    assert data["cycles"]["memory_stall"] == 2 * (11 - 3)
+    assert data["model"] == "salam"
+    np.testing.assert_array_equal(y, x * x + x)  # the values are still computed
+
+
+ORDERED = """
+func.func @k(%x: memref<8xf64>, %y: memref<8xf64>, %z: memref<8xf64>, %p: f64, %q: f64) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %a1 = arith.addf %p, %q : f64
+    %a2 = arith.mulf %a1, %q : f64
+    memref.store %a2, %y[%i] : memref<8xf64>
+    %v = memref.load %x[%i] : memref<8xf64>
+    %b1 = arith.mulf %v, %v : f64
+    %b2 = arith.addf %b1, %v : f64
+    memref.store %b2, %z[%i] : memref<8xf64>
+  }
+  func.return
+}
+"""
+
+
+def test_a_load_waits_for_older_stores_in_lockstep() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    (kernel,) = [op for op in placed(ORDERED, hw).walk() if isinstance(op, cgra.KernelOp)]
+    # The load of x comes after the store to y, so it waits for it: {addf} 5,
+    # {mulf} 4, {store y}, {load x}, {mulf} 4, {addf} 5 = 18. (Were the load free
+    # to go first: {addf, load} 5, {mulf, mulf} 4, {addf} 5, {stores} = 14.)
+    assert lockstep_steps(kernel, hw) == 18
+
+
+PRODUCT = """
+func.func @f(%x: memref<16xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 16 : index
+  %one = arith.constant 1.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %one) -> (f64) {
+    %v = memref.load %x[%i] : memref<16xf64>
+    %r = arith.mulf %a, %v : f64
+    scf.yield %r : f64
+  }
+  func.return %s : f64
+}
+func.func @f_grad(%x: memref<16xf64>, %dx: memref<16xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @f(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
+  func.return %r : f64
+}
+"""
+
+
+def gradient(model: str, preset: str, variant: str, **overrides: int) -> tuple[dict[str, Any], Any]:
+    ctx = make_context()
+    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
+    hardware = MODELS[model].hardware(configure(preset, **overrides))
+    tape_bytes = prepare(ctx, module, variant, hardware, model=model)
+    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    x = np.arange(1.0, 17.0) / 16
+    args = bind_arguments(function, {"arg0": x})
+    result = simulate(module, "f_grad", args, hardware, tape_bytes, model=model)
+    return result.report, result.outputs
+
+
+def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:
+    reports = [gradient("salam", "Tflow2k", "tapeflow", spad_bytes=s)[0] for s in (64, 512, 4096)]
+    for r in reports[1:]:
+        assert r["cycles"] == reports[0]["cycles"]
+        assert r["dram_bytes"] == reports[0]["dram_bytes"]
+    r = reports[0]
+    assert r["cycles"]["stream_stall"] == 0
+    # The whole tape (16 entries of 2 values: 256 B) is one tile: one FWD layer.
+    # FWD, by hand: the tile's bounds (muli, addi, minsi: 3 integer ops = 3), the
+    # kernel loop, the rows to stream (subi = 1); the stream and the barrier are
+    # free. The kernel: {subi 1, load x} then {mulf 4, both tape stores (free)}:
+    # 5 per iteration, x 16; x is two lines: 2 misses x 11 + 14 hits x 3.
+    assert r["cycles"]["fwd"] == 3 + (16 * 5 + 2 * 11 + 14 * 3) + 1 == 148
+    # Only the spilled and fetched bytes are tape traffic.
+    assert r["dram_bytes"]["tape"] == r["streams"]["write_bytes"] + r["streams"]["read_bytes"] == 512
+
+
+def test_salam_changes_the_timing_not_the_values() -> None:
+    cgra_report, cgra_out = gradient("cgra", "Tflow2k", "tapeflow")
+    salam_report, salam_out = gradient("salam", "Tflow2k", "tapeflow")
+    for name, value in cgra_out.items():
+        np.testing.assert_array_equal(salam_out[name], value)
+    assert (cgra_report["model"], salam_report["model"]) == ("cgra", "salam")
+
+
+# ------------------------------------------------------------------ cgra
+
+
+def test_buffers_are_packed_at_64_bytes_and_page_alignment_is_an_option() -> None:
+    a, b, c = np.zeros(3), np.zeros(3), np.zeros(3)
+    packed = MemoryTrace()  # the default placement: from 4096, 64 B aligned
+    paged = MemoryTrace(alignment=4096)
+    for trace in (packed, paged):
+        for arr in (a, b, c):
+            trace.record(arr, (1,), False, False)
+    assert packed.arrays()[0].tolist() == [4096 + 8, 4096 + 64 + 8, 4096 + 128 + 8]
+    assert paged.arrays()[0].tolist() == [4096 + 8, 8192 + 8, 12288 + 8]
+    assert configure("Enzyme32k").placement == PlacementConfig(base=4096, alignment=64)
+
+
+CONFLICT = """
+func.func @k(%a: memref<8xf64>, %b: memref<8xf64>, %c: memref<8xf64>) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %u = memref.load %a[%i] : memref<8xf64>
+    %v = memref.load %b[%i] : memref<8xf64>
+    %s = arith.addf %u, %v : f64
+    memref.store %s, %c[%i] : memref<8xf64>
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize(("alignment", "misses"), [(64, 3), (4096, 24)])
+def test_page_aligned_arrays_conflict_in_a_small_cache(alignment: int, misses: int) -> None:
+    # A 1 KB 2-way cache has 8 sets of 64 B lines. Packed, a, b and c (one line
+    # each) sit in sets 0, 1, 2: one cold miss each. Page-aligned, all three map
+    # to set 0, which holds two: a, b, c, a, b, c, ... under LRU every access misses.
+    hw = configure("Enzyme1k")
+    hw = replace(hw, placement=PlacementConfig(alignment=alignment))
+    module = placed(CONFLICT, hw)
+    data, _, _ = run(module, hw, [np.ones(8), np.ones(8), np.zeros(8)], "cgra")
+    assert hw.cache.assoc == 2 and hw.cache.sets == 8
+    assert data["cache"]["misses"] == misses
+
+
+COPY = """
+func.func @k(%x: memref<4096xf64>, %y: memref<4096xf64>) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 4096 : index
+  %two = arith.constant 2.0 : f64
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<4096xf64>
+    %w = arith.mulf %v, %two : f64
+    memref.store %w, %y[%i] : memref<4096xf64>
+  }
+  func.return
+}
+"""
+
+
+def test_a_cache_hit_occupies_its_port() -> None:
+    hw = configure("Enzyme32k")
+    module = placed(COPY, hw)
+    (kernel,) = [op for op in module.walk() if isinstance(op, cgra.KernelOp)]
+    assert kernel.ii.value.data == 1  # a load and a store on two ports
+    data, _, _ = run(module, hw, [np.ones(4096), np.zeros(4096)], "cgra")
+    # x and y: 512 lines each, one miss per line, the other 7 accesses hit.
+    assert (data["cache"]["misses"], data["cache"]["hits"]) == (1024, 7168)
+    # Memory side: 1024 misses in groups of 8 MSHRs x 100 cycles = 12800, plus
+    # 7168 hits on 2 ports = 3584: 16384. It exceeds the compute (4095 x 1 plus
+    # the length) and the bandwidth bound (at most 1536 lines x 64 B / 9.6 B per
+    # cycle = 10240). Hidden under the misses, the hits would have cost nothing.
+    assert data["cycles"]["total"] == 12800 + 3584
+    # The stall is what the memory side adds to the compute, (N-1)*ii + length
+    # with the length of the placed kernel (the last result: a store, 1 cycle).
+    length = max(
+        op.cycle.value.data + 1 for op in kernel.body.block.ops if isinstance(op, cgra.StoreOp)
+    )
+    assert data["cycles"]["memory_stall"] == 16384 - (4095 * 1 + length)
+
+
+def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
+    """The FWD loop of the product, strip-mined into 4 tiles of 4 rows (64 B
+    scratchpad, 2 tape values per row): the first tile fills the pipeline, the
+    next three continue it, so tiles 2-4 cost `trips * ii` instead of
+    `(trips - 1) * ii + length`."""
+    ctx = make_context()
+    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
+    hardware = configure("Tflow2k", spad_bytes=64)
+    tape_bytes = prepare(ctx, module, "tapeflow", hardware)
+    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
+    trace = MemoryTrace()
+    recorder = TimingRecorder(trace, hardware)
+    Executor(module, trace, recorder).run("f_grad", args)
+    recorder.finish()
+    addresses, writes, _ = trace.arrays()
+    cache = simulate_cache(addresses, writes, hardware.cache)
+    table = window_table(recorder, cache, hardware)
+    # Take the cache out of the picture: the kernel windows' compute is what is tested.
+    quiet = replace(
+        table,
+        hits=np.zeros_like(table.hits),
+        misses=np.zeros_like(table.misses),
+        dram_bytes=np.zeros_like(table.dram_bytes),
+    )
+    spent = CGRA.cycles(quiet, hardware).spent
+    fwd_kernels = [i for i, w in enumerate(recorder.windows) if w.kind == "kernel" and w.phase == "fwd"]
+    assert len(fwd_kernels) == 4
+    kernel = recorder.windows[fwd_kernels[0]].profile
+    assert all(recorder.windows[i].profile is kernel for i in fwd_kernels)
+    # From the placed FWD kernel: ii 4; length 7 (the mulf issued at cycle 3 + 4).
+    assert (kernel.ii, kernel.length, kernel.tiled) == (4, 7, True)
+    assert [int(spent[i]) for i in fwd_kernels] == [3 * 4 + 7, 4 * 4, 4 * 4, 4 * 4]
+
+
+def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tapeflow_benchmarks.kernels import KERNELS
+
+    inputs = KERNELS["logsum"].inputs("small")
+    np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
+    source = Path(__file__).parents[2] / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
+    tool = Path(sys.executable).parent / "tapeflow-sim"
+    outputs = {}
+    for model in ("cgra", "salam"):
+        done = subprocess.run(
+            [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
+             "--preset", "Tflow2k", "--model", model, "--inputs", str(tmp_path / "in.npz"),
+             "--out", str(tmp_path / f"{model}.npz"), "--json", str(tmp_path / f"{model}.json")],
+            capture_output=True, text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        report = json.loads((tmp_path / f"{model}.json").read_text())
+        assert report["model"] == model
+        assert report["sram_bytes"] == 2048 + 512  # the preset's, under both models
+        with np.load(tmp_path / f"{model}.npz") as out:
+            outputs[model] = {k: out[k] for k in out.files}
+    for name, value in outputs["cgra"].items():
+        np.testing.assert_array_equal(outputs["salam"][name], value)
+    bad = subprocess.run(
+        [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
+         "--preset", "Tflow2k", "--model", "gem5"],
+        capture_output=True, text=True,
+    )
+    assert bad.returncode == 2 and "invalid choice: 'gem5'" in bad.stderr
+
+
+def test_the_strip_mined_mark_is_the_one_tapeflow_layers_sets() -> None:
+    from lowering.tapeflow_layers import ROWS_PER_ITERATION
+    from targets.costs import STRIP_MINED
+
+    assert STRIP_MINED == ROWS_PER_ITERATION

@@ -1,0 +1,246 @@
+"""`tapeflow-bench --sweep`: the example sweep over a user's own MLIR kernel runs,
+its runs.csv has one column per swept key, every run records the machine it ran
+on, its numbers are those `tapeflow-sim` gives for the same kernel and machine,
+and a Dask cluster gives the same runs.csv as the local process pool."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tapeflow_benchmarks.harness.points import grouped
+from tapeflow_benchmarks.harness.sweep import load_sweep
+from tapeflow_tools import tapeflow_bench, tapeflow_sim
+from targets.energy import ENERGY_PRESETS
+from targets.hardware import PRESETS
+from targets.hardware_files import layered
+from targets.provenance import PACKAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "sweep"
+TIMING = {"seconds", "ops_per_second", "group_seconds"}
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _at(data: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        data = data[part]
+    return data
+
+
+def _without_timing(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timing(v) for k, v in value.items() if k not in TIMING}
+    if isinstance(value, list):
+        return [_without_timing(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The documented example, run as docs/sweeps.md says."""
+    out = tmp_path_factory.mktemp("sweep") / "chain-sweep"
+    code = tapeflow_bench.main([
+        "--sweep", str(EXAMPLE / "sweep.yaml"), "--out", str(out), "--no-cache",
+        "--jobs", "2", "--no-progress",
+    ])
+    assert code == 0
+    return out
+
+
+def test_example_folder_has_the_evaluation_layout(example: Path) -> None:
+    assert (example / "report.md").read_text().startswith("# Sweep: chain-cache-and-dram")
+    assert (example / "figures" / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = json.loads((example / "results.json").read_text())
+    assert data["sweep"]["grid"] == {"cache.size_bytes": [1024, 4096], "dram.latency_cycles": [100, 400]}
+    rows = _csv(example / "csv" / "runs.csv")
+    # 2 kernels x 2 variants x 2 x 2 grid values, each once.
+    assert len(rows) == len(data["runs"]) == 16
+    keys = {(r["kernel"], r["variant"], r["cache.size_bytes"], r["dram.latency_cycles"]) for r in rows}
+    assert len(keys) == 16
+    header = list(rows[0])
+    # One column per swept key, named by the dotted key, after the point's fields.
+    assert header[header.index("energy_preset") + 1:][:2] == ["cache.size_bytes", "dram.latency_cycles"]
+    assert all("error" not in r for r in rows)
+
+
+def test_each_run_records_the_machine_it_ran_on(example: Path) -> None:
+    data = json.loads((example / "results.json").read_text())
+    rows = _csv(example / "csv" / "runs.csv")
+    for run, row in zip(data["runs"], rows, strict=True):
+        record = run["report"]["hardware"]
+        for key, value in run["swept"].items():
+            assert _at(record, key) == value == int(row[key])
+        assert record["cache"]["size_bytes"] == run["cache_bytes"]
+        assert (record["variant"], record["unroll"], record["model"]) == (run["variant"], 1, "cgra")
+        assert record["energy_preset"] == run["energy_preset"] == "paper"
+        assert set(record["versions"]) == set(PACKAGES)
+        # The variant's preset, with the variant's own scratchpad for TapeFlow.
+        if run["variant"] == "tapeflow":
+            assert record["name"] == "Tflow32k" and record["scratchpad"]["size_bytes"] == 256
+        else:
+            assert record["name"] == "Enzyme32k" and record["scratchpad"]["size_bytes"] == 0
+        # Everything the sweep did not name is the preset's.
+        preset = PRESETS[record["name"]]
+        assert record["latencies"]["fadd"] == preset.latencies.fadd
+        assert record["dram"]["bandwidth_gbs"] == preset.dram.bandwidth_gbs
+
+
+def test_dram_latency_changes_time_not_traffic(example: Path) -> None:
+    """The DRAM latency is a timing parameter: the same accesses, hits, misses and
+    bytes; never fewer cycles when it grows."""
+    rows = _csv(example / "csv" / "runs.csv")
+    by = {(r["kernel"], r["variant"], r["cache.size_bytes"], r["dram.latency_cycles"]): r for r in rows}
+    for (kernel, variant, cache, latency), fast in by.items():
+        if latency != "100":
+            continue
+        slow = by[(kernel, variant, cache, "400")]
+        for column in ("cache_hits", "cache_misses", "dram_total", "ops_total", "layers"):
+            assert slow[column] == fast[column], (kernel, variant, cache, column)
+        assert int(slow["cycles_total"]) >= int(fast["cycles_total"])
+
+
+@pytest.mark.parametrize(("variant", "options", "cache"), [
+    ("enzyme", ["--preset", "Enzyme32k"], 1024),
+    ("tapeflow", ["--preset", "Tflow32k", "--spad-bytes", "256"], 4096),
+])
+def test_a_run_is_what_tapeflow_sim_reports(
+    example: Path, tmp_path: Path, variant: str, options: list[str], cache: int
+) -> None:
+    """The user's kernel through `tapeflow-sim` on the same machine (the grid's
+    DRAM latency of 100 cycles is the presets'): the same numbers."""
+    report = tmp_path / "report.json"
+    tapeflow_sim.main([
+        str(EXAMPLE / "chain.mlir"), "--function", "chain_grad", "--variant", variant, *options,
+        "--cache-bytes", str(cache), "--inputs", str(EXAMPLE / "chain.npz"), "--json", str(report),
+    ])
+    sim = json.loads(report.read_text())
+    data = json.loads((example / "results.json").read_text())
+    run = next(
+        r["report"] for r in data["runs"]
+        if (r["kernel"], r["variant"], r["cache_bytes"], r["swept"]["dram.latency_cycles"])
+        == ("chain", variant, cache, 100)
+    )
+    for key in ("cycles", "cache", "dram_bytes", "spad", "layers", "tape_bytes", "energy_pj", "sram_bytes"):
+        assert run[key] == sim[key], key
+
+
+def test_a_second_run_comes_from_the_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = tmp_path / "tiny.yaml"
+    sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\ngrid:\n  dram.latency_cycles: [100, 200]\n")
+    args = ["--sweep", str(sweep), "--cache-dir", str(tmp_path / "cache"), "--jobs", "1", "--no-progress"]
+    assert tapeflow_bench.main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert "2 points (0 cached, 2 runs computed)" in capsys.readouterr().out  # two latencies: two runs
+    assert tapeflow_bench.main([*args, "--out", str(tmp_path / "b")]) == 0
+    assert "2 points (2 cached, 0 runs computed)" in capsys.readouterr().out
+    assert (tmp_path / "a" / "csv" / "runs.csv").read_bytes() == (tmp_path / "b" / "csv" / "runs.csv").read_bytes()
+    # Another latency is another machine: not taken from the cache.
+    sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\ngrid:\n  dram.latency_cycles: [100, 300]\n")
+    assert tapeflow_bench.main([*args, "--out", str(tmp_path / "c")]) == 0
+    assert "2 points (1 cached, 1 runs computed)" in capsys.readouterr().out
+
+
+def test_points_rebuild_the_layered_machine(tmp_path: Path) -> None:
+    """Each point's hardware is the preset with the files, `set`, the variant's
+    spad and the grid values layered over it, as `--hw`/`--set` layer them; points
+    that differ only in cache size, ways or energy preset share one run."""
+    (tmp_path / "base.yaml").write_text("dram:\n  bandwidth_gbs: 25.6\n")
+    (tmp_path / "s.yaml").write_text(
+        "hw: base.yaml\nset: {clock_ghz: 1.5}\nkernels: [logsum, nn]\n"
+        "variants: [aos, {variant: tapeflow, spad: 1024, unroll: 2}]\n"
+        "grid:\n  cache.size_bytes: [1024, 65536]\n  cache.assoc: [2, 4]\n"
+        "  energy: [paper, cacti45]\n  rows: [4, 8]\n"
+    )
+    sweep = load_sweep(tmp_path / "s.yaml")
+    assert len(sweep.points) == 2 * 2 * 16
+    for point, swept in sweep.points.items():
+        g = point.group
+        preset = "Tflow32k" if g.variant == "tapeflow" else "Enzyme32k"
+        sets = ["clock_ghz=1.5"] + (["scratchpad.size_bytes=1024"] if g.variant == "tapeflow" else [])
+        sets += [f"{k}={v}" for k, v in swept.items()]
+        expected = layered(PRESETS[preset], [str(tmp_path / "base.yaml")], sets)
+        assert point.hardware() == expected, point.label()
+        assert expected.energy == ENERGY_PRESETS[swept["energy"]]
+        assert point.record()["energy_preset"] == swept["energy"]
+    groups = grouped(list(sweep.points))
+    # A run per kernel, variant and grid size (rows); cache and energy are replays.
+    assert len(groups) == 2 * 2 * 2
+    assert all(len(points) == 8 for points in groups.values())
+    keys = {p.key() for p in sweep.points}
+    assert len(keys) == len(sweep.points)
+
+
+def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
+    """The same tiny sweep on the local pool and on `--dask local`: runs.csv
+    byte for byte, and every report apart from timing."""
+    sweep = tmp_path / "sweep.yaml"
+    for name in ("chain.mlir", "chain.npz"):
+        shutil.copy(EXAMPLE / name, tmp_path / name)
+    sweep.write_text(
+        "kernels:\n  - {name: chain, file: chain.mlir, function: chain_grad, inputs: chain.npz}\n"
+        "variants: [enzyme, tapeflow]\ngrid:\n  cache.size_bytes: [1024, 2048]\n  dram.latency_cycles: [100, 250]\n"
+    )
+    outs = {}
+    for engine in (["--jobs", "1"], ["--jobs", "2", "--dask", "local"]):
+        out = tmp_path / ("dask" if "--dask" in engine else "local")
+        run = subprocess.run(
+            [sys.executable, "-m", "tapeflow_tools.tapeflow_bench", "--sweep", str(sweep), "--out", str(out),
+             "--no-cache", "--no-progress", *engine],
+            capture_output=True, text=True, timeout=600,
+        )
+        assert run.returncode == 0, run.stderr
+        assert "Traceback" not in run.stderr
+        outs[out.name] = out
+    local, dask = outs["local"], outs["dask"]
+    assert (local / "csv" / "runs.csv").read_bytes() == (dask / "csv" / "runs.csv").read_bytes()
+    first, second = (json.loads((o / "results.json").read_text()) for o in (local, dask))
+    assert _without_timing(first["runs"]) == _without_timing(second["runs"])
+    assert second["meta"]["engine"] == "a local Dask cluster"
+    assert len(first["runs"]) == 8
+
+
+def test_dask_address_of_an_existing_scheduler(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--dask ADDRESS`: the runs go to the scheduler already running there (a
+    cluster this test starts), with the local pool's results."""
+    distributed = pytest.importorskip("distributed")
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("kernels: [logsum]\nvariants: [enzyme, aos]\ngrid:\n  cache.size_bytes: [1024, 2048]\n")
+    args = ["--sweep", str(sweep), "--no-cache", "--no-progress", "--jobs", "1"]
+    assert tapeflow_bench.main([*args, "--out", str(tmp_path / "local")]) == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert tapeflow_bench.main([*args, "--out", str(tmp_path / "remote"), "--dask", address]) == 0
+        assert cluster.scheduler is not None  # still up: the tool closed its client only
+    assert "Traceback" not in capsys.readouterr().err
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    assert (local / "csv" / "runs.csv").read_bytes() == (remote / "csv" / "runs.csv").read_bytes()
+    meta = json.loads((remote / "results.json").read_text())["meta"]
+    assert meta["engine"] == f"the Dask scheduler at {address}"
+
+
+def test_a_sweep_point_on_the_papers_machine_is_the_evaluations(tmp_path: Path) -> None:
+    """Named the same way or not, the same machine is the same point (one cache
+    entry): a sweep of the paper's cache sizes gives the evaluation's points."""
+    from tapeflow_benchmarks.harness.experiments import enzyme, tapeflow
+
+    (tmp_path / "s.yaml").write_text(
+        "kernels: [logsum]\nvariants: [enzyme, {variant: tapeflow, preset: Tflow32k}]\n"
+        "grid:\n  cache.size_bytes: [1024, 32768]\n  energy: [paper, cacti45]\n"
+    )
+    points = set(load_sweep(tmp_path / "s.yaml").points)
+    assert points == {
+        make("logsum", "small", cache, energy=energy)
+        for make in (enzyme, tapeflow) for cache in (1024, 32768) for energy in ("paper", "cacti45")
+    }
