@@ -85,8 +85,10 @@ class _Writer:
         data_branches: bool,
         tensor_caches: bool,
         gather: int | None,
+        attributes: tuple[str, ...] = (),
     ):
         self.draw = draw
+        self.attributes = attributes
         self.tensor_caches = tensor_caches
         self.gather = gather
         """The extent the index table `%p` points into (None: no table)."""
@@ -250,7 +252,7 @@ class _Writer:
             new_acc = half
         for d in reversed(range(depth)):
             self.emit(indent + d + 1, f"scf.yield {new_acc} : f64")
-            attribute = draw(st.sampled_from(LOOP_ATTRIBUTES)) if self.tensor_caches else ""
+            attribute = draw(st.sampled_from(self.attributes)) if self.attributes else ""
             self.emit(indent + d, f"}} {{{attribute}}}" if attribute else "}")
             new_acc = opened[d][0]
         return new_acc
@@ -316,10 +318,12 @@ def kernels(
     mixed: bool = True,
     data_branches: bool = True,
     tensor_caches: bool = True,
+    mincut_off: bool = True,
 ) -> RandomKernel:
     """A random primal kernel and its caller (see the module docstring); `mixed`
     draws f32 arrays and values too, `data_branches` branches on data too,
-    `tensor_caches` marks loops `enzyme.cache_use_tensor` too."""
+    `tensor_caches` marks loops with Enzyme's cache attributes (tensor caches,
+    checkpointing, and min-cut caching off if `mincut_off`)."""
     n = draw(st.integers(1, 5))
     m = draw(st.integers(1, 4))
     shapes = [(n,), (m,), (n, m)]
@@ -331,7 +335,10 @@ def kernels(
         element = draw(st.sampled_from(FLOATS)) if mixed else "f64"
         arrays.append(Array(f"x{a}", draw(st.sampled_from(shapes)), element))
     gather = n if draw(st.booleans()) else None
-    writer = _Writer(draw, arrays, data_branches, tensor_caches, gather)
+    attributes = tuple(
+        a for a in LOOP_ATTRIBUTES if tensor_caches and (mincut_off or "mincut" not in a)
+    )
+    writer = _Writer(draw, arrays, data_branches, tensor_caches, gather, attributes or ("",))
     acc = writer.real(1.0, "f64")
     for _ in range(draw(st.integers(1, max_nests))):
         acc = writer.nest(1, acc)
