@@ -123,9 +123,20 @@ def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-
     for op in function.walk():
         if isinstance(op, enzyme.FillZeroOp | func.FuncOp):
             continue
-        if any(v in seeds or (isinstance(v.type, MemRefType) and buffer_root(v) in shadows) for v in op.operands):
+        if any(
+            v in seeds
+            or (isinstance(v.type, MemRefType) and buffer_root(v) in shadows and not _handle_cached(op, i))
+            for i, v in enumerate(op.operands)
+        ):
             start = min(start, top_level_index(op, body, index))
     return start
+
+
+def _handle_cached(op: Operation, operand: int) -> bool:
+    """`op` stores its operand `operand` (a memref handle) into a buffer: Enzyme
+    caching which buffer an iteration wrote through (`memref<10xmemref<10xf64>>`),
+    which does not touch that buffer's contents."""
+    return isinstance(op, memref.StoreOp) and operand == 0
 
 
 def _accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> None:
@@ -171,6 +182,16 @@ def classify_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> Cache:
         raise NotACache("a buffer of buffers (see lowering.nested_caches)")
     if not isinstance(memref_type.layout, builtin.NoneAttr):
         raise NotACache("non-identity layout")
+    if not isinstance(
+        memref_type.element_type, builtin.IndexType | builtin.IntegerType | builtin.AnyFloat
+    ):
+        # Enzyme caches which buffer an iteration wrote through
+        # (memref<10xmemref<10xf64>>) when that buffer may change between
+        # iterations; the REV loop stores and loads through the handle it reads.
+        raise NotACache(
+            f"caches {memref_type.element_type} handles (which buffer each iteration "
+            "used); a tape holds values"
+        )
     cache = Cache(alloc, [], [], [], [])
     _accesses(alloc.memref, [], cache)
     index = {op: i for i, op in enumerate(body.ops)}

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.dialects import builtin, func, scf
+from xdsl.dialects.builtin import FileLineColLoc, MemRefType
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -41,6 +41,8 @@ from xdsl.utils.exceptions import ParseError, PassFailedException
 from lowering.gradients import gradient_functions
 from lowering.upstream_mlir import (
     Locator,
+    MlirCrashed,
+    MlirRejected,
     Position,
     no_locator,
     resolve_locations,
@@ -62,6 +64,22 @@ memref buffers, and tidy the result. The primal is canonicalized before Enzyme s
 it: otherwise the canonicalization after `enzyme` folds a one-trip FWD loop whose
 REV twin still pops its caches once per trip, and the gradient pops an empty cache
 (Enzyme-MLIR 0.0.16; found by the random-kernel property test)."""
+
+
+RETRY_PIPELINE = (
+    "lower-affine,canonicalize,enzyme,remove-unnecessary-enzyme-ops,canonicalize,"
+    "remove-unnecessary-enzyme-ops,canonicalize,enzyme-simplify-math,cse"
+)
+"""The default pipeline with the caches lowered before the first canonicalization
+after `enzyme` (and once more after it, for the caches it frees). Run only where
+the default fails with `RETRY_ON`: that canonicalization folds a one-iteration
+loop that Enzyme's checkpointing creates (the block of a 2-trip checkpointed
+loop), and the caches pushed in the forward block then have no loop holding their
+pops (Enzyme-MLIR 0.0.16; found by the random-kernel property test). It is not the
+default because it changes the arithmetic Enzyme's other gradients come out with
+(a `negf` and `addf` where the default has one `subf`)."""
+
+RETRY_ON = "no scf.for holding their pops to pair it with"
 
 
 class _PositionParser(Parser):
@@ -126,7 +144,15 @@ class TapeflowEnzymePass(ModulePass):
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
         locate = _locator(ctx, op, text.getvalue())
-        result = run_pipeline(text.getvalue(), self.pipeline, locate, what="Enzyme")
+        try:
+            try:
+                result = run_pipeline(text.getvalue(), self.pipeline, locate, what="Enzyme")
+            except MlirRejected as err:
+                if self.pipeline != DEFAULT_PIPELINE or RETRY_ON not in str(err):
+                    raise
+                result = run_pipeline(text.getvalue(), RETRY_PIPELINE, locate, what="Enzyme")
+        except MlirCrashed as err:
+            raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
         try:
             differentiated = Parser(
                 ctx, resolve_locations(result, locate), "<enzyme output>"
@@ -144,6 +170,29 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
+
+
+def _crash_suspects(module: builtin.ModuleOp) -> str:
+    """What Enzyme-MLIR 0.0.16 is known to crash on, where the module has it: a
+    memref carried from one loop iteration to the next (ping-pong buffers swapped
+    through `iter_args`; it traps in the `enzyme` pass)."""
+    found = []
+    for op in module.walk():
+        if isinstance(op, scf.ForOp | scf.WhileOp) and any(
+            isinstance(r.type, MemRefType) for r in op.results
+        ):
+            loc = op.location
+            where = (
+                f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+                if isinstance(loc, FileLineColLoc)
+                else ""
+            )
+            found.append(
+                f"\n{where}note: '{op.name}' carries a memref from one iteration to the "
+                "next, which Enzyme-MLIR 0.0.16 crashes on: select the buffer from the "
+                "iteration number instead (arith.select on the parity), or copy"
+            )
+    return "".join(found)
 
 
 def _locate_created_ops(module: builtin.ModuleOp) -> None:

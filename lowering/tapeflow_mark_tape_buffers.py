@@ -7,7 +7,10 @@ kernel's own (the paper's tape bytes and tape misses). This pass marks each cach
 buffer (`lowering.enzyme_caches` says which buffers are caches) with the unit
 attribute `tapeflow.tape` and changes nothing else, but for Enzyme's
 `enzyme.store/load` (caches of run-time extent), which become the plain
-`memref.store/load` they stand for. It takes a module at the
+`memref.store/load` they stand for, and Enzyme's tensor caches
+(`enzyme.cache_use_tensor`), which become the memref buffers Enzyme's default mode
+writes (`lowering.tensor_caches`), so the baseline's tape is in memory, through the
+cache, whichever cache mode Enzyme ran in. It takes a module at the
 Enzyme-gradient stage.
 """
 
@@ -25,6 +28,7 @@ from lowering.enzyme_caches import cache_buffers
 from lowering.gradients import require_gradients
 from lowering.stages import Stage, require_stages
 from lowering.locations import located
+from lowering.tensor_caches import bufferize_tensor_caches
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 
@@ -33,6 +37,7 @@ PASS = "tapeflow-mark-tape-buffers"
 
 def mark_tape_buffers(function: func.FuncOp) -> int:
     """Mark the cache buffers of one gradient function; returns how many."""
+    bufferize_tensor_caches(function)
     buffers = cache_buffers(function, PASS)
     for buffer in buffers:
         buffer.attributes[TAPE_BUFFER] = builtin.UnitAttr()

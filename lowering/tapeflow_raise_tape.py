@@ -47,6 +47,7 @@ from lowering.nested_caches import (
 )
 from lowering.locations import located
 from lowering.stages import Stage, require_stages
+from lowering.tensor_caches import bufferize_tensor_caches
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.memref_views import subview_geometry
 
@@ -95,6 +96,20 @@ class GradientReport:
         """Tapes whose extents are known only at run time."""
         return sum(1 for t in self.tapes if t.values is None)
 
+    def no_tape_reason(self) -> str:
+        """Why there is no tape, for the warning: Enzyme saved nothing, or what
+        it saved is not tape-shaped."""
+        if not self.kept:
+            return (
+                f"@{self.function} has no Enzyme cache buffer (Enzyme saved no values "
+                "for the reverse sweep); there is no tape to raise"
+            )
+        kept = "; ".join(f"{buffer}: {reason}" for buffer, reason in self.kept)
+        return (
+            f"@{self.function}: no buffer of the gradient is raised to a tape; kept as "
+            f"they are (and run as they are): {kept}"
+        )
+
     def summary(self) -> str:
         text = (
             f"@{self.function}: {len(self.tapes)} tapes, {self.values} values, "
@@ -114,7 +129,8 @@ class GradientReport:
                 f"{size:>10} bytes  {t.stores} store(s), {t.loads} load(s)"
             )
         for buffer, reason in self.kept:
-            lines.append(f"  kept as memref: {buffer}: {reason}")
+            kind = "tensors" if buffer.startswith("tensor cache") else "memref"
+            lines.append(f"  kept as {kind}: {buffer}: {reason}")
         return "\n".join(lines)
 
 
@@ -128,9 +144,10 @@ def raise_module(module: builtin.ModuleOp) -> list[GradientReport]:
 def raise_function(function: func.FuncOp) -> GradientReport:
     """Rewrite the cache buffers of one gradient function into tapes."""
     name = function.sym_name.data
+    report = GradientReport(name)
+    _bufferize_tensor_caches(function, report)
     body = function.body.block
     rev_start = reverse_sweep_start(function, PASS)
-    report = GradientReport(name)
     caches: list[Cache] = []
     nested: list[NestedCache] = []
     for op in body.ops:
@@ -156,7 +173,30 @@ def raise_function(function: func.FuncOp) -> GradientReport:
     for each in nested:
         record, next_id = _rewrite_nested(each, body, next_id, extents)
         report.tapes.append(record)
+    _report_nested_buffers(function, report)  # what the nested caches left
     return report
+
+
+def _bufferize_tensor_caches(function: func.FuncOp, report: GradientReport) -> None:
+    """Enzyme's tensor caches (`enzyme.cache_use_tensor`) become cache buffers
+    first (`lowering.tensor_caches`), so that they are raised like the others;
+    those that are not in Enzyme's cache shape stay tensors, reported as kept."""
+    _, kept = bufferize_tensor_caches(function)
+    for cache, reason in kept:
+        report.kept.append((f"tensor cache {cache}", reason))
+
+
+def _report_nested_buffers(function: func.FuncOp, report: GradientReport) -> None:
+    """Buffers allocated inside loops (the caches of a recomputed loop in
+    Enzyme's checkpointing, allocated and freed in each reverse iteration) stay
+    memrefs: a tape is one buffer for the whole sweep."""
+    body = function.body.block
+    for op in function.walk():
+        if isinstance(op, memref.AllocOp) and op.parent_block() is not body:
+            report.kept.append(
+                (_describe(op), "allocated inside a loop (a per-iteration buffer, "
+                 "e.g. Enzyme's checkpointing recomputation cache)")
+            )
 
 
 def _producer_name(value: SSAValue) -> str:
@@ -180,7 +220,7 @@ def _producer_name(value: SSAValue) -> str:
 
 def _describe(alloc: memref.AllocOp) -> str:
     hint = alloc.memref.name_hint
-    return f"%{hint}" if hint else f"memref.alloc : {alloc.memref.type}"
+    return f"%{hint} ({alloc.memref.type})" if hint else f"memref.alloc : {alloc.memref.type}"
 
 
 def _constant(value: int, at: InsertPoint) -> SSAValue:
@@ -337,9 +377,4 @@ class TapeflowRaiseTapePass(ModulePass):
                 print(line, file=sys.stderr)
         for report in reports:
             if not report.tapes:
-                print(
-                    f"tapeflow-raise-tape: warning: @{report.function} has no Enzyme "
-                    "cache buffer (Enzyme saved no values for the reverse sweep); "
-                    "there is no tape to raise",
-                    file=sys.stderr,
-                )
+                print(f"tapeflow-raise-tape: warning: {report.no_tape_reason()}", file=sys.stderr)

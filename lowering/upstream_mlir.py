@@ -17,7 +17,9 @@ library, so it happens only when a pipeline runs.
 from __future__ import annotations
 
 import os
+import pickle
 import re
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -44,6 +46,10 @@ class MlirRejected(PassFailedException):
     """MLIR refused the text or a pass failed; the message holds its diagnostics."""
 
 
+class MlirCrashed(MlirRejected):
+    """The native code died on the text (a trap, an assertion) in a child process."""
+
+
 def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: str = "MLIR") -> str:
     """Run `pipeline` on the module `text` and return MLIR's printed result (with
     its location aliases). MLIR's diagnostics are re-anchored with `locate`; they
@@ -56,13 +62,20 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
             f"(pip install 'tapeflow[enzyme]'), which could not be imported: {err}"
         ) from None
     failure: ValueError | None = None
+    crash: str | None = None
     with _captured_stderr() as captured:
-        try:
-            # No function names: Enzyme then keeps every symbol's name.
-            _, result = enzyme_call.run_pass_pipeline([], text, pipeline)
-        except ValueError as err:
-            failure = err
+        # No function names: Enzyme then keeps every symbol's name.
+        result, failure, crash = _isolated(
+            lambda: enzyme_call.run_pass_pipeline([], text, pipeline)[1]
+        )
     diagnostics = relocate_diagnostics("".join(captured), locate)
+    if crash is not None:
+        said = f"; it said:\n{diagnostics}" if diagnostics else " without a diagnostic"
+        raise MlirCrashed(
+            f"{what} crashed ({crash}) on the module, pipeline '{pipeline}'{said}\n"
+            f"(a bug of {what}, not of the input as MLIR reads it: rewrite the construct "
+            "at fault, or report it upstream)"
+        )
     if failure is not None:
         if diagnostics:
             raise MlirRejected(f"{diagnostics}\n({what} rejected the module, pipeline '{pipeline}')")
@@ -73,6 +86,53 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
     if diagnostics:
         print(diagnostics, file=sys.stderr)
     return result
+
+
+def _isolated(run: Callable[[], str]) -> tuple[str, ValueError | None, str | None]:
+    """`run()` in a forked child process, so that a crash of the native code (an
+    assertion, a trap: Enzyme-MLIR 0.0.16 traps on memref-typed loop-carried
+    values, for one) ends the child, not the tool: (its result, the ValueError it
+    raised, None) or ("", None, how the child died). Where there is no fork, in
+    this process."""
+    if not hasattr(os, "fork"):
+        try:
+            return run(), None, None
+        except ValueError as err:
+            return "", err, None
+    read_end, write_end = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send the outcome, leave without Python's exit
+        code = 0
+        try:
+            os.close(read_end)
+            try:
+                outcome: tuple[str, str | None] = (run(), None)
+            except ValueError as err:
+                outcome = ("", str(err))
+            payload = pickle.dumps(outcome)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+        except BaseException:  # noqa: BLE001 - nothing may escape into the parent's code
+            code = 70
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return "", None, f"killed by {name}"
+    if os.WEXITSTATUS(status) != 0 or not payload:
+        return "", None, f"exit status {os.WEXITSTATUS(status)}"
+    result, message = pickle.loads(payload)
+    return result, (ValueError(message) if message is not None else None), None
 
 
 @contextmanager

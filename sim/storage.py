@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType
 from xdsl.ir import Attribute
 
 from tapeflow_dialects import region
@@ -27,10 +27,14 @@ rather than failing with MemoryError (or swapping) somewhere in numpy."""
 
 def numpy_dtype(element_type: Attribute) -> Any:
     """How elements of `element_type` are stored: int64 for integers and index,
-    float64 for floats."""
+    float64 for floats, Python objects for anything else (a buffer of memref
+    handles, `memref<10xmemref<10xf64>>`, which Enzyme writes to cache the
+    buffer a loop iteration wrote through)."""
     if isinstance(element_type, IndexType | IntegerType):
         return np.int64
-    return np.float64
+    if isinstance(element_type, AnyFloat):
+        return np.float64
+    return np.dtype(object)
 
 
 def python_scalar(value_type: Attribute) -> Callable[[Any], Any]:

@@ -15,6 +15,7 @@ from sim.impls import (  # noqa: F401 - imported to register their builders
     scf,
     stream,
     tape,
+    tensor,
 )
 from sim.impls.registry import BUILDERS, Builder, build, impl
 

@@ -92,6 +92,15 @@ def out_of_bounds(op: memref.LoadOp | memref.StoreOp, where: tuple[int, ...], sh
 def build_load(ctx: CompileContext, op: memref.LoadOp, ins: list[int], outs: list[int]) -> Step:
     m, *idx = ins
     (o,) = outs
+    if numpy_dtype(op.res.type) is np.dtype(object):  # a handle: no scalar to unbox
+
+        def step_object(fr: Frame) -> None:
+            buffer, where = fr[m], tuple(fr[i] for i in idx)
+            if not in_bounds(where, buffer.shape):
+                raise out_of_bounds(op, where, buffer.shape)
+            fr[o] = buffer[where]
+
+        return step_object
 
     def step(fr: Frame) -> None:
         buffer, where = fr[m], tuple(fr[i] for i in idx)

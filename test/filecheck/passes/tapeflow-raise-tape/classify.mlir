@@ -31,10 +31,10 @@
 // STATS:      tapeflow-raise-tape: @diffef: 2 tapes, 36 values, 288 bytes
 // STATS-NEXT:   tape mulf {{ *}}!tape.tape<4x8xf64> {{ *}}32 values {{ *}}256 bytes  1 store(s), 1 load(s)
 // STATS-NEXT:   tape iv {{ *}}!tape.tape<4xindex> {{ *}}4 values {{ *}}32 bytes  1 store(s), 1 load(s)
-// STATS-NEXT:   kept as memref: %tmp: read in the forward sweep
-// STATS-NEXT:   kept as memref: %dead: never read
-// STATS-NEXT:   kept as memref: %late: written in the reverse sweep
-// STATS-NEXT:   kept as memref: %passed: used by 'func.call', which a tape cannot express
+// STATS-NEXT:   kept as memref: %tmp (memref<4xf64>): read in the forward sweep
+// STATS-NEXT:   kept as memref: %dead (memref<4xf64>): never read
+// STATS-NEXT:   kept as memref: %late (memref<4xf64>): written in the reverse sweep
+// STATS-NEXT:   kept as memref: %passed (memref<4xf64>): used by 'func.call', which a tape cannot express
 
 func.func private @use(%b: memref<4xf64>)
 
