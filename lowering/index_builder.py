@@ -8,6 +8,9 @@ undefined (a division by zero), the op is emitted instead of folded.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+from typing import Protocol
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Operation, SSAValue
@@ -18,6 +21,50 @@ from tapeflow_dialects.semantics import fold_int
 
 Index = SSAValue | int
 """An index value: an SSA value, or a constant not yet materialized."""
+
+
+class ViewGeometry(Protocol):
+    """Where a view (a subview, a tensor slice) sits in what it views: per
+    dimension of the viewed value an offset and a stride; `kept` the dimensions the
+    view keeps (the others are dropped by a rank reduction)."""
+
+    offsets: Sequence[Index]
+    strides: Sequence[int]
+    kept: Collection[int]
+
+
+def compose_view_indices(
+    indices: Sequence[SSAValue], views: Sequence[ViewGeometry], at: InsertPoint
+) -> list[SSAValue]:
+    """`indices` into the innermost of `views` (outermost first) as indices into
+    the value the outermost one views: per view, a dropped dimension takes its
+    offset, a kept one `offset + index * stride`; the ops go before `at`."""
+
+    def constant(value: int) -> SSAValue:
+        op = arith.ConstantOp(IntegerAttr(value, IndexType()))
+        Rewriter.insert_op(op, at)
+        return op.result
+
+    current = list(indices)
+    for view in reversed(views):
+        inner = iter(current)
+        outer: list[SSAValue] = []
+        for dim, (offset, stride) in enumerate(zip(view.offsets, view.strides)):
+            if dim not in view.kept:
+                outer.append(offset if isinstance(offset, SSAValue) else constant(offset))
+                continue
+            index = next(inner)
+            if stride != 1:
+                mul = arith.MuliOp(index, constant(stride))
+                Rewriter.insert_op(mul, at)
+                index = mul.result
+            if isinstance(offset, SSAValue) or offset != 0:
+                add = arith.AddiOp(offset if isinstance(offset, SSAValue) else constant(offset), index)
+                Rewriter.insert_op(add, at)
+                index = add.result
+            outer.append(index)
+        current = outer
+    return current
 
 
 class IndexBuilder:

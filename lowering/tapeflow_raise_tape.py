@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
+from xdsl.dialects import builtin, func, memref, scf
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, BlockArgument, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -37,6 +37,7 @@ from lowering.enzyme_caches import (
     top_level_index,
 )
 from lowering.gradients import require_gradients
+from lowering.index_builder import compose_view_indices
 from lowering.nested_caches import (
     NestedCache,
     NotANestedCache,
@@ -223,37 +224,10 @@ def _describe(alloc: memref.AllocOp) -> str:
     return f"%{hint} ({alloc.memref.type})" if hint else f"memref.alloc : {alloc.memref.type}"
 
 
-def _constant(value: int, at: InsertPoint) -> SSAValue:
-    op = arith.ConstantOp(IntegerAttr(value, IndexType()))
-    Rewriter.insert_op(op, at)
-    return op.result
-
-
 def _buffer_indices(access: Access) -> list[SSAValue]:
     """The access's indices into the buffer itself, composing its subviews."""
-    indices: list[SSAValue] = list(access.op.indices)
-    at = InsertPoint.before(access.op)
-    for view in reversed(access.views):
-        geometry = subview_geometry(view)
-        inner = iter(indices)
-        outer: list[SSAValue] = []
-        for dim, (offset, stride) in enumerate(zip(geometry.offsets, geometry.strides)):
-            if dim not in geometry.kept:
-                outer.append(offset if isinstance(offset, SSAValue) else _constant(offset, at))
-                continue
-            index = next(inner)
-            if stride != 1:
-                mul = arith.MuliOp(index, _constant(stride, at))
-                Rewriter.insert_op(mul, at)
-                index = mul.result
-            if isinstance(offset, SSAValue) or offset != 0:
-                base = offset if isinstance(offset, SSAValue) else _constant(offset, at)
-                add = arith.AddiOp(base, index)
-                Rewriter.insert_op(add, at)
-                index = add.result
-            outer.append(index)
-        indices = outer
-    return indices
+    views = [subview_geometry(view) for view in access.views]
+    return compose_view_indices(list(access.op.indices), views, InsertPoint.before(access.op))
 
 
 def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, func, memref, scf, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, TensorType
+from xdsl.dialects import func, memref, scf, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.locations import located
+from lowering.index_builder import compose_view_indices
 
 
 class NotATensorCache(Exception):
@@ -66,35 +67,10 @@ def _slice(op: tensor.InsertSliceOp | tensor.ExtractSliceOp) -> _Slice:
     return _Slice(offsets, tuple(op.static_strides.get_values()), kept)
 
 
-def _constant(value: int, at: InsertPoint) -> SSAValue:
-    op = arith.ConstantOp(IntegerAttr(value, IndexType()))
-    Rewriter.insert_op(op, at)
-    return op.result
-
-
 def _compose(indices: list[SSAValue], slices: list[_Slice], at: InsertPoint) -> list[SSAValue]:
     """`indices` into the innermost slice as indices into the buffer (slices
     outermost first)."""
-    for piece in reversed(slices):
-        inner = iter(indices)
-        outer: list[SSAValue] = []
-        for dim, (offset, stride) in enumerate(zip(piece.offsets, piece.strides)):
-            if dim not in piece.kept:
-                outer.append(offset if isinstance(offset, SSAValue) else _constant(offset, at))
-                continue
-            index = next(inner)
-            if stride != 1:
-                mul = arith.MuliOp(index, _constant(stride, at))
-                Rewriter.insert_op(mul, at)
-                index = mul.result
-            if isinstance(offset, SSAValue) or offset != 0:
-                base = offset if isinstance(offset, SSAValue) else _constant(offset, at)
-                add = arith.AddiOp(base, index)
-                Rewriter.insert_op(add, at)
-                index = add.result
-            outer.append(index)
-        indices = outer
-    return indices
+    return compose_view_indices(indices, slices, at)
 
 
 @dataclass

@@ -45,7 +45,7 @@ import contextlib
 import os
 import shlex
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,8 +195,15 @@ def _main(argv: Sequence[str] | None) -> int:
         "code": code_fingerprint(),
         "failed": summary.failed,
     }
+    return _finish(out, summary, lambda: write(out, meta, results, claims, runs, formats))
+
+
+def _finish(out: Path, summary: Any, write_folder: Callable[[], list[Any]], what: str = "") -> int:
+    """Write the results folder (`write_folder`, atomic) and say what was done; the
+    exit status: 0, 1 if a run failed or the folder cannot be written, 130 if
+    interrupted while writing (the runs are cached)."""
     try:
-        figures = write(out, meta, results, claims, runs, formats)
+        figures = write_folder()
     except OSError as err:
         print(f"tapeflow-bench: error: cannot write the results to {out}: {err}; "
               "it is left as it was", file=sys.stderr)
@@ -206,7 +213,7 @@ def _main(argv: Sequence[str] | None) -> int:
               "it was, and the same command writes it again from the cache", file=sys.stderr)
         return 130
     print(
-        f"tapeflow-bench: {summary.points} points ({summary.cached} cached, "
+        f"tapeflow-bench: {what}{summary.points} points ({summary.cached} cached, "
         f"{summary.computed_groups} runs computed) in {summary.seconds:.0f} s; "
         f"report {out / 'report.md'}, {len(figures)} figures, data {out / 'results.json'}"
     )
@@ -288,24 +295,9 @@ def _sweep(
         "code": code_fingerprint(),
         "failed": summary.failed,
     }
-    try:
-        figures = write_sweep(out, meta, sweep, runs, formats)
-    except OSError as err:
-        print(f"tapeflow-bench: error: cannot write the results to {out}: {err}; "
-              "it is left as it was", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
-              "it was, and the same command writes it again from the cache", file=sys.stderr)
-        return 130
-    print(
-        f"tapeflow-bench: sweep {sweep.name}: {summary.points} points ({summary.cached} cached, "
-        f"{summary.computed_groups} runs computed) in {summary.seconds:.0f} s; "
-        f"report {out / 'report.md'}, {len(figures)} figures, data {out / 'results.json'}"
+    return _finish(
+        out, summary, lambda: write_sweep(out, meta, sweep, runs, formats), f"sweep {sweep.name}: "
     )
-    for failure in summary.failed:
-        print(f"tapeflow-bench: failed: {failure}", file=sys.stderr)
-    return 1 if summary.failed else 0
 
 
 if __name__ == "__main__":
