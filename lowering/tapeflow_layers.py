@@ -310,9 +310,37 @@ def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> Lay
     state = _Function(function, spad_bytes, report, loads, kept, unlayered=set(unlayered), plans=plans)
     state.refresh_positions()
     _layer_block(state, function.body.block)
+    _check_one_region_per_layer(function, kept, set(unlayered))
     if unlayered:
         mark_cache_path_stage(function, Stage.LAYERS)
     return report
+
+
+def _check_one_region_per_layer(
+    function: func.FuncOp, kept: set[SSAValue], unlayered: set[SSAValue]
+) -> None:
+    """A layer streams one region's tile. If the accesses of a second region still
+    being layered ended up inside one (found by the random-kernel campaigns, with
+    values Enzyme caches inside branches), that region is kept instead: the attempt
+    is dropped and retried with it read through the cache."""
+    for op in function.walk():
+        if not isinstance(op, layer.LayerOp):
+            continue
+        touched: list[SSAValue] = []
+        for inner in op.walk():
+            if isinstance(inner, region.StoreOp | region.LoadOp):
+                handle = inner.region
+                if handle not in kept and handle not in touched:
+                    touched.append(handle)
+        if len(touched) > 1:
+            # Keep a region left on the cache path if one is there, else the last.
+            victim = next((r for r in touched if r in unlayered), touched[-1])
+            other = next(r for r in touched if r is not victim)
+            raise _Unlayerable(
+                victim,
+                f"its accesses fall into layer {op.id.value.data} of region "
+                f"{_region_name(other)}, and a layer streams one region",
+            )
 
 
 def _mirror_error(

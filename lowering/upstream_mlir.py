@@ -88,6 +88,25 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
     return result
 
 
+def _die_with_parent() -> None:
+    """In the forked child: end with the process that forked it (a tool's or a
+    bench worker's), and with the terminal's Ctrl-C even where the parent ignores
+    it (bench workers leave Ctrl-C to their parent, which then stops them): an
+    interrupted run leaves no Enzyme child behind. Linux's PR_SET_PDEATHSIG;
+    elsewhere only the Ctrl-C part."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() == 1:  # the parent died before the call took effect
+            os._exit(70)
+
+
 def _isolated(run: Callable[[], str]) -> tuple[str, ValueError | None, str | None]:
     """`run()` in a forked child process, so that a crash of the native code (an
     assertion, a trap: Enzyme-MLIR 0.0.16 traps on memref-typed loop-carried
@@ -106,6 +125,7 @@ def _isolated(run: Callable[[], str]) -> tuple[str, ValueError | None, str | Non
     if pid == 0:  # the child: run, send the outcome, leave without Python's exit
         code = 0
         try:
+            _die_with_parent()
             os.close(read_end)
             try:
                 outcome: tuple[str, str | None] = (run(), None)

@@ -83,14 +83,13 @@ UPSTREAM_REJECTIONS = (
 """What Enzyme-MLIR 0.0.16 says when it rejects its own output (README, known
 upstream limitations); the property is about kernels Enzyme differentiates."""
 
-# Restriction of the suite's strategy for an open failure outside this test's
-# areas (/work/notes/property_failures.md, section 4): with min-cut caching off
-# (`enzyme.disable_mincut`), Enzyme caches values computed inside `scf.if`
-# branches, and tapeflow-streams stops with "layer 0 touches several regions"
-# (tapeflow-layers puts a branch's tapes and the loop body's into one layer;
-# gen-layers, issue 12 item 2). The campaign profile runs the same restricted
-# strategy; lift this once that is fixed.
-SUITE_RESTRICTIONS = {"mincut_off": False}
+# Restrictions of the suite's strategy (none now). With min-cut caching off
+# (`enzyme.disable_mincut`), Enzyme caches values computed inside `scf.if` branches;
+# a campaign once found tapeflow-streams stopping with "layer 0 touches several
+# regions" on such a kernel. tapeflow-layers now keeps a region whose accesses fall
+# into another region's layer (`_check_one_region_per_layer`), so the strategy
+# generates those loops again.
+SUITE_RESTRICTIONS: dict[str, bool] = {}
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -122,3 +121,20 @@ def _log(line: str) -> None:
     if path:
         with open(path, "a") as out:
             out.write(line.replace("\n", " ")[:300] + "\n")
+
+
+def test_a_found_kernel_with_min_cut_off_passes_every_stage() -> None:
+    """The campaign's kernel (inputs/found/mincut_off_nest.mlir): every stage
+    computes the Enzyme stage's values bit for bit."""
+    from pathlib import Path
+
+    import numpy as np
+
+    text = (Path(__file__).parent / "inputs" / "found" / "mincut_off_nest.mlir").read_text()
+    rng = np.random.default_rng(0)
+    inputs = {
+        "arg0": rng.uniform(0.5, 1.5, 2),
+        "arg2": rng.uniform(0.5, 1.5, (2, 2, 1)).astype(np.float32),
+        "arg4": np.array([0, 1, 0, 1, 0]),
+    }
+    check_stages(text, "k_grad", inputs)
