@@ -144,18 +144,7 @@ def _main(argv: Sequence[str] | None) -> int:
     out = args.out or Path({"paper": "tapeflow-results", "small": "tapeflow-results-quick"}.get(
         size, f"tapeflow-results-{size}"))
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
-    try:
-        check_output_directory(out, "--out")
-        if not replaceable_folder(out, MARKERS):
-            raise ToolError(
-                f"--out {out}: the folder exists and is not a tapeflow-bench results folder "
-                f"(it has no {' or '.join(MARKERS)}); it would be replaced as a whole, so "
-                "name a new or empty folder"
-            )
-        if cache_dir is not None:
-            check_output_directory(cache_dir, "--cache-dir")
-    except ToolError as err:
-        parser.error(str(err))
+    _check_locations(parser, out, cache_dir)
     cache = ResultCache(cache_dir)
 
     points = {
@@ -196,6 +185,23 @@ def _main(argv: Sequence[str] | None) -> int:
         "failed": summary.failed,
     }
     return _finish(out, summary, lambda: write(out, meta, results, claims, runs, formats))
+
+
+def _check_locations(parser: argparse.ArgumentParser, out: Path, cache_dir: Path | None) -> None:
+    """Before any work: `out` must be new, empty or an earlier results folder (it is
+    replaced whole), and both locations writable; a usage error otherwise."""
+    try:
+        check_output_directory(out, "--out")
+        if not replaceable_folder(out, MARKERS):
+            raise ToolError(
+                f"--out {out}: the folder exists and is not a tapeflow-bench results folder "
+                f"(it has no {' or '.join(MARKERS)}); it would be replaced as a whole, so "
+                "name a new or empty folder"
+            )
+        if cache_dir is not None:
+            check_output_directory(cache_dir, "--cache-dir")
+    except ToolError as err:
+        parser.error(str(err))
 
 
 def _finish(out: Path, summary: Any, write_folder: Callable[[], list[Any]], what: str = "") -> int:
@@ -262,18 +268,7 @@ def _sweep(
             parser.error(f"{option} is for the paper's evaluation; a sweep file names its own kernels")
     out = args.out or Path(f"{args.sweep.stem}-results")
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
-    try:
-        check_output_directory(out, "--out")
-        if not replaceable_folder(out, MARKERS):
-            raise ToolError(
-                f"--out {out}: the folder exists and is not a tapeflow-bench results folder "
-                f"(it has no {' or '.join(MARKERS)}); it would be replaced as a whole, so "
-                "name a new or empty folder"
-            )
-        if cache_dir is not None:
-            check_output_directory(cache_dir, "--cache-dir")
-    except ToolError as err:
-        parser.error(str(err))
+    _check_locations(parser, out, cache_dir)
     with reported_errors("tapeflow-bench"):
         if not args.sweep.is_file():
             raise ToolError(f"--sweep {args.sweep}: no such file")
