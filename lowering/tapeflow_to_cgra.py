@@ -40,10 +40,12 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field, replace
+from functools import cache
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, scf
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -59,13 +61,20 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.gradients import require_gradients
 from lowering.locations import located
 from lowering.stages import is_placed
+from tapeflow_dialects import cgra, region, stream
+from tapeflow_dialects.cgra import MemPath, MemPathAttr, i64_attr, opcode_attr
+from tapeflow_dialects.container_ops import SlotAccess
 from targets.costs import op_latency
 from targets.hardware import PRESETS, Hardware
-from tapeflow_dialects import cgra, region, stream
-from tapeflow_dialects.cgra import MemPath, MemPathAttr
-from tapeflow_dialects.container_ops import SlotAccess
 
 PASS = "tapeflow-to-cgra"
+
+_UNREACHED = -(2**40)
+"""A path length no path has: the table entry of an op a source does not reach
+(latency sums stay far below 2**40, so it stays negative)."""
+
+_TABLE_ENTRIES = 1 << 20
+"""Entries of the recurrence bound's (op x source) table per batch of sources."""
 
 def _placeable(op: Operation) -> bool:
     if op.regions:
@@ -132,6 +141,11 @@ class _Scheduler:
     def __init__(self, hardware: Hardware):
         self.hw = hardware
         self.pes = [(r, c) for r in range(hardware.rows) for c in range(hardware.cols)]
+        hop = hardware.latencies.hop
+        self.hops = [
+            [hop * (abs(r - r2) + abs(c - c2)) for r2, c2 in self.pes] for r, c in self.pes
+        ]
+        """Routing cycles from each PE to each other (Manhattan distance times the hop)."""
 
     def schedule(self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]]) -> _Schedule:
         pes = len(self.pes)
@@ -144,8 +158,9 @@ class _Scheduler:
             -(-spad_ops // max(self.hw.scratchpad.banks, 1)),
             self._recurrence_mii(ops, carried),
         )
+        body = _Body.of(ops, self.hw)
         while True:
-            result = self._fixed_point(ops, ii, carried)
+            result = self._fixed_point(body, ii, carried)
             if result is not None:
                 return result
             ii += max(1, ii // 8)
@@ -156,54 +171,103 @@ class _Scheduler:
         iteration) to `c` (the next), the longest latency path from `c` to `p`
         within an iteration plus `p`'s latency. Routing is not counted here; the
         scheduler adds it.
+
+        Edges run forward in program order, so the longest paths from every source
+        `c` are one pass over the body; the sources go through it together, a batch
+        at a time, as the columns of a (op x source) table.
         """
         index = {op: n for n, op in enumerate(ops)}
-        edges: list[list[tuple[int, int]]] = [[] for _ in ops]
+        preds: list[list[tuple[int, int]]] = [[] for _ in ops]
         last_store: dict[SSAValue, int] = {}
         last_load: dict[SSAValue, int] = {}
         for n, op in enumerate(ops):
             for v in op.operands:
                 producer = v.owner
                 if isinstance(producer, Operation) and producer in index:
-                    edges[index[producer]].append((n, op_latency(producer, self.hw)))
+                    preds[n].append((index[producer], op_latency(producer, self.hw)))
             buffer = _buffer(op)
             if buffer is not None:
                 if buffer in last_store:
-                    edges[last_store[buffer]].append((n, 1))
+                    preds[n].append((last_store[buffer], 1))
                 if _is_store(op) and buffer in last_load:
-                    edges[last_load[buffer]].append((n, 0))
+                    preds[n].append((last_load[buffer], 0))
                 (last_store if _is_store(op) else last_load)[buffer] = n
-        back: list[tuple[int, int, int]] = []  # (consumer, producer, extra)
+        # Per source `c`: the producers `p` its back edges come from, and the
+        # extras. A producer before its consumer is not reached from it within an
+        # iteration, so only those at or after it count.
+        back: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+        def edges_to(c: int, ps: np.ndarray, extras: np.ndarray) -> None:
+            after = ps >= c
+            if after.any():
+                back.setdefault(c, []).append((ps[after], extras[after]))
+
         for block_arg, yielded in carried:
             producer = yielded.owner
             if isinstance(producer, Operation) and producer in index:
-                p = index[producer]
+                p = np.array([index[producer]])
+                extra = np.array([op_latency(producer, self.hw)])
                 for use in block_arg.uses:
                     if use.operation in index:
-                        back.append((index[use.operation], p, op_latency(producer, self.hw)))
-        for load, store in _carried_memory(ops):
-            back.append((index[load], index[store], 1))
+                        edges_to(index[use.operation], p, extra)
+        memory = _carried_memory(ops)
+        positions = {
+            buffer: np.array([index[s] for s in stores]) for buffer, stores in memory.stores.items()
+        }
+        for load, (buffer, excluded) in memory.loads.items():
+            ps = positions[buffer]
+            if excluded:
+                ps = ps[~np.isin(ps, [index[s] for s in excluded])]
+            edges_to(index[load], ps, np.ones_like(ps))
+        if not back:
+            return 1
+        targets = {
+            c: (np.concatenate([p for p, _ in edges]), np.concatenate([e for _, e in edges]))
+            for c, edges in back.items()
+        }
+        pulls = [
+            (np.array([m for m, _ in edges]), np.array([w for _, w in edges])[:, None])
+            if edges else None
+            for edges in preds
+        ]
+        sources = sorted(targets)
         bound = 1
-        # Edges run forward in program order, so a path from `source` reaches
-        # `p` only through ops between them: stop at the last `p` it needs.
-        reach: dict[int, int] = {}
-        for c, p, _ in back:
-            reach[c] = max(reach.get(c, -1), p)
-        for source, last in reach.items():
-            longest = [-1] * len(ops)
-            longest[source] = 0
-            for n in range(source, last + 1):
-                if longest[n] < 0:
-                    continue
-                for m, weight in edges[n]:
-                    longest[m] = max(longest[m], longest[n] + weight)
-            for c, p, extra in back:
-                if c == source and longest[p] >= 0:
-                    bound = max(bound, longest[p] + extra)
+        start = 0
+        while start < len(sources):
+            lo = sources[start]
+            # As many sources as keep the table near a million entries.
+            hi = max(int(targets[sources[start]][0].max()), lo)
+            stop = start + 1
+            while stop < len(sources):
+                reach = max(hi, int(targets[sources[stop]][0].max()))
+                if (reach - lo + 1) * (stop - start + 1) > _TABLE_ENTRIES:
+                    break
+                hi, stop = reach, stop + 1
+            batch = sources[start:stop]
+            table = np.full((hi - lo + 1, len(batch)), _UNREACHED, dtype=np.int64)
+            column = {c: k for k, c in enumerate(batch)}
+            for n in range(lo, hi + 1):
+                pull = pulls[n]
+                if pull is not None:
+                    m, w = pull
+                    inside = m >= lo
+                    if inside.all():
+                        table[n - lo] = (table[m - lo] + w).max(axis=0)
+                    elif inside.any():
+                        table[n - lo] = (table[m[inside] - lo] + w[inside]).max(axis=0)
+                if n in column:
+                    table[n - lo, column[n]] = 0
+            for c in batch:
+                p, extra = targets[c]
+                lengths = table[p - lo, column[c]]
+                reached = lengths >= 0
+                if reached.any():
+                    bound = max(bound, int((lengths[reached] + extra[reached]).max()))
+            start = stop
         return bound
 
     def _fixed_point(
-        self, ops: list[Operation], ii: int, carried: list[tuple[SSAValue, SSAValue]]
+        self, body: _Body, ii: int, carried: list[tuple[SSAValue, SSAValue]]
     ) -> _Schedule | None:
         """
         A schedule at `ii` that respects the loop-carried dependences, or None.
@@ -216,11 +280,11 @@ class _Scheduler:
         """
         earliest: dict[Operation, int] = {}
         for _ in range(8):
-            result = self._try(ops, ii, earliest)
+            result = self._try(body, ii, earliest)
             if result is None:
                 return None
             moved = False
-            for op, bound in self._carried_bounds(ops, result, carried).items():
+            for op, bound in self._carried_bounds(body.ops, result, carried).items():
                 if bound > earliest.get(op, 0):
                     earliest[op] = bound
                     moved = True
@@ -245,79 +309,123 @@ class _Scheduler:
                 if use.operation in s.place:
                     need(use.operation, done - s.ii)
         # A store to a buffer the body also loads may feed the next iteration's load.
-        latest: dict[Operation, int] = {}
-        for load, store in _carried_memory(ops):
-            cycle = s.place[store][2]
-            if cycle > latest.get(load, -1):
-                latest[load] = cycle
-        for load, cycle in latest.items():
-            need(load, cycle + 1 - s.ii)
+        memory = _carried_memory(ops)
+        latest = {
+            buffer: sorted(stores, key=lambda store: -s.place[store][2])
+            for buffer, stores in memory.stores.items()
+        }
+        for load, (buffer, excluded) in memory.loads.items():
+            store = next((st for st in latest[buffer] if st not in excluded), None)
+            if store is not None:
+                need(load, s.place[store][2] + 1 - s.ii)
         return bounds
 
-    def _try(self, ops: list[Operation], ii: int, earliest: dict[Operation, int]) -> _Schedule | None:
-        free = {pe: _FreeSlots(ii) for pe in self.pes}
+    def _try(self, body: _Body, ii: int, earliest: dict[Operation, int]) -> _Schedule | None:
+        pes = self.pes
+        hops = self.hops
+        free = [_FreeSlots(ii) for _ in pes]
         """Per PE, the modulo slots not yet taken."""
         port_free = {"cache": _FreeSlots(ii), "spad": _FreeSlots(ii)}
         """Per memory kind, the modulo slots whose ports are not all taken."""
         ports: dict[tuple[str, int], int] = {}
         limits = {"cache": self.hw.cache.ports, "spad": max(self.hw.scratchpad.banks, 1)}
+        where = [0] * len(body.ops)
+        """Per op (by position), its PE's index in `pes`."""
+        finish = [0] * len(body.ops)
+        """Per op, the cycle its result is computed."""
         place: dict[Operation, tuple[int, int, int]] = {}
-        finish: dict[SSAValue, tuple[int, tuple[int, int]]] = {}
-        hop = self.hw.latencies.hop
         length = 0
         # Program order between accesses of one buffer within an iteration.
         last_store: dict[SSAValue, int] = {}
         last_load: dict[SSAValue, int] = {}
-        for op in ops:
-            kind = _memory_kind(op)
-            best: tuple[int, int, int] | None = None
+        for n, op in enumerate(body.ops):
+            kind = body.kinds[n]
+            buffer = body.buffers[n]
             floor = earliest.get(op, 0)
-            buffer = _buffer(op)
             if buffer is not None:
-                if _is_store(op):
+                if body.stores[n]:
                     floor = max(floor, last_store.get(buffer, -1) + 1, last_load.get(buffer, -1))
                 else:
                     floor = max(floor, last_store.get(buffer, -1) + 1)
-            inputs = [finish[v] for v in op.operands if v in finish]
-            for pe in self.pes:
+            inputs = [(finish[m], hops[where[m]]) for m in body.inputs[n]]
+            # No PE issues before its operands are computed: at that cycle the
+            # search can stop (a later PE could only tie, and ties keep the first).
+            soonest = max([floor, *(done for done, _ in inputs)])
+            access = port_free[kind] if kind is not None else None
+            best_pe = -1
+            best = 0
+            for pe, slots in enumerate(free):
                 ready = floor
-                for done, (r, c) in inputs:
-                    ready = max(ready, done + hop * (abs(r - pe[0]) + abs(c - pe[1])))
+                for done, distance in inputs:
+                    if done + distance[pe] > ready:
+                        ready = done + distance[pe]
+                if best_pe >= 0 and ready >= best:
+                    continue  # it could issue no earlier than the best so far
                 # The first cycle from `ready` whose slot is free on this PE and
                 # (for an access) has a port left, found by skipping taken slots;
                 # only an earlier cycle than the best so far wins (ties keep the
                 # first PE). The same schedule as scanning cycle by cycle, in
                 # nearly linear time on a wide body's long ii.
                 start = ready % ii
-                slot = free[pe].find(start)
-                if kind is not None:
+                slot = slots.find(start)
+                if access is not None:
                     while True:
-                        with_port = port_free[kind].find(slot)
+                        with_port = access.find(slot)
                         if with_port == slot:
                             break
-                        slot = free[pe].find(with_port)
+                        slot = slots.find(with_port)
                 if slot >= start + ii:
                     continue
                 t = ready + slot - start
-                if best is None or t < best[2]:
-                    best = (pe[0], pe[1], t)
-            if best is None:
+                if best_pe < 0 or t < best:
+                    best_pe, best = pe, t
+                    if t == soonest:
+                        break
+            if best_pe < 0:
                 return None
-            row, col, t = best
-            free[(row, col)].take(t % ii)
+            t = best
+            free[best_pe].take(t % ii)
             if kind is not None:
                 ports[(kind, t % ii)] = ports.get((kind, t % ii), 0) + 1
                 if ports[(kind, t % ii)] >= limits[kind]:
                     port_free[kind].take(t % ii)
-            place[op] = best
+            place[op] = (*pes[best_pe], t)
             if buffer is not None:
-                table = last_store if _is_store(op) else last_load
+                table = last_store if body.stores[n] else last_load
                 table[buffer] = max(table.get(buffer, -1), t)
-            done = t + op_latency(op, self.hw)
-            length = max(length, done)
-            for r in op.results:
-                finish[r] = (done, (row, col))
+            where[n] = best_pe
+            finish[n] = t + body.latencies[n]
+            length = max(length, finish[n])
         return _Schedule(ii, place, length)
+
+
+@dataclass
+class _Body:
+    """A loop body as the scheduler reads it, op by op (by position in `ops`)."""
+
+    ops: list[Operation]
+    kinds: list[str | None]
+    """The memory an access goes through ('cache', 'spad'), None for compute."""
+    buffers: list[SSAValue | None]
+    stores: list[bool]
+    latencies: list[int]
+    inputs: list[list[int]]
+    """The positions of the ops in the body whose results the op reads."""
+
+    @staticmethod
+    def of(ops: list[Operation], hardware: Hardware) -> _Body:
+        index = {op: n for n, op in enumerate(ops)}
+        return _Body(
+            ops,
+            [_memory_kind(op) for op in ops],
+            [_buffer(op) for op in ops],
+            [_is_store(op) for op in ops],
+            [op_latency(op, hardware) for op in ops],
+            [
+                [index[v.owner] for v in op.operands if v.owner in index]  # type: ignore[index]
+                for op in ops
+            ],
+        )
 
 
 class _FreeSlots:
@@ -344,29 +452,44 @@ class _FreeSlots:
         self.next[slot + self.ii] = slot + self.ii + 1
 
 
-_CARRIED_MEMORY: dict[int, tuple[list[Operation], list[tuple[Operation, Operation]]]] = {}
+@dataclass
+class _CarriedMemory:
+    """The stores through which one iteration may feed the next's loads: for each
+    load of a buffer the body also stores to, that buffer's stores (in body order)
+    but those at the load's own element (`excluded`)."""
+
+    stores: dict[SSAValue, list[Operation]]
+    """Buffer -> the stores to it, in body order."""
+    loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]]
+    """Load -> (its buffer, the buffer's stores it does not depend on across iterations)."""
 
 
-def _carried_memory(ops: list[Operation]) -> list[tuple[Operation, Operation]]:
-    """The (load, store) pairs of `ops` through which one iteration may feed the
-    next: a store to the buffer a load reads, not at the load's own element.
-    Computed once per body (the scheduler asks at every ii and fixed-point step)."""
+_CARRIED_MEMORY: dict[int, tuple[list[Operation], _CarriedMemory]] = {}
+
+
+def _carried_memory(ops: list[Operation]) -> _CarriedMemory:
+    """The loads of `ops` that a store of an earlier iteration may feed: a store
+    to the buffer a load reads, not at the load's own element. Computed once per
+    body (the scheduler asks at every ii and fixed-point step)."""
     cached = _CARRIED_MEMORY.get(id(ops))
     if cached is not None and cached[0] is ops:
         return cached[1]
-    loads = [o for o in ops if isinstance(o, memref.LoadOp | region.LoadOp)]
-    by_buffer: dict[SSAValue, list[Operation]] = {}
-    for load in loads:
-        by_buffer.setdefault(load.operands[0], []).append(load)
-    pairs = [
-        (load, store)
-        for store in ops if isinstance(store, memref.StoreOp | region.StoreOp)
-        for load in by_buffer.get(store.operands[1], ())
-        if not _same_iteration_element(load, store)
-    ]
+    stores: dict[SSAValue, list[Operation]] = {}
+    at: dict[tuple[SSAValue, tuple[SSAValue, ...]], list[Operation]] = {}
+    for op in ops:
+        if isinstance(op, memref.StoreOp | region.StoreOp):
+            stores.setdefault(op.operands[1], []).append(op)
+            at.setdefault((op.operands[1], tuple(op.operands[2:])), []).append(op)
+    loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]] = {}
+    for op in ops:
+        if isinstance(op, memref.LoadOp | region.LoadOp) and op.operands[0] in stores:
+            buffer = op.operands[0]
+            same = at.get((buffer, tuple(op.operands[1:])), ())
+            loads[op] = (buffer, frozenset(s for s in same if _same_iteration_element(op, s)))
+    found = _CarriedMemory(stores, loads)
     _CARRIED_MEMORY.clear()
-    _CARRIED_MEMORY[id(ops)] = (ops, pairs)
-    return pairs
+    _CARRIED_MEMORY[id(ops)] = (ops, found)
+    return found
 
 
 def _same_iteration_element(load: Operation, store: Operation) -> bool:
@@ -427,17 +550,25 @@ class PlaceCompute(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op not in self.schedule.place or _memory_kind(op) is not None:
             return
-        pe, cycle = _where(self.schedule, op)
+        properties = _props(None, *_where(self.schedule, op))
+        properties["opcode"] = opcode_attr(op.name)
         attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
-        new = cgra.ComputeOp(
-            op.name,
-            list(op.operands),
-            [r.type for r in op.results],
-            pe,
-            cycle,
-            DictionaryAttr(attrs) if attrs else None,
+        if attrs:
+            properties["attrs"] = _dictionary(tuple(attrs.items()))
+        # `create`: the properties are made here, with no per-op checks to repeat
+        # on a fully unrolled body's tens of thousands of ops (the module is
+        # verified after the pass).
+        new = cgra.ComputeOp.create(
+            operands=list(op.operands),
+            result_types=[r.type for r in op.results],
+            properties=properties,
         )
         rewriter.replace(op, located(new, op))
+
+
+@cache
+def _dictionary(items: tuple[tuple[str, Attribute], ...]) -> DictionaryAttr:
+    return DictionaryAttr(dict(items))
 
 
 def _where(schedule: _Schedule, op: Operation) -> tuple[tuple[int, int], int]:
@@ -453,15 +584,22 @@ def _slot(op: Operation) -> int | None:
     return op.slot_index if isinstance(op, SlotAccess) else None
 
 
-def _props(path: MemPath, pe: tuple[int, int], cycle: int, slot: int | None = None) -> dict[str, Attribute]:
+_PATH_ATTRS = {path: MemPathAttr(path) for path in MemPath}
+
+
+def _props(
+    path: MemPath | None, pe: tuple[int, int], cycle: int, slot: int | None = None
+) -> dict[str, Attribute]:
+    """A placed op's properties (an access's with its `path`)."""
     props: dict[str, Attribute] = {
-        "path": MemPathAttr(path),
-        "row": IntegerAttr(pe[0], 64),
-        "col": IntegerAttr(pe[1], 64),
-        "cycle": IntegerAttr(cycle, 64),
+        "row": i64_attr(pe[0]),
+        "col": i64_attr(pe[1]),
+        "cycle": i64_attr(cycle),
     }
+    if path is not None:
+        props["path"] = _PATH_ATTRS[path]
     if slot is not None:
-        props["slot"] = IntegerAttr(slot, 64)
+        props["slot"] = i64_attr(slot)
     return props
 
 

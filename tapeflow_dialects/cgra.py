@@ -16,8 +16,16 @@ IR as ordinary `scf` loops.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
-from xdsl.dialects.builtin import I64, DictionaryAttr, IndexType, IntegerAttr, MemRefType, StringAttr
+from xdsl.dialects.builtin import (
+    I64,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+)
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
@@ -31,12 +39,12 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
     opt_prop_def,
     prop_def,
     region_def,
     result_def,
-    lazy_traits_def,
     var_operand_def,
     var_result_def,
 )
@@ -63,8 +71,17 @@ class MemPathAttr(EnumAttribute[MemPath], SpacedOpaqueSyntaxAttribute):
     name = "cgra.path"
 
 
-def _int(value: int) -> IntegerAttr:
+@cache
+def i64_attr(value: int) -> IntegerAttr:
+    """The i64 attribute of `value`, made once: attributes are immutable, and
+    placing a fully unrolled body makes hundreds of thousands of them."""
     return IntegerAttr(value, 64)
+
+
+@cache
+def opcode_attr(name: str) -> StringAttr:
+    """A `cgra.op`'s opcode attribute, made once per op name."""
+    return StringAttr(name)
 
 
 def enclosing_kernel(op: Operation) -> KernelOp | None:
@@ -127,10 +144,10 @@ class ComputeOp(PlacedOp):
         attrs: DictionaryAttr | None = None,
     ):
         props: dict[str, Attribute] = {
-            "opcode": StringAttr(opcode),
-            "row": _int(pe[0]),
-            "col": _int(pe[1]),
-            "cycle": _int(cycle),
+            "opcode": opcode_attr(opcode),
+            "row": i64_attr(pe[0]),
+            "col": i64_attr(pe[1]),
+            "cycle": i64_attr(cycle),
         }
         if attrs is not None:
             props["attrs"] = attrs
@@ -300,10 +317,10 @@ class KernelOp(IRDLOperation):
             result_types=[result_types],
             regions=[body],
             properties={
-                "id": _int(ident),
-                "rows": _int(grid[0]),
-                "cols": _int(grid[1]),
-                "ii": _int(ii),
+                "id": i64_attr(ident),
+                "rows": i64_attr(grid[0]),
+                "cols": i64_attr(grid[1]),
+                "ii": i64_attr(ii),
             },
         )
 

@@ -31,7 +31,7 @@ from lowering.tapeflow_regions import form_regions
 from sim.simulator import prepare, simulate
 from targets.hardware import configure
 from tapeflow_benchmarks.kernels import EXTRA_KERNELS, central_differences
-from tapeflow_dialects import layer, region, stream, tape
+from tapeflow_dialects import region, stream, tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
 

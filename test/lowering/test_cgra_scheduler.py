@@ -1,0 +1,245 @@
+"""
+The modulo scheduler of `tapeflow-to-cgra`, checked on random loop bodies by
+independent means:
+
+- every schedule it returns is legal, checked op by op from the IR: each op
+  issues after its operands are computed and routed (latency plus one hop per
+  mesh step), at most one op per PE and modulo slot, at most `ports` cache and
+  `banks` scratchpad accesses per modulo slot, accesses of one buffer in program
+  order, and every loop-carried value (iter_args and stores that later loads may
+  read) reaches its next-iteration consumer in time;
+- its recurrence bound equals a plain longest-path search run separately from
+  each loop-carried edge (the definition in the pass's docstring, written out
+  the simple way);
+- `ii` is at least the resource bounds.
+
+The bodies mix arithmetic of every latency class, loads and stores at the
+iteration's element and at its neighbours (`i + 1`, `i - 1`: carried through
+memory), scalar buffers and loop-carried accumulators.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from xdsl.dialects import arith, memref, scf
+from xdsl.ir import Operation, SSAValue
+
+from lowering.tapeflow_to_cgra import _Scheduler
+from tapeflow_tools.context import make_context
+from tapeflow_tools.frontend import parse_module_text
+from targets.costs import op_latency
+from targets.hardware import configure
+
+N = 64
+OPS = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.maximumf"]
+
+
+def _random_body(seed: int, size: int) -> str:
+    """A function whose one loop's body has about `size` ops."""
+    rng = random.Random(seed)
+    buffers = ["%a", "%b", "%c"]
+    lines = []
+    values = ["%x0", "%acc0", "%acc1"]
+    n = 0
+
+    def fresh() -> str:
+        nonlocal n
+        n += 1
+        return f"%v{n}"
+
+    indices = {"i": "%i"}
+    lines.append("      %ip = arith.addi %i, %c1 : index")
+    lines.append("      %im = arith.subi %i, %c1 : index")
+    lines.append("      %ipc = arith.minui %ip, %clast : index")
+    lines.append("      %imc = arith.maxsi %im, %c0 : index")
+    indices.update(p="%ipc", m="%imc")
+    for _ in range(size):
+        kind = rng.random()
+        if kind < 0.3:
+            v = fresh()
+            buf = rng.choice(buffers)
+            idx = indices[rng.choice("iipm")]
+            lines.append(f"      {v} = memref.load {buf}[{idx}] : memref<{N}xf64>")
+            values.append(v)
+        elif kind < 0.45:
+            buf = rng.choice(buffers)
+            idx = indices[rng.choice("iipm")]
+            lines.append(f"      memref.store {rng.choice(values)}, {buf}[{idx}] : memref<{N}xf64>")
+        elif kind < 0.5:
+            v = fresh()
+            lines.append(f"      {v} = memref.load %s[] : memref<f64>")
+            values.append(v)
+        elif kind < 0.55:
+            lines.append(f"      memref.store {rng.choice(values)}, %s[] : memref<f64>")
+        else:
+            v = fresh()
+            op = rng.choice(OPS)
+            lhs, rhs = rng.choice(values[-8:]), rng.choice(values)
+            lines.append(f"      {v} = {op} {lhs}, {rhs} : f64")
+            values.append(v)
+    acc0 = rng.choice(values[3:] or values)
+    acc1 = rng.choice(values)
+    body = "\n".join(lines)
+    return f"""
+func.func @f(%a: memref<{N}xf64>, %b: memref<{N}xf64>, %c: memref<{N}xf64>,
+             %s: memref<f64>, %x0: f64) -> (f64, f64) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cn = arith.constant {N} : index
+  %clast = arith.constant {N - 1} : index
+  %r:2 = scf.for %i = %c0 to %cn step %c1 iter_args(%acc0 = %x0, %acc1 = %x0) -> (f64, f64) {{
+{body}
+      scf.yield {acc0}, {acc1} : f64, f64
+  }}
+  func.return %r#0, %r#1 : f64, f64
+}}
+"""
+
+
+def _body(seed: int, size: int) -> tuple[list[Operation], list[tuple[SSAValue, SSAValue]]]:
+    module = parse_module_text(make_context(), _random_body(seed, size), f"body{seed}.mlir")
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    for op in list(loop.body.block.ops):
+        if isinstance(op, arith.ConstantOp):
+            op.detach()  # as the pass hoists them
+    ops = list(loop.body.block.ops)
+    terminator = ops.pop()
+    carried = list(zip(loop.body.block.args[1:], terminator.operands, strict=True))
+    return ops, carried
+
+
+def _buffer(op: Operation) -> SSAValue | None:
+    if isinstance(op, memref.LoadOp):
+        return op.memref
+    if isinstance(op, memref.StoreOp):
+        return op.memref
+    return None
+
+
+def _edges(ops: list[Operation], hw) -> list[tuple[int, int, int]]:
+    """(from, to, latency) within an iteration: operands, then per buffer a store
+    before any later access (1 cycle) and a load before a later store (0)."""
+    index = {op: n for n, op in enumerate(ops)}
+    edges = []
+    for n, op in enumerate(ops):
+        for v in op.operands:
+            if v.owner in index:
+                edges.append((index[v.owner], n, op_latency(v.owner, hw)))
+    for n, op in enumerate(ops):
+        for m in range(n + 1, len(ops)):
+            other = ops[m]
+            if _buffer(op) is None or _buffer(op) is not _buffer(other):
+                continue
+            if isinstance(op, memref.StoreOp):
+                # only the latest store before `other` orders it (the rest are before it)
+                later_store = any(
+                    isinstance(ops[k], memref.StoreOp) and _buffer(ops[k]) is _buffer(op)
+                    for k in range(n + 1, m)
+                )
+                if not later_store:
+                    edges.append((n, m, 1))
+            elif isinstance(other, memref.StoreOp):
+                later_load = any(
+                    isinstance(ops[k], memref.LoadOp) and _buffer(ops[k]) is _buffer(op)
+                    for k in range(n + 1, m)
+                )
+                if not later_load:
+                    edges.append((n, m, 0))
+    return edges
+
+
+def _back_edges(ops, carried, hw) -> list[tuple[int, int, int]]:
+    """(consumer, producer, extra): the next iteration's consumer waits `extra`
+    cycles after the producer of this one issues."""
+    index = {op: n for n, op in enumerate(ops)}
+    back = []
+    for arg, yielded in carried:
+        if yielded.owner in index:
+            for use in arg.uses:
+                if use.operation in index:
+                    back.append((index[use.operation], index[yielded.owner], op_latency(yielded.owner, hw)))
+    for load in ops:
+        if not isinstance(load, memref.LoadOp):
+            continue
+        for store in ops:
+            if not isinstance(store, memref.StoreOp) or store.memref is not load.memref:
+                continue
+            same = list(load.indices) == list(store.indices) and len(load.indices) > 0
+            if not same:
+                back.append((index[load], index[store], 1))
+    return back
+
+
+def _reference_mii(ops, carried, hw) -> int:
+    edges = _edges(ops, hw)
+    bound = 1
+    for c, p, extra in _back_edges(ops, carried, hw):
+        longest = {c: 0}
+        for n in range(c, len(ops)):
+            if n not in longest:
+                continue
+            for a, b, w in edges:
+                if a == n:
+                    longest[b] = max(longest.get(b, -1), longest[n] + w)
+        if p in longest:
+            bound = max(bound, longest[p] + extra)
+    return bound
+
+
+HARDWARE = [configure("Enzyme32k"), configure("Tflow1k", spad_bytes=512)]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_recurrence_bound_matches_longest_paths(seed: int) -> None:
+    ops, carried = _body(seed, 10 + 3 * seed)
+    hw = HARDWARE[seed % 2]
+    assert _Scheduler(hw)._recurrence_mii(ops, carried) == _reference_mii(ops, carried, hw)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_schedules_are_legal(seed: int) -> None:
+    ops, carried = _body(100 + seed, 10 + 4 * seed)
+    hw = HARDWARE[seed % 2]
+    schedule = _Scheduler(hw).schedule(ops, carried)
+    ii, place = schedule.ii, schedule.place
+    assert set(place) == set(ops)
+    index = {op: n for n, op in enumerate(ops)}
+    hop = hw.latencies.hop
+
+    def finish(op: Operation) -> int:
+        return place[op][2] + op_latency(op, hw)
+
+    # Resource bounds.
+    cache_ops = sum(1 for o in ops if _buffer(o) is not None)
+    pes = hw.rows * hw.cols
+    assert ii >= -(-len(ops) // pes)
+    assert ii >= -(-cache_ops // hw.cache.ports)
+    assert ii >= _reference_mii(ops, carried, hw)
+    # Operands computed and routed before use.
+    for op in ops:
+        row, col, cycle = place[op]
+        assert cycle >= 0
+        for v in op.operands:
+            if v.owner in index:
+                r, c, _ = place[v.owner]
+                assert cycle >= finish(v.owner) + hop * (abs(r - row) + abs(c - col))
+    # One op per PE and modulo slot; at most `ports` cache accesses per slot.
+    slots = [(r, c, t % ii) for r, c, t in place.values()]
+    assert len(slots) == len(set(slots))
+    per_slot: dict[int, int] = {}
+    for op in ops:
+        if _buffer(op) is not None:
+            per_slot[place[op][2] % ii] = per_slot.get(place[op][2] % ii, 0) + 1
+    assert all(n <= hw.cache.ports for n in per_slot.values())
+    # Program order of one buffer's accesses within the iteration.
+    for a, b, w in _edges(ops, hw):
+        if _buffer(ops[a]) is not None and _buffer(ops[b]) is not None and w <= 1:
+            if isinstance(ops[a], memref.StoreOp):
+                assert place[ops[b]][2] >= place[ops[a]][2] + 1
+            else:
+                assert place[ops[b]][2] >= place[ops[a]][2]
+    # Loop-carried values arrive in time for the next iteration (ii later).
+    for c, p, extra in _back_edges(ops, carried, hw):
+        assert place[ops[c]][2] + ii >= place[ops[p]][2] + extra
