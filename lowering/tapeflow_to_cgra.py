@@ -22,7 +22,11 @@ by modulo list scheduling:
 
 Loop-invariant constants are hoisted out of the body first. Bodies with nested
 regions (`scf.if`, inner loops, layers) or calls stay as they are; the simulator
-charges them op by op. Loads and stores name their path: `cache` for buffers and
+charges them op by op. A layer whose body holds no loop (a piece of an iteration
+that `tapeflow-layers` cut because the iteration's tape exceeds the scratchpad)
+has its runs of placeable ops scheduled the same way, each moved into a
+`cgra.kernel` that runs once where the run was, its results the values the rest
+of the layer uses. Loads and stores name their path: `cache` for buffers and
 regions, `spad` (with the slot) for scratchpad tiles. Scheduling is a whole-body
 algorithm; once a body is scheduled, it moves into a `cgra.kernel` and each of its
 ops becomes its placed form (`cgra.op`, `cgra.load`, `cgra.store`) by a rewrite
@@ -61,7 +65,7 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.gradients import require_gradients
 from lowering.locations import located
 from lowering.stages import is_placed
-from tapeflow_dialects import cgra, region, stream
+from tapeflow_dialects import cgra, layer, region, stream
 from tapeflow_dialects.cgra import MemPath, MemPathAttr, i64_attr, opcode_attr
 from tapeflow_dialects.container_ops import SlotAccess
 from targets.costs import op_latency
@@ -113,6 +117,8 @@ class KernelRecord:
     ops: int
     ii: int
     length: int
+    straight_line: bool = False
+    """A layer's straight-line dataflow, run once each time the layer runs."""
 
 
 @dataclass
@@ -122,11 +128,13 @@ class CgraReport:
     unmapped_loops: int = 0
 
     def summary(self) -> str:
-        iis = ", ".join(str(k.ii) for k in self.kernels)
-        return (
-            f"@{self.function}: {len(self.kernels)} kernels (ii {iis or '-'}), "
-            f"{self.unmapped_loops} loops left unmapped"
-        )
+        loops = [k for k in self.kernels if not k.straight_line]
+        iis = ", ".join(str(k.ii) for k in loops)
+        text = f"@{self.function}: {len(loops)} kernels (ii {iis or '-'})"
+        straight = len(self.kernels) - len(loops)
+        if straight:
+            text += f", {straight} straight-line layer kernels"
+        return text + f", {self.unmapped_loops} loops left unmapped"
 
 
 @dataclass
@@ -635,11 +643,70 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: _Scheduler) -> KernelReco
     kernel_block.add_op(cgra.YieldOp.create(operands=list(terminator.operands)))
     Rewriter.insert_op(kernel, InsertPoint.before(terminator))
     terminator.operands = list(kernel.results)
+    _place(kernel, schedule)
+    return KernelRecord(ident, len(ops), schedule.ii, schedule.length)
+
+
+def _straight_runs(block: Block) -> list[list[Operation]]:
+    """The maximal runs of placeable ops in a layer's body that hold no loop:
+    each holds at least two ops other than constants (one op gains nothing from
+    the grid). A layer whose body holds a loop (a strip-mined tile loop) keeps
+    the loop as its kernel."""
+    if any(isinstance(op, scf.ForOp) for op in block.walk()):
+        return []
+    runs: list[list[Operation]] = [[]]
+    for op in list(block.ops)[:-1]:
+        if isinstance(op, arith.ConstantOp):
+            continue  # hoisted before the run that uses it
+        if _placeable(op):
+            runs[-1].append(op)
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if len(run) >= 2]
+
+
+def _kernelize_run(run: list[Operation], ident: int, scheduler: _Scheduler) -> KernelRecord:
+    """Schedule a straight-line run of a layer's body and move it into a
+    `cgra.kernel` that runs once where the run was: a CGRA maps a layer's
+    dataflow graph onto the grid whether or not a loop iterates it (the paper's
+    Section V). Values the run defines and later ops use become the kernel's
+    results."""
+    block = run[0].parent_block()
+    assert block is not None
+    members = set(run)
+    for op in list(block.ops):
+        if isinstance(op, arith.ConstantOp) and any(u.operation in members for r in op.results for u in r.uses):
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(run[0]))
+    escaping = [
+        r for op in run for r in op.results if any(u.operation not in members for u in r.uses)
+    ]
+    schedule = scheduler.schedule(run, [])
+    kernel_block = Block()
+    kernel = cgra.KernelOp(
+        ident,
+        (scheduler.hw.rows, scheduler.hw.cols),
+        schedule.ii,
+        Region(kernel_block),
+        [v.type for v in escaping],
+    )
+    Rewriter.insert_op(kernel, InsertPoint.before(run[0]))
+    for value, result in zip(escaping, kernel.results, strict=True):
+        value.replace_uses_with_if(result, lambda use: use.operation not in members)
+    for op in run:
+        op.detach()
+        kernel_block.add_op(op)
+    kernel_block.add_op(cgra.YieldOp(escaping))
+    _place(kernel, schedule)
+    return KernelRecord(ident, len(run), schedule.ii, schedule.length, straight_line=True)
+
+
+def _place(kernel: cgra.KernelOp, schedule: _Schedule) -> None:
+    """Each scheduled op of `kernel` becomes its placed form."""
     patterns = [PlaceLoad(schedule), PlaceStore(schedule), PlaceCompute(schedule)]
     PatternRewriteWalker(
         GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=False
     ).rewrite_region(kernel.body)
-    return KernelRecord(ident, len(ops), schedule.ii, schedule.length)
 
 
 def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraReport]:
@@ -666,6 +733,10 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
                 report.kernels.append(_kernelize(loop, len(report.kernels), scheduler))
             else:
                 report.unmapped_loops += 1
+        layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
+        for each in layers:
+            for run in _straight_runs(each.body.block):
+                report.kernels.append(_kernelize_run(run, len(report.kernels), scheduler))
         reports.append(report)
     return reports
 

@@ -12,8 +12,7 @@ from xdsl.ir import Operation
 
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import nonpositive_step
-from tapeflow_dialects import cgra, layer, region, stream, tape
-from tapeflow_dialects import enzyme
+from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape
 from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.layer import SpadType
 from targets.costs import kernel_profile, unscheduled_op_cost
@@ -43,6 +42,8 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
     match op:
         case scf.ForOp() if any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
             return _timed_kernel_loop(ctx, op, step)
+        case cgra.KernelOp() if not isinstance(op.parent_op(), scf.ForOp):
+            return _timed_straight_kernel(ctx, op, step)
         case stream.FwdOp() | stream.RevOp():
             direction = "fwd" if isinstance(op, stream.FwdOp) else "rev"
             rows_slot = ctx.slot(op.rows)
@@ -98,6 +99,20 @@ def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:
         timing.end_kernel_loop(window)
 
     return loop_step
+
+
+def _timed_straight_kernel(ctx: CompileContext, op: cgra.KernelOp, step: Step) -> Step:
+    """A kernel no loop iterates (a layer's straight-line dataflow): one trip."""
+    timing = ctx.timing
+    assert timing is not None
+    profile = kernel_profile(op, timing.hardware)
+
+    def kernel_step(fr: Frame) -> None:
+        window = timing.kernel_loop(1, profile)
+        step(fr)
+        timing.end_kernel_loop(window)
+
+    return kernel_step
 
 
 def traced(ctx: CompileContext, op: Operation, step: Step) -> Step:

@@ -13,6 +13,8 @@ cycles"; every parameter is a field of `targets.hardware.Hardware`).
   waiting miss, so hits add to the miss time instead of hiding under it.
 - Ops outside kernels issue one after another: the sum of their latencies
   (memory accesses at the cache's hit latency), plus the DRAM latency per miss.
+  A kernel no loop iterates (a layer's straight-line dataflow) is a kernel loop
+  of one trip: its schedule's length.
 - Consecutive layers of one strip-mined loop (the same kernel loop, marked
   strip-mined by `tapeflow-layers`, as the body of consecutive layers) overlap across the layer barrier: the scratchpad holds
   the next tile while the current one drains (double buffering, as the streams

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf
 
 from lowering.tapeflow_to_cgra import lower_module
 from sim.cache import simulate_cache
@@ -24,7 +25,7 @@ from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
-from targets.costs import lockstep_steps
+from targets.costs import lockstep_steps, op_latency
 from targets.hardware import PlacementConfig, configure
 from targets.salam import SALAM, salam_hardware
 
@@ -291,7 +292,7 @@ def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
     ctx = make_context()
     module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
     hardware = configure("Tflow2k", spad_bytes=64)
-    tape_bytes = prepare(ctx, module, "tapeflow", hardware)
+    prepare(ctx, module, "tapeflow", hardware)
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
     args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
     trace = MemoryTrace()
@@ -359,3 +360,53 @@ def test_the_strip_mined_mark_is_the_one_tapeflow_layers_sets() -> None:
     from targets.costs import STRIP_MINED
 
     assert STRIP_MINED == ROWS_PER_ITERATION
+
+
+def test_a_layer_of_straight_line_dataflow_runs_as_one_kernel() -> None:
+    """The product fully unrolled (one iteration of 16 products: 32 tape values)
+    on a 64 B scratchpad (8 entries): `tapeflow-layers` cuts the iteration into
+    pieces of 4 products, straight-line layers with no loop. Each piece is placed
+    as one `cgra.kernel` run once per layer: its window is one trip costing the
+    schedule's length (the last op's issue cycle plus its latency, read from the
+    placed IR), not the ops' latencies one after another. The gradient is
+    unchanged (prod / x_i)."""
+    ctx = make_context()
+    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
+    hardware = configure("Tflow2k", spad_bytes=64)
+    prepare(ctx, module, "tapeflow", hardware, 16)
+    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    x = np.arange(1.0, 17.0) / 16
+    args = bind_arguments(function, {"arg0": x})
+    trace = MemoryTrace()
+    recorder = TimingRecorder(trace, hardware)
+    outputs = Executor(module, trace, recorder).run("f_grad", args)
+    recorder.finish()
+    assert outputs[0] == np.prod(x)
+    np.testing.assert_allclose(args[1], np.prod(x) / x, rtol=1e-14)
+    straight = [
+        k for k in module.walk()
+        if isinstance(k, cgra.KernelOp) and not isinstance(k.parent_op(), scf.ForOp)
+    ]
+    assert len(straight) >= 4  # the FWD pieces (and REV's)
+    addresses, writes, _ = trace.arrays()
+    cache = simulate_cache(addresses, writes, hardware.cache)
+    table = window_table(recorder, cache, hardware)
+    quiet = replace(
+        table,
+        hits=np.zeros_like(table.hits),
+        misses=np.zeros_like(table.misses),
+        dram_bytes=np.zeros_like(table.dram_bytes),
+    )
+    spent = CGRA.cycles(quiet, hardware).spent
+    windows = [(i, w) for i, w in enumerate(recorder.windows) if w.kind == "kernel"]
+    assert windows and all(w.trips == 1 for _, w in windows)
+    by_length = {}
+    for kernel in straight:
+        ops = [o for o in kernel.body.block.ops if isinstance(o, cgra.PlacedOp)]
+        length = max(o.cycle.value.data + op_latency(o, hardware) for o in ops)
+        serial = sum(op_latency(o, hardware) for o in ops)
+        assert length < serial
+        by_length[kernel.id.value.data] = length
+    for i, w in windows:
+        assert int(spent[i]) == w.profile.length
+    assert sorted({w.profile.length for _, w in windows}) == sorted(set(by_length.values()))
