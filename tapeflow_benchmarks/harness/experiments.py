@@ -379,6 +379,8 @@ def _scratchpad(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
                 "layers": r["layers"],
                 "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
+                "memory_stall_share": _ratio(r["cycles"].get("memory_stall", 0), r["cycles"]["total"]),
+                "stream_stall_share": _ratio(r["cycles"].get("stream_stall", 0), r["cycles"]["total"]),
             })
     gains = {}
     for k in kernels:
@@ -451,6 +453,7 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
             "ops_per_layer": _ratio(t["ops"]["total"], t["layers"]),
             "ops_per_cycle": _ratio(t["ops"]["total"], t["cycles"]["total"]),
             "parallelism_norm": None,
+            "enzyme_ops_per_cycle": _ratio(e["ops"]["total"], e["cycles"]["total"]),
         })
     wide = [r for r in result.rows if r["study"] != "sweep" and r["speedup"]]
     if wide:

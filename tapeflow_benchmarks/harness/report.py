@@ -242,9 +242,10 @@ _ROW_COLUMNS = {
     "energy": ["energy_preset", "kernel", "config", "cache_kb", "energy_reduction", "sram_bytes",
                "sram_reduction", "cycles_ratio"],
     "tradeoff": ["kernel", "variant", "cache_kb", "performance", "energy_paper", "energy_cacti45"],
-    "scratchpad": ["kernel", "spad_bytes", "speedup", "layers", "ops_per_layer"],
+    "scratchpad": ["kernel", "spad_bytes", "speedup", "layers", "ops_per_layer",
+                   "memory_stall_share", "stream_stall_share"],
     "unroll": ["kernel", "study", "unroll", "speedup", "layers", "ops_per_layer", "ops_per_cycle",
-               "parallelism_norm"],
+               "parallelism_norm", "enzyme_ops_per_cycle"],
     "table2": ["kernel", "class", "tensors_per_loop", "tensors_per_loop_paper", "working_set_kb",
                "working_set_k_paper", "inputs_kb", "inputs_k_paper", "tape_kb", "layers", "layers_paper"],
 }
