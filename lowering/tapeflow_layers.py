@@ -60,7 +60,6 @@ from dataclasses import dataclass, field
 from math import prod
 
 import numpy as np
-
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
@@ -70,10 +69,15 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.gradients import require_gradients
-from lowering.index_builder import IndexBuilder
+from lowering.index_builder import Index, IndexBuilder
 from lowering.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
 from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import CACHE_PATH_STAGE, Stage, mark_cache_path_stage, require_stages
+from lowering.stages import (
+    CACHE_PATH_STAGE,
+    Stage,
+    mark_cache_path_stage,
+    require_stages,
+)
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
@@ -710,7 +714,7 @@ def _tile_run_time(state: _Function, plan: _RunTimePlan) -> bool:
         at = IndexBuilder(InsertPoint.before(loop))
         trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
         count = at.value(at.ceildiv(trip, tile))
-        _strip_mine_run_time(loop, loop.lb, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per)
+        _strip_mine(loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per)
     state.report.layers.append(
         LayerRecord(
             fwd_id, rev_id, _region_name(plan.region), tile * per, slots, True, 0,
@@ -718,56 +722,6 @@ def _tile_run_time(state: _Function, plan: _RunTimePlan) -> bool:
         )
     )
     return True
-
-
-def _strip_mine_run_time(
-    loop: scf.ForOp,
-    lb: SSAValue,
-    trip: SSAValue,
-    tile: int,
-    count: SSAValue,
-    ident: int,
-    partner: int,
-    phase: Phase,
-    spad: layer.SpadType,
-    spad_bytes: int,
-    rows_per_iteration: int = 1,
-) -> None:
-    """
-    `_strip_mine` with a run-time trip count (`trip`, `count` tiles, computed just
-    before the loop): FWD tile `t` runs iterations
-    [t*T, min((t+1)*T, trip)); REV tile `t` undoes FWD tile `count-1-t`,
-    REV iterations [max(trip - (first+1)*T, 0), trip - first*T).
-    """
-    outside = IndexBuilder(InsertPoint.before(loop))
-    zero, one = outside.const(0), outside.const(1)
-    inits = list(loop.iter_args)
-    body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
-    tile_loop = scf.ForOp(zero, count, one, inits, body)
-    Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
-    for old, new in zip(loop.results, tile_loop.results):
-        old.replace_all_uses_with(new)
-    layer_block = Block()
-    layer_op = layer.LayerOp(ident, phase, partner, Region(layer_block), [r.type for r in loop.results])
-    layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
-    index = IndexBuilder(InsertPoint.at_end(layer_block))
-    t = body.args[0]
-    if phase is Phase.FWD:
-        lo_iter = index.mul(t, tile)
-        hi_iter = index.min(index.add(lo_iter, tile), trip)
-    else:
-        first = index.sub(index.sub(count, 1), t)
-        lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)
-        hi_iter = index.sub(trip, index.mul(first, tile))
-    lo = index.value(index.add(lb, lo_iter))
-    hi = index.value(index.add(lb, hi_iter))
-    loop.detach()
-    loop.operands = [lo, hi, loop.step, *body.args[1:]]
-    loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)
-    layer_block.add_op(loop)
-    layer_block.add_op(layer.BarrierOp(list(loop.results)))
-    body.add_op(layer_op)
-    body.add_op(scf.YieldOp(*layer_op.results))
 
 
 # ---------------------------------------------------------------- tiles (mode B)
@@ -830,8 +784,13 @@ def _try_tile(state: _Function, loop: scf.ForOp, stores: list[region.StoreOp]) -
     rows_per_iteration = per_iteration // len(stores)
     spad = layer.SpadType(tile * rows_per_iteration, len(stores))
     fwd_id, rev_id = state.new_ids()
-    _strip_mine(loop, trip, tile, count, fwd_id, rev_id, Phase.FWD, spad, state.spad_bytes, rows_per_iteration)
-    _strip_mine(rev_loop, trip, tile, count, rev_id, fwd_id, Phase.REV, spad, state.spad_bytes, rows_per_iteration)
+    for each, ident, partner, phase in ((loop, fwd_id, rev_id, Phase.FWD), (rev_loop, rev_id, fwd_id, Phase.REV)):
+        lb, step = constant_value(each.lb), constant_value(each.step)
+        assert lb is not None and step is not None
+        _strip_mine(
+            each, lb, step, trip, tile, count, ident, partner, phase, spad, state.spad_bytes,
+            rows_per_iteration,
+        )
     state.report.layers.append(
         LayerRecord(
             fwd_id,
@@ -885,27 +844,30 @@ def _outer_instances(op: Operation, function: func.FuncOp) -> int:
 
 def _strip_mine(
     loop: scf.ForOp,
-    trip: int,
+    lb: Index,
+    step: Index,
+    trip: Index,
     tile: int,
-    count: int,
+    count: Index,
     ident: int,
     partner: int,
     phase: Phase,
     spad: layer.SpadType,
     spad_bytes: int,
-    rows_per_iteration: int,
+    rows_per_iteration: int = 1,
 ) -> None:
     """
     `for i in [lb, ub)` becomes `for t in [0, count) { layer { for i in tile t } }`.
 
-    FWD visits tiles 0, 1, ...; REV visits them in the inverse order. Enzyme's REV
-    loop runs iteration j where FWD ran iteration trip-1-j, so FWD tile t is REV
-    iterations [max(trip - (t+1)*tile, 0), trip - t*tile).
+    The trip count and the number of tiles are constants, or values computed just
+    before the loop (a loop of run-time trip count, whose last tile may be partial).
+    FWD tile `t` runs iterations [t*T, min((t+1)*T, trip)); REV visits the tiles
+    in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
+    iteration trip-1-j, so REV tile `t` undoes FWD tile `count-1-t`: REV
+    iterations [max(trip - (first+1)*T, 0), trip - first*T).
     """
-    lb, step = constant_value(loop.lb), constant_value(loop.step)
-    assert lb is not None and step is not None
     outside = IndexBuilder(InsertPoint.before(loop))
-    zero, one, tiles = outside.const(0), outside.const(1), outside.const(count)
+    zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
     inits = list(loop.iter_args)
     body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
@@ -922,7 +884,7 @@ def _strip_mine(
         lo_iter = index.mul(t, tile)
         hi_iter = index.min(index.add(lo_iter, tile), trip)
     else:
-        first = index.sub(count - 1, t)  # the FWD tile this REV layer undoes
+        first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
         lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)
         hi_iter = index.sub(trip, index.mul(first, tile))
     lo = index.value(index.add(lb, index.mul(lo_iter, step)))
