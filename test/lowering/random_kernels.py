@@ -291,7 +291,7 @@ class _Writer:
         self, indent: int, ivs: list[str], leaves: list[tuple[str, str]], value: str, t: str
     ) -> str:
         draw = self.draw
-        cond = self.fresh("c")
+        cond = self.fresh("cond")
         if not self.data_branches or draw(st.booleans()):  # on the iteration: smooth
             rem = self.fresh()
             self.emit(indent, f"{rem} = arith.remui {ivs[-1]}, {self.index(2)} : index")
