@@ -65,12 +65,12 @@ from sim import simulator
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
 from tapeflow_benchmarks.harness.models import DEFAULT, bound
 from tapeflow_benchmarks.harness.points import Group, KernelSource, Point, grouped
-from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_benchmarks.harness.result_cache import (
     ResultCache,
     SchemaError,
     check_report,
 )
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.arguments import bind_arguments, check_function
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import verify_located

@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from tapeflow_benchmarks.harness.points import Group, KernelSource, Point
 from sim.models import MODELS as TIMING_MODELS
+from tapeflow_benchmarks.harness.points import Group, KernelSource, Point
 from tapeflow_benchmarks.kernels import ALL_KERNELS as KERNELS
 from tapeflow_benchmarks.kernels import PRESETS as SIZES
 from tapeflow_tools.diagnostics import ToolError
