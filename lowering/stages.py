@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import StringAttr
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.enzyme_caches import cache_buffers
@@ -74,37 +73,9 @@ _LINE = (Stage.GRADIENT, Stage.TAPE, Stage.REGIONS, Stage.LAYERS, Stage.STREAMS,
 """The TapeFlow passes' stages, in order."""
 
 
-CACHE_PATH_STAGE = "tapeflow.stage"
-"""String attribute a pass puts on a gradient function that keeps regions on the
-cache path (`tapeflow-layers` leaves loops with run-time trip counts unlayered):
-the stage the pass left it at ("layer", "stream", "scratchpad-bound"), which its
-ops alone no longer show (a region that is never layered, streamed or bound)."""
-
-
-def mark_cache_path_stage(function: func.FuncOp, stage: Stage) -> None:
-    """Record `stage` on `function` if it keeps regions on the cache path."""
-    if any(isinstance(op, region.AllocOp) for op in function.walk()):
-        function.attributes[CACHE_PATH_STAGE] = StringAttr(_ABOUT[stage].label)
-
-
-def _marked_stage(function: func.FuncOp) -> Stage | None:
-    mark = function.attributes.get(CACHE_PATH_STAGE)
-    if not isinstance(mark, StringAttr):
-        return None
-    return next((s for s in _LINE if _ABOUT[s].label == mark.data), None)
-
-
 def stage_of(function: func.FuncOp) -> Stage:
-    """The furthest stage the function's ops (or its cache-path mark) show."""
-    stage = _stage_of_ops(function)
-    marked = _marked_stage(function)
-    if marked is not None and stage in _LINE and marked > stage:
-        return marked
-    return stage
-
-
-def _stage_of_ops(function: func.FuncOp) -> Stage:
-    """The furthest stage the function's ops show."""
+    """The furthest stage the function's ops show (regions `tapeflow-layers`
+    kept, `region.KEPT`, count as lowered: they stay regions to the end)."""
     seen: set[type] = set()
     marked = False
     for op in function.walk():
@@ -113,8 +84,6 @@ def _stage_of_ops(function: func.FuncOp) -> Stage:
             marked = True
     live = _live_regions(function)
     if stream.FwdOp in seen or stream.RevOp in seen:
-        if live and _marked_stage(function) is Stage.BOUND:
-            return Stage.BOUND  # regions left on the cache path (run-time extents)
         return Stage.STREAMS if live else Stage.BOUND
     if layer.LayerOp in seen:
         return Stage.LAYERS

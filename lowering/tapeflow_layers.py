@@ -72,12 +72,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import Index, IndexBuilder
 from lowering.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
 from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import (
-    CACHE_PATH_STAGE,
-    Stage,
-    mark_cache_path_stage,
-    require_stages,
-)
+from lowering.stages import Stage, require_stages
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
@@ -119,9 +114,8 @@ class LayersReport:
     function: str
     spad_bytes: int
     layers: list[LayerRecord] = field(default_factory=list)
-    cache_path: list[tuple[str, str]] = field(default_factory=list)
-    """Regions left unlayered (read through the cache), with the reason."""
     kept: list[KeptRecord] = field(default_factory=list)
+    """Regions kept in DRAM, read through the cache, with the reason."""
 
     @property
     def dynamic_layers(self) -> int:
@@ -146,8 +140,6 @@ class LayersReport:
                 f"  layer {r.fwd_id}/{r.rev_id} {r.region}: {r.rows}x{r.slots} entries, "
                 f"{kind}, {runs}"
             )
-        for name, reason in self.cache_path:
-            lines.append(f"  region {name}: not layered, read through the cache ({reason})")
         for k in self.kept:
             lines.append(f"  region {k.region} kept in DRAM, read through the cache: {k.reason}")
         return "\n".join(lines)
@@ -191,7 +183,8 @@ class _Function:
     accesses are plain memory accesses, which a layer may hold like any compute."""
     next_id: int = 0
     unlayered: set[SSAValue] = field(default_factory=set)
-    """Regions kept on the cache path (see `_run_time_regions`): not layered."""
+    """Regions of run-time trip counts that cannot be strip-mined (see
+    `_run_time_regions`): not layered, kept once the attempt succeeds."""
     plans: dict[scf.ForOp, _RunTimePlan] = field(default_factory=dict)
     """FWD loops of run-time trip count proven to be mirrored: strip-mined with a
     run-time number of tiles."""
@@ -283,8 +276,6 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     for block in list(function.body.blocks):  # the attempt that succeeded replaces the body
         function.body.detach_block(block).erase(safe_erase=False)
     work.body.move_blocks(function.body)
-    if CACHE_PATH_STAGE in work.attributes:  # regions the attempt left on the cache path
-        function.attributes[CACHE_PATH_STAGE] = work.attributes[CACHE_PATH_STAGE]
     report.function = function.sym_name.data
     return report
 
@@ -297,7 +288,6 @@ def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> Lay
             loads.setdefault((op.region, op.store.value.data), []).append(op)
     plans = run_time_tiling_plans(function, spad_bytes // ENTRY_BYTES)
     unlayered = _run_time_regions(function, plans)
-    report.cache_path = [(_region_name(r), why) for r, why in unlayered.items()]
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
@@ -315,8 +305,18 @@ def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> Lay
     state.refresh_positions()
     _layer_block(state, function.body.block)
     _check_one_region_per_layer(function, kept, set(unlayered))
-    if unlayered:
-        mark_cache_path_stage(function, Stage.LAYERS)
+    # Regions of run-time trip counts that could not be strip-mined are kept like
+    # any region that cannot be layered: in DRAM, read through the cache.
+    allocs = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
+    for target, reason in unlayered.items():
+        alloc = target.owner
+        if not isinstance(alloc, region.AllocOp):
+            raise _fail(
+                f"@{function.sym_name.data}: a region not made by region.alloc cannot be "
+                f"layered ({reason}), nor kept"
+            )
+        alloc.attributes[region.KEPT] = builtin.StringAttr(reason)
+        report.kept.append(KeptRecord(f"#{allocs.index(target)} {_region_name(target)}", reason))
     return report
 
 

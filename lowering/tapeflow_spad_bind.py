@@ -43,7 +43,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import Index, IndexBuilder
 from lowering.locations import located
 from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import CACHE_PATH_STAGE, mark_cache_path_stage, Stage, require_stages
+from lowering.stages import Stage, require_stages
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 
@@ -59,8 +59,6 @@ def bind_module(module: builtin.ModuleOp) -> None:
     require_stages(gradients, PASS, {Stage.STREAMS})
     for function in gradients:
         _bind_function(function)
-        if CACHE_PATH_STAGE in function.attributes:
-            mark_cache_path_stage(function, Stage.BOUND)
 
 
 def _enclosing_layer(op: Operation) -> layer.LayerOp | None:
@@ -83,8 +81,6 @@ class BindPlan:
     """The slots of a function's region accesses, for the patterns to apply."""
 
     bindings: dict[Operation, _Binding] = field(default_factory=dict)
-    cache_path: set[SSAValue] = field(default_factory=set)
-    """Regions left in DRAM, read through the cache: their ops stay."""
     rows: dict[tuple[layer.LayerOp, Operation | None], SSAValue] = field(default_factory=dict)
     """The row value computed for each (layer, innermost loop), shared by accesses."""
 
@@ -142,7 +138,7 @@ class RegionStoreToSpad(RewritePattern):
     def match_and_rewrite(self, op: region.StoreOp, rewriter: PatternRewriter) -> None:
         bound = self.plan.bindings.get(op)
         if bound is None:
-            return  # a store of a region left in DRAM (kept, or on the cache path)
+            return  # a store of a region left in DRAM (kept by tapeflow-layers)
         row = self.plan.row(op, bound.owner, False)
         new = stream.StoreOp(op.value, bound.owner.salloc.tile, row, bound.offset, op.store_id)
         rewriter.replace(op, located(new, op))
@@ -159,7 +155,7 @@ class RegionLoadToSpad(RewritePattern):
     def match_and_rewrite(self, op: region.LoadOp, rewriter: PatternRewriter) -> None:
         bound = self.plan.bindings.get(op)
         if bound is None:
-            return  # a load of a region left in DRAM (kept, or on the cache path)
+            return  # a load of a region left in DRAM (kept by tapeflow-layers)
         row = self.plan.row(op, bound.owner, True)
         new = stream.LoadOp(
             bound.owner.salloc.tile, row, bound.offset, op.loaded_id, op.result.type
@@ -169,10 +165,7 @@ class RegionLoadToSpad(RewritePattern):
 
 class EraseBoundRegion(RewritePattern):
     """A region's alloc and free, once its accesses went to the scratchpad (a
-    region on the cache path keeps them)."""
-
-    def __init__(self, plan: BindPlan | None = None):
-        self.plan = plan
+    region tapeflow-layers kept keeps them)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
@@ -181,20 +174,7 @@ class EraseBoundRegion(RewritePattern):
         handle = op.region if isinstance(op, region.AllocOp) else op.region
         if region.is_kept(handle):
             return
-        if self.plan is not None and handle in self.plan.cache_path:
-            return
         rewriter.erase(op)
-
-
-def _cache_path_regions(function: func.FuncOp) -> set[SSAValue]:
-    """Regions that no layer touches: `tapeflow-layers` left them on the cache
-    path (loops whose trip count is known only at run time)."""
-    from lowering.tapeflow_streams import layered_regions
-
-    every = {
-        op.region for op in function.walk() if isinstance(op, region.StoreOp | region.LoadOp)
-    }
-    return every - layered_regions(function)
 
 
 def _plan(function: func.FuncOp) -> BindPlan:
@@ -204,13 +184,11 @@ def _plan(function: func.FuncOp) -> BindPlan:
     plan = BindPlan()
     offsets: dict[tuple[SSAValue, int], tuple[int, int]] = {}
     """(region, store id) -> (FWD layer id, offset in the tile row)."""
-    # Regions no layer touches (loops of run-time trip count) and regions
-    # tapeflow-layers kept stay in DRAM, read through the cache.
-    cached = _cache_path_regions(function)
-    plan.cache_path = cached
+    # Regions tapeflow-layers kept (unlayerable, or of run-time trip counts that
+    # could not be strip-mined) stay in DRAM, read through the cache.
 
     def bound_here(handle: SSAValue) -> bool:
-        return handle not in cached and not region.is_kept(handle)
+        return not region.is_kept(handle)
 
     stores = [op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)]
     loads = [op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)]
@@ -254,7 +232,7 @@ def _bind_function(function: func.FuncOp) -> None:
     if not any(isinstance(op, stream.FwdOp) for op in function.walk()):
         return  # a gradient without a tape
     plan = _plan(function)
-    patterns = [RegionStoreToSpad(plan), RegionLoadToSpad(plan), EraseBoundRegion(plan)]
+    patterns = [RegionStoreToSpad(plan), RegionLoadToSpad(plan), EraseBoundRegion()]
     # In reverse, so that a region's accesses and free go before its alloc.
     PatternRewriteWalker(
         GreedyRewritePatternApplier(patterns, dce_enabled=False),

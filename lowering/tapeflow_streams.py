@@ -38,7 +38,7 @@ from lowering.gradients import require_gradients
 from lowering.index_builder import IndexBuilder
 from lowering.locations import located
 from lowering.loops import constant_value
-from lowering.stages import CACHE_PATH_STAGE, Stage, mark_cache_path_stage, require_stages
+from lowering.stages import Stage, require_stages
 from lowering.tapeflow_layers import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
@@ -60,8 +60,6 @@ def stream_module(module: builtin.ModuleOp, slab_bytes: int = 0) -> None:
     require_stages(gradients, "tapeflow-streams", {Stage.LAYERS})
     for function in gradients:
         _stream_function(function, slab_bytes)
-        if CACHE_PATH_STAGE in function.attributes:
-            mark_cache_path_stage(function, Stage.STREAMS)
 
 
 def _layer_region(op: layer.LayerOp) -> SSAValue | None:

@@ -130,7 +130,7 @@ def test_logsum_n_is_strip_mined_at_run_time_and_streams_through_slabs(
     raise_module(module)
     form_regions(module)
     (report,) = layer_module(module, 64)
-    assert not report.cache_path
+    assert not report.kept
     (record,) = report.layers
     assert record.run_time and record.tiled and (record.rows, record.slots) == (4, 2)
     # In the simulator: tiles of 4 iterations, ceil(13 / 4) = 4 of them, the last
@@ -160,10 +160,10 @@ def test_syrk_tri_is_strip_mined_per_outer_iteration(differentiated: Callable[[s
     regions = [op.region.type for op in module.walk() if isinstance(op, region.AllocOp)]
     assert regions and all(not r.is_static() for r in regions)
     (report,) = layer_module(module.clone(), 512)
-    assert not report.cache_path
+    assert not report.kept
     assert len(report.layers) == 2 and all(r.run_time for r in report.layers)
     (small,) = layer_module(module, 64)
-    assert not small.cache_path
+    assert not small.kept
     assert [(r.rows, r.slots, r.tile_iterations) for r in small.layers] == [(4, 2, 4), (8, 1, 8)]
 
 
@@ -189,7 +189,7 @@ def test_a_triangular_nest_with_a_run_time_bound_is_layered() -> None:
     raise_module(staged)
     form_regions(staged)
     (report,) = layer_module(staged, 512)
-    assert not report.cache_path and report.layers[0].run_time
+    assert not report.kept and report.layers[0].run_time
     for spad in (64, 512, 4096):
         lowered = module.clone()
         parse_pipeline(f"tapeflow-pipeline{{spad-bytes={spad}}}").apply(make_context(), lowered)

@@ -6,8 +6,10 @@
 // at n-1-u what FWD wrote at i: proven a mirror for every n, so both loops are
 // strip-mined into ceil(n/4) tiles of 4 iterations (8 entries of 64 bytes, 2 per
 // iteration), the last one partial, REV visiting the same tiles last first.
+// Region %b, of run-time extents, is kept in DRAM like any region that cannot be
+// layered: its region.alloc says so and why.
 // CHECK-LABEL: func.func private @diffeg
-// CHECK-SAME:   tapeflow.stage = "layer"
+// CHECK:        region.alloc(%{{.*}}) {tapeflow.kept = "its extents are known only at run time"} : !region.region<?, [f64]>
 // CHECK:        %[[TRIP:[^ ]+]] = arith.maxsi %{{.*}}, %{{.*}} : index
 // CHECK:        %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
 // CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %[[COUNT]] step %{{.*}} {
@@ -38,14 +40,13 @@
 
 // STATS:      tapeflow-layers: @diffeg: 1 FWD/REV layer pairs, 0 layers executed (scratchpad 64 B)
 // STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs ceil(trip count / 4) times per run of the loops around it (known at run time)
-// STATS-NEXT:   region %b: not layered, read through the cache (its extents are known only at run time)
+// STATS-NEXT:   region #1 %b kept in DRAM, read through the cache: its extents are known only at run time
 
 // After streams and binding: %a's tiles go to a slab tape (its size is known only
 // at run time) and to the scratchpad; %b keeps its region ops.
 // BOUND-LABEL: func.func private @diffeg
-// BOUND-SAME:   tapeflow.stage = "scratchpad-bound"
 // BOUND:        %[[TAPE:[^ ]+]] = stream.alloc slab 4096 : !stream.tape
-// BOUND:        %[[B:[^ ]+]] = region.alloc(%{{.*}}) : !region.region<?, [f64]>
+// BOUND:        %[[B:[^ ]+]] = region.alloc(%{{.*}}) {tapeflow.kept = {{.*}}} : !region.region<?, [f64]>
 // BOUND:        stream.store
 // BOUND:        stream.fwd %{{.*}} rows %{{.*}} to %[[TAPE]] id 0 : !layer.spad<4x2>
 // BOUND:        region.store %{{.*}}, %[[B]]
