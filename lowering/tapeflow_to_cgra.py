@@ -43,6 +43,7 @@ for the hardware it simulates. The pass runs at any stage of the lowering, once.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 
@@ -50,7 +51,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, scf
 from xdsl.dialects.builtin import DictionaryAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -629,21 +630,10 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: _Scheduler) -> KernelReco
     ops = body_ops[:-1]
     carried = list(zip(block.args[1:], terminator.operands))
     schedule = scheduler.schedule(ops, carried)
-    kernel_block = Block()
-    kernel = cgra.KernelOp(
-        ident,
-        (scheduler.hw.rows, scheduler.hw.cols),
-        schedule.ii,
-        Region(kernel_block),
-        [v.type for v in terminator.operands],
+    kernel = _make_kernel(
+        ops, list(terminator.operands), ident, scheduler, schedule, InsertPoint.before(terminator)
     )
-    for op in ops:
-        op.detach()
-        kernel_block.add_op(op)
-    kernel_block.add_op(cgra.YieldOp.create(operands=list(terminator.operands)))
-    Rewriter.insert_op(kernel, InsertPoint.before(terminator))
     terminator.operands = list(kernel.results)
-    _place(kernel, schedule)
     return KernelRecord(ident, len(ops), schedule.ii, schedule.length)
 
 
@@ -682,23 +672,40 @@ def _kernelize_run(run: list[Operation], ident: int, scheduler: _Scheduler) -> K
         r for op in run for r in op.results if any(u.operation not in members for u in r.uses)
     ]
     schedule = scheduler.schedule(run, [])
-    kernel_block = Block()
-    kernel = cgra.KernelOp(
-        ident,
-        (scheduler.hw.rows, scheduler.hw.cols),
-        schedule.ii,
-        Region(kernel_block),
-        [v.type for v in escaping],
+    _make_kernel(
+        run, escaping, ident, scheduler, schedule, InsertPoint.before(run[0]),
+        lambda use: use.operation not in members,
     )
-    Rewriter.insert_op(kernel, InsertPoint.before(run[0]))
-    for value, result in zip(escaping, kernel.results, strict=True):
-        value.replace_uses_with_if(result, lambda use: use.operation not in members)
-    for op in run:
-        op.detach()
-        kernel_block.add_op(op)
-    kernel_block.add_op(cgra.YieldOp(escaping))
-    _place(kernel, schedule)
     return KernelRecord(ident, len(run), schedule.ii, schedule.length, straight_line=True)
+
+
+def _make_kernel(
+    ops: list[Operation],
+    results: list[SSAValue],
+    ident: int,
+    scheduler: _Scheduler,
+    schedule: _Schedule,
+    at: InsertPoint,
+    rewired: Callable[[Use], bool] | None = None,
+) -> cgra.KernelOp:
+    """Move `ops` into a new `cgra.kernel` inserted at `at` that yields `results`;
+    the uses of `results` that `rewired` picks (if given) read the kernel's
+    results instead. Then each op becomes its placed form."""
+    block = Block()
+    kernel = cgra.KernelOp(
+        ident, (scheduler.hw.rows, scheduler.hw.cols), schedule.ii, Region(block),
+        [v.type for v in results],
+    )
+    Rewriter.insert_op(kernel, at)
+    for op in ops:
+        op.detach()
+        block.add_op(op)
+    if rewired is not None:  # before the yield exists, which keeps reading `results`
+        for value, result in zip(results, kernel.results, strict=True):
+            value.replace_uses_with_if(result, rewired)
+    block.add_op(cgra.YieldOp(results))
+    _place(kernel, schedule)
+    return kernel
 
 
 def _place(kernel: cgra.KernelOp, schedule: _Schedule) -> None:

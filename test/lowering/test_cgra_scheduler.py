@@ -132,22 +132,21 @@ def _edges(ops: list[Operation], hw) -> list[tuple[int, int, int]]:
             other = ops[m]
             if _buffer(op) is None or _buffer(op) is not _buffer(other):
                 continue
+            # Only the latest store (or load) before `other` orders it: a later one
+            # of the same kind in between is ordered after this one already.
             if isinstance(op, memref.StoreOp):
-                # only the latest store before `other` orders it (the rest are before it)
-                later_store = any(
-                    isinstance(ops[k], memref.StoreOp) and _buffer(ops[k]) is _buffer(op)
-                    for k in range(n + 1, m)
-                )
-                if not later_store:
+                if not _same_kind_between(ops, n, m, memref.StoreOp):
                     edges.append((n, m, 1))
             elif isinstance(other, memref.StoreOp):
-                later_load = any(
-                    isinstance(ops[k], memref.LoadOp) and _buffer(ops[k]) is _buffer(op)
-                    for k in range(n + 1, m)
-                )
-                if not later_load:
+                if not _same_kind_between(ops, n, m, memref.LoadOp):
                     edges.append((n, m, 0))
     return edges
+
+
+def _same_kind_between(ops: list[Operation], n: int, m: int, kind: type) -> bool:
+    return any(
+        isinstance(ops[k], kind) and _buffer(ops[k]) is _buffer(ops[n]) for k in range(n + 1, m)
+    )
 
 
 def _back_edges(ops, carried, hw) -> list[tuple[int, int, int]]:

@@ -284,6 +284,26 @@ def test_a_cache_hit_occupies_its_port() -> None:
     assert data["cycles"]["memory_stall"] == 16384 - (4095 * 1 + length)
 
 
+def _compute_only(module: Any, args: list[Any], hardware: Any) -> tuple[Any, Any, Any]:
+    """Run `@f_grad`; the recorder, each window's cycles under `cgra` with the
+    cache taken out of the picture (no hits, misses or DRAM bytes: the kernel
+    windows' compute is what is tested), and the outputs."""
+    trace = MemoryTrace()
+    recorder = TimingRecorder(trace, hardware)
+    outputs = Executor(module, trace, recorder).run("f_grad", args)
+    recorder.finish()
+    addresses, writes, _ = trace.arrays()
+    cache = simulate_cache(addresses, writes, hardware.cache)
+    table = window_table(recorder, cache, hardware)
+    quiet = replace(
+        table,
+        hits=np.zeros_like(table.hits),
+        misses=np.zeros_like(table.misses),
+        dram_bytes=np.zeros_like(table.dram_bytes),
+    )
+    return recorder, CGRA.cycles(quiet, hardware).spent, outputs
+
+
 def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
     """The FWD loop of the product, strip-mined into 4 tiles of 4 rows (64 B
     scratchpad, 2 tape values per row): the first tile fills the pipeline, the
@@ -295,21 +315,7 @@ def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
     prepare(ctx, module, "tapeflow", hardware)
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
     args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
-    trace = MemoryTrace()
-    recorder = TimingRecorder(trace, hardware)
-    Executor(module, trace, recorder).run("f_grad", args)
-    recorder.finish()
-    addresses, writes, _ = trace.arrays()
-    cache = simulate_cache(addresses, writes, hardware.cache)
-    table = window_table(recorder, cache, hardware)
-    # Take the cache out of the picture: the kernel windows' compute is what is tested.
-    quiet = replace(
-        table,
-        hits=np.zeros_like(table.hits),
-        misses=np.zeros_like(table.misses),
-        dram_bytes=np.zeros_like(table.dram_bytes),
-    )
-    spent = CGRA.cycles(quiet, hardware).spent
+    recorder, spent, _ = _compute_only(module, args, hardware)
     fwd_kernels = [i for i, w in enumerate(recorder.windows) if w.kind == "kernel" and w.phase == "fwd"]
     assert len(fwd_kernels) == 4
     kernel = recorder.windows[fwd_kernels[0]].profile
@@ -377,10 +383,7 @@ def test_a_layer_of_straight_line_dataflow_runs_as_one_kernel() -> None:
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
     x = np.arange(1.0, 17.0) / 16
     args = bind_arguments(function, {"arg0": x})
-    trace = MemoryTrace()
-    recorder = TimingRecorder(trace, hardware)
-    outputs = Executor(module, trace, recorder).run("f_grad", args)
-    recorder.finish()
+    recorder, spent, outputs = _compute_only(module, args, hardware)
     assert outputs[0] == np.prod(x)
     np.testing.assert_allclose(args[1], np.prod(x) / x, rtol=1e-14)
     straight = [
@@ -388,16 +391,6 @@ def test_a_layer_of_straight_line_dataflow_runs_as_one_kernel() -> None:
         if isinstance(k, cgra.KernelOp) and not isinstance(k.parent_op(), scf.ForOp)
     ]
     assert len(straight) >= 4  # the FWD pieces (and REV's)
-    addresses, writes, _ = trace.arrays()
-    cache = simulate_cache(addresses, writes, hardware.cache)
-    table = window_table(recorder, cache, hardware)
-    quiet = replace(
-        table,
-        hits=np.zeros_like(table.hits),
-        misses=np.zeros_like(table.misses),
-        dram_bytes=np.zeros_like(table.dram_bytes),
-    )
-    spent = CGRA.cycles(quiet, hardware).spent
     windows = [(i, w) for i, w in enumerate(recorder.windows) if w.kind == "kernel"]
     assert windows and all(w.trips == 1 for _, w in windows)
     by_length = {}
