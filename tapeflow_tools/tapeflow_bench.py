@@ -137,6 +137,14 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.quick and args.size not in (None, "small"):
         parser.error(f"--quick means --size small, which contradicts --size {args.size}")
     size = "small" if args.quick else (args.size or "paper")
+    missing = [k for k in kernels if size not in ALL_KERNELS[k].sizes]
+    if missing:
+        have = sorted({s for k in missing for s in ALL_KERNELS[k].sizes})
+        parser.error(
+            f"--size {size}: {', '.join(missing)} {'has' if len(missing) == 1 else 'have'} "
+            f"no '{size}' size (only {', '.join(have)}); choose another size or leave "
+            f"{'it' if len(missing) == 1 else 'them'} out"
+        )
     try:
         models = timing_models.check([m for m in args.model.split(",") if m])
     except timing_models.UnknownModel as err:

@@ -70,7 +70,7 @@ from tapeflow_benchmarks.harness.result_cache import (
     SchemaError,
     check_report,
 )
-from tapeflow_benchmarks.kernels import KERNELS
+from tapeflow_benchmarks.kernels import ALL_KERNELS
 from tapeflow_tools.arguments import bind_arguments, check_function
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import verify_located
@@ -160,7 +160,7 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
     source = group.source
     if source is None:
         module = _differentiated(group.kernel, group.size).clone()
-        default_unroll = KERNELS[group.kernel].unroll_for(group.size)
+        default_unroll = ALL_KERNELS[group.kernel].unroll_for(group.size)
     else:
         module = _user_differentiated(source).clone()
         default_unroll = 1
