@@ -724,10 +724,8 @@ def compare(results: dict[str, Summaries]) -> list[Comparison]:
                 f"{m}: {_mechanism(claim, results[m], 'cgra')}" for m in measured
                 if _mechanism(claim, results[m], "cgra")
             ]
+            # The salam mechanism itself is stated in salam's own column.
             difference = f"{values}. " + " ".join(f"{t}." for t in mechanisms)
-            salam = SALAM_MECHANISMS.get(claim.topic)
-            if salam and "salam" in measured:
-                difference += f" {salam}"
         rows.append(Comparison(claim, verdicts, difference.strip()))
     return rows
 
