@@ -48,7 +48,7 @@ from xdsl.dialects.utils.dynamic_index_list import (
     parse_dynamic_index_list_without_types,
     print_dynamic_index_list,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -520,6 +520,39 @@ def _parse_cache_access(parser: Parser) -> tuple[object, list[object], list[obje
     return buffer, indices, list(sizes), list(static)
 
 
+def _parse_cache_type(
+    parser: Parser, buffer: object, indices: list[object], sizes: list[object]
+) -> tuple[MemRefType, list[SSAValue], dict[str, Attribute]]:
+    """The rest both ops share, ` {attrs} : memref<...>`: the buffer's type, the
+    buffer, index and extent operands resolved, and the attributes."""
+    attributes = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    pos = parser.pos
+    buffer_type = parser.parse_type()
+    if not isinstance(buffer_type, MemRefType):
+        parser.raise_error("expected a memref type", pos, parser.pos)
+    index = IndexType()
+    operands = [
+        parser.resolve_operand(buffer, buffer_type),  # type: ignore[arg-type]
+        *(parser.resolve_operand(i, index) for i in indices),  # type: ignore[arg-type]
+        *(parser.resolve_operand(s, index) for s in sizes),  # type: ignore[arg-type]
+    ]
+    return buffer_type, operands, attributes
+
+
+def _cache_properties(static: list[int], segments: list[int]) -> dict[str, Attribute]:
+    return {
+        "static_sizes": DenseArrayBase.from_list(i64, static),
+        "operandSegmentSizes": DenseArrayBase.from_list(i32, segments),
+    }
+
+
+def _print_cache_type(printer: Printer, op: Operation, buffer: SSAValue) -> None:
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(buffer.type)
+
+
 def _print_cache_access(
     printer: Printer, buffer: SSAValue, indices: Sequence[SSAValue], sizes: Sequence[SSAValue], static: DenseArrayBase
 ) -> None:
@@ -580,38 +613,19 @@ class CacheStoreOp(IRDLOperation):
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         buffer, indices, sizes, static = _parse_cache_access(parser)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        buffer_type = parser.parse_type()
-        if not isinstance(buffer_type, MemRefType):
-            parser.raise_error("expected a memref type", pos, parser.pos)
-        index = IndexType()
-        op = cls.create(
-            operands=[
-                parser.resolve_operand(value, buffer_type.element_type),
-                parser.resolve_operand(buffer, buffer_type),
-                *(parser.resolve_operand(i, index) for i in indices),
-                *(parser.resolve_operand(s, index) for s in sizes),
-            ],
-            properties={
-                "static_sizes": DenseArrayBase.from_list(i64, static),
-                "operandSegmentSizes": DenseArrayBase.from_list(
-                    i32, [1, 1, len(indices), len(sizes)]
-                ),
-            },
+        buffer_type, operands, attributes = _parse_cache_type(parser, buffer, indices, sizes)
+        return cls.create(
+            operands=[parser.resolve_operand(value, buffer_type.element_type), *operands],
+            properties=_cache_properties(static, [1, 1, len(indices), len(sizes)]),
             attributes=attributes,
         )
-        return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.value)
         printer.print_string(", ")
         _print_cache_access(printer, self.buffer, self.indices, self.sizes, self.static_sizes)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
+        _print_cache_type(printer, self, self.buffer)
 
 
 @irdl_op_definition
@@ -654,35 +668,18 @@ class CacheLoadOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> CacheLoadOp:
         buffer, indices, sizes, static = _parse_cache_access(parser)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        buffer_type = parser.parse_type()
-        if not isinstance(buffer_type, MemRefType):
-            parser.raise_error("expected a memref type", pos, parser.pos)
-        index = IndexType()
+        buffer_type, operands, attributes = _parse_cache_type(parser, buffer, indices, sizes)
         return cls.create(
-            operands=[
-                parser.resolve_operand(buffer, buffer_type),
-                *(parser.resolve_operand(i, index) for i in indices),
-                *(parser.resolve_operand(s, index) for s in sizes),
-            ],
+            operands=operands,
             result_types=[buffer_type.element_type],
-            properties={
-                "static_sizes": DenseArrayBase.from_list(i64, static),
-                "operandSegmentSizes": DenseArrayBase.from_list(
-                    i32, [1, len(indices), len(sizes)]
-                ),
-            },
+            properties=_cache_properties(static, [1, len(indices), len(sizes)]),
             attributes=attributes,
         )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         _print_cache_access(printer, self.buffer, self.indices, self.sizes, self.static_sizes)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
+        _print_cache_type(printer, self, self.buffer)
 
 
 Enzyme = Dialect(
