@@ -61,7 +61,7 @@ with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.harness.points import Point, code_fingerprint, with_model
     from tapeflow_benchmarks.harness.report import MARKERS, write
     from tapeflow_benchmarks.harness.result_cache import ResultCache
-    from tapeflow_benchmarks.harness.runner import run_points
+    from tapeflow_benchmarks.harness.runner import RunSummary, run_points
     from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS, PRESETS
     from tapeflow_tools.atomic import check_output_directory, replaceable_folder
     from tapeflow_tools.diagnostics import ToolError, reported_errors
@@ -182,6 +182,14 @@ def _main(argv: Sequence[str] | None) -> int:
         "models": models,
         "kernels": kernels,
         "experiments": experiments,
+        **_run_meta(args, formats, summary),
+    }
+    return _finish(out, summary, lambda: write(out, meta, results, claims, runs, formats))
+
+
+def _run_meta(args: argparse.Namespace, formats: list[str], summary: RunSummary) -> dict[str, Any]:
+    """What the results' `meta` says of the run, for the evaluation and for a sweep."""
+    return {
         "jobs": args.jobs,
         "engine": _engine(args),
         "formats": formats,
@@ -192,7 +200,6 @@ def _main(argv: Sequence[str] | None) -> int:
         "code": code_fingerprint(),
         "failed": summary.failed,
     }
-    return _finish(out, summary, lambda: write(out, meta, results, claims, runs, formats))
 
 
 def _check_locations(parser: argparse.ArgumentParser, out: Path, cache_dir: Path | None) -> None:
@@ -288,15 +295,7 @@ def _sweep(
     meta = {
         "command": shlex.join(["tapeflow-bench", *given]),
         "sweep": str(args.sweep),
-        "jobs": args.jobs,
-        "engine": _engine(args),
-        "formats": formats,
-        "points": summary.points,
-        "cached": summary.cached,
-        "computed_groups": summary.computed_groups,
-        "seconds": summary.seconds,
-        "code": code_fingerprint(),
-        "failed": summary.failed,
+        **_run_meta(args, formats, summary),
     }
     return _finish(
         out, summary, lambda: write_sweep(out, meta, sweep, runs, formats), f"sweep {sweep.name}: "
