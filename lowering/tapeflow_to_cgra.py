@@ -52,6 +52,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, scf
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
+from xdsl.traits import IsTerminator
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -64,11 +65,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.gradients import require_gradients
+from lowering.index_offsets import LinearForms
 from lowering.locations import located
 from lowering.stages import is_placed
 from tapeflow_dialects import cgra, layer, region, stream
 from tapeflow_dialects.cgra import MemPath, MemPathAttr, i64_attr, opcode_attr
 from tapeflow_dialects.container_ops import SlotAccess
+from tapeflow_dialects.enzyme import REV_START
 from targets.costs import op_latency
 from targets.hardware import PRESETS, Hardware
 
@@ -158,6 +161,7 @@ class _Scheduler:
 
     def schedule(self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]]) -> _Schedule:
         pes = len(self.pes)
+        body = _Body.of(ops, self.hw)
         cache_ops = sum(1 for o in ops if _memory_kind(o) == "cache")
         spad_ops = sum(1 for o in ops if _memory_kind(o) == "spad")
         ii = max(
@@ -165,16 +169,15 @@ class _Scheduler:
             -(-len(ops) // pes),
             -(-cache_ops // self.hw.cache.ports),
             -(-spad_ops // max(self.hw.scratchpad.banks, 1)),
-            self._recurrence_mii(ops, carried),
+            self._recurrence_mii(body, carried),
         )
-        body = _Body.of(ops, self.hw)
         while True:
             result = self._fixed_point(body, ii, carried)
             if result is not None:
                 return result
             ii += max(1, ii // 8)
 
-    def _recurrence_mii(self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]]) -> int:
+    def _recurrence_mii(self, body: _Body, carried: list[tuple[SSAValue, SSAValue]]) -> int:
         """
         The recurrence bound on ii: for every loop-carried edge from `p` (this
         iteration) to `c` (the next), the longest latency path from `c` to `p`
@@ -185,22 +188,20 @@ class _Scheduler:
         `c` are one pass over the body; the sources go through it together, a batch
         at a time, as the columns of a (op x source) table.
         """
+        ops = body.ops
         index = {op: n for n, op in enumerate(ops)}
         preds: list[list[tuple[int, int]]] = [[] for _ in ops]
-        last_store: dict[SSAValue, int] = {}
-        last_load: dict[SSAValue, int] = {}
+        stores, loads = _Conflicts(), _Conflicts()
         for n, op in enumerate(ops):
-            for v in op.operands:
-                producer = v.owner
-                if isinstance(producer, Operation) and producer in index:
-                    preds[n].append((index[producer], op_latency(producer, self.hw)))
-            buffer = _buffer(op)
-            if buffer is not None:
-                if buffer in last_store:
-                    preds[n].append((last_store[buffer], 1))
-                if _is_store(op) and buffer in last_load:
-                    preds[n].append((last_load[buffer], 0))
-                (last_store if _is_store(op) else last_load)[buffer] = n
+            for m in body.inputs[n]:
+                preds[n].append((m, body.latencies[m]))
+            key = body.keys[n]
+            if key is not None:
+                if (m := stores.latest(key)) >= 0:
+                    preds[n].append((m, 1))
+                if body.stores[n] and (m := loads.latest(key)) >= 0:
+                    preds[n].append((m, 0))
+                (stores if body.stores[n] else loads).note(key, n)
         # Per source `c`: the producers `p` its back edges come from, and the
         # extras. A producer before its consumer is not reached from it within an
         # iteration, so only those at or after it count.
@@ -344,18 +345,16 @@ class _Scheduler:
         """Per op, the cycle its result is computed."""
         place: dict[Operation, tuple[int, int, int]] = {}
         length = 0
-        # Program order between accesses of one buffer within an iteration.
-        last_store: dict[SSAValue, int] = {}
-        last_load: dict[SSAValue, int] = {}
+        # Program order between accesses that may touch one element in an iteration.
+        stores, loads = _Conflicts(), _Conflicts()
         for n, op in enumerate(body.ops):
             kind = body.kinds[n]
-            buffer = body.buffers[n]
+            key = body.keys[n]
             floor = earliest.get(op, 0)
-            if buffer is not None:
+            if key is not None:
+                floor = max(floor, stores.latest(key) + 1)
                 if body.stores[n]:
-                    floor = max(floor, last_store.get(buffer, -1) + 1, last_load.get(buffer, -1))
-                else:
-                    floor = max(floor, last_store.get(buffer, -1) + 1)
+                    floor = max(floor, loads.latest(key))
             inputs = [(finish[m], hops[where[m]]) for m in body.inputs[n]]
             # No PE issues before its operands are computed: at that cycle the
             # search can stop (a later PE could only tie, and ties keep the first).
@@ -399,9 +398,8 @@ class _Scheduler:
                 if ports[(kind, t % ii)] >= limits[kind]:
                     port_free[kind].take(t % ii)
             place[op] = (*pes[best_pe], t)
-            if buffer is not None:
-                table = last_store if body.stores[n] else last_load
-                table[buffer] = max(table.get(buffer, -1), t)
+            if key is not None:
+                (stores if body.stores[n] else loads).note(key, t)
             where[n] = best_pe
             finish[n] = t + body.latencies[n]
             length = max(length, finish[n])
@@ -420,21 +418,83 @@ class _Body:
     latencies: list[int]
     inputs: list[list[int]]
     """The positions of the ops in the body whose results the op reads."""
+    keys: list[tuple[object, object, object] | None]
+    """Per access, (partition, symbolic index, constant offsets): two accesses
+    may touch one element only in one partition (buffer and slot), and there only
+    if their symbolic indices differ or their offsets are equal
+    (`lowering.index_offsets`). Without disambiguation, one key per buffer."""
 
     @staticmethod
     def of(ops: list[Operation], hardware: Hardware) -> _Body:
         index = {op: n for n, op in enumerate(ops)}
+        buffers = [_buffer(op) for op in ops]
         return _Body(
             ops,
             [_memory_kind(op) for op in ops],
-            [_buffer(op) for op in ops],
+            buffers,
             [_is_store(op) for op in ops],
             [op_latency(op, hardware) for op in ops],
             [
                 [index[v.owner] for v in op.operands if v.owner in index]  # type: ignore[index]
                 for op in ops
             ],
+            _access_keys(ops, buffers, hardware.mapping.disambiguate),
         )
+
+
+def _indices(op: Operation) -> list[SSAValue]:
+    """The indices of a memory access (after its buffer, or value and buffer)."""
+    return list(op.operands[2:] if _is_store(op) else op.operands[1:])
+
+
+def _access_keys(
+    ops: list[Operation], buffers: list[SSAValue | None], disambiguate: bool
+) -> list[tuple[object, object, object] | None]:
+    forms = LinearForms()
+    keys: list[tuple[object, object, object] | None] = []
+    for op, buffer in zip(ops, buffers, strict=True):
+        if buffer is None:
+            keys.append(None)
+        elif not disambiguate:
+            keys.append((buffer, (), ()))
+        else:
+            key = forms.key(_indices(op), _slot(op))
+            keys.append(((buffer, key.slot), key.symbolic, key.offsets))
+    return keys
+
+
+class _Conflicts:
+    """The latest cycle (or position) of the accesses seen so far that may touch
+    the element a new access touches: per exact key, and the two latest of
+    different symbolic indices per partition (an access may meet every access
+    of its partition whose symbolic index differs from its own)."""
+
+    def __init__(self) -> None:
+        self.exact: dict[tuple[object, object, object], int] = {}
+        self.top: dict[object, list[tuple[int, object]]] = {}
+
+    def latest(self, key: tuple[object, object, object]) -> int:
+        part, symbolic, _ = key
+        t = self.exact.get(key, -1)
+        for seen, other in self.top.get(part, ()):
+            if other != symbolic:
+                return max(t, seen)
+        return t
+
+    def note(self, key: tuple[object, object, object], t: int) -> None:
+        part, symbolic, _ = key
+        if self.exact.get(key, -1) < t:
+            self.exact[key] = t
+        top = self.top.setdefault(part, [])
+        for i, (seen, other) in enumerate(top):
+            if other == symbolic:
+                if seen < t:
+                    top[i] = (t, symbolic)
+                break
+        else:
+            top.append((t, symbolic))
+        top.sort(key=lambda entry: -entry[0])
+        del top[2:]
 
 
 class _FreeSlots:
@@ -637,22 +697,38 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: _Scheduler) -> KernelReco
     return KernelRecord(ident, len(ops), schedule.ii, schedule.length)
 
 
-def _straight_runs(block: Block) -> list[list[Operation]]:
-    """The maximal runs of placeable ops in a layer's body that hold no loop:
-    each holds at least two ops other than constants (one op gains nothing from
-    the grid). A layer whose body holds a loop (a strip-mined tile loop) keeps
-    the loop as its kernel."""
-    if any(isinstance(op, scf.ForOp) for op in block.walk()):
+def _straight_runs(block: Block, everywhere: bool) -> list[list[Operation]]:
+    """The maximal runs of placeable ops in `block` (constants aside: they are
+    hoisted before the run that uses it). With `everywhere`, every run, however
+    short; otherwise (the paper's mapping) only in a layer's body that holds no
+    loop, and runs of at least two ops (one op gains nothing from the grid)."""
+    if not everywhere and any(isinstance(op, scf.ForOp) for op in block.walk()):
         return []
+    ops = list(block.ops)
+    if ops and ops[-1].has_trait(IsTerminator):
+        ops = ops[:-1]
     runs: list[list[Operation]] = [[]]
-    for op in list(block.ops)[:-1]:
+    for op in ops:
         if isinstance(op, arith.ConstantOp):
-            continue  # hoisted before the run that uses it
+            continue
         if _placeable(op):
             runs[-1].append(op)
         elif runs[-1]:
             runs.append([])
-    return [run for run in runs if len(run) >= 2]
+    shortest = 1 if everywhere else 2
+    return [run for run in runs if len(run) >= shortest]
+
+
+def _blocks_outside_kernels(op: Operation) -> list[Block]:
+    """Every block under `op` (its own included) but those of `cgra.kernel`s."""
+    blocks: list[Block] = []
+    for region_ in op.regions:
+        for block in region_.blocks:
+            blocks.append(block)
+            for inner in block.ops:
+                if not isinstance(inner, cgra.KernelOp):
+                    blocks.extend(_blocks_outside_kernels(inner))
+    return blocks
 
 
 def _kernelize_run(run: list[Operation], ident: int, scheduler: _Scheduler) -> KernelRecord:
@@ -664,10 +740,15 @@ def _kernelize_run(run: list[Operation], ident: int, scheduler: _Scheduler) -> K
     block = run[0].parent_block()
     assert block is not None
     members = set(run)
-    for op in list(block.ops):
-        if isinstance(op, arith.ConstantOp) and any(u.operation in members for r in op.results for u in r.uses):
-            op.detach()
-            Rewriter.insert_op(op, InsertPoint.before(run[0]))
+    after = run[0].next_op
+    while after is not None:  # constants below the run's first op move above it
+        following = after.next_op
+        if isinstance(after, arith.ConstantOp) and any(
+            u.operation in members for r in after.results for u in r.uses
+        ):
+            after.detach()
+            Rewriter.insert_op(after, InsertPoint.before(run[0]))
+        after = following
     escaping = [
         r for op in run for r in op.results if any(u.operation not in members for u in r.uses)
     ]
@@ -700,6 +781,8 @@ def _make_kernel(
     for op in ops:
         op.detach()
         block.add_op(op)
+        if REV_START in op.attributes:  # the kernel, run as a whole, starts REV
+            kernel.attributes[REV_START] = op.attributes.pop(REV_START)
     if rewired is not None:  # before the yield exists, which keeps reading `results`
         for value, result in zip(results, kernel.results, strict=True):
             value.replace_uses_with_if(result, rewired)
@@ -740,9 +823,13 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
                 report.kernels.append(_kernelize(loop, len(report.kernels), scheduler))
             else:
                 report.unmapped_loops += 1
-        layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
-        for each in layers:
-            for run in _straight_runs(each.body.block):
+        everywhere = hardware.mapping.place_straight_line
+        if everywhere:
+            blocks = _blocks_outside_kernels(function)
+        else:
+            blocks = [op.body.block for op in function.walk() if isinstance(op, layer.LayerOp)]
+        for block in blocks:
+            for run in _straight_runs(block, everywhere):
                 report.kernels.append(_kernelize_run(run, len(report.kernels), scheduler))
         reports.append(report)
     return reports

@@ -45,6 +45,7 @@ from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_consta
 from sim.compile_context import CompileContext, Frame
 from sim.errors import ExecutionError, nonpositive_step, undefined
 from sim.impls.func import too_deep
+from sim.instrument import iterates_kernel, layer_tile
 from sim.layouts import Layouts, prepare_memref
 from tapeflow_dialects import cgra, layer, stream, tape
 from tapeflow_dialects.enzyme import REV_START
@@ -202,7 +203,7 @@ class _FunctionSource:
                 self.end_batch()
                 if self.ctx.kernel_loop(op) is not None:
                     self.kernel_loop(op, indent)
-                elif any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
+                elif iterates_kernel(op):
                     self.closure(op, indent)  # a kernel loop the compiler did not take
                 else:
                     self.loop(op, indent)
@@ -482,11 +483,12 @@ class _FunctionSource:
 
     def layer(self, op: layer.LayerOp, indent: str) -> None:
         if self.timing is not None:
-            self.emit(indent, "T_layer()")
+            entries, rev = layer_tile(op)
+            self.emit(indent, f"T_layer({entries}, {rev})")
         block = op.body.block
         self.block(block, indent)
-        if self.timing is not None and self.timing.marks is not None:
-            self.emit(indent, "T_end_layer()")  # only for a timeline
+        if self.timing is not None:
+            self.emit(indent, "T_end_layer()")
         outs = [self.slot(r) for r in op.results]
         if outs:
             yielded = [self.slot(v) for v in block.last_op.operands]  # type: ignore[union-attr]

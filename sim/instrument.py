@@ -14,7 +14,7 @@ from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import nonpositive_step
 from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape
 from tapeflow_dialects.enzyme import REV_START
-from tapeflow_dialects.layer import SpadType
+from tapeflow_dialects.layer import Phase, SpadType
 from targets.costs import kernel_profile, unscheduled_op_cost
 
 
@@ -40,9 +40,9 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
     if ctx.in_kernel:
         return step
     match op:
-        case scf.ForOp() if any(isinstance(o, cgra.KernelOp) for o in op.body.block.ops):
+        case scf.ForOp() if iterates_kernel(op):
             return _timed_kernel_loop(ctx, op, step)
-        case cgra.KernelOp() if not isinstance(op.parent_op(), scf.ForOp):
+        case cgra.KernelOp() if not iterates_kernel(op.parent_op()):
             return _timed_straight_kernel(ctx, op, step)
         case stream.FwdOp() | stream.RevOp():
             direction = "fwd" if isinstance(op, stream.FwdOp) else "rev"
@@ -57,18 +57,12 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
 
             return stream_step
         case layer.LayerOp():
-            if timing.marks is not None:  # collecting for a timeline
-
-                def marked_layer_step(fr: Frame) -> None:
-                    timing.layer()
-                    step(fr)
-                    timing.end_layer()
-
-                return marked_layer_step
+            entries, rev = layer_tile(op)
 
             def layer_step(fr: Frame) -> None:
-                timing.layer()
+                timing.layer(entries, rev)
                 step(fr)
+                timing.end_layer()
 
             return layer_step
     cost = unscheduled_op_cost(op, timing.hardware)
@@ -81,6 +75,27 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
         step(fr)
 
     return op_step
+
+
+def iterates_kernel(op: Operation | None) -> bool:
+    """An `scf.for` whose body is a `cgra.kernel` (and the yield): a kernel loop.
+    A kernel elsewhere (in a layer, between loops) runs once where it is."""
+    if not isinstance(op, scf.ForOp):
+        return False
+    body = op.body.block
+    return isinstance(body.first_op, cgra.KernelOp) and body.first_op.next_op is body.last_op
+
+
+def layer_tile(op: layer.LayerOp) -> tuple[int, bool]:
+    """The scratchpad entries a layer's tile takes (its `layer.salloc`, 0 if none)
+    and whether it is a REV layer."""
+    rev = op.phase.data is Phase.REV
+    for inner in op.body.block.ops:
+        if isinstance(inner, layer.SAllocOp):
+            tile = inner.results[0].type
+            assert isinstance(tile, SpadType)
+            return tile.entries(), rev
+    return 0, rev
 
 
 def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:

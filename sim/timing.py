@@ -121,6 +121,14 @@ class TimingRecorder:
     spad_samples: list[tuple[int, int]] | None = None
     """Only when collecting: (window, scratchpad entries full) at the start of
     each window, and (len(windows), entries) at the end of the run."""
+    tiles: list[list[int]] = field(default_factory=list)
+    """Every layer run, in order, as [rev, tile entries, first window, first window
+    after it, window that ends with its stream (-1: none), bytes streamed]: what
+    the timing model needs to place the streams in time (`sim.models.streams`).
+    A layer starts and ends a window, so its windows are its own."""
+    unplaced: int = 0
+    """Ops a CGRA could have placed (compute and memory accesses) that ran outside
+    any `cgra.kernel`, one after another: 0 when the compiler placed everything."""
 
     def __post_init__(self) -> None:
         self._accesses = self.trace.packed  # len() of it: accesses so far
@@ -133,6 +141,7 @@ class TimingRecorder:
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; `Window.kernel` indexes it (0: not a kernel)."""
         self._probe: Callable[[], int] | None = None
+        self._in_layer: list[list[int]] = []
 
     def collect(self, probe: Callable[[], int]) -> None:
         """Also record what a timeline shows (`marks`, `spad_samples`), with
@@ -190,6 +199,8 @@ class TimingRecorder:
     def op(self, latency: int, fu_class: str | None, memory: str | None) -> None:
         """One op outside kernels ran."""
         w = self._ops_window()
+        if fu_class is not None or memory is not None:
+            self.unplaced += 1
         if memory is None:
             w.compute += latency
         else:
@@ -221,6 +232,7 @@ class TimingRecorder:
         w = self._ops_window()
         w.compute += latency
         w.access_latency += access_latency
+        self.unplaced += memory_ops + sum(count for _, count in fu)
         if fu:
             window_fu, totals = w._fu, self._ops_fu
             for cls, count in fu:
@@ -272,15 +284,29 @@ class TimingRecorder:
             w.stream_read_bytes += nbytes
             w.rev_stream_bytes += nbytes
         self._close()
+        if self._in_layer:
+            tile = self._in_layer[-1]
+            tile[4] = len(self.windows) - 1
+            tile[5] += nbytes
 
-    def layer(self) -> None:
+    def layer(self, entries: int = 0, rev: bool = False) -> None:
+        """A layer whose tile holds `entries` scratchpad entries starts (in REV if
+        `rev`)."""
         self.layers += 1
+        self._close()
+        tile = [int(rev), entries, len(self.windows), -1, -1, 0]
+        self.tiles.append(tile)
+        self._in_layer.append(tile)
         if self.marks is not None:
             self._mark("layer")
 
     def end_layer(self) -> None:
-        """A layer's body ended (called only when collecting)."""
-        self._mark("end_layer")
+        """A layer's body ended."""
+        self._close()
+        if self._in_layer:
+            self._in_layer.pop()[3] = len(self.windows)
+        if self.marks is not None:
+            self._mark("end_layer")
 
     def slab(self, nbytes: int, base: int | None) -> None:
         """A slab tape grew by one slab of `nbytes` at simulated address `base`.
@@ -331,6 +357,9 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
     steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
     tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
+    placed = np.array(
+        [sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64
+    )[kernel]
     m = _prefix(~cache.hit)
     h = _prefix(cache.hit)
     wb = _prefix(cache.evicts_dirty)
@@ -356,6 +385,9 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         memory_ops=memops,
         stream_write_bytes=stream_write,
         stream_read_bytes=stream_read,
+        kernel_ops=placed,
+        rev=np.fromiter((w.phase == "rev" for w in windows), dtype=bool, count=len(windows)),
+        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
     )
 
 
@@ -447,8 +479,15 @@ def report(
             "total": cycles["fwd"] + cycles["rev"],
             "memory_stall": stall_memory,
             "stream_stall": stall_stream,
+            "config": timed.config,
+            "fill_drain": timed.fill_drain,
         },
-        "ops": {"total": sum(fu.values()) + memory_ops, "fu": dict(fu), "memory": memory_ops},
+        "ops": {
+            "total": sum(fu.values()) + memory_ops,
+            "fu": dict(fu),
+            "memory": memory_ops,
+            "unplaced": recorder.unplaced,
+        },
         "cache": {
             "hits": total_hits,
             "misses": total_misses,
@@ -463,7 +502,11 @@ def report(
             "total": read + write,
         },
         "spad": {"accesses": spad_accesses, "peak_bytes": recorder.spad_peak_entries * 8},
-        "streams": {"write_bytes": stream_write, "read_bytes": stream_read},
+        "streams": {
+            "write_bytes": stream_write,
+            "read_bytes": stream_read,
+            "prefetch_distance": timed.prefetch_distance,
+        },
         "sram_bytes": hardware.sram_bytes,
         "layers": recorder.layers,
         "tape_bytes": tape_bytes,

@@ -139,6 +139,33 @@ class PlacementConfig:
 
 
 @dataclass(frozen=True)
+class MappingConfig:
+    """How the compiler and the stream engine use the grid and the scratchpad.
+    Each is a step beyond what the paper describes, applied alike to both
+    variants, and can be switched off to measure what it buys (the report's
+    ablation table)."""
+
+    place_straight_line: bool = True
+    """`tapeflow-to-cgra` places every straight-line run of ops outside a kernel
+    loop (between and around layers and loops, in loop bodies that hold other
+    loops or layers) as a kernel run once where the run was; off: only innermost
+    loop bodies and loop-free layer bodies are placed, the rest runs op by op
+    outside the grid [design: a CGRA maps a dataflow graph whether or not a loop
+    iterates it; Algorithm 2 of the paper puts the REV computation in the REV
+    layers]."""
+    disambiguate: bool = True
+    """The scheduler orders two accesses of one buffer in an iteration only when
+    their indices may be equal (it proves them different when one index is the
+    other plus a non-zero constant, or both are different constants, or the
+    region slots differ); off: every access of a buffer stays in program order."""
+    runahead: bool = True
+    """A REV stream is issued as soon as its tile's entries are free in the
+    scratchpad (full/empty bits guard each entry), up to as many tiles ahead as
+    fit; off: no earlier than the start of the previous REV layer (one layer
+    ahead) [`sim/models/streams.py`]."""
+
+
+@dataclass(frozen=True)
 class Hardware:
     """One accelerator configuration."""
 
@@ -154,6 +181,16 @@ class Hardware:
     dram: DramConfig = field(default_factory=DramConfig)
     placement: PlacementConfig = field(default_factory=PlacementConfig)
     energy: EnergyModel = field(default_factory=lambda: ENERGY_PRESETS["paper"])
+    config_cycles_per_op: int = 1
+    """Cycles to load the configuration of one placed op (one PE's context slot:
+    its opcode, operand routes and issue cycle) when the grid switches to another
+    kernel; a switch costs the kernel's placed ops times this [DySER:
+    Govindaraju et al., "DySER: Unifying Functionality and Parallelism
+    Specialization for Energy-Efficient Computing", IEEE Micro 32(5), 2012: the
+    fabric is configured one functional unit per cycle, 64 cycles for a 64-FU
+    block]. Charged by the `cgra` model only (gem5-SALAM's accelerators are fixed
+    datapaths)."""
+    mapping: MappingConfig = field(default_factory=MappingConfig)
 
     @property
     def dram_bytes_per_cycle(self) -> float:
@@ -170,6 +207,10 @@ class Hardware:
             raise HardwareError(f"a {self.rows}x{self.cols} grid has no FUs")
         if self.clock_ghz <= 0 or self.dram.bandwidth_gbs <= 0:
             raise HardwareError("clock and DRAM bandwidth must be positive")
+        if self.config_cycles_per_op < 0:
+            raise HardwareError(
+                f"config_cycles_per_op must be non-negative, got {self.config_cycles_per_op}"
+            )
         if self.dram.latency_cycles < 0:
             raise HardwareError(
                 f"dram.latency_cycles must be non-negative, got {self.dram.latency_cycles}"
@@ -294,6 +335,7 @@ __all__ = [
     "Hardware",
     "HardwareError",
     "Latencies",
+    "MappingConfig",
     "PRESETS",
     "PlacementConfig",
     "ScratchpadConfig",

@@ -71,6 +71,14 @@ class WindowTable:
     memory_ops: np.ndarray
     stream_write_bytes: np.ndarray
     stream_read_bytes: np.ndarray
+    rev: np.ndarray
+    """True for a window of the REV sweep."""
+    kernel_ops: np.ndarray
+    """Kernel loops: the placed ops of their kernel (its configuration's size)."""
+    tiles: np.ndarray
+    """The layer runs, one row each (`TimingRecorder.tiles`): rev, tile entries,
+    first window, first window after it, window ending with its stream (-1:
+    none), bytes streamed."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +95,15 @@ class Cycles:
     stream_stalled: np.ndarray
     """Cycles each window waited for its REV tile, at its start."""
     rev_streams: tuple[tuple[int, int], ...] = ()
-    """(window whose start issued it, window it delays) for each timed REV stream."""
+    """(window in which it was issued, window it delays) for each timed REV stream."""
+    config: int = 0
+    """Part of the total spent loading the grid's configuration (in `busy`)."""
+    fill_drain: int = 0
+    """Part of the total kernel loops spent filling and draining their pipeline:
+    their issue time beyond `trips * ii` (in `busy`)."""
+    prefetch_distance: float = 0.0
+    """REV streams: the mean number of REV tiles still resident when one was
+    issued (`sim.models.streams`)."""
 
 
 class TimingModel(Protocol):

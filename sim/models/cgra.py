@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.models import Cycles, WindowTable
+from sim.models.streams import stream_times
 from targets.hardware import Hardware
 
 
@@ -82,36 +83,31 @@ class CgraModel:
         )
         busy = np.where(kernel, compute, compute + windows.access_latency)
         stall_memory = int((spent - busy).sum())
-        # A REV stream was issued when the previous REV layer started: it delays
-        # its own window by what is still missing of its transfer then, and the
-        # tile after a stall starts with an empty pipeline.
-        rev_bytes = windows.rev_stream_bytes
-        before_sum = np.concatenate([[0], np.cumsum(spent)])  # unadjusted
-        added: list[tuple[int, int]] = []  # (window, cycles) added after before_sum
-        previous, stall_stream = 0, 0
-        stalled = np.zeros_like(spent)
-        rev_streams: list[tuple[int, int]] = []
-        for i in np.flatnonzero(rev_bytes).tolist():
-            since = int(before_sum[i] - before_sum[previous])
-            since += sum(c for w, c in added if previous <= w < i)
-            arrival = latency + int(rev_bytes[i]) / bw
-            carried = int(np.ceil(max(0.0, arrival - since)))
-            spent[i] += carried
-            stall_stream += carried
-            stalled[i] = carried
-            rev_streams.append((previous, i))
-            added = [(i, carried)]  # earlier ones are before the next `previous`
-            previous = i
-            if carried:
-                after = np.searchsorted(k, i)
-                if after < k.size and continued[k[after]]:
-                    j = int(k[after])
-                    refill = max(0, int(compute[j] + saved[j]) - int(spent[j]))
-                    spent[j] += refill
-                    busy[j] += refill  # the pipeline fills again: issue, not a stall
-                    added.append((j, refill))
+        fill_drain = int(np.where(kernel, compute - windows.trips * ii, 0).clip(min=0).sum())
+        # The grid loads a kernel's configuration when it switches to it.
+        config = np.zeros_like(spent)
+        if k.size:
+            switched = np.ones(k.size, dtype=bool)
+            switched[1:] = windows.kernel_id[k[1:]] != windows.kernel_id[k[:-1]]
+            config[k[switched]] = hardware.config_cycles_per_op * windows.kernel_ops[k[switched]]
+        spent = spent + config
+        busy = busy + config
+        # The streams: a tile after a stall starts with an empty pipeline.
+        refill = np.where(continued, np.maximum(0, compute + saved - (spent - config)), 0)
+        rev = np.flatnonzero(windows.rev)
+        times = stream_times(
+            spent, windows.tiles.tolist(), k, refill,
+            capacity=hardware.scratchpad.size_bytes // 8,
+            latency=latency,
+            bytes_per_cycle=bw,
+            rev_start=int(rev[0]) if rev.size else kernel.size,
+            runahead=hardware.mapping.runahead,
+        )
+        spent = spent + times.stalled + times.refilled
+        busy = busy + times.refilled  # the pipeline fills again: issue, not a stall
         return Cycles(
-            spent, stall_memory, stall_stream, busy, stalled, tuple(rev_streams)
+            spent, stall_memory, int(times.stalled.sum()), busy, times.stalled,
+            times.rev_streams, int(config.sum()), fill_drain, times.prefetch_distance,
         )
 
 

@@ -99,26 +99,56 @@ def test_both_paths_report_the_same_under_salam(
 def _per_window(
     recorder: TimingRecorder, hit: np.ndarray, evicts: np.ndarray, hardware: Any
 ) -> dict[str, Any]:
-    """The report's window sums under the `cgra` model, window by window (the
-    simulator computes them for all windows at once), from the rules as
-    sim/models/cgra.py states them."""
+    """The report's window sums under the `cgra` model, window by window in
+    program time (the simulator computes the windows' costs all at once and
+    places the streams with a tree of added cycles), from the rules as
+    sim/models/cgra.py and sim/models/streams.py state them."""
     line, bw = hardware.cache.line_bytes, hardware.dram_bytes_per_cycle
     latency, mshrs, ports = hardware.dram.latency_cycles, hardware.cache.mshrs, hardware.cache.ports
+    capacity = hardware.scratchpad.size_bytes // 8
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
     fu: Counter[str] = Counter()
-    spad = memory_ops = stream_read = stream_write = since = 0
+    spad = memory_ops = stream_read = stream_write = 0
+    starts = {t[2]: t for t in recorder.tiles}  # first window -> its layer
+    ends: dict[int, list[list[int]]] = {}  # first window after a layer -> layers
+    streams = {t[4]: t for t in recorder.tiles if t[4] >= 0}  # stream window -> layer
+    for t in recorder.tiles:
+        ends.setdefault(t[3], []).append(t)
+    resident: list[list[Any]] = []  # [freed at, entries, layer], in the order taken
+    channel = last_issue = 0.0
+    rev_start: float | None = None
     previous_kernel = None  # the last kernel window seen
-    stalled = False  # a REV stream stalled since it
-    for w in recorder.windows:
+    stalled = False  # the scratchpad stalled since it
+    now = 0.0
+
+    def free(entries: int, at: float) -> float:
+        """When `entries` entries are free, from `at` on (forgetting the tiles
+        freed by then)."""
+        while resident and (resident[0][0] <= at or sum(r[1] for r in resident) + entries > capacity):
+            at = max(at, resident.pop(0)[0])
+        return at
+
+    for index, w in enumerate(recorder.windows):
+        for t in ends.get(index, []):  # REV tiles and unstreamed ones are freed at the end
+            if t[0] or t[4] < 0:
+                for r in resident:
+                    if r[2] is t:
+                        r[0] = now
+        if w.phase == "rev" and rev_start is None:
+            rev_start = now
+        waited = 0
+        t = starts.get(index)
+        if t is not None and not (t[0] and t[4] >= 0):  # a tile taken as its layer starts
+            waited = int(np.ceil(free(t[1], now) - now))
+            stalled = stalled or waited > 0
+            now += waited
+            resident.append([float("inf"), t[1], t])
         h = int(np.count_nonzero(hit[w.start : w.end]))
         m = int(np.count_nonzero(~hit[w.start : w.end]))
         wb = int(np.count_nonzero(evicts[w.start : w.end]))
         dram = (m + wb) * line + w.stream_write_bytes + w.stream_read_bytes
-        stall = 0
-        if w.rev_stream_bytes:
-            stall = int(np.ceil(max(0.0, latency + w.rev_stream_bytes / bw - since)))
         if w.kind == "kernel":
             p, last = w.profile, previous_kernel
             compute = w.compute
@@ -130,14 +160,31 @@ def _per_window(
                 compute = w.trips * p.ii  # the previous tile's drain overlaps this fill
             ports_time = -(-m // mshrs) * latency + -(-h // ports)
             spent = int(np.ceil(max(compute, max(dram / bw, ports_time))))
+            if last is None or last.profile is not p:  # the grid loads its configuration
+                spent += hardware.config_cycles_per_op * (sum(p.fu_ops.values()) + p.memory_ops)
             previous_kernel, stalled = w, False
         else:
             spent = w.compute + w.access_latency + m * latency
-        if w.rev_stream_bytes:
-            spent += stall
-            stalled = stalled or stall > 0
-            since = 0
-        since += spent
+        now += spent
+        spent += waited
+        layer = streams.get(index)
+        if layer is not None:
+            transfer = layer[5] / bw
+            if layer[0]:  # the REV tile, issued as soon as its entries are free
+                assert rev_start is not None
+                issue = free(layer[1], max(last_issue, rev_start))
+                arrival = max(issue + latency, channel) + transfer
+                channel, last_issue = arrival, issue
+                wait = int(np.ceil(max(0.0, arrival - now)))
+                stalled = stalled or wait > 0
+                spent += wait
+                now += wait
+                resident.append([float("inf"), layer[1], layer])
+            else:  # the FWD tile is read out once its layer ends
+                channel = max(channel, now) + transfer
+                for r in resident:
+                    if r[2] is layer:
+                        r[0] = channel
         cycles[w.phase] += spent
         hits[w.phase] += h
         misses[w.phase] += m

@@ -1,0 +1,121 @@
+"""
+Which memory accesses of one iteration provably touch different elements.
+
+An index is read as a linear form: a constant plus integer multiples of values
+the form does not look into (induction variables, loads, arguments), built from
+`arith.constant`, `addi`, `subi` and `muli` by a constant (and `index_cast`).
+Index arithmetic wraps at 64 bits, and the difference of two such forms wraps
+alike, so two indices whose forms differ by a non-zero constant (below 2**63 in
+size) are different values whatever the other values are: `A[i]` and `A[i+1]`
+never meet, `A[i]` and `A[j]` may.
+
+An access is then keyed by its buffer, the symbolic part of each index, and the
+slot it reads (a region's or scratchpad tile's struct slot): two accesses of one
+buffer are independent when their symbolic parts are the same and their
+constants or slots differ. Different symbolic parts may meet, so they stay
+ordered. `tapeflow-to-cgra`'s scheduler orders only accesses that may meet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import OpResult, SSAValue
+
+Form = tuple[tuple[tuple[SSAValue, int], ...], int]
+"""(sorted (value, coefficient) terms, constant)."""
+
+_LIMIT = 1 << 62
+"""Constants and coefficients beyond this are not followed (the difference of
+two forms must stay below 2**63 to be known non-zero after wrapping)."""
+
+
+@dataclass(frozen=True)
+class AccessKey:
+    """What decides whether two accesses of one buffer may meet."""
+
+    symbolic: tuple[object, ...]
+    """Per index, its terms."""
+    offsets: tuple[int, ...]
+    """Per index, its constant."""
+    slot: int | None
+    """The struct slot of a region or scratchpad access (None for a buffer)."""
+
+
+class LinearForms:
+    """Linear forms of index values, each computed once (a body may hold
+    thousands of accesses sharing their index arithmetic)."""
+
+    def __init__(self) -> None:
+        self._forms: dict[SSAValue, Form] = {}
+
+    def form(self, value: SSAValue) -> Form:
+        known = self._forms.get(value)
+        if known is None:
+            known = self._forms[value] = self._compute(value)
+        return known
+
+    def _compute(self, value: SSAValue) -> Form:
+        opaque: Form = (((value, 1),), 0)
+        if not isinstance(value, OpResult):
+            return opaque
+        op = value.op
+        if isinstance(op, arith.ConstantOp):
+            attr = op.value
+            if isinstance(attr, IntegerAttr) and abs(attr.value.data) < _LIMIT:
+                return ((), attr.value.data)
+            return opaque
+        if isinstance(op, arith.IndexCastOp):
+            return self.form(op.operands[0])
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            a, b = self.form(op.lhs), self.form(op.rhs)
+            sign = 1 if isinstance(op, arith.AddiOp) else -1
+            return _combine(a, b, sign) or opaque
+        if isinstance(op, arith.MuliOp):
+            a, b = self.form(op.lhs), self.form(op.rhs)
+            if not b[0]:
+                return _scale(a, b[1]) or opaque
+            if not a[0]:
+                return _scale(b, a[1]) or opaque
+        return opaque
+
+    def key(self, indices: Sequence[SSAValue], slot: int | None) -> AccessKey:
+        forms = [self.form(v) for v in indices]
+        return AccessKey(tuple(terms for terms, _ in forms), tuple(c for _, c in forms), slot)
+
+
+def _combine(a: Form, b: Form, sign: int) -> Form | None:
+    terms: dict[SSAValue, int] = dict(a[0])
+    for value, coefficient in b[0]:
+        terms[value] = terms.get(value, 0) + sign * coefficient
+    constant = a[1] + sign * b[1]
+    if abs(constant) >= _LIMIT or any(abs(c) >= _LIMIT for c in terms.values()):
+        return None
+    return _normal(terms, constant)
+
+
+def _scale(a: Form, factor: int) -> Form | None:
+    if abs(factor) >= _LIMIT or abs(a[1] * factor) >= _LIMIT:
+        return None
+    if any(abs(c * factor) >= _LIMIT for _, c in a[0]):
+        return None
+    return _normal({v: c * factor for v, c in a[0]}, a[1] * factor)
+
+
+def _normal(terms: dict[SSAValue, int], constant: int) -> Form:
+    ordered = sorted(((v, c) for v, c in terms.items() if c), key=lambda t: id(t[0]))
+    return tuple(ordered), constant
+
+
+def may_meet(a: AccessKey, b: AccessKey) -> bool:
+    """Whether two accesses of one buffer may touch the same element: not when
+    they read different slots, nor when their indices differ by constants."""
+    if a.slot is not None and b.slot is not None and a.slot != b.slot:
+        return False
+    return a.symbolic != b.symbolic or a.offsets == b.offsets
+
+
+__all__ = ["AccessKey", "LinearForms", "may_meet"]

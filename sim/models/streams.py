@@ -1,0 +1,175 @@
+"""
+The scratchpad's streams in time (the `cgra` model): when each tile's transfer
+is issued, when it completes, and what the layers wait for.
+
+The scratchpad is a ring of `capacity` 8-byte entries. Each layer run takes its
+tile's entries (`TimingRecorder.tiles`) from the ring and gives them back:
+
+- A FWD layer takes its entries when it starts (it waits, stalled, until that many
+  entries are free) and gives them back once its FWD stream has read them out: the
+  stream is issued when the layer ends and drains at the DRAM bandwidth, after the
+  transfers issued before it (one DRAM channel, streams in order).
+- A REV layer's stream fills its tile before the layer may read it. The stream
+  engine knows every REV stream in advance (they mirror the FWD streams, Pass 3),
+  and each entry has a full/empty bit, so it may issue the stream as soon as the
+  tile's entries are free (`runahead`): up to as many tiles ahead as the ring
+  holds. Without `runahead` a stream is issued no earlier than the start of the
+  previous REV layer (one layer ahead, as the paper's streams at the head of each
+  REV layer). Either way it is issued no earlier than the REV sweep starts and the
+  stream before it, and its data arrive the DRAM latency after issue, at the
+  bandwidth, after the transfers before it. The layer waits (a stream stall) for
+  whatever has not arrived when it would start; its entries are freed when it ends.
+
+A tile that fills the whole ring therefore cannot be fetched while the previous
+one is in use: its layer waits the whole transfer. The distance a stream was
+issued ahead is the number of REV tiles still resident when it was issued (1: one
+layer ahead; 0: nothing overlapped it).
+
+Times are in cycles from the start of the run; a stall is added to the window in
+which it happens and shifts every later window.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class StreamTimes:
+    stalled: np.ndarray
+    """Cycles each window waited for the scratchpad (a REV tile not yet arrived,
+    or no free entries for a FWD tile)."""
+    refilled: np.ndarray
+    """Cycles a window's pipeline took to fill again after the stall before it."""
+    rev_streams: tuple[tuple[int, int], ...]
+    """(window in which it was issued, window whose end it delays) per REV stream."""
+    prefetch_distance: float
+    """Mean over REV streams of the REV tiles still resident when it was issued."""
+
+
+class _Clock:
+    """Window start times as stalls are added (a Fenwick tree over windows of the
+    cycles added to each)."""
+
+    def __init__(self, spent: np.ndarray):
+        self.base = np.concatenate([[0], np.cumsum(spent, dtype=np.int64)])
+        self.tree = [0] * (spent.size + 2)
+
+    def start(self, window: int) -> int:
+        """The start of `window` (the end of the run for `len(spent)`): its base
+        plus the cycles added to the windows before it."""
+        total, i = 0, window  # windows 0..window-1 are tree positions 1..window
+        while i > 0:
+            total += self.tree[i]
+            i -= i & -i
+        return int(self.base[window]) + total
+
+    def add(self, window: int, cycles: int) -> None:
+        """`window` takes `cycles` more (every later window starts later)."""
+        i = window + 1
+        while i < len(self.tree):
+            self.tree[i] += cycles
+            i += i & -i
+
+
+def stream_times(
+    spent: np.ndarray,
+    tiles: Sequence[Sequence[int]],
+    kernels: np.ndarray,
+    refill: np.ndarray,
+    capacity: int,
+    latency: int,
+    bytes_per_cycle: float,
+    rev_start: int,
+    runahead: bool = True,
+) -> StreamTimes:
+    """
+    Place the streams of `tiles` (`TimingRecorder.tiles`: [rev, entries, first
+    window, first window after, stream window or -1, bytes]) over windows that
+    take `spent` cycles each (without stalls). `kernels` are the kernel windows,
+    ascending; `refill[w]` is what kernel window `w` costs more when a stall
+    since the kernel window before it drained its pipeline (0 where nothing is
+    lost); `rev_start` is the first window of the REV sweep.
+    """
+    n = spent.size
+    clock = _Clock(spent)
+    stalled = np.zeros(n, dtype=np.int64)
+    refilled = np.zeros(n, dtype=np.int64)
+    resident: deque[tuple[float, int, bool]] = deque()  # (freed at, entries, rev)
+    occupied = 0
+    channel = 0.0  # when the DRAM channel has finished the transfers issued so far
+    last_issue = 0.0
+    previous_rev_start = -1.0
+    issued_at: list[tuple[float, int]] = []  # (time, stream window) per REV stream
+    distances: list[int] = []
+
+    def free_until(entries: int, at: float) -> float:
+        """The earliest time from `at` at which `entries` entries are free."""
+        nonlocal occupied
+        while resident and (resident[0][0] <= at or occupied + entries > capacity):
+            freed, size, _ = resident.popleft()
+            occupied -= size
+            at = max(at, freed)
+        return at
+
+    def stall(window: int, cycles: int, at_start: bool) -> None:
+        """`window` waits `cycles`, at its start or at its end; the next kernel
+        loop (`window` itself if the wait is at its start) fills again."""
+        if cycles <= 0:
+            return
+        stalled[window] += cycles
+        clock.add(window, cycles)
+        after = np.searchsorted(kernels, window, side="left" if at_start else "right")
+        if after < kernels.size:
+            j = int(kernels[after])
+            if refill[j] > refilled[j]:  # the pipeline fills again once
+                clock.add(j, int(refill[j] - refilled[j]))
+                refilled[j] = refill[j]
+
+    for rev, entries, first, after, stream, nbytes in tiles:
+        entries = min(entries, capacity)
+        transfer = nbytes / bytes_per_cycle
+        if rev and stream >= 0:
+            need = clock.start(stream + 1)
+            floor = max(last_issue, float(clock.start(rev_start)))
+            if not runahead and previous_rev_start >= 0:
+                floor = max(floor, previous_rev_start)
+            issue = free_until(entries, floor)
+            distances.append(sum(1 for _, _, r in resident if r))
+            arrival = max(issue + latency, channel) + transfer
+            channel = arrival
+            last_issue = issue
+            wait = int(np.ceil(max(0.0, arrival - need)))
+            stall(stream, wait, at_start=False)
+            issued_at.append((issue, stream))
+            previous_rev_start = float(clock.start(first))
+            resident.append((float(clock.start(after)), entries, True))
+            occupied += entries
+            continue
+        start = clock.start(first)
+        ready = free_until(entries, float(start))
+        stall(first, int(np.ceil(ready - start)), at_start=True)
+        if rev:
+            previous_rev_start = float(clock.start(first))
+        if stream >= 0:  # a FWD stream reads the tile out when the layer ends
+            issued = float(clock.start(stream + 1))
+            channel = max(channel, issued) + transfer
+            freed = channel
+        else:
+            freed = float(clock.start(after))
+        resident.append((freed, entries, bool(rev)))
+        occupied += entries
+    distance = float(np.mean(distances)) if distances else 0.0
+    starts = np.cumsum(spent + stalled + refilled) - (spent + stalled + refilled)
+    rev_streams = tuple(
+        (max(0, int(np.searchsorted(starts, t, side="right")) - 1), w) for t, w in issued_at
+    )
+    return StreamTimes(stalled, refilled, rev_streams, distance)
+
+
+__all__ = ["StreamTimes", "stream_times"]

@@ -1,0 +1,96 @@
+"""
+Memory dependences decided from the indices (`lowering.index_offsets`), and the
+scheduler ordering only the accesses that may meet: hand-made cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from xdsl.dialects import arith, memref, scf
+from xdsl.ir import Operation
+
+from lowering.index_offsets import LinearForms, may_meet
+from lowering.tapeflow_to_cgra import _Scheduler
+from tapeflow_tools.context import make_context
+from tapeflow_tools.frontend import parse_module_text
+from targets.hardware import MappingConfig, configure
+
+BODY = """
+func.func @f(%a: memref<64xf64>, %x: f64, %y: f64, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %ip = arith.addi %i, %c1 : index
+    %pi = arith.addi %c1, %i : index
+    %i2 = arith.muli %i, %c2 : index
+    %i2p = arith.addi %i2, %c2 : index
+    %im = arith.subi %ip, %c1 : index
+    ACCESSES
+    scf.yield
+  }
+  func.return
+}
+"""
+
+
+def _stores(*indices: str) -> tuple[list[Operation], list[memref.StoreOp]]:
+    """The loop body's ops (constants hoisted) with one store of %x per index."""
+    lines = "\n    ".join(f"memref.store %x, %a[{i}] : memref<64xf64>" for i in indices)
+    module = parse_module_text(make_context(), BODY.replace("ACCESSES", lines), "body.mlir")
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    ops = [o for o in loop.body.block.ops if not isinstance(o, arith.ConstantOp | scf.YieldOp)]
+    return ops, [o for o in ops if isinstance(o, memref.StoreOp)]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "meet"),
+    [
+        ("%i", "%ip", False),  # A[i], A[i+1]
+        ("%i", "%i", True),  # the same element
+        ("%ip", "%pi", True),  # i+1 and 1+i: the same element
+        ("%i", "%im", True),  # (i+1)-1 is i
+        ("%i2", "%i2p", False),  # 2i and 2i+2
+        ("%c3", "%c5", False),  # two constants
+        ("%i", "%j", True),  # unrelated values may be equal
+        ("%i", "%c3", True),  # i may be 3
+    ],
+)
+def test_accesses_whose_indices_differ_by_a_constant_are_independent(
+    first: str, second: str, meet: bool
+) -> None:
+    _, (a, b) = _stores(first, second)
+    forms = LinearForms()
+    keys = [forms.key(list(s.indices), None) for s in (a, b)]
+    assert may_meet(*keys) is meet
+
+
+def test_different_slots_never_meet() -> None:
+    forms = LinearForms()
+    _, (a, b) = _stores("%i", "%j")
+    assert may_meet(forms.key(list(a.indices), 0), forms.key(list(b.indices), 1)) is False
+    assert may_meet(forms.key(list(a.indices), 1), forms.key(list(b.indices), 1)) is True
+
+
+@pytest.mark.parametrize("disambiguate", [True, False])
+def test_the_scheduler_orders_only_stores_that_may_meet(disambiguate: bool) -> None:
+    """A store to A[i] after one to A[i+1] need not wait for it: its index is
+    ready at once, so it issues in cycle 0, before the first store (whose index
+    is computed first). A third, to A[i+1] again, issues after the first.
+    Without disambiguation every store waits for the one before it."""
+    hardware = configure("Enzyme32k")
+    hardware = replace(hardware, mapping=MappingConfig(disambiguate=disambiguate))
+    ops, (s0, s1, s2) = _stores("%ip", "%i", "%ip")
+    place = _Scheduler(hardware).schedule(ops, []).place
+    cycle = {s: place[s][2] for s in (s0, s1, s2)}
+    assert cycle[s2] >= cycle[s0] + 1
+    if disambiguate:
+        assert cycle[s1] == 0 < cycle[s0]
+    else:
+        assert cycle[s1] >= cycle[s0] + 1
+        assert cycle[s2] >= cycle[s1] + 1

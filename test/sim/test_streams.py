@@ -1,0 +1,137 @@
+"""
+The scratchpad's streams in time (`sim.models.streams`) and the grid's
+configuration loads (`sim.models.cgra`), on hand-built runs whose stalls are
+computed by hand from the rules the modules state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.models import WindowTable
+from sim.models.cgra import CGRA
+from sim.models.streams import stream_times
+from targets.hardware import PRESETS
+
+L = 100
+"""DRAM latency of the hand-built runs (cycles)."""
+T = 30
+"""Compute cycles of one layer."""
+FAST = 1e12
+"""A bandwidth at which transfers take no time."""
+
+
+def rev_layers(n: int, entries: int, nbytes: int = 0) -> tuple[np.ndarray, list[list[int]]]:
+    """`n` REV layers, each a stream window (0 cycles) then a compute window (T)."""
+    spent = np.array([0, T] * n, dtype=np.int64)
+    tiles = [[1, entries, 2 * i, 2 * i + 2, 2 * i, nbytes] for i in range(n)]
+    return spent, tiles
+
+
+@pytest.mark.parametrize("ahead", [0, 1, 2, 3, 4])
+def test_a_stream_issued_k_tiles_ahead_waits_what_the_latency_exceeds(ahead: int) -> None:
+    """With room for the current tile and `ahead` more, tiles 1..ahead are issued
+    at once and arrive with the first; tile ahead+1 waits for tile 0's entries,
+    freed when layer 0 ends, so it waits max(0, L - ahead*T)."""
+    spent, tiles = rev_layers(ahead + 2, 8)
+    times = stream_times(
+        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
+        capacity=8 * (ahead + 1), latency=L, bytes_per_cycle=FAST, rev_start=0,
+    )
+    assert times.stalled[0] == L  # nothing overlaps the first tile
+    assert list(times.stalled[2 : 2 * ahead + 2 : 2]) == [0] * ahead
+    assert times.stalled[2 * ahead + 2] == max(0, L - ahead * T)
+    assert times.stalled.sum() == L + max(0, L - ahead * T)
+
+
+def test_a_tile_that_fills_the_scratchpad_is_not_double_buffered() -> None:
+    """A 64-entry tile in a 64-entry scratchpad: each REV tile is fetched only
+    once the previous layer has ended, and waits the whole transfer."""
+    nbytes = 512
+    bw = 9.6
+    spent, tiles = rev_layers(3, 64, nbytes)
+    times = stream_times(
+        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
+        capacity=64, latency=L, bytes_per_cycle=bw, rev_start=0,
+    )
+    whole = int(np.ceil(L + nbytes / bw))
+    assert list(times.stalled[::2]) == [whole, whole, whole]
+    assert times.prefetch_distance == 0.0
+
+
+def test_a_fwd_tile_that_fills_the_scratchpad_waits_for_the_drain() -> None:
+    """FWD layers of a full tile: the next layer takes its entries once the FWD
+    stream has read the previous tile out (its bytes at the bandwidth)."""
+    bw, nbytes = 8.0, 512
+    spent = np.array([T, 0] * 3, dtype=np.int64)
+    tiles = [[0, 64, 2 * i, 2 * i + 2, 2 * i + 1, nbytes] for i in range(3)]
+    full = stream_times(
+        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
+        capacity=64, latency=L, bytes_per_cycle=bw, rev_start=spent.size,
+    )
+    drain = nbytes / bw  # 64 cycles, longer than a layer's 30
+    assert list(full.stalled[[2, 4]]) == [int(drain), int(drain)]
+    double = stream_times(
+        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
+        capacity=128, latency=L, bytes_per_cycle=bw, rev_start=spent.size,
+    )
+    # Two tiles fit: layer 2 waits for layer 0's drain only, done at 30 + 64 = 94,
+    # while layer 2 would start at 60; the channel then drains layer 1's tile.
+    assert double.stalled[2] == 0
+    assert double.stalled[4] == 94 - 60
+
+
+def test_without_runahead_a_stream_is_issued_one_layer_ahead() -> None:
+    """Room for every tile, but streams issued no earlier than the start of the
+    previous REV layer: layer 1 is issued at 0 (arrives at L, needed at L + T),
+    layer 2 at layer 1's start L + T (arrives at 2L + T, needed at L + 2T)."""
+    spent, tiles = rev_layers(3, 8)
+    times = stream_times(
+        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
+        capacity=64, latency=L, bytes_per_cycle=FAST, rev_start=0, runahead=False,
+    )
+    assert list(times.stalled[::2]) == [L, 0, L - T]
+    assert times.prefetch_distance == pytest.approx(2 / 3)  # 0, 1, 1 tiles resident
+    ahead = stream_times(
+        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
+        capacity=64, latency=L, bytes_per_cycle=FAST, rev_start=0,
+    )
+    assert list(ahead.stalled[::2]) == [L, 0, 0]
+
+
+def test_after_a_stall_the_next_kernel_loop_fills_its_pipeline_again() -> None:
+    spent, tiles = rev_layers(2, 64)
+    kernels = np.array([1, 3])
+    refill = np.array([0, 0, 0, 7])
+    times = stream_times(
+        spent, tiles, kernels, refill, capacity=64, latency=L, bytes_per_cycle=FAST,
+        rev_start=0,
+    )
+    assert times.stalled[2] == L  # the full tile waits again
+    assert list(times.refilled) == [0, 0, 0, 7]
+
+
+def windows(kernel_ids: list[int], ops: list[int]) -> WindowTable:
+    """Kernel windows of one trip, 10 cycles each, of the given kernels."""
+    n = len(kernel_ids)
+    zero = np.zeros(n, dtype=np.int64)
+    return WindowTable(
+        kernel=np.ones(n, dtype=bool), compute=np.full(n, 10), access_latency=zero,
+        hits=zero, misses=zero, writebacks=zero, dram_bytes=zero, rev_stream_bytes=zero,
+        trips=np.ones(n, dtype=np.int64), ii=np.full(n, 10), length=np.full(n, 10),
+        steps=zero, tiled=np.zeros(n, dtype=bool), kernel_id=np.array(kernel_ids),
+        layer=zero, spad_accesses=zero, memory_ops=zero, stream_write_bytes=zero,
+        stream_read_bytes=zero, rev=np.zeros(n, dtype=bool), kernel_ops=np.array(ops),
+        tiles=np.zeros((0, 6), dtype=np.int64),
+    )
+
+
+def test_a_configuration_is_loaded_once_per_kernel_switch() -> None:
+    """Kernels 1, 1, 2, 1 of 5, 5, 3, 5 placed ops: the grid loads kernel 1, then
+    2, then 1 again (three switches, the first from nothing), one cycle per op."""
+    hardware = PRESETS["Enzyme32k"]
+    assert hardware.config_cycles_per_op == 1
+    cycles = CGRA.cycles(windows([1, 1, 2, 1], [5, 5, 3, 5]), hardware)
+    assert cycles.config == 5 + 3 + 5
+    assert list(cycles.spent) == [15, 10, 13, 15]
