@@ -74,6 +74,7 @@ def lowering_passes(
     unroll: int = 1,
     stats: bool = False,
     raised: bool = False,
+    tiles_in_flight: int = 1,
 ) -> list[str]:
     """
     The passes that lay out the variant's tape, from the Enzyme-gradient stage
@@ -100,7 +101,14 @@ def lowering_passes(
         return passes
     return [
         *passes,
-        pass_spec("tapeflow-layers", {"spad_bytes": spad_bytes, **_stats(stats)}),
+        pass_spec(
+            "tapeflow-layers",
+            {
+                "spad_bytes": spad_bytes,
+                **({"tiles_in_flight": tiles_in_flight} if tiles_in_flight != 1 else {}),
+                **_stats(stats),
+            },
+        ),
         "tapeflow-streams",
         "tapeflow-spad-bind",
     ]
@@ -113,6 +121,7 @@ def variant_pipeline(
     unroll: int = 1,
     cgra: Mapping[str, object] | None = None,
     stats: bool = False,
+    tiles_in_flight: int = 1,
 ) -> str:
     """
     The whole pipeline of a variant, from a primal (or an Enzyme gradient) to
@@ -122,7 +131,10 @@ def variant_pipeline(
     """
     passes = [
         "tapeflow-enzyme",
-        *lowering_passes(variant, spad_bytes=spad_bytes, unroll=unroll, stats=stats),
+        *lowering_passes(
+            variant, spad_bytes=spad_bytes, unroll=unroll, stats=stats,
+            tiles_in_flight=tiles_in_flight,
+        ),
         "tapeflow-mark-rev-start",
         pass_spec("tapeflow-to-cgra", {**(cgra or {}), **_stats(stats)}),
     ]
@@ -145,4 +157,5 @@ def hardware_pipeline(variant: str, hardware: Hardware, unroll: int = 1, stats: 
         unroll=unroll,
         cgra=hardware_options(hardware),
         stats=stats,
+        tiles_in_flight=hardware.mapping.tiles_in_flight,
     )

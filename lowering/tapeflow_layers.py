@@ -188,10 +188,12 @@ class _Function:
     plans: dict[scf.ForOp, _RunTimePlan] = field(default_factory=dict)
     """FWD loops of run-time trip count proven to be mirrored: strip-mined with a
     run-time number of tiles."""
+    tile_entries: int = 0
+    """The most entries one layer's tile may take (`tile_entries`)."""
 
     @property
     def entries(self) -> int:
-        return self.spad_bytes // ENTRY_BYTES
+        return self.tile_entries
 
     def new_ids(self) -> tuple[int, int]:
         ident = self.next_id
@@ -217,14 +219,25 @@ class _Function:
         self._positions = {op: i for i, op in enumerate(self.op.walk())}
 
 
-def layer_module(module: builtin.ModuleOp, spad_bytes: int) -> list[LayersReport]:
+def tile_entries(spad_bytes: int, tiles_in_flight: int) -> int:
+    """The entries one tile may take so that `tiles_in_flight` tiles fit in the
+    scratchpad at once (at least one entry)."""
+    return max(1, spad_bytes // ENTRY_BYTES // tiles_in_flight)
+
+
+def layer_module(
+    module: builtin.ModuleOp, spad_bytes: int, tiles_in_flight: int = 1
+) -> list[LayersReport]:
     if spad_bytes < ENTRY_BYTES or spad_bytes % ENTRY_BYTES:
         raise _fail(
             f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}"
         )
+    if tiles_in_flight < 1:
+        raise _fail(f"tiles-in-flight must be at least 1, got {tiles_in_flight}")
     gradients = require_gradients(module, "tapeflow-layers")
     require_stages(gradients, "tapeflow-layers", {Stage.REGIONS})
-    return [_layer_function(f, spad_bytes) for f in gradients]
+    entries = tile_entries(spad_bytes, tiles_in_flight)
+    return [_layer_function(f, spad_bytes, entries) for f in gradients]
 
 
 class _Unlayerable(Exception):
@@ -237,7 +250,7 @@ class _Unlayerable(Exception):
         self.reason = reason
 
 
-def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
+def _layer_function(function: func.FuncOp, spad_bytes: int, entries: int) -> LayersReport:
     """
     Layer `function`. What cannot be layered never stops the pass: the region it
     belongs to is left as it is (a correct array-of-structs region in DRAM, read
@@ -255,7 +268,7 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
         work = function.clone()
         allocs = [op.region for op in work.walk() if isinstance(op, region.AllocOp)]
         try:
-            report = _attempt(work, spad_bytes, {allocs[i] for i in kept})
+            report = _attempt(work, spad_bytes, {allocs[i] for i in kept}, entries)
         except _Unlayerable as err:
             if err.target not in allocs:
                 raise _fail(
@@ -280,13 +293,15 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
     return report
 
 
-def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> LayersReport:
+def _attempt(
+    function: func.FuncOp, spad_bytes: int, kept: set[SSAValue], entries: int
+) -> LayersReport:
     report = LayersReport(function.sym_name.data, spad_bytes)
     loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans = run_time_tiling_plans(function, spad_bytes // ENTRY_BYTES)
+    plans = run_time_tiling_plans(function, entries)
     unlayered = _run_time_regions(function, plans)
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
@@ -301,7 +316,10 @@ def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> Lay
                 f"it is stored in {len(found)} loop nests, so its tiles could not be "
                 "streamed back as one stack",
             )
-    state = _Function(function, spad_bytes, report, loads, kept, unlayered=set(unlayered), plans=plans)
+    state = _Function(
+        function, spad_bytes, report, loads, kept, unlayered=set(unlayered), plans=plans,
+        tile_entries=entries,
+    )
     state.refresh_positions()
     _layer_block(state, function.body.block)
     _check_one_region_per_layer(function, kept, set(unlayered))
@@ -1037,11 +1055,16 @@ class TapeflowLayersPass(ModulePass):
     spad_bytes: int = 512
     """Scratchpad capacity in bytes (the paper's default: 512 B, 64 entries)."""
 
+    tiles_in_flight: int = 1
+    """Tiles the scratchpad holds at once: each layer's tile takes at most this
+    share of it (1: the whole scratchpad, the paper's cut), so that while one
+    tile is in use the streams of the next can fill the rest."""
+
     stats: bool = False
     """Print, per gradient function, the layers made and how often they run."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        reports = layer_module(op, self.spad_bytes)
+        reports = layer_module(op, self.spad_bytes, self.tiles_in_flight)
         if self.stats:
             for report in reports:
                 print(f"tapeflow-layers: {report.table()}", file=sys.stderr)

@@ -159,7 +159,14 @@ class _Scheduler:
         ]
         """Routing cycles from each PE to each other (Manhattan distance times the hop)."""
 
-    def schedule(self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]]) -> _Schedule:
+    def schedule(
+        self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]], iterated: bool = True
+    ) -> _Schedule:
+        """A schedule of `ops`, a loop body whose `carried` values feed the next
+        iteration, or (not `iterated`) straight-line ops run once: no iteration
+        follows, so nothing is carried, through values or memory, and no
+        iteration overlaps it: `ii` is then the number of ops, so that no PE's
+        slot is reused modulo `ii` and the schedule is a plain list schedule."""
         pes = len(self.pes)
         body = _Body.of(ops, self.hw)
         cache_ops = sum(1 for o in ops if _memory_kind(o) == "cache")
@@ -169,10 +176,12 @@ class _Scheduler:
             -(-len(ops) // pes),
             -(-cache_ops // self.hw.cache.ports),
             -(-spad_ops // max(self.hw.scratchpad.banks, 1)),
-            self._recurrence_mii(body, carried),
+            self._recurrence_mii(body, carried) if iterated else len(ops),
         )
         while True:
-            result = self._fixed_point(body, ii, carried)
+            result = (
+                self._fixed_point(body, ii, carried) if iterated else self._try(body, ii, {})
+            )
             if result is not None:
                 return result
             ii += max(1, ii // 8)
@@ -752,7 +761,7 @@ def _kernelize_run(run: list[Operation], ident: int, scheduler: _Scheduler) -> K
     escaping = [
         r for op in run for r in op.results if any(u.operation not in members for u in r.uses)
     ]
-    schedule = scheduler.schedule(run, [])
+    schedule = scheduler.schedule(run, [], iterated=False)
     _make_kernel(
         run, escaping, ident, scheduler, schedule, InsertPoint.before(run[0]),
         lambda use: use.operation not in members,

@@ -357,6 +357,7 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
     steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
     tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
+    looped = np.array([p.looped for p in profiles], dtype=bool)[kernel] & (kernel > 0)
     placed = np.array(
         [sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64
     )[kernel]
@@ -386,6 +387,7 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         stream_write_bytes=stream_write,
         stream_read_bytes=stream_read,
         kernel_ops=placed,
+        looped=looped,
         rev=np.fromiter((w.phase == "rev" for w in windows), dtype=bool, count=len(windows)),
         tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
     )

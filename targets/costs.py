@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Operation
 
 from targets.hardware import Hardware
@@ -118,6 +118,9 @@ class KernelProfile:
     tiled: bool = False
     """The kernel's loop is one tile of a strip-mined loop: the body of a layer,
     marked `STRIP_MINED` by `tapeflow-layers`."""
+    looped: bool = True
+    """A loop iterates the kernel (its body is the kernel); False for a kernel
+    run once where it stands (straight-line ops placed as a kernel)."""
 
 
 def lockstep_steps(kernel: cgra.KernelOp, hardware: Hardware) -> int:
@@ -172,11 +175,14 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
             memory_ops += 1
             spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
     loop = kernel.parent_op()
+    looped = isinstance(loop, scf.ForOp) and kernel.next_op is loop.body.block.last_op
     tiled = (
-        loop is not None
+        looped
+        and loop is not None
         and STRIP_MINED in loop.attributes
         and isinstance(loop.parent_op(), layer.LayerOp)
     )
     return KernelProfile(
-        kernel.ii.value.data, length, fu, memory_ops, spad, lockstep_steps(kernel, hardware), tiled
+        kernel.ii.value.data, length, fu, memory_ops, spad, lockstep_steps(kernel, hardware), tiled,
+        looped,
     )

@@ -158,6 +158,11 @@ class MappingConfig:
     their indices may be equal (it proves them different when one index is the
     other plus a non-zero constant, or both are different constants, or the
     region slots differ); off: every access of a buffer stays in program order."""
+    tiles_in_flight: int = 2
+    """`tapeflow-layers` cuts tiles of at most this share of the scratchpad, so
+    that while one is in use the streams of the others fill the rest (1: a tile
+    may take the whole scratchpad, the paper's cut, and then no stream can
+    overlap its use) [`lowering/tapeflow_layers.py`]."""
     runahead: bool = True
     """A REV stream is issued as soon as its tile's entries are free in the
     scratchpad (full/empty bits guard each entry), up to as many tiles ahead as
@@ -183,13 +188,20 @@ class Hardware:
     energy: EnergyModel = field(default_factory=lambda: ENERGY_PRESETS["paper"])
     config_cycles_per_op: int = 1
     """Cycles to load the configuration of one placed op (one PE's context slot:
-    its opcode, operand routes and issue cycle) when the grid switches to another
-    kernel; a switch costs the kernel's placed ops times this [DySER:
+    its opcode, operand routes and issue cycle) when the grid switches to a
+    kernel whose configuration it does not hold (`config_contexts`); such a
+    switch costs the kernel's placed ops times this [DySER:
     Govindaraju et al., "DySER: Unifying Functionality and Parallelism
     Specialization for Energy-Efficient Computing", IEEE Micro 32(5), 2012: the
     fabric is configured one functional unit per cycle, 64 cycles for a 64-FU
     block]. Charged by the `cgra` model only (gem5-SALAM's accelerators are fixed
     datapaths)."""
+    config_contexts: int = 32
+    """Configuration words each PE keeps [assumption: context memories of tens of
+    words per FU, as ADRES-class CGRAs have]: the grid holds the configurations
+    of the kernels it ran last, `rows * cols * config_contexts` words in all
+    (least recently used first out), and switching back to a kept one loads
+    nothing. A kernel larger than that is loaded each time it is switched to."""
     mapping: MappingConfig = field(default_factory=MappingConfig)
 
     @property
@@ -207,6 +219,12 @@ class Hardware:
             raise HardwareError(f"a {self.rows}x{self.cols} grid has no FUs")
         if self.clock_ghz <= 0 or self.dram.bandwidth_gbs <= 0:
             raise HardwareError("clock and DRAM bandwidth must be positive")
+        if self.mapping.tiles_in_flight < 1:
+            raise HardwareError(
+                f"mapping.tiles_in_flight must be at least 1, got {self.mapping.tiles_in_flight}"
+            )
+        if self.config_contexts < 0:
+            raise HardwareError(f"config_contexts must be non-negative, got {self.config_contexts}")
         if self.config_cycles_per_op < 0:
             raise HardwareError(
                 f"config_cycles_per_op must be non-negative, got {self.config_cycles_per_op}"

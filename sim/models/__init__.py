@@ -75,6 +75,9 @@ class WindowTable:
     """True for a window of the REV sweep."""
     kernel_ops: np.ndarray
     """Kernel loops: the placed ops of their kernel (its configuration's size)."""
+    looped: np.ndarray
+    """Kernel windows of a loop that iterates the kernel (not straight-line
+    kernels run once where they stand)."""
     tiles: np.ndarray
     """The layer runs, one row each (`TimingRecorder.tiles`): rev, tile entries,
     first window, first window after it, window ending with its stream (-1:

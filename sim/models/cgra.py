@@ -28,6 +28,8 @@ cycles"; every parameter is a field of `targets.hardware.Hardware`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from sim.models import Cycles, WindowTable
@@ -57,9 +59,10 @@ class CgraModel:
         m, hits = windows.misses, windows.hits
         ii, length = windows.ii, windows.length
         compute = windows.compute.copy()
-        # Tiles of one strip-mined loop: the pipeline continues across the barrier.
+        # Tiles of one strip-mined loop: the pipeline continues across the barrier
+        # (kernels run once in between, the layer's own bookkeeping, aside).
         continued = np.zeros(kernel.size, dtype=bool)
-        k = np.flatnonzero(kernel)
+        k = np.flatnonzero(kernel & windows.looped)
         if k.size > 1:
             now, before = k[1:], k[:-1]
             continued[now] = (
@@ -84,12 +87,7 @@ class CgraModel:
         busy = np.where(kernel, compute, compute + windows.access_latency)
         stall_memory = int((spent - busy).sum())
         fill_drain = int(np.where(kernel, compute - windows.trips * ii, 0).clip(min=0).sum())
-        # The grid loads a kernel's configuration when it switches to it.
-        config = np.zeros_like(spent)
-        if k.size:
-            switched = np.ones(k.size, dtype=bool)
-            switched[1:] = windows.kernel_id[k[1:]] != windows.kernel_id[k[:-1]]
-            config[k[switched]] = hardware.config_cycles_per_op * windows.kernel_ops[k[switched]]
+        config = configuration_loads(windows, hardware)
         spent = spent + config
         busy = busy + config
         # The streams: a tile after a stall starts with an empty pipeline.
@@ -111,6 +109,35 @@ class CgraModel:
         )
 
 
+def configuration_loads(windows: WindowTable, hardware: Hardware) -> np.ndarray:
+    """Cycles each kernel window spends loading its kernel's configuration: at a
+    switch to a kernel the grid does not hold, its placed ops times
+    `config_cycles_per_op`. The grid holds the last kernels' configurations up to
+    `rows * cols * config_contexts` words, least recently used first out."""
+    config = np.zeros(windows.kernel.size, dtype=np.int64)
+    k = np.flatnonzero(windows.kernel)
+    if not k.size:
+        return config
+    switched = np.ones(k.size, dtype=bool)
+    switched[1:] = windows.kernel_id[k[1:]] != windows.kernel_id[k[:-1]]
+    capacity = hardware.rows * hardware.cols * hardware.config_contexts
+    held: OrderedDict[int, int] = OrderedDict()  # kernel -> words, least recent first
+    words = 0
+    for w in k[switched].tolist():
+        kernel, size = int(windows.kernel_id[w]), int(windows.kernel_ops[w])
+        if kernel in held:
+            held.move_to_end(kernel)
+            continue
+        config[w] = size * hardware.config_cycles_per_op
+        if size > capacity:
+            continue  # streamed through, not kept
+        while words + size > capacity:
+            words -= held.popitem(last=False)[1]
+        held[kernel] = size
+        words += size
+    return config
+
+
 CGRA = CgraModel()
 
-__all__ = ["CGRA", "CgraModel"]
+__all__ = ["CGRA", "CgraModel", "configuration_loads"]

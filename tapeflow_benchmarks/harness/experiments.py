@@ -19,7 +19,7 @@ carries the authors' unroll pragmas).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import exp, log
 from typing import Any
 
@@ -122,6 +122,39 @@ def _hit_rate(report: Report, phase: str) -> float | None:
     return c["hits"] / total if total else None
 
 
+BREAKDOWN = ("compute", "fill_drain", "stream_stall", "memory_stall", "config")
+"""Where a run's cycles go (`sim.models.Cycles`): issuing ops, filling and
+draining kernel pipelines, waiting for REV tiles (or scratchpad space), waiting
+for the cache and DRAM, and loading the grid's configurations."""
+
+
+def breakdown(report: Report) -> dict[str, int]:
+    """The run's cycles by `BREAKDOWN` category (they add up to the total)."""
+    c = report["cycles"]
+    parts = {name: int(c.get(name, 0)) for name in BREAKDOWN[1:]}
+    parts["compute"] = int(c["total"]) - sum(parts.values())
+    return {name: parts[name] for name in BREAKDOWN}
+
+
+def _shares(report: Report, prefix: str) -> dict[str, float | None]:
+    total = report["cycles"]["total"]
+    return {f"{prefix}{name}": _ratio(v, total) for name, v in breakdown(report).items()}
+
+
+def _loses(kernel: str, e: Report, t: Report, where: str) -> str | None:
+    """Why TapeFlow is slower than Enzyme on `kernel`, if it is: the category in
+    which it spends the most cycles beyond Enzyme's."""
+    if t["cycles"]["total"] <= e["cycles"]["total"]:
+        return None
+    ours, theirs = breakdown(t), breakdown(e)
+    worst = max(BREAKDOWN, key=lambda name: ours[name] - theirs[name])
+    return (
+        f"{kernel} ({where}): TapeFlow is slower ({e['cycles']['total']} against "
+        f"{t['cycles']['total']} cycles), most of the difference in {worst.replace('_', '/')} "
+        f"({ours[worst]} against Enzyme's {theirs[worst]} cycles)"
+    )
+
+
 # ------------------------------------------------------------------ performance
 def _performance_points(kernels: list[str], size: str) -> list[Point]:
     return [enzyme(k, size, c) for k in kernels for c in ENZYME.values()] + [
@@ -149,8 +182,15 @@ def _performance(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 row["stall_share_baseline"] = _stall_share(base)
                 row["stall_share"] = _stall_share(ours)
                 row["stream_stall_share"] = _ratio(ours["cycles"].get("stream_stall", 0), ours["cycles"]["total"])
+                row["prefetch_distance"] = ours["streams"].get("prefetch_distance")
+                row["ops_unplaced"] = ours["ops"].get("unplaced")
+                row["ops_unplaced_baseline"] = base["ops"].get("unplaced")
                 row["layers"] = ours["layers"]
                 result.rows.append(row)
+                if name == "Tflow32k" and base_name == "Enzyme32k":
+                    note = _loses(k, base, ours, "Tflow32k")
+                    if note:
+                        result.notes.append(note)
     for base_name in ENZYME:
         for name in TFLOW:
             speedups = [
@@ -454,12 +494,82 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
             "ops_per_cycle": _ratio(t["ops"]["total"], t["cycles"]["total"]),
             "parallelism_norm": None,
             "enzyme_ops_per_cycle": _ratio(e["ops"]["total"], e["cycles"]["total"]),
+            "ops_unplaced": t["ops"].get("unplaced"),
+            "enzyme_ops_unplaced": e["ops"].get("unplaced"),
+            "prefetch_distance": t["streams"].get("prefetch_distance"),
+            **_shares(t, ""),
+            **_shares(e, "enzyme_"),
         })
+        note = _loses(k, e, t, "fully unrolled")
+        if note:
+            result.notes.append(note)
     wide = [r for r in result.rows if r["study"] != "sweep" and r["speedup"]]
     if wide:
         best = max(wide, key=lambda r: r["speedup"])
         result.summary["wide_max_speedup"] = {"value": best["speedup"], "kernel": best["kernel"]}
         result.summary["wide_speedup"] = {r["kernel"]: r["speedup"] for r in wide}
+    return result
+
+
+# ------------------------------------------------------------------ ablation
+ABLATION: dict[str, tuple[tuple[str, object], tuple[str, ...]]] = {
+    "straight-line runs not placed": (("mapping.place_straight_line", False), ("enzyme", "tapeflow")),
+    "dependences in program order": (("mapping.disambiguate", False), ("enzyme", "tapeflow")),
+    "streams one layer ahead": (("mapping.runahead", False), ("tapeflow",)),
+    "configuration loads free": (("config_cycles_per_op", 0), ("enzyme", "tapeflow")),
+}
+"""Each step of the mapping beyond the paper switched off (and the configuration
+loads' cost taken away), with the variants it can change: streams exist only in
+TapeFlow, so Enzyme's run stands for itself there."""
+
+
+def _ablated(point: Point, setting: tuple[str, object]) -> Point:
+    group = replace(point.group, settings=(setting,))
+    return replace(point, group=group)
+
+
+def _ablation_points(kernels: list[str], size: str) -> list[Point]:
+    points = []
+    for k in kernels:
+        for setting, variants in ABLATION.values():
+            if "enzyme" in variants:
+                points.append(_ablated(enzyme(k, size, 32 * KB), setting))
+            points.append(_ablated(tapeflow(k, size, 32 * KB), setting))
+    return points
+
+
+def _ablation(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    result = Result("ablation")
+    for k in kernels:
+        e = _ok(lookup, result, enzyme(k, size, 32 * KB))
+        t = _ok(lookup, result, tapeflow(k, size, 32 * KB))
+        if e is None or t is None:
+            continue
+        speedup = _ratio(e["cycles"]["total"], t["cycles"]["total"])
+        for step, (setting, variants) in ABLATION.items():
+            e_off = _ok(lookup, result, _ablated(enzyme(k, size, 32 * KB), setting)) if (
+                "enzyme" in variants
+            ) else e
+            t_off = _ok(lookup, result, _ablated(tapeflow(k, size, 32 * KB), setting))
+            if e_off is None or t_off is None:
+                continue
+            result.rows.append({
+                "kernel": k,
+                "without": step,
+                "enzyme_cycles": e_off["cycles"]["total"],
+                "tapeflow_cycles": t_off["cycles"]["total"],
+                "enzyme_gain": _ratio(e_off["cycles"]["total"], e["cycles"]["total"]),
+                "tapeflow_gain": _ratio(t_off["cycles"]["total"], t["cycles"]["total"]),
+                "speedup_without": _ratio(e_off["cycles"]["total"], t_off["cycles"]["total"]),
+                "speedup": speedup,
+            })
+    for step in ABLATION:
+        rows = [r for r in result.rows if r["without"] == step]
+        if rows:
+            result.summary[step] = {
+                "speedup_without": geomean([r["speedup_without"] for r in rows]),
+                "speedup": geomean([r["speedup"] for r in rows]),
+            }
     return result
 
 
@@ -518,7 +628,9 @@ EXPERIMENTS: dict[str, Experiment] = {
                    "Fig. 17, 18", _unroll_points, _unroll_study),
         Experiment("table2", "Kernel characteristics next to the paper's Table II",
                    "Table II", _table2_points, _table2),
+        Experiment("ablation", "The mapping's steps beyond the paper, each switched off "
+                   "(Tflow32k against Enzyme32k)", "Sections V-VII", _ablation_points, _ablation),
     )
 }
 
-__all__ = ["EXPERIMENTS", "Experiment", "Result", "geomean"]
+__all__ = ["BREAKDOWN", "EXPERIMENTS", "Experiment", "Result", "breakdown", "geomean"]

@@ -233,7 +233,29 @@ def _table2(result: Result, axes: Any) -> None:
         ax.grid(alpha=0.3)
 
 
+def _ablation(result: Result, ax: Any) -> None:
+    """Per kernel, the speedup with every step and with each step switched off."""
+    kernels = _kernels(result.rows)
+    steps = list(dict.fromkeys(r["without"] for r in result.rows))
+
+    def value(k: str, step: str | None) -> float | None:
+        row = next((r for r in result.rows if r["kernel"] == k), None)
+        if step is None:
+            return row["speedup"] if row else None
+        return next(
+            (r["speedup_without"] for r in result.rows if r["kernel"] == k and r["without"] == step),
+            None,
+        )
+
+    series = {"every step": [value(k, None) for k in kernels]}
+    series.update({f"without: {s}": [value(k, s) for k in kernels] for s in steps})
+    _bars(ax, kernels, series, "speedup of Tflow32k over Enzyme32k (x)")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
 _LAYOUTS: dict[str, tuple[tuple[int, int], Callable[[Result, Any], None]]] = {
+    "ablation": ((1, 1), _ablation),
     "performance": ((1, 3), _performance),
     "layout": ((1, 1), _layout),
     "energy": ((1, 2), _energy),
@@ -244,7 +266,7 @@ _LAYOUTS: dict[str, tuple[tuple[int, int], Callable[[Result, Any], None]]] = {
 _PER_KERNEL: dict[str, Callable[[Result, Any], None]] = {"dram": _dram, "tradeoff": _tradeoff}
 """Experiments drawn as one panel per kernel."""
 
-_LEGEND_OUTSIDE = {"scratchpad"}
+_LEGEND_OUTSIDE = {"scratchpad", "ablation"}
 
 
 def figure(result: Result, title: str, size: str | None = None) -> Any:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tapeflow_benchmarks.harness.claims import Comparison
-from tapeflow_benchmarks.harness.experiments import EXPERIMENTS, Result
+from tapeflow_benchmarks.harness.experiments import BREAKDOWN, EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import draw
 from tapeflow_benchmarks.harness.points import KB, Point
 from tapeflow_tools.atomic import atomic_directory
@@ -86,7 +86,11 @@ def _run_row(point: Point, report: Report) -> dict[str, Any]:
         "cycles_total": report["cycles"]["total"],
         "cycles_memory_stall": report["cycles"].get("memory_stall"),
         "cycles_stream_stall": report["cycles"].get("stream_stall"),
+        "cycles_config": report["cycles"].get("config"),
+        "cycles_fill_drain": report["cycles"].get("fill_drain"),
         "ops_total": report["ops"]["total"],
+        "ops_unplaced": report["ops"].get("unplaced"),
+        "prefetch_distance": report["streams"].get("prefetch_distance"),
         "cache_hits": report["cache"]["hits"],
         "cache_misses": report["cache"]["misses"],
         "cache_hit_rate": report["cache"]["hit_rate"],
@@ -235,7 +239,8 @@ def _write_into(
 _ROW_COLUMNS = {
     "performance": ["kernel", "config", "baseline", "speedup_fwd", "speedup_rev", "speedup_total",
                     "hit_rate_fwd_baseline", "hit_rate_fwd", "hit_rate_rev_baseline", "hit_rate_rev",
-                    "stall_share_baseline", "stall_share"],
+                    "stall_share_baseline", "stall_share", "stream_stall_share",
+                    "prefetch_distance", "ops_unplaced", "ops_unplaced_baseline"],
     "dram": ["kernel", "cache_kb", "enzyme_norm", "tapeflow_norm", "reduction",
              "enzyme_tape_bytes", "tapeflow_tape_bytes"],
     "layout": ["kernel", "cache_kb", "aos_norm", "enzyme_tape_bytes", "aos_tape_bytes", "speedup"],
@@ -245,7 +250,10 @@ _ROW_COLUMNS = {
     "scratchpad": ["kernel", "spad_bytes", "speedup", "layers", "ops_per_layer",
                    "memory_stall_share", "stream_stall_share"],
     "unroll": ["kernel", "study", "unroll", "speedup", "layers", "ops_per_layer", "ops_per_cycle",
-               "parallelism_norm", "enzyme_ops_per_cycle"],
+               "parallelism_norm", "enzyme_ops_per_cycle", "ops_unplaced", "enzyme_ops_unplaced",
+               *(f"{prefix}{part}" for prefix in ("", "enzyme_") for part in BREAKDOWN)],
+    "ablation": ["kernel", "without", "enzyme_cycles", "tapeflow_cycles", "enzyme_gain",
+                 "tapeflow_gain", "speedup_without", "speedup"],
     "table2": ["kernel", "class", "tensors_per_loop", "tensors_per_loop_paper", "working_set_kb",
                "working_set_k_paper", "inputs_kb", "inputs_k_paper", "tape_kb", "layers", "layers_paper"],
 }

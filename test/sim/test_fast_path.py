@@ -119,7 +119,10 @@ def _per_window(
     resident: list[list[Any]] = []  # [freed at, entries, layer], in the order taken
     channel = last_issue = 0.0
     rev_start: float | None = None
-    previous_kernel = None  # the last kernel window seen
+    previous_kernel = None  # the last kernel window of a loop seen
+    last_kernel = None  # the last kernel window seen
+    held: list[tuple[Any, int]] = []  # configurations the grid holds, least recent first
+    words = hardware.rows * hardware.cols * hardware.config_contexts
     stalled = False  # the scratchpad stalled since it
     now = 0.0
 
@@ -160,9 +163,21 @@ def _per_window(
                 compute = w.trips * p.ii  # the previous tile's drain overlaps this fill
             ports_time = -(-m // mshrs) * latency + -(-h // ports)
             spent = int(np.ceil(max(compute, max(dram / bw, ports_time))))
-            if last is None or last.profile is not p:  # the grid loads its configuration
-                spent += hardware.config_cycles_per_op * (sum(p.fu_ops.values()) + p.memory_ops)
-            previous_kernel, stalled = w, False
+            if last_kernel is None or last_kernel.kernel != w.kernel:  # a switch
+                size = sum(p.fu_ops.values()) + p.memory_ops
+                kept = [h for h in held if h[0] == w.kernel]
+                if kept:
+                    held.remove(kept[0])
+                    held.append(kept[0])
+                else:
+                    spent += hardware.config_cycles_per_op * size
+                    if size <= words:
+                        while sum(n for _, n in held) + size > words:
+                            held.pop(0)
+                        held.append((w.kernel, size))
+            last_kernel = w
+            if p.looped:
+                previous_kernel, stalled = w, False
         else:
             spent = w.compute + w.access_latency + m * latency
         now += spent

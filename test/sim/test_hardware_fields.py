@@ -83,6 +83,14 @@ CASES: list[tuple[str, str, str, str, list[str], str]] = [
     # Page-aligned buffers all start in set 0 of a small cache: the arrays one
     # iteration reads together conflict in a 2-way cache where packed ones do not.
     ("placement.alignment=4096", "nn", "enzyme", "Enzyme1k", [], "misses"),
+    # A kernel switch loads the kernel's configuration, a cycle per placed op.
+    ("config_cycles_per_op=8", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    # Streams issued one layer ahead wait longer for MTTKRP's REV tiles.
+    ("mapping.runahead=false", "mttkrp", "tapeflow", "Tflow2k", [], "stream_stall"),
+    # Straight-line runs outside kernel loops then run op by op.
+    ("mapping.place_straight_line=false", "nn", "tapeflow", "Tflow2k", [], "unplaced"),
+    # Two accesses of one buffer at i and i+1 then wait for each other.
+    ("mapping.disambiguate=false", "pathfinder", "enzyme", "Enzyme32k", [], "cycles"),
 ]
 
 
@@ -103,6 +111,10 @@ def test_each_field_moves_the_report_its_way(
         assert _cycles(after) > _cycles(before)
     elif grows == "misses":
         assert after["cache"]["misses"] > before["cache"]["misses"]
+    elif grows == "stream_stall":
+        assert after["cycles"]["stream_stall"] > before["cycles"]["stream_stall"]
+    elif grows == "unplaced":
+        assert after["ops"]["unplaced"] > before["ops"]["unplaced"] == 0
     else:
         assert after["layers"] > before["layers"]
 

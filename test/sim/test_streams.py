@@ -6,6 +6,8 @@ computed by hand from the rules the modules state.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -123,15 +125,27 @@ def windows(kernel_ids: list[int], ops: list[int]) -> WindowTable:
         steps=zero, tiled=np.zeros(n, dtype=bool), kernel_id=np.array(kernel_ids),
         layer=zero, spad_accesses=zero, memory_ops=zero, stream_write_bytes=zero,
         stream_read_bytes=zero, rev=np.zeros(n, dtype=bool), kernel_ops=np.array(ops),
-        tiles=np.zeros((0, 6), dtype=np.int64),
+        looped=np.ones(n, dtype=bool), tiles=np.zeros((0, 6), dtype=np.int64),
     )
 
 
 def test_a_configuration_is_loaded_once_per_kernel_switch() -> None:
-    """Kernels 1, 1, 2, 1 of 5, 5, 3, 5 placed ops: the grid loads kernel 1, then
-    2, then 1 again (three switches, the first from nothing), one cycle per op."""
-    hardware = PRESETS["Enzyme32k"]
+    """Kernels 1, 1, 2, 1 of 5, 5, 3, 5 placed ops on a grid that keeps no
+    configuration: it loads kernel 1, then 2, then 1 again (three switches, the
+    first from nothing), one cycle per op."""
+    hardware = replace(PRESETS["Enzyme32k"], config_contexts=0)
     assert hardware.config_cycles_per_op == 1
     cycles = CGRA.cycles(windows([1, 1, 2, 1], [5, 5, 3, 5]), hardware)
     assert cycles.config == 5 + 3 + 5
     assert list(cycles.spent) == [15, 10, 13, 15]
+
+
+def test_a_held_configuration_is_not_loaded_again() -> None:
+    """With 32 words a PE (512 in all) both kernels stay held: 1 is loaded once."""
+    cycles = CGRA.cycles(windows([1, 1, 2, 1], [5, 5, 3, 5]), PRESETS["Enzyme32k"])
+    assert cycles.config == 5 + 3
+    # One word a PE (16 in all): kernel 2 (10 words) evicts kernel 1 (10 words).
+    small = replace(PRESETS["Enzyme32k"], config_contexts=1)
+    assert CGRA.cycles(windows([1, 2, 1], [10, 10, 10]), small).config == 30
+    # A kernel larger than the whole memory is loaded at every switch to it.
+    assert CGRA.cycles(windows([1, 2, 1], [20, 3, 20]), small).config == 20 + 3 + 20
