@@ -45,7 +45,8 @@ from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_consta
 from sim.compile_context import CompileContext, Frame
 from sim.errors import ExecutionError, nonpositive_step, undefined
 from sim.impls.func import too_deep
-from sim.instrument import iterates_kernel, layer_tile
+from sim.instrument import layer_tile
+from sim.kernel_compiler import is_kernel_loop
 from sim.layouts import Layouts, prepare_memref
 from tapeflow_dialects import cgra, layer, stream, tape
 from tapeflow_dialects.enzyme import REV_START
@@ -203,7 +204,7 @@ class _FunctionSource:
                 self.end_batch()
                 if self.ctx.kernel_loop(op) is not None:
                     self.kernel_loop(op, indent)
-                elif iterates_kernel(op):
+                elif is_kernel_loop(op):
                     self.closure(op, indent)  # a kernel loop the compiler did not take
                 else:
                     self.loop(op, indent)

@@ -12,6 +12,7 @@ from xdsl.ir import Operation
 
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import nonpositive_step
+from sim.kernel_compiler import is_kernel_loop
 from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape
 from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.layer import Phase, SpadType
@@ -40,9 +41,9 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
     if ctx.in_kernel:
         return step
     match op:
-        case scf.ForOp() if iterates_kernel(op):
+        case scf.ForOp() if is_kernel_loop(op):
             return _timed_kernel_loop(ctx, op, step)
-        case cgra.KernelOp() if not iterates_kernel(op.parent_op()):
+        case cgra.KernelOp() if not is_kernel_loop(op.parent_op()):
             return _timed_straight_kernel(ctx, op, step)
         case stream.FwdOp() | stream.RevOp():
             direction = "fwd" if isinstance(op, stream.FwdOp) else "rev"
@@ -75,15 +76,6 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
         step(fr)
 
     return op_step
-
-
-def iterates_kernel(op: Operation | None) -> bool:
-    """An `scf.for` whose body is a `cgra.kernel` (and the yield): a kernel loop.
-    A kernel elsewhere (in a layer, between loops) runs once where it is."""
-    if not isinstance(op, scf.ForOp):
-        return False
-    body = op.body.block
-    return isinstance(body.first_op, cgra.KernelOp) and body.first_op.next_op is body.last_op
 
 
 def layer_tile(op: layer.LayerOp) -> tuple[int, bool]:

@@ -144,7 +144,7 @@ class _KernelLoopSource:
     def __init__(
         self,
         ctx: CompileContext,
-        loop: scf.ForOp,
+        loop: scf.ForOp | cgra.KernelOp,
         ins: list[int],
         outs: list[int],
         reference: Step,
@@ -258,7 +258,7 @@ class _KernelLoopSource:
         bits = constant_bits(value)
         if bits is not None:
             return bits, frozenset()
-        if value is self.loop.body.block.args[0]:
+        if isinstance(self.loop, scf.ForOp) and value is self.loop.body.block.args[0]:
             return Bounds.guarded("trips.start", "trips.stop")
         if value not in self.inside:
             return Bounds.guarded(f"fr[{self.ctx.slot(value)}]")
@@ -380,19 +380,23 @@ class _KernelLoopSource:
     # ---------------------------------------------------------------- all
     def build(self) -> Step:
         ctx, loop = self.ctx, self.loop
-        kernel, loop_yield = list(loop.body.block.ops)
+        once = isinstance(loop, cgra.KernelOp)
+        if once:  # a kernel run once where it stands: a loop of one trip
+            kernel, loop_yield, block_args = loop, None, []
+        else:
+            kernel, loop_yield = list(loop.body.block.ops)
+            block_args = list(loop.body.block.args)
         assert isinstance(kernel, cgra.KernelOp)
         placed = list(kernel.body.block.ops)
         kernel_yield = placed.pop()
-        block = loop.body.block
         # Every value of the loop gets its frame slot now, so that compiling a
         # closure later (Lazy) does not need new ones.
         for o in loop.walk():
             args = [a for r in o.regions for b in r.blocks for a in b.args]
             for v in (*o.operands, *o.results, *args):
                 ctx.slot(v)
-        iv = self.define(block.args[0])
-        carried = [self.define(a) for a in block.args[1:]]
+        iv = "_once" if once else self.define(block_args[0])
+        carried = [self.define(a) for a in block_args[1:]]
 
         # Buffers, in the order the body first touches them.
         buffers: dict[SSAValue, str] = {}
@@ -463,7 +467,7 @@ class _KernelLoopSource:
 
         # Outside values are invariant before they are named; accesses that
         # may share their index.
-        inside = self.inside = {v for o in placed for v in o.results} | set(block.args)
+        inside = self.inside = {v for o in placed for v in o.results} | set(block_args)
         self.invariant |= {
             v for o in placed for v in o.operands if v not in inside
         }
@@ -481,11 +485,17 @@ class _KernelLoopSource:
         # scf.yield yields.
         for result, value in zip(kernel.results, kernel_yield.operands, strict=True):
             self.names[result] = self.name(value)
-        yielded = [self.name(v) for v in loop_yield.operands]
-        if carried:
-            self.body.append(f"    {', '.join(carried)}, = {', '.join(yielded)},")
-
-        lb, ub, st, *inits = self.ins
+        if loop_yield is not None:
+            yielded = [self.name(v) for v in loop_yield.operands]
+            if carried:
+                self.body.append(f"    {', '.join(carried)}, = {', '.join(yielded)},")
+        if once:
+            lb = ub = st = -1
+            inits: list[int] = []
+            results = [self.names[r] for r in kernel.results]
+        else:
+            lb, ub, st, *inits = self.ins
+            results = carried
         self.env.update(
             _prepare_region=_prepare_region,
             _prepare_tile=_prepare_tile,
@@ -494,17 +504,20 @@ class _KernelLoopSource:
             STATE=ctx.state,
             NONPOSITIVE=lambda step: nonpositive_step(loop, step),
         )
-        lines = [
+        head = ["def kernel_loop(fr):", "    return _run(fr, (0,))"] if once else [
             "def kernel_loop(fr):",
             *(
                 [f"    if fr[{st}] <= 0:", f"        raise NONPOSITIVE(fr[{st}])"]
-                if not positive_constant(loop.step)
+                if not positive_constant(loop.step)  # type: ignore[union-attr]
                 else []
             ),
             f"    trips = range(fr[{lb}], fr[{ub}], fr[{st}])",
             "    if trips:",
             "        return _run(fr, trips)",
             *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits)),
+        ]
+        lines = [
+            *head,
             "",
             "def _run(fr, trips):",
             *(
@@ -519,18 +532,27 @@ class _KernelLoopSource:
             *("    " + line for line in self.hoisted),
             *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits)),
             f"    for {iv} in trips:",
-            *("    " + line for line in self.body),
-            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, carried)),
+            *("    " + line for line in self.body or ["    pass"]),
+            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, results)),
         ]
         if self.float_ops:
             lines.append(f"    STATE.ops_executed += {self.float_ops} * len(trips)")
         source = "\n".join(lines) + "\n"
         namespace = dict(self.env)
-        filename = f"<kernel loop {kernel.id.value.data}>"
+        filename = f"<kernel {'' if once else 'loop '}{kernel.id.value.data}>"
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
         step = namespace["kernel_loop"]
         step.source = source  # for debugging: print(step.source)
         return step  # type: ignore[no-any-return]
+
+
+def compile_straight_kernel(
+    ctx: CompileContext, kernel: cgra.KernelOp, outs: list[int], reference: Step
+) -> Step:
+    """The fast step of a kernel run once where it stands (not `is_kernel_loop`'s
+    body): its body as a kernel loop of one trip; `reference` as for
+    `compile_kernel_loop`."""
+    return _KernelLoopSource(ctx, kernel, [], outs, reference).build()
 
 
 def compile_kernel_loop(
@@ -546,4 +568,4 @@ def compile_kernel_loop(
     return _KernelLoopSource(ctx, loop, ins, outs, reference).build()
 
 
-__all__ = ["Lazy", "compile_kernel_loop", "is_kernel_loop"]
+__all__ = ["Lazy", "compile_kernel_loop", "compile_straight_kernel", "is_kernel_loop"]

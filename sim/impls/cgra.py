@@ -14,6 +14,7 @@ from xdsl.ir import Operation
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import unsupported
 from sim.impls.registry import impl
+from sim.kernel_compiler import Lazy, compile_straight_kernel, is_kernel_loop
 from tapeflow_dialects import cgra, region, stream
 from tapeflow_dialects.layer import SpadType
 
@@ -82,6 +83,16 @@ def _unplaced(op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) -> Operation | No
 
 @impl(cgra.KernelOp)
 def build_kernel(ctx: CompileContext, op: cgra.KernelOp, ins: list[int], outs: list[int]) -> Step:
+    if ctx.fast and not is_kernel_loop(op.parent_op()):
+        # A kernel run once where it stands: its compiled body, with the closure
+        # steps as the fallback (compiled only if a run needs them).
+        reference = Lazy(lambda: kernel_step(ctx, op, outs), ctx)
+        return compile_straight_kernel(ctx, op, outs, reference)
+    return kernel_step(ctx, op, outs)
+
+
+def kernel_step(ctx: CompileContext, op: cgra.KernelOp, outs: list[int]) -> Step:
+    """The closure step of `op` (running its placed ops' steps)."""
     with ctx.kernel_scope():
         steps, yielded = ctx.region_steps(op.body.block)
 

@@ -121,9 +121,14 @@ def configuration_loads(windows: WindowTable, hardware: Hardware) -> np.ndarray:
     switched = np.ones(k.size, dtype=bool)
     switched[1:] = windows.kernel_id[k[1:]] != windows.kernel_id[k[:-1]]
     capacity = hardware.rows * hardware.cols * hardware.config_contexts
+    loads = k[switched]
+    kernels, first = np.unique(windows.kernel_id[loads], return_index=True)
+    if windows.kernel_ops[loads[first]].sum() <= capacity:  # all fit: each loaded once
+        config[loads[first]] = windows.kernel_ops[loads[first]] * hardware.config_cycles_per_op
+        return config
     held: OrderedDict[int, int] = OrderedDict()  # kernel -> words, least recent first
     words = 0
-    for w in k[switched].tolist():
+    for w in loads.tolist():
         kernel, size = int(windows.kernel_id[w]), int(windows.kernel_ops[w])
         if kernel in held:
             held.move_to_end(kernel)

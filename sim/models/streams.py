@@ -31,10 +31,11 @@ which it happens and shifts every later window.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import ceil
 
 import numpy as np
 
@@ -98,10 +99,12 @@ def stream_times(
     """
     n = spent.size
     clock = _Clock(spent)
+    kernel_list = kernels.tolist()
     stalled = np.zeros(n, dtype=np.int64)
     refilled = np.zeros(n, dtype=np.int64)
     resident: deque[tuple[float, int, bool]] = deque()  # (freed at, entries, rev)
     occupied = 0
+    resident_rev = 0  # REV tiles among them
     channel = 0.0  # when the DRAM channel has finished the transfers issued so far
     last_issue = 0.0
     previous_rev_start = -1.0
@@ -110,10 +113,11 @@ def stream_times(
 
     def free_until(entries: int, at: float) -> float:
         """The earliest time from `at` at which `entries` entries are free."""
-        nonlocal occupied
+        nonlocal occupied, resident_rev
         while resident and (resident[0][0] <= at or occupied + entries > capacity):
-            freed, size, _ = resident.popleft()
+            freed, size, rev = resident.popleft()
             occupied -= size
+            resident_rev -= rev
             at = max(at, freed)
         return at
 
@@ -124,9 +128,9 @@ def stream_times(
             return
         stalled[window] += cycles
         clock.add(window, cycles)
-        after = np.searchsorted(kernels, window, side="left" if at_start else "right")
-        if after < kernels.size:
-            j = int(kernels[after])
+        after = (bisect_left if at_start else bisect_right)(kernel_list, window)
+        if after < len(kernel_list):
+            j = kernel_list[after]
             if refill[j] > refilled[j]:  # the pipeline fills again once
                 clock.add(j, int(refill[j] - refilled[j]))
                 refilled[j] = refill[j]
@@ -140,20 +144,21 @@ def stream_times(
             if not runahead and previous_rev_start >= 0:
                 floor = max(floor, previous_rev_start)
             issue = free_until(entries, floor)
-            distances.append(sum(1 for _, _, r in resident if r))
+            distances.append(resident_rev)
             arrival = max(issue + latency, channel) + transfer
             channel = arrival
             last_issue = issue
-            wait = int(np.ceil(max(0.0, arrival - need)))
+            wait = ceil(max(0.0, arrival - need))
             stall(stream, wait, at_start=False)
             issued_at.append((issue, stream))
             previous_rev_start = float(clock.start(first))
             resident.append((float(clock.start(after)), entries, True))
             occupied += entries
+            resident_rev += 1
             continue
         start = clock.start(first)
         ready = free_until(entries, float(start))
-        stall(first, int(np.ceil(ready - start)), at_start=True)
+        stall(first, ceil(ready - start), at_start=True)
         if rev:
             previous_rev_start = float(clock.start(first))
         if stream >= 0:  # a FWD stream reads the tile out when the layer ends
@@ -164,11 +169,13 @@ def stream_times(
             freed = float(clock.start(after))
         resident.append((freed, entries, bool(rev)))
         occupied += entries
+        resident_rev += bool(rev)
     distance = float(np.mean(distances)) if distances else 0.0
-    starts = np.cumsum(spent + stalled + refilled) - (spent + stalled + refilled)
-    rev_streams = tuple(
-        (max(0, int(np.searchsorted(starts, t, side="right")) - 1), w) for t, w in issued_at
-    )
+    final = spent + stalled + refilled
+    starts = (np.cumsum(final) - final).astype(np.float64)
+    issued = np.array([t for t, _ in issued_at], dtype=np.float64)
+    windows = np.maximum(0, np.searchsorted(starts, issued, side="right") - 1).tolist()
+    rev_streams = tuple(zip(windows, (w for _, w in issued_at), strict=True))
     return StreamTimes(stalled, refilled, rev_streams, distance)
 
 
