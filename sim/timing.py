@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from itertools import chain
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +35,6 @@ from sim.models import WindowTable, get_model
 from sim.trace import MemoryTrace
 from targets.costs import KernelProfile
 from targets.hardware import Hardware
-
 
 _NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
 """`TimingRecorder.profiles[0]`: what ops windows read as their kernel."""

@@ -49,6 +49,12 @@ from tapeflow_benchmarks.harness.sweep.plan import Sweep, value_at
 from tapeflow_benchmarks.harness.sweep.write import run_rows, write_sweep
 
 __all__ = [
-    "MAX_POINTS", "Sweep", "load_sweep", "run_rows", "sizes_note", "sweep_figure",
-    "value_at", "write_sweep",
+    "MAX_POINTS",
+    "Sweep",
+    "load_sweep",
+    "run_rows",
+    "sizes_note",
+    "sweep_figure",
+    "value_at",
+    "write_sweep",
 ]

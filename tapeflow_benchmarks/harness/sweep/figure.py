@@ -13,7 +13,9 @@ from tapeflow_benchmarks.harness.sweep.plan import Sweep
 
 def sizes_note(sweep: Sweep) -> str:
     """Which size each kernel runs at (for every figure and the report)."""
-    parts = [f"{k.name} {k.size}" if k.size else f"{k.name} (its own inputs)" for k in sweep.kernels]
+    parts = [
+        f"{k.name} {k.size}" if k.size else f"{k.name} (its own inputs)" for k in sweep.kernels
+    ]
     return "sizes: " + ", ".join(parts)
 
 
@@ -38,11 +40,17 @@ def sweep_figure(sweep: Sweep, rows: list[dict[str, Any]]) -> Any:
 
     def x_rank(r: dict[str, Any]) -> Any:
         return r[x_key] if numeric else order.get(str(r[x_key]), len(order))
+
     kernels = list(dict.fromkeys(k.name for k in sweep.kernels))
-    measures = (("cycles_total", "total cycles"), ("dram_total", "DRAM bytes"),
-                ("energy_onchip_pj", "on-chip energy (pJ)"))
+    measures = (
+        ("cycles_total", "total cycles"),
+        ("dram_total", "DRAM bytes"),
+        ("energy_onchip_pj", "on-chip energy (pJ)"),
+    )
     fig, axes = plt.subplots(
-        len(measures), len(kernels), figsize=(4.2 * len(kernels) + 2.5, 3.0 * len(measures)),
+        len(measures),
+        len(kernels),
+        figsize=(4.2 * len(kernels) + 2.5, 3.0 * len(measures)),
         squeeze=False,
     )
     series_keys = ["variant", "unroll", *others]
@@ -55,11 +63,19 @@ def sweep_figure(sweep: Sweep, rows: list[dict[str, Any]]) -> Any:
             ax = axes[row][col]
             for i, (name, points) in enumerate(sorted(series.items(), key=lambda s: str(s[0]))):
                 points = sorted(points, key=x_rank)
-                text = f"{name[0]}" + (f" x{name[1]}" if name[1] != 1 else "") + "".join(
-                    f" {k}={v}" for k, v in zip(others, name[2:], strict=True)
+                text = (
+                    f"{name[0]}"
+                    + (f" x{name[1]}" if name[1] != 1 else "")
+                    + "".join(f" {k}={v}" for k, v in zip(others, name[2:], strict=True))
                 )
-                ax.plot([x_of(r) for r in points], [r[measure] for r in points], marker="o",
-                        linestyle=_STYLES.get(name[0], "-"), color=f"C{i % 10}", label=text)
+                ax.plot(
+                    [x_of(r) for r in points],
+                    [r[measure] for r in points],
+                    marker="o",
+                    linestyle=_STYLES.get(name[0], "-"),
+                    color=f"C{i % 10}",
+                    label=text,
+                )
             if row == 0:
                 ax.set_title(kernel)
             if row == len(measures) - 1:

@@ -26,25 +26,30 @@ from targets.hardware_files import HardwareDescriptionError, apply
 
 def preset_named(where: str, name: str) -> Hardware:
     if name not in PRESETS:
-        raise ToolError(f"{where}: unknown hardware preset '{name}' (choose from {', '.join(PRESETS)})")
+        raise ToolError(
+            f"{where}: unknown hardware preset '{name}' (choose from {', '.join(PRESETS)})"
+        )
     return PRESETS[name]
 
 
-def point_of(
-    kernel: SweepKernel, variant: SweepVariant, model: str, hardware: Hardware
-) -> Point:
+def point_of(kernel: SweepKernel, variant: SweepVariant, model: str, hardware: Hardware) -> Point:
     """The point whose `hardware()` is `hardware`: the cache size, ways and
     energy preset at the point (a replay of the group's run), every other
     difference from the preset in the group's settings."""
     preset = PRESETS[variant.preset]
-    energy = hardware.energy.name if ENERGY_PRESETS.get(hardware.energy.name) == hardware.energy else ""
+    energy = (
+        hardware.energy.name if ENERGY_PRESETS.get(hardware.energy.name) == hardware.energy else ""
+    )
     ours, theirs = flat_keys(describe(hardware)), flat_keys(describe(preset))
-    settings = tuple(sorted(
-        (key, value) for key, value in ours.items()
-        if theirs.get(key) != value
-        and key not in ("cache.size_bytes", "cache.assoc")
-        and not (energy and key.startswith("energy."))
-    ))
+    settings = tuple(
+        sorted(
+            (key, value)
+            for key, value in ours.items()
+            if theirs.get(key) != value
+            and key not in ("cache.size_bytes", "cache.assoc")
+            and not (energy and key.startswith("energy."))
+        )
+    )
     size = hardware.cache.size_bytes
     assoc = hardware.cache.assoc if hardware.cache.assoc != associativity_for(size) else 0
     spad = hardware.scratchpad.size_bytes if variant.variant == "tapeflow" else 0
@@ -52,8 +57,15 @@ def point_of(
     # leave it: the same machine is then the same point, and shares its cache entry.
     default = "Tflow32k" if variant.variant == "tapeflow" else "Enzyme32k"
     group = Group(
-        kernel.name, kernel.size, variant.variant, spad, variant.unroll, model,
-        "" if variant.preset == default else variant.preset, settings, kernel.source,
+        kernel.name,
+        kernel.size,
+        variant.variant,
+        spad,
+        variant.unroll,
+        model,
+        "" if variant.preset == default else variant.preset,
+        settings,
+        kernel.source,
     )
     point = Point(group, size, energy, assoc)
     if point.hardware() != hardware:  # pragma: no cover - a bug in the split above
@@ -89,11 +101,14 @@ def machines(
             layer: dict[str, Any] = {}
             for key, value in zip(grid, combo, strict=True):
                 merge_into(layer, nested_key(key, value))
-            where = f"{path}: variants[{variants.index(variant)}] ({variant.variant} on {variant.preset})"
+            on = f"({variant.variant} on {variant.preset})"
+            where = f"{path}: variants[{variants.index(variant)}] {on}"
             if combo:
-                where = f"{path}: grid point " + ", ".join(
-                    f"{k}={v}" for k, v in zip(grid, combo, strict=True)
-                ) + f" ({variant.variant} on {variant.preset})"
+                where = (
+                    f"{path}: grid point "
+                    + ", ".join(f"{k}={v}" for k, v in zip(grid, combo, strict=True))
+                    + f" ({variant.variant} on {variant.preset})"
+                )
             try:
                 hardware = apply(machine, layer, where) if layer else machine
             except HardwareDescriptionError as err:

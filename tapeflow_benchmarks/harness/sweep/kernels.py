@@ -35,7 +35,9 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
     if entry.size is not None:
         raise ToolError(f"{where}.size: a size is for a built-in kernel; a file is read as it is")
     if entry.function is None:
-        raise ToolError(f"{where}.function: missing (the gradient, or the caller of enzyme.autodiff, to run)")
+        raise ToolError(
+            f"{where}.function: missing (the gradient, or the caller of enzyme.autodiff, to run)"
+        )
     path = base / entry.file
     name = entry.name or Path(entry.file).stem
     if name in KERNELS:
@@ -109,7 +111,9 @@ def sweep_kernels(sweep_path: Path, spec: Any) -> list[SweepKernel]:
                 raise ToolError(f"{where}: name a built-in kernel (name: ...) or give a file")
             for extra in ("function", "inputs"):
                 if getattr(entry, extra) is not None:
-                    raise ToolError(f"{where}.{extra}: only a user's kernel (with file: ...) has one")
+                    raise ToolError(
+                        f"{where}.{extra}: only a user's kernel (with file: ...) has one"
+                    )
             if entry.name not in KERNELS:
                 raise ToolError(
                     f"{where}.name: unknown kernel '{entry.name}' (built-in: {', '.join(KERNELS)}; "

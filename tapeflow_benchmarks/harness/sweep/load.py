@@ -59,12 +59,17 @@ def _variants(path: Path, spec: Any, grid: dict[str, list[Any]]) -> list[SweepVa
     variants = []
     for index, entry in enumerate(spec.variants):
         where = f"{path}: variants[{index}]"
-        name = entry.preset or spec.preset or ("Tflow32k" if entry.variant == "tapeflow" else "Enzyme32k")
+        name = (
+            entry.preset
+            or spec.preset
+            or ("Tflow32k" if entry.variant == "tapeflow" else "Enzyme32k")
+        )
         preset_named(f"{where}.preset" if entry.preset else f"{path}: preset", name)
         if entry.spad is not None and "scratchpad.size_bytes" in {**grid, **spec.settings}:
             raise ToolError(
                 f"{where}.spad: the scratchpad size is also set by "
-                f"{'grid' if 'scratchpad.size_bytes' in grid else 'set'}: scratchpad.size_bytes; give it once"
+                f"{'grid' if 'scratchpad.size_bytes' in grid else 'set'}: "
+                "scratchpad.size_bytes; give it once"
             )
         variants.append(SweepVariant(entry.variant, entry.unroll, entry.spad, name))
     if len(set(variants)) != len(variants):
@@ -81,7 +86,11 @@ def _check_grid(path: Path, spec: Any, grid: dict[str, list[Any]], probe: Any) -
                 apply(probe, nested_key(key, value), f"{path}: grid: {key}")
             except HardwareDescriptionError as err:
                 message = str(err)
-                if "unknown hardware key" in message or "section" in message or "should be" in message:
+                if (
+                    "unknown hardware key" in message
+                    or "section" in message
+                    or "should be" in message
+                ):
                     raise ToolError(message) from None
             if key in spec.settings:
                 raise ToolError(f"{path}: grid: {key} is also given by set; give it once")
@@ -90,8 +99,12 @@ def _check_grid(path: Path, spec: Any, grid: dict[str, list[Any]], probe: Any) -
 
 
 def _definition(
-    path: Path, spec: Any, files: list[str], kernels: list[SweepKernel],
-    variants: list[SweepVariant], grid: dict[str, list[Any]],
+    path: Path,
+    spec: Any,
+    files: list[str],
+    kernels: list[SweepKernel],
+    variants: list[SweepVariant],
+    grid: dict[str, list[Any]],
 ) -> dict[str, Any]:
     """The sweep as read (for results.json)."""
     return {
@@ -115,7 +128,9 @@ def load_sweep(path: Path) -> Sweep:
     `ToolError` naming the file and the key otherwise."""
     spec = read_spec(path)
     if spec.model not in MODELS:
-        raise ToolError(f"{path}: model: unknown timing model '{spec.model}' (choose from {', '.join(MODELS)})")
+        raise ToolError(
+            f"{path}: model: unknown timing model '{spec.model}' (choose from {', '.join(MODELS)})"
+        )
     if spec.preset is not None:
         preset_named(f"{path}: preset", spec.preset)
     kernels = sweep_kernels(path, spec)
@@ -131,7 +146,12 @@ def load_sweep(path: Path) -> Sweep:
             f"variants x {len(combos)} grid combinations), more than {MAX_POINTS}"
         )
     sweep = Sweep(
-        path, spec.name or path.stem, spec.model, kernels, variants, grid,
+        path,
+        spec.name or path.stem,
+        spec.model,
+        kernels,
+        variants,
+        grid,
         definition=_definition(path, spec, files, kernels, variants, grid),
     )
     expanded = machines(path, variants, layers, grid, combos)

@@ -26,8 +26,11 @@ class SweepKernel:
         if self.source is None:
             return {"name": self.name, "size": self.size}
         return {
-            "name": self.name, "file": self.source.file, "function": self.source.function,
-            "inputs": self.inputs_path, "digest": self.source.digest,
+            "name": self.name,
+            "file": self.source.file,
+            "function": self.source.function,
+            "inputs": self.inputs_path,
+            "digest": self.source.digest,
         }
 
 
@@ -100,5 +103,11 @@ def value_at(hardware: Hardware, key: str) -> Any:
 
 
 __all__ = [
-    "Sweep", "SweepKernel", "SweepVariant", "flat_keys", "merge_into", "nested_key", "value_at",
+    "Sweep",
+    "SweepKernel",
+    "SweepVariant",
+    "flat_keys",
+    "merge_into",
+    "nested_key",
+    "value_at",
 ]

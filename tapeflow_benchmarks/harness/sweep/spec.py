@@ -103,7 +103,9 @@ def read_spec(path: Path) -> Any:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise ToolError(f"{where}: not valid YAML: {getattr(err, 'problem', None) or err}") from None
+        raise ToolError(
+            f"{where}: not valid YAML: {getattr(err, 'problem', None) or err}"
+        ) from None
     if not isinstance(data, dict):
         raise ToolError(
             f"{path}: a sweep file is a mapping (kernels, variants, grid, ...), not "
@@ -125,7 +127,9 @@ def read_spec(path: Path) -> Any:
             elif e["type"] == "missing":
                 problems.append(f"{loc}: missing")
             else:
-                problems.append(f"{loc}: {e['msg'][0].lower()}{e['msg'][1:]} (got {_shown(e.get('input'))})")
+                problems.append(
+                    f"{loc}: {e['msg'][0].lower()}{e['msg'][1:]} (got {_shown(e.get('input'))})"
+                )
         raise ToolError(f"{path}: " + "; ".join(problems)) from None
 
 

@@ -40,8 +40,19 @@ def run_rows(sweep: Sweep, runs: dict[Point, Report]) -> list[dict[str, Any]]:
 
 
 def _table(rows: list[dict[str, Any]], keys: list[str]) -> str:
-    columns = ["kernel", "variant", "unroll", *keys, "cycles_total", "cycles_memory_stall",
-               "cycles_stream_stall", "cache_hit_rate", "dram_total", "energy_onchip_pj", "layers"]
+    columns = [
+        "kernel",
+        "variant",
+        "unroll",
+        *keys,
+        "cycles_total",
+        "cycles_memory_stall",
+        "cycles_stream_stall",
+        "cache_hit_rate",
+        "dram_total",
+        "energy_onchip_pj",
+        "layers",
+    ]
     if any("error" in r for r in rows):
         columns.append("error")
     return markdown_table(rows, columns)
@@ -95,9 +106,9 @@ def _write_into(
         "## Grid",
         "",
     ]
-    lines += [f"- `{key}`: {', '.join(map(str, values))}" for key, values in sweep.grid.items()] or [
-        "- (no grid: one machine per variant)"
-    ]
+    lines += [
+        f"- `{key}`: {', '.join(map(str, values))}" for key, values in sweep.grid.items()
+    ] or ["- (no grid: one machine per variant)"]
     lines += [""]
     if meta.get("failed"):
         lines += ["## Failed runs", ""] + [f"- {f}" for f in meta["failed"]] + [""]
