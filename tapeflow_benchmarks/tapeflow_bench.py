@@ -7,7 +7,7 @@
 `tapeflow-bench --sweep FILE [--jobs N] [--out DIR] [--cache-dir DIR | --no-cache]
 [--dask ADDRESS|local] [--format ...]`: a grid of hardware parameters over kernels
 (built-in or the user's own MLIR) and variants, described in a YAML file
-(tapeflow_benchmarks/harness/sweep.py, docs/sweeps.md), checked whole before
+(tapeflow_benchmarks/harness/sweep/, docs/sweeps.md), checked whole before
 anything runs.
 
 Runs the paper's evaluation end to end: each primal kernel in `tapeflow_benchmarks/`

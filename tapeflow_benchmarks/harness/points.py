@@ -18,7 +18,7 @@ a cached result is never reused after any of those change.
 
 The evaluation's points take their hardware from the paper's presets (`Tflow32k`
 for TapeFlow, `Enzyme32k` otherwise) with the point's cache, scratchpad and energy
-preset. A sweep (`harness/sweep.py`) may name another preset and change any other
+preset. A sweep (`harness/sweep/`) may name another preset and change any other
 parameter: the group's `settings`, dotted keys and values (`dram.latency_cycles`,
 `rows`, ...), applied last.
 """
