@@ -200,7 +200,8 @@ def test_ctrl_c_stops_workers_quietly(tmp_path: Path) -> None:
     two workers run: one message from the parent, status 130, no traceback, no
     results folder, and no worker left running."""
     run = subprocess.Popen(
-        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--quick", "--only", "performance",
+        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--quick",
+         "--only", "performance",
          "--kernels", "logsum,pathfinder,nn", "--no-progress", "--jobs", "2",
          "--out", str(tmp_path / "results"), "--cache-dir", str(tmp_path / "cache")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,

@@ -196,7 +196,8 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
     for engine in (["--jobs", "1"], ["--jobs", "2", "--dask", "local"]):
         out = tmp_path / ("dask" if "--dask" in engine else "local")
         run = subprocess.run(
-            [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--sweep", str(sweep), "--out", str(out),
+            [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--sweep", str(sweep),
+             "--out", str(out),
              "--no-cache", "--no-progress", *engine],
             capture_output=True, text=True, timeout=600,
         )
