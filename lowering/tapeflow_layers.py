@@ -68,11 +68,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
-from lowering.index_builder import Index, IndexBuilder
-from lowering.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
-from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import Stage, require_stages
+from lowering.ir.gradients import require_gradients
+from lowering.ir.index_builder import Index, IndexBuilder
+from lowering.ir.index_eval import PURE_INDEX_OPS, CannotEvaluate, IndexEvaluator
+from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 

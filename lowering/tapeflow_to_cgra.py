@@ -63,9 +63,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
-from lowering.locations import located
-from lowering.stages import is_placed
+from lowering.ir.gradients import require_gradients
+from lowering.ir.locations import located
+from lowering.ir.stages import is_placed
 from tapeflow_dialects import cgra, layer, region, stream
 from tapeflow_dialects.cgra import MemPath, MemPathAttr, i64_attr, opcode_attr
 from tapeflow_dialects.container_ops import SlotAccess

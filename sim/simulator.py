@@ -46,10 +46,10 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
-from lowering.gradients import require_gradients
+from lowering.ir.gradients import require_gradients
 from lowering.tapeflow_to_cgra import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTION_VALUE
 from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
-from lowering.stages import Stage, is_placed, stage_of
+from lowering.ir.stages import Stage, is_placed, stage_of
 from lowering.tapeflow_raise_tape import raise_module
 from sim.cache import CacheResult, simulate_cache
 from sim.executor import Executor

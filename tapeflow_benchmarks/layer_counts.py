@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.pipelines import parse_pipeline, variant_pipeline
 from lowering.tapeflow_layers import layer_census
 from tapeflow_benchmarks.common import add_kernel_options, chosen, parse_kernel

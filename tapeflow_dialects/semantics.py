@@ -4,7 +4,7 @@ consumer of their meaning reads.
 
 The reference executor's closures (`sim/impls/arith.py`), the code generators
 of its fast path (`sim/kernel_compiler.py`, `sim/function_compiler.py`), the
-index evaluator of the passes (`lowering/index_eval.py`) and constant folding
+index evaluator of the passes (`lowering/ir/index_eval.py`) and constant folding
 all take an op's meaning from here, so it is written once. An entry is a
 `Scalar`: a template of Python statements (what the generators inline) and the
 function made from that same template (what the closures call), so the two

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_raise_tape import raise_module
 from stage_checks import check_stages, differentiate
 from tapeflow_tools.tapeflow_run import run_function

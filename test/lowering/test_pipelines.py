@@ -15,7 +15,7 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from lowering import get_all_passes
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.pipelines import (
     VARIANTS,
     PipelineError,
@@ -24,7 +24,7 @@ from lowering.pipelines import (
     parse_pipeline,
     variant_pipeline,
 )
-from lowering.stages import Stage, stage_of
+from lowering.ir.stages import Stage, stage_of
 from lowering.tapeflow_layers import layer_census, layer_module
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from tapeflow_benchmarks.kernels import KERNELS, central_differences
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context

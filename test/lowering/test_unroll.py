@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow_benchmarks.kernels import KERNELS
 from lowering.tapeflow_regions import TapeflowRegionsPass
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module

@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefT
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme_caches import Access, Cache, NotACache, _sizes_views_only, top_level_index
+from lowering.enzyme.caches import Access, Cache, NotACache, _sizes_views_only, top_level_index
 from tapeflow_dialects import enzyme
 
 
@@ -73,7 +73,7 @@ class NestedCache:
 
 def _uses_of_buffer(value: SSAValue, cache: Cache) -> None:
     """Loads, stores, subviews and deallocs of a per-iteration buffer."""
-    from lowering.enzyme_caches import _accesses
+    from lowering.enzyme.caches import _accesses
 
     try:
         _accesses(value, [], cache)
@@ -140,7 +140,7 @@ def classify_nested_cache(alloc: memref.AllocOp, body: Block, rev_start: int) ->
 
 def _collect_without(value: SSAValue, skip: Operation, cache: Cache) -> None:
     """`_uses_of_buffer` of `value`, leaving out its use by `skip` (the handle store)."""
-    from lowering.enzyme_caches import _accesses
+    from lowering.enzyme.caches import _accesses
 
     uses = [u for u in value.uses if u.operation is not skip]
     try:

@@ -179,7 +179,7 @@ def classify_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> Cache:
     # Extents known only at run time are the alloc's operands, which dominate it:
     # the tape takes them the same way.
     if isinstance(memref_type.element_type, MemRefType):
-        raise NotACache("a buffer of buffers (see lowering.nested_caches)")
+        raise NotACache("a buffer of buffers (see lowering.enzyme.nested_caches)")
     if not isinstance(memref_type.layout, builtin.NoneAttr):
         raise NotACache("non-identity layout")
     if not isinstance(
@@ -226,7 +226,7 @@ def cache_buffers(function: func.FuncOp, pass_name: str) -> list[memref.AllocOp]
             found.append(op)
     # Caches nested per outer iteration (triangular nests): the buffer of
     # handles and every per-iteration buffer are tape.
-    from lowering.nested_caches import NotANestedCache, classify_nested_cache
+    from lowering.enzyme.nested_caches import NotANestedCache, classify_nested_cache
 
     for op in body.ops:
         if isinstance(op, memref.AllocOp):
