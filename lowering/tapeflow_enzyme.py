@@ -38,7 +38,6 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
-from lowering.ir.gradients import gradient_functions
 from lowering.enzyme.upstream_mlir import (
     Locator,
     MlirCrashed,
@@ -48,6 +47,7 @@ from lowering.enzyme.upstream_mlir import (
     resolve_locations,
     run_pipeline,
 )
+from lowering.ir.gradients import gradient_functions
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref
-from xdsl.rewriter import Rewriter
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from lowering.enzyme.caches import cache_buffers
-from lowering.ir.gradients import require_gradients
-from lowering.ir.stages import Stage, require_stages
-from lowering.ir.locations import located
 from lowering.enzyme.tensor_caches import bufferize_tensor_caches
+from lowering.ir.gradients import require_gradients
+from lowering.ir.locations import located
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 

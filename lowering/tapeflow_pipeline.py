@@ -23,8 +23,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import require_gradients
-from lowering.pipelines import PipelineError, lowering_passes, parse_pipeline
 from lowering.ir.stages import Stage, require_stage
+from lowering.pipelines import PipelineError, lowering_passes, parse_pipeline
 
 
 @dataclass(frozen=True)

@@ -27,17 +27,8 @@ from xdsl.ir import Block, BlockArgument, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme.caches import (
-    Access,
-    Cache,
-    NotACache,
-    buffer_root,
-    classify_cache,
-    reverse_sweep_start,
-    top_level_index,
-)
-from lowering.ir.gradients import require_gradients
-from lowering.ir.index_builder import compose_view_indices
+from lowering.enzyme.cache_accesses import Access, Cache, NotACache, top_level_index
+from lowering.enzyme.caches import buffer_root, classify_cache, reverse_sweep_start
 from lowering.enzyme.nested_caches import (
     NestedCache,
     NotANestedCache,
@@ -46,9 +37,11 @@ from lowering.enzyme.nested_caches import (
     max_extents,
     tape_shape,
 )
+from lowering.enzyme.tensor_caches import bufferize_tensor_caches
+from lowering.ir.gradients import require_gradients
+from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.locations import located
 from lowering.ir.stages import Stage, require_stages
-from lowering.enzyme.tensor_caches import bufferize_tensor_caches
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.memref_views import subview_geometry
 

@@ -52,9 +52,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import require_gradients
-from lowering.ir.locations import located
-from lowering.ir.loops import enclosing_loops
-from lowering.ir.stages import Stage, require_stages
 from lowering.ir.index_eval import (
     Bounds,
     CannotEvaluate,
@@ -62,6 +59,9 @@ from lowering.ir.index_eval import (
     loop_name,
     static_bounds,
 )
+from lowering.ir.locations import located
+from lowering.ir.loops import enclosing_loops
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import region, tape
 from tapeflow_dialects.locations import location_of
 

@@ -25,9 +25,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import require_gradients
-from lowering.pipelines import PipelineError, parse_pipeline, variant_pipeline
 from lowering.ir.stages import Stage, require_stage
-from lowering.tapeflow_to_cgra import HardwareOptions
+from lowering.pipelines import PipelineError, parse_pipeline, variant_pipeline
+from targets.scheduling import HardwareOptions
 
 
 @dataclass(frozen=True, kw_only=True)
