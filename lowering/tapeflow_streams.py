@@ -39,7 +39,7 @@ from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.locations import located
 from lowering.ir.loops import constant_value
 from lowering.ir.stages import Stage, require_stages
-from lowering.tapeflow_layers import ROWS_PER_ITERATION
+from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 

@@ -144,7 +144,7 @@ def unscheduled_op_cost(op: Operation, hardware: Hardware) -> OpCost | None:
 
 STRIP_MINED = "tapeflow.rows_per_iteration"
 """The attribute `tapeflow-layers` puts on a loop it strip-mined into tiles, one
-per layer (`lowering.tapeflow_layers.ROWS_PER_ITERATION`)."""
+per layer (`lowering.layers.records.ROWS_PER_ITERATION`)."""
 
 
 @dataclass(frozen=True)

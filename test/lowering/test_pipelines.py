@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lowering import get_all_passes
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.stages import Stage, stage_of
+from lowering.layers.records import layer_census
 from lowering.pipelines import (
     VARIANTS,
     PipelineError,
@@ -25,7 +26,7 @@ from lowering.pipelines import (
     parse_pipeline,
     variant_pipeline,
 )
-from lowering.tapeflow_layers import layer_census, layer_module
+from lowering.tapeflow_layers import layer_module
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
 from lowering.tapeflow_spad_bind import bind_module
