@@ -3,9 +3,10 @@ The scheduler's hardware contract: the fields of `targets.hardware.Hardware` tha
 `tapeflow-to-cgra`'s modulo scheduler (`lowering.scheduling`) and its latencies
 (`targets.costs.op_latency`) read -- `HARDWARE_OPTIONS`, the one list -- their
 limits, and the one place the scheduler's hardware is built: `scheduling_hardware`,
-from a preset and the pass options (`HardwareOptions`, spelled on the command line
-or by `lowering.pipelines.hardware_pipeline` from a whole `Hardware`, e.g. one a
-hardware file describes, so every field the scheduler reads reaches it).
+from a preset, a hardware file and the pass options (`HardwareOptions`, spelled on
+the command line, or by `lowering.pipelines.hardware_pipeline` from a whole
+`Hardware`), so every field the scheduler reads reaches it whichever way it is
+described. A field not listed here does not change a schedule.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass, replace
 
 from xdsl.utils.exceptions import PassFailedException
 
-from targets.hardware import PRESETS, Hardware
+from targets.hardware import PRESETS, Hardware, HardwareError
+from targets.hardware_files import layered
 
 HARDWARE_OPTIONS: dict[str, tuple[str, ...]] = {
     "rows": ("rows",),
@@ -63,18 +65,38 @@ def _with(base: object, path: tuple[str, ...], value: int) -> object:
     return replace(base, **{path[0]: inner})  # type: ignore[type-var]
 
 
+def _limit(option: str) -> int:
+    return MAX_GRID_SIDE if option in ("rows", "cols") else MAX_OPTION_VALUE
+
+
 def scheduling_hardware(
-    preset: str, overrides: dict[str, int | None], pass_name: str = "tapeflow-to-cgra"
+    preset: str,
+    overrides: dict[str, int | None],
+    pass_name: str = "tapeflow-to-cgra",
+    hardware_file: str | None = None,
 ) -> Hardware:
-    """The preset's hardware with the given options changed, each checked: at least
+    """The scheduler's hardware: the preset, then the hardware file (every field it
+    sets), then the given options, each value the scheduler reads checked: at least
     1, and the grid no larger than `MAX_GRID_SIDE` a side. Errors name `pass_name`
-    and the option."""
+    and the option or file."""
     if preset not in PRESETS:
         raise PassFailedException(
             f"{pass_name}: unknown hardware preset '{preset}' (option preset); choose from "
             f"{', '.join(PRESETS)}"
         )
     hardware = PRESETS[preset]
+    if hardware_file is not None:
+        try:
+            hardware = layered(hardware, [hardware_file])
+        except HardwareError as err:
+            raise PassFailedException(f"{pass_name}: option hardware-file: {err}") from None
+        for option, value in hardware_options(hardware).items():
+            if not 1 <= value <= _limit(option):
+                raise PassFailedException(
+                    f"{pass_name}: hardware file {hardware_file} sets "
+                    f"{'.'.join(HARDWARE_OPTIONS[option])}={value}; the scheduler takes "
+                    f"1 to {_limit(option)}"
+                )
     for option, value in overrides.items():
         if value is None:
             continue
@@ -83,7 +105,7 @@ def scheduling_hardware(
             raise PassFailedException(
                 f"{pass_name}: option {spelled} must be at least 1, got {value}"
             )
-        limit = MAX_GRID_SIDE if option in ("rows", "cols") else MAX_OPTION_VALUE
+        limit = _limit(option)
         if value > limit:
             raise PassFailedException(
                 f"{pass_name}: option {spelled}={value} is over the limit of {limit}"
@@ -103,10 +125,13 @@ DEFAULT_PRESET = "Enzyme32k"
 @dataclass(frozen=True)
 class HardwareOptions:
     """The hardware options of `tapeflow-to-cgra` (and of `tapeflow-variant`, which
-    hands them on): a preset, and any value of it to change."""
+    hands them on): a preset, a hardware file over it, and any value to change."""
 
     preset: str = DEFAULT_PRESET
     """The hardware preset the options below default from (`targets.hardware.PRESETS`)."""
+    hardware_file: str | None = None
+    """A hardware description (YAML or JSON, as `tapeflow-sim --hw` reads) applied
+    over the preset: every field it sets that the scheduler reads reaches it."""
     rows: int | None = None
     """PE grid rows (at most 64)."""
     cols: int | None = None
@@ -135,6 +160,7 @@ class HardwareOptions:
             self.preset,
             {option: getattr(self, option) for option in HARDWARE_OPTIONS},
             getattr(self, "name", "tapeflow-to-cgra"),
+            self.hardware_file,
         )
 
     def hardware_spec(self) -> dict[str, object]:
@@ -142,6 +168,8 @@ class HardwareOptions:
         given: dict[str, object] = {}
         if self.preset != DEFAULT_PRESET:
             given["preset"] = self.preset
+        if self.hardware_file is not None:
+            given["hardware_file"] = self.hardware_file
         given.update(
             (option, getattr(self, option))
             for option in HARDWARE_OPTIONS

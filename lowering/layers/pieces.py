@@ -61,7 +61,7 @@ def _wrap(
         op.detach()
         block.add_op(op)
     block.add_op(layer.BarrierOp(escaping))
-    for value, result in zip(escaping, layer_op.results):
+    for value, result in zip(escaping, layer_op.results, strict=True):
         value.replace_uses_with_if(result, lambda use: not layer_op.is_ancestor(use.operation))
     return layer_op
 
@@ -88,7 +88,7 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
             raise Unlayerable(target, "it is stored but never loaded")
         rev_block = all_loads[0].parent_block()
         assert rev_block is not None
-        if any(l.parent_block() is not rev_block for l in all_loads):
+        if any(each.parent_block() is not rev_block for each in all_loads):
             raise Unlayerable(
                 target,
                 "its REV loads are spread over several blocks, so they cannot form "
@@ -102,13 +102,21 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
                 "could not be streamed back as a stack",
             )
         ids = [state.new_ids() for _ in group]
-        for (ops, stores), (fwd_id, rev_id) in zip(group, ids):
+        for (ops, stores), (fwd_id, rev_id) in zip(group, ids, strict=True):
             tile = layer.SpadType(1, len(stores))
-            _wrap(ops, fwd_id, Phase.FWD, rev_id, tile, state.spad_bytes, InsertPoint.before(ops[0]))
+            _wrap(
+                ops, fwd_id, Phase.FWD, rev_id, tile, state.spad_bytes, InsertPoint.before(ops[0])
+            )
             state.report.layers.append(
                 LayerRecord(
-                    fwd_id, rev_id, region_name(target), 1, len(stores), False,
-                    outer_instances(stores[0], function), under_branch(stores[0], function),
+                    fwd_id,
+                    rev_id,
+                    region_name(target),
+                    1,
+                    len(stores),
+                    False,
+                    outer_instances(stores[0], function),
+                    under_branch(stores[0], function),
                 )
             )
         # REV partners, in the inverse order, where REV first reads any of them.
@@ -117,10 +125,12 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
         for load in all_loads:
             _hoist_indices(load, anchor, rev_block, positions)
         cursor: Operation | None = None
-        for (ops, stores), (fwd_id, rev_id) in reversed(list(zip(group, ids))):
+        for (_ops, stores), (fwd_id, rev_id) in reversed(list(zip(group, ids, strict=True))):
             at = InsertPoint.before(anchor) if cursor is None else InsertPoint.after(cursor)
             tile = layer.SpadType(1, len(stores))
-            cursor = _wrap(state.loads_of(stores), rev_id, Phase.REV, fwd_id, tile, state.spad_bytes, at)
+            cursor = _wrap(
+                state.loads_of(stores), rev_id, Phase.REV, fwd_id, tile, state.spad_bytes, at
+            )
 
 
 def _hoist_indices(

@@ -71,7 +71,8 @@ class LayersReport:
             runs = (
                 f"runs ceil(trip count / {r.tile_iterations}) times per run of the loops "
                 "around it (known at run time)"
-                if r.run_time else f"runs {r.instances} times"
+                if r.run_time
+                else f"runs {r.instances} times"
             )
             if r.conditional:
                 kind, runs = f"conditional {kind}", f"runs at most {r.instances} times"
@@ -99,9 +100,7 @@ def layer_census(function: func.FuncOp) -> LayerCensus:
     each FWD layer runs once per iteration of the loops around it, and so does its
     REV partner."""
     fwd = [
-        op
-        for op in function.walk()
-        if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
+        op for op in function.walk() if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
     ]
-    runs = sum(prod(trip_count(l) or 1 for l in enclosing_loops(op, function)) for op in fwd)
+    runs = sum(prod(trip_count(each) or 1 for each in enclosing_loops(op, function)) for op in fwd)
     return LayerCensus(len(fwd), 2 * runs)

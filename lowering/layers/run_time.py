@@ -47,7 +47,9 @@ def run_time_regions(
             continue
         for loop in enclosing_loops(op, function):
             if trip_count(loop) is None:
-                found[op.region] = "a loop around its accesses has a trip count known only at run time"
+                found[op.region] = (
+                    "a loop around its accesses has a trip count known only at run time"
+                )
                 break
     return found
 
@@ -172,24 +174,26 @@ def prove_run_time_mirror(
         return None
     if any(enclosing_loops(st, function) != fwd_nest for st in stores):
         return None
-    if any(enclosing_loops(l, function) != rev_nest for l in loads):
+    if any(enclosing_loops(each, function) != rev_nest for each in loads):
         return None
     inner = fwd_nest[-1]
-    if any(st.parent_op() is not inner for st in stores) or any(l.parent_op() is not rev_nest[-1] for l in loads):
+    if any(st.parent_op() is not inner for st in stores) or any(
+        each.parent_op() is not rev_nest[-1] for each in loads
+    ):
         return None
     # The strip-mined loop: the innermost of run-time trip count; the loops inside
     # it have constant trip counts (rows per iteration), mirrored in REV.
-    depth = max((k for k, l in enumerate(fwd_nest) if trip_count(l) is None), default=None)
+    depth = max((k for k, each in enumerate(fwd_nest) if trip_count(each) is None), default=None)
     if depth is None:
         return None
-    inner_trips = [trip_count(l) for l in fwd_nest[depth + 1 :]]
-    if [trip_count(l) for l in rev_nest[depth + 1 :]] != inner_trips:
+    inner_trips = [trip_count(each) for each in fwd_nest[depth + 1 :]]
+    if [trip_count(each) for each in rev_nest[depth + 1 :]] != inner_trips:
         return None
     rows_per_iteration = prod(t for t in inner_trips if t is not None)
     if rows_per_iteration == 0 or len(stores) * rows_per_iteration > entries:
         return None
     fwd, rev = fwd_nest[depth], rev_nest[depth]
-    if any(constant_value(l.step) != 1 for l in (*fwd_nest, *rev_nest)):
+    if any(constant_value(each.step) != 1 for each in (*fwd_nest, *rev_nest)):
         return None
     try:
         # The loops touch this region's tape and nothing else of the tape.
@@ -198,10 +202,10 @@ def prove_run_time_mirror(
             if set(tape_ops) != set(mine):
                 return None
         by_id = {st.store_id: st for st in stores}
-        if len(by_id) != len(stores) or {l.loaded_id for l in loads} - set(by_id):
+        if len(by_id) != len(stores) or {each.loaded_id for each in loads} - set(by_id):
             return None
-        f_ivs = [l.body.block.args[0] for l in fwd_nest]
-        r_ivs = [l.body.block.args[0] for l in rev_nest]
+        f_ivs = [each.body.block.args[0] for each in fwd_nest]
+        r_ivs = [each.body.block.args[0] for each in rev_nest]
         sigma: dict[SSAValue, Form] = {}
         for k, (f_loop, r_loop) in enumerate(zip(fwd_nest, rev_nest, strict=True)):
             upper = _substitute(affine_form(f_loop.ub, set(f_ivs), fwd_nest[0]), sigma)
@@ -221,7 +225,9 @@ def prove_run_time_mirror(
                 if _substitute(f, sigma) != g:
                     return None
                 columns.append([f.get(iv, 0) for iv in f_ivs])
-            if np.linalg.matrix_rank(np.array(columns, dtype=float).reshape(-1, len(f_ivs))) < len(f_ivs):
+            if np.linalg.matrix_rank(np.array(columns, dtype=float).reshape(-1, len(f_ivs))) < len(
+                f_ivs
+            ):
                 return None  # some element could be written twice
     except _NotAffine:
         return None
@@ -233,5 +239,9 @@ def _substitute(form: Form, sigma: dict[SSAValue, Form]) -> Form:
     out: Form = {}
     for atom, coefficient in form.items():
         replacement = sigma.get(atom) if isinstance(atom, SSAValue) else None
-        out = _combine(out, _scale(replacement, coefficient) if replacement is not None else {atom: coefficient}, 1)
+        out = _combine(
+            out,
+            _scale(replacement, coefficient) if replacement is not None else {atom: coefficient},
+            1,
+        )
     return out

@@ -83,9 +83,7 @@ class Unlayerable(Exception):
         self.reason = reason
 
 
-def _mirror_error(
-    store: region.StoreOp, load: region.LoadOp, function: func.FuncOp
-) -> str | None:
+def _mirror_error(store: region.StoreOp, load: region.LoadOp, function: func.FuncOp) -> str | None:
     """
     Why the REV loop nest of `load` does not run the FWD iterations of `store`
     backwards, or None if it does: REV iteration (j0, j1, ...) must read the element
@@ -108,12 +106,8 @@ def _mirror_error(
     if np.unique(stored).size != stored.size:
         return "FWD writes some tape element more than once (the last write would win)"
     if written.ndim != read.ndim:
-        return (
-            f"the store sits in {written.ndim} loops and the load in {read.ndim}"
-        )
-    if written.ndim and (
-        read.shape[1:] != written.shape[1:] or read.shape[0] > written.shape[0]
-    ):
+        return f"the store sits in {written.ndim} loops and the load in {read.ndim}"
+    if written.ndim and (read.shape[1:] != written.shape[1:] or read.shape[0] > written.shape[0]):
         return f"FWD runs {written.shape} iterations and REV {read.shape}"
     backwards = written[(slice(None, None, -1),) * written.ndim]
     if written.ndim:
@@ -156,4 +150,4 @@ def under_branch(op: Operation, function: func.FuncOp) -> bool:
 
 
 def outer_instances(op: Operation, function: func.FuncOp) -> int:
-    return prod(trip_count(l) or 1 for l in enclosing_loops(op, function))
+    return prod(trip_count(each) or 1 for each in enclosing_loops(op, function))

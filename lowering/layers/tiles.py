@@ -40,15 +40,27 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     tile = state.entries // (slots * per)
     spad = layer.SpadType(tile * per, slots)
     fwd_id, rev_id = state.new_ids()
-    for loop, ident, partner, phase in ((plan.fwd, fwd_id, rev_id, Phase.FWD), (plan.rev, rev_id, fwd_id, Phase.REV)):
+    for loop, ident, partner, phase in (
+        (plan.fwd, fwd_id, rev_id, Phase.FWD),
+        (plan.rev, rev_id, fwd_id, Phase.REV),
+    ):
         at = IndexBuilder(InsertPoint.before(loop))
         trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
         count = at.value(at.ceildiv(trip, tile))
-        strip_mine(loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per)
+        strip_mine(
+            loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per
+        )
     state.report.layers.append(
         LayerRecord(
-            fwd_id, rev_id, region_name(plan.region), tile * per, slots, True, 0,
-            run_time=True, tile_iterations=tile,
+            fwd_id,
+            rev_id,
+            region_name(plan.region),
+            tile * per,
+            slots,
+            True,
+            0,
+            run_time=True,
+            tile_iterations=tile,
         )
     )
     return True
@@ -69,22 +81,22 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         return False
     depth = fwd_chain.index(loop)
     inner = fwd_chain[depth + 1 :]
-    trips = [trip_count(l) for l in (loop, *inner)]
+    trips = [trip_count(each) for each in (loop, *inner)]
     if any(t is None for t in trips):
         return False
     loads = state.loads_of(stores)
     if not loads:
         return False
-    rev_chains = {enclosing_loops(l, function) for l in loads}
+    rev_chains = {enclosing_loops(each, function) for each in loads}
     if len(rev_chains) != 1:
         return False
     (rev_chain,) = rev_chains
-    if not rev_chain or not all(_in_loop_body(l, rev_chain[-1]) for l in loads):
+    if not rev_chain or not all(_in_loop_body(each, rev_chain[-1]) for each in loads):
         return False
     if len(rev_chain) != len(fwd_chain):
         return False
     rev_loop = rev_chain[depth]
-    rev_trips = [trip_count(l) for l in rev_chain[depth:]]
+    rev_trips = [trip_count(each) for each in rev_chain[depth:]]
     if rev_trips != trips:
         return False
     # The REV loop must read this loop's values and nothing else of the tape.
@@ -111,11 +123,24 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
     rows_per_iteration = per_iteration // len(stores)
     spad = layer.SpadType(tile * rows_per_iteration, len(stores))
     fwd_id, rev_id = state.new_ids()
-    for each, ident, partner, phase in ((loop, fwd_id, rev_id, Phase.FWD), (rev_loop, rev_id, fwd_id, Phase.REV)):
+    for each, ident, partner, phase in (
+        (loop, fwd_id, rev_id, Phase.FWD),
+        (rev_loop, rev_id, fwd_id, Phase.REV),
+    ):
         lb, step = constant_value(each.lb), constant_value(each.step)
         assert lb is not None and step is not None
         strip_mine(
-            each, lb, step, trip, tile, count, ident, partner, phase, spad, state.spad_bytes,
+            each,
+            lb,
+            step,
+            trip,
+            tile,
+            count,
+            ident,
+            partner,
+            phase,
+            spad,
+            state.spad_bytes,
             rows_per_iteration,
         )
     state.report.layers.append(
@@ -185,11 +210,13 @@ def strip_mine(
     body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
     Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
-    for old, new in zip(loop.results, tile_loop.results):
+    for old, new in zip(loop.results, tile_loop.results, strict=True):
         old.replace_all_uses_with(new)
 
     layer_block = Block()
-    layer_op = layer.LayerOp(ident, phase, partner, Region(layer_block), [r.type for r in loop.results])
+    layer_op = layer.LayerOp(
+        ident, phase, partner, Region(layer_block), [r.type for r in loop.results]
+    )
     layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
     index = IndexBuilder(InsertPoint.at_end(layer_block))
     t = body.args[0]

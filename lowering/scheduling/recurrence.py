@@ -86,7 +86,8 @@ def recurrence_mii(
     }
     pulls = [
         (np.array([m for m, _ in edges]), np.array([w for _, w in edges])[:, None])
-        if edges else None
+        if edges
+        else None
         for edges in preds
     ]
     sources = sorted(targets)

@@ -21,10 +21,19 @@ def test_every_op_of_the_semantics_table_declares_its_class() -> None:
 def test_classes_by_hand() -> None:
     # The functional unit each kind of op runs on (Section V's FU latencies).
     expected = {
-        "arith.addf": "fadd", "arith.cmpf": "fadd", "arith.mulf": "fmul", "math.fma": "fmul",
-        "arith.divf": "fdiv", "math.sqrt": "sqrt", "math.exp": "transcendental",
-        "math.powf": "transcendental", "arith.addi": "integer", "arith.select": "integer",
-        "arith.index_cast": "integer", "math.absf": "integer", "scf.yield": "integer",
+        "arith.addf": "fadd",
+        "arith.cmpf": "fadd",
+        "arith.mulf": "fmul",
+        "math.fma": "fmul",
+        "arith.divf": "fdiv",
+        "math.sqrt": "sqrt",
+        "math.exp": "transcendental",
+        "math.powf": "transcendental",
+        "arith.addi": "integer",
+        "arith.select": "integer",
+        "arith.index_cast": "integer",
+        "math.absf": "integer",
+        "scf.yield": "integer",
         "memref.dim": "integer",
     }
     assert {op: op_class(op) for op in expected} == expected
@@ -32,7 +41,8 @@ def test_classes_by_hand() -> None:
 
 def test_every_op_the_executor_runs_in_a_timed_dialect_has_a_class() -> None:
     timed = [
-        op.name for op in BUILDERS
+        op.name
+        for op in BUILDERS
         if op.name.split(".")[0] in ("arith", "math", "memref", "tape", "region", "stream")
     ]
     assert timed
