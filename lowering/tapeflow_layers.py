@@ -42,9 +42,9 @@ is dropped and retried with that region kept (`_layer_function`).
 
 Loops whose trip count is known only at run time (bounded by an argument, or by
 an outer index in a triangular nest) are strip-mined the same way with a
-run-time number of tiles, once `_prove_run_time_mirror` has proven symbolically
+run-time number of tiles, once `lowering.layers.run_time.prove_run_time_mirror` has proven symbolically
 that REV mirrors FWD for every value of the bounds; a region it cannot prove
-stays unlayered, a DRAM region read through the cache (`_run_time_regions`,
+stays unlayered, a DRAM region read through the cache (`lowering.layers.run_time.run_time_regions`,
 listed by `stats=true`).
 
 The number of layers executed at run time, and the regions kept with their
