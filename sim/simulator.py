@@ -24,7 +24,7 @@ preset and the versions of the packages. With `timeline=True` it also exports
 the run's windows, layers and streams as a trace-event timeline (`sim/timeline.py`).
 
 What depends on which hardware field: the schedule and the run (every field
-`tapeflow-to-cgra` takes, `lowering.tapeflow_to_cgra.HARDWARE_OPTIONS`: grid,
+`tapeflow-to-cgra` takes, `targets.scheduling.HARDWARE_OPTIONS`: grid,
 latencies, cache hit latency and ports, scratchpad latency and banks; and the
 scratchpad size, which the tapeflow variant's layers are cut for) are fixed by
 `prepare` and `execute`; the rest (cache size, ways, line, MSHRs and LRU policy,
@@ -46,10 +46,9 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
-from lowering.gradients import require_gradients
-from lowering.tapeflow_to_cgra import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTION_VALUE
+from lowering.ir.gradients import require_gradients
+from lowering.ir.stages import Stage, is_placed, stage_of
 from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
-from lowering.stages import Stage, is_placed, stage_of
 from lowering.tapeflow_raise_tape import raise_module
 from sim.cache import simulate_cache
 from sim.execution import Execution
@@ -61,7 +60,7 @@ from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import DramConfig, Hardware
 from targets.provenance import hardware_record
-
+from targets.scheduling import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTION_VALUE
 
 
 class SimulationError(ValueError):

@@ -58,7 +58,7 @@ import numpy as np
 from tqdm import tqdm
 from xdsl.dialects import builtin, memref, scf
 
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from sim import simulator
 from sim.models import DEFAULT_MODEL

@@ -221,7 +221,7 @@ def test_ctrl_c_stops_workers_quietly(tmp_path: Path) -> None:
     group = subprocess.run(["pgrep", "-g", str(run.pid)], capture_output=True, text=True)
     # A process that has exited but whose new parent (init) has not reaped it yet
     # runs nothing: an Enzyme child a terminated worker had forked dies with it
-    # (`lowering.upstream_mlir`), after the worker, and can be seen so for a moment.
+    # (`lowering.enzyme.upstream_mlir`), after the worker, and can be seen so for a moment.
     states = {pid: _process_state(pid) for pid in group.stdout.split()}
     running = [pid for pid, state in states.items() if state and not state.startswith("Z")]
     assert running == [], "workers outlived the interrupted run"
