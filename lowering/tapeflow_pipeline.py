@@ -22,9 +22,9 @@ from xdsl.dialects import builtin, memref
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
+from lowering.ir.gradients import require_gradients
+from lowering.ir.stages import Stage, require_stage
 from lowering.pipelines import PipelineError, lowering_passes, parse_pipeline
-from lowering.stages import Stage, require_stage
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,10 @@ class TapeflowPipelinePass(ModulePass):
     unroll: int = 1
     """Unroll factor of the innermost tape loops (1: no unrolling)."""
 
+    tiles_in_flight: int = 1
+    """Tiles the scratchpad holds at once (`tapeflow-layers`; the simulator passes
+    its hardware's `mapping.tiles_in_flight`)."""
+
     stats: bool = False
     """Print the tape, region and layer statistics of each step to stderr."""
 
@@ -49,6 +53,7 @@ class TapeflowPipelinePass(ModulePass):
                 "tapeflow",
                 spad_bytes=self.spad_bytes,
                 unroll=self.unroll,
+                tiles_in_flight=self.tiles_in_flight,
                 stats=self.stats,
                 raised=raised,
             )

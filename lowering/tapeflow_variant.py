@@ -24,10 +24,10 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
+from lowering.ir.gradients import require_gradients
+from lowering.ir.stages import Stage, require_stage
 from lowering.pipelines import PipelineError, parse_pipeline, variant_pipeline
-from lowering.stages import Stage, require_stage
-from lowering.tapeflow_to_cgra import HardwareOptions
+from targets.scheduling import HardwareOptions
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +45,10 @@ class TapeflowVariantPass(HardwareOptions, ModulePass):
     unroll: int = 1
     """Unroll factor of the innermost tape loops (1: no unrolling)."""
 
+    tiles_in_flight: int = 1
+    """Tiles the scratchpad holds at once (`tapeflow-layers`; the simulator passes
+    its hardware's `mapping.tiles_in_flight`)."""
+
     stats: bool = False
     """Print every step's statistics to stderr."""
 
@@ -55,6 +59,7 @@ class TapeflowVariantPass(HardwareOptions, ModulePass):
                 self.variant,
                 spad_bytes=self.spad_bytes,
                 unroll=self.unroll,
+                tiles_in_flight=self.tiles_in_flight,
                 cgra=self.hardware_spec(),
                 stats=self.stats,
             )

@@ -32,7 +32,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from sim.models import Cycles, WindowTable
+from sim.models.base import Cycles, WindowTable
 from sim.models.streams import stream_times
 from targets.hardware import Hardware
 

@@ -11,8 +11,8 @@ import pytest
 from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Operation
 
-from lowering.index_offsets import LinearForms, may_meet
-from lowering.tapeflow_to_cgra import _Scheduler
+from lowering.ir.index_offsets import LinearForms, may_meet
+from lowering.scheduling.scheduler import Scheduler
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from targets.hardware import MappingConfig, configure
@@ -86,7 +86,7 @@ def test_the_scheduler_orders_only_stores_that_may_meet(disambiguate: bool) -> N
     hardware = configure("Enzyme32k")
     hardware = replace(hardware, mapping=MappingConfig(disambiguate=disambiguate))
     ops, (s0, s1, s2) = _stores("%ip", "%i", "%ip")
-    place = _Scheduler(hardware).schedule(ops, []).place
+    place = Scheduler(hardware).schedule(ops, []).place
     cycle = {s: place[s][2] for s in (s0, s1, s2)}
     assert cycle[s2] >= cycle[s0] + 1
     if disambiguate:

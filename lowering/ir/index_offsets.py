@@ -13,7 +13,8 @@ An access is then keyed by its buffer, the symbolic part of each index, and the
 slot it reads (a region's or scratchpad tile's struct slot): two accesses of one
 buffer are independent when their symbolic parts are the same and their
 constants or slots differ. Different symbolic parts may meet, so they stay
-ordered. `tapeflow-to-cgra`'s scheduler orders only accesses that may meet.
+ordered. `tapeflow-to-cgra`'s scheduler (`lowering.scheduling`) orders only accesses that
+may meet.
 """
 
 from __future__ import annotations
