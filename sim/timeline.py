@@ -18,17 +18,19 @@ measured anew:
   placed exactly: the window's stream stall, the latencies of the ops before it
   and the DRAM latency of each miss before it (how the window's cycles are
   counted); a layer boundary between windows falls on the window boundary.
-- tracks "FWD spills n" and "REV preloads n": each stream transfer, from its issue
-  to its arrival, `dram.latency_cycles` plus its bytes over the DRAM bandwidth. A
-  FWD spill is issued at the end of the window that ran `stream.fwd`; a REV
-  preload when the previous REV stream's window started (double buffering; the
-  first one at cycle 0), as the report assumes. Transfers that overlap go on
-  separate tracks (lanes), so that each track's slices are disjoint.
+- tracks "FWD spills n" and "REV preloads n": each stream transfer as the report
+  placed it (`sim.models.streams`), from its issue to its arrival: at least
+  `dram.latency_cycles` plus its bytes over the DRAM bandwidth, more when the
+  channel was busy with the transfers before it. A FWD spill is issued at the end
+  of the window that ran `stream.fwd`; a REV preload as soon as its tile's
+  entries were free. Transfers that overlap go on separate tracks (lanes), so
+  that each track's slices are disjoint.
 - counter "scratchpad occupancy" (bytes of full entries), sampled at the start of
   every window and at the end of the run.
 - counter "DRAM bandwidth" (GB/s at the hardware's clock): each window's missed
   and written-back lines spread evenly over the window (after its stream stall),
-  and each stream transfer at the full DRAM bandwidth while its bytes move. The
+  and each stream transfer at the full DRAM bandwidth while its bytes move (one
+  transfer at a time). The
   model lets background FWD spills overlap with the windows' own traffic, so the
   sum can exceed `dram.bandwidth_gbs`; the final flush of dirty lines, which the
   report counts in `dram_bytes` but charges no time, is not shown.
@@ -198,15 +200,8 @@ def trace_events(
 
     # Stream transfers, each on the first free lane of its direction.
     transfers: dict[str, list[tuple[float, float, int, int]]] = {"fwd": [], "rev": []}
-    for i, w in enumerate(windows):
-        if w.stream_write_bytes:
-            issued = float(starts[i + 1])
-            nbytes = w.stream_write_bytes
-            transfers["fwd"].append((issued, issued + latency + nbytes / bw, nbytes, i))
-    for previous, i in times.rev_streams:
-        issued = float(starts[previous])
-        nbytes = windows[i].rev_stream_bytes
-        transfers["rev"].append((issued, issued + latency + nbytes / bw, nbytes, i))
+    for t in times.transfers:
+        transfers[t.direction].append((t.issued, t.done, t.nbytes, t.window))
     for direction, base, label in (("fwd", TID_SPILLS, "FWD spills"), ("rev", TID_PRELOADS, "REV preloads")):
         found = transfers[direction]
         lanes = _lanes([(clock.ns(a), clock.ns(b)) for a, b, _, _ in found])
@@ -250,9 +245,8 @@ def trace_events(
         begin, end = float(starts[i] + times.stream_stall[i]), float(starts[i + 1])
         if nbytes and end > begin:
             rate(begin, end, nbytes / (end - begin), 0)
-    for found in transfers.values():
-        for issued, arrived, _, _ in found:
-            rate(issued + latency, arrived, bw, 1)
+    for t in times.transfers:
+        rate(t.moving, t.moving + t.nbytes / bw, bw, 1)
     level = [0.0, 0.0]
     samples: list[tuple[int, float, float]] = [(0, 0.0, 0.0)]
     for at in sorted(changes):

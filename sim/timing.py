@@ -32,6 +32,7 @@ import numpy as np
 
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
+from sim.models.streams import Transfer
 from sim.trace import MemoryTrace
 from targets.costs import KernelProfile
 from targets.hardware import Hardware
@@ -401,8 +402,8 @@ class WindowTimes:
     writebacks: np.ndarray
     stream_stall: np.ndarray
     """Cycles it waited for its REV tile (at its start)."""
-    rev_streams: tuple[tuple[int, int], ...]
-    """(window whose start issued it, window it delays) for each REV stream."""
+    transfers: tuple[Transfer, ...]
+    """Each stream transfer (`sim.models.streams.Transfer`), in issue order."""
 
 
 def report(
@@ -433,7 +434,7 @@ def report(
         on_windows(
             WindowTimes(
                 spent.copy(), timed.busy, m, columns.writebacks, timed.stream_stalled,
-                timed.rev_streams,
+                timed.transfers,
             )
         )
     cycles = {"fwd": 0, "rev": 0}

@@ -12,6 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
+from sim.models.streams import Transfer
 from targets.hardware import Hardware
 
 
@@ -74,8 +75,8 @@ class Cycles:
     window's memory and stream stalls (for a timeline, `sim.timeline`)."""
     stream_stalled: np.ndarray
     """Cycles each window waited for its REV tile, at its start."""
-    rev_streams: tuple[tuple[int, int], ...] = ()
-    """(window in which it was issued, window it delays) for each timed REV stream."""
+    transfers: tuple[Transfer, ...] = ()
+    """Each timed stream transfer (`sim.models.streams.Transfer`), in issue order."""
     config: int = 0
     """Part of the total spent loading the grid's configuration (in `busy`)."""
     fill_drain: int = 0

@@ -105,7 +105,7 @@ class CgraModel:
         busy = busy + times.refilled  # the pipeline fills again: issue, not a stall
         return Cycles(
             spent, stall_memory, int(times.stalled.sum()), busy, times.stalled,
-            times.rev_streams, int(config.sum()), fill_drain, times.prefetch_distance,
+            times.transfers, int(config.sum()), fill_drain, times.prefetch_distance,
         )
 
 

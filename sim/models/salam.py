@@ -67,12 +67,18 @@ class SalamModel:
 
     def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware:
         """A scratchpad that holds the whole tape (the bins' capacity is never
-        enforced), whatever the preset's; in whole banks of 8-byte entries."""
+        enforced), whatever the preset's; in whole banks of 8-byte entries. One
+        tile may take all of it: the bins do not stream, so no tile waits for
+        another's room (`mapping.tiles_in_flight` 1)."""
         if hardware.scratchpad.size_bytes <= 0:
             return hardware  # the baseline: no bins, the tape goes through the cache
         unit = 8 * hardware.scratchpad.banks
         size = max(unit, -(-tape_bytes // unit) * unit)
-        return replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=size))
+        return replace(
+            hardware,
+            scratchpad=replace(hardware.scratchpad, size_bytes=size),
+            mapping=replace(hardware.mapping, tiles_in_flight=1),
+        )
 
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
         hit = hardware.cache.hit_latency

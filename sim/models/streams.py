@@ -41,14 +41,31 @@ import numpy as np
 
 
 @dataclass(frozen=True)
+class Transfer:
+    """One stream's transfer, in cycles from the start of the run."""
+
+    direction: str
+    """'fwd' (a spill) or 'rev' (a preload)."""
+    issued: float
+    moving: float
+    """When its bytes start to move over the DRAM channel."""
+    done: float
+    """When its bytes have moved (a REV tile has arrived; a FWD tile is in DRAM
+    the latency later)."""
+    nbytes: int
+    window: int
+    """The window that ends with the stream op."""
+
+
+@dataclass(frozen=True)
 class StreamTimes:
     stalled: np.ndarray
     """Cycles each window waited for the scratchpad (a REV tile not yet arrived,
     or no free entries for a FWD tile)."""
     refilled: np.ndarray
     """Cycles a window's pipeline took to fill again after the stall before it."""
-    rev_streams: tuple[tuple[int, int], ...]
-    """(window in which it was issued, window whose end it delays) per REV stream."""
+    transfers: tuple[Transfer, ...]
+    """Every stream transfer, in issue order."""
     prefetch_distance: float
     """Mean over REV streams of the REV tiles still resident when it was issued."""
 
@@ -108,7 +125,7 @@ def stream_times(
     channel = 0.0  # when the DRAM channel has finished the transfers issued so far
     last_issue = 0.0
     previous_rev_start = -1.0
-    issued_at: list[tuple[float, int]] = []  # (time, stream window) per REV stream
+    transfers: list[Transfer] = []
     distances: list[int] = []
 
     def free_until(entries: int, at: float) -> float:
@@ -146,11 +163,11 @@ def stream_times(
             issue = free_until(entries, floor)
             distances.append(resident_rev)
             arrival = max(issue + latency, channel) + transfer
+            transfers.append(Transfer("rev", issue, arrival - transfer, arrival, nbytes, stream))
             channel = arrival
             last_issue = issue
             wait = ceil(max(0.0, arrival - need))
             stall(stream, wait, at_start=False)
-            issued_at.append((issue, stream))
             previous_rev_start = float(clock.start(first))
             resident.append((float(clock.start(after)), entries, True))
             occupied += entries
@@ -163,7 +180,9 @@ def stream_times(
             previous_rev_start = float(clock.start(first))
         if stream >= 0:  # a FWD stream reads the tile out when the layer ends
             issued = float(clock.start(stream + 1))
-            channel = max(channel, issued) + transfer
+            moving = max(channel, issued)
+            channel = moving + transfer
+            transfers.append(Transfer("fwd", issued, moving, channel + latency, nbytes, stream))
             freed = channel
         else:
             freed = float(clock.start(after))
@@ -171,12 +190,7 @@ def stream_times(
         occupied += entries
         resident_rev += bool(rev)
     distance = float(np.mean(distances)) if distances else 0.0
-    final = spent + stalled + refilled
-    starts = (np.cumsum(final) - final).astype(np.float64)
-    issued = np.array([t for t, _ in issued_at], dtype=np.float64)
-    windows = np.maximum(0, np.searchsorted(starts, issued, side="right") - 1).tolist()
-    rev_streams = tuple(zip(windows, (w for _, w in issued_at), strict=True))
-    return StreamTimes(stalled, refilled, rev_streams, distance)
+    return StreamTimes(stalled, refilled, tuple(transfers), distance)
 
 
-__all__ = ["StreamTimes", "stream_times"]
+__all__ = ["StreamTimes", "Transfer", "stream_times"]

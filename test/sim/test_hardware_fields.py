@@ -85,12 +85,16 @@ CASES: list[tuple[str, str, str, str, list[str], str]] = [
     ("placement.alignment=4096", "nn", "enzyme", "Enzyme1k", [], "misses"),
     # A kernel switch loads the kernel's configuration, a cycle per placed op.
     ("config_cycles_per_op=8", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    # A grid that keeps no configuration reloads one at every switch.
+    ("config_contexts=0", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
+    # Tiles of a quarter of the scratchpad: more layers.
+    ("mapping.tiles_in_flight=4", "nn", "tapeflow", "Tflow2k", [], "layers"),
     # Streams issued one layer ahead wait longer for MTTKRP's REV tiles.
     ("mapping.runahead=false", "mttkrp", "tapeflow", "Tflow2k", [], "stream_stall"),
     # Straight-line runs outside kernel loops then run op by op.
     ("mapping.place_straight_line=false", "nn", "tapeflow", "Tflow2k", [], "unplaced"),
-    # Two accesses of one buffer at i and i+1 then wait for each other.
-    ("mapping.disambiguate=false", "pathfinder", "enzyme", "Enzyme32k", [], "cycles"),
+    # Accesses of one buffer whose indices differ by constants then wait for each other.
+    ("mapping.disambiguate=false", "somier", "enzyme", "Enzyme32k", [], "cycles"),
 ]
 
 

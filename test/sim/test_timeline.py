@@ -172,8 +172,8 @@ def test_the_timeline_is_valid_and_adds_up_to_the_report(
     assert sum(s["args"]["bytes"] for s in preloads) == report["streams"]["read_bytes"]
     latency = report["hardware"]["dram"]["latency_cycles"]
     per_cycle = report["hardware"]["dram"]["bandwidth_gbs"] / clock
-    for s in spills + preloads:
-        assert s["args"]["cycles"] == pytest.approx(latency + s["args"]["bytes"] / per_cycle, abs=1e-3)
+    for s in spills + preloads:  # the latency and the bytes, and a wait for the channel
+        assert s["args"]["cycles"] >= latency + s["args"]["bytes"] / per_cycle - 1e-3
 
     # Counters: scratchpad occupancy within the scratchpad, peaking at the report's peak;
     # the stream bandwidth integrates to the streamed bytes, the cache's to at most
