@@ -28,7 +28,7 @@
 // CHECK:              cgra.load %[[RTILE]][%{{.*}}] spad slot 0 at
 // CHECK:              cgra.load %[[RTILE]][%{{.*}}] spad slot 3 at
 
-// STATS: tapeflow-to-cgra: @diffeconv: 2 kernels (ii 3, {{[0-9]+}}), 0 loops left unmapped
+// STATS: tapeflow-to-cgra: @diffeconv: 2 kernels (ii 3, {{[0-9]+}}), {{[0-9]+}} straight-line kernels, 0 loops left unmapped
 
 // The Enzyme baseline: the tape is Enzyme's cache buffers, through the cache.
 // ENZYME:      cgra.kernel 0 rows 4 cols 4 ii {{[0-9]+}} {
