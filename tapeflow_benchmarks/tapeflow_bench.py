@@ -56,7 +56,7 @@ with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.common import chosen
     from tapeflow_benchmarks.harness.claims import compare
     from tapeflow_benchmarks.harness.dask_pool import check_address, dask_executor
-    from tapeflow_benchmarks.harness.experiments import EXPERIMENTS
+    from tapeflow_benchmarks.harness.experiments import DEFAULT_EXPERIMENTS, EXPERIMENTS, Result
     from tapeflow_benchmarks.harness.figures import parse_formats
     from tapeflow_benchmarks.harness.points import Point, code_fingerprint, with_model
     from tapeflow_benchmarks.harness.report import MARKERS, write
@@ -89,8 +89,10 @@ def _main(argv: Sequence[str] | None) -> int:
     parser.add_argument("--model", default=",".join(MODELS),
                         help="comma-separated timing models (default: all: "
                              f"{', '.join(MODELS)})")
-    parser.add_argument("--only", default=",".join(EXPERIMENTS),
-                        help=f"comma-separated experiments (default: all: {', '.join(EXPERIMENTS)})")
+    parser.add_argument("--only", default=",".join(DEFAULT_EXPERIMENTS),
+                        help="comma-separated experiments (default: "
+                        f"{', '.join(DEFAULT_EXPERIMENTS)}; also: "
+                        f"{', '.join(n for n in EXPERIMENTS if n not in DEFAULT_EXPERIMENTS)})")
     parser.add_argument("--kernels", default=",".join(KERNELS),
                         help="comma-separated kernels (default: all nine; the extra "
                              f"kernels {', '.join(EXTRA_KERNELS)} may be named too)")
@@ -159,6 +161,7 @@ def _main(argv: Sequence[str] | None) -> int:
         with_model(p, model)
         for model in models
         for name in experiments
+        if EXPERIMENTS[name].runs_under(model)
         for p in EXPERIMENTS[name].points(kernels, size)
     }
     ran = _run(points, cache, args)
@@ -171,6 +174,8 @@ def _main(argv: Sequence[str] | None) -> int:
             name: EXPERIMENTS[name].analyse(
                 kernels, size, lambda p, model=model: runs.get(with_model(p, model))
             )
+            if EXPERIMENTS[name].runs_under(model)
+            else Result(name, notes=[f"measured under {', '.join(EXPERIMENTS[name].models)} only"])
             for name in experiments
         }
         for model in models

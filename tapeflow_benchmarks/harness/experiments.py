@@ -87,6 +87,13 @@ class Experiment:
     """Where the paper shows it."""
     points: Callable[[list[str], str], list[Point]]
     analyse: Callable[[list[str], str, Lookup], Result]
+    models: tuple[str, ...] = ()
+    """The timing models whose mechanisms it varies (empty: every model)."""
+    default: bool = True
+    """Part of the evaluation when `--only` does not name the experiments."""
+
+    def runs_under(self, model: str) -> bool:
+        return not self.models or model in self.models
 
 
 def geomean(values: list[float]) -> float | None:
@@ -629,8 +636,16 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment("table2", "Kernel characteristics next to the paper's Table II",
                    "Table II", _table2_points, _table2),
         Experiment("ablation", "The mapping's steps beyond the paper, each switched off "
-                   "(Tflow32k against Enzyme32k)", "Sections V-VII", _ablation_points, _ablation),
+                   "(Tflow32k against Enzyme32k)", "Sections V-VII", _ablation_points, _ablation,
+                   models=("cgra",), default=False),
     )
 }
 
-__all__ = ["BREAKDOWN", "EXPERIMENTS", "Experiment", "Result", "breakdown", "geomean"]
+DEFAULT_EXPERIMENTS = tuple(name for name, e in EXPERIMENTS.items() if e.default)
+"""What `tapeflow-bench` runs without `--only`: every experiment but the ablation
+(63 more runs of the nine kernels; `--only ...,ablation` adds it)."""
+
+__all__ = [
+    "BREAKDOWN", "DEFAULT_EXPERIMENTS", "EXPERIMENTS", "Experiment", "Result", "breakdown",
+    "geomean",
+]
