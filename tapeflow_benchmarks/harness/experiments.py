@@ -156,9 +156,9 @@ def _loses(kernel: str, e: Report, t: Report, where: str) -> str | None:
     ours, theirs = breakdown(t), breakdown(e)
     worst = max(BREAKDOWN, key=lambda name: ours[name] - theirs[name])
     return (
-        f"{kernel} ({where}): TapeFlow is slower ({e['cycles']['total']} against "
-        f"{t['cycles']['total']} cycles), most of the difference in {worst.replace('_', '/')} "
-        f"({ours[worst]} against Enzyme's {theirs[worst]} cycles)"
+        f"{kernel} ({where}): TapeFlow is slower ({t['cycles']['total']} cycles against "
+        f"Enzyme's {e['cycles']['total']}), most of the difference in "
+        f"{worst.replace('_', '/')} ({ours[worst]} cycles against Enzyme's {theirs[worst]})"
     )
 
 
@@ -538,6 +538,7 @@ def _ablated(point: Point, setting: tuple[str, object]) -> Point:
 def _ablation_points(kernels: list[str], size: str) -> list[Point]:
     points = []
     for k in kernels:
+        points += [enzyme(k, size, 32 * KB), tapeflow(k, size, 32 * KB)]
         for setting, variants in ABLATION.values():
             if "enzyme" in variants:
                 points.append(_ablated(enzyme(k, size, 32 * KB), setting))
