@@ -40,13 +40,15 @@ from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from targets.hardware import PRESETS, configure
-from targets.scheduling import HARDWARE_OPTIONS, hardware_options
+from sim.kernel_compiler import is_kernel_loop
+from targets.scheduling import HARDWARE_OPTIONS, hardware_options, mapping_options
 
 ROOT = Path(__file__).resolve().parents[2]
 GRADIENT = ROOT / "test" / "filecheck" / "passes" / "Inputs" / "gradient.mlir"
 CGRA = (
     "tapeflow-to-cgra{rows=4 cols=4 fadd=5 fmul=4 fdiv=16 sqrt=16 transcendental=30 "
-    "integer=1 hop=1 cache-hit-latency=2 cache-ports=2 spad-latency=1 spad-banks=8}"
+    "integer=1 hop=1 cache-hit-latency=2 cache-ports=2 spad-latency=1 spad-banks=8 "
+    "place-straight-line=true disambiguate=true}"
 )
 
 
@@ -68,7 +70,8 @@ def test_the_three_variants_spelled_out() -> None:
         f"tapeflow-mark-rev-start,{CGRA}"
     )
     assert hardware_pipeline("tapeflow", tflow) == (
-        "tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=512},"
+        "tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,"
+        "tapeflow-layers{spad-bytes=512 tiles-in-flight=2},"
         f"tapeflow-streams,tapeflow-spad-bind,tapeflow-mark-rev-start,{CGRA}"
     )
 
@@ -159,7 +162,8 @@ def test_the_simulator_schedules_for_the_hardware_it_simulates(
     hardware = replace(hardware, latencies=replace(hardware.latencies, fmul=fmul))
     module = differentiated("logsum")
     prepare(make_context(), module, "enzyme", hardware)
-    assert _kernel_iis(module) == [fmul, max(fmul, hardware.latencies.fadd)]
+    loops = [k.ii.value.data for k in module.walk() if isinstance(k, cgra.KernelOp) and is_kernel_loop(k.parent_op())]
+    assert loops == [fmul, max(fmul, hardware.latencies.fadd)]
     kernels = [k for k in module.walk() if isinstance(k, cgra.KernelOp)]
     assert all((k.rows.value.data, k.cols.value.data) == (2, 3) for k in kernels)
 
@@ -174,7 +178,8 @@ def test_the_simulator_and_tapeflow_variant_run_the_same_pipeline(
     prepare(make_context(), simulated, variant, hardware, unroll)
     optimized = differentiated("nn")
     TapeflowVariantPass(
-        variant=variant, spad_bytes=512, unroll=unroll, **hardware_options(hardware)
+        variant=variant, spad_bytes=512, unroll=unroll, **hardware_options(hardware),
+        **mapping_options(hardware), tiles_in_flight=hardware.mapping.tiles_in_flight,
     ).apply(make_context(), optimized)
     assert str(simulated) == str(optimized)
 
