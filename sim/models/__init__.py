@@ -12,8 +12,9 @@ under every model, from the same trace and windows.
 - `cgra` (`sim/models/cgra.py`): the project's pipelined CGRA (modulo-scheduled
   kernel loops at 2 GHz, misses overlapped with compute, timed streams);
 - `salam` (`sim/models/salam.py`): the authors' gem5-SALAM machine (100 MHz
-  datapath issuing in lockstep, one access in flight per port slot, free tape
-  bins); its parameters are in `targets/salam.py`.
+  datapath issuing in lockstep groups, inner-loop iterations overlapping, two
+  ports with a read and a write slot each, free tape bins); its parameters are in
+  `targets/salam.py`, its issue rules in `targets/lockstep.py`.
 
 A model has three parts (`TimingModel`):
 
@@ -36,6 +37,7 @@ from typing import Protocol
 import numpy as np
 
 from targets.hardware import Hardware
+from targets.lockstep import LockstepSchedule
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,6 @@ class WindowTable:
     trips: np.ndarray
     ii: np.ndarray
     length: np.ndarray
-    steps: np.ndarray
-    """Kernel loops: the lockstep cycles of one iteration (`KernelProfile.steps`)."""
     tiled: np.ndarray
     """Kernel loops that are the body of a layer."""
     kernel_id: np.ndarray
@@ -71,6 +71,15 @@ class WindowTable:
     memory_ops: np.ndarray
     stream_write_bytes: np.ndarray
     stream_read_bytes: np.ndarray
+    start: np.ndarray
+    """First access of the trace made in the window."""
+    end: np.ndarray
+    """One past its last access."""
+    access_hit: np.ndarray
+    """Per access of the trace: did it hit in the cache."""
+    lockstep: tuple[LockstepSchedule | None, ...]
+    """By `kernel_id`: the kernel's iteration on the authors' lockstep datapath
+    (`KernelProfile.lockstep`; None at index 0, the ops windows)."""
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,8 @@ def _run_row(point: Point, report: Report) -> dict[str, Any]:
         "energy_fu_pj": report["energy_pj"]["fu"],
         "energy_dram_pj": report["energy_pj"]["dram"],
         "energy_onchip_pj": report["energy_pj"]["onchip"],
+        # Last, so that the columns before it keep their places.
+        "dram_authors_bytes": report["dram_bytes"].get("authors"),
     })
     return row
 

@@ -68,7 +68,7 @@ REPORT_SCHEMA: dict[str, Any] = {
         "fwd": {"hits": _INT, "misses": _INT},
         "rev": {"hits": _INT, "misses": _INT},
     },
-    "dram_bytes": {"read": _INT, "write": _INT, "tape": _INT, "total": _INT},
+    "dram_bytes": {"read": _INT, "write": _INT, "tape": _INT, "total": _INT, "authors": _INT},
     "spad": {"accesses": _INT, "peak_bytes": _INT},
     "streams": {"write_bytes": _INT, "read_bytes": _INT},
     "sram_bytes": _INT,
