@@ -100,6 +100,12 @@ class SalamMachine:
     dram_bandwidth_gbs: float = 19.2
     """DDR4-2400 x64: 2400 MT/s x 8 B (one channel, gem5's `--mem-channels` default:
     UNVERIFIED)."""
+    unsized_tape_bytes: int = 1 << 20
+    """Not a timing parameter: the scratchpad the TapeFlow variant is lowered
+    with when its tape's size is known only at run time. The bins have no
+    capacity, so the model wants one tile per run of a loop, not tiles of a
+    preset's scratchpad; 1 MiB holds any run of the artifact kernels' loops
+    (gravity's triangular tape, the one such tape, is 510 KiB in all)."""
     base_address: int = 0x80C00000
     """Arrays are placed back to back from here (`hw/<kernel>.c` `top()`; the
     kernels' `malloc` is a bump allocator, `base_address += size` in

@@ -118,10 +118,13 @@ class SalamModel:
 
     def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware:
         """A scratchpad that holds the whole tape (the bins' capacity is never
-        enforced), whatever the preset's; in whole banks of 8-byte entries."""
+        enforced), whatever the preset's; in whole banks of 8-byte entries. A tape
+        whose size is known only at run time (a triangular nest's, measured as 0
+        bytes) gets `SalamMachine.unsized_tape_bytes`."""
         if hardware.scratchpad.size_bytes <= 0:
             return hardware  # the baseline: no bins, the tape goes through the cache
         unit = 8 * hardware.scratchpad.banks
+        tape_bytes = tape_bytes or self.machine.unsized_tape_bytes
         size = max(unit, -(-tape_bytes // unit) * unit)
         return replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=size))
 
