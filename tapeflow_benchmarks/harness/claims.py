@@ -17,8 +17,9 @@ Each claim is judged once per timing model (`judge`), and `compare` puts the mod
 side by side: each model's verdict with its reason, and the mechanism behind the
 difference between the models, from both runs' own numbers. The reasons written
 for a claim describe the `cgra` model's mechanisms; under another model the reason
-is drawn from that model's numbers (`_mechanism`) plus, for `salam`, the mechanisms
-the issue fixes for it (free tape bins, lockstep issue).
+is drawn from that model's numbers (`_mechanism`) plus, for `salam`, whether the
+authors' own machine supports the claim and which of its mechanisms decides
+(`SALAM_MECHANISMS`), for every measured claim, agreeing or not.
 """
 
 from __future__ import annotations
@@ -613,24 +614,34 @@ _MECHANISMS: dict[str, Callable[[Summaries, tuple[str, ...]], str]] = {
 
 SALAM_MECHANISMS: dict[str, str] = {
     "performance": (
-        "Under salam (the authors' machine, docs/research/gem5-salam.md) the datapath issues "
-        "in lockstep, so every miss of the baseline's tape adds to its cycles, while "
-        "TapeFlow's tape accesses go to tape bins that cost no datapath time."
+        "Decided by lockstep issue on the authors' datapath (sim/models/salam.py): "
+        "TapeFlow's tape bins commit at once, with no memory request, and hold no load "
+        "back, while the baseline's tape stores wait for their values and every store "
+        "still pending when the next inner-loop iteration is scheduled holds its loads "
+        "(`findDynamicDeps`); otherwise inner-loop iterations overlap, limited by "
+        "dependences and by 2 ports with a read and a write slot each."
     ),
     "layers": (
-        "Under salam loop iterations do not overlap and layer barriers are free, so wider "
-        "layers change the time only through the accesses they remove."
+        "Decided by lockstep issue: layer barriers and the bins' capacity cost nothing "
+        "on the authors' machine, so a wider layer changes the time only through the "
+        "lockstep groups of its body."
     ),
     "DRAM": (
-        "Under salam the spilled and fetched tape bytes are counted as DRAM traffic, with no "
-        "stream timing; the baseline's tape goes through the 4-way cluster cache."
+        "Decided by the tape bins: TapeFlow's tape is spilled and fetched by the bins, "
+        "the baseline's goes through the 4-way cluster cache (the authors count misses "
+        "plus fetched bin bytes / 8: runs.csv `dram_authors_bytes`)."
     ),
     "scratchpad": (
-        "Under salam the tape bins ignore their capacity, so the scratchpad size changes "
-        "nothing but the layer boundaries, which are free."
+        "Decided by the tape bins: their capacity is not enforced on the authors' "
+        "machine, so the scratchpad size changes nothing."
     ),
 }
-"""The salam mechanisms the issue fixes, stated next to salam's verdicts."""
+"""The mechanism of the authors' machine that decides each claim under salam,
+stated with salam's verdict: whether their machine supports the claim, and why."""
+
+SUPPORT = {"agrees": "supported by the authors' machine", "not measured": ""}
+"""What a salam verdict says about the authors' machine (anything else: not, or
+only partly, supported)."""
 
 
 def _mechanism(claim: Claim, results: Summaries, model: str) -> str:
@@ -694,6 +705,12 @@ def judge(results: Summaries, model: str = "cgra") -> list[Verdict]:
                     ([_reason(claim.why_lower, results)] if below else [])
                     + ([_reason(claim.why_higher, results)] if above else [])
                 )
+        if model == "salam":
+            support = SUPPORT.get(verdict) or (
+                "partly supported by the authors' machine" if verdict.startswith("partly")
+                else "not supported by the authors' machine"
+            )
+            reason = f"{support}. {_mechanism(claim, results, model)}".strip()
         verdicts.append(Verdict(claim, measured.text, verdict, reason, model, measured))
     return verdicts
 

@@ -180,6 +180,12 @@ def test_models_are_judged_side_by_side() -> None:
     assert row.verdicts["cgra"].verdict == "differs: lower"
     assert row.verdicts["salam"].verdict == "agrees"
     assert row.verdicts["salam"].model == "salam"
+    # Salam's column says whether the authors' machine supports the claim, and
+    # which of its mechanisms decides, agreeing or not.
+    assert row.verdicts["salam"].reason.startswith("supported by the authors' machine. ")
+    assert "tape bins" in row.verdicts["salam"].reason
+    low = judge({"dram": _dram({"mttkrp": {1: 3.0, 32: 1.5}})}, "salam")[MTTKRP]
+    assert low.reason.startswith("not supported by the authors' machine. Decided by the tape bins")
     # The difference names both models' values and the numbers behind them.
     assert "cgra 3.00x" in row.difference and "salam 12.00x" in row.difference
     assert "tape 40% of Enzyme's 1,000 B" in row.difference
