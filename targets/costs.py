@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.ir import Operation
 
 from targets.hardware import Hardware
@@ -135,6 +135,28 @@ def lockstep_latencies(kernel: cgra.KernelOp, hardware: Hardware) -> dict[Operat
     }
 
 
+def enclosing_loops(kernel: cgra.KernelOp) -> int:
+    """How many loops of its function enclose the loop that iterates `kernel`
+    (the `targets.lockstep` nesting), not counting the tile loops `tapeflow-layers`
+    wraps around a strip-mined loop: the authors' machine runs the program as
+    Enzyme left it, without layers. A kernel no loop iterates counts as an
+    outermost loop of one trip."""
+    loop = kernel.parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return 0
+    count, child, op = 0, loop, loop.parent_op()
+    while op is not None and not isinstance(op, func.FuncOp):
+        tile_loop = (
+            isinstance(op, scf.ForOp)
+            and isinstance(child, layer.LayerOp)
+            and any(STRIP_MINED in o.attributes for o in child.body.block.ops)
+        )
+        if isinstance(op, scf.ForOp) and not tile_loop:
+            count += 1
+        child, op = op, op.parent_op()
+    return count
+
+
 def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
     """The initiation interval, length and op mix of one iteration of `kernel`."""
     length = 0
@@ -161,6 +183,8 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
         fu,
         memory_ops,
         spad,
-        lockstep_schedule(kernel, lockstep_latencies(kernel, hardware)),
+        lockstep_schedule(
+            kernel, lockstep_latencies(kernel, hardware), enclosing_loops(kernel)
+        ),
         tiled,
     )

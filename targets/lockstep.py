@@ -17,7 +17,10 @@ request. Which ops share a group:
   the next iteration back until the queues drain (`src/hwacc/llvm_interface.cc`
   ~L875-883 marks the latches of `loopInfo->begin()..end()`, the outermost loops
   only; the exit barrier near L375 and `LLVMRead/src/instruction.hh` ~L224 apply
-  it). An inner loop's branch launches as soon as its compare has committed and
+  it): an outermost kernel loop's iterations run one after another
+  (`LockstepSchedule.latching`), and the runs of a loop nested two deep or more
+  continue one another, their enclosing loop not latching either
+  (`LockstepSchedule.continued`). An inner loop's branch launches as soon as its compare has committed and
   schedules the next iteration's block at once, so iteration k+1 starts
   `period` groups after iteration k: at least 2 (the induction `add`, then the
   `icmp` the branch waits for; `CycleCounts.py`: add and icmp 1 cycle, phi and br
@@ -44,8 +47,8 @@ request. Which ops share a group:
 What is *not* here: functional-unit counts (the kernels' `.ini` files give 1 to
 1000 units per class; whether a unit is pipelined is not in the notes), the
 scheduling threshold (`sched_threshold`, a cap on the reservation table's size,
-taken as never reached), and overlap between consecutive runs of an inner loop
-nested in a middle loop (each run starts and drains on its own).
+taken as never reached), and the ops of the middle loops between continued runs
+(counted one after another, as outside kernels).
 """
 
 from __future__ import annotations
@@ -79,6 +82,13 @@ class LockstepSchedule:
     executor records them in the trace, once per iteration."""
     groups: int
     """Groups from the iteration's launch to its last issue, plus one."""
+    latching: bool = False
+    """The kernel's loop is an outermost loop of its function: its latch branch
+    waits until the iteration has drained, so iterations do not overlap
+    (`period == groups`)."""
+    continued: bool = False
+    """The loop's enclosing loop is not outermost either: consecutive runs of the
+    loop (one per trip of that enclosing loop) overlap like one run."""
 
 
 def _is_bin(op: Operation) -> bool:
@@ -108,14 +118,19 @@ def _carried(kernel: cgra.KernelOp) -> dict[SSAValue, Operation]:
     return carried
 
 
-def lockstep_schedule(kernel: cgra.KernelOp, latency: dict[Operation, int]) -> LockstepSchedule:
+def lockstep_schedule(
+    kernel: cgra.KernelOp, latency: dict[Operation, int], enclosing: int = 1
+) -> LockstepSchedule:
     """
     The lockstep schedule of `kernel` iterated by its loop, given every placed
     op's cycles on the authors' datapath (`latency`; a cache access's entry is
     ignored: its time is its port occupancy, which the model takes from the
-    trace). The smallest period at which the groups below are consistent, found
-    by raising it from `INDUCTION_PERIOD`; for a period, each op's group is the
-    least that satisfies, in body order until nothing changes:
+    trace) and the number of loops `enclosing` the kernel's loop in its function
+    (0: it is an outermost loop, whose iterations do not overlap; 2 or more: its
+    runs continue one another). The smallest period at which the groups below
+    are consistent, found by bisection from `INDUCTION_PERIOD`; for a period,
+    each op's group is the least that satisfies, in body order until nothing
+    changes:
 
     - after each operand's group (+1 unless that operand takes 0 cycles, or is a
       tape bin load); a loop-carried operand's producer is in the previous
@@ -132,6 +147,14 @@ def lockstep_schedule(kernel: cgra.KernelOp, latency: dict[Operation, int]) -> L
         op: 0 if _is_bin(op) or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
         for op in ops
     }
+    if enclosing == 0:
+        # A latching loop: the next iteration starts once this one has drained.
+        group = _groups(ops, carried, weight, _DRAINED)
+        assert group is not None
+        depth = max(group.values(), default=0) + 1
+        return LockstepSchedule(
+            depth, *_issued(ops, group, latency), depth, latching=True
+        )
     # The least period whose groups are consistent: a period past the deepest
     # group leaves every cross-iteration constraint slack, and a longer period
     # never breaks one a shorter period met, so bisect between the two.
@@ -146,6 +169,23 @@ def lockstep_schedule(kernel: cgra.KernelOp, latency: dict[Operation, int]) -> L
             high = middle
     group = _groups(ops, carried, weight, high)
     assert group is not None
+    return LockstepSchedule(
+        high,
+        *_issued(ops, group, latency),
+        max(group.values(), default=0) + 1,
+        continued=enclosing >= 2,
+    )
+
+
+_DRAINED = 1 << 30
+"""A period no group reaches: every cross-iteration constraint slack."""
+
+
+def _issued(
+    ops: list[Operation], group: dict[Operation, int], latency: dict[Operation, int]
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, bool], ...]]:
+    """(group, cycles) of the compute ops that take a cycle or more, and (group,
+    is a write) of the cache accesses in body order."""
     compute = tuple(
         (group[op], latency[op])
         for op in ops
@@ -156,7 +196,7 @@ def lockstep_schedule(kernel: cgra.KernelOp, latency: dict[Operation, int]) -> L
         for op in ops
         if _is_cache(op, cgra.LoadOp) or _is_cache(op, cgra.StoreOp)
     )
-    return LockstepSchedule(high, compute, accesses, max(group.values(), default=0) + 1)
+    return compute, accesses
 
 
 def _groups(
@@ -188,7 +228,8 @@ def _groups(
                         g = max(g, group[p] + weight[p] - period)
                 if _is_cache(op, cgra.LoadOp):
                     g = max(g, before + 1)
-                    if latest_store > INDUCTION_PERIOD or period > INDUCTION_PERIOD:
+                    pending = latest_store > INDUCTION_PERIOD or period > INDUCTION_PERIOD
+                    if pending and period < _DRAINED:
                         g = max(g, latest_store + 1 - period)
             if _is_cache(op, cgra.StoreOp):
                 before = max(before, g)

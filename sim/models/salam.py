@@ -17,9 +17,11 @@ kernels' `.ini`):
   `llvm_interface.cc` ~L875-883): iteration k of a kernel loop issues its ops
   `k * period` groups after the loop's first, so one group holds ops of several
   iterations; a run of N iterations spans `(N-1) * period + groups` groups, each
-  costing the slowest op or port among the iterations' ops that fall in it.
-  Consecutive runs of a loop do not overlap, nor do ops outside kernel loops
-  (the outermost loops' bodies): these cost their latencies one after another.
+  costing the slowest op or port among the iterations' ops that fall in it. An
+  outermost kernel loop's iterations run one after another (its period is its
+  depth); the runs of a loop nested two deep or more continue one another (one
+  run over all their iterations, shared among their windows by trips). Ops
+  outside kernel loops cost their latencies one after another.
 - **Loads wait for older unissued stores**, **bins commit at once**, **0-cycle
   select**: in the groups (`targets.lockstep`).
 - **Ports** (`comm_interface.cc` ~L267-272; 2 ports, `parser.py` L233-234 at
@@ -45,8 +47,8 @@ kernels' `.ini`):
 Not modelled: functional-unit counts (the notes give the `.ini` counts, not
 whether a unit is pipelined), the scheduling threshold, row-buffer hits in
 DRAM, bank and bus contention beyond the port slots, write-backs (they cost no
-datapath time), overlap of consecutive runs of an inner loop nested in a middle
-loop (each run fills and drains).
+datapath time), the outermost loop's latch between continued runs (one run spans
+it).
 """
 
 from __future__ import annotations
@@ -102,6 +104,31 @@ def run_cycles(
     return float(cost.sum())
 
 
+def _runs(windows: WindowTable) -> list[np.ndarray]:
+    """The kernel windows grouped into runs of the datapath: one window each,
+    but consecutive windows of a `continued` kernel (its loop's enclosing loop
+    does not latch either), with only ops windows between them, form one run
+    whose iterations overlap across the windows (layer barriers included: the
+    authors' machine runs the program without layers)."""
+    runs: list[list[int]] = []
+    last = -1  # the kernel window the open run ended with
+    for i in np.flatnonzero(windows.kernel).tolist():
+        schedule = windows.lockstep[int(windows.kernel_id[i])]
+        assert schedule is not None
+        joins = (
+            last >= 0
+            and schedule.continued
+            and windows.kernel_id[i] == windows.kernel_id[last]
+            and not windows.kernel[last + 1 : i].any()
+        )
+        if joins:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+        last = i
+    return [np.array(r, dtype=np.int64) for r in runs]
+
+
 class SalamModel:
     name = "salam"
     summary = (
@@ -136,18 +163,23 @@ class SalamModel:
         busy = windows.compute + (windows.hits + windows.misses) * hit
         latency = np.where(windows.access_hit, hit, miss)
         all_hits: dict[tuple[int, int], float] = {}
-        for i in np.flatnonzero(windows.kernel).tolist():
-            kernel, trips = int(windows.kernel_id[i]), int(windows.trips[i])
+        for run in _runs(windows):
+            kernel = int(windows.kernel_id[run[0]])
             schedule = windows.lockstep[kernel]
             assert schedule is not None
-            start, end = int(windows.start[i]), int(windows.end[i])
-            spent[i] = run_cycles(schedule, trips, latency[start:end], ports)
-            key = (kernel, trips)
+            trips = windows.trips[run]
+            total = int(trips.sum())
+            taken = np.concatenate(
+                [latency[windows.start[i] : windows.end[i]] for i in run]
+            )
+            cycles = run_cycles(schedule, total, taken, ports)
+            key = (kernel, total)
             if key not in all_hits:
-                all_hits[key] = run_cycles(
-                    schedule, trips, np.full(end - start, hit), ports
-                )
-            busy[i] = min(all_hits[key], spent[i])
+                all_hits[key] = run_cycles(schedule, total, np.full(taken.size, hit), ports)
+            # A continued run's cycles are shared by its windows by their trips.
+            share = trips / total if total else np.full(len(run), 1.0 / len(run))
+            spent[run] = cycles * share
+            busy[run] = min(all_hits[key], cycles) * share
         cycles = np.ceil(spent).astype(np.int64)
         busy_cycles = np.ceil(busy).astype(np.int64)
         # What the misses cost beyond hits: the memory stall.

@@ -7,6 +7,7 @@ sim/models/salam.py, targets/salam.py).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -27,8 +28,8 @@ from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
-from targets.costs import lockstep_latencies, op_latency
-from targets.lockstep import LockstepSchedule, lockstep_schedule
+from targets.costs import enclosing_loops, kernel_profile, lockstep_latencies, op_latency
+from targets.lockstep import LockstepSchedule
 from targets.hardware import PlacementConfig, configure
 from targets.salam import SALAM, salam_hardware
 
@@ -97,7 +98,24 @@ def kernels_of(module: Any) -> list[cgra.KernelOp]:
 
 
 def schedule_of(kernel: cgra.KernelOp, hardware: Any) -> LockstepSchedule:
-    return lockstep_schedule(kernel, lockstep_latencies(kernel, hardware))
+    """The schedule the simulator uses (`KernelProfile.lockstep`)."""
+    schedule = kernel_profile(kernel, hardware).lockstep
+    assert schedule is not None
+    return schedule
+
+
+def nested(text: str, trips: int = 1) -> str:
+    """`text` with everything from its first loop to its return inside an outer
+    loop of `trips` trips, so that the first loop is not an outermost loop."""
+    start = re.search(r"^  (%\w+ = )?scf\.for", text, re.MULTILINE)
+    assert start is not None
+    head, rest = text[: start.start()], text[start.start() :]
+    body, tail = rest.split("  func.return\n", 1)
+    inner = "\n".join("  " + line for line in body.rstrip("\n").splitlines())
+    return (
+        f"{head}  %co = arith.constant {trips} : index\n"
+        f"  scf.for %o = %c0 to %co step %c1 {{\n{inner}\n  }}\n  func.return\n{tail}"
+    )
 
 
 CHAIN = """
@@ -120,10 +138,28 @@ func.func @k(%x: memref<8xf64>, %out: memref<1xf64>) ATTRS {
 """
 
 
-def test_inner_loop_iterations_overlap_in_lockstep_groups() -> None:
+def test_an_outermost_loop_latches_its_iterations_do_not_overlap() -> None:
     hw = salam_hardware(configure("Enzyme32k"))
     module = placed(CHAIN, hw)
     (kernel,) = kernels_of(module)
+    assert enclosing_loops(kernel) == 0
+    schedule = schedule_of(kernel, hw)
+    # Groups {load} 0, {mulf} 1, {mulf} 2, {divf} 3, {addf} 4; the latch waits
+    # for the iteration to drain before the next one starts.
+    assert schedule.latching and schedule.period == schedule.groups == 5
+    x, out = np.arange(1.0, 9.0), np.zeros(1)
+    data, _, _ = run(module, hw, [x, out], "salam")
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    # x is one line: the first load misses. Then the store of the sum (a miss).
+    loop = (miss + 4 + 4 + 16 + 5) + 7 * (hit + 4 + 4 + 16 + 5)
+    assert data["cycles"]["total"] == math.ceil(loop) + math.ceil(miss) == 278
+
+
+def test_inner_loop_iterations_overlap_in_lockstep_groups() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    module = placed(nested(CHAIN), hw)
+    (kernel,) = kernels_of(module)
+    assert enclosing_loops(kernel) == 1
     # One iteration: {load} 0, {mulf} 1, {mulf} 2, {divf} 3, {addf} 4; the next
     # iteration is launched 2 groups later (induction add, then icmp), and the
     # addf's loop-carried chain (one group a trip) allows that.
@@ -179,7 +215,7 @@ func.func @k(%x: memref<8xf64>, %y: memref<8xf64>, %z: memref<8xf64>, %p: f64, %
 
 def test_a_load_waits_for_older_stores_not_yet_issued() -> None:
     hw = salam_hardware(configure("Enzyme32k"))
-    (kernel,) = kernels_of(placed(ORDERED, hw))
+    (kernel,) = kernels_of(placed(nested(ORDERED), hw))
     schedule = schedule_of(kernel, hw)
     # Within the iteration: {addf} 0, {mulf} 1, {store y} 2, then the load of x
     # waits for that store: 3, {mulf} 4, {addf} 5, {store z} 6.
@@ -198,7 +234,7 @@ def test_a_store_that_issues_by_the_branch_holds_no_load_back() -> None:
         "memref.store %b2, %z[%i] : memref<8xf64>\n",
         "",
     )
-    (kernel,) = kernels_of(placed(text, hw))
+    (kernel,) = kernels_of(placed(nested(text), hw))
     schedule = schedule_of(kernel, hw)
     # Store y at group 2 issues in the pass whose branch schedules the next
     # iteration, before the branch: the next load does not wait for it.
@@ -226,7 +262,7 @@ func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
 
 def test_select_takes_no_cycle() -> None:
     hw = salam_hardware(configure("Enzyme32k"))
-    (kernel,) = kernels_of(placed(SELECT, hw))
+    (kernel,) = kernels_of(placed(nested(SELECT), hw))
     latencies = lockstep_latencies(kernel, hw)
     (select,) = [op for op in latencies if isinstance(op, cgra.ComputeOp) and op.opcode.data == "arith.select"]
     assert latencies[select] == 0
@@ -280,16 +316,18 @@ def fwd_kernel(module: Any) -> cgra.KernelOp:
 def test_tape_bins_cost_their_issue_slot_only() -> None:
     _, _, (module, hw) = gradient("salam", "Tflow2k", "tapeflow")
     schedule = schedule_of(fwd_kernel(module), hw)
-    # FWD: the tape stores (of the running product and of x[i]) are bins: no
-    # access, and they hold no load back; the load of x, the mulf one group later.
-    assert len(schedule.accesses) == 1 and not schedule.accesses[0][1]
-    assert schedule.period == 2
-    # The baseline's same stores go through the cache: the store of the product
-    # issues after the mulf, later than the branch, so the next load waits.
+    # FWD (an outermost loop: its iterations run one after another): the tape
+    # stores of the running product and of x[i] are bins, committed at once with
+    # no access, holding no load back: {load x} 0, {mulf} 1.
+    assert schedule.accesses == ((0, False),)
+    assert schedule.latching and schedule.groups == 2
+    # The baseline's same stores go through the cache: the load of x waits for
+    # the store of the product before it, and the store of x[i] for the load:
+    # {store product} 0, {load x} 1, {store x[i], mulf} 2.
     _, _, (module, hw) = gradient("salam", "Enzyme32k", "enzyme")
     baseline = schedule_of(fwd_kernel(module), hw)
-    assert sum(write for _, write in baseline.accesses) == 2
-    assert baseline.period > 2
+    assert baseline.accesses == ((0, True), (1, False), (2, True))
+    assert baseline.groups == 3
 
 
 def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:
