@@ -215,10 +215,11 @@ class Kernel:
     generate: Generator
     unroll: Mapping[str, int] = field(default_factory=dict)
     """Preset -> the factor `tapeflow-unroll` applies to the preset's tape loops by
-    default (1 where absent). The `artifact` preset's factors are the clang
-    `unroll_count` pragmas of the authors' sources; the pass takes the largest
-    divisor of a loop's trip count up to that factor, and applies it to every
-    innermost tape loop, not only to the one loop the pragma marks."""
+    default, after differentiation (1 where absent; the pass takes the largest
+    divisor of a loop's trip count up to that factor). No preset sets one: the
+    `artifact` preset's clang `unroll_count` pragmas act before the authors'
+    Enzyme, so its templates write the primal unrolled (`unrolled_body`, size
+    parameter `U`) instead."""
 
     def unroll_for(self, preset: str) -> int:
         """The preset's default unroll factor."""
