@@ -351,7 +351,6 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
     profiles = recorder.profiles
     ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
-    steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
     tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
     looped = np.array([p.looped for p in profiles], dtype=bool)[kernel] & (kernel > 0)
     placed = np.array(
@@ -374,7 +373,6 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         trips=trips,
         ii=ii,
         length=length,
-        steps=steps,
         tiled=tiled,
         kernel_id=kernel,
         layer=layer_of,
@@ -386,6 +384,10 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         looped=looped,
         rev=np.fromiter((w.phase == "rev" for w in windows), dtype=bool, count=len(windows)),
         tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
+        start=start,
+        end=end,
+        access_hit=cache.hit,
+        lockstep=tuple(p.lockstep for p in profiles),
     )
 
 
@@ -404,6 +406,16 @@ class WindowTimes:
     """Cycles it waited for its REV tile (at its start)."""
     transfers: tuple[Transfer, ...]
     """Each stream transfer (`sim.models.streams.Transfer`), in issue order."""
+
+
+def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
+    """DRAM traffic as the authors' `cache_stat_extractor.py` counts it (gem5-SALAM,
+    branch `binned`, commit `a5e40f4be`; ../shared/papers/gem5-salam-mechanisms.md):
+    the cluster cache's misses, in lines, plus, in TapeFlow mode, `ceil(bin bytes
+    fetched / 8)` (added as it is written there: bytes over 8, next to the lines'
+    bytes); write-backs and the tape's spills are not counted. Our fetched bin bytes
+    are the REV streams' (`streams.read_bytes`; 0 without a scratchpad)."""
+    return misses * line_bytes + -(-fetched_bytes // 8)
 
 
 def report(
@@ -496,6 +508,7 @@ def report(
             "write": write,
             "tape": tape_traffic,
             "total": read + write,
+            "authors": authors_dram_bytes(total_misses, line, stream_read),
         },
         "spad": {"accesses": spad_accesses, "peak_bytes": recorder.spad_peak_entries * 8},
         "streams": {

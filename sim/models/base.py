@@ -14,6 +14,7 @@ import numpy as np
 
 from sim.models.streams import Transfer
 from targets.hardware import Hardware
+from targets.lockstep import LockstepSchedule
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,6 @@ class WindowTable:
     trips: np.ndarray
     ii: np.ndarray
     length: np.ndarray
-    steps: np.ndarray
-    """Kernel loops: the lockstep cycles of one iteration (`KernelProfile.steps`)."""
     tiled: np.ndarray
     """Kernel loops that are the body of a layer."""
     kernel_id: np.ndarray
@@ -60,6 +59,15 @@ class WindowTable:
     """The layer runs, one row each (`TimingRecorder.tiles`): rev, tile entries,
     first window, first window after it, window ending with its stream (-1:
     none), bytes streamed."""
+    start: np.ndarray
+    """First access of the trace made in the window."""
+    end: np.ndarray
+    """One past its last access."""
+    access_hit: np.ndarray
+    """Per access of the trace: did it hit in the cache."""
+    lockstep: tuple[LockstepSchedule | None, ...]
+    """By `kernel_id`: the kernel's iteration on the authors' lockstep datapath
+    (`KernelProfile.lockstep`; None at index 0, the ops windows)."""
 
 
 @dataclass(frozen=True)
