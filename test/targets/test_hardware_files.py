@@ -53,7 +53,7 @@ def test_the_full_description_round_trips(tmp_path: Path) -> None:
         ("cache=3", "'cache' is a section"),
         ("cache.size_bytes=3000", "a 3000 B cache cannot have 2 ways of 64 B lines"),
         ("energy=foo", "unknown energy preset 'foo'"),
-        ("rows=0", "a 0x4 grid has no FUs"),
+        ("rows=0", "a 0x4 grid (rows x cols) has no FUs"),
         ("nokey", "expected key.path=value"),
     ],
 )
