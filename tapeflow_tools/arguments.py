@@ -34,7 +34,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from tapeflow_dialects.enzyme import GRADIENT_OF, AutoDiffOp
-from tapeflow_tools.atomic import atomic_writer
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from tapeflow_tools.diagnostics import (
@@ -99,13 +98,12 @@ def load_inputs(path: str, option: str = "--inputs") -> dict[str, np.ndarray]:
     return arrays
 
 
-def write_outputs(path: str, arrays: dict[str, np.ndarray]) -> None:
-    """`arrays` as an `.npz` archive at exactly `path` (no `.npz` is appended),
-    replacing it only once complete."""
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """`arrays` as the bytes of an `.npz` archive (written by the caller, at exactly
+    the path given: no `.npz` is appended)."""
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
-    with atomic_writer(path, "wb") as out:
-        out.write(buffer.getvalue())
+    return buffer.getvalue()
 
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -281,6 +279,6 @@ __all__ = [
     "gradients_of",
     "load_inputs",
     "load_module",
+    "npz_bytes",
     "stderr_warning",
-    "write_outputs",
 ]

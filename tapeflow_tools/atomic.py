@@ -11,7 +11,14 @@ place (`atomic_directory`).
 
 The `check_*` functions let a tool refuse an output location before it computes
 anything: a directory named as an output file, a missing or read-only parent, a
-regular file named as a folder.
+regular file named as a folder, an output that names one of the run's inputs or
+another output (`check_distinct`).
+
+A run with several output files (`tapeflow-sim --out --json --timeline`) commits
+them together (`commit_outputs`): all are written to temporary files first, and
+only when every one is complete are they renamed into place, so one that fails
+(a full disk) leaves none of the run's outputs behind and every older file as it
+was. Each error names the option and the path.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -90,6 +97,129 @@ def check_output_directory(path: str | os.PathLike[str], option: str) -> None:
         raise ToolError(f"{where}: cannot be created, {existing} is a file")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ToolError(f"{where}: {existing} is not writable")
+
+
+Named = tuple[str, "str | os.PathLike[str] | None"]
+"""(option, path) of a command line's file: `("--json", "r.json")`; None: not given."""
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links, bind mounts
+    except OSError:
+        return False
+
+
+def check_distinct(outputs: Sequence[Named], inputs: Sequence[Named] = ()) -> None:
+    """Refuse, before anything runs, an output that names one of the run's inputs
+    (writing it would destroy the input) or the same file as another output (one
+    would overwrite the other). Devices (`/dev/null`) may be named by several."""
+    given = [(o, p, _resolved(p)) for o, p in outputs if p is not None]
+    for n, (option, path, target) in enumerate(given):
+        if _is_special(target):
+            continue
+        for source, source_path in inputs:
+            if source_path is not None and _same_file(target, _resolved(source_path)):
+                raise ToolError(
+                    f"{option} {os.fspath(path)}: names an input ({source} "
+                    f"{os.fspath(source_path)}); writing it would destroy the input: name "
+                    "another file"
+                )
+        for other, _, other_target in given[n + 1:]:
+            if _same_file(target, other_target):
+                raise ToolError(f"{option} and {other} both name {os.fspath(path)}")
+
+
+def commit_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str], bytes]]) -> None:
+    """Write every (option, path, contents) of one run, or none of them.
+
+    Each regular file is written to a temporary file beside it; then each device
+    (`/dev/null`, `/dev/full`) is written in place; only when all succeeded are the
+    temporary files renamed over their targets (with Ctrl-C deferred), an older
+    file kept as a hard link until every rename is done, so that a failure
+    restores it. An error names the option and the path and says that nothing was
+    kept."""
+    staged: list[tuple[str, str, Path, Path]] = []  # option, path, temp, target
+    try:
+        for option, path, data in outputs:
+            target = _resolved(path)
+            if _is_special(target):
+                continue
+            try:
+                staged.append((option, os.fspath(path), _staged(target, data), target))
+            except OSError as err:
+                raise _write_error(option, path, err) from None
+        for option, path, data in outputs:
+            target = _resolved(path)
+            if _is_special(target):
+                try:
+                    with open(target, "wb") as out:
+                        out.write(data)
+                except OSError as err:
+                    raise _write_error(option, path, err) from None
+        with _signals_deferred():
+            _rename_all(staged)
+    finally:
+        for _, _, temp, _ in staged:
+            temp.unlink(missing_ok=True)
+
+
+def _staged(target: Path, data: bytes) -> Path:
+    file_mode = _new_file_mode(target)
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, file_mode)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp
+
+
+def _rename_all(staged: list[tuple[str, str, Path, Path]]) -> None:
+    """Rename each temporary file over its target; if one rename fails, undo the
+    ones before it (older files come back from their hard-linked copies)."""
+    kept: list[tuple[Path, Path | None, bool]] = []  # target, older file's copy, existed
+    try:
+        for option, path, temp, target in staged:
+            backup: Path | None = None
+            existed = target.exists()
+            if existed:
+                backup = target.with_name(f".{target.name}.{os.getpid()}.old")
+                try:
+                    os.link(target, backup)
+                except OSError:
+                    backup = None  # no hard links here: the older file cannot come back
+            try:
+                os.replace(temp, target)
+            except OSError as err:
+                if backup is not None:
+                    backup.unlink(missing_ok=True)
+                raise _write_error(option, path, err) from None
+            kept.append((target, backup, existed))
+    except BaseException:
+        for target, backup, existed in reversed(kept):
+            if backup is not None:
+                os.replace(backup, target)
+            elif not existed:
+                target.unlink(missing_ok=True)
+        raise
+    for _, backup, _ in kept:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+
+
+def _write_error(option: str, path: str | os.PathLike[str], err: OSError) -> ToolError:
+    return ToolError(
+        f"{option} {os.fspath(path)}: cannot be written: {err.strerror or err}; "
+        "no output of this run was kept"
+    )
 
 
 @contextmanager
@@ -186,11 +316,14 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 __all__ = [
+    "Named",
     "atomic_directory",
     "atomic_write_bytes",
     "atomic_write_text",
     "atomic_writer",
+    "check_distinct",
     "check_output_directory",
     "check_output_file",
+    "commit_outputs",
     "replaceable_folder",
 ]

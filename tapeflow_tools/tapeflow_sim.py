@@ -27,8 +27,10 @@ The sizes are checked against stated ranges (`OPTION_RANGES`), a hardware file o
 `--set` that does not describe hardware is refused naming the file and the key,
 `--function` must name a gradient (or its caller), not the primal it
 differentiates, and `--out`, `--json` and `--timeline` are checked before anything
-runs and written only once the simulation succeeded, each through a temporary file
-renamed into place. A variant that leaves part of the hardware idle (a scratchpad
+runs (none may name the module, `--inputs`, a `--hw` file or another output) and
+written only once the simulation succeeded, together: all through temporary files
+renamed into place when every one is complete, so that one failing (a full disk)
+leaves none of them. A variant that leaves part of the hardware idle (a scratchpad
 under enzyme or aos) gets a warning. The report is
 deterministic: the same input gives the same bytes, apart from the simulator's
 own timing (`simulator.seconds`, `simulator.ops_per_second`).
@@ -64,10 +66,10 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
         gradients_of,
         load_inputs,
         load_module,
+        npz_bytes,
         stderr_warning,
-        write_outputs,
     )
-    from tapeflow_tools.atomic import atomic_write_text, check_output_file
+    from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, reported_errors
     from targets.energy import ENERGY_PRESETS
@@ -196,11 +198,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for option, path in outputs:
             if path is not None:
                 check_output_file(path, option)
-        named = [(o, p) for o, p in outputs if p is not None]
-        for n, (option, path) in enumerate(named):
-            for other, other_path in named[n + 1:]:
-                if os.path.realpath(path) == os.path.realpath(other_path):
-                    raise ToolError(f"{option} and {other} both name {path}")
+        check_distinct(outputs, [
+            ("the module", args.file), ("--inputs", args.inputs), *(("--hw", p) for p in args.hw),
+        ])
         hardware = hardware_layers(args)
         warn = stderr_warning("tapeflow-sim")
         unused = unused_hardware(args.variant, hardware)
@@ -234,19 +234,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         result.report["variant"] = args.variant
         result.report["function"] = args.function
         text = json.dumps(result.report, indent=2, sort_keys=True) + "\n"
+        written: list[tuple[str, str, bytes]] = []
         if args.out:
-            write_outputs(args.out, result.outputs)
+            written.append(("--out", args.out, npz_bytes(result.outputs)))
         if args.timeline:
             assert result.timeline is not None
             result.timeline["otherData"].update(
                 function=args.function, file=os.path.basename(args.file)
             )
-            atomic_write_text(
-                args.timeline, json.dumps(result.timeline, separators=(",", ":")) + "\n"
-            )
+            trace = json.dumps(result.timeline, separators=(",", ":")) + "\n"
+            written.append(("--timeline", args.timeline, trace.encode()))
         if args.json:
-            atomic_write_text(args.json, text)
-        else:
+            written.append(("--json", args.json, text.encode()))
+        commit_outputs(written)  # all of them, or none
+        if not args.json:
             print(text, end="")
 
 
