@@ -25,8 +25,9 @@ https://ui.perfetto.dev opens (`sim/timeline.py`, docs/timeline.md).
 
 The sizes are checked against stated ranges (`OPTION_RANGES`), a hardware file or
 `--set` that does not describe hardware is refused naming the file and the key,
-`--function` must name a gradient (or its caller), not the primal it
-differentiates, and `--out`, `--json` and `--timeline` are checked before anything
+`--function` must name a gradient (or a function that calls one), not the
+primal it differentiates, another function or a `memref.global` (the message lists
+what can be named), and `--out`, `--json` and `--timeline` are checked before anything
 runs (none may name the module, `--inputs`, a `--hw` file or another output) and
 written only once the simulation succeeded, together: all through temporary files
 renamed into place when every one is complete, so that one failing (a full disk)
@@ -63,6 +64,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from tapeflow_tools.arguments import (
         bind_arguments,
         check_function,
+        check_simulable,
         gradients_of,
         load_inputs,
         load_module,
@@ -208,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             warn(unused)
         module = load_module(args.file)
         _check_not_primal(module, args.function)
+        check_simulable(module, args.function, "tapeflow-sim")
         given = load_inputs(args.inputs) if args.inputs else {}
         bound = None
         if any(isinstance(f, func.FuncOp) and f.sym_name.data == args.function for f in module.ops):
@@ -221,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         except DiagnosticException as err:
             raise ToolError(str(err)) from None
         function = check_function(module, args.function)
+        check_simulable(module, args.function, "tapeflow-sim")
         if bound is None:
             bound = bind_arguments(function, given, warn)
         try:
