@@ -52,6 +52,10 @@ _CORE_SCHEMA: tuple[tuple[str, str, str], ...] = (
 (https://yaml.org/spec/1.2.2/#1032-tag-resolution)."""
 
 
+class _DuplicateKey(ConstructorError):
+    """A key given twice in one mapping (the message is complete)."""
+
+
 class Yaml12Loader(yaml.SafeLoader):
     """PyYAML's safe loader with the YAML 1.2 core schema and unique keys."""
 
@@ -64,7 +68,7 @@ class Yaml12Loader(yaml.SafeLoader):
                 key = self.construct_object(key_node, deep=True)
                 if isinstance(key, Hashable) and key in seen:
                     first = seen[key].start_mark
-                    raise ConstructorError(
+                    raise _DuplicateKey(
                         None, None,
                         f"key '{key}' is given twice in one mapping (first at line "
                         f"{first.line + 1}, column {first.column + 1}); keys must be unique "
@@ -144,8 +148,13 @@ def _located(err: yaml.YAMLError, source: str, what: str) -> StructuredTextError
     mark = getattr(err, "problem_mark", None)
     where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
     problem = getattr(err, "problem", None) or str(err)
-    if isinstance(err, ConstructorError):  # our own message: a duplicate key
+    if isinstance(err, _DuplicateKey):
         return StructuredTextError(f"{where}: {problem}")
+    if isinstance(err, ConstructorError) and "tag" in problem:  # `!Component`, `!!python/...`
+        return StructuredTextError(
+            f"{where}: {problem.replace('could not determine a constructor for the tag', 'unknown YAML tag')}; "
+            "only plain YAML 1.2 (no application tags) or JSON is read"
+        )
     return StructuredTextError(f"{where}: {what}: {problem}")
 
 
