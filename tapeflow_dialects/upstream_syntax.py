@@ -33,6 +33,8 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr, TensorTyp
 from xdsl.ir import Attribute, Dialect, Operation, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
 
 class CopyOp(memref.CopyOp):
@@ -153,6 +155,7 @@ class GlobalOp(memref.GlobalOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> GlobalOp:
+        start = parser.pos
         visibility = parser.parse_optional_str_literal()
         constant = parser.parse_optional_keyword("constant") is not None
         name = parser.parse_symbol_name()
@@ -161,7 +164,8 @@ class GlobalOp(memref.GlobalOp):
         if parser.parse_optional_punctuation("=") is None:
             parser.raise_error(
                 f"memref.global @{name.data} has no initial value (an external "
-                "declaration): give one (= dense<...>) or '= uninitialized'"
+                "declaration): give one (= dense<...>) or '= uninitialized'",
+                start, parser.pos,
             )
         if parser.parse_optional_keyword("uninitialized") is not None:
             initial: Attribute = UnitAttr()
@@ -207,6 +211,33 @@ class GlobalOp(memref.GlobalOp):
         printer.print_op_attributes(self.attributes)
 
 
+class GetGlobalOp(memref.GetGlobalOp):
+    """`memref.get_global`, verified as MLIR verifies it: the symbol names a
+    `memref.global` of the module, of the type the op gives (xDSL 0.74 checks
+    neither, so a typo reached Enzyme or the executor)."""
+
+    def verify_(self) -> None:
+        name = self.name_.root_reference.data
+        found = SymbolTable.lookup_symbol(self, self.name_)
+        if found is None:
+            module = self.get_toplevel_object()
+            names = sorted(
+                op.sym_name.data for op in module.walk() if isinstance(op, memref.GlobalOp)
+            ) if isinstance(module, Operation) else []
+            raise VerifyException(
+                f"'memref.get_global' names @{name}, which is not defined (memref.globals "
+                f"of the module: {', '.join('@' + n for n in names) or 'none'})"
+            )
+        if not isinstance(found, memref.GlobalOp):
+            raise VerifyException(
+                f"'memref.get_global' names @{name}, a '{found.name}', not a memref.global"
+            )
+        if found.type != self.memref.type:
+            raise VerifyException(
+                f"'memref.get_global' gives {self.memref.type}, but @{name} is a {found.type}"
+            )
+
+
 def _with(dialect: Dialect, replacements: dict[type[Operation], type[Operation]]) -> Dialect:
     return Dialect(
         dialect.name,
@@ -218,7 +249,9 @@ def _with(dialect: Dialect, replacements: dict[type[Operation], type[Operation]]
 def upstream_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
     """Dialect name -> factory of xDSL's dialect with the ops above in place."""
     return {
-        "memref": lambda: _with(memref.MemRef, {memref.CopyOp: CopyOp, memref.GlobalOp: GlobalOp}),
+        "memref": lambda: _with(memref.MemRef, {
+            memref.CopyOp: CopyOp, memref.GlobalOp: GlobalOp, memref.GetGlobalOp: GetGlobalOp,
+        }),
         "scf": lambda: _with(scf.Scf, {scf.IfOp: IfOp, scf.WhileOp: WhileOp}),
         "arith": lambda: _with(arith.Arith, {arith.TruncFOp: TruncFOp, arith.ExtFOp: ExtFOp}),
     }

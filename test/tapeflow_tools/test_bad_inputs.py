@@ -212,6 +212,15 @@ def test_hardware_files(case: Case, tmp_path: Path, capsys: pytest.CaptureFixtur
     run_case(case, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("case", cases("user_kernels"), ids=str)
+def test_user_kernels(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Kernels of one's own: constant tables (`memref.global`) run through every
+    stage under both timing models; a table that is undefined, of another type or
+    only declared is refused at its line; `--function` naming a global or a
+    function that runs no gradient is refused with what can be named."""
+    run_case(case, tmp_path, capsys)
+
+
 @pytest.mark.parametrize("case", cases("output"), ids=str)
 def test_outputs_survive_failures(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A failed run leaves `-o`/`--out`/`--json` as they were (the input too, when
