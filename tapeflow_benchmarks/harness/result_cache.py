@@ -230,8 +230,8 @@ class ResultCache:
             atomic_write_text(path, json.dumps(entry, sort_keys=True, allow_nan=False))
         except OSError as err:
             self.notify(
-                f"tapeflow-bench: cannot write the cache entry {path}: "
-                f"{err.strerror or err}; caching is off for the rest of this run"
+                f"tapeflow-bench: --cache-dir {self.root}: cannot write the cache entry "
+                f"{path}: {err.strerror or err}; caching is off for the rest of this run"
             )
             self.root = None
 

@@ -228,6 +228,19 @@ def test_outputs_survive_failures(case: Case, tmp_path: Path, capsys: pytest.Cap
     run_case(case, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("case", cases("owned_outputs"), ids=str)
+def test_nothing_the_user_owns_is_destroyed(
+    case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An output naming an input or another output, refused before anything runs;
+    a full disk (/dev/full) on any output flag, named with its path, and none of
+    the run's other outputs written; a folder of the user's never taken for a
+    results folder; contradicting or overlapping cache options refused."""
+    if any("/dev/full" in a for a in shlex.split(case.args)) and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    run_case(case, tmp_path, capsys)
+
+
 @pytest.mark.parametrize("case", cases("bench_locations"), ids=str)
 def test_bench_locations(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`--out`/`--cache-dir` that cannot be used are refused before any run."""
