@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from targets.energy import ENERGY_PRESETS
-from targets.field_domains import domain_problem
+from targets.field_domains import DOMAINS, domain_problem
 from targets.hardware import PRESETS, describe
 from targets.hardware_files import HardwareDescriptionError, layered
 
@@ -116,3 +116,12 @@ def test_every_preset_is_within_the_domains() -> None:
     """The domains refuse nothing the paper's machines use."""
     for preset in PRESETS.values():
         assert domain_problem(describe(preset)) is None, preset.name
+
+
+def test_the_documented_domains_are_the_checked_ones() -> None:
+    """docs/hardware-files.md's table names every field `DOMAINS` checks."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "hardware-files.md").read_text()
+    for path in DOMAINS:
+        family = path.split(".")[0]
+        assert f"`{path}`" in doc or (family == "latencies" and "`latencies.fadd` ... `latencies.hop`" in doc) \
+            or (path in ("rows", "cols") and "`rows`, `cols`" in doc), path
