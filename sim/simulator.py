@@ -19,7 +19,10 @@ runs the result value for value with the reference executor, recording the
 address trace and the timing windows, replays the trace through the cache model
 and turns it all into the report (`sim/timing.py`), whose `hardware` entry is
 the record of `targets.provenance.hardware_record`: every field of the hardware
-it describes, the timing model, the variant, the unroll factor, the energy
+it describes, the timing model, the variant, the unroll factor that ran (each
+tape loop takes the largest divisor of its trip count up to the factor asked, so
+a 32-iteration loop asked for 3 runs unrolled by 2: `unroll` records 2,
+`unroll_requested` 3, and the report's `unroll_factors` each loop's), the energy
 preset and the versions of the packages. With `timeline=True` it also exports
 the run's windows, layers and streams as a trace-event timeline (`sim/timeline.py`).
 
@@ -44,6 +47,7 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.passes import ModulePass
 
 from lowering.gradients import require_gradients
@@ -51,6 +55,7 @@ from lowering.tapeflow_to_cgra import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTIO
 from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.stages import Stage, is_placed, stage_of
 from lowering.tapeflow_raise_tape import raise_module
+from lowering.tapeflow_unroll import planned_factors
 from sim.cache import CacheResult, simulate_cache
 from sim.executor import Executor
 from sim.models import DEFAULT_MODEL, MODELS, UnknownModel, get_model
@@ -148,16 +153,42 @@ def prepare(
             )
         tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
 
+    factors: list[int] = []
+
+    def between(
+        previous: ModulePass | None, module: builtin.ModuleOp, following: ModulePass | None
+    ) -> None:
+        once_differentiated(previous, module, following)
+        if following is not None and following.name == "tapeflow-unroll":
+            factors[:] = planned_factors(module, unroll)  # what the pass will do
+
     lowering = timing_model.lowering_hardware(hardware, 0)
     if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
         # The passes' hardware depends on the tape: differentiate first, measure.
         parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
         lowering = timing_model.lowering_hardware(hardware, tape_bytes)
-    parse_pipeline(hardware_pipeline(variant, lowering, unroll), once_differentiated).apply(
-        ctx, module
-    )
+    parse_pipeline(hardware_pipeline(variant, lowering, unroll), between).apply(ctx, module)
+    module.attributes[UNROLL_FACTORS] = ArrayAttr([IntegerAttr(f, 64) for f in factors])
     module.verify()
     return tape_bytes
+
+
+UNROLL_FACTORS = "tapeflow.unroll_factors"
+"""The module attribute `prepare` leaves: the factor each tape loop was unrolled by."""
+
+
+def unroll_factors(module: builtin.ModuleOp) -> list[int]:
+    """The factor each tape loop of a prepared module was unrolled by (program
+    order; empty if it was not unrolled)."""
+    found = module.attributes.get(UNROLL_FACTORS)
+    if not isinstance(found, ArrayAttr):
+        return []
+    return [f.value.data for f in found.data if isinstance(f, IntegerAttr)]
+
+
+def unroll_used(module: builtin.ModuleOp) -> int:
+    """The unroll factor that ran: the largest any tape loop got (1: none)."""
+    return max(unroll_factors(module), default=1)
 
 
 @contextmanager
@@ -208,6 +239,11 @@ class Execution:
     variant: str | None = None
     """The variant the module was prepared for (None: the caller did not say)."""
     unroll: int = 1
+    """The unroll factor that ran (`unroll_used`)."""
+    unroll_requested: int = 1
+    """The factor asked for."""
+    unroll_factors: list[int] = field(default_factory=list)
+    """Each tape loop's factor (`unroll_factors`)."""
 
 
 def _datapath(hardware: Hardware) -> Hardware:
@@ -257,7 +293,8 @@ def execute(
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
     return Execution(
         outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace,
-        model=model, variant=variant, unroll=unroll,
+        model=model, variant=variant, unroll=unroll_used(module) if unroll > 1 else 1,
+        unroll_requested=unroll, unroll_factors=unroll_factors(module),
     )
 
 
@@ -289,8 +326,9 @@ def evaluate(
     )
     data["hardware"] = hardware_record(
         hardware, model=execution.model, variant=execution.variant,  # type: ignore[arg-type]
-        unroll=execution.unroll,
+        unroll=execution.unroll, unroll_requested=execution.unroll_requested,
     )
+    data["unroll_factors"] = list(execution.unroll_factors)
     seconds = execution.seconds + time.perf_counter() - started
     ops = data["ops"]["total"]  # type: ignore[index]
     data["simulator"] = {
@@ -340,6 +378,8 @@ __all__ = [
     "SimulationError",
     "check_model",
     "check_schedulable",
+    "unroll_factors",
+    "unroll_used",
     "evaluate",
     "execute",
     "prepare",

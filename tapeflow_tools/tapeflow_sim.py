@@ -59,6 +59,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
         check_schedulable,
         prepare,
         simulate,
+        unroll_factors,
         unused_hardware,
     )
     from tapeflow_tools.arguments import (
@@ -223,6 +224,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise ToolError(str(err)) from None
         except DiagnosticException as err:
             raise ToolError(str(err)) from None
+        factors = unroll_factors(module)
+        if args.unroll > 1 and any(f != args.unroll for f in factors):
+            warn(
+                f"--unroll {args.unroll}: the tape loops ran unrolled by "
+                f"{', '.join(map(str, sorted(set(factors))))} (each loop takes the largest divisor of its "
+                f"trip count up to {args.unroll}); the report records unroll "
+                f"{max(factors, default=1)} and unroll_requested {args.unroll}"
+            )
         function = check_function(module, args.function)
         check_simulable(module, args.function, "tapeflow-sim")
         if bound is None:

@@ -63,21 +63,26 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
-def _point_fields(point: Point) -> dict[str, Any]:
+def _point_fields(point: Point, report: Report | None = None) -> dict[str, Any]:
+    """The point's identity; `unroll` is the factor that ran if `report` says
+    (a loop takes the largest divisor of its trip count up to the one asked for,
+    `unroll_requested`)."""
+    ran = (report or {}).get("hardware", {}).get("unroll", point.group.unroll)
     return {
         "model": point.group.model,
         "kernel": point.group.kernel,
         "size": point.group.size,
         "variant": point.group.variant,
         "spad_bytes": point.group.spad_bytes,
-        "unroll": point.group.unroll,
+        "unroll": ran,
+        "unroll_requested": point.group.unroll,
         "cache_bytes": point.cache_bytes,
         "energy_preset": point.energy,
     }
 
 
 def _run_row(point: Point, report: Report) -> dict[str, Any]:
-    row = _point_fields(point)
+    row = _point_fields(point, report)
     if "error" in report:
         row["error"] = report["error"]
         return row
@@ -224,7 +229,7 @@ def _write_into(
             }
             for c in claims
         ],
-        "runs": [{**_point_fields(p), "report": r} for p, r in ordered],
+        "runs": [{**_point_fields(p, r), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     (out / "report.md").write_text(_markdown(meta, results, claims, shown), encoding="utf-8")
