@@ -68,7 +68,8 @@ _FP64_OPS = (
 integer: a 32-bit add (0.1 pJ)."""
 
 FU_CLASSES: tuple[str, ...] = tuple(name for name, _ in _FP64_OPS)
-"""The FU operation classes an energy table prices, each exactly once."""
+"""The latency and energy classes, named as the fields of
+`targets.hardware.Latencies`: an energy table prices each exactly once."""
 
 ENERGY_PRESETS: dict[str, EnergyModel] = {
     "paper": EnergyModel(
