@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import gc
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -47,7 +48,6 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.passes import ModulePass
 
 from lowering.ir.gradients import require_gradients
@@ -169,22 +169,21 @@ def prepare(
         parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
         lowering = timing_model.lowering_hardware(hardware, tape_bytes)
     parse_pipeline(hardware_pipeline(variant, lowering, unroll), between).apply(ctx, module)
-    module.attributes[UNROLL_FACTORS] = ArrayAttr([IntegerAttr(f, 64) for f in factors])
     module.verify()
+    _UNROLLED[module] = list(factors)
     return tape_bytes
 
 
-UNROLL_FACTORS = "tapeflow.unroll_factors"
-"""The module attribute `prepare` leaves: the factor each tape loop was unrolled by."""
+_UNROLLED: weakref.WeakKeyDictionary[builtin.ModuleOp, list[int]] = weakref.WeakKeyDictionary()
+"""The factor each tape loop of a module `prepare` lowered was unrolled by, kept
+beside the module (not in its IR, which stays what `tapeflow-opt -p
+tapeflow-variant` prints) for as long as the module lives."""
 
 
 def unroll_factors(module: builtin.ModuleOp) -> list[int]:
     """The factor each tape loop of a prepared module was unrolled by (program
-    order; empty if it was not unrolled)."""
-    found = module.attributes.get(UNROLL_FACTORS)
-    if not isinstance(found, ArrayAttr):
-        return []
-    return [f.value.data for f in found.data if isinstance(f, IntegerAttr)]
+    order; empty if it was not unrolled, or not prepared here)."""
+    return list(_UNROLLED.get(module, []))
 
 
 def unroll_used(module: builtin.ModuleOp) -> int:
