@@ -118,12 +118,50 @@ def _check_not_primal(module: ModuleOp, name: str) -> None:
         )
 
 
+OPTION_FIELDS: dict[str, str] = {
+    "--cache-bytes": "cache.size_bytes",
+    "--assoc": "cache.assoc",
+    "--spad-bytes": "scratchpad.size_bytes",
+    "--energy": "energy",
+}
+"""The hardware field each size option sets (what a `--set` of it would set too)."""
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether dotted keys `a` and `b` write a common field (`energy` holds
+    `energy.spad_pj`)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _check_contradictions(args: argparse.Namespace) -> None:
+    """Two options of one command line that set one field contradict each other
+    (one would be silently ignored): two `--set`s of one key (or of a section and
+    a key inside it), or a `--set` and the option for its field. (A `--hw` file is
+    a base that the command line overrides, as documented.)"""
+    keys = [(text, text.partition("=")[0].strip()) for text in args.sets]
+    for n, (text, key) in enumerate(keys):
+        for other_text, other in keys[n + 1:]:
+            if key and other and _overlap(key, other):
+                raise ToolError(
+                    f"--set {text} and --set {other_text} both set {max(key, other, key=len)}: "
+                    "give it once"
+                )
+        for option, field in OPTION_FIELDS.items():
+            value = getattr(args, option[2:].replace("-", "_"))
+            if value is not None and key and _overlap(key, field):
+                raise ToolError(
+                    f"--set {text} and {option} {value} both set {max(key, field, key=len)}: "
+                    "give one of them"
+                )
+
+
 def hardware_layers(args: argparse.Namespace) -> Hardware:
     """The hardware of the command line: the preset (as the `--model` simulates
     it: `sim.models.MODELS[model].hardware`), each `--hw` file in order,
     each `--set` in order, then `--cache-bytes`, `--assoc`, `--spad-bytes` and
     `--energy`; checked, and schedulable. Errors name the file, the `--set` or the
     options, and the key."""
+    _check_contradictions(args)
     model = MODELS[args.model]
     hardware = model.hardware(PRESETS[args.preset])  # the machine the model simulates
     try:
