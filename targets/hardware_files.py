@@ -118,6 +118,9 @@ def _merge(into: dict[str, Any], layer: Mapping[str, Any], path: list[str], sour
         else:
             if isinstance(value, Mapping):
                 raise HardwareDescriptionError(f"{source}: '{dotted}' is a value, not a section")
+            whole = isinstance(value, float) and value.is_integer()
+            if whole and isinstance(into[key], int) and not isinstance(into[key], bool):
+                value = int(value)  # JSON has one number type: 1e2 is the integer 100
             into[key] = value
 
 

@@ -181,7 +181,7 @@ def load_text(text: str, source: str, json_only: bool = False) -> Any:
 def load_path(path: str | Path) -> Any:
     """The data in the file `path` (`.json`: JSON; otherwise YAML 1.2, which
     includes JSON). OSError and UnicodeDecodeError propagate to the caller."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is no content
     return load_text(text, str(path), json_only=Path(path).suffix.lower() == ".json")
 
 

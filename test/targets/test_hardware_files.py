@@ -90,6 +90,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "tapeflow_tools" / "bad_inputs" /
     ("yaml_exponent.yaml", {"clock_ghz": 1.5, "dram.bandwidth_gbs": 25.6, "dram.latency_cycles": 100}),
     ("gem5_l1d.yaml", {"name": "gem5-L1D", "cache.size_bytes": 65536, "cache.assoc": 2, "cache.mshrs": 4}),
     ("anchors.yaml", {"latencies.fdiv": 20, "latencies.sqrt": 20}),
+    ("bom_integral_exponent.json", {"dram.latency_cycles": 100, "dram.bandwidth_gbs": 25.0}),
 ])
 def test_valid_files_mean_what_json_and_yaml_1_2_say(name: str, expected: dict[str, object]) -> None:
     """The values a JSON reader and the YAML 1.2 core schema give (1e2 is 100.0,
