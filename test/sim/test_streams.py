@@ -122,10 +122,12 @@ def windows(kernel_ids: list[int], ops: list[int]) -> WindowTable:
         kernel=np.ones(n, dtype=bool), compute=np.full(n, 10), access_latency=zero,
         hits=zero, misses=zero, writebacks=zero, dram_bytes=zero, rev_stream_bytes=zero,
         trips=np.ones(n, dtype=np.int64), ii=np.full(n, 10), length=np.full(n, 10),
-        steps=zero, tiled=np.zeros(n, dtype=bool), kernel_id=np.array(kernel_ids),
+        tiled=np.zeros(n, dtype=bool), kernel_id=np.array(kernel_ids),
         layer=zero, spad_accesses=zero, memory_ops=zero, stream_write_bytes=zero,
         stream_read_bytes=zero, rev=np.zeros(n, dtype=bool), kernel_ops=np.array(ops),
         looped=np.ones(n, dtype=bool), tiles=np.zeros((0, 6), dtype=np.int64),
+        start=zero, end=zero, access_hit=np.zeros(0, dtype=bool),
+        lockstep=(None,) * (max(kernel_ids) + 1),
     )
 
 
