@@ -375,26 +375,58 @@ def _unroll(
     return copies
 
 
+@dataclass
+class _Plan:
+    """Each candidate loop's factor, decided on the original IR."""
+
+    loops: dict[scf.ForOp, Bounds]
+    accesses: list[Operation]
+    pairs: list[tuple[TapeStore, TapeLoad]]
+    factors: dict[scf.ForOp, int]
+
+    def owner(self, op: Operation) -> scf.ForOp | None:
+        loop = _innermost_loop(op)
+        return loop if loop in self.loops else None
+
+
+def _plan(function: func.FuncOp, factor: int) -> _Plan:
+    name = function.sym_name.data
+    loops = _candidate_loops(function)
+    accesses = [op for op in function.walk() if _is_tape_access(op)]
+    loads = [op for op in accesses if isinstance(op, TapeLoad)]
+    plan = _Plan(loops, accesses, [(_named_store(load, name), load) for load in loads], {})
+    for group in _groups(loops, plan.pairs, plan.owner):
+        group_factor = group.factor(loops, factor)
+        for loop in group.loops:
+            plan.factors[loop] = group_factor
+    return plan
+
+
+def planned_factors(module: builtin.ModuleOp, factor: int) -> list[int]:
+    """The factor each tape loop of the module's gradients would be unrolled by
+    (above 1 only, in program order), without rewriting anything: what
+    `tapeflow-unroll{factor}` will do, for a caller that records the factor that
+    ran rather than the one asked for."""
+    if factor == 1:
+        return []
+    return [
+        f
+        for function in require_gradients(module, PASS)
+        for f in _plan(function, factor).factors.values()
+        if f > 1
+    ]
+
+
 def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
     """Unroll the tape-carrying innermost loops of one gradient function in place."""
     name = function.sym_name.data
     report = UnrollReport(name)
     if factor == 1:
         return report
-    loops = _candidate_loops(function)
-
-    def owner(op: Operation) -> scf.ForOp | None:
-        loop = _innermost_loop(op)
-        return loop if loop in loops else None
-
-    accesses = [op for op in function.walk() if _is_tape_access(op)]
-    loads = [op for op in accesses if isinstance(op, TapeLoad)]
-    pairs = [(_named_store(load, name), load) for load in loads]
-    factors: dict[scf.ForOp, int] = {}
-    for group in _groups(loops, pairs, owner):
-        group_factor = group.factor(loops, factor)
-        for loop in group.loops:
-            factors[loop] = group_factor
+    plan = _plan(function, factor)
+    loops, accesses, pairs, factors, owner = (
+        plan.loops, plan.accesses, plan.pairs, plan.factors, plan.owner
+    )
 
     def factor_of(loop: scf.ForOp | None) -> int:
         return 1 if loop is None else factors[loop]

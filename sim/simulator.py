@@ -50,6 +50,7 @@ from lowering.ir.gradients import require_gradients
 from lowering.ir.stages import Stage, is_placed, stage_of
 from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.tapeflow_raise_tape import raise_module
+from lowering.tapeflow_unroll import TapeflowUnrollPass, planned_factors
 from sim.cache import simulate_cache
 from sim.execution import Execution
 from sim.executor import Executor
@@ -112,8 +113,13 @@ def prepare(
     hardware: Hardware,
     unroll: int = 1,
     model: str = DEFAULT_MODEL,
+    *,
+    unrolled: list[int] | None = None,
 ) -> int:
     """Lower `module` in place for `variant`; returns the tape's size in bytes.
+    `unrolled`, if given, receives the factor each tape loop was unrolled by
+    (`tapeflow-unroll` takes the largest divisor of a loop's trip count up to
+    `unroll`, so the factor that ran may be smaller than the one asked for).
     `hardware` is the machine `model` simulates (`MODELS[model].hardware(preset)`);
     the passes get `MODELS[model].lowering_hardware` of it (under `salam`, a
     scratchpad as large as the tape, which needs the tape measured first)."""
@@ -134,10 +140,13 @@ def prepare(
     tape_bytes = 0
 
     def once_differentiated(
-        previous: ModulePass | None, module: builtin.ModuleOp, _: ModulePass | None
+        previous: ModulePass | None, module: builtin.ModuleOp, following: ModulePass | None
     ) -> None:
-        """After `tapeflow-enzyme`: the gradient must be unlowered; measure its tape."""
+        """After `tapeflow-enzyme`: the gradient must be unlowered; measure its tape.
+        Before `tapeflow-unroll`: the factors it will apply."""
         nonlocal tape_bytes
+        if unrolled is not None and isinstance(following, TapeflowUnrollPass):
+            unrolled.extend(planned_factors(module, following.factor))
         if previous is None or previous.name != "tapeflow-enzyme":
             return
         gradients = require_gradients(module, "tapeflow-sim")

@@ -428,6 +428,8 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 "kernel": UNROLL_KERNEL,
                 "study": "sweep",
                 "unroll": u,
+                # tapeflow-unroll takes the largest divisor of the trip count up to u
+                "unroll_ran": r.get("unroll_ran", u),
                 "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
                 "layers": r["layers"],
                 "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
@@ -448,6 +450,7 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
             "kernel": k,
             "study": "fully unrolled",
             "unroll": "full",
+            "unroll_ran": t.get("unroll_ran"),
             "speedup": _ratio(e["cycles"]["total"], t["cycles"]["total"]),
             "layers": t["layers"],
             "ops_per_layer": _ratio(t["ops"]["total"], t["layers"]),

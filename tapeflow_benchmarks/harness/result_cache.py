@@ -39,6 +39,7 @@ POINT_REPORT_SCHEMA: dict[str, Any] = {
     "kernel_stats": {str: NUM},
     "outputs_finite": BOOL,
     "group_seconds": NUM,
+    "unroll_ran": INT,
 }
 """What a point's report holds: the simulator's (`sim.report_keys.REPORT_SCHEMA`)
 plus what the runner adds. Keys beyond these are allowed (a newer simulator may

@@ -149,6 +149,8 @@ class _Lowered:
     args: list[Any]
     stats: dict[str, float]
     seconds: float
+    unroll_ran: int = 1
+    """The largest factor `tapeflow-unroll` applied (1: no loop unrolled)."""
 
 
 def _lower(group: Group, points: list[Point]) -> _Lowered:
@@ -165,8 +167,10 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
     stats: dict[str, float] = {}
     if group.variant == "enzyme" and group.unroll == default_unroll:
         stats["tensors_per_loop"] = _tensors_per_loop(module)
+    unrolled: list[int] = []
     tape_bytes = simulator.prepare(
-        ctx, module, group.variant, points[0].hardware(), group.unroll, model=group.model
+        ctx, module, group.variant, points[0].hardware(), group.unroll, model=group.model,
+        unrolled=unrolled,
     )
     if source is None:
         function = f"{group.kernel}_grad"
@@ -176,7 +180,10 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
         args = bind_arguments(check_function(module, function), source_inputs(source))
     if stats:
         stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
-    return _Lowered(module, tape_bytes, function, args, stats, time.perf_counter() - started)
+    return _Lowered(
+        module, tape_bytes, function, args, stats, time.perf_counter() - started,
+        max(unrolled, default=1),
+    )
 
 
 def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Point, Report]:
@@ -198,6 +205,7 @@ def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Poin
         report = simulator.evaluate(execution, point.hardware())
         report["hardware"] = json.loads(json.dumps(point.record()))  # as JSON reads back
         report["kernel_stats"] = stats
+        report["unroll_ran"] = lowered.unroll_ran
         report["outputs_finite"] = bool(finite)
         reports[point] = report
     seconds = lowered.seconds + time.perf_counter() - started
