@@ -27,7 +27,7 @@ from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
-from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module
+from lowering.tapeflow_unroll import TapeflowUnrollPass, planned_factors, unroll_module
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import region, tape
 from tapeflow_tools.context import make_context
@@ -262,3 +262,19 @@ def test_no_gradient_function_is_an_error() -> None:
 def test_factor_below_one_is_an_error() -> None:
     with pytest.raises(PassFailedException, match="factor must be at least 1"):
         TapeflowUnrollPass(factor=0).apply(make_context(), raised("logsum"))
+
+
+@pytest.mark.parametrize("factor", [4, 16])
+@pytest.mark.parametrize("key", KERNELS)
+def test_planned_factors_are_the_ones_applied(key: str, factor: int) -> None:
+    """`planned_factors` (what the simulator records as the factor that ran)
+    rewrites nothing and names the factors the pass then applies (the hand-kept
+    table for 4; the pass's own report for 16, which a trip count's divisors cap)."""
+    module = raised(key)
+    before = str(module)
+    planned = planned_factors(module, factor)
+    assert str(module) == before
+    (report,) = unroll_module(module, factor)
+    assert sorted(planned) == sorted(report.factors)
+    if factor in EXPECTED_FACTORS:
+        assert sorted(planned) == sorted(EXPECTED_FACTORS[factor][key])
