@@ -122,3 +122,13 @@ def test_claims_section_is_short_lines_and_each_reason_once() -> None:
                 counted[s] = counted.get(s, 0) + 1
     assert max(counted.values()) <= 2
     assert "As for [claim 1](#claim-speedup-range)" in text
+
+
+def test_a_value_outside_the_tolerance_never_prints_as_its_edge() -> None:
+    rows = [{"kernel": k, "spad_bytes": s, "speedup": v}
+            for k, gain in (("a", 1.249), ("b", 1.30))
+            for s, v in ((64, 1.0), (1 << 20, gain))]
+    v = judge_claim(CLAIM["spad"], {"scratchpad": Result("scratchpad", rows=rows)})
+    assert v.below == ("a",) and v.within == ("b",)
+    assert "1 below (a +24.9%)" in v.counts()
+    assert v.value_text("b") == "b +30%"

@@ -32,6 +32,28 @@ def fmt(value: float, unit: str = "x") -> str:
     return f"{value:.2f}x"
 
 
+def fmt_apart(value: float, edges: tuple[float, ...], unit: str = "x") -> str:
+    """`value` printed with enough digits that it does not print as an edge it is
+    not (+24.6% is below +25%: printed +24.6%, not +25%)."""
+    for extra in range(4):
+        text = _fmt_digits(value, unit, extra)
+        if all(
+            text != _fmt_digits(e, unit, extra) or e == value
+            for e in edges
+            if e not in (float("inf"), float("-inf"))
+        ):
+            return text
+    return text
+
+
+def _fmt_digits(value: float, unit: str, extra: int) -> str:
+    if unit == "%":
+        return f"{value:.{extra}f}%"
+    if unit == "+%":
+        return f"{value:+.{extra}f}%"
+    return f"{value:.{2 + extra}f}x"
+
+
 def neutral(unit: str) -> float:
     """The value that means no change: 1x for a ratio, 0% for a share or gain."""
     return 1.0 if unit == "x" else 0.0
@@ -78,6 +100,14 @@ def between(low: float, high: float, unit: str = "x") -> Tolerance:
     return Tolerance(low, high, f"{fmt(low, unit)} to {fmt(high, unit)}, the paper's range", unit)
 
 
+def same_as(slack: float) -> Tolerance:
+    """'Performs the same': no change (1x), +-`slack`."""
+    return Tolerance(
+        1 - slack, 1 + slack,
+        f"{fmt(1 - slack)} to {fmt(1 + slack)}, the same as Enzyme's +-{slack:.0%}",
+    )
+
+
 def at_most(high: float, text: str, unit: str = "x") -> Tolerance:
     return Tolerance(float("-inf"), high, f"at most {fmt(high, unit)}, {text}", unit)
 
@@ -101,13 +131,6 @@ class Measured:
     source: dict[str, dict[str, Any]] = field(default_factory=dict)
     """The experiment row each kernel's value was read from (for the reasons)."""
     worst_source: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def value_text(self, kernel: str) -> str:
-        v = self.values.get(kernel)
-        if v is None:
-            return f"{kernel} -"
-        at = self.at.get(kernel)
-        return f"{kernel} {fmt(v, self.unit)}" + (f" {at}" if at else "")
 
 
 Reason = Callable[[Summaries, "Verdict"], str]
@@ -159,6 +182,17 @@ class Verdict:
     measured: Measured | None = None
     reason: str = ""
 
+    def value_text(self, kernel: str) -> str:
+        """A kernel's value and where it was taken, printed apart from the
+        tolerance's edges."""
+        m = self.measured
+        v = m.values.get(kernel) if m else None
+        if m is None or v is None:
+            return f"{kernel} -"
+        t = self.claim.tolerance
+        at = m.at.get(kernel)
+        return f"{kernel} {fmt_apart(v, (t.low, t.high), m.unit)}" + (f" {at}" if at else "")
+
     @property
     def unit(self) -> str:
         return self.measured.unit if self.measured else self.claim.tolerance.unit
@@ -175,10 +209,10 @@ class Verdict:
             return f"geomean {fmt(self.value, m.unit)}"
         if self.claim.judged == "max" and self.value is not None:
             if len(self.kernels) == 1:
-                return m.value_text(self.value_kernel)
-            return f"up to {fmt(self.value, m.unit)} ({m.value_text(self.value_kernel)})"
+                return self.value_text(self.value_kernel)
+            return f"up to {fmt(self.value, m.unit)} ({self.value_text(self.value_kernel)})"
         if len(known) == 1:
-            return m.value_text(next(k for k in self.kernels if m.values.get(k) is not None))
+            return self.value_text(next(k for k in self.kernels if m.values.get(k) is not None))
         return f"{fmt(min(known), m.unit)} to {fmt(max(known), m.unit)}"
 
     def short(self) -> str:
@@ -214,7 +248,7 @@ class Verdict:
 
         def named(which: tuple[str, ...], label: str) -> None:
             if which and m is not None:
-                parts.append(f"{len(which)} {label} ({', '.join(m.value_text(k) for k in which)})")
+                parts.append(f"{len(which)} {label} ({', '.join(self.value_text(k) for k in which)})")
 
         named(self.below, "below")
         named(self.above, "above")
@@ -287,6 +321,8 @@ __all__ = [
     "at_most",
     "between",
     "fmt",
+    "fmt_apart",
+    "same_as",
     "neutral",
     "percent",
     "rows_of",

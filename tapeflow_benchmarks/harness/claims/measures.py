@@ -159,17 +159,21 @@ def spad_gain(results: Summaries) -> Measured | None:
     rows = rows_of(results, "scratchpad")
     if not rows:
         return None
+    small, large = min(r["spad_bytes"] for r in rows), max(r["spad_bytes"] for r in rows)
     values: dict[str, float | None] = {}
-    at = {}
     for k in dict.fromkeys(r["kernel"] for r in rows):
         mine = {r["spad_bytes"]: r for r in rows if r["kernel"] == k}
-        small, large = mine[min(mine)], mine[max(mine)]
+        first, last = mine.get(small), mine.get(large)
         values[k] = (
-            100 * (large["speedup"] / small["speedup"] - 1)
-            if small["speedup"] and large["speedup"] else None
+            100 * (last["speedup"] / first["speedup"] - 1)
+            if first and last and first["speedup"] and last["speedup"] else None
         )
-        at[k] = f"({size_text(min(mine))} to {size_text(max(mine))})"
-    return Measured(values, "performance gain from the smallest to the largest scratchpad", "+%", at)
+    missing = {k: f"not run at {size_text(small)} and {size_text(large)}"
+               for k, v in values.items() if v is None}
+    return Measured(
+        values, f"performance gain from a {size_text(small)} to a {size_text(large)} scratchpad",
+        "+%", missing=missing,
+    )
 
 
 def spad_speedup_at(spad_bytes: int) -> Measure:

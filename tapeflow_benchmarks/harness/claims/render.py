@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tapeflow_benchmarks.harness.claims.base import Verdict, fmt
+from tapeflow_benchmarks.harness.claims.base import Verdict
 from tapeflow_benchmarks.harness.claims.judge import Comparison
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -63,8 +63,7 @@ def _value(v: Verdict, kernel: str) -> str:
     if value is None:
         return m.missing.get(kernel, "no value")
     mark = " (below)" if kernel in v.below else " (above)" if kernel in v.above else ""
-    at = m.at.get(kernel, "")
-    return f"{fmt(value, m.unit)}{' ' + at if at else ''}{mark}"
+    return v.value_text(kernel).removeprefix(f"{kernel} ") + mark
 
 
 def claims_markdown(claims: list[Comparison], models: list[str]) -> list[str]:
