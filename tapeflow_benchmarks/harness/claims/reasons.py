@@ -216,9 +216,15 @@ def _spad(results: Summaries, kernel: str, large_bytes: int | None = None) -> st
     small_bytes = min(rows)
     large_bytes = max(rows) if large_bytes is None or large_bytes not in rows else large_bytes
     small, large = rows[small_bytes], rows[large_bytes]
+    if small.get("speedup") is None or large.get("speedup") is None:
+        return ""
+
+    def layers(r: Row) -> str:
+        return f" in {r['layers']} layers" if r.get("layers") is not None else ""
+
     text = (
-        f"{kernel}: {fmt(small['speedup'])} over Enzyme32k in {small['layers']} layers at "
-        f"{size_text(small_bytes)}, {fmt(large['speedup'])} in {large['layers']} at "
+        f"{kernel}: {fmt(small['speedup'])} over Enzyme32k{layers(small)} at "
+        f"{size_text(small_bytes)}, {fmt(large['speedup'])}{layers(large)} at "
         f"{size_text(large_bytes)}"
     )
     if small.get("memory_stall_share") is not None and large.get("memory_stall_share") is not None:
