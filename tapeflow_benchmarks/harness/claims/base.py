@@ -231,9 +231,11 @@ class Verdict:
             value = fmt(self.value, m.unit)
             of = f" ({self.value_kernel})" if self.value_kernel and n > 1 else ""
             text = f"{how} of {kernels} {value}{of}, tolerance {tol}"
+        not_run = tuple(k for k in self.missing if m.missing.get(k) == "not run")
+        no_value = tuple(k for k in self.missing if k not in not_run)
         for label, which in (
-            ("below", self.below), ("above", self.above), ("no value", self.missing),
-            ("worse than no change", self.worse),
+            ("below", self.below), ("above", self.above), ("no value", no_value),
+            ("not run", not_run), ("worse than no change", self.worse),
         ):
             if which:
                 text += f"; {label}: {', '.join(which)}"
