@@ -154,9 +154,11 @@ def _dram(result: Result, axes: Any) -> None:
     sweep, normalised to that kernel's Enzyme32k."""
     caches = sorted({r["cache_kb"] for r in result.rows})
     for ax, k in zip(axes, _kernels(result.rows), strict=True):
-        for variant, style, color in (("enzyme", "--", "C0"), ("tapeflow", "-", "C1")):
+        # Enzyme's hollow, larger markers stay visible where TapeFlow's line covers it.
+        for variant, style, color, size in (("enzyme", "--", "C0", 8), ("tapeflow", "-", "C1", 4)):
             ys = [next((r[f"{variant}_norm"] for r in result.rows if r["kernel"] == k and r["cache_kb"] == c), None) for c in caches]
             ax.plot(caches, [np.nan if y is None else y for y in ys], style, marker="o", color=color,
+                    markersize=size, fillstyle="none" if variant == "enzyme" else "full",
                     label="TapeFlow" if variant == "tapeflow" else "Enzyme")
         ax.set_title(k)
         ax.set_xscale("log", base=2)
