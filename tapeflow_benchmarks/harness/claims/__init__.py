@@ -18,7 +18,9 @@ those kernels only; when they were not run it is "not measured".
 Each claim is judged once per timing model on that model's runs (`judge`), and
 `compare` puts the models side by side. The reasons (`reasons.py`) are the same
 functions for every model: the numbers of the runs of the kernels that break the
-tolerance; a model other than `cgra` adds its stated mechanism (`mechanisms.py`).
+tolerance. A model that stands for a machine (`salam`: the authors' gem5-SALAM
+machine) also says, for every measured claim, agreeing or not, whether that
+machine supports it and which of its mechanisms decides (`mechanisms.py`).
 
 By job: `base.py` (claim, tolerance, measure, verdict), `measures.py` (our
 numbers), `reasons.py` (the numbers behind a difference), `catalogue.py` (the

@@ -29,7 +29,7 @@ from tapeflow_benchmarks.harness.claims.base import (
     neutral,
 )
 from tapeflow_benchmarks.harness.claims.catalogue import CLAIMS
-from tapeflow_benchmarks.harness.claims.mechanisms import mechanism
+from tapeflow_benchmarks.harness.claims.mechanisms import machine_word
 
 
 def kernels_run(results: Summaries) -> list[str]:
@@ -101,22 +101,22 @@ def judge_claim(claim: Claim, results: Summaries, model: str = "cgra") -> Verdic
 
 
 def _with_reason(verdict: Verdict, results: Summaries) -> Verdict:
-    """The verdict with the reason the runs give for each way it breaks the
-    tolerance (left out where the runs give none)."""
-    if verdict.verdict == "agrees":
-        return verdict
+    """The verdict with its reason: a model that stands for a machine says
+    whether that machine supports the claim and which mechanism decides
+    (`mechanisms.py`, on every measured claim); then, for each way the kernels
+    break the tolerance, the numbers the runs give (left out where they give none)."""
     claim = verdict.claim
+    word = machine_word(claim, verdict.model, verdict.verdict)
+    if verdict.verdict == "agrees":
+        return Verdict(**{**verdict.__dict__, "reason": word})
     low = bool(verdict.below or verdict.missing) or verdict.verdict == "differs: lower"
     high = bool(verdict.above or verdict.worse) or verdict.verdict == "differs: higher"
     reasons = []
     for applies, why in ((low, claim.why_lower), (high, claim.why_higher)):
         if applies and why is not None and why not in reasons:
             reasons.append(why)
-    parts = [why(results, verdict).strip() for why in reasons]
-    text = " ".join(p for p in parts if p)
-    if text:
-        text = f"{mechanism(claim, verdict.model)} {text}"
-    return Verdict(**{**verdict.__dict__, "reason": text.strip()})
+    parts = [word, *(why(results, verdict).strip() for why in reasons)]
+    return Verdict(**{**verdict.__dict__, "reason": " ".join(p for p in parts if p)})
 
 
 def judge(results: Summaries, model: str = "cgra") -> list[Verdict]:
