@@ -132,3 +132,13 @@ def test_a_value_outside_the_tolerance_never_prints_as_its_edge() -> None:
     assert v.below == ("a",) and v.within == ("b",)
     assert "1 below (a +24.9%)" in v.counts()
     assert v.value_text("b") == "b +30%"
+
+
+def test_an_up_to_claim_whose_largest_falls_short_names_the_kernel() -> None:
+    rows = [{"kernel": "mttkrp", "cache_kb": kb, "reduction": r, "enzyme_bytes": 1000,
+             "enzyme_tape_bytes": 400, "tapeflow_bytes": int(1000 / r), "tapeflow_tape_bytes": 100}
+            for kb, r in ((1, 3.0), (32, 1.5))]
+    v = judge_claim(CLAIM["dram-mttkrp"], {"dram": Result("dram", rows=rows)})
+    assert v.verdict == "differs: lower" and v.below == ("mttkrp",)
+    assert v.short().endswith("below: mttkrp")
+    assert "1 below (mttkrp 3.00x at 1 KB)" in v.counts()

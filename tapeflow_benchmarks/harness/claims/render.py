@@ -121,7 +121,8 @@ def _detail(i: int, c: Comparison, models: list[str], once: _Once) -> list[str]:
             f"- **{model}**: {v.ours()}."
         )
         if v.reason:
-            text += " " + once.text(v.reason, where, label)
+            reason = once.text(v.reason, where, label)
+            text += " " + reason[:1].upper() + reason[1:]
         lines.append(text)
     lines.append("")
     return lines
