@@ -377,12 +377,13 @@ def _unroll(
 
 @dataclass
 class _Plan:
-    """Each candidate loop's factor, decided on the original IR."""
+    """The loops of one gradient function that `tapeflow-unroll` may unroll, the
+    factor each gets, and the tape loads with the stores they read."""
 
     loops: dict[scf.ForOp, Bounds]
-    accesses: list[Operation]
-    pairs: list[tuple[TapeStore, TapeLoad]]
     factors: dict[scf.ForOp, int]
+    pairs: list[tuple[TapeStore, TapeLoad]]
+    accesses: list[Operation]
 
     def owner(self, op: Operation) -> scf.ForOp | None:
         loop = _innermost_loop(op)
@@ -394,8 +395,9 @@ def _plan(function: func.FuncOp, factor: int) -> _Plan:
     loops = _candidate_loops(function)
     accesses = [op for op in function.walk() if _is_tape_access(op)]
     loads = [op for op in accesses if isinstance(op, TapeLoad)]
-    plan = _Plan(loops, accesses, [(_named_store(load, name), load) for load in loads], {})
-    for group in _groups(loops, plan.pairs, plan.owner):
+    pairs = [(_named_store(load, name), load) for load in loads]
+    plan = _Plan(loops, {}, pairs, accesses)
+    for group in _groups(loops, pairs, plan.owner):
         group_factor = group.factor(loops, factor)
         for loop in group.loops:
             plan.factors[loop] = group_factor
@@ -404,17 +406,14 @@ def _plan(function: func.FuncOp, factor: int) -> _Plan:
 
 def planned_factors(module: builtin.ModuleOp, factor: int) -> list[int]:
     """The factor each tape loop of the module's gradients would be unrolled by
-    (above 1 only, in program order), without rewriting anything: what
-    `tapeflow-unroll{factor}` will do, for a caller that records the factor that
-    ran rather than the one asked for."""
-    if factor == 1:
-        return []
-    return [
-        f
-        for function in require_gradients(module, PASS)
-        for f in _plan(function, factor).factors.values()
-        if f > 1
-    ]
+    (in program order; loops left rolled are 1), without changing anything: what
+    `tapeflow-unroll{factor}` will do, for a report to record what ran (a
+    32-iteration loop asked for 3 is unrolled by 2)."""
+    found: list[int] = []
+    for function in require_gradients(module, PASS):
+        plan = _plan(function, factor)
+        found += [plan.factors[loop] for loop in plan.loops]
+    return found
 
 
 def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
@@ -424,8 +423,8 @@ def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
     if factor == 1:
         return report
     plan = _plan(function, factor)
-    loops, accesses, pairs, factors, owner = (
-        plan.loops, plan.accesses, plan.pairs, plan.factors, plan.owner
+    loops, factors, pairs, accesses, owner = (
+        plan.loops, plan.factors, plan.pairs, plan.accesses, plan.owner
     )
 
     def factor_of(loop: scf.ForOp | None) -> int:

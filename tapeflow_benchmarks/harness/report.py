@@ -12,10 +12,11 @@ summaries and headline are keyed by model. The claims table puts the models side
 by side (`claims.compare`).
 
 The folder is written as a whole: into a temporary folder beside it, renamed into
-place only when every file is complete (`tapeflow_tools.atomic.atomic_directory`).
-An interrupted or failed write leaves the previous folder as it was, and a new
-one replaces the old entirely, so no file of an older run survives beside the new
-report.
+place only when every file is complete (`tapeflow_tools.atomic.atomic_directory`),
+with a marker (`.tapeflow-results.json`) listing the files written. An interrupted
+or failed write leaves the previous folder as it was; a new one replaces the
+files an earlier run wrote, so none of them survives beside the new report, and
+keeps every other file (a user's notes) as it was.
 """
 
 from __future__ import annotations
@@ -110,15 +111,13 @@ def write(
     runs: dict[Point, Report],
     formats: Sequence[str] = ("png",),
 ) -> list[Path]:
-    """Write the folder (replacing `out` as a whole once complete); returns the
-    figures written, as paths under `out`."""
+    """Write the folder (replacing an earlier run's files in `out` once complete);
+    returns the figures written, as paths under `out`."""
     with atomic_directory(out) as temp:
         names = _write_into(temp, meta, results, claims, runs, formats)
     return [out / "figures" / name for name in names]
 
 
-MARKERS = ("results.json", "report.md")
-"""The files that make a folder one of ours (which `write` may then replace)."""
 
 
 def figure_name(name: str, model: str) -> str:
@@ -173,7 +172,7 @@ def _write_into(
             for name in _names(results)
         },
         "claims": [claim_record(c) for c in claims],
-        "runs": [{**point_fields(p), "report": r} for p, r in ordered],
+        "runs": [{**point_fields(p, r), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     (out / "report.md").write_text(
@@ -285,4 +284,4 @@ def _markdown(
     return "\n".join(lines)
 
 
-__all__ = ["HEADLINE_COLUMNS", "MARKERS", "Models", "figure_name", "headline", "markdown_table", "write"]
+__all__ = ["HEADLINE_COLUMNS", "Models", "figure_name", "headline", "markdown_table", "write"]

@@ -149,8 +149,6 @@ class _Lowered:
     args: list[Any]
     stats: dict[str, float]
     seconds: float
-    unroll_ran: int = 1
-    """The largest factor `tapeflow-unroll` applied (1: no loop unrolled)."""
 
 
 def _lower(group: Group, points: list[Point]) -> _Lowered:
@@ -167,10 +165,8 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
     stats: dict[str, float] = {}
     if group.variant == "enzyme" and group.unroll == default_unroll:
         stats["tensors_per_loop"] = _tensors_per_loop(module)
-    unrolled: list[int] = []
     tape_bytes = simulator.prepare(
-        ctx, module, group.variant, points[0].hardware(), group.unroll, model=group.model,
-        unrolled=unrolled,
+        ctx, module, group.variant, points[0].hardware(), group.unroll, model=group.model
     )
     if source is None:
         function = f"{group.kernel}_grad"
@@ -180,10 +176,7 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
         args = bind_arguments(check_function(module, function), source_inputs(source))
     if stats:
         stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
-    return _Lowered(
-        module, tape_bytes, function, args, stats, time.perf_counter() - started,
-        max(unrolled, default=1),
-    )
+    return _Lowered(module, tape_bytes, function, args, stats, time.perf_counter() - started)
 
 
 def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Point, Report]:
@@ -203,9 +196,12 @@ def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Poin
     reports = {}
     for point in points:
         report = simulator.evaluate(execution, point.hardware())
-        report["hardware"] = json.loads(json.dumps(point.record()))  # as JSON reads back
+        record = json.loads(json.dumps(point.record()))  # as JSON reads back
+        # What ran: a loop takes the largest divisor of its trip count up to the
+        # point's factor (recorded beside it as `unroll_requested`).
+        record["unroll"] = report["hardware"].get("unroll", record["unroll"])
+        report["hardware"] = record
         report["kernel_stats"] = stats
-        report["unroll_ran"] = lowered.unroll_ran
         report["outputs_finite"] = bool(finite)
         reports[point] = report
     seconds = lowered.seconds + time.perf_counter() - started
