@@ -38,6 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
+from lowering.enzyme_inactive_stores import drop_store_routes, primal_activities, route_inactive_stores
 from lowering.gradients import gradient_functions
 from lowering.upstream_mlir import (
     Locator,
@@ -141,9 +142,13 @@ class TapeflowEnzymePass(ModulePass):
                 )
             return  # already differentiated: the variants' pipelines start here too
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
+        given = op.clone()
+        routed = route_inactive_stores(
+            given, primal_activities(given, (r for rs in requests.values() for r in rs))
+        )
         text = StringIO()
-        Printer(stream=text, print_debuginfo=True).print_op(op)
-        locate = _locator(ctx, op, text.getvalue())
+        Printer(stream=text, print_debuginfo=True).print_op(given)
+        locate = _locator(ctx, given, text.getvalue())
         try:
             try:
                 result = run_pipeline(text.getvalue(), self.pipeline, locate, what="Enzyme")
@@ -163,6 +168,9 @@ class TapeflowEnzymePass(ModulePass):
             ) from None
         _locate_created_ops(differentiated)
         _annotate_gradients(differentiated, requests, symbols)
+        _restore_primals(differentiated, op, routed)
+        for gradient in gradient_functions(differentiated):
+            drop_store_routes(gradient)
         block = op.body.block
         for old in list(block.ops):
             old.detach()
@@ -170,6 +178,19 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
+
+
+def _restore_primals(differentiated: builtin.ModuleOp, original: builtin.ModuleOp, names: list[str]) -> None:
+    """The primal functions `route_inactive_stores` changed for Enzyme get their
+    own bodies back (Enzyme's gradients are separate functions)."""
+    if not names:
+        return
+    originals = {f.sym_name.data: f for f in original.body.block.ops if isinstance(f, func.FuncOp)}
+    for function in list(differentiated.body.block.ops):
+        if isinstance(function, func.FuncOp) and function.sym_name.data in names:
+            function.parent_block().insert_op_before(originals[function.sym_name.data].clone(), function)
+            function.detach()
+            function.erase()
 
 
 def _crash_suspects(module: builtin.ModuleOp) -> str:
