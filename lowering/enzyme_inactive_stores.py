@@ -22,9 +22,9 @@ included: `v` is `c`.
 After Enzyme, `drop_store_routes` removes what the route leaves behind in the
 gradient: the forward sweep's scratch round trip (the load is replaced by the
 stored value) and the scratch's shadow (written, never read by anything else), so
-the gradient differs from Enzyme's only by the `dx[i] = 0` stores. The primal
-functions keep their original bodies (`route_inactive_stores` works on the copy
-handed to Enzyme).
+the gradient differs from Enzyme's only by the `dx[i] = 0` stores, and the primal
+functions Enzyme returns (lowered from affine, canonicalized) have their round
+trips undone (`undo_store_routes`).
 
 Which values are inactive is decided conservatively (a value is active unless
 shown otherwise): a load is inactive only from a buffer that is an `enzyme_const`
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from xdsl.dialects import affine, arith, builtin, func, memref
+from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import AnyFloat, MemRefType, UnitAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
@@ -94,20 +94,51 @@ class _Activity:
         return _is_local(root) and root not in self.active_locals
 
     def value_inactive(self, value: SSAValue, seen: set[SSAValue] | None = None) -> bool:
+        """
+        Whether `value` carries no derivative. Cycles through loop-carried values
+        are assumed inactive until something active is found on them.
+        """
         if not isinstance(value.type, AnyFloat):
             return True  # integers, indices and flags carry no derivative
-        if isinstance(value, BlockArgument):
-            return value in self.inactive_args
-        op = value.op
-        if isinstance(op, _LOADS):
-            return self.buffer_inactive(op.memref)
-        if op.regions or not op.name.startswith(("arith.", "math.")):
-            return False  # calls, ops with regions: active unless shown otherwise
         seen = set() if seen is None else seen
         if value in seen:
             return True
         seen.add(value)
+        if isinstance(value, BlockArgument):
+            if value in self.inactive_args:
+                return True
+            carried = _carried_in(value)
+            return carried is not None and all(self.value_inactive(v, seen) for v in carried)
+        op = value.op
+        if isinstance(op, _LOADS):
+            return self.buffer_inactive(op.memref)
+        if isinstance(op, scf.IfOp | scf.ForOp):
+            return all(self.value_inactive(v, seen) for v in _yielded(op, value.index))
+        if op.regions or not op.name.startswith(("arith.", "math.")):
+            return False  # calls, other ops with regions: active unless shown otherwise
         return all(self.value_inactive(o, seen) for o in op.operands)
+
+
+def _carried_in(arg: BlockArgument) -> list[SSAValue] | None:
+    """The values a block argument may take: an `enzyme_const` entry argument
+    none; an scf.for's iteration argument its initial and yielded values. Any
+    other argument is an unknown (the entry's active arguments among them)."""
+    owner = arg.block.parent_op()
+    if isinstance(owner, scf.ForOp) and arg.index > 0:
+        return _yielded(owner, arg.index - 1)
+    return None
+
+
+def _yielded(op: scf.IfOp | scf.ForOp, k: int) -> list[SSAValue]:
+    values: list[SSAValue] = []
+    if isinstance(op, scf.ForOp):
+        values.append(op.iter_args[k])
+    for region in op.regions:
+        for block in region.blocks:
+            last = block.last_op
+            if isinstance(last, scf.YieldOp):
+                values.append(last.operands[k])
+    return values
 
 
 def _is_local(buffer: SSAValue) -> bool:
@@ -193,16 +224,22 @@ def _route(entry: Block, stores: list[Operation]) -> None:
         store.operands[0] = back.res
 
 
+def undo_store_routes(function: func.FuncOp) -> None:
+    """Each round trip `store c -> t; v = load t` of a scratch buffer of
+    `route_inactive_stores` in `function` (a primal as Enzyme returns it, or the
+    forward sweep of a gradient) becomes `c`, and the scratch goes."""
+    for alloca in [op for op in function.walk() if isinstance(op, memref.AllocaOp)]:
+        if STORE_ROUTE in alloca.attributes:
+            _forward_round_trips(alloca)
+
+
 def drop_store_routes(gradient: func.FuncOp) -> None:
     """
     Remove from Enzyme's `gradient` what the scratch buffers of
-    `route_inactive_stores` leave: each forward round trip `store c -> t;
-    v = load t` (v becomes c) and the scratch's shadow, which only ever
-    accumulates into itself.
+    `route_inactive_stores` leave: each forward round trip (`undo_store_routes`)
+    and the scratch's shadow, which only ever accumulates into itself.
     """
-    for alloca in [op for op in gradient.walk() if isinstance(op, memref.AllocaOp)]:
-        if STORE_ROUTE in alloca.attributes:
-            _forward_round_trips(alloca)
+    undo_store_routes(gradient)
     for alloca in [op for op in gradient.walk() if isinstance(op, memref.AllocaOp)]:
         _drop_write_only(alloca)
 

@@ -20,7 +20,13 @@ its passes: the gradient's ops come back located in the user's file (an op Enzym
 creates carries the location of the primal op it differentiates), so that every
 later diagnostic points into that file. Enzyme's own diagnostics are re-anchored
 there too (`lowering/upstream_mlir.py`). `lower-affine` runs first, so kernels may
-be written with affine loops. Importing Enzyme maps a ~0.5 GB library, so it
+be written with affine loops.
+
+Enzyme-MLIR emits no adjoint for a store of a value that carries no derivative
+(the shadow must be zeroed there), so such stores reach Enzyme routed through a
+scratch buffer that makes them active stores of the same value, and the route is
+taken out of its output again (`lowering/enzyme_inactive_stores.py`,
+docs/enzyme-bugs.md). Importing Enzyme maps a ~0.5 GB library, so it
 happens only when the pass runs.
 """
 
@@ -38,7 +44,12 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
-from lowering.enzyme_inactive_stores import drop_store_routes, primal_activities, route_inactive_stores
+from lowering.enzyme_inactive_stores import (
+    drop_store_routes,
+    primal_activities,
+    route_inactive_stores,
+    undo_store_routes,
+)
 from lowering.gradients import gradient_functions
 from lowering.upstream_mlir import (
     Locator,
@@ -142,13 +153,12 @@ class TapeflowEnzymePass(ModulePass):
                 )
             return  # already differentiated: the variants' pipelines start here too
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
-        given = op.clone()
         routed = route_inactive_stores(
-            given, primal_activities(given, (r for rs in requests.values() for r in rs))
+            op, primal_activities(op, (r for rs in requests.values() for r in rs))
         )
         text = StringIO()
-        Printer(stream=text, print_debuginfo=True).print_op(given)
-        locate = _locator(ctx, given, text.getvalue())
+        Printer(stream=text, print_debuginfo=True).print_op(op)
+        locate = _locator(ctx, op, text.getvalue())
         try:
             try:
                 result = run_pipeline(text.getvalue(), self.pipeline, locate, what="Enzyme")
@@ -168,7 +178,9 @@ class TapeflowEnzymePass(ModulePass):
             ) from None
         _locate_created_ops(differentiated)
         _annotate_gradients(differentiated, requests, symbols)
-        _restore_primals(differentiated, op, routed)
+        for function in differentiated.body.block.ops:
+            if isinstance(function, func.FuncOp) and function.sym_name.data in routed:
+                undo_store_routes(function)
         for gradient in gradient_functions(differentiated):
             drop_store_routes(gradient)
         block = op.body.block
@@ -178,19 +190,6 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
-
-
-def _restore_primals(differentiated: builtin.ModuleOp, original: builtin.ModuleOp, names: list[str]) -> None:
-    """The primal functions `route_inactive_stores` changed for Enzyme get their
-    own bodies back (Enzyme's gradients are separate functions)."""
-    if not names:
-        return
-    originals = {f.sym_name.data: f for f in original.body.block.ops if isinstance(f, func.FuncOp)}
-    for function in list(differentiated.body.block.ops):
-        if isinstance(function, func.FuncOp) and function.sym_name.data in names:
-            function.parent_block().insert_op_before(originals[function.sym_name.data].clone(), function)
-            function.detach()
-            function.erase()
 
 
 def _crash_suspects(module: builtin.ModuleOp) -> str:

@@ -158,12 +158,9 @@ def test_resolve_locations_inlines_aliases_and_maps_mlirs_input() -> None:
     ) == "user.mlir:2:5: error: no\nk.mlir:4:1: note: here"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Enzyme-MLIR 0.0.16 keeps the shadow seed of a dup location overwritten "
-    "by a constant (README: known upstream limitations)",
-)
-def test_upstream_overwritten_dup_location_loses_its_adjoint() -> None:
+def test_an_overwritten_dup_location_loses_its_adjoint() -> None:
+    """Enzyme-MLIR 0.0.16 alone keeps the seed there (docs/enzyme-bugs.md);
+    tapeflow-enzyme routes the constant store so that it is cleared."""
     module = _differentiated("overwrite_dup")
     out = run_function(module, "f_grad", {"arg0": np.array([3.0, 5.0])})
     # f = x0 * x1 + (x[0] after it is overwritten by 0): df/dx = (x1, x0).
