@@ -23,6 +23,7 @@ _PASSES = {
     "tapeflow-mark-rev-start": "TapeflowMarkRevStartPass",
     "tapeflow-to-cgra": "TapeflowToCgraPass",
     "tapeflow-variant": "TapeflowVariantPass",
+    "tapeflow-to-upstream": "TapeflowToUpstreamPass",
 }
 """Pass name -> its class, in `lowering.<pass name with underscores>`."""
 
