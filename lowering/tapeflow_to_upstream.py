@@ -20,7 +20,8 @@ value with tapeflow-run's; examples/upstream/ shows the commands).
 
 Anything else (an op of another dialect, a gradient past the tape stage, an
 `enzyme.autodiff` not yet differentiated) is an error naming the op and where it
-is, rather than output MLIR would reject.
+is, rather than output MLIR would reject. A module already in upstream form (this
+pass's output) passes through unchanged.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
+from lowering.gradients import gradient_functions
 from lowering.locations import located
 from lowering.stages import Stage, require_stages
 from lowering.tensor_caches import bufferize_tensor_caches
@@ -80,7 +81,7 @@ class CacheStoreToMemref(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: enzyme.CacheStoreOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace_op(op, located(memref.StoreOp.get(op.value, op.buffer, op.indices), op))
+        rewriter.replace(op, located(memref.StoreOp.get(op.value, op.buffer, op.indices), op))
 
 
 class CacheLoadToMemref(RewritePattern):
@@ -88,7 +89,7 @@ class CacheLoadToMemref(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: enzyme.CacheLoadOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace_op(op, located(memref.LoadOp.get(op.buffer, op.indices), op))
+        rewriter.replace(op, located(memref.LoadOp.get(op.buffer, op.indices), op))
 
 
 class FillZeroToLinalg(RewritePattern):
@@ -100,7 +101,7 @@ class FillZeroToLinalg(RewritePattern):
         assert isinstance(buffer, MemRefType)
         zero = located(arith.ConstantOp(_zero(buffer.element_type, op)), op)
         fill = located(FillOp([zero.result], [op.buffer], res=[]), op)
-        rewriter.replace_op(op, [zero, fill], [])
+        rewriter.replace(op, [zero, fill], [])
 
 
 def _zero(element: Attribute, op: Operation) -> Attribute:
@@ -154,7 +155,10 @@ def _check_upstream(module: builtin.ModuleOp) -> None:
 def to_upstream(module: builtin.ModuleOp) -> None:
     """Rewrite the module's gradients (any stage before tapeflow-regions) into
     upstream MLIR, or raise naming what cannot be."""
-    gradients = require_gradients(module, PASS)
+    gradients = gradient_functions(module)
+    if not gradients:  # nothing differentiated yet, or written upstream already
+        _check_upstream(module)
+        return
     require_stages(gradients, PASS, {Stage.GRADIENT, Stage.BASELINE, Stage.TAPE})
     for gradient in gradients:
         bufferize_tensor_caches(gradient)

@@ -4,7 +4,7 @@
 // RUN: not tapeflow-opt -p tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-to-upstream %S/../tapeflow-enzyme/logsum.mlir 2>&1 | filecheck %s --check-prefix=REGIONS
 // RUN: not tapeflow-opt -p tapeflow-to-upstream %s 2>&1 | filecheck %s --check-prefix=FOREIGN
 
-// PRIMAL: tapeflow-to-upstream: the module has no gradient function {{.*}}; differentiate it first with tapeflow-enzyme
+// PRIMAL: logsum.mlir:{{[0-9]+}}:{{[0-9]+}}: tapeflow-to-upstream: 'enzyme.autodiff' has no upstream MLIR form here {{.*}}; differentiate it first with tapeflow-enzyme
 // REGIONS: tapeflow-to-upstream: @diffe{{.*}} is at the region stage {{.*}}; run tapeflow-to-upstream before tapeflow-regions
 // FOREIGN: errors.mlir:[[# @LINE + 5]]:3: tapeflow-to-upstream: 'gpu.barrier' has no upstream MLIR form here
 

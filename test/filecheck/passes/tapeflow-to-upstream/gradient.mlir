@@ -56,3 +56,7 @@ func.func @f_grad(%x: memref<?xf64>, %dx: memref<?xf64>, %n: index) -> f64 {
 // GENERIC:     "linalg.fill"
 // GENERIC-NOT: enzyme
 // GENERIC-NOT: tapeflow
+
+// The pass's output passes through it again unchanged.
+// RUN: tapeflow-opt -p tapeflow-enzyme,tapeflow-to-upstream %s > %t.mlir
+// RUN: tapeflow-opt -p tapeflow-to-upstream %t.mlir | diff - %t.mlir
