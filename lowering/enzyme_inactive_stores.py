@@ -158,8 +158,6 @@ def primal_activities(
         name = request.fn.root_reference.data
         kinds = [a.data for a in request.activity]
         known = activities.get(name)
-        if name in activities and known is None:
-            continue
         activities[name] = (
             kinds if known is None else [k if k == j else Activity.DUP for k, j in zip(kinds, known)]
         )
@@ -207,6 +205,8 @@ def route_inactive_stores(
 
 
 def _route(entry: Block, stores: list[Operation]) -> None:
+    """One scratch per element type, at the function's entry: Enzyme gives it one
+    shadow there, outside every loop, and caches nothing for it."""
     scratch: dict[object, SSAValue] = {}
     for store in stores:
         kind = store.value.type
@@ -214,7 +214,10 @@ def _route(entry: Block, stores: list[Operation]) -> None:
             alloca = memref.AllocaOp.get(kind, shape=[])
             alloca.attributes[STORE_ROUTE] = UnitAttr()
             alloca.location = store.location
-            entry.insert_op_before(alloca, entry.first_op) if entry.first_op else entry.add_op(alloca)
+            if entry.first_op is None:
+                entry.add_op(alloca)
+            else:
+                entry.insert_op_before(alloca, entry.first_op)
             scratch[kind] = alloca.memref
         into = memref.StoreOp.get(store.value, scratch[kind], [])
         back = memref.LoadOp.get(scratch[kind], [])
