@@ -168,6 +168,10 @@ class TapeflowEnzymePass(ModulePass):
                 result = run_pipeline(text.getvalue(), RETRY_PIPELINE, locate, what="Enzyme")
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
+        except MlirRejected as err:
+            if not routed:
+                raise
+            raise MlirRejected(f"{err}{_route_note(routed)}") from None
         try:
             differentiated = Parser(
                 ctx, resolve_locations(result, locate), "<enzyme output>"
@@ -190,6 +194,20 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
+
+
+def _route_note(routed: list[str]) -> str:
+    """Enzyme's rejection may come from the stores `route_inactive_stores` made
+    active (Enzyme-MLIR 0.0.16 rejects some checkpointed loops that store an active
+    value into a buffer); without the route their gradient would be wrong."""
+    names = ", ".join(f"@{name}" for name in routed)
+    return (
+        f"\nnote: tapeflow-enzyme handed Enzyme the stores of values without a "
+        f"derivative in {names} as active stores of the same values, so that their "
+        "adjoint zeroes the shadow (docs/enzyme-bugs.md); Enzyme's rejection may "
+        "concern those stores (with enzyme.enable_checkpointing, try the loop "
+        "without it)"
+    )
 
 
 def _crash_suspects(module: builtin.ModuleOp) -> str:
