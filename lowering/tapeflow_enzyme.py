@@ -19,13 +19,13 @@ The module is handed to Enzyme with every op's location, which MLIR keeps throug
 its passes: the gradient's ops come back located in the user's file (an op Enzyme
 creates carries the location of the primal op it differentiates), so that every
 later diagnostic points into that file. Enzyme's own diagnostics are re-anchored
-there too (`lowering/upstream_mlir.py`). `lower-affine` runs first, so kernels may
+there too (`lowering/enzyme/upstream_mlir.py`). `lower-affine` runs first, so kernels may
 be written with affine loops.
 
 Enzyme-MLIR emits no adjoint for a store of a value that carries no derivative
 (the shadow must be zeroed there), so such stores reach Enzyme routed through a
 scratch buffer that makes them active stores of the same value, and the route is
-taken out of its output again (`lowering/enzyme_inactive_stores.py`,
+taken out of its output again (`lowering/enzyme/inactive_stores.py`,
 docs/enzyme-bugs.md). Importing Enzyme maps a ~0.5 GB library, so it
 happens only when the pass runs.
 """
@@ -44,14 +44,13 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
-from lowering.enzyme_inactive_stores import (
+from lowering.enzyme.inactive_stores import (
     drop_store_routes,
     primal_activities,
     route_inactive_stores,
     undo_store_routes,
 )
-from lowering.gradients import gradient_functions
-from lowering.upstream_mlir import (
+from lowering.enzyme.upstream_mlir import (
     Locator,
     MlirCrashed,
     MlirRejected,
@@ -60,6 +59,7 @@ from lowering.upstream_mlir import (
     resolve_locations,
     run_pipeline,
 )
+from lowering.ir.gradients import gradient_functions
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,

@@ -12,7 +12,7 @@ markers); with `enzyme.cache_use_tensor`, tensor caches. This pass writes the
 cache ops as `memref.store`/`memref.load`, the fills as `linalg.fill` of the
 element type's zero, tapes as the buffers Enzyme made (`tapeflow-sink-tape`'s
 patterns), tensor caches as the memref buffers of Enzyme's default mode
-(`lowering.tensor_caches`), and drops the annotations, none of which changes what
+(`lowering.enzyme.tensor_caches`), and drops the annotations, none of which changes what
 the code computes. What is left is func, scf, arith, math, memref and linalg
 (tensor where a tensor cache keeps its value semantics): `mlir-opt` verifies it with no flags, and MLIR's standard pipeline lowers
 it to LLVM (test/lowering/test_to_upstream.py runs it natively and compares every
@@ -52,10 +52,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import gradient_functions
-from lowering.locations import located
-from lowering.stages import Stage, require_stages
-from lowering.tensor_caches import bufferize_tensor_caches
+from lowering.enzyme.tensor_caches import bufferize_tensor_caches
+from lowering.ir.gradients import gradient_functions
+from lowering.ir.locations import located
+from lowering.ir.stages import Stage, require_stages
 from lowering.tapeflow_sink_tape import SinkTapeAlloc, SinkTapeFree, SinkTapeLoad, SinkTapeStore
 from tapeflow_dialects import enzyme
 
@@ -64,7 +64,7 @@ PASS = "tapeflow-to-upstream"
 UPSTREAM_DIALECTS = ("builtin", "func", "scf", "arith", "math", "memref", "linalg", "tensor")
 """The dialects the output holds (all of MLIR's own, registered in `mlir-opt`).
 `tensor` only where Enzyme cached in tensors (`enzyme.cache_use_tensor`) in a shape
-`lowering.tensor_caches` cannot turn into one buffer; MLIR's `one-shot-bufferize`
+`lowering.enzyme.tensor_caches` cannot turn into one buffer; MLIR's `one-shot-bufferize`
 then comes before the lowering to LLVM."""
 
 _PRIVATE_PREFIXES = ("tapeflow.", "enzyme.")

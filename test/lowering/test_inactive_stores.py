@@ -1,5 +1,5 @@
 """
-Which stores `route_inactive_stores` routes (lowering/enzyme_inactive_stores.py):
+Which stores `route_inactive_stores` routes (lowering/enzyme/inactive_stores.py):
 exactly the stores of a value with no derivative into a buffer that may have a
 shadow, decided on the primal before Enzyme runs. The gradients themselves are
 checked against central differences with the kernels of test/lowering/kernels
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from xdsl.dialects import func, memref
 
-from lowering.enzyme_inactive_stores import (
+from lowering.enzyme.inactive_stores import (
     STORE_ROUTE,
     primal_activities,
     route_inactive_stores,

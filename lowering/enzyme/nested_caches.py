@@ -42,7 +42,14 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefT
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme_caches import Access, Cache, NotACache, _sizes_views_only, top_level_index
+from lowering.enzyme.cache_accesses import (
+    Access,
+    Cache,
+    NotACache,
+    collect_accesses,
+    sizes_views_only,
+    top_level_index,
+)
 from tapeflow_dialects import enzyme
 
 
@@ -73,10 +80,8 @@ class NestedCache:
 
 def _uses_of_buffer(value: SSAValue, cache: Cache) -> None:
     """Loads, stores, subviews and deallocs of a per-iteration buffer."""
-    from lowering.enzyme_caches import _accesses
-
     try:
-        _accesses(value, [], cache)
+        collect_accesses(value, [], cache)
     except NotACache as err:
         raise NotANestedCache(f"a per-iteration buffer is {err}") from None
 
@@ -140,8 +145,6 @@ def classify_nested_cache(alloc: memref.AllocOp, body: Block, rev_start: int) ->
 
 def _collect_without(value: SSAValue, skip: Operation, cache: Cache) -> None:
     """`_uses_of_buffer` of `value`, leaving out its use by `skip` (the handle store)."""
-    from lowering.enzyme_caches import _accesses
-
     uses = [u for u in value.uses if u.operation is not skip]
     try:
         for use in uses:
@@ -150,8 +153,8 @@ def _collect_without(value: SSAValue, skip: Operation, cache: Cache) -> None:
                 cache.stores.append(Access(user, []))
             elif isinstance(user, memref.SubviewOp) and use.index == 0:
                 cache.subviews.append(user)
-                _accesses(user.result, [user], cache)
-            elif isinstance(user, memref.DimOp) and _sizes_views_only(user):
+                collect_accesses(user.result, [user], cache)
+            elif isinstance(user, memref.DimOp) and sizes_views_only(user):
                 cache.dims.append(user)
             else:
                 raise NotACache(f"used by '{user.name}'")
