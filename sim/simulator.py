@@ -266,7 +266,7 @@ def evaluate(
     )
     data["hardware"] = hardware_record(
         hardware, model=execution.model, variant=execution.variant,  # type: ignore[arg-type]
-        unroll=execution.unroll,
+        unroll=execution.unroll, simulated=get_model(execution.model).fields,
     )
     seconds = execution.seconds + time.perf_counter() - started
     ops = data["ops"]["total"]  # type: ignore[index]

@@ -49,7 +49,7 @@ import numpy as np
 
 from sim.models.base import Cycles, WindowTable
 from targets.hardware import Hardware
-from targets.salam import SALAM, SalamMachine, salam_hardware
+from targets.salam import SALAM, SALAM_FIELDS, SalamMachine, salam_hardware
 
 
 class SalamModel:
@@ -58,6 +58,7 @@ class SalamModel:
         "the authors' gem5-SALAM machine: 100 MHz lockstep datapath, one access in flight "
         "per port slot, misses added to compute, free tape bins"
     )
+    fields = SALAM_FIELDS
 
     def __init__(self, machine: SalamMachine = SALAM):
         self.machine = machine
