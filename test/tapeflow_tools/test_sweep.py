@@ -301,3 +301,25 @@ def test_a_salam_sweep_refuses_a_field_salam_does_not_simulate(
     assert f"the salam model does not simulate {key}" in err
     assert "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_dask_records_are_one_line_without_a_traceback() -> None:
+    """A worker's late heartbeat, logged with its exception, prints as one
+    `dask:` line: no traceback from a run that succeeded."""
+    import io
+    import logging
+
+    from tapeflow_benchmarks.harness.dask_pool import OneLine
+
+    try:
+        raise OSError("Timed out during handshake")
+    except OSError:
+        record = logging.getLogger("distributed.worker").makeRecord(
+            "distributed.worker", logging.WARNING, __file__, 1,
+            "Failed to communicate with scheduler during heartbeat.\nmore", (), sys.exc_info(),
+        )
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(OneLine())
+    handler.emit(record)
+    assert stream.getvalue() == "dask: warning: Failed to communicate with scheduler during heartbeat.\n"
