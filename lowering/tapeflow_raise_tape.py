@@ -160,12 +160,13 @@ def raise_function(function: func.FuncOp) -> GradientReport:
         except NotACache as reason:
             report.kept.append((_describe(op), str(reason)))
     next_id = 0
+    taken: dict[str, int] = {}
     for cache in caches:
-        record, next_id = _rewrite(cache, body, next_id)
+        record, next_id = _rewrite(cache, body, next_id, taken)
         report.tapes.append(record)
     extents: dict[tuple[SSAValue, ...], list[SSAValue]] = {}
     for each in nested:
-        record, next_id = _rewrite_nested(each, body, next_id, extents)
+        record, next_id = _rewrite_nested(each, body, next_id, extents, taken)
         report.tapes.append(record)
     _report_nested_buffers(function, report)  # what the nested caches left
     return report
@@ -212,6 +213,14 @@ def _producer_name(value: SSAValue) -> str:
     return "block_arg"
 
 
+def _distinct(name: str, taken: dict[str, int]) -> str:
+    """`name`, or `name_2`, `name_3`... if tapes of this gradient already have it:
+    each tape of a report is named once (three caches of loads from one argument
+    are `load_arg0`, `load_arg0_2`, `load_arg0_3`)."""
+    taken[name] = taken.get(name, 0) + 1
+    return name if taken[name] == 1 else f"{name}_{taken[name]}"
+
+
 def _describe(alloc: memref.AllocOp) -> str:
     hint = alloc.memref.name_hint
     return f"%{hint} ({alloc.memref.type})" if hint else f"memref.alloc : {alloc.memref.type}"
@@ -223,12 +232,14 @@ def _buffer_indices(access: Access) -> list[SSAValue]:
     return compose_view_indices(list(access.op.indices), views, InsertPoint.before(access.op))
 
 
-def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
+def _rewrite(
+    cache: Cache, body: Block, next_id: int, taken: dict[str, int]
+) -> tuple[TapeRecord, int]:
     memref_type = cache.alloc.memref.type
     assert isinstance(memref_type, MemRefType)
     store_value = cache.stores[0].op.value
     tape_type = tape.TapeType(memref_type.get_shape(), memref_type.element_type)
-    name = _producer_name(store_value)
+    name = _distinct(_producer_name(store_value), taken)
     # Extents known only at run time: the buffer's own size operands.
     alloc = located(tape.AllocOp(tape_type, name, cache.alloc.dynamic_sizes), cache.alloc)
     Rewriter.insert_op(alloc, InsertPoint.before(cache.alloc))
@@ -261,7 +272,11 @@ def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
 
 
 def _rewrite_nested(
-    nested: NestedCache, body: Block, next_id: int, extents: dict[tuple[SSAValue, ...], list[SSAValue]]
+    nested: NestedCache,
+    body: Block,
+    next_id: int,
+    extents: dict[tuple[SSAValue, ...], list[SSAValue]],
+    taken: dict[str, int],
 ) -> tuple[TapeRecord, int]:
     """One tape for a buffer of per-iteration caches (see `lowering.enzyme.nested_caches`):
     indexed by the handle's index, then the per-iteration buffer's; sized by the
@@ -270,7 +285,7 @@ def _rewrite_nested(
     assert isinstance(inner_type, MemRefType)
     (fwd_store,) = nested.fwd.stores
     tape_type = tape.TapeType(tape_shape(nested), inner_type.element_type)
-    name = _producer_name(fwd_store.op.value)
+    name = _distinct(_producer_name(fwd_store.op.value), taken)
     # Before the FWD nest around the per-iteration allocs: the largest extents,
     # then the tape.
     index = {op: i for i, op in enumerate(body.ops)}
