@@ -41,4 +41,24 @@ def unsimulated(hardware: Hardware, reference: Hardware, simulated: frozenset[st
     return sorted(k for k in ours if k not in simulated and ours[k] != theirs.get(k))
 
 
-__all__ = ["HARDWARE_FIELDS", "field_values", "unsimulated"]
+RESOURCES: dict[str, int] = {
+    "rows": 1,
+    "cols": 1,
+    "cache.ports": 1,
+    "cache.mshrs": 1,
+    "scratchpad.banks": 1,
+    "dram.bandwidth_gbs": 1,
+    "clock_ghz": -1,
+    "dram.latency_cycles": -1,
+    "cache.hit_latency": -1,
+    "scratchpad.latency": -1,
+    **{f"latencies.{name}": -1 for name in ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer", "hop")},
+}
+"""The fields a run should never get slower for making better: +1 where more is
+better (PEs, ports, MSHRs, banks, bandwidth), -1 where less is (latencies, and
+the clock, whose cycles grow only as DRAM's bytes per cycle shrink). The cache's
+size and ways are not here: set-associative LRU caches of different shapes are
+not ordered."""
+
+
+__all__ = ["HARDWARE_FIELDS", "RESOURCES", "field_values", "unsimulated"]
