@@ -26,6 +26,7 @@ happens only when the pass runs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from io import StringIO
 
@@ -65,6 +66,9 @@ it: otherwise the canonicalization after `enzyme` folds a one-trip FWD loop whos
 REV twin still pops its caches once per trip, and the gradient pops an empty cache
 (Enzyme-MLIR 0.0.16; found by the random-kernel property test)."""
 
+
+AUTODIFF = re.compile(r"\benzyme\.autodiff\b")
+"""An `enzyme.autodiff` op in Enzyme's printed output: the pipeline did not differentiate."""
 
 RETRY_PIPELINE = (
     "lower-affine,canonicalize,enzyme,remove-unnecessary-enzyme-ops,canonicalize,"
@@ -140,6 +144,11 @@ class TapeflowEnzymePass(ModulePass):
                     "enzyme.autodiff caller of the function to differentiate"
                 )
             return  # already differentiated: the variants' pipelines start here too
+        if not self.pipeline.strip():
+            raise PassFailedException(
+                "tapeflow-enzyme: option pipeline is empty: Enzyme's pipeline must run its "
+                f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
+            )
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
@@ -153,6 +162,12 @@ class TapeflowEnzymePass(ModulePass):
                 result = run_pipeline(text.getvalue(), RETRY_PIPELINE, locate, what="Enzyme")
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
+        if AUTODIFF.search(result):
+            raise PassFailedException(
+                f"tapeflow-enzyme: Enzyme's pipeline '{self.pipeline}' left enzyme.autodiff "
+                "undifferentiated: it must run Enzyme's differentiation pass, 'enzyme' (the "
+                f"default: {DEFAULT_PIPELINE})"
+            )
         try:
             differentiated = Parser(
                 ctx, resolve_locations(result, locate), "<enzyme output>"
