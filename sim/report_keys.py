@@ -31,6 +31,7 @@ HARDWARE_SCHEMA: dict[str, Any] = {
     "model": STR,
     "variant": STR,
     "unroll": INT,
+    "unroll_requested": INT,
     "energy_preset": STR,
     "versions": {},
 }
@@ -50,6 +51,7 @@ REPORT_SCHEMA: dict[str, Any] = {
     },
     "dram_bytes": {
         "read": INT, "write": INT, "primal": INT, "shadow": INT, "tape": INT, "total": INT,
+        "authors": INT,
     },
     "spad": {"accesses": INT, "peak_bytes": INT},
     "streams": {"write_bytes": INT, "read_bytes": INT},

@@ -325,7 +325,6 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
     profiles = recorder.profiles
     ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
-    steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
     tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
     m = prefix_counts(~cache.hit)
     h = prefix_counts(cache.hit)
@@ -344,7 +343,6 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         trips=trips,
         ii=ii,
         length=length,
-        steps=steps,
         tiled=tiled,
         kernel_id=kernel,
         layer=layer_of,
@@ -352,6 +350,10 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         memory_ops=memops,
         stream_write_bytes=stream_write,
         stream_read_bytes=stream_read,
+        start=start,
+        end=end,
+        access_hit=cache.hit,
+        lockstep=tuple(p.lockstep for p in profiles),
     )
 
 
@@ -388,6 +390,16 @@ def dram_traffic(addresses: np.ndarray, roles: np.ndarray, cache: CacheResult, l
     written = np.concatenate([victims, cache.flushed])
     back = np.bincount(owner[np.searchsorted(lines, written)], minlength=len(DRAM_ROLES))
     return [int(n) * line for n in fetched + back]
+
+
+def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
+    """DRAM traffic as the authors' `cache_stat_extractor.py` counts it (gem5-SALAM,
+    branch `binned`, commit `a5e40f4be`; ../shared/papers/gem5-salam-mechanisms.md):
+    the cluster cache's misses, in lines, plus, in TapeFlow mode, `ceil(bin bytes
+    fetched / 8)` (added as it is written there: bytes over 8, next to the lines'
+    bytes); write-backs and the tape's spills are not counted. Our fetched bin bytes
+    are the REV streams' (`streams.read_bytes`; 0 without a scratchpad)."""
+    return misses * line_bytes + -(-fetched_bytes // 8)
 
 
 def report(
@@ -475,6 +487,7 @@ def report(
             "shadow": by_role[SHADOW],
             "tape": by_role[TAPE],
             "total": read + write,
+            "authors": authors_dram_bytes(total_misses, line, stream_read),
         },
         "spad": {"accesses": spad_accesses, "peak_bytes": recorder.spad_peak_entries * 8},
         "streams": {"write_bytes": stream_write, "read_bytes": stream_read},
