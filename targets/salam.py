@@ -225,7 +225,11 @@ SALAM_UNSIMULATED: frozenset[str] = frozenset(
         "cache.mshrs",  # never more than one read outstanding
         "scratchpad.banks",  # tape bins commit at once: no bank conflicts
         "scratchpad.latency",  # ... and take no time
-        "dram.bandwidth_gbs",  # one access at a time: latency-bound, streams untimed
+        "dram.bandwidth_gbs",  # port slots, latency-bound; streams untimed
+        # A request's time is `SalamMachine`'s (the authors' bus, cache and DDR4
+        # latencies), not these fields, which only record it:
+        "cache.hit_latency",
+        "dram.latency_cycles",
     }
 )
 """The hardware fields the `salam` model does not read (`sim/models/salam.py`,

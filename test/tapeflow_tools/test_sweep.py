@@ -256,7 +256,7 @@ def test_a_salam_sweep_runs_what_tapeflow_sim_reports(tmp_path: Path) -> None:
     sweep = tmp_path / "salam.yaml"
     sweep.write_text(
         "kernels: [logsum]\nvariants: [enzyme, tapeflow]\nmodel: salam\n"
-        "grid:\n  dram.latency_cycles: [5, 40]\n"
+        "grid:\n  cache.size_bytes: [1024, 32768]\n"
     )
     out = tmp_path / "out"
     assert tapeflow_bench.main(["--sweep", str(sweep), "--out", str(out), "--no-cache",
@@ -274,7 +274,7 @@ def test_a_salam_sweep_runs_what_tapeflow_sim_reports(tmp_path: Path) -> None:
         preset = "Tflow32k" if run["variant"] == "tapeflow" else "Enzyme32k"
         tapeflow_sim.main([
             str(source), "--function", "logsum_grad", "--variant", run["variant"], "--model", "salam",
-            "--preset", preset, "--set", f"dram.latency_cycles={run['swept']['dram.latency_cycles']}",
+            "--preset", preset, "--set", f"cache.size_bytes={run['swept']['cache.size_bytes']}",
             "--inputs", str(inputs), "--json", str(report),
         ])
         sim = json.loads(report.read_text())
@@ -282,11 +282,12 @@ def test_a_salam_sweep_runs_what_tapeflow_sim_reports(tmp_path: Path) -> None:
         assert run["report"]["hardware"]["clock_ghz"] == 0.1  # the authors' 100 MHz datapath
         for key in ("cycles", "cache", "dram_bytes", "spad", "tape_bytes", "energy_pj"):
             assert run["report"][key] == sim[key], (run["swept"], key)
-    fast, slow = (
-        next(r for r in data["runs"] if r["variant"] == "enzyme" and r["swept"]["dram.latency_cycles"] == v)
-        for v in (5, 40)
+    small, large = (
+        next(r for r in data["runs"] if r["variant"] == "enzyme" and r["swept"]["cache.size_bytes"] == v)
+        for v in (1024, 32768)
     )
-    assert fast["report"]["cycles"]["total"] < slow["report"]["cycles"]["total"]
+    assert small["report"]["hardware"]["cache"]["size_bytes"] == 1024
+    assert small["report"]["cache"]["misses"] >= large["report"]["cache"]["misses"]
 
 
 @pytest.mark.parametrize("key, values", [("cache.ports", "[1, 2]"), ("rows", "[2]"), ("dram.bandwidth_gbs", "[9.6]")])
