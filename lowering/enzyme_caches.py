@@ -139,10 +139,15 @@ def _handle_cached(op: Operation, operand: int) -> bool:
     return isinstance(op, memref.StoreOp) and operand == 0
 
 
-def _accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> None:
-    """Collect the loads, stores, subviews and deallocs reaching the buffer."""
+def accesses_of(
+    value: SSAValue, views: list[memref.SubviewOp], cache: Cache, skip: Operation | None = None
+) -> None:
+    """Collect the loads, stores, subviews and deallocs reaching the buffer
+    (leaving out its use by `skip`); `NotACache` names a use a tape cannot express."""
     for use in value.uses:
         user = use.operation
+        if user is skip:
+            continue
         if isinstance(user, memref.LoadOp | enzyme.CacheLoadOp) and use.index == 0:
             cache.loads.append(Access(user, views))
         elif isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
@@ -153,7 +158,7 @@ def _accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> N
             except UnsupportedSubview as err:
                 raise NotACache(str(err)) from None
             cache.subviews.append(user)
-            _accesses(user.result, [*views, user], cache)
+            accesses_of(user.result, [*views, user], cache)
         elif isinstance(user, memref.DeallocOp) and not views:
             cache.deallocs.append(user)
         elif isinstance(user, memref.DimOp) and use.index == 0 and _sizes_views_only(user):
@@ -193,7 +198,7 @@ def classify_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> Cache:
             "used); a tape holds values"
         )
     cache = Cache(alloc, [], [], [], [])
-    _accesses(alloc.memref, [], cache)
+    accesses_of(alloc.memref, [], cache)
     index = {op: i for i, op in enumerate(body.ops)}
     if not cache.stores:
         raise NotACache("never written")
@@ -234,5 +239,5 @@ def cache_buffers(function: func.FuncOp, pass_name: str) -> list[memref.AllocOp]
                 nested = classify_nested_cache(op, body, rev_start)
             except NotANestedCache:
                 continue
-            found += [nested.handles, nested.inner]
+            found += nested.buffers()
     return found

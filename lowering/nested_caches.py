@@ -42,121 +42,135 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefT
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme_caches import Access, Cache, NotACache, _sizes_views_only, top_level_index
-from tapeflow_dialects import enzyme
+from lowering.enzyme_caches import Access, Cache, NotACache, accesses_of, top_level_index
 
 
 class NotANestedCache(Exception):
     """A buffer of handles that is not Enzyme's nested cache; the message says why."""
 
 
-HandleStore = memref.StoreOp | enzyme.CacheStoreOp
-HandleLoad = memref.LoadOp | enzyme.CacheLoadOp
+@dataclass
+class Link:
+    """One level of the chain: a per-iteration buffer allocated in FWD and the
+    store that keeps its handle in the buffer one level up."""
+
+    store: Access
+    """FWD: stores the handle (through the views of the buffer one level up)."""
+    alloc: memref.AllocOp
+    """FWD: the per-iteration buffer."""
+    views: Cache
+    """Its FWD uses other than `store`: the stores into it (the next level's
+    handle stores, or at the leaf the cached values), subviews and dims."""
+
+
+@dataclass
+class RevPath:
+    """REV: the handle loads, one per level, that lead to one load of a value."""
+
+    handle_loads: list[Access]
+    leaf: Access
 
 
 @dataclass
 class NestedCache:
-    """A buffer of per-iteration cache buffers, and everything that reaches them."""
+    """A chain of per-iteration cache buffers, from the top-level buffer of
+    handles down to the buffers that hold the values, and everything that
+    reaches them."""
 
     handles: memref.AllocOp
     """The top-level buffer of handles."""
-    handle_store: HandleStore
-    """FWD: stores the per-iteration buffer's handle."""
-    inner: memref.AllocOp
-    """FWD: the per-iteration buffer."""
-    fwd: Cache
-    """The per-iteration buffer's FWD stores (and subviews), as a plain cache."""
-    rev: list[tuple[HandleLoad, Cache]] = field(default_factory=list)
-    """REV: each handle load, with the loads (and subviews, deallocs) of its result."""
+    chain: list[Link]
+    """The per-iteration buffers, outermost first; the last holds the values."""
+    rev: list[RevPath] = field(default_factory=list)
     handle_deallocs: list[memref.DeallocOp] = field(default_factory=list)
+    trash: list[Operation] = field(default_factory=list)
+    """REV ops that only reach the buffers (handle loads, views, dims, deallocs),
+    erased once the values are read from the tape."""
+
+    @property
+    def leaf(self) -> Link:
+        return self.chain[-1]
+
+    def buffers(self) -> list[memref.AllocOp]:
+        """Every buffer of the chain, the top-level one first."""
+        return [self.handles, *(link.alloc for link in self.chain)]
 
 
-def _uses_of_buffer(value: SSAValue, cache: Cache) -> None:
-    """Loads, stores, subviews and deallocs of a per-iteration buffer."""
-    from lowering.enzyme_caches import _accesses
-
+def _uses(value: SSAValue, cache: Cache, skip: Operation | None = None) -> None:
+    """Loads, stores, subviews, dims and deallocs of a buffer of the chain
+    (leaving out its use by `skip`, the store of its own handle)."""
     try:
-        _accesses(value, [], cache)
+        accesses_of(value, [], cache, skip)
     except NotACache as err:
         raise NotANestedCache(f"a per-iteration buffer is {err}") from None
 
 
 def classify_nested_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> NestedCache:
-    """`alloc` as Enzyme's buffer of per-iteration caches; `NotANestedCache` says
-    why it is not one."""
+    """`alloc` as the top of a chain of Enzyme's per-iteration caches, at any
+    depth; `NotANestedCache` says why it is not one."""
     handles_type = alloc.memref.type
     assert isinstance(handles_type, MemRefType)
-    inner_type = handles_type.element_type
-    if not isinstance(inner_type, MemRefType):
+    if not isinstance(handles_type.element_type, MemRefType):
         raise NotANestedCache("not a buffer of buffers")
     index = {op: i for i, op in enumerate(body.ops)}
-    stores: list[HandleStore] = []
-    loads: list[HandleLoad] = []
-    deallocs: list[memref.DeallocOp] = []
-    for use in alloc.memref.uses:
-        user = use.operation
-        if isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
-            stores.append(user)
-        elif isinstance(user, memref.LoadOp | enzyme.CacheLoadOp) and use.index == 0:
-            loads.append(user)
-        elif isinstance(user, memref.DeallocOp):
-            deallocs.append(user)
-        else:
-            raise NotANestedCache(f"used by '{user.name}'")
-    if len(stores) != 1:
-        raise NotANestedCache(f"written by {len(stores)} stores")
-    if not loads:
-        raise NotANestedCache("never read")
-    if len(deallocs) > 1:
+
+    def in_fwd(op: Operation) -> bool:
+        return top_level_index(op, body, index) < rev_start
+
+    top = Cache(alloc, [], [], [], [])
+    try:
+        accesses_of(alloc.memref, [], top)
+    except NotACache as err:
+        raise NotANestedCache(str(err)) from None
+    if len(top.deallocs) > 1:
         raise NotANestedCache("deallocated more than once")
-    (store,) = stores
-    if top_level_index(store, body, index) >= rev_start:
-        raise NotANestedCache("written in the reverse sweep")
-    if any(top_level_index(load, body, index) < rev_start for load in loads):
-        raise NotANestedCache("read in the forward sweep")
-    inner = store.value
-    if not isinstance(inner, OpResult) or not isinstance(inner.op, memref.AllocOp):
-        raise NotANestedCache("holds buffers that are not allocated in the forward sweep")
-    inner_alloc = inner.op
-    if inner_alloc.memref.type != inner_type:
-        raise NotANestedCache("holds buffers of another type")
-    fwd = Cache(inner_alloc, [], [], [], [])
-    _collect_without(inner, store, fwd)
-    if fwd.loads or fwd.deallocs:
-        raise NotANestedCache("a per-iteration buffer is read or freed in the forward sweep")
-    if len(fwd.stores) != 1:
-        raise NotANestedCache(f"a per-iteration buffer is written by {len(fwd.stores)} stores")
-    nested = NestedCache(alloc, store, inner_alloc, fwd, [], deallocs)
-    for load in loads:
-        cache = Cache(inner_alloc, [], [], [], [])
-        _uses_of_buffer(load.results[0], cache)
-        if cache.stores:
-            raise NotANestedCache("a per-iteration buffer is written in the reverse sweep")
-        nested.rev.append((load, cache))
-    if not any(cache.loads for _, cache in nested.rev):
+    # FWD: follow the single handle store of each level down to the values.
+    chain: list[Link] = []
+    level = top
+    level_type = handles_type
+    while True:
+        if chain and (level.loads or level.deallocs):
+            raise NotANestedCache("a per-iteration buffer is read or freed in the forward sweep")
+        if len(level.stores) != 1:
+            raise NotANestedCache(f"a buffer of the chain is written by {len(level.stores)} stores")
+        (store,) = level.stores
+        if not in_fwd(store.op):
+            raise NotANestedCache("written in the reverse sweep")
+        element = level_type.element_type
+        if not isinstance(element, MemRefType):
+            break  # `level` holds the values
+        inner = store.op.value
+        if not isinstance(inner, OpResult) or not isinstance(inner.op, memref.AllocOp):
+            raise NotANestedCache("holds buffers that are not allocated in the forward sweep")
+        if inner.type != element:
+            raise NotANestedCache("holds buffers of another type")
+        views = Cache(inner.op, [], [], [], [])
+        _uses(inner, views, skip=store.op)
+        chain.append(Link(store, inner.op, views))
+        level, level_type = views, element
+    nested = NestedCache(alloc, chain, [], top.deallocs)
+    # REV: every load of a handle, followed down to the loads of values.
+    if not top.loads or any(in_fwd(a.op) for a in top.loads):
+        raise NotANestedCache("never read" if not top.loads else "read in the forward sweep")
+    nested.trash += top.subviews + top.dims
+
+    def follow(loads: list[Access], depth: int, path: list[Access]) -> None:
+        for load in loads:
+            if depth == len(chain):
+                nested.rev.append(RevPath(path, load))
+                continue
+            nested.trash.append(load.op)
+            reached = Cache(chain[depth].alloc, [], [], [], [])
+            _uses(load.op.results[0], reached)
+            if reached.stores:
+                raise NotANestedCache("a per-iteration buffer is written in the reverse sweep")
+            nested.trash += reached.subviews + reached.dims + reached.deallocs
+            follow(reached.loads, depth + 1, [*path, load])
+
+    follow(top.loads, 0, [])
+    if not nested.rev:
         raise NotANestedCache("its buffers are never read")
     return nested
-
-
-def _collect_without(value: SSAValue, skip: Operation, cache: Cache) -> None:
-    """`_uses_of_buffer` of `value`, leaving out its use by `skip` (the handle store)."""
-    from lowering.enzyme_caches import _accesses
-
-    uses = [u for u in value.uses if u.operation is not skip]
-    try:
-        for use in uses:
-            user = use.operation
-            if isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
-                cache.stores.append(Access(user, []))
-            elif isinstance(user, memref.SubviewOp) and use.index == 0:
-                cache.subviews.append(user)
-                _accesses(user.result, [user], cache)
-            elif isinstance(user, memref.DimOp) and _sizes_views_only(user):
-                cache.dims.append(user)
-            else:
-                raise NotACache(f"used by '{user.name}'")
-    except NotACache as err:
-        raise NotANestedCache(f"a per-iteration buffer is {err}") from None
 
 
 # ---------------------------------------------------------------- extents
@@ -260,29 +274,28 @@ def _slice_args(values: tuple[SSAValue, ...] | list[SSAValue], loop: scf.ForOp) 
     return found
 
 
-def inner_static_shape(nested: NestedCache) -> tuple[int, ...]:
-    inner_type = nested.inner.memref.type
-    assert isinstance(inner_type, MemRefType)
-    return tuple(inner_type.get_shape())
-
-
 def tape_shape(nested: NestedCache) -> tuple[int, ...]:
-    """The handle buffer's extents followed by the per-iteration buffer's."""
-    handles_type = nested.handles.memref.type
-    assert isinstance(handles_type, MemRefType)
-    return (*handles_type.get_shape(), *inner_static_shape(nested))
+    """The handle buffer's extents followed by each per-iteration buffer's,
+    outermost first."""
+    shape: list[int] = []
+    for buffer in nested.buffers():
+        buffer_type = buffer.memref.type
+        assert isinstance(buffer_type, MemRefType)
+        shape += buffer_type.get_shape()
+    return tuple(shape)
 
 
 def check_extents_computable(nested: NestedCache, body: Block) -> None:
-    """Raise `NotANestedCache` if `max_extents` cannot be built (checked before
-    anything is rewritten)."""
+    """Raise `NotANestedCache` if `max_extents` cannot be built for a buffer of
+    the chain (checked before anything is rewritten)."""
     try:
-        loops = enclosing_fors(nested.inner, body)
-        if not loops:
-            raise _NotComputable("the per-iteration buffer is not inside a loop")
-        outer = loops[0]
-        for v in (*nested.inner.dynamic_sizes, *(x for l in loops for x in (l.lb, l.ub, l.step))):
-            _check_pure(v, outer, {l.body.block.args[0] for l in loops})
+        for link in nested.chain:
+            loops = enclosing_fors(link.alloc, body)
+            if not loops:
+                raise _NotComputable("the per-iteration buffer is not inside a loop")
+            outer = loops[0]
+            for v in (*link.alloc.dynamic_sizes, *(x for l in loops for x in (l.lb, l.ub, l.step))):
+                _check_pure(v, outer, {l.body.block.args[0] for l in loops})
     except _NotComputable as err:
         raise NotANestedCache(str(err)) from None
 
