@@ -39,6 +39,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
 from lowering.gradients import gradient_functions
+from lowering.tapeflow_while_to_for import while_to_for
 from lowering.upstream_mlir import (
     Locator,
     MlirCrashed,
@@ -140,6 +141,7 @@ class TapeflowEnzymePass(ModulePass):
                     "enzyme.autodiff caller of the function to differentiate"
                 )
             return  # already differentiated: the variants' pipelines start here too
+        left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
@@ -153,6 +155,15 @@ class TapeflowEnzymePass(ModulePass):
                 result = run_pipeline(text.getvalue(), RETRY_PIPELINE, locate, what="Enzyme")
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
+        except MlirRejected as err:
+            if not left:
+                raise
+            notes = "".join(
+                f"\n{each.where()}note: tapeflow-while-to-for could not rewrite this "
+                f"'scf.while' into an 'scf.for': {each.reason}"
+                for each in left
+            )
+            raise PassFailedException(f"{err}{notes}") from None
         try:
             differentiated = Parser(
                 ctx, resolve_locations(result, locate), "<enzyme output>"

@@ -232,6 +232,7 @@ def test_the_enzyme_gradient_equals_central_differences(name: str) -> None:
         module, "f", [given[f"arg{2 * i}"] for i in range(count)], [given[f"arg{2 * i + 1}"] for i in range(count)]
     )
     for i, gradient in enumerate(numeric):
+        assert gradient is not None
         np.testing.assert_allclose(
             reference[f"arg{2 * i + 1}"], gradient, rtol=1e-6, atol=1e-7, err_msg=f"{name}: d arg{i}"
         )
