@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects import builtin, func, memref
 from xdsl.dialects.builtin import ArrayAttr, MemRefType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
 from tapeflow_dialects import enzyme
@@ -99,6 +100,24 @@ def buffer_root(value: SSAValue) -> SSAValue:
     ):
         value = value.op.source
     return value
+
+
+def written_roots(op: Operation) -> set[SSAValue] | None:
+    """The buffers (by `buffer_root`) the ops nested in `op` store into; None if
+    one of them may write memory another way (a call, a copy, ...)."""
+    roots: set[SSAValue] = set()
+    for each in op.walk():
+        if each is op:
+            continue
+        if isinstance(each, memref.StoreOp):
+            roots.add(buffer_root(each.memref))
+        elif isinstance(each, enzyme.CacheStoreOp):
+            roots.add(buffer_root(each.buffer))
+        elif not each.regions and not is_side_effect_free(each) and not isinstance(
+            each, memref.LoadOp | enzyme.CacheLoadOp | memref.AllocaOp | memref.AllocOp | memref.DeallocOp
+        ):
+            return None
+    return roots
 
 
 def top_level_index(op: Operation, body: Block, index: dict[Operation, int]) -> int:

@@ -41,8 +41,18 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import RecursiveMemoryEffect, is_side_effect_free
 
-from lowering.enzyme_caches import Access, Cache, NotACache, accesses_of, top_level_index
+from lowering.enzyme_caches import (
+    Access,
+    Cache,
+    NotACache,
+    accesses_of,
+    buffer_root,
+    top_level_index,
+    written_roots,
+)
+from lowering.loops import top_level_op
 
 
 class NotANestedCache(Exception):
@@ -203,13 +213,20 @@ def _materialize(
         return mapping[value]
     if not _inside(value, outer):
         return value
-    if not isinstance(value, OpResult) or value.op.dialect_name() != "arith" or value.op.regions:
-        raise _NotComputable(
-            f"an extent depends on {value.name_hint or 'a value'} "
-            f"({value.owner.name if isinstance(value.owner, Operation) else 'a block argument'}), "
-            "which is not an induction variable or pure arith"
-        )
+    if not isinstance(value, OpResult):
+        raise _NotComputable(f"an extent depends on {value.name_hint or 'a block argument'}")
     op = value.op
+    if op.dialect_name() != "arith" or op.regions:
+        # A computation `_check_pure` found replayable (e.g. the counting loop of
+        # a while loop rewritten by tapeflow-while-to-for): cloned whole.
+        inner = dict(mapping)
+        for used in _external_operands(op):
+            inner[used] = _materialize(used, mapping, outer, at)
+        clone = op.clone(value_mapper=inner)
+        Rewriter.insert_op(clone, at)
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+        return mapping[value]
     operands = [_materialize(o, mapping, outer, at) for o in op.operands]
     clone = op.clone()
     for i, o in enumerate(operands):
@@ -294,8 +311,9 @@ def check_extents_computable(nested: NestedCache, body: Block) -> None:
             if not loops:
                 raise _NotComputable("the per-iteration buffer is not inside a loop")
             outer = loops[0]
+            written = written_roots(top_level_op(outer, body))
             for v in (*link.alloc.dynamic_sizes, *(x for l in loops for x in (l.lb, l.ub, l.step))):
-                _check_pure(v, outer, {l.body.block.args[0] for l in loops})
+                _check_pure(v, outer, {l.body.block.args[0] for l in loops}, written)
     except _NotComputable as err:
         raise NotANestedCache(str(err)) from None
 
@@ -307,16 +325,46 @@ def _inside(value: SSAValue, outer: Operation) -> bool:
     return parent is not None and outer.is_ancestor(parent)
 
 
-def _check_pure(value: SSAValue, outer: Operation, ivs: set[SSAValue]) -> None:
+def _check_pure(value: SSAValue, outer: Operation, ivs: set[SSAValue], written: set[SSAValue] | None) -> None:
+    """`value` can be computed before the forward sweep: from induction variables
+    and values defined before the loops, by pure `arith`, or by ops free of side
+    effects that read only buffers the forward sweep's nest does not write (a
+    while loop's trip count, counted by a first run: what they read before FWD is
+    what they read in it)."""
     if value in ivs or not _inside(value, outer):
         return
-    if not isinstance(value, OpResult) or value.op.dialect_name() != "arith" or value.op.regions:
-        raise _NotComputable(
-            "an extent of the per-iteration buffers is not computable before the "
-            "forward sweep (it depends on a loop-carried value or a non-arith op)"
-        )
-    for o in value.op.operands:
-        _check_pure(o, outer, ivs)
+    if isinstance(value, OpResult) and value.op.dialect_name() == "arith" and not value.op.regions:
+        for o in value.op.operands:
+            _check_pure(o, outer, ivs, written)
+        return
+    if isinstance(value, OpResult) and _replayable(value.op, written):
+        for o in _external_operands(value.op):
+            _check_pure(o, outer, ivs, written)
+        return
+    raise _NotComputable(
+        "an extent of the per-iteration buffers is not computable before the "
+        "forward sweep (it depends on a loop-carried value, or on an op with side "
+        "effects or reading memory the forward sweep writes)"
+    )
+
+
+def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
+    """`op` (and what it nests) has no side effects and reads no buffer of `written`."""
+    for each in op.walk():
+        if isinstance(each, memref.LoadOp):
+            if written is None or buffer_root(each.memref) in written:
+                return False
+        elif not (each.has_trait(RecursiveMemoryEffect) or isinstance(each, scf.YieldOp | scf.ConditionOp)):
+            if not is_side_effect_free(each):
+                return False
+    return True
+
+
+def _external_operands(op: Operation) -> list[SSAValue]:
+    """The values `op` and the ops it nests use that are defined outside it."""
+    return list(
+        dict.fromkeys(o for each in op.walk() for o in each.operands if not _inside(o, op))
+    )
 
 
 __all__ = [

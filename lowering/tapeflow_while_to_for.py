@@ -70,7 +70,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
-from lowering.enzyme_caches import buffer_root
+from lowering.enzyme_caches import buffer_root, written_roots
 from lowering.index_builder import IndexBuilder
 from lowering.loops import constant_value
 from tapeflow_dialects import enzyme
@@ -238,7 +238,7 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
         if owner not in ops:
             ops.add(owner)
             work.extend(owner.operands)
-    written = _written_roots(op)
+    written = written_roots(op)
     for each in ops:
         if isinstance(each, memref.LoadOp):
             if written is None or buffer_root(each.memref) in written:
@@ -250,21 +250,6 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
             return f"its exit condition depends on '{each.name}', which has side effects"
     order = [o for block in (before, after) for o in block.ops if o in ops]
     return args, fwd, order
-
-
-def _written_roots(op: scf.WhileOp) -> set[SSAValue] | None:
-    """The buffers the loop writes (by root), None if it may write any."""
-    roots: set[SSAValue] = set()
-    for each in op.walk():
-        if each is op:
-            continue
-        if isinstance(each, memref.StoreOp | enzyme.CacheStoreOp):
-            roots.add(buffer_root(each.memref))
-        elif not each.regions and not is_side_effect_free(each) and not isinstance(
-            each, memref.LoadOp | memref.AllocaOp | memref.AllocOp | memref.DeallocOp
-        ):
-            return None
-    return roots
 
 
 # ------------------------------------------------------------------ cloning

@@ -254,14 +254,18 @@ def test_simulator_keeps_the_values(name: str, variant: str) -> None:
     assert same_bits(simulate(module, "f_grad", args, hardware, tape_bytes).outputs, reference) is None
 
 
-def test_a_data_dependent_trip_count_gives_run_time_tapes() -> None:
-    """The bisection, counted by a first run, is replayed as `scf.for 0 to %n`:
-    Enzyme caches its brackets in buffers of run-time extent, which raise-tape
-    makes tapes with a `?` extent (and the later stages slab tapes)."""
+@pytest.mark.parametrize("name", ["bisection", "newton_sqrt"])
+def test_a_data_dependent_trip_count_gives_run_time_tapes(name: str) -> None:
+    """A loop counted by a first run is replayed as `scf.for 0 to %n`: Enzyme
+    caches its values in buffers of run-time extent, which raise-tape makes tapes
+    with a `?` extent. Newton's loop runs once per element, inside a loop: Enzyme
+    allocates a buffer per element, and the tape's `?` extent is the largest
+    count, computed before the forward sweep by replaying the counting loops
+    (they have no side effects and read only `a`, which the sweep does not write)."""
     from lowering.tapeflow_raise_tape import raise_module
     from tapeflow_dialects import tape
 
-    module, _, _ = enzyme_stage("bisection")
+    module, _, _ = enzyme_stage(name)
     (report,) = raise_module(module)
     assert not report.kept
     tapes = [op.tape.type for op in module.walk() if isinstance(op, tape.AllocOp)]
