@@ -21,13 +21,20 @@ for the mirrored iteration, reads the values, and deallocates it:
       memref.dealloc %b : memref<?x4xf64>
     }
 
-`tapeflow-raise-tape` makes one tape of it, indexed by the handle's index
-followed by the per-iteration buffer's: `!tape.tape<?x?x4xf64>`. Its extents are
-the handle buffer's and, for each `?` extent of the per-iteration buffers, their
-maximum over the outer iterations, computed at run time by a loop nest cloned from
-the FWD loops around the per-iteration alloc (only their bounds and the pure
-`arith` computation of the extent; anything else and the buffer stays a memref,
-with the reason). The tape is the bounding box of the triangle: entries outside
+A nest triangular at several levels (PolyBench lu's `i, j < i, k < j`) nests the
+buffers as deep: per `i` a buffer of per-`j` buffers
+(`memref<5xmemref<?xmemref<?xf64>>>`), each level's handle stored in the level
+above in FWD, loaded from it in REV. `classify_nested_cache` follows such a
+chain, at any depth, from the top-level buffer down to the buffers of values.
+
+`tapeflow-raise-tape` makes one value tape of a chain, indexed by each level's
+handle index followed by the values' buffer's: `!tape.tape<?x?x4xf64>`, or
+`!tape.tape<5x?x?xf64>` for lu. Its extents are the top-level buffer's and, for
+each `?` extent of a per-iteration buffer, its maximum over the loops around that
+buffer, computed at run time by a loop nest cloned from the FWD loops around it
+(their bounds and the computation of the extent: pure `arith`, or ops free of side
+effects that read no buffer the FWD nest writes, such as the counting loop of a
+while loop; anything else and the buffers stay memrefs, with the reason). The tape is the bounding box of the triangle: entries outside
 it are never written and never read (the executor checks that every read entry
 was written). The handle stores, handle loads and per-iteration deallocs go; the
 handle buffer's dealloc frees the tape.
@@ -38,7 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import RecursiveMemoryEffect, is_side_effect_free
@@ -374,5 +381,4 @@ __all__ = [
     "classify_nested_cache",
     "max_extents",
     "tape_shape",
-    "DYNAMIC_INDEX",
 ]
