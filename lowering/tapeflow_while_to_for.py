@@ -73,7 +73,6 @@ from xdsl.traits import is_side_effect_free
 from lowering.enzyme_caches import buffer_root, written_roots
 from lowering.index_builder import IndexBuilder
 from lowering.loops import constant_value
-from tapeflow_dialects import enzyme
 from tapeflow_dialects.upstream_syntax import IfOp, WhileOp
 
 PASS = "tapeflow-while-to-for"
