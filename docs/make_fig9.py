@@ -15,7 +15,7 @@ from xdsl.printer import Printer
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lowering.gradients import gradient_functions  # noqa: E402
+from lowering.ir.gradients import gradient_functions  # noqa: E402
 from lowering.tapeflow_enzyme import TapeflowEnzymePass  # noqa: E402
 from lowering.tapeflow_layers import TapeflowLayersPass  # noqa: E402
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass  # noqa: E402

@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from xdsl.passes import PassPipeline, PassPipelineCallbackType
 
 from lowering import get_all_passes
-from lowering.tapeflow_to_cgra import hardware_options
 from targets.hardware import Hardware
+from targets.scheduling import hardware_options
 
 VARIANTS = ("enzyme", "aos", "tapeflow")
 
@@ -118,7 +118,7 @@ def variant_pipeline(
     The whole pipeline of a variant, from a primal (or an Enzyme gradient) to
     placed kernels: `cgra` holds the `tapeflow-to-cgra` options (a preset and any
     hardware values, e.g. `hardware_options(hardware)` from
-    `lowering.tapeflow_to_cgra`).
+    `targets.scheduling`).
     """
     passes = [
         "tapeflow-enzyme",

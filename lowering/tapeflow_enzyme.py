@@ -19,7 +19,7 @@ The module is handed to Enzyme with every op's location, which MLIR keeps throug
 its passes: the gradient's ops come back located in the user's file (an op Enzyme
 creates carries the location of the primal op it differentiates), so that every
 later diagnostic points into that file. Enzyme's own diagnostics are re-anchored
-there too (`lowering/upstream_mlir.py`). `lower-affine` runs first, so kernels may
+there too (`lowering/enzyme/upstream_mlir.py`). `lower-affine` runs first, so kernels may
 be written with affine loops. Importing Enzyme maps a ~0.5 GB library, so it
 happens only when the pass runs.
 """
@@ -38,9 +38,7 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
-from lowering.gradients import gradient_functions
-from lowering.tapeflow_while_to_for import while_to_for
-from lowering.upstream_mlir import (
+from lowering.enzyme.upstream_mlir import (
     Locator,
     MlirCrashed,
     MlirRejected,
@@ -49,6 +47,8 @@ from lowering.upstream_mlir import (
     resolve_locations,
     run_pipeline,
 )
+from lowering.ir.gradients import gradient_functions
+from lowering.tapeflow_while_to_for import while_to_for
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,

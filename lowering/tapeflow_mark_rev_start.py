@@ -4,7 +4,7 @@ sweep with the unit attribute `tapeflow.rev_start`.
 
 The simulator splits its timing and traffic reports into the forward and the
 reverse sweep at that op. Where REV begins is read off the gradient as
-`lowering.enzyme_caches.reverse_sweep_start` reads it (the first top-level op that
+`lowering.enzyme.caches.reverse_sweep_start` reads it (the first top-level op that
 reads a seed or touches a shadow). The layout passes move and wrap top-level ops
 (strip-mined loops go into tile loops), so the mark is made once the tape's layout
 is final: the variant pipelines run this pass just before `tapeflow-to-cgra`. Any
@@ -19,8 +19,8 @@ from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
-from lowering.enzyme_caches import reverse_sweep_start
-from lowering.gradients import require_gradients
+from lowering.enzyme.caches import reverse_sweep_start
+from lowering.ir.gradients import require_gradients
 from tapeflow_dialects.enzyme import REV_START
 
 PASS = "tapeflow-mark-rev-start"

@@ -4,12 +4,12 @@
 The baseline keeps Enzyme's layout -- one `memref.alloc` per cached value, reached
 through the cache -- but the simulator must still tell tape traffic from the
 kernel's own (the paper's tape bytes and tape misses). This pass marks each cache
-buffer (`lowering.enzyme_caches` says which buffers are caches) with the unit
+buffer (`lowering.enzyme.caches` says which buffers are caches) with the unit
 attribute `tapeflow.tape` and changes nothing else, but for Enzyme's
 `enzyme.store/load` (caches of run-time extent), which become the plain
 `memref.store/load` they stand for, and Enzyme's tensor caches
 (`enzyme.cache_use_tensor`), which become the memref buffers Enzyme's default mode
-writes (`lowering.tensor_caches`), so the baseline's tape is in memory, through the
+writes (`lowering.enzyme.tensor_caches`), so the baseline's tape is in memory, through the
 cache, whichever cache mode Enzyme ran in. It takes a module at the
 Enzyme-gradient stage.
 """
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref
-from xdsl.rewriter import Rewriter
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
-from lowering.enzyme_caches import cache_buffers
-from lowering.gradients import require_gradients
-from lowering.stages import Stage, require_stages
-from lowering.locations import located
-from lowering.tensor_caches import bufferize_tensor_caches
+from lowering.enzyme.caches import cache_buffers
+from lowering.enzyme.tensor_caches import bufferize_tensor_caches
+from lowering.ir.gradients import require_gradients
+from lowering.ir.locations import located
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 

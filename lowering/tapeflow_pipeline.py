@@ -22,9 +22,9 @@ from xdsl.dialects import builtin, memref
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
+from lowering.ir.gradients import require_gradients
+from lowering.ir.stages import Stage, require_stage
 from lowering.pipelines import PipelineError, lowering_passes, parse_pipeline
-from lowering.stages import Stage, require_stage
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """
 `tapeflow-raise-tape`: Enzyme's cache buffers become the `tape` dialect.
 
-Each Enzyme cache buffer (see `lowering.enzyme_caches` for how caches and the
+Each Enzyme cache buffer (see `lowering.enzyme.caches` for how caches and the
 reverse sweep are told apart) is rewritten into `tape.alloc`/`tape.store`/
 `tape.load`/`tape.free` with the same shape, so that the tape is explicit for the
 TapeFlow passes (the starting point of the paper's Section IV). Each store gets an
@@ -11,7 +11,7 @@ Everything else -- the user's buffers, the primal's temporaries (allocated with
 look like caches but break a rule are reported (with `stats=true`) with the reason
 they were kept.
 
-The pass takes a module at the Enzyme-gradient stage (`lowering.stages`).
+The pass takes a module at the Enzyme-gradient stage (`lowering.ir.stages`).
 """
 
 from __future__ import annotations
@@ -27,18 +27,9 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme_caches import (
-    Access,
-    Cache,
-    NotACache,
-    buffer_root,
-    classify_cache,
-    reverse_sweep_start,
-    top_level_index,
-)
-from lowering.gradients import require_gradients
-from lowering.index_builder import compose_view_indices
-from lowering.nested_caches import (
+from lowering.enzyme.cache_accesses import Access, Cache, NotACache, buffer_root, top_level_index
+from lowering.enzyme.caches import classify_cache, reverse_sweep_start
+from lowering.enzyme.nested_caches import (
     NestedCache,
     NotANestedCache,
     check_extents_computable,
@@ -46,9 +37,11 @@ from lowering.nested_caches import (
     max_extents,
     tape_shape,
 )
-from lowering.locations import located
-from lowering.stages import Stage, require_stages
-from lowering.tensor_caches import bufferize_tensor_caches
+from lowering.enzyme.tensor_caches import bufferize_tensor_caches
+from lowering.ir.gradients import require_gradients
+from lowering.ir.index_builder import compose_view_indices
+from lowering.ir.locations import located
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.memref_views import subview_geometry
 
@@ -180,7 +173,7 @@ def raise_function(function: func.FuncOp) -> GradientReport:
 
 def _bufferize_tensor_caches(function: func.FuncOp, report: GradientReport) -> None:
     """Enzyme's tensor caches (`enzyme.cache_use_tensor`) become cache buffers
-    first (`lowering.tensor_caches`), so that they are raised like the others;
+    first (`lowering.enzyme.tensor_caches`), so that they are raised like the others;
     those that are not in Enzyme's cache shape stay tensors, reported as kept."""
     _, kept = bufferize_tensor_caches(function)
     for cache, reason in kept:
@@ -271,7 +264,7 @@ def _rewrite_nested(
     nested: NestedCache, body: Block, next_id: int, extents: dict[tuple[SSAValue, ...], list[SSAValue]]
 ) -> tuple[TapeRecord, int]:
     """One value tape for a chain of per-iteration caches, at any depth (see
-    `lowering.nested_caches`): indexed by the handle's index at each level, then
+    `lowering.enzyme.nested_caches`): indexed by the handle's index at each level, then
     the values' buffer's; sized by the top-level buffer's extents and, for each
     `?` extent below it, the largest over the loops around that buffer."""
     leaf = nested.leaf

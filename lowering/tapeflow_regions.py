@@ -46,10 +46,10 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
-from lowering.locations import located
-from lowering.loops import enclosing_loops
-from lowering.stages import Stage, require_stages
+from lowering.ir.gradients import require_gradients
+from lowering.ir.locations import located
+from lowering.ir.loops import enclosing_loops
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import region, tape
 
 PASS = "tapeflow-regions"

@@ -25,9 +25,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from lowering.gradients import require_gradients
-from lowering.locations import located
-from lowering.stages import Stage, require_stages
+from lowering.ir.gradients import require_gradients
+from lowering.ir.locations import located
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import tape
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 

@@ -39,11 +39,11 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
-from lowering.index_builder import Index, IndexBuilder
-from lowering.locations import located
-from lowering.loops import constant_value, enclosing_loops, trip_count
-from lowering.stages import Stage, require_stages
+from lowering.ir.gradients import require_gradients
+from lowering.ir.index_builder import Index, IndexBuilder
+from lowering.ir.locations import located
+from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 

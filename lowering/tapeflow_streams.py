@@ -34,12 +34,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
-from lowering.index_builder import IndexBuilder
-from lowering.locations import located
-from lowering.loops import constant_value
-from lowering.stages import Stage, require_stages
-from lowering.tapeflow_layers import ROWS_PER_ITERATION
+from lowering.ir.gradients import require_gradients
+from lowering.ir.index_builder import IndexBuilder
+from lowering.ir.locations import located
+from lowering.ir.loops import constant_value
+from lowering.ir.stages import Stage, require_stages
+from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 

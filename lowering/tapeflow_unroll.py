@@ -32,7 +32,7 @@ reads what store copy `U-1-k` wrote. A load copy that would read elements writte
 by several store copies (or indices the evaluator cannot follow) stops the pass
 with an error naming the loop.
 
-The pass takes a module at the tape or region stage (`lowering.stages`).
+The pass takes a module at the tape or region stage (`lowering.ir.stages`).
 """
 
 from __future__ import annotations
@@ -51,17 +51,17 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
-from lowering.locations import located
-from lowering.loops import enclosing_loops
-from lowering.stages import Stage, require_stages
-from lowering.index_eval import (
+from lowering.ir.gradients import require_gradients
+from lowering.ir.index_eval import (
     Bounds,
     CannotEvaluate,
     IndexEvaluator,
     loop_name,
     static_bounds,
 )
+from lowering.ir.locations import located
+from lowering.ir.loops import enclosing_loops
+from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import region, tape
 from tapeflow_dialects.locations import location_of
 

@@ -24,10 +24,10 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.gradients import require_gradients
+from lowering.ir.gradients import require_gradients
+from lowering.ir.stages import Stage, require_stage
 from lowering.pipelines import PipelineError, parse_pipeline, variant_pipeline
-from lowering.stages import Stage, require_stage
-from lowering.tapeflow_to_cgra import HardwareOptions
+from targets.scheduling import HardwareOptions
 
 
 @dataclass(frozen=True, kw_only=True)

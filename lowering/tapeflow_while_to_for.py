@@ -70,9 +70,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
-from lowering.enzyme_caches import buffer_root, written_roots
-from lowering.index_builder import IndexBuilder
-from lowering.loops import constant_value
+from lowering.enzyme.cache_accesses import buffer_root, written_roots
+from lowering.ir.index_builder import IndexBuilder
+from lowering.ir.loops import constant_value
 from tapeflow_dialects.upstream_syntax import IfOp, WhileOp
 
 PASS = "tapeflow-while-to-for"

@@ -24,7 +24,7 @@ preset and the versions of the packages. With `timeline=True` it also exports
 the run's windows, layers and streams as a trace-event timeline (`sim/timeline.py`).
 
 What depends on which hardware field: the schedule and the run (every field
-`tapeflow-to-cgra` takes, `lowering.tapeflow_to_cgra.HARDWARE_OPTIONS`: grid,
+`tapeflow-to-cgra` takes, `targets.scheduling.HARDWARE_OPTIONS`: grid,
 latencies, cache hit latency and ports, scratchpad latency and banks; and the
 scratchpad size, which the tapeflow variant's layers are cut for) are fixed by
 `prepare` and `execute`; the rest (cache size, ways, line, MSHRs and LRU policy,
@@ -38,7 +38,7 @@ import gc
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -46,20 +46,21 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
-from lowering.gradients import require_gradients
-from lowering.tapeflow_to_cgra import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTION_VALUE
+from lowering.ir.gradients import require_gradients
+from lowering.ir.stages import Stage, is_placed, stage_of
 from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
-from lowering.stages import Stage, is_placed, stage_of
 from lowering.tapeflow_raise_tape import raise_module
-from sim.cache import CacheResult, simulate_cache
+from sim.cache import simulate_cache
+from sim.execution import Execution
 from sim.executor import Executor
 from sim.models import DEFAULT_MODEL, MODELS, UnknownModel, get_model
+from sim.timeline import trace_events
 from sim.timing import TimingRecorder, WindowTimes, report
 from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
-from targets.hardware import CacheConfig, DramConfig, Hardware
+from targets.hardware import DramConfig, Hardware
 from targets.provenance import hardware_record
-
+from targets.scheduling import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTION_VALUE
 
 
 class SimulationError(ValueError):
@@ -186,30 +187,6 @@ class Simulation:
     """The trace-event timeline (`sim/timeline.py`), if asked for."""
 
 
-@dataclass
-class Execution:
-    """One run of a prepared module: its values, its address trace and its timing
-    windows. Everything that depends on the cache only is left for `evaluate`, so
-    that one execution serves every cache size and energy preset of a sweep."""
-
-    outputs: dict[str, np.ndarray]
-    hardware: Hardware
-    tape_bytes: int
-    recorder: TimingRecorder
-    addresses: np.ndarray
-    writes: np.ndarray
-    tape_flags: np.ndarray
-    seconds: float
-    trace: MemoryTrace
-    model: str = DEFAULT_MODEL
-    """The timing model the module was lowered and run for."""
-    replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
-    """The trace's replay through each cache asked for so far."""
-    variant: str | None = None
-    """The variant the module was prepared for (None: the caller did not say)."""
-    unroll: int = 1
-
-
 def _datapath(hardware: Hardware) -> Hardware:
     """`hardware` without what `evaluate` may change: everything but the schedule's
     inputs (see the module's docstring)."""
@@ -323,8 +300,6 @@ def simulate(
     )
     if not timeline:
         return Simulation(execution.outputs, evaluate(execution), execution.trace)
-    from sim.timeline import trace_events
-
     charged: list[WindowTimes] = []
     data = evaluate(execution, on_windows=charged.append)
     events = trace_events(execution, charged[0], data)

@@ -41,14 +41,12 @@ exact `start_cycle` and `cycles`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from sim.timing import WindowTimes, _prefix
-
-if TYPE_CHECKING:
-    from sim.simulator import Execution
+from sim.execution import Execution
+from sim.timing import WindowTimes, prefix_counts
 
 PID = 1
 TID_WINDOWS = 1
@@ -127,7 +125,7 @@ def trace_events(
     latency = hardware.dram.latency_cycles
     bw = hardware.dram_bytes_per_cycle
     cache = execution.replays[hardware.cache]
-    prefix_miss = _prefix(~cache.hit)
+    prefix_miss = prefix_counts(~cache.hit)
 
     events: list[dict[str, Any]] = [
         {"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
@@ -153,7 +151,7 @@ def trace_events(
             "writebacks": int(times.writebacks[i]),
         }
         if w.kind == "kernel":
-            args["trips"] = w._trips
+            args["trips"] = w.trips
         if w.stream_write_bytes:
             args["spill_bytes"] = w.stream_write_bytes
         if w.rev_stream_bytes:

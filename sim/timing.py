@@ -24,20 +24,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 from itertools import chain
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
 from sim.cache import CacheResult
+from sim.models import WindowTable, get_model
 from sim.trace import MemoryTrace
 from targets.costs import KernelProfile
 from targets.hardware import Hardware
-
-if TYPE_CHECKING:
-    from sim.models import WindowTable
-
 
 _NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
 """`TimingRecorder.profiles[0]`: what ops windows read as their kernel."""
@@ -297,7 +294,7 @@ class TimingRecorder:
             self._sample()
 
 
-def _prefix(flags: np.ndarray) -> np.ndarray:
+def prefix_counts(flags: np.ndarray) -> np.ndarray:
     """prefix[i]: how many of flags[:i] are set."""
     return np.concatenate([[0], np.cumsum(flags, dtype=np.int64)])
 
@@ -312,8 +309,6 @@ _COLUMNS = 12
 def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardware) -> WindowTable:
     """The recorded windows as columns, with what the cache replay found in each
     (what a timing model costs, `sim.models`)."""
-    from sim.models import WindowTable
-
     line = hardware.cache.line_bytes
     windows = recorder.windows
     # One row per window (the columns of _WINDOW_COLUMNS); every window at once.
@@ -331,9 +326,9 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
     steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
     tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
-    m = _prefix(~cache.hit)
-    h = _prefix(cache.hit)
-    wb = _prefix(cache.evicts_dirty)
+    m = prefix_counts(~cache.hit)
+    h = prefix_counts(cache.hit)
+    wb = prefix_counts(cache.evicts_dirty)
     misses = m[end] - m[start]
     writebacks = wb[end] - wb[start]
     return WindowTable(
@@ -389,8 +384,6 @@ def report(
     `hardware` record, which `sim.simulator.evaluate` adds. `model` names the
     timing model (`sim.models.MODELS`) that turns the windows into cycles;
     `on_windows`, if given, hears what each window was charged."""
-    from sim.models import get_model
-
     timing_model = get_model(model)
     line = hardware.cache.line_bytes
     miss = ~cache.hit
@@ -425,8 +418,8 @@ def report(
     memory_ops = int(memops.sum())
     stream_read = int(stream_read.sum())
     stream_write = int(stream_write.sum())
-    prefix_tape_miss = _prefix(miss & tape_flags)
-    prefix_tape_wb = _prefix(cache.evicts_dirty & tape_flags)
+    prefix_tape_miss = prefix_counts(miss & tape_flags)
+    prefix_tape_wb = prefix_counts(cache.evicts_dirty & tape_flags)
     total_hits, total_misses = cache.hits, cache.misses
     accesses = total_hits + total_misses
     read = cache.miss_lines * line + stream_read

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
+from lowering.layers.records import layer_census
 from lowering.pipelines import parse_pipeline, variant_pipeline
-from lowering.tapeflow_layers import layer_census
 from tapeflow_benchmarks.common import add_kernel_options, chosen, parse_kernel
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_benchmarks.paper import TABLE_II

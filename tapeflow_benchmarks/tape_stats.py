@@ -16,13 +16,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lowering.ir.gradients import gradient_functions
+from lowering.ir.loops import top_level_op
+from lowering.tapeflow_enzyme import TapeflowEnzymePass
+from lowering.tapeflow_raise_tape import GradientReport, raise_module
 from tapeflow_benchmarks.common import add_kernel_options, chosen, parse_kernel
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_benchmarks.paper import TABLE_II
-from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.gradients import gradient_functions
-from lowering.loops import top_level_op
-from lowering.tapeflow_raise_tape import GradientReport, raise_module
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 

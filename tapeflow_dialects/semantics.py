@@ -4,7 +4,7 @@ consumer of their meaning reads.
 
 The reference executor's closures (`sim/impls/arith.py`), the code generators
 of its fast path (`sim/kernel_compiler.py`, `sim/function_compiler.py`), the
-index evaluator of the passes (`lowering/index_eval.py`) and constant folding
+index evaluator of the passes (`lowering/ir/index_eval.py`) and constant folding
 all take an op's meaning from here, so it is written once. An entry is a
 `Scalar`: a template of Python statements (what the generators inline) and the
 function made from that same template (what the closures call), so the two
@@ -697,6 +697,44 @@ OPS: frozenset[str] = frozenset(
 """Every op name the table knows (at some types)."""
 
 
+COST_CLASSES: Mapping[str, str] = {
+    op: cost_class
+    for cost_class, ops in {
+        "fadd": (
+            "arith.addf", "arith.subf", "arith.cmpf", "arith.maximumf", "arith.minimumf",
+            "arith.maxnumf", "arith.minnumf",
+        ),
+        "fmul": ("arith.mulf", "math.fma"),
+        "fdiv": ("arith.divf", "arith.remf"),
+        "sqrt": ("math.sqrt",),
+        "transcendental": (
+            "math.acos", "math.acosh", "math.asin", "math.asinh", "math.atan", "math.atan2",
+            "math.atanh", "math.cbrt", "math.ceil", "math.cos", "math.cosh", "math.erf",
+            "math.exp", "math.exp2", "math.expm1", "math.floor", "math.log", "math.log10",
+            "math.log1p", "math.log2", "math.powf", "math.round", "math.roundeven",
+            "math.rsqrt", "math.sin", "math.sinh", "math.tan", "math.tanh", "math.trunc",
+        ),
+        "integer": (
+            *INT_BINARY, *CASTS, "arith.cmpi", "arith.select", "arith.negf", "math.absf",
+            "math.copysign",
+        ),
+    }.items()
+    for op in ops
+}
+"""Each op of the table -> the class of functional unit that runs it, which times
+it and charges its energy (`targets.costs` gives each class its latency and energy
+from the hardware; a dialect only names the class). Declared here, beside the
+ops' meaning, so that an op added to the table without a class is refused at
+import rather than timed as some default."""
+
+if set(COST_CLASSES) != OPS:
+    raise ImportError(
+        "tapeflow_dialects.semantics: every op of the table needs a cost class in "
+        f"COST_CLASSES; missing {sorted(OPS - set(COST_CLASSES))}, unknown "
+        f"{sorted(set(COST_CLASSES) - OPS)}"
+    )
+
+
 @cache
 def _scalar(name: str, types: tuple[Attribute, ...], result: Attribute, predicate: int | None) -> Scalar | None:
     if name in _FLOAT_BINARY_TEMPLATES or name in _FLOAT_UNARY_TEMPLATES or name in _FLOAT_TERNARY_TEMPLATES:
@@ -869,6 +907,7 @@ __all__ = [
     "CMPF",
     "CMPF_PREDICATES",
     "CMPI_PREDICATES",
+    "COST_CLASSES",
     "FLOAT_BINARY",
     "FLOAT_UNARY",
     "INDEX_WIDTH",

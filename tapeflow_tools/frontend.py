@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
-from lowering.upstream_mlir import Position, resolve_locations, run_pipeline
+from lowering.enzyme.upstream_mlir import Position, resolve_locations, run_pipeline
 from tapeflow_tools.diagnostics import LocatingParser
 
 _AFFINE = re.compile(r"\baffine\.")

@@ -1,6 +1,9 @@
 """
 The cost model: which functional-unit class each op uses, how many cycles it
 takes from issue to result, and what an op run outside a scheduled kernel costs.
+Each op of the scalar semantics declares its class beside its meaning
+(`tapeflow_dialects.semantics.COST_CLASSES`); this module refuses at import a
+class with no latency or energy, and at use an op with no class.
 
 `tapeflow-to-cgra` schedules with these latencies and the simulator charges them,
 so the two always agree. The numbers themselves (and their sources) are fields of
@@ -10,38 +13,81 @@ so the two always agree. The numbers themselves (and their sources) are fields o
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 from xdsl.dialects import arith, memref
+from xdsl.dialects.memref import MemRef
 from xdsl.ir import Operation
 
-from targets.hardware import Hardware
 from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape
 from tapeflow_dialects.cgra import MemPath
-
-_FADD = frozenset({
-    "arith.addf", "arith.subf", "arith.cmpf", "arith.maximumf", "arith.minimumf",
-    "arith.maxnumf", "arith.minnumf",
-})
-_NOT_TRANSCENDENTAL = frozenset({"math.sqrt", "math.absf", "math.copysign", "math.fma"})
+from tapeflow_dialects.region import Region
+from tapeflow_dialects.semantics import COST_CLASSES
+from tapeflow_dialects.stream import Stream
+from tapeflow_dialects.tape import Tape
+from targets.energy import ENERGY_PRESETS
+from targets.hardware import Hardware, Latencies
 
 FU_CLASSES = ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer")
 """The latency and energy classes, named as the fields of `targets.hardware.Latencies`."""
 
+OTHER_COST_CLASSES: Mapping[str, str] = {
+    "arith.constant": "integer",
+    "scf.yield": "integer",
+    **{
+        op.name: "integer"
+        for dialect in (MemRef, Tape, Region, Stream)
+        for op in dialect.operations
+    },
+}
+"""The class of each op timed or charged that is not in the table of scalar
+semantics (whose ops declare their class there, `semantics.COST_CLASSES`): a
+constant of a straight-line run and a loop's yield, which the scheduler places,
+and the address and bookkeeping ops of the memory dialects (`memref.dim`, ...),
+one integer op each when run outside a kernel. (Their loads, stores and
+allocations are charged by memory path, or free, before a class is asked.)"""
+
+
+class UncostedOp(KeyError):
+    """An op with no cost class: timing it as some default would be silently wrong."""
+
 
 def op_class(opcode: str) -> str:
-    """The latency/energy class (one of `FU_CLASSES`) of an arith or math op."""
-    if opcode in _FADD:
-        return "fadd"
-    if opcode in ("arith.mulf", "math.fma"):
-        return "fmul"
-    if opcode in ("arith.divf", "arith.remf"):
-        return "fdiv"
-    if opcode == "math.sqrt":
-        return "sqrt"
-    if opcode.startswith("math.") and opcode not in _NOT_TRANSCENDENTAL:
-        return "transcendental"
-    return "integer"
+    """The latency/energy class (one of `FU_CLASSES`) of an op, as its semantics
+    (`tapeflow_dialects.semantics.COST_CLASSES`) or `OTHER_COST_CLASSES` declare."""
+    cost_class = COST_CLASSES.get(opcode) or OTHER_COST_CLASSES.get(opcode)
+    if cost_class is None:
+        raise UncostedOp(
+            f"'{opcode}' has no cost class: declare it beside its semantics "
+            "(tapeflow_dialects.semantics.COST_CLASSES) or in "
+            "targets.costs.OTHER_COST_CLASSES"
+        )
+    return cost_class
+
+
+def _check_classes() -> None:
+    """Every declared class is a latency of the hardware and has an energy in every
+    energy preset, so that no op's cost falls back to a default."""
+    latencies = {f.name for f in fields(Latencies)}
+    for table in (COST_CLASSES, OTHER_COST_CLASSES):
+        unknown = sorted({c for c in table.values() if c not in FU_CLASSES})
+        if unknown:
+            raise ImportError(f"targets.costs: unknown cost classes {unknown}")
+    if not set(FU_CLASSES) <= latencies:
+        raise ImportError(
+            f"targets.costs: classes {sorted(set(FU_CLASSES) - latencies)} have no latency"
+        )
+    for name, model in ENERGY_PRESETS.items():
+        priced = {c for c, _ in model.fu_pj}
+        if not set(FU_CLASSES) <= priced:
+            raise ImportError(
+                f"targets.costs: energy preset {name} prices no "
+                f"{sorted(set(FU_CLASSES) - priced)}"
+            )
+
+
+_check_classes()
 
 
 def op_latency(op: Operation, hardware: Hardware) -> int:
@@ -98,7 +144,7 @@ def unscheduled_op_cost(op: Operation, hardware: Hardware) -> OpCost | None:
 
 STRIP_MINED = "tapeflow.rows_per_iteration"
 """The attribute `tapeflow-layers` puts on a loop it strip-mined into tiles, one
-per layer (`lowering.tapeflow_layers.ROWS_PER_ITERATION`)."""
+per layer (`lowering.layers.records.ROWS_PER_ITERATION`)."""
 
 
 @dataclass(frozen=True)

@@ -30,85 +30,11 @@ A model has three parts (`TimingModel`):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from sim.models.base import Cycles, TimingModel, WindowTable
+from sim.models.cgra import CGRA
+from sim.models.salam import SALAM_MODEL
 
-import numpy as np
-
-from targets.hardware import Hardware
-
-
-@dataclass(frozen=True)
-class WindowTable:
-    """The run's windows as columns (one entry per window, in program order), with
-    what the cache replay found in each."""
-
-    kernel: np.ndarray
-    """True for a kernel loop, False for ops outside kernels."""
-    compute: np.ndarray
-    """`Window.compute`."""
-    access_latency: np.ndarray
-    """`Window.access_latency`."""
-    hits: np.ndarray
-    misses: np.ndarray
-    writebacks: np.ndarray
-    dram_bytes: np.ndarray
-    """Missed and written-back lines, plus streamed bytes."""
-    rev_stream_bytes: np.ndarray
-    trips: np.ndarray
-    ii: np.ndarray
-    length: np.ndarray
-    steps: np.ndarray
-    """Kernel loops: the lockstep cycles of one iteration (`KernelProfile.steps`)."""
-    tiled: np.ndarray
-    """Kernel loops that are the body of a layer."""
-    kernel_id: np.ndarray
-    """Kernel loops: one number (from 1) per kernel, the same for the same kernel;
-    0 for ops windows."""
-    layer: np.ndarray
-    """Layers started before the window."""
-    spad_accesses: np.ndarray
-    memory_ops: np.ndarray
-    stream_write_bytes: np.ndarray
-    stream_read_bytes: np.ndarray
-
-
-@dataclass(frozen=True)
-class Cycles:
-    spent: np.ndarray
-    """Cycles of each window (int64)."""
-    memory_stall: int
-    """Part of the total spent waiting for the cache and DRAM beyond compute."""
-    stream_stall: int
-    """Part of the total spent waiting for REV tiles."""
-    busy: np.ndarray
-    """Cycles of each window's issue and latencies alone: `spent` less the
-    window's memory and stream stalls (for a timeline, `sim.timeline`)."""
-    stream_stalled: np.ndarray
-    """Cycles each window waited for its REV tile, at its start."""
-    rev_streams: tuple[tuple[int, int], ...] = ()
-    """(window whose start issued it, window it delays) for each timed REV stream."""
-
-
-class TimingModel(Protocol):
-    name: str
-    summary: str
-
-    def hardware(self, hardware: Hardware) -> Hardware: ...
-
-    def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware: ...
-
-    def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles: ...
-
-
-def _models() -> dict[str, TimingModel]:
-    from sim.models.cgra import CGRA
-    from sim.models.salam import SALAM_MODEL
-
-    return {m.name: m for m in (CGRA, SALAM_MODEL)}
-
-
-MODELS: dict[str, TimingModel] = _models()
+MODELS: dict[str, TimingModel] = {m.name: m for m in (CGRA, SALAM_MODEL)}
 """Every timing model by the name `--model` takes."""
 
 DEFAULT_MODEL = "cgra"
@@ -127,6 +53,17 @@ def get_model(name: str) -> TimingModel:
         ) from None
 
 
+def check_models(names: list[str]) -> list[str]:
+    """`names` (a `--model` list) without repeats, if every one is in `MODELS`;
+    else `UnknownModel` naming the bad ones."""
+    bad = [n for n in names if n not in MODELS]
+    if bad:
+        raise UnknownModel(f"unknown model(s) {', '.join(bad)}; choose from {', '.join(MODELS)}")
+    if not names:
+        raise UnknownModel(f"choose at least one model from {', '.join(MODELS)}")
+    return list(dict.fromkeys(names))
+
+
 __all__ = [
     "Cycles",
     "DEFAULT_MODEL",
@@ -134,5 +71,6 @@ __all__ = [
     "TimingModel",
     "UnknownModel",
     "WindowTable",
+    "check_models",
     "get_model",
 ]

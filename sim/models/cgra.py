@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.models import Cycles, WindowTable
+from sim.models.base import Cycles, WindowTable
 from targets.hardware import Hardware
 
 

@@ -47,7 +47,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from sim.models import Cycles, WindowTable
+from sim.models.base import Cycles, WindowTable
 from targets.hardware import Hardware
 from targets.salam import SALAM, SalamMachine, salam_hardware
 

@@ -1,7 +1,7 @@
 """
 What the evaluation simulates: a *point* is one kernel at one size, lowered for one
 variant with one scratchpad size and unroll factor, timed by one model (`cgra` or
-`salam`, `harness/models.py`), then reported on one cache size with one energy
+`salam`, `sim.models`), then reported on one cache size with one energy
 preset.
 
 Points that differ only in cache size and energy preset share a *group*: the
@@ -18,7 +18,7 @@ a cached result is never reused after any of those change.
 
 The evaluation's points take their hardware from the paper's presets (`Tflow32k`
 for TapeFlow, `Enzyme32k` otherwise) with the point's cache, scratchpad and energy
-preset. A sweep (`harness/sweep.py`) may name another preset and change any other
+preset. A sweep (`harness/sweep/`) may name another preset and change any other
 parameter: the group's `settings`, dotted keys and values (`dram.latency_cycles`,
 `rows`, ...), applied last.
 """
@@ -33,8 +33,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from sim.models import DEFAULT_MODEL
 from sim.models import get_model as timing_model
-from tapeflow_benchmarks.harness.models import DEFAULT
 from targets.hardware import Hardware, configure
 from targets.provenance import hardware_record
 
@@ -87,8 +87,8 @@ class Group:
     spad_bytes: int = 0
     unroll: int = 1
     """`tapeflow-unroll`'s factor (`FULL_UNROLL`: every tape loop completely)."""
-    model: str = DEFAULT
-    """The timing model (`harness/models.py`)."""
+    model: str = DEFAULT_MODEL
+    """The timing model (`sim.models.MODELS`)."""
     preset: str = ""
     """The hardware preset the point starts from ('': Tflow32k for TapeFlow,
     Enzyme32k otherwise)."""
@@ -195,7 +195,7 @@ def _bytes(n: int) -> str:
 
 _FINGERPRINTED = (
     "tapeflow_dialects", "lowering", "sim", "targets", "tapeflow_benchmarks/kernels",
-    "tapeflow_benchmarks/harness/models.py",
+    "tapeflow_benchmarks/harness/runner.py",
 )
 
 

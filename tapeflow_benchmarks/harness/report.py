@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tapeflow_benchmarks.harness.claims import Comparison
+from tapeflow_benchmarks.harness.columns import point_fields, run_row
 from tapeflow_benchmarks.harness.experiments import EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import draw
 from tapeflow_benchmarks.harness.points import KB, Point
@@ -60,52 +61,6 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer = csv.DictWriter(out, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
-
-
-def _point_fields(point: Point) -> dict[str, Any]:
-    return {
-        "model": point.group.model,
-        "kernel": point.group.kernel,
-        "size": point.group.size,
-        "variant": point.group.variant,
-        "spad_bytes": point.group.spad_bytes,
-        "unroll": point.group.unroll,
-        "cache_bytes": point.cache_bytes,
-        "energy_preset": point.energy,
-    }
-
-
-def _run_row(point: Point, report: Report) -> dict[str, Any]:
-    row = _point_fields(point)
-    if "error" in report:
-        row["error"] = report["error"]
-        return row
-    row.update({
-        "cycles_fwd": report["cycles"]["fwd"],
-        "cycles_rev": report["cycles"]["rev"],
-        "cycles_total": report["cycles"]["total"],
-        "cycles_memory_stall": report["cycles"].get("memory_stall"),
-        "cycles_stream_stall": report["cycles"].get("stream_stall"),
-        "ops_total": report["ops"]["total"],
-        "cache_hits": report["cache"]["hits"],
-        "cache_misses": report["cache"]["misses"],
-        "cache_hit_rate": report["cache"]["hit_rate"],
-        "dram_read": report["dram_bytes"]["read"],
-        "dram_write": report["dram_bytes"]["write"],
-        "dram_tape": report["dram_bytes"]["tape"],
-        "dram_total": report["dram_bytes"]["total"],
-        "spad_accesses": report["spad"]["accesses"],
-        "spad_peak_bytes": report["spad"]["peak_bytes"],
-        "sram_bytes": report["sram_bytes"],
-        "layers": report["layers"],
-        "tape_bytes": report["tape_bytes"],
-        "energy_cache_pj": report["energy_pj"]["cache"],
-        "energy_spad_pj": report["energy_pj"]["spad"],
-        "energy_fu_pj": report["energy_pj"]["fu"],
-        "energy_dram_pj": report["energy_pj"]["dram"],
-        "energy_onchip_pj": report["energy_pj"]["onchip"],
-    })
-    return row
 
 
 def headline(results: dict[str, Result]) -> list[dict[str, Any]]:
@@ -198,7 +153,7 @@ def _write_into(
                 figures += drawn
                 shown[name, model] = drawn[0]
     ordered = sorted(runs.items())
-    _write_csv(out / "csv" / "runs.csv", [_run_row(p, r) for p, r in ordered])
+    _write_csv(out / "csv" / "runs.csv", [run_row(p, r) for p, r in ordered])
     data = {
         "meta": meta,
         "headline": {m: headline(by_name) for m, by_name in results.items()},
@@ -225,7 +180,7 @@ def _write_into(
             }
             for c in claims
         ],
-        "runs": [{**_point_fields(p), "report": r} for p, r in ordered],
+        "runs": [{**point_fields(p), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     (out / "report.md").write_text(_markdown(meta, results, claims, shown), encoding="utf-8")

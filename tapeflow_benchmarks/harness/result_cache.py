@@ -6,7 +6,7 @@ An entry is `{"format": 1, "key": ..., "sha256": ..., "report": {...}}`: the
 report, the key it was computed for, and the SHA-256 of the report's canonical
 JSON (sorted keys, no spaces, no NaN). Reading an entry checks all of it: valid
 JSON with no NaN or infinity, the four fields and no others, the key of the point
-asked for, the checksum of the report, the report's schema (`REPORT_SCHEMA`:
+asked for, the checksum of the report, the report's schema (`POINT_REPORT_SCHEMA`:
 each key present with its type, every number finite and non-negative, and totals
 that add up), and its `hardware` record, which must be the point's (`Point.record`:
 every hardware parameter, model, variant, unroll, energy preset, versions). An
@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sim.report_keys import BOOL, INT, NUM, REPORT_SCHEMA, STR
 from tapeflow_benchmarks.harness.points import Point
 from tapeflow_tools.atomic import atomic_write_text
 
@@ -33,61 +34,20 @@ Report = dict[str, Any]
 
 FORMAT = 1
 
-_INT = "int"
-_NUM = "number"
-_STR = "str"
-_BOOL = "bool"
-
-HARDWARE_SCHEMA: dict[str, Any] = {
-    "name": _STR,
-    "clock_ghz": _NUM,
-    "rows": _INT,
-    "cols": _INT,
-    "latencies": {str: _INT},
-    "cache": {"size_bytes": _INT, "assoc": _INT, "line_bytes": _INT},
-    "scratchpad": {"size_bytes": _INT, "banks": _INT},
-    "dram": {"bandwidth_gbs": _NUM, "latency_cycles": _INT},
-    "energy": {"name": _STR},
-    "model": _STR,
-    "variant": _STR,
-    "unroll": _INT,
-    "energy_preset": _STR,
-    "versions": {},
+POINT_REPORT_SCHEMA: dict[str, Any] = {
+    **REPORT_SCHEMA,
+    "kernel_stats": {str: NUM},
+    "outputs_finite": BOOL,
+    "group_seconds": NUM,
 }
-"""The point's hardware record (`targets.provenance.hardware_record`); the rest of
-its fields are checked by comparing the whole record with the point's."""
-
-REPORT_SCHEMA: dict[str, Any] = {
-    "hardware": HARDWARE_SCHEMA,
-    "cycles": {"fwd": _INT, "rev": _INT, "total": _INT, "memory_stall": _INT, "stream_stall": _INT},
-    "ops": {"total": _INT, "fu": {str: _INT}, "memory": _INT},
-    "cache": {
-        "hits": _INT,
-        "misses": _INT,
-        "hit_rate": _NUM,
-        "fwd": {"hits": _INT, "misses": _INT},
-        "rev": {"hits": _INT, "misses": _INT},
-    },
-    "dram_bytes": {"read": _INT, "write": _INT, "tape": _INT, "total": _INT},
-    "spad": {"accesses": _INT, "peak_bytes": _INT},
-    "streams": {"write_bytes": _INT, "read_bytes": _INT},
-    "sram_bytes": _INT,
-    "layers": _INT,
-    "tape_bytes": _INT,
-    "energy_pj": {"cache": _NUM, "spad": _NUM, "fu": _NUM, "dram": _NUM, "onchip": _NUM},
-    "simulator": {"seconds": _NUM, "ops_per_second": _NUM, "accesses": _INT},
-    "kernel_stats": {str: _NUM},
-    "outputs_finite": _BOOL,
-    "group_seconds": _NUM,
-}
-"""What a point's report holds (`sim.timing.report` plus what `evaluate` and the
-runner add). A `{str: T}` entry is a mapping of any keys to values of type T.
-Keys beyond these are allowed (a newer simulator may add some; the code
-fingerprint in the key keeps old entries from being mixed with new code)."""
+"""What a point's report holds: the simulator's (`sim.report_keys.REPORT_SCHEMA`)
+plus what the runner adds. Keys beyond these are allowed (a newer simulator may
+add some; the code fingerprint in the key keeps old entries from being mixed with
+new code)."""
 
 
 class SchemaError(ValueError):
-    """A report that does not have the shape of `REPORT_SCHEMA`."""
+    """A report that does not have the shape of `POINT_REPORT_SCHEMA`."""
 
 
 def _check_value(value: Any, kind: Any, path: str) -> None:
@@ -103,24 +63,24 @@ def _check_value(value: Any, kind: Any, path: str) -> None:
                 raise SchemaError(f"{path}.{key} is missing")
             _check_value(value[key], sub, f"{path}.{key}")
         return
-    if kind == _STR:
+    if kind == STR:
         ok = isinstance(value, str)
-    elif kind == _BOOL:
+    elif kind == BOOL:
         ok = isinstance(value, bool)
-    elif kind == _INT:
+    elif kind == INT:
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
         ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok:
         raise SchemaError(f"{path} is {json.dumps(value)[:40]}, not a {kind}")
-    if kind in (_INT, _NUM) and not (math.isfinite(value) and value >= 0):
+    if kind in (INT, NUM) and not (math.isfinite(value) and value >= 0):
         raise SchemaError(f"{path} is {value}, not a finite non-negative number")
 
 
 def check_report(report: Any) -> None:
     """Raise `SchemaError` unless `report` has the shape of a point's report and
     its totals add up."""
-    _check_value(report, REPORT_SCHEMA, "report")
+    _check_value(report, POINT_REPORT_SCHEMA, "report")
     cycles, dram, energy = report["cycles"], report["dram_bytes"], report["energy_pj"]
     if cycles["total"] != cycles["fwd"] + cycles["rev"]:
         raise SchemaError("report.cycles.total is not fwd + rev")
@@ -236,4 +196,6 @@ class ResultCache:
             self.root = None
 
 
-__all__ = ["FORMAT", "HARDWARE_SCHEMA", "REPORT_SCHEMA", "ResultCache", "SchemaError", "check_report", "checksum"]
+__all__ = [
+    "FORMAT", "POINT_REPORT_SCHEMA", "ResultCache", "SchemaError", "check_report", "checksum",
+]

@@ -7,7 +7,7 @@ Each group runs from the primal kernel in `tapeflow_benchmarks/`: the real Enzym
 (`tapeflow-enzyme`, once per kernel and size in each process), the variant's
 passes and `tapeflow-to-cgra` (`sim.simulator.prepare`), the simulator
 (`execute`), and one replay per cache and energy preset (`evaluate`), each with
-the group's timing model where it takes one (`harness/models.bound`). Results are
+the group's timing model. Results are
 written to the cache (`result_cache`, which checks every entry it reads) as each
 group finishes, so an interrupted run loses only the groups in flight.
 
@@ -23,10 +23,10 @@ another `concurrent.futures.Executor` instead (a Dask cluster's, see
 `dask_pool.py`). Each group's numbers depend only on the group, never on where it
 ran, so the results are the same either way.
 
-Groups that differ only in their timing model form one job (`run_bundle`): while
-the simulator's lowering takes no model, the module is lowered once and run under
-each model, so a second model costs its simulations, not a second lowering (most
-of the time of a fully unrolled kernel).
+Groups that differ only in their timing model form one job (`run_bundle`), run
+one after another in one process: each model lowers the module for its own
+machine (`sim.models.TimingModel.lowering_hardware`), but the process
+differentiates the kernel once for all of them.
 
 The worker processes ignore SIGINT: Ctrl-C (which the terminal sends to the whole
 process group) reaches the parent only, which stops the workers itself and
@@ -36,7 +36,6 @@ not have the shape of one (`result_cache.check_report`) counts as a failed run.
 
 from __future__ import annotations
 
-import inspect
 import io
 import json
 import multiprocessing
@@ -59,11 +58,11 @@ import numpy as np
 from tqdm import tqdm
 from xdsl.dialects import builtin, memref, scf
 
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from sim import simulator
+from sim.models import DEFAULT_MODEL
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
-from tapeflow_benchmarks.harness.models import DEFAULT, bound
 from tapeflow_benchmarks.harness.points import Group, KernelSource, Point, grouped
 from tapeflow_benchmarks.harness.result_cache import (
     ResultCache,
@@ -155,7 +154,6 @@ class _Lowered:
 def _lower(group: Group, points: list[Point]) -> _Lowered:
     """The group's module through Enzyme and the variant's passes."""
     started = time.perf_counter()
-    prepare, _, _ = bound(group.model, simulator.prepare, simulator.execute, simulator.evaluate)
     ctx = make_context()
     source = group.source
     if source is None:
@@ -167,7 +165,9 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
     stats: dict[str, float] = {}
     if group.variant == "enzyme" and group.unroll == default_unroll:
         stats["tensors_per_loop"] = _tensors_per_loop(module)
-    tape_bytes = prepare(ctx, module, group.variant, points[0].hardware(), group.unroll)
+    tape_bytes = simulator.prepare(
+        ctx, module, group.variant, points[0].hardware(), group.unroll, model=group.model
+    )
     if source is None:
         function = f"{group.kernel}_grad"
         args = caller_arguments(module, group.kernel, group.size)
@@ -182,15 +182,12 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
 def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Point, Report]:
     """Run the lowered module under the group's model; one report per point."""
     started = time.perf_counter()
-    _, execute, evaluate = bound(
-        group.model, simulator.prepare, simulator.execute, simulator.evaluate
-    )
     hardware = points[0].hardware()
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in lowered.args]
     stats = dict(lowered.stats)
-    execution = execute(
+    execution = simulator.execute(
         lowered.module, lowered.function, args, hardware, lowered.tape_bytes,
-        **_recorded(execute, group),
+        variant=group.variant, unroll=group.unroll, model=group.model,
     )
     if stats:
         lines = np.unique(execution.addresses >> 6)
@@ -198,7 +195,7 @@ def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Poin
     finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
     reports = {}
     for point in points:
-        report = evaluate(execution, point.hardware())
+        report = simulator.evaluate(execution, point.hardware())
         report["hardware"] = json.loads(json.dumps(point.record()))  # as JSON reads back
         report["kernel_stats"] = stats
         report["outputs_finite"] = bool(finite)
@@ -207,14 +204,6 @@ def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Poin
     for report in reports.values():
         report["group_seconds"] = seconds
     return reports
-
-
-def _recorded(execute: Callable[..., Any], group: Group) -> dict[str, Any]:
-    """What `execute` records in the reports of the run (variant, unroll), for
-    a simulator's `execute` that takes them."""
-    taken = inspect.signature(execute).parameters
-    wanted = {"variant": group.variant, "unroll": group.unroll}
-    return {k: v for k, v in wanted.items() if k in taken}
 
 
 def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
@@ -231,31 +220,9 @@ def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
         return _failed(points, err)
 
 
-def shares_lowering() -> bool:
-    """Whether the simulator's lowering is the same under every timing model (its
-    `prepare` takes no model): then groups that differ only in the model are
-    lowered once and run once per model (`run_bundle`)."""
-    return "model" not in inspect.signature(simulator.prepare).parameters
-
-
 def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
-    """Groups that differ only in their timing model: lowered once (the costliest
-    step for fully unrolled kernels), then run and reported under each model.
-    Each report's `group_seconds` counts the shared lowering in full."""
-    if len(bundle) == 1 or not shares_lowering():
-        return {p: r for group, points in bundle for p, r in run_group(group, points).items()}
-    first, first_points = bundle[0]
-    try:
-        lowered = _lower(first, first_points)
-    except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
-        return {p: r for _, points in bundle for p, r in _failed(points, err).items()}
-    reports: dict[Point, Report] = {}
-    for group, points in bundle:
-        try:
-            reports.update(_simulate(group, points, lowered))
-        except Exception as err:  # noqa: BLE001
-            reports.update(_failed(points, err))
-    return reports
+    """Groups that differ only in their timing model, run one after another."""
+    return {p: r for group, points in bundle for p, r in run_group(group, points).items()}
 
 
 def _run_group_job(bundle: list[tuple[Group, list[Point]]]) -> list[tuple[Point, Report]]:
@@ -332,7 +299,7 @@ def run_points(
             summary.cached += 1
     bundles: dict[Group, list[tuple[Group, list[Point]]]] = {}
     for group, group_points in grouped(missing).items():
-        bundles.setdefault(replace(group, model=DEFAULT), []).append((group, group_points))
+        bundles.setdefault(replace(group, model=DEFAULT_MODEL), []).append((group, group_points))
     todo = sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
     bar = tqdm(
         total=len(todo), unit="run", disable=not progress, dynamic_ncols=True,
@@ -400,4 +367,4 @@ def run_points(
     return found, summary
 
 
-__all__ = ["Report", "ResultCache", "RunSummary", "run_bundle", "run_group", "run_points", "shares_lowering"]
+__all__ = ["Report", "ResultCache", "RunSummary", "run_bundle", "run_group", "run_points"]

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from lowering.gradients import gradient_functions
-from lowering.tapeflow_raise_tape import raise_module
 from stage_checks import check_stages, differentiate
+
+from lowering.ir.gradients import gradient_functions
+from lowering.tapeflow_raise_tape import raise_module
 from tapeflow_tools.tapeflow_run import run_function
 
 INPUTS = Path(__file__).parent / "inputs" / "caches"

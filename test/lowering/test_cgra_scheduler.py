@@ -26,7 +26,9 @@ import pytest
 from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Operation, SSAValue
 
-from lowering.tapeflow_to_cgra import _Scheduler
+from lowering.scheduling.body import LoopBody
+from lowering.scheduling.recurrence import recurrence_mii
+from lowering.scheduling.scheduler import Scheduler
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from targets.costs import op_latency
@@ -194,14 +196,14 @@ HARDWARE = [configure("Enzyme32k"), configure("Tflow1k", spad_bytes=512)]
 def test_recurrence_bound_matches_longest_paths(seed: int) -> None:
     ops, carried = _body(seed, 10 + 3 * seed)
     hw = HARDWARE[seed % 2]
-    assert _Scheduler(hw)._recurrence_mii(ops, carried) == _reference_mii(ops, carried, hw)
+    assert recurrence_mii(LoopBody.of(ops, hw), carried, hw) == _reference_mii(ops, carried, hw)
 
 
 @pytest.mark.parametrize("seed", range(24))
 def test_schedules_are_legal(seed: int) -> None:
     ops, carried = _body(100 + seed, 10 + 4 * seed)
     hw = HARDWARE[seed % 2]
-    schedule = _Scheduler(hw).schedule(ops, carried)
+    schedule = Scheduler(hw).schedule(ops, carried)
     ii, place = schedule.ii, schedule.place
     assert set(place) == set(ops)
     index = {op: n for n, op in enumerate(ops)}

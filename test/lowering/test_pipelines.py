@@ -15,7 +15,9 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from lowering import get_all_passes
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
+from lowering.ir.stages import Stage, stage_of
+from lowering.layers.records import layer_census
 from lowering.pipelines import (
     VARIANTS,
     PipelineError,
@@ -24,25 +26,21 @@ from lowering.pipelines import (
     parse_pipeline,
     variant_pipeline,
 )
-from lowering.stages import Stage, stage_of
-from lowering.tapeflow_layers import layer_census, layer_module
+from lowering.tapeflow_layers import layer_module
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
 from lowering.tapeflow_spad_bind import bind_module
 from lowering.tapeflow_streams import stream_module
-from lowering.tapeflow_to_cgra import (
-    HARDWARE_OPTIONS,
-    TapeflowToCgraPass,
-    hardware_options,
-)
+from lowering.tapeflow_to_cgra import TapeflowToCgraPass
 from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module
 from lowering.tapeflow_variant import TapeflowVariantPass
 from sim.simulator import SimulationError, prepare
-from targets.hardware import PRESETS, configure
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
+from targets.hardware import PRESETS, configure
+from targets.scheduling import HARDWARE_OPTIONS, hardware_options
 
 ROOT = Path(__file__).resolve().parents[2]
 GRADIENT = ROOT / "test" / "filecheck" / "passes" / "Inputs" / "gradient.mlir"

@@ -18,10 +18,10 @@ import pytest
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
 
-from tapeflow_benchmarks.kernels import KERNELS, central_differences
+from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.gradients import gradient_functions
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
+from tapeflow_benchmarks.kernels import KERNELS, central_differences
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser

@@ -23,12 +23,12 @@ from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, ModuleOp
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from tapeflow_benchmarks.kernels import KERNELS
-from lowering.tapeflow_regions import TapeflowRegionsPass
-from lowering.gradients import gradient_functions
+from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
+from lowering.tapeflow_regions import TapeflowRegionsPass
 from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import region, tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser

@@ -362,7 +362,7 @@ def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
 
 
 def test_the_strip_mined_mark_is_the_one_tapeflow_layers_sets() -> None:
-    from lowering.tapeflow_layers import ROWS_PER_ITERATION
+    from lowering.layers.records import ROWS_PER_ITERATION
     from targets.costs import STRIP_MINED
 
     assert STRIP_MINED == ROWS_PER_ITERATION

@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tapeflow_tools import tapeflow_bench, tapeflow_opt, tapeflow_run, tapeflow_sim
+from tapeflow_benchmarks import tapeflow_bench
+from tapeflow_tools import tapeflow_opt, tapeflow_run, tapeflow_sim
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "bad_inputs"

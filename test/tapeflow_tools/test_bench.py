@@ -19,7 +19,7 @@ KERNELS = "logsum,pathfinder"
 
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tapeflow_tools.tapeflow_bench", "--no-progress", *args],
+        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--no-progress", *args],
         capture_output=True, text=True, timeout=600,
     )
 

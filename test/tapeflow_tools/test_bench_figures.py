@@ -11,7 +11,7 @@ import pytest
 
 from tapeflow_benchmarks.harness.experiments import CACHE_SWEEP, EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import FORMATS, figure, parse_formats, save
-from tapeflow_tools import tapeflow_bench
+from tapeflow_benchmarks import tapeflow_bench
 
 KERNELS = ["logsum", "nn", "pathfinder", "mttkrp", "lenet"]
 

@@ -25,7 +25,7 @@ from tapeflow_benchmarks.harness import report as report_module
 from tapeflow_benchmarks.harness.experiments import enzyme
 from tapeflow_benchmarks.harness.result_cache import ResultCache
 from tapeflow_benchmarks.harness.runner import run_points
-from tapeflow_tools import tapeflow_bench
+from tapeflow_benchmarks import tapeflow_bench
 
 CORPUS = Path(__file__).resolve().parent / "bad_inputs" / "bench_cache"
 POINT = enzyme("logsum", "small", 32 * 1024)
@@ -200,7 +200,8 @@ def test_ctrl_c_stops_workers_quietly(tmp_path: Path) -> None:
     two workers run: one message from the parent, status 130, no traceback, no
     results folder, and no worker left running."""
     run = subprocess.Popen(
-        [sys.executable, "-m", "tapeflow_tools.tapeflow_bench", "--quick", "--only", "performance",
+        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--quick",
+         "--only", "performance",
          "--kernels", "logsum,pathfinder,nn", "--no-progress", "--jobs", "2",
          "--out", str(tmp_path / "results"), "--cache-dir", str(tmp_path / "cache")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -220,7 +221,7 @@ def test_ctrl_c_stops_workers_quietly(tmp_path: Path) -> None:
     group = subprocess.run(["pgrep", "-g", str(run.pid)], capture_output=True, text=True)
     # A process that has exited but whose new parent (init) has not reaped it yet
     # runs nothing: an Enzyme child a terminated worker had forked dies with it
-    # (`lowering.upstream_mlir`), after the worker, and can be seen so for a moment.
+    # (`lowering.enzyme.upstream_mlir`), after the worker, and can be seen so for a moment.
     states = {pid: _process_state(pid) for pid in group.stdout.split()}
     running = [pid for pid, state in states.items() if state and not state.startswith("Z")]
     assert running == [], "workers outlived the interrupted run"

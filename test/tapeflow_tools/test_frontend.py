@@ -18,8 +18,8 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 
+from lowering.enzyme.upstream_mlir import relocate_diagnostics, resolve_locations
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.upstream_mlir import relocate_diagnostics, resolve_locations
 from sim.executor import Executor
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text

@@ -17,7 +17,8 @@ import pytest
 
 from tapeflow_benchmarks.harness.points import grouped
 from tapeflow_benchmarks.harness.sweep import load_sweep
-from tapeflow_tools import tapeflow_bench, tapeflow_sim
+from tapeflow_benchmarks import tapeflow_bench
+from tapeflow_tools import tapeflow_sim
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import PRESETS
 from targets.hardware_files import layered
@@ -195,7 +196,8 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
     for engine in (["--jobs", "1"], ["--jobs", "2", "--dask", "local"]):
         out = tmp_path / ("dask" if "--dask" in engine else "local")
         run = subprocess.run(
-            [sys.executable, "-m", "tapeflow_tools.tapeflow_bench", "--sweep", str(sweep), "--out", str(out),
+            [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--sweep", str(sweep),
+             "--out", str(out),
              "--no-cache", "--no-progress", *engine],
             capture_output=True, text=True, timeout=600,
         )

@@ -9,6 +9,14 @@
 // RUN: not tapeflow-opt -p 'tapeflow-to-cgra{spad-banks=0}' %s 2>&1 | filecheck %s --check-prefix=BANKS
 // RUN: not tapeflow-opt -p 'tapeflow-to-cgra{preset=Tflow64k}' %s 2>&1 | filecheck %s --check-prefix=PRESET
 // RUN: not tapeflow-opt -p 'tapeflow-to-cgra,tapeflow-to-cgra' %s 2>&1 | filecheck %s --check-prefix=TWICE
+// A hardware file's fields reach the scheduler; options then change single values.
+// RUN: printf 'rows: 2\ncols: 3\nlatencies: {fadd: 9}\ncache: {ports: 1}\n' > %t.yaml
+// RUN: tapeflow-opt -p 'tapeflow-to-cgra{hardware-file="%t.yaml"}' %s | filecheck %s --check-prefix=CUSTOM
+// RUN: tapeflow-opt -p 'tapeflow-to-cgra{hardware-file="%t.yaml" rows=4 cols=4 fadd=5 cache-ports=2}' %s | filecheck %s --check-prefix=DEFAULT
+// RUN: printf 'rows: 65\n' > %t.big.yaml
+// RUN: not tapeflow-opt -p 'tapeflow-to-cgra{hardware-file="%t.big.yaml"}' %s 2>&1 | filecheck %s --check-prefix=FILEBIG
+// RUN: printf 'cache: {portz: 1}\n' > %t.typo.yaml
+// RUN: not tapeflow-opt -p 'tapeflow-to-cgra{hardware-file="%t.typo.yaml"}' %s 2>&1 | filecheck %s --check-prefix=FILEKEY
 
 // The schedule is for the hardware the options describe. @diffesum carries its sum
 // from iteration to iteration through one fadd: ii is the fadd latency (5 by
@@ -41,6 +49,9 @@
 // NEGATIVE: tapeflow-opt: error: tapeflow-to-cgra: option fadd must be at least 1, got -3
 // BANKS: tapeflow-opt: error: tapeflow-to-cgra: option spad-banks must be at least 1, got 0
 // PRESET: tapeflow-opt: error: tapeflow-to-cgra: unknown hardware preset 'Tflow64k' (option preset); choose from Enzyme32k, Enzyme1k, Tflow32k, Tflow2k, Tflow1k
+// FILEBIG: tapeflow-opt: error: tapeflow-to-cgra: hardware file {{.*}}.big.yaml sets rows=65; the scheduler takes 1 to 64
+// FILEBIG-NOT: Traceback
+// FILEKEY: tapeflow-opt: error: tapeflow-to-cgra: option hardware-file: {{.*}}.typo.yaml: unknown hardware key 'cache.portz'
 // TWICE: tapeflow-opt: error: tapeflow-to-cgra: @diffesum is already placed on the CGRA (it holds cgra.kernel ops); the pass runs once, after the lowering
 
 func.func private @diffesum(%x: memref<8xf64>) -> f64 attributes {tapeflow.gradient_of = @sum} {

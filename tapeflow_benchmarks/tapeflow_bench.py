@@ -7,14 +7,14 @@
 `tapeflow-bench --sweep FILE [--jobs N] [--out DIR] [--cache-dir DIR | --no-cache]
 [--dask ADDRESS|local] [--format ...]`: a grid of hardware parameters over kernels
 (built-in or the user's own MLIR) and variants, described in a YAML file
-(tapeflow_benchmarks/harness/sweep.py, docs/sweeps.md), checked whole before
+(tapeflow_benchmarks/harness/sweep/, docs/sweeps.md), checked whole before
 anything runs.
 
 Runs the paper's evaluation end to end: each primal kernel in `tapeflow_benchmarks/`
 through the real Enzyme, the TapeFlow passes and the simulator, for every
 configuration the chosen experiments need, under every timing model chosen
 (`--model`, a comma list; default every model the simulator has:
-`harness/models.py`), and writes the results folder (`report.md`, `results.json`,
+`sim.models.MODELS`), and writes the results folder (`report.md`, `results.json`,
 `csv/`, `figures/`; see tapeflow_benchmarks/harness/). `--size` picks the kernels'
 size preset: `paper` (Table II, the default), `small` (seconds per run; `--quick`
 is the same) or `artifact` (the sizes and unroll factors of the authors'
@@ -52,8 +52,8 @@ from typing import Any
 from tapeflow_tools.interrupt import quiet_interrupt
 
 with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
+    from sim.models import MODELS, UnknownModel, check_models
     from tapeflow_benchmarks.common import chosen
-    from tapeflow_benchmarks.harness import models as timing_models
     from tapeflow_benchmarks.harness.claims import compare
     from tapeflow_benchmarks.harness.dask_pool import check_address, dask_executor
     from tapeflow_benchmarks.harness.experiments import EXPERIMENTS
@@ -86,9 +86,9 @@ def _main(argv: Sequence[str] | None) -> int:
                         help="the kernels' size preset: paper (Table II, default), small "
                              "(seconds per run) or artifact (the authors' simulator runs)")
     parser.add_argument("--quick", action="store_true", help="the same as --size small")
-    parser.add_argument("--model", default=",".join(timing_models.MODELS),
+    parser.add_argument("--model", default=",".join(MODELS),
                         help="comma-separated timing models (default: all: "
-                             f"{', '.join(timing_models.MODELS)})")
+                             f"{', '.join(MODELS)})")
     parser.add_argument("--only", default=",".join(EXPERIMENTS),
                         help=f"comma-separated experiments (default: all: {', '.join(EXPERIMENTS)})")
     parser.add_argument("--kernels", default=",".join(KERNELS),
@@ -146,8 +146,8 @@ def _main(argv: Sequence[str] | None) -> int:
             f"{'it' if len(missing) == 1 else 'them'} out"
         )
     try:
-        models = timing_models.check([m for m in args.model.split(",") if m])
-    except timing_models.UnknownModel as err:
+        models = check_models([m for m in args.model.split(",") if m])
+    except UnknownModel as err:
         parser.error(f"--model {args.model}: {err}")
     out = args.out or Path({"paper": "tapeflow-results", "small": "tapeflow-results-quick"}.get(
         size, f"tapeflow-results-{size}"))

@@ -25,7 +25,7 @@ from enum import IntEnum
 from xdsl.dialects import func, memref
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.enzyme_caches import cache_buffers
+from lowering.enzyme.caches import cache_buffers
 from tapeflow_dialects import cgra, layer, region, stream, tape
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 

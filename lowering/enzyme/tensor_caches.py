@@ -33,8 +33,8 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.locations import located
-from lowering.index_builder import compose_view_indices
+from lowering.ir.index_builder import compose_view_indices
+from lowering.ir.locations import located
 
 
 class NotATensorCache(Exception):

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.loops import constant_value
+from lowering.ir.loops import constant_value
 from tapeflow_dialects.semantics import fold_int
 
 Index = SSAValue | int

@@ -50,16 +50,16 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import RecursiveMemoryEffect, is_side_effect_free
 
-from lowering.enzyme_caches import (
+from lowering.enzyme.cache_accesses import (
     Access,
     Cache,
     NotACache,
-    accesses_of,
     buffer_root,
+    collect_accesses,
     top_level_index,
     written_roots,
 )
-from lowering.loops import top_level_op
+from lowering.ir.loops import top_level_op
 
 
 class NotANestedCache(Exception):
@@ -117,7 +117,7 @@ def _uses(value: SSAValue, cache: Cache, skip: Operation | None = None) -> None:
     """Loads, stores, subviews, dims and deallocs of a buffer of the chain
     (leaving out its use by `skip`, the store of its own handle)."""
     try:
-        accesses_of(value, [], cache, skip)
+        collect_accesses(value, [], cache, skip)
     except NotACache as err:
         raise NotANestedCache(f"a per-iteration buffer is {err}") from None
 
@@ -136,7 +136,7 @@ def classify_nested_cache(alloc: memref.AllocOp, body: Block, rev_start: int) ->
 
     top = Cache(alloc, [], [], [], [])
     try:
-        accesses_of(alloc.memref, [], top)
+        collect_accesses(alloc.memref, [], top)
     except NotACache as err:
         raise NotANestedCache(str(err)) from None
     if len(top.deallocs) > 1:

@@ -1,0 +1,106 @@
+"""
+What `tapeflow-layers` reports and leaves in the IR: the layers it made and the
+regions it kept (with `stats=true`), the census of layers read off the IR at any
+later stage, and the mark of a strip-mined loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.dialects import func
+
+from lowering.ir.loops import enclosing_loops, trip_count
+from tapeflow_dialects import layer
+from tapeflow_dialects.layer import Phase
+
+ROWS_PER_ITERATION = "tapeflow.rows_per_iteration"
+"""Marks the strip-mined loop of a tiled layer: scratchpad rows per iteration."""
+
+
+@dataclass(frozen=True)
+class LayerRecord:
+    fwd_id: int
+    rev_id: int
+    region: str
+    rows: int
+    slots: int
+    tiled: bool
+    instances: int
+    """How many times the FWD layer (and so its REV partner) runs (0 if that is
+    known only at run time; at most that many for a conditional layer, under a
+    branch)."""
+    conditional: bool = False
+    """Under a branch (`scf.if`): runs when the branch does."""
+    run_time: bool = False
+    """Strip-mined with a run-time number of tiles (a loop bounded by `%n`)."""
+    tile_iterations: int = 0
+    """Iterations of the strip-mined loop per tile, when `run_time`."""
+
+
+@dataclass(frozen=True)
+class KeptRecord:
+    """A region the pass leaves in DRAM, read through the cache as the aos variant
+    reads it, and why it could not be layered."""
+
+    region: str
+    reason: str
+
+
+@dataclass
+class LayersReport:
+    function: str
+    spad_bytes: int
+    layers: list[LayerRecord] = field(default_factory=list)
+    kept: list[KeptRecord] = field(default_factory=list)
+    """Regions kept in DRAM, read through the cache, with the reason."""
+
+    @property
+    def dynamic_layers(self) -> int:
+        """Layers executed at run time, FWD and REV."""
+        return 2 * sum(r.instances for r in self.layers)
+
+    def table(self) -> str:
+        lines = [
+            f"@{self.function}: {len(self.layers)} FWD/REV layer pairs, "
+            f"{self.dynamic_layers} layers executed (scratchpad {self.spad_bytes} B)"
+        ]
+        for r in self.layers:
+            kind = "tile of iterations" if r.tiled else "piece of an iteration"
+            runs = (
+                f"runs ceil(trip count / {r.tile_iterations}) times per run of the loops "
+                "around it (known at run time)"
+                if r.run_time
+                else f"runs {r.instances} times"
+            )
+            if r.conditional:
+                kind, runs = f"conditional {kind}", f"runs at most {r.instances} times"
+            lines.append(
+                f"  layer {r.fwd_id}/{r.rev_id} {r.region}: {r.rows}x{r.slots} entries, "
+                f"{kind}, {runs}"
+            )
+        for k in self.kept:
+            lines.append(f"  region {k.region} kept in DRAM, read through the cache: {k.reason}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class LayerCensus:
+    """The layers of a layered function, read off its IR (at any later stage)."""
+
+    pairs: int
+    """FWD/REV layer pairs in the code."""
+    executed: int
+    """Layers executed at run time, FWD and REV (the paper's Table II count)."""
+
+
+def layer_census(function: func.FuncOp) -> LayerCensus:
+    """Count the layers of `function` as `LayersReport` does when it makes them:
+    each FWD layer runs once per iteration of the loops around it, and so does its
+    REV partner."""
+    fwd = [
+        op for op in function.walk() if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
+    ]
+    runs = sum(prod(trip_count(each) or 1 for each in enclosing_loops(op, function)) for op in fwd)
+    return LayerCensus(len(fwd), 2 * runs)

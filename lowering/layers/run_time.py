@@ -1,0 +1,247 @@
+"""
+Loops of run-time trip count, for `tapeflow-layers`: the affine forms of their
+bounds and indices, the symbolic proof that a REV loop mirrors its FWD loop for
+every value of the bounds (`prove_run_time_mirror`), the tiling plans of the loops
+so proven, and the regions that cannot be (`run_time_regions`: they stay in DRAM,
+read through the cache).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+from xdsl.dialects import arith, func, scf
+from xdsl.ir import Operation, OpResult, SSAValue
+
+from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from tapeflow_dialects import region
+
+
+def run_time_regions(
+    function: func.FuncOp, plans: dict[scf.ForOp, RunTimePlan] | None = None
+) -> dict[SSAValue, str]:
+    """
+    The regions this pass leaves unlayered because a trip count they depend on is
+    known only at run time, with the reason: a region of `?` extents, or one
+    accessed inside a loop whose bounds are not constants.
+
+    The proof that REV mirrors FWD (`_mirror_error`) evaluates every index over
+    the loops' iteration spaces, which needs their trip counts. Where they are
+    run-time values the region stays a correct DRAM region, read through the
+    cache (the pipeline never rejects a gradient Enzyme produced); the report
+    (`stats=true`) says which and why.
+    """
+    found: dict[SSAValue, str] = {}
+    planned = {plan.region for plan in (plans or {}).values()}
+    for op in function.walk():
+        if not isinstance(op, region.StoreOp | region.LoadOp) or op.region in found:
+            continue
+        if op.region in planned:
+            continue  # strip-mined with a run-time number of tiles
+        region_type = op.region.type
+        assert isinstance(region_type, region.RegionType)
+        if not region_type.is_static():
+            found[op.region] = "its extents are known only at run time"
+            continue
+        for loop in enclosing_loops(op, function):
+            if trip_count(loop) is None:
+                found[op.region] = (
+                    "a loop around its accesses has a trip count known only at run time"
+                )
+                break
+    return found
+
+
+class _NotAffine(Exception):
+    pass
+
+
+Form = dict[object, int]
+"""An affine index expression: coefficient per atom (an induction variable, a
+value defined outside the loops, or 1 for the constant term)."""
+
+
+def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -> Form:
+    """`value` as an exact affine form over the induction variables `ivs` and the
+    values defined outside `inside` (symbols: arguments such as the bound `%n`),
+    through `arith.constant/addi/subi/muli` (by a constant); `_NotAffine` else."""
+    if value in ivs:
+        return {value: 1}
+    constant = constant_value(value)
+    if constant is not None:
+        return {1: constant}
+    if isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            left = affine_form(op.lhs, ivs, inside)
+            right = affine_form(op.rhs, ivs, inside)
+            return _combine(left, right, 1 if isinstance(op, arith.AddiOp) else -1)
+        if isinstance(op, arith.MuliOp):
+            left = affine_form(op.lhs, ivs, inside)
+            right = affine_form(op.rhs, ivs, inside)
+            if set(left) <= {1}:
+                return _scale(right, left.get(1, 0))
+            if set(right) <= {1}:
+                return _scale(left, right.get(1, 0))
+            raise _NotAffine("a product of two variables")
+    if inside is not None:
+        owner = value.owner
+        parent = owner if isinstance(owner, Operation) else owner.parent_op()
+        if parent is not None and inside.is_ancestor(parent):
+            raise _NotAffine("a value of the loop that is not an index expression")
+    return {value: 1}  # a symbol: fixed while the loops run
+
+
+def _combine(a: Form, b: Form, sign: int) -> Form:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + sign * v
+    return {k: v for k, v in out.items() if v}
+
+
+def _scale(a: Form, factor: int) -> Form:
+    return {k: v * factor for k, v in a.items() if v * factor}
+
+
+@dataclass(frozen=True)
+class RunTimePlan:
+    """A FWD loop of run-time trip count, its REV mirror, and the region they
+    carry, proven to mirror for every trip count (`prove_run_time_mirror`)."""
+
+    region: SSAValue
+    fwd: scf.ForOp
+    rev: scf.ForOp
+    stores: tuple[region.StoreOp, ...]
+    loads: tuple[region.LoadOp, ...]
+    rows_per_iteration: int = 1
+    """Iterations of the constant-trip loops inside the strip-mined one."""
+
+
+def run_time_tiling_plans(function: func.FuncOp, entries: int) -> dict[scf.ForOp, RunTimePlan]:
+    """The FWD loops of run-time trip count whose region can be strip-mined with a
+    run-time number of tiles, by FWD loop (see `prove_run_time_mirror`)."""
+    stores_of: dict[SSAValue, list[region.StoreOp]] = {}
+    loads_of: dict[SSAValue, list[region.LoadOp]] = {}
+    for op in function.walk():
+        if isinstance(op, region.StoreOp):
+            stores_of.setdefault(op.region, []).append(op)
+        elif isinstance(op, region.LoadOp):
+            loads_of.setdefault(op.region, []).append(op)
+    plans: dict[scf.ForOp, RunTimePlan] = {}
+    for target, stores in stores_of.items():
+        plan = prove_run_time_mirror(function, target, stores, loads_of.get(target, []), entries)
+        if plan is not None and plan.fwd not in plans:
+            plans[plan.fwd] = plan
+    return plans
+
+
+def prove_run_time_mirror(
+    function: func.FuncOp,
+    target: SSAValue,
+    stores: list[region.StoreOp],
+    loads: list[region.LoadOp],
+    entries: int,
+) -> RunTimePlan | None:
+    """
+    A plan if the region's tape is written directly in the body of one FWD loop
+    `F_d` of a nest `F_0 .. F_d` (each with a constant lower bound and step 1; the
+    innermost's trip count known only at run time, the others' may be too) and
+    read directly in the body of one REV loop `R_d` of a nest `R_0 .. R_d` of the
+    same shape, and if REV reads, for all values of the bounds, exactly what the
+    mirrored FWD iteration wrote.
+
+    The proof is symbolic. Every index and bound is an exact affine form over the
+    induction variables and the values fixed while the loops run (arguments such
+    as `%n`). Mirroring means FWD iteration `F_k.iv = ub_k - 1 - (R_k.iv - lb_k)`
+    at every level, `ub_k` being FWD's upper bound at that iteration: that is the
+    substitution `sigma`, applied outermost first (a triangular nest's `ub_k`
+    depends on the outer induction variables). Then, as identities of forms: each
+    REV upper bound equals `sigma(ub_k)` (the same trip counts), and each REV
+    index equals `sigma` of its store's index (the same element). FWD must write
+    each element once: the indices, as a linear map of the induction variables,
+    have full column rank. Anything else gets no plan: the region stays on the
+    cache path.
+    """
+    if not stores or not loads:
+        return None
+    fwd_nest = enclosing_loops(stores[0], function)
+    rev_nest = enclosing_loops(loads[0], function)
+    if not fwd_nest or len(fwd_nest) != len(rev_nest):
+        return None
+    if any(r in fwd_nest for r in rev_nest):
+        return None
+    if any(enclosing_loops(st, function) != fwd_nest for st in stores):
+        return None
+    if any(enclosing_loops(each, function) != rev_nest for each in loads):
+        return None
+    inner = fwd_nest[-1]
+    if any(st.parent_op() is not inner for st in stores) or any(
+        each.parent_op() is not rev_nest[-1] for each in loads
+    ):
+        return None
+    # The strip-mined loop: the innermost of run-time trip count; the loops inside
+    # it have constant trip counts (rows per iteration), mirrored in REV.
+    depth = max((k for k, each in enumerate(fwd_nest) if trip_count(each) is None), default=None)
+    if depth is None:
+        return None
+    inner_trips = [trip_count(each) for each in fwd_nest[depth + 1 :]]
+    if [trip_count(each) for each in rev_nest[depth + 1 :]] != inner_trips:
+        return None
+    rows_per_iteration = prod(t for t in inner_trips if t is not None)
+    if rows_per_iteration == 0 or len(stores) * rows_per_iteration > entries:
+        return None
+    fwd, rev = fwd_nest[depth], rev_nest[depth]
+    if any(constant_value(each.step) != 1 for each in (*fwd_nest, *rev_nest)):
+        return None
+    try:
+        # The loops touch this region's tape and nothing else of the tape.
+        for loop, mine in ((fwd, stores), (rev, loads)):
+            tape_ops = [o for o in loop.walk() if isinstance(o, region.StoreOp | region.LoadOp)]
+            if set(tape_ops) != set(mine):
+                return None
+        by_id = {st.store_id: st for st in stores}
+        if len(by_id) != len(stores) or {each.loaded_id for each in loads} - set(by_id):
+            return None
+        f_ivs = [each.body.block.args[0] for each in fwd_nest]
+        r_ivs = [each.body.block.args[0] for each in rev_nest]
+        sigma: dict[SSAValue, Form] = {}
+        for k, (f_loop, r_loop) in enumerate(zip(fwd_nest, rev_nest, strict=True)):
+            upper = _substitute(affine_form(f_loop.ub, set(f_ivs), fwd_nest[0]), sigma)
+            lower = _substitute(affine_form(f_loop.lb, set(f_ivs), fwd_nest[0]), sigma)
+            r_upper = affine_form(r_loop.ub, set(r_ivs), rev_nest[0])
+            r_lower = affine_form(r_loop.lb, set(r_ivs), rev_nest[0])
+            if _combine(r_upper, r_lower, -1) != _combine(upper, lower, -1):
+                return None  # not the same trip count at mirrored iterations
+            # FWD iteration T-1-u, u = R_k.iv - rlb_k: F_k.iv = ub_k - 1 - R_k.iv + rlb_k
+            sigma[f_ivs[k]] = _combine(_combine(upper, {r_ivs[k]: 1, 1: 1}, -1), r_lower, 1)
+        for load in loads:
+            store = by_id[load.loaded_id]
+            columns = []
+            for f_index, g_index in zip(store.indices, load.indices, strict=True):
+                f = affine_form(f_index, set(f_ivs), fwd_nest[0])
+                g = affine_form(g_index, set(r_ivs), rev_nest[0])
+                if _substitute(f, sigma) != g:
+                    return None
+                columns.append([f.get(iv, 0) for iv in f_ivs])
+            if np.linalg.matrix_rank(np.array(columns, dtype=float).reshape(-1, len(f_ivs))) < len(
+                f_ivs
+            ):
+                return None  # some element could be written twice
+    except _NotAffine:
+        return None
+    return RunTimePlan(target, fwd, rev, tuple(stores), tuple(loads), rows_per_iteration)
+
+
+def _substitute(form: Form, sigma: dict[SSAValue, Form]) -> Form:
+    """`form` with each atom in `sigma` replaced by its form."""
+    out: Form = {}
+    for atom, coefficient in form.items():
+        replacement = sigma.get(atom) if isinstance(atom, SSAValue) else None
+        out = _combine(
+            out,
+            _scale(replacement, coefficient) if replacement is not None else {atom: coefficient},
+            1,
+        )
+    return out

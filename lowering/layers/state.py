@@ -1,0 +1,153 @@
+"""
+The state one layering attempt of `tapeflow-layers` rewrites a gradient function
+with (`LayeringState`), the exception that drops an attempt and keeps a region
+(`Unlayerable`), and the checks the tiles and the pieces share: which stores a
+layer holds, where they sit, and that REV mirrors them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from math import prod
+
+import numpy as np
+from xdsl.dialects import func, scf
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import PassFailedException
+
+from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
+from lowering.ir.loops import enclosing_loops, trip_count
+from lowering.layers.records import LayersReport
+from lowering.layers.run_time import RunTimePlan
+from tapeflow_dialects import region
+from tapeflow_dialects.layer import ENTRY_BYTES
+
+
+def fail(message: str) -> PassFailedException:
+    return PassFailedException(f"tapeflow-layers: {message}")
+
+
+@dataclass
+class LayeringState:
+    op: func.FuncOp
+    spad_bytes: int
+    report: LayersReport
+    loads: dict[tuple[SSAValue, int], list[region.LoadOp]]
+    kept: set[SSAValue] = field(default_factory=set)
+    """Regions left unlayered (in DRAM, read through the cache); to this pass their
+    accesses are plain memory accesses, which a layer may hold like any compute."""
+    next_id: int = 0
+    unlayered: set[SSAValue] = field(default_factory=set)
+    """Regions of run-time trip counts that cannot be strip-mined (see
+    `run_time_regions`): not layered, kept once the attempt succeeds."""
+    plans: dict[scf.ForOp, RunTimePlan] = field(default_factory=dict)
+    """FWD loops of run-time trip count proven to be mirrored: strip-mined with a
+    run-time number of tiles."""
+
+    @property
+    def entries(self) -> int:
+        return self.spad_bytes // ENTRY_BYTES
+
+    def new_ids(self) -> tuple[int, int]:
+        ident = self.next_id
+        self.next_id += 2
+        return ident, ident + 1
+
+    def loads_of(self, stores: Sequence[region.StoreOp]) -> list[region.LoadOp]:
+        found = [
+            load
+            for store in stores
+            for load in self.loads.get((store.region, store.id.value.data), [])
+        ]
+        return sorted(found, key=self.position)
+
+    def stores_in(self, op: Operation) -> list[region.StoreOp]:
+        """The stores inside `op` (or `op` itself) of the regions being layered."""
+        return [s for s in stores_in(op) if s.region not in self.kept]
+
+    def position(self, op: Operation) -> int:
+        return self._positions[op]
+
+    def refresh_positions(self) -> None:
+        self._positions = {op: i for i, op in enumerate(self.op.walk())}
+
+
+class Unlayerable(Exception):
+    """A region this pass cannot cut into layers (raised before or while the
+    function is rewritten; the attempt is dropped and the region kept)."""
+
+    def __init__(self, target: SSAValue, reason: str):
+        super().__init__(reason)
+        self.target = target
+        self.reason = reason
+
+
+def _mirror_error(store: region.StoreOp, load: region.LoadOp, function: func.FuncOp) -> str | None:
+    """
+    Why the REV loop nest of `load` does not run the FWD iterations of `store`
+    backwards, or None if it does: REV iteration (j0, j1, ...) must read the element
+    FWD iteration (N0-1-j0, N1-1-j1, ...) wrote. Only the outermost REV loop may run
+    fewer iterations (the last FWD iterations, backwards), which leaves the tiles
+    it does not need at the bottom of the region's stack. This is what makes the
+    tiles of a region a stack, and rows mirror (Pass 4).
+    """
+    region_type = store.region.type
+    assert isinstance(region_type, region.RegionType)
+    shape = region_type.get_shape()
+    fwd_loops = enclosing_loops(store, function)
+    rev_loops = enclosing_loops(load, function)
+    try:
+        written = IndexEvaluator(fwd_loops).flat_elements(store.indices, shape)
+        read = IndexEvaluator(rev_loops).flat_elements(load.indices, shape)
+    except CannotEvaluate as err:
+        return f"cannot evaluate its indices: {err}"
+    stored = written[written >= 0]
+    if np.unique(stored).size != stored.size:
+        return "FWD writes some tape element more than once (the last write would win)"
+    if written.ndim != read.ndim:
+        return f"the store sits in {written.ndim} loops and the load in {read.ndim}"
+    if written.ndim and (read.shape[1:] != written.shape[1:] or read.shape[0] > written.shape[0]):
+        return f"FWD runs {written.shape} iterations and REV {read.shape}"
+    backwards = written[(slice(None, None, -1),) * written.ndim]
+    if written.ndim:
+        backwards = backwards[: read.shape[0]]
+    if not np.array_equal(backwards, read):
+        return "REV does not read the elements in the inverse order FWD wrote them"
+    return None
+
+
+def check_mirrors(
+    stores: Sequence[region.StoreOp], loads: Sequence[region.LoadOp], state: LayeringState
+) -> str | None:
+    by_id = {(s.region, s.id.value.data): s for s in stores}
+    for load in loads:
+        store = by_id.get((load.region, load.store.value.data))
+        if store is None:
+            continue
+        reason = _mirror_error(store, load, state.op)
+        if reason is not None:
+            return reason
+    return None
+
+
+def stores_in(op: Operation) -> list[region.StoreOp]:
+    return [o for o in op.walk() if isinstance(o, region.StoreOp)]
+
+
+def region_name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else str(value.type)
+
+
+def under_branch(op: Operation, function: func.FuncOp) -> bool:
+    """`op` runs under an `scf.if` (within `function`)."""
+    parent = op.parent_op()
+    while parent is not None and parent is not function:
+        if isinstance(parent, scf.IfOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def outer_instances(op: Operation, function: func.FuncOp) -> int:
+    return prod(trip_count(each) or 1 for each in enclosing_loops(op, function))

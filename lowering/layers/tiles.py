@@ -1,0 +1,238 @@
+"""
+Tiles of iterations (strip-mining) for `tapeflow-layers`: a loop whose stores all
+go to one region and whose REV loop mirrors it is strip-mined into tiles of as
+many iterations as the scratchpad holds, with a constant or (once proven, see
+`lowering.layers.run_time`) a run-time number of tiles; the REV loop visits the
+same tiles in the inverse order.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, Operation, Region
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lowering.ir.index_builder import Index, IndexBuilder
+from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.layers.records import ROWS_PER_ITERATION, LayerRecord
+from lowering.layers.run_time import RunTimePlan
+from lowering.layers.state import (
+    LayeringState,
+    check_mirrors,
+    outer_instances,
+    region_name,
+    under_branch,
+)
+from tapeflow_dialects import layer, region
+from tapeflow_dialects.layer import Phase
+
+
+def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
+    """Strip-mine a planned FWD loop and its REV mirror into tiles of `T`
+    iterations, `ceil(trip / T)` of them at run time, the last one partial; REV
+    visits the same tiles in the inverse order. Each side computes its trip count
+    from its own bounds (proven equal), where the loop runs."""
+    slots = len(plan.stores)
+    per = plan.rows_per_iteration
+    tile = state.entries // (slots * per)
+    spad = layer.SpadType(tile * per, slots)
+    fwd_id, rev_id = state.new_ids()
+    for loop, ident, partner, phase in (
+        (plan.fwd, fwd_id, rev_id, Phase.FWD),
+        (plan.rev, rev_id, fwd_id, Phase.REV),
+    ):
+        at = IndexBuilder(InsertPoint.before(loop))
+        trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
+        count = at.value(at.ceildiv(trip, tile))
+        strip_mine(
+            loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per
+        )
+    state.report.layers.append(
+        LayerRecord(
+            fwd_id,
+            rev_id,
+            region_name(plan.region),
+            tile * per,
+            slots,
+            True,
+            0,
+            run_time=True,
+            tile_iterations=tile,
+        )
+    )
+    return True
+
+
+def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]) -> bool:
+    """Strip-mine `loop` and its REV mirror into tiles of iterations, if they qualify."""
+    if loop in state.plans:
+        return _tile_run_time(state, state.plans[loop])
+    function = state.op
+    target = stores[0].region
+    if any(s.region is not target for s in stores):
+        return False
+    fwd_chain = enclosing_loops(stores[0], function)
+    if any(enclosing_loops(s, function) != fwd_chain for s in stores):
+        return False
+    if not all(_in_loop_body(s, fwd_chain[-1]) for s in stores):
+        return False
+    depth = fwd_chain.index(loop)
+    inner = fwd_chain[depth + 1 :]
+    trips = [trip_count(each) for each in (loop, *inner)]
+    if any(t is None for t in trips):
+        return False
+    loads = state.loads_of(stores)
+    if not loads:
+        return False
+    rev_chains = {enclosing_loops(each, function) for each in loads}
+    if len(rev_chains) != 1:
+        return False
+    (rev_chain,) = rev_chains
+    if not rev_chain or not all(_in_loop_body(each, rev_chain[-1]) for each in loads):
+        return False
+    if len(rev_chain) != len(fwd_chain):
+        return False
+    rev_loop = rev_chain[depth]
+    rev_trips = [trip_count(each) for each in rev_chain[depth:]]
+    if rev_trips != trips:
+        return False
+    # The REV loop must read this loop's values and nothing else of the tape.
+    rev_tape = [
+        o
+        for o in rev_loop.walk()
+        if isinstance(o, region.LoadOp | region.StoreOp)
+        and o.region not in state.unlayered
+        and o.region not in state.kept
+    ]
+    if set(rev_tape) != set(loads):
+        return False
+    per_iteration = len(stores) * prod(t for t in trips[1:] if t is not None)
+    if per_iteration == 0 or per_iteration > state.entries:
+        return False
+    if check_mirrors(stores, loads, state) is not None:
+        return False
+    trip = trips[0]
+    assert trip is not None
+    if trip == 0:
+        return False
+    tile = min(trip, state.entries // per_iteration)
+    count = -(-trip // tile)
+    rows_per_iteration = per_iteration // len(stores)
+    spad = layer.SpadType(tile * rows_per_iteration, len(stores))
+    fwd_id, rev_id = state.new_ids()
+    for each, ident, partner, phase in (
+        (loop, fwd_id, rev_id, Phase.FWD),
+        (rev_loop, rev_id, fwd_id, Phase.REV),
+    ):
+        lb, step = constant_value(each.lb), constant_value(each.step)
+        assert lb is not None and step is not None
+        strip_mine(
+            each,
+            lb,
+            step,
+            trip,
+            tile,
+            count,
+            ident,
+            partner,
+            phase,
+            spad,
+            state.spad_bytes,
+            rows_per_iteration,
+        )
+    state.report.layers.append(
+        LayerRecord(
+            fwd_id,
+            rev_id,
+            region_name(target),
+            spad.rows.data,
+            spad.slots.data,
+            True,
+            count * outer_instances(tile_loop_of(loop), function),
+            under_branch(tile_loop_of(loop), function),
+        )
+    )
+    return True
+
+
+def _in_loop_body(access: Operation, loop: scf.ForOp) -> bool:
+    """`access` runs at most once per iteration of `loop`: it sits in the loop's
+    body, directly or under branches (`scf.if`) only. A store under a branch fills
+    its slot of the iteration's row when the branch runs and leaves it empty
+    otherwise; REV reads it under the same condition."""
+    parent = access.parent_op()
+    while parent is not loop:
+        if not isinstance(parent, scf.IfOp):
+            return False
+        parent = parent.parent_op()
+    return True
+
+
+def tile_loop_of(loop: scf.ForOp) -> Operation:
+    """The tile loop around a strip-mined loop (loop -> layer -> tile loop)."""
+    layer_op = loop.parent_op()
+    assert isinstance(layer_op, layer.LayerOp)
+    tile_loop = layer_op.parent_op()
+    assert tile_loop is not None
+    return tile_loop
+
+
+def strip_mine(
+    loop: scf.ForOp,
+    lb: Index,
+    step: Index,
+    trip: Index,
+    tile: int,
+    count: Index,
+    ident: int,
+    partner: int,
+    phase: Phase,
+    spad: layer.SpadType,
+    spad_bytes: int,
+    rows_per_iteration: int = 1,
+) -> None:
+    """
+    `for i in [lb, ub)` becomes `for t in [0, count) { layer { for i in tile t } }`.
+
+    The trip count and the number of tiles are constants, or values computed just
+    before the loop (a loop of run-time trip count, whose last tile may be partial).
+    FWD tile `t` runs iterations [t*T, min((t+1)*T, trip)); REV visits the tiles
+    in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
+    iteration trip-1-j, so REV tile `t` undoes FWD tile `count-1-t`: REV
+    iterations [max(trip - (first+1)*T, 0), trip - first*T).
+    """
+    outside = IndexBuilder(InsertPoint.before(loop))
+    zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
+    inits = list(loop.iter_args)
+    body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+    tile_loop = scf.ForOp(zero, tiles, one, inits, body)
+    Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
+    for old, new in zip(loop.results, tile_loop.results, strict=True):
+        old.replace_all_uses_with(new)
+
+    layer_block = Block()
+    layer_op = layer.LayerOp(
+        ident, phase, partner, Region(layer_block), [r.type for r in loop.results]
+    )
+    layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
+    index = IndexBuilder(InsertPoint.at_end(layer_block))
+    t = body.args[0]
+    if phase is Phase.FWD:
+        lo_iter = index.mul(t, tile)
+        hi_iter = index.min(index.add(lo_iter, tile), trip)
+    else:
+        first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
+        lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)
+        hi_iter = index.sub(trip, index.mul(first, tile))
+    lo = index.value(index.add(lb, index.mul(lo_iter, step)))
+    hi = index.value(index.add(lb, index.mul(hi_iter, step)))
+    loop.detach()
+    loop.operands = [lo, hi, loop.step, *body.args[1:]]
+    loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)
+    layer_block.add_op(loop)
+    layer_block.add_op(layer.BarrierOp(list(loop.results)))
+    body.add_op(layer_op)
+    body.add_op(scf.YieldOp(*layer_op.results))

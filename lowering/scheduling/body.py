@@ -1,0 +1,127 @@
+"""
+A loop body as the modulo scheduler reads it: which ops it places, the memory each
+access goes through and the buffer it touches, each op's latency
+(`targets.costs.op_latency`), the operands it waits for, and the stores through
+which one iteration may feed the next's loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import memref, scf
+from xdsl.ir import Operation, SSAValue
+
+from tapeflow_dialects import region, stream
+from targets.costs import op_latency
+from targets.hardware import Hardware
+
+
+def placeable(op: Operation) -> bool:
+    """An op the scheduler places on a PE: a region-free access, arith or math op."""
+    if op.regions:
+        return False
+    if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
+        return True
+    if isinstance(op, stream.LoadOp | stream.StoreOp | scf.YieldOp):
+        return True
+    return op.dialect_name() in ("arith", "math")
+
+
+def memory_kind(op: Operation) -> str | None:
+    """The memory an access goes through ('cache', 'spad'), None for compute."""
+    if isinstance(op, stream.LoadOp | stream.StoreOp):
+        return "spad"
+    if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
+        return "cache"
+    return None
+
+
+def accessed_buffer(op: Operation) -> SSAValue | None:
+    """The buffer, region or tile a memory op accesses."""
+    if isinstance(op, memref.LoadOp | region.LoadOp | stream.LoadOp):
+        return op.operands[0]
+    if isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp):
+        return op.operands[1]
+    return None
+
+
+def is_store(op: Operation) -> bool:
+    """A store to a buffer, region or tile."""
+    return isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp)
+
+
+@dataclass
+class CarriedMemory:
+    """The stores through which one iteration may feed the next's loads: for each
+    load of a buffer the body also stores to, that buffer's stores (in body order)
+    but those at the load's own element (`excluded`)."""
+
+    stores: dict[SSAValue, list[Operation]]
+    """Buffer -> the stores to it, in body order."""
+    loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]]
+    """Load -> (its buffer, the buffer's stores it does not depend on across iterations)."""
+
+
+def carried_memory(ops: list[Operation]) -> CarriedMemory:
+    """The loads of `ops` that a store of an earlier iteration may feed: a store
+    to the buffer a load reads, not at the load's own element. Computed once per
+    body, with the body (`LoopBody.of`): the scheduler reads it at every ii and
+    fixed-point step."""
+    stores: dict[SSAValue, list[Operation]] = {}
+    at: dict[tuple[SSAValue, tuple[SSAValue, ...]], list[Operation]] = {}
+    for op in ops:
+        if isinstance(op, memref.StoreOp | region.StoreOp):
+            stores.setdefault(op.operands[1], []).append(op)
+            at.setdefault((op.operands[1], tuple(op.operands[2:])), []).append(op)
+    loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]] = {}
+    for op in ops:
+        if isinstance(op, memref.LoadOp | region.LoadOp) and op.operands[0] in stores:
+            buffer = op.operands[0]
+            same = at.get((buffer, tuple(op.operands[1:])), ())
+            loads[op] = (buffer, frozenset(s for s in same if _same_iteration_element(op, s)))
+    return CarriedMemory(stores, loads)
+
+
+def _same_iteration_element(load: Operation, store: Operation) -> bool:
+    """Both touch the same element, chosen by the iteration: no carried dependence."""
+    load_idx = list(load.operands[1:])
+    store_idx = list(store.operands[2:])
+    if load_idx != store_idx:
+        return False
+    if isinstance(load, region.LoadOp) and isinstance(store, region.StoreOp):
+        if load.slot != store.slot:
+            return True
+    return bool(load_idx)
+
+
+@dataclass
+class LoopBody:
+    """A loop body as the scheduler reads it, op by op (by position in `ops`)."""
+
+    ops: list[Operation]
+    kinds: list[str | None]
+    """The memory an access goes through ('cache', 'spad'), None for compute."""
+    buffers: list[SSAValue | None]
+    stores: list[bool]
+    latencies: list[int]
+    inputs: list[list[int]]
+    """The positions of the ops in the body whose results the op reads."""
+    memory: CarriedMemory
+    """The stores through which one iteration may feed the next's loads."""
+
+    @staticmethod
+    def of(ops: list[Operation], hardware: Hardware) -> LoopBody:
+        index = {op: n for n, op in enumerate(ops)}
+        return LoopBody(
+            ops,
+            [memory_kind(op) for op in ops],
+            [accessed_buffer(op) for op in ops],
+            [is_store(op) for op in ops],
+            [op_latency(op, hardware) for op in ops],
+            [
+                [index[v.owner] for v in op.operands if v.owner in index]  # type: ignore[index]
+                for op in ops
+            ],
+            carried_memory(ops),
+        )

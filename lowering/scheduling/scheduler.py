@@ -1,0 +1,217 @@
+"""
+Modulo list scheduling of a loop body on the PE grid (the algorithm of
+`tapeflow-to-cgra`, whose module docstring states it): each op takes the PE that
+can issue it earliest, given its operands' latencies and routing hops, one op per
+PE and `ports`/`banks` accesses per cycle modulo `ii`; `ii` starts at the resource
+and recurrence bounds (`lowering.scheduling.recurrence`) and grows until the
+schedule fits and every loop-carried value arrives in time. What it reads of the
+hardware is listed in `targets.scheduling.HARDWARE_OPTIONS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Operation, SSAValue
+
+from lowering.scheduling.body import LoopBody, memory_kind
+from lowering.scheduling.recurrence import recurrence_mii
+from targets.costs import op_latency
+from targets.hardware import Hardware
+
+
+@dataclass
+class Schedule:
+    """Where and when each op of a body issues, at initiation interval `ii`."""
+
+    ii: int
+    place: dict[Operation, tuple[int, int, int]]
+    """op -> (row, col, cycle)."""
+    length: int
+
+
+class FreeSlots:
+    """The free slots of a modulo reservation table of `ii` slots. Positions run
+    over two turns (position p is slot p mod ii) so that a search from any slot
+    wraps around once; `find(p)` is the first free position at or after p (2*ii
+    when none), by path-compressed skipping of taken ones."""
+
+    def __init__(self, ii: int):
+        self.ii = ii
+        self.next = list(range(2 * ii + 1))
+
+    def find(self, position: int) -> int:
+        nxt = self.next
+        root = position
+        while nxt[root] != root:
+            root = nxt[root]
+        while nxt[position] != root:
+            nxt[position], position = root, nxt[position]
+        return root
+
+    def take(self, slot: int) -> None:
+        self.next[slot] = slot + 1
+        self.next[slot + self.ii] = slot + self.ii + 1
+
+
+class Scheduler:
+    """Modulo list scheduling of loop bodies on one hardware's PE grid."""
+
+    def __init__(self, hardware: Hardware):
+        self.hw = hardware
+        self.pes = [(r, c) for r in range(hardware.rows) for c in range(hardware.cols)]
+        hop = hardware.latencies.hop
+        self.hops = [
+            [hop * (abs(r - r2) + abs(c - c2)) for r2, c2 in self.pes] for r, c in self.pes
+        ]
+        """Routing cycles from each PE to each other (Manhattan distance times the hop)."""
+
+    def schedule(self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]]) -> Schedule:
+        pes = len(self.pes)
+        cache_ops = sum(1 for o in ops if memory_kind(o) == "cache")
+        spad_ops = sum(1 for o in ops if memory_kind(o) == "spad")
+        body = LoopBody.of(ops, self.hw)
+        ii = max(
+            1,
+            -(-len(ops) // pes),
+            -(-cache_ops // self.hw.cache.ports),
+            -(-spad_ops // max(self.hw.scratchpad.banks, 1)),
+            recurrence_mii(body, carried, self.hw),
+        )
+        while True:
+            result = self._fixed_point(body, ii, carried)
+            if result is not None:
+                return result
+            ii += max(1, ii // 8)
+
+    def _fixed_point(
+        self, body: LoopBody, ii: int, carried: list[tuple[SSAValue, SSAValue]]
+    ) -> Schedule | None:
+        """
+        A schedule at `ii` that respects the loop-carried dependences, or None.
+
+        A consumer of a carried value in iteration i+1 issues `ii` cycles after the
+        same consumer in iteration i, so it must not issue before the value's
+        producer (in iteration i) finishes, minus `ii`. Those lower bounds depend
+        on the schedule itself: schedule, raise the bounds, and repeat until
+        nothing moves. If a bound keeps growing, a recurrence is longer than `ii`.
+        """
+        earliest: dict[Operation, int] = {}
+        for _ in range(8):
+            result = self._try(body, ii, earliest)
+            if result is None:
+                return None
+            moved = False
+            for op, bound in self._carried_bounds(body, result, carried).items():
+                if bound > earliest.get(op, 0):
+                    earliest[op] = bound
+                    moved = True
+            if not moved:
+                return result
+        return None
+
+    def _carried_bounds(
+        self, body: LoopBody, s: Schedule, carried: list[tuple[SSAValue, SSAValue]]
+    ) -> dict[Operation, int]:
+        bounds: dict[Operation, int] = {}
+
+        def need(op: Operation, cycle: int) -> None:
+            bounds[op] = max(bounds.get(op, 0), cycle)
+
+        for block_arg, yielded in carried:
+            producer = yielded.owner
+            if not (isinstance(producer, Operation) and producer in s.place):
+                continue
+            done = s.place[producer][2] + op_latency(producer, self.hw)
+            for use in block_arg.uses:
+                if use.operation in s.place:
+                    need(use.operation, done - s.ii)
+        # A store to a buffer the body also loads may feed the next iteration's load.
+        memory = body.memory
+        latest = {
+            buffer: sorted(stores, key=lambda store: -s.place[store][2])
+            for buffer, stores in memory.stores.items()
+        }
+        for load, (buffer, excluded) in memory.loads.items():
+            store = next((st for st in latest[buffer] if st not in excluded), None)
+            if store is not None:
+                need(load, s.place[store][2] + 1 - s.ii)
+        return bounds
+
+    def _try(self, body: LoopBody, ii: int, earliest: dict[Operation, int]) -> Schedule | None:
+        pes = self.pes
+        hops = self.hops
+        free = [FreeSlots(ii) for _ in pes]
+        """Per PE, the modulo slots not yet taken."""
+        port_free = {"cache": FreeSlots(ii), "spad": FreeSlots(ii)}
+        """Per memory kind, the modulo slots whose ports are not all taken."""
+        ports: dict[tuple[str, int], int] = {}
+        limits = {"cache": self.hw.cache.ports, "spad": max(self.hw.scratchpad.banks, 1)}
+        where = [0] * len(body.ops)
+        """Per op (by position), its PE's index in `pes`."""
+        finish = [0] * len(body.ops)
+        """Per op, the cycle its result is computed."""
+        place: dict[Operation, tuple[int, int, int]] = {}
+        length = 0
+        # Program order between accesses of one buffer within an iteration.
+        last_store: dict[SSAValue, int] = {}
+        last_load: dict[SSAValue, int] = {}
+        for n, op in enumerate(body.ops):
+            kind = body.kinds[n]
+            buffer = body.buffers[n]
+            floor = earliest.get(op, 0)
+            if buffer is not None:
+                if body.stores[n]:
+                    floor = max(floor, last_store.get(buffer, -1) + 1, last_load.get(buffer, -1))
+                else:
+                    floor = max(floor, last_store.get(buffer, -1) + 1)
+            inputs = [(finish[m], hops[where[m]]) for m in body.inputs[n]]
+            # No PE issues before its operands are computed: at that cycle the
+            # search can stop (a later PE could only tie, and ties keep the first).
+            soonest = max([floor, *(done for done, _ in inputs)])
+            access = port_free[kind] if kind is not None else None
+            best_pe = -1
+            best = 0
+            for pe, slots in enumerate(free):
+                ready = floor
+                for done, distance in inputs:
+                    if done + distance[pe] > ready:
+                        ready = done + distance[pe]
+                if best_pe >= 0 and ready >= best:
+                    continue  # it could issue no earlier than the best so far
+                # The first cycle from `ready` whose slot is free on this PE and
+                # (for an access) has a port left, found by skipping taken slots;
+                # only an earlier cycle than the best so far wins (ties keep the
+                # first PE). The same schedule as scanning cycle by cycle, in
+                # nearly linear time on a wide body's long ii.
+                start = ready % ii
+                slot = slots.find(start)
+                if access is not None:
+                    while True:
+                        with_port = access.find(slot)
+                        if with_port == slot:
+                            break
+                        slot = slots.find(with_port)
+                if slot >= start + ii:
+                    continue
+                t = ready + slot - start
+                if best_pe < 0 or t < best:
+                    best_pe, best = pe, t
+                    if t == soonest:
+                        break
+            if best_pe < 0:
+                return None
+            t = best
+            free[best_pe].take(t % ii)
+            if kind is not None:
+                ports[(kind, t % ii)] = ports.get((kind, t % ii), 0) + 1
+                if ports[(kind, t % ii)] >= limits[kind]:
+                    port_free[kind].take(t % ii)
+            place[op] = (*pes[best_pe], t)
+            if buffer is not None:
+                table = last_store if body.stores[n] else last_load
+                table[buffer] = max(table.get(buffer, -1), t)
+            where[n] = best_pe
+            finish[n] = t + body.latencies[n]
+            length = max(length, finish[n])
+        return Schedule(ii, place, length)

@@ -1,0 +1,41 @@
+"""
+One run of a prepared module (`Execution`): what `sim.simulator.execute` records
+and `evaluate` and the timeline (`sim.timeline`) read. Its own module so that the
+simulator and the timeline both import it, and not each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.cache import CacheResult
+from sim.models import DEFAULT_MODEL
+from sim.timing import TimingRecorder
+from sim.trace import MemoryTrace
+from targets.hardware import CacheConfig, Hardware
+
+
+@dataclass
+class Execution:
+    """One run of a prepared module: its values, its address trace and its timing
+    windows. Everything that depends on the cache only is left for `evaluate`, so
+    that one execution serves every cache size and energy preset of a sweep."""
+
+    outputs: dict[str, np.ndarray]
+    hardware: Hardware
+    tape_bytes: int
+    recorder: TimingRecorder
+    addresses: np.ndarray
+    writes: np.ndarray
+    tape_flags: np.ndarray
+    seconds: float
+    trace: MemoryTrace
+    model: str = DEFAULT_MODEL
+    """The timing model the module was lowered and run for."""
+    replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
+    """The trace's replay through each cache asked for so far."""
+    variant: str | None = None
+    """The variant the module was prepared for (None: the caller did not say)."""
+    unroll: int = 1

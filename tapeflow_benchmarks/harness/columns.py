@@ -1,0 +1,102 @@
+"""
+The columns of `runs.csv` (the evaluation's and a sweep's), defined once and in
+order: first the point's fields (`POINT_COLUMNS`), then the report's numbers
+(`RUN_COLUMNS`, each a path into the simulator's report, `sim.report_keys`).
+`results.json` names each run by the same point fields.
+
+Adding a column to `runs.csv` is one line in `RUN_COLUMNS` (and, for a new number,
+its key in `sim/report_keys.py` and `sim/timing.py`, which computes it). A path
+that is not in the report's schema is refused when this module is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sim.report_keys import REPORT_SCHEMA
+from tapeflow_benchmarks.harness.points import Point
+
+Report = dict[str, Any]
+
+POINT_COLUMNS: tuple[tuple[str, Callable[[Point], Any]], ...] = (
+    ("model", lambda p: p.group.model),
+    ("kernel", lambda p: p.group.kernel),
+    ("size", lambda p: p.group.size),
+    ("variant", lambda p: p.group.variant),
+    ("spad_bytes", lambda p: p.group.spad_bytes),
+    ("unroll", lambda p: p.group.unroll),
+    ("cache_bytes", lambda p: p.cache_bytes),
+    ("energy_preset", lambda p: p.energy),
+)
+"""What names a point, column by column."""
+
+RUN_COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("cycles_fwd", ("cycles", "fwd")),
+    ("cycles_rev", ("cycles", "rev")),
+    ("cycles_total", ("cycles", "total")),
+    ("cycles_memory_stall", ("cycles", "memory_stall")),
+    ("cycles_stream_stall", ("cycles", "stream_stall")),
+    ("ops_total", ("ops", "total")),
+    ("cache_hits", ("cache", "hits")),
+    ("cache_misses", ("cache", "misses")),
+    ("cache_hit_rate", ("cache", "hit_rate")),
+    ("dram_read", ("dram_bytes", "read")),
+    ("dram_write", ("dram_bytes", "write")),
+    ("dram_tape", ("dram_bytes", "tape")),
+    ("dram_total", ("dram_bytes", "total")),
+    ("spad_accesses", ("spad", "accesses")),
+    ("spad_peak_bytes", ("spad", "peak_bytes")),
+    ("sram_bytes", ("sram_bytes",)),
+    ("layers", ("layers",)),
+    ("tape_bytes", ("tape_bytes",)),
+    ("energy_cache_pj", ("energy_pj", "cache")),
+    ("energy_spad_pj", ("energy_pj", "spad")),
+    ("energy_fu_pj", ("energy_pj", "fu")),
+    ("energy_dram_pj", ("energy_pj", "dram")),
+    ("energy_onchip_pj", ("energy_pj", "onchip")),
+)
+"""The report's numbers in `runs.csv`: column name, path into the report."""
+
+
+def _in_schema(path: tuple[str, ...]) -> bool:
+    kind: Any = REPORT_SCHEMA
+    for key in path:
+        if not isinstance(kind, dict) or key not in kind:
+            return False
+        kind = kind[key]
+    return not isinstance(kind, dict)
+
+
+_UNKNOWN = [name for name, path in RUN_COLUMNS if not _in_schema(path)]
+if _UNKNOWN:
+    raise ImportError(
+        f"runs.csv column(s) {', '.join(_UNKNOWN)} name no number of the report "
+        "(sim.report_keys.REPORT_SCHEMA)"
+    )
+
+
+def point_fields(point: Point) -> dict[str, Any]:
+    """The point's columns, in order."""
+    return {name: field(point) for name, field in POINT_COLUMNS}
+
+
+def _value(report: Report, path: tuple[str, ...]) -> Any:
+    *outer, last = path
+    for key in outer:
+        report = report[key]
+    return report.get(last)
+
+
+def run_row(point: Point, report: Report) -> dict[str, Any]:
+    """The point's row of `runs.csv`: its fields, then its numbers (or its
+    `error`, for a failed run)."""
+    row = point_fields(point)
+    if "error" in report:
+        row["error"] = report["error"]
+        return row
+    row.update({name: _value(report, path) for name, path in RUN_COLUMNS})
+    return row
+
+
+__all__ = ["POINT_COLUMNS", "RUN_COLUMNS", "point_fields", "run_row"]

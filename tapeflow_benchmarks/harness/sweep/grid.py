@@ -1,0 +1,125 @@
+"""
+Expanding a sweep's grid: each variant's machine (preset, files, `set`, `spad`)
+with every combination of the grid's values, and the point (`Point`) that
+rebuilds each machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tapeflow_benchmarks.harness.points import Group, Point
+from tapeflow_benchmarks.harness.sweep.plan import (
+    SweepKernel,
+    SweepVariant,
+    flat_keys,
+    merge_into,
+    nested_key,
+    value_at,
+)
+from tapeflow_tools.diagnostics import ToolError
+from targets.energy import ENERGY_PRESETS
+from targets.hardware import PRESETS, Hardware, associativity_for, describe
+from targets.hardware_files import HardwareDescriptionError, apply
+
+
+def preset_named(where: str, name: str) -> Hardware:
+    if name not in PRESETS:
+        raise ToolError(
+            f"{where}: unknown hardware preset '{name}' (choose from {', '.join(PRESETS)})"
+        )
+    return PRESETS[name]
+
+
+def point_of(kernel: SweepKernel, variant: SweepVariant, model: str, hardware: Hardware) -> Point:
+    """The point whose `hardware()` is `hardware`: the cache size, ways and
+    energy preset at the point (a replay of the group's run), every other
+    difference from the preset in the group's settings."""
+    preset = PRESETS[variant.preset]
+    energy = (
+        hardware.energy.name if ENERGY_PRESETS.get(hardware.energy.name) == hardware.energy else ""
+    )
+    ours, theirs = flat_keys(describe(hardware)), flat_keys(describe(preset))
+    settings = tuple(
+        sorted(
+            (key, value)
+            for key, value in ours.items()
+            if theirs.get(key) != value
+            and key not in ("cache.size_bytes", "cache.assoc")
+            and not (energy and key.startswith("energy."))
+        )
+    )
+    size = hardware.cache.size_bytes
+    assoc = hardware.cache.assoc if hardware.cache.assoc != associativity_for(size) else 0
+    spad = hardware.scratchpad.size_bytes if variant.variant == "tapeflow" else 0
+    # The variant's default preset is left implicit, as the evaluation's points
+    # leave it: the same machine is then the same point, and shares its cache entry.
+    default = "Tflow32k" if variant.variant == "tapeflow" else "Enzyme32k"
+    group = Group(
+        kernel.name,
+        kernel.size,
+        variant.variant,
+        spad,
+        variant.unroll,
+        model,
+        "" if variant.preset == default else variant.preset,
+        settings,
+        kernel.source,
+    )
+    point = Point(group, size, energy, assoc)
+    if point.hardware() != hardware:  # pragma: no cover - a bug in the split above
+        raise AssertionError(f"{point.label()}: the point does not rebuild its hardware")
+    return point
+
+
+def machines(
+    path: Path,
+    variants: list[SweepVariant],
+    layers: list[tuple[dict[str, Any], str]],
+    grid: dict[str, list[Any]],
+    combos: list[tuple[Any, ...]],
+) -> list[tuple[SweepVariant, Hardware, dict[str, Any]]]:
+    """Every variant's machine at every combination of the grid's values, with
+    the swept keys' effective values: the variant's preset, the `layers`, its
+    `spad`, then the combination."""
+    found: list[tuple[SweepVariant, Hardware, dict[str, Any]]] = []
+    for variant in variants:
+        machine = PRESETS[variant.preset]
+        for layer, source in layers:
+            try:
+                machine = apply(machine, layer, source)
+            except HardwareDescriptionError as err:
+                raise ToolError(str(err)) from None
+        if variant.spad is not None:
+            where = f"{path}: variants[{variants.index(variant)}].spad"
+            try:
+                machine = apply(machine, {"scratchpad": {"size_bytes": variant.spad}}, where)
+            except HardwareDescriptionError as err:
+                raise ToolError(str(err)) from None
+        for combo in combos:
+            layer: dict[str, Any] = {}
+            for key, value in zip(grid, combo, strict=True):
+                merge_into(layer, nested_key(key, value))
+            on = f"({variant.variant} on {variant.preset})"
+            where = f"{path}: variants[{variants.index(variant)}] {on}"
+            if combo:
+                where = (
+                    f"{path}: grid point "
+                    + ", ".join(f"{k}={v}" for k, v in zip(grid, combo, strict=True))
+                    + f" ({variant.variant} on {variant.preset})"
+                )
+            try:
+                hardware = apply(machine, layer, where) if layer else machine
+            except HardwareDescriptionError as err:
+                raise ToolError(str(err)) from None
+            if variant.variant == "tapeflow" and hardware.scratchpad.size_bytes <= 0:
+                raise ToolError(
+                    f"{where}: the tapeflow variant needs a scratchpad, and this machine has "
+                    "none (name a Tflow preset, or give the variant a spad)"
+                )
+            found.append((variant, hardware, {key: value_at(hardware, key) for key in grid}))
+    return found
+
+
+__all__ = ["machines", "point_of", "preset_named"]

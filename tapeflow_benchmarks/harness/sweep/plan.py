@@ -1,0 +1,113 @@
+"""
+A sweep once read: its kernels, variants and grid (`Sweep`), and the dotted
+hardware keys it is written in (`nested_key`, `merge_into`, `flat_keys`, `value_at`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tapeflow_benchmarks.harness.points import KernelSource, Point
+from targets.hardware import Hardware, describe
+
+
+@dataclass(frozen=True)
+class SweepKernel:
+    name: str
+    size: str
+    """'' for a user's kernel."""
+    source: KernelSource | None = None
+    inputs_path: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        if self.source is None:
+            return {"name": self.name, "size": self.size}
+        return {
+            "name": self.name,
+            "file": self.source.file,
+            "function": self.source.function,
+            "inputs": self.inputs_path,
+            "digest": self.source.digest,
+        }
+
+
+@dataclass(frozen=True)
+class SweepVariant:
+    variant: str
+    unroll: int
+    spad: int | None
+    preset: str
+
+
+@dataclass
+class Sweep:
+    path: Path
+    name: str
+    model: str
+    kernels: list[SweepKernel]
+    variants: list[SweepVariant]
+    grid: dict[str, list[Any]]
+    """Each swept key with its values, after validation (in the file's order)."""
+    definition: dict[str, Any]
+    """The sweep as read (for results.json)."""
+    points: dict[Point, dict[str, Any]] = field(default_factory=dict)
+    """Every point, with its swept keys' effective values."""
+
+    @property
+    def keys(self) -> list[str]:
+        return list(self.grid)
+
+
+def nested_key(key: str, value: Any) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    target = nested
+    parts = key.split(".")
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+    target[parts[-1]] = value
+    return nested
+
+
+def merge_into(into: dict[str, Any], layer: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in layer.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            merge_into(into[key], value)
+        else:
+            into[key] = value
+    return into
+
+
+def flat_keys(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flat_keys(value, dotted + "."))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def value_at(hardware: Hardware, key: str) -> Any:
+    """The value of dotted `key` in `hardware` (a section's `name` for a section,
+    as `energy` gives the energy preset's name)."""
+    data: Any = describe(hardware)
+    for part in key.split("."):
+        data = data[part]
+    if isinstance(data, Mapping):
+        return data.get("name")
+    return data
+
+
+__all__ = [
+    "Sweep",
+    "SweepKernel",
+    "SweepVariant",
+    "flat_keys",
+    "merge_into",
+    "nested_key",
+    "value_at",
+]
