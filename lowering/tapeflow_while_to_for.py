@@ -12,7 +12,8 @@ often and in exactly that order, so that side effects (stores, in either
 region) happen as in the original; it only changes how `n` is known:
 
 * **Counted** (`n` computable before the loop): the condition is a counter test
-  `%k < %ub` (or `<=`, or written `%ub > %k`, signed) on a carried index `%k`
+  `%k < %ub` (or `<=`, or written `%ub > %k`, signed) on a carried index or
+  integer `%k` (C's `int`, counted in index, sign-extended)
   that the `after` region advances by a positive constant step, `%ub` and `%k`'s
   initial value defined outside the loop. Then `n = max(0, ceil((ub - lb) /
   step))` and the loop is `scf.for %k = %lb to %ub step %step` carrying the
@@ -160,7 +161,8 @@ def _plus(value: SSAValue, base: SSAValue, op: Operation) -> SSAValue | int | No
 
 
 def find_counter(op: scf.WhileOp) -> Counter | None:
-    """A conjunct of the condition that tests a counted index argument: `%t < %ub`
+    """A conjunct of the condition that tests a counted integer or index argument
+    (C's `int i` comes as an `i32`): `%t < %ub`
     (or `<=`, or `%ub > %t`, signed), `%t` an argument `%k` or `%k + c` (a
     do-while's update in the before region), `%k` advanced by the after region
     (`yield %k' + c2` of the forwarded `%k` or `%t`) by a positive step."""
@@ -178,7 +180,7 @@ def find_counter(op: scf.WhileOp) -> Counter | None:
             ub, tested, offset = term.op.lhs, term.op.rhs, _ABOVE[name]
         else:
             continue
-        if not isinstance(tested.type, IndexType) or not _defined_outside(ub, op):
+        if not isinstance(tested.type, IndexType | IntegerType) or not _defined_outside(ub, op):
             continue
         for position, k in enumerate(before.args):
             before_step = _plus(tested, k, op)
@@ -293,13 +295,19 @@ class _Space:
     one: SSAValue
     last: SSAValue
 
+    counter_lower: SSAValue
+    """The counter's first value, as an index."""
+    counter_step: SSAValue | int
+
     def value(self, iv: SSAValue, body: Block) -> SSAValue:
-        """The counter's value in the iteration `iv` (computed at the start of
-        `body` where the step is not 1)."""
-        if self.counter.step == 1:
-            return iv
-        build = IndexBuilder(InsertPoint.at_start(body))
-        return build.value(build.add(self.counter.lower, build.mul(iv, self.counter.step)))
+        """The counter's value in the iteration `iv`, of the counter's type
+        (computed at the start of `body` where it is not `iv` itself)."""
+        at = InsertPoint.at_start(body)
+        value = iv
+        if self.counter.step != 1:
+            build = IndexBuilder(at)
+            value = build.value(build.add(self.counter_lower, build.mul(iv, self.counter_step)))
+        return _cast(value, self.counter.lower.type, at)
 
 
 def _space(counter: Counter, at: InsertPoint) -> _Space:
@@ -308,16 +316,28 @@ def _space(counter: Counter, at: InsertPoint) -> _Space:
     sizes the caches of `scf.for lb to ub step s` as `(ub - lb) / s` rounded
     down, one entry short when `s` does not divide `ub - lb`."""
     build = IndexBuilder(at)
-    upper = build.value(build.add(counter.upper, counter.upper_offset))
+    # An integer counter is counted in index (sign-extended: its tests are signed).
+    lower = _cast(counter.lower, IndexType(), at)
+    step = counter.step if isinstance(counter.step, int) else _cast(counter.step, IndexType(), at)
+    upper = build.value(build.add(_cast(counter.upper, IndexType(), at), counter.upper_offset))
     # max(0, ub - lb) / step, rounded up: the loop's trip count when step > 0;
     # with lb >= ub it is 0 for any step, and with lb < ub and step <= 0 the
     # while loop never ends.
-    trips = build.ceildiv(build.max(build.sub(upper, counter.lower), 0), counter.step)
-    last = build.value(build.add(counter.lower, build.mul(trips, counter.step)))
+    trips = build.ceildiv(build.max(build.sub(upper, lower), 0), step)
+    last = _cast(build.value(build.add(lower, build.mul(trips, step))), counter.lower.type, at)
     one = build.value(1)
     if counter.step == 1:
-        return _Space(counter, counter.lower, upper, one, last)
-    return _Space(counter, build.value(0), build.value(trips), one, last)
+        return _Space(counter, lower, upper, one, last, lower, step)
+    return _Space(counter, build.value(0), build.value(trips), one, last, lower, step)
+
+
+def _cast(value: SSAValue, to: Attribute, at: InsertPoint) -> SSAValue:
+    """`value` as a `to` (an index or integer), by `arith.index_cast` if needed."""
+    if value.type == to:
+        return value
+    cast = arith.IndexCastOp(value, to)
+    Rewriter.insert_op(cast, at)
+    return cast.result
 
 
 def _counted(op: scf.WhileOp, counter: Counter) -> None:

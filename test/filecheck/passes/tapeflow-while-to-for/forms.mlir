@@ -51,6 +51,31 @@ func.func @strided(%x: memref<?xf64>, %lb: index, %n: index) {
   return
 }
 
+// (b2) C's `int i` (an i32 counter, as Polygeist emits it): counted in index,
+// sign-extended, the counter cast back in the body.
+// CHECK-LABEL: func.func @counted_i32
+// CHECK:         %[[LB:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:         %[[UB:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:         scf.for %[[I:.*]] = %[[LB]] to %[[UB]] step %{{.*}} {
+// CHECK-NEXT:      %[[K:.*]] = arith.index_cast %[[I]] : index to i32
+// CHECK:           arith.sitofp %[[K]] : i32 to f64
+func.func @counted_i32(%x: memref<8xf64>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.while (%i = %c0) : (i32) -> i32 {
+    %c = arith.cmpi slt, %i, %n : i32
+    scf.condition(%c) %i : i32
+  } do {
+  ^bb0(%i2: i32):
+    %f = arith.sitofp %i2 : i32 to f64
+    %ix = arith.index_cast %i2 : i32 to index
+    memref.store %f, %x[%ix] : memref<8xf64>
+    %i3 = arith.addi %i2, %c1 : i32
+    scf.yield %i3 : i32
+  }
+  return
+}
+
 // (c) Counted by a first run: a data-dependent exit whose condition depends on
 // pure arithmetic only (Newton's iteration). A counting scf.while over the
 // control slice carries the count, then the loop is replayed n times.
