@@ -271,3 +271,38 @@ def test_a_data_dependent_trip_count_gives_run_time_tapes(name: str) -> None:
     tapes = [op.tape.type for op in module.walk() if isinstance(op, tape.AllocOp)]
     assert tapes and any(not t.is_static() for t in tapes)
     assert all(not isinstance(t.element_type, MemRefType) for t in tapes)
+
+
+ENZYME_JAX_WHILE3 = """
+func.func @f(%x: f64) -> f64 {
+  %i0 = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %three = arith.constant 3 : i64
+  %r:2 = scf.while (%i = %i0, %s = %x) : (i64, f64) -> (i64, f64) {
+    %c = arith.cmpi slt, %i, %three : i64
+    scf.condition(%c) %i, %s : i64, f64
+  } do {
+  ^bb0(%i2: i64, %s2: f64):
+    %n = arith.mulf %s2, %s2 : f64
+    %i3 = arith.addi %i2, %one : i64
+    scf.yield %i3, %n : i64, f64
+  }
+  return %r#1 : f64
+}
+func.func @f_grad(%x: f64) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @f(%x, %seed) {activity = [#enzyme<activity enzyme_active>], ret_activity = [#enzyme<activity enzyme_activenoneed>]} : (f64, f64) -> f64
+  return %r : f64
+}
+"""
+
+
+def test_an_active_scalar_through_an_i64_counted_while() -> None:
+    """Enzyme-JAX's test/lit_tests/diffrules/stablehlo/while3.mlir in scf form: an
+    i64 counter to 3 squaring x, so f = x^8 and f'(2) = 8 * 2^7 = 1024 (the value
+    that test expects), the same at every stage."""
+    from stage_checks import check_stages
+
+    results = check_stages(ENZYME_JAX_WHILE3, "f_grad", {"arg0": np.array(2.0)}, unrolls=(1, 2))
+    assert set(results.reference) == {"result0"}
+    np.testing.assert_array_equal(results.reference["result0"], 1024.0)
