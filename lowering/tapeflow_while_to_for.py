@@ -13,13 +13,16 @@ region) happen as in the original; it only changes how `n` is known:
 
 * **Counted** (`n` computable before the loop): the condition is a counter test
   `%k < %ub` (or `<=`, or written `%ub > %k`, signed) on a carried index or
-  integer `%k` (C's `int`, counted in index, sign-extended)
-  that the `after` region advances by a positive constant step, `%ub` and `%k`'s
-  initial value defined outside the loop. Then `n = max(0, ceil((ub - lb) /
-  step))` and the loop is `scf.for %k = %lb to %ub step %step` carrying the
-  other arguments, followed by one more run of `before` (at `%k = lb + n *
-  step`) for the results: the usual `while (i < n)` form of a counted loop.
-* **Bounded** (a counter test among other conjuncts: `%k < %max && !converged`):
+  integer `%k` (C's `int`, counted in index, sign-extended) that the loop
+  advances by a positive constant or loop-invariant step (in the `after`
+  region, or in the `before` region of a do-while), `%ub` and `%k`'s initial
+  value defined outside the loop. Then `n = max(0, ceil((ub - lb) / step))` and
+  the loop is `scf.for %k = %lb to %ub` carrying the other arguments (normalized
+  to `0 to n step 1`, `%k = lb + t * step`, where the step is not 1), followed
+  by one more run of `before` (at `%k = lb + n * step`) for the results: the
+  usual `while (i < n)` form of a counted loop.
+* **Bounded** (a counter test among other conjuncts, `%k < %max && !converged`,
+  where the first run below does not apply):
   the counter bounds `n`. The loop becomes `scf.for %k = %lb to %max` with a
   `done` flag carried: an iteration runs `before` and, if its condition holds,
   `after`, otherwise sets `done`; once `done`, iterations do nothing. The
@@ -34,8 +37,9 @@ region) happen as in the original; it only changes how `n` is known:
   what Enzyme does in LLVM for a loop of unknown trip count (count in the
   forward sweep, replay in the reverse one). It is sound when the slice is free
   of side effects (no stores, calls or allocations) and reads only buffers the
-  loop does not write (by their root value; distinct arguments are taken not to
-  alias, as Enzyme's `enzyme_dup` buffers do not): then the counting run changes
+  loop does not write (by their root value; distinct memref arguments are taken
+  not to alias, C's `restrict` as PolyBench's kernels declare it): then the
+  counting run changes
   nothing the replay sees, and the replay computes the same slice values
   iteration for iteration (the ops are deterministic), so its condition holds
   exactly `n` times. The counting loop's values reach no result but `n`, an
