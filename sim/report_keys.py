@@ -48,7 +48,7 @@ REPORT_SCHEMA: dict[str, Any] = {
         "fwd": {"hits": INT, "misses": INT},
         "rev": {"hits": INT, "misses": INT},
     },
-    "dram_bytes": {"read": INT, "write": INT, "tape": INT, "total": INT},
+    "dram_bytes": {"read": INT, "write": INT, "tape": INT, "total": INT, "authors": INT},
     "spad": {"accesses": INT, "peak_bytes": INT},
     "streams": {"write_bytes": INT, "read_bytes": INT},
     "sram_bytes": INT,

@@ -324,7 +324,6 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
     profiles = recorder.profiles
     ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
-    steps = np.array([p.steps for p in profiles], dtype=np.int64)[kernel]
     tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
     m = prefix_counts(~cache.hit)
     h = prefix_counts(cache.hit)
@@ -343,7 +342,6 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         trips=trips,
         ii=ii,
         length=length,
-        steps=steps,
         tiled=tiled,
         kernel_id=kernel,
         layer=layer_of,
@@ -351,6 +349,10 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         memory_ops=memops,
         stream_write_bytes=stream_write,
         stream_read_bytes=stream_read,
+        start=start,
+        end=end,
+        access_hit=cache.hit,
+        lockstep=tuple(p.lockstep for p in profiles),
     )
 
 
@@ -369,6 +371,16 @@ class WindowTimes:
     """Cycles it waited for its REV tile (at its start)."""
     rev_streams: tuple[tuple[int, int], ...]
     """(window whose start issued it, window it delays) for each REV stream."""
+
+
+def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
+    """DRAM traffic as the authors' `cache_stat_extractor.py` counts it (gem5-SALAM,
+    branch `binned`, commit `a5e40f4be`; ../shared/papers/gem5-salam-mechanisms.md):
+    the cluster cache's misses, in lines, plus, in TapeFlow mode, `ceil(bin bytes
+    fetched / 8)` (added as it is written there: bytes over 8, next to the lines'
+    bytes); write-backs and the tape's spills are not counted. Our fetched bin bytes
+    are the REV streams' (`streams.read_bytes`; 0 without a scratchpad)."""
+    return misses * line_bytes + -(-fetched_bytes // 8)
 
 
 def report(
@@ -454,6 +466,7 @@ def report(
             "write": write,
             "tape": tape_traffic,
             "total": read + write,
+            "authors": authors_dram_bytes(total_misses, line, stream_read),
         },
         "spad": {"accesses": spad_accesses, "peak_bytes": recorder.spad_peak_entries * 8},
         "streams": {"write_bytes": stream_write, "read_bytes": stream_read},

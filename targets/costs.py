@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.memref import MemRef
 from xdsl.ir import Operation
 
@@ -28,6 +28,8 @@ from tapeflow_dialects.stream import Stream
 from tapeflow_dialects.tape import Tape
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import Hardware, Latencies
+from targets.lockstep import LockstepSchedule, lockstep_schedule
+from targets.salam import SALAM
 
 FU_CLASSES = ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer")
 """The latency and energy classes, named as the fields of `targets.hardware.Latencies`."""
@@ -158,49 +160,47 @@ class KernelProfile:
     """Compute ops by FU class."""
     memory_ops: int
     spad_ops: int
-    steps: int = 0
-    """Cycles of one iteration issued in lockstep (`lockstep_steps`), for a machine
-    without a schedule (the `salam` model)."""
+    lockstep: LockstepSchedule | None = None
+    """The iteration on the authors' lockstep datapath (`targets.lockstep`), for a
+    machine without a static schedule (the `salam` model)."""
     tiled: bool = False
     """The kernel's loop is one tile of a strip-mined loop: the body of a layer,
     marked `STRIP_MINED` by `tapeflow-layers`."""
 
 
-def lockstep_steps(kernel: cgra.KernelOp, hardware: Hardware) -> int:
-    """
-    The compute cycles of one iteration of `kernel` on a datapath that issues in
-    lockstep, as gem5-SALAM's does (`sim/models/salam.py`): every op whose operands
-    are ready issues at once, and nothing more issues until all of them are done,
-    so an iteration is a sequence of groups, each as long as its slowest compute op.
-    A cache load or store ends its group (its result is seen at the next group;
-    its time is its port occupancy, which the model adds from the trace); a load
-    also waits for every store before it. A scratchpad access (a tape bin) is done
-    in the cycle it issues, and what uses it issues in the same group. Placement,
-    cycles and routing hops are ignored.
-    """
-    # The group an op issues in is the first after its operands' groups (the same
-    # group as a tape bin's); a cache load's is also after every older store's.
-    # Operands are defined before their uses, so one pass in body order does it.
-    group: dict[Operation, int] = {}
-    slowest: dict[int, int] = {}
-    last_store = -1  # the latest group of a cache store so far
-    for op in kernel.body.block.ops:
-        if not isinstance(op, cgra.PlacedOp):
-            continue
-        g = 0
-        for value in op.operands:
-            producer = value.owner
-            if producer in group:
-                bin_access = isinstance(producer, cgra.LoadOp) and producer.path.data == MemPath.SPAD
-                g = max(g, group[producer] + (0 if bin_access else 1))  # type: ignore[index]
-        if isinstance(op, cgra.LoadOp) and op.path.data == MemPath.CACHE:
-            g = max(g, last_store + 1)
-        group[op] = g
-        if isinstance(op, cgra.StoreOp) and op.path.data == MemPath.CACHE:
-            last_store = max(last_store, g)
-        if isinstance(op, cgra.ComputeOp):
-            slowest[g] = max(slowest.get(g, 0), op_latency(op, hardware))
-    return sum(slowest.values())
+def lockstep_latencies(kernel: cgra.KernelOp, hardware: Hardware) -> dict[Operation, int]:
+    """Every placed op's cycles on the authors' datapath (`targets.lockstep`): its
+    latency on `hardware`, but 0 for the ops the authors' `CycleCounts.py` gives
+    none (`targets.salam.SalamMachine.zero_cycle_ops`)."""
+    return {
+        op: 0
+        if isinstance(op, cgra.ComputeOp) and op.opcode.data in SALAM.zero_cycle_ops
+        else op_latency(op, hardware)
+        for op in kernel.body.block.ops
+        if isinstance(op, cgra.PlacedOp)
+    }
+
+
+def enclosing_loops(kernel: cgra.KernelOp) -> int:
+    """How many loops of its function enclose the loop that iterates `kernel`
+    (the `targets.lockstep` nesting), not counting the tile loops `tapeflow-layers`
+    wraps around a strip-mined loop: the authors' machine runs the program as
+    Enzyme left it, without layers. A kernel no loop iterates counts as an
+    outermost loop of one trip."""
+    loop = kernel.parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return 0
+    count, child, op = 0, loop, loop.parent_op()
+    while op is not None and not isinstance(op, func.FuncOp):
+        tile_loop = (
+            isinstance(op, scf.ForOp)
+            and isinstance(child, layer.LayerOp)
+            and any(STRIP_MINED in o.attributes for o in child.body.block.ops)
+        )
+        if isinstance(op, scf.ForOp) and not tile_loop:
+            count += 1
+        child, op = op, op.parent_op()
+    return count
 
 
 def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
@@ -224,5 +224,13 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
         and isinstance(loop.parent_op(), layer.LayerOp)
     )
     return KernelProfile(
-        kernel.ii.value.data, length, fu, memory_ops, spad, lockstep_steps(kernel, hardware), tiled
+        kernel.ii.value.data,
+        length,
+        fu,
+        memory_ops,
+        spad,
+        lockstep_schedule(
+            kernel, lockstep_latencies(kernel, hardware), enclosing_loops(kernel)
+        ),
+        tiled,
     )

@@ -1,7 +1,9 @@
 """
 The parameters of the `salam` timing model: the machine the authors simulated
-TapeFlow on (gem5-SALAM, GitHub `sfu-arch/gem5-SALAM`, branch `binned`; the
-research notes in docs/research/gem5-salam.md give the commits read).
+TapeFlow on (gem5-SALAM, GitHub `sfu-arch/gem5-SALAM`, branch `binned`, commit
+`a5e40f4be` "Add cache results"; the notes read from it are
+../shared/papers/gem5-salam-mechanisms.md and docs/research/gem5-salam.md, and
+file and line numbers below are that commit's unless another is named).
 
 Each field names the file of the authors' repository (or of upstream gem5, where
 the fork keeps gem5's default) its value comes from. The mechanism that uses them
@@ -44,14 +46,27 @@ class SalamMachine:
     """`fdiv = 16` (same files)."""
     call: int = 1
     """exp, log, sqrt...: `-fno-builtin` (`benchmarks/AD/*/hw/Makefile`) keeps them
-    calls, which `llvm_interface.cc` puts in the compute queue with the `call`
-    latency, 1 (UNVERIFIED beyond code reading, research notes 1)."""
+    calls. The fork's `src/hwacc/CycleCounts.py` gives `call` 0 cycles, but
+    `llvm_interface.cc` puts a call to a declared function in the compute queue
+    without launching it, and the queue commits it at the next tick: 1 cycle."""
     integer: int = 1
-    """add, sub, mul, shifts, select, casts: 1 (`CycleCounts.py` defaults)."""
+    """add, sub, mul, shifts, icmp, trunc/zext/sext: 1 (the fork's
+    `src/hwacc/CycleCounts.py`)."""
+    zero_cycle_ops: tuple[str, ...] = ("arith.select",)
+    """Ops the fork's `src/hwacc/CycleCounts.py` gives 0 cycles (`select`,
+    `getelementptr`, `phi`, `br`, `call`): they commit when launched, so their
+    users issue in the same lockstep pass. Of them only `select` is an op of ours:
+    addressing is folded into our loads and stores, phis and branches are loop
+    structure (`targets.lockstep.INDUCTION_PERIOD`), calls are `call` above."""
+    ports: int = 2
+    """Memory ports of the accelerator, each with one read slot and one write
+    slot (`src/hwacc/comm_interface.cc` ~L267-272, `getValidGlobalPort`): a read
+    and a write can be in flight on one port together. The 2022 commit does not
+    store the port count; the authors' 2023 configuration generator (`parser.py`
+    L233-234 at commit `eaad97011`) connects the accelerator's `acp` port twice."""
     cache_assoc: int = 4
-    """Cluster-cache ways, at every size: the issue's value. The research notes found
-    `assoc = 2` (1226dca) and `assoc = 8` (another version) in `src/hwacc/AccCluster.py`
-    and 4 nowhere; change it here if the paper's runs are pinned down."""
+    """Cluster-cache ways, at every size: `assoc = 4` (`src/hwacc/AccCluster.py`
+    line 15, ClusterCache)."""
     line_bytes: int = 64
     """gem5's system cache line (upstream `CommInterface.py` `cache_line_size`;
     `cache_stat_extractor.py` multiplies misses by 64)."""
@@ -63,7 +78,7 @@ class SalamMachine:
     response_latency: int = 20
     """`response_latency = 20` (same): the return path of a miss."""
     mshrs: int = 20
-    """`mshrs = 20` (same). With one read in flight per port they never fill."""
+    """`mshrs = 20` (same). With one read in flight per port slot they never fill."""
     local_bus_ns: int = 2
     """coherency_bus between the accelerator and the cluster cache: frontend 1 +
     forward 0 + response 1 (`AccCluster.py`: `CoherentXBar(width=2,
@@ -85,6 +100,12 @@ class SalamMachine:
     dram_bandwidth_gbs: float = 19.2
     """DDR4-2400 x64: 2400 MT/s x 8 B (one channel, gem5's `--mem-channels` default:
     UNVERIFIED)."""
+    unsized_tape_bytes: int = 1 << 20
+    """Not a timing parameter: the scratchpad the TapeFlow variant is lowered
+    with when its tape's size is known only at run time. The bins have no
+    capacity, so the model wants one tile per run of a loop, not tiles of a
+    preset's scratchpad; 1 MiB holds any run of the artifact kernels' loops
+    (gravity's triangular tape, the one such tape, is 510 KiB in all)."""
     base_address: int = 0x80C00000
     """Arrays are placed back to back from here (`hw/<kernel>.c` `top()`; the
     kernels' `malloc` is a bump allocator, `base_address += size` in
@@ -115,14 +136,40 @@ class SalamMachine:
 
     @property
     def hit_cycles(self) -> int:
-        """Datapath cycles a hit holds its port slot: the response is seen at the
-        first tick after it arrives."""
+        """Datapath cycles a hit takes when its request leaves at once: the response
+        is seen at the first tick after it arrives."""
         return math.ceil(self.hit_ns / self.clock_period_ns)
 
     @property
     def miss_cycles(self) -> int:
-        """Datapath cycles a miss holds its port slot."""
+        """Datapath cycles a miss takes when its request leaves at once."""
         return math.ceil(self.miss_ns / self.clock_period_ns)
+
+    def expected_cycles(self, service_ns: float) -> float:
+        """
+        Datapath cycles, from issue until the datapath sees the response, of a
+        request the memory serves in `service_ns`. The request reaches memory at
+        the next `CommInterface` tick, up to one datapath period after issue
+        (`comm_interface.cc`, `processDelay`), so a hit costs 3 or 4 cycles, not
+        always 3. Where in the period the interface ticks is not in the notes: the
+        delay is taken as uniform over one period, and the cycles as their mean,
+        `E[ceil((delay + service) / period)]` (in closed form: the whole cycles
+        `service` needs, plus the chance that the delay carries it one further).
+        """
+        period = self.clock_period_ns
+        whole = math.ceil(service_ns / period)
+        spare = whole * period - service_ns  # delay that still fits in `whole`
+        return whole + (period - spare) / period
+
+    @property
+    def hit_expected(self) -> float:
+        """Mean datapath cycles of a hit (`expected_cycles`): 3.2."""
+        return self.expected_cycles(self.hit_ns)
+
+    @property
+    def miss_expected(self) -> float:
+        """Mean datapath cycles of a miss (`expected_cycles`)."""
+        return self.expected_cycles(self.miss_ns)
 
 
 SALAM = SalamMachine()

@@ -12,8 +12,9 @@ under every model, from the same trace and windows.
 - `cgra` (`sim/models/cgra.py`): the project's pipelined CGRA (modulo-scheduled
   kernel loops at 2 GHz, misses overlapped with compute, timed streams);
 - `salam` (`sim/models/salam.py`): the authors' gem5-SALAM machine (100 MHz
-  datapath issuing in lockstep, one access in flight per port slot, free tape
-  bins); its parameters are in `targets/salam.py`.
+  datapath issuing in lockstep groups, inner-loop iterations overlapping, two
+  ports with a read and a write slot each, free tape bins); its parameters are in
+  `targets/salam.py`, its issue rules in `targets/lockstep.py`.
 
 A model has three parts (`TimingModel`):
 

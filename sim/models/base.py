@@ -13,6 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from targets.hardware import Hardware
+from targets.lockstep import LockstepSchedule
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,6 @@ class WindowTable:
     trips: np.ndarray
     ii: np.ndarray
     length: np.ndarray
-    steps: np.ndarray
-    """Kernel loops: the lockstep cycles of one iteration (`KernelProfile.steps`)."""
     tiled: np.ndarray
     """Kernel loops that are the body of a layer."""
     kernel_id: np.ndarray
@@ -48,6 +47,15 @@ class WindowTable:
     memory_ops: np.ndarray
     stream_write_bytes: np.ndarray
     stream_read_bytes: np.ndarray
+    start: np.ndarray
+    """First access of the trace made in the window."""
+    end: np.ndarray
+    """One past its last access."""
+    access_hit: np.ndarray
+    """Per access of the trace: did it hit in the cache."""
+    lockstep: tuple[LockstepSchedule | None, ...]
+    """By `kernel_id`: the kernel's iteration on the authors' lockstep datapath
+    (`KernelProfile.lockstep`; None at index 0, the ops windows)."""
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,48 @@ def params(s: Sizes) -> tuple[Param, ...]:
     return (Param("x", (h * h,), active=True),)
 
 
+def triangular_body(s: Sizes) -> str:
+    """The authors' loop as written (`G:benchmarks/AD/gravity/hw/gravity.c` L27-30
+    at gem5-SALAM `a5e40f4be`, authors-kernels.md section 2): `for i < H; for j =
+    i+1 .. H`, the loop-invariant row offset `i*H` hoisted out of the inner loop as
+    clang's -O1 does. Enzyme caches the running product per pair in one chunk per
+    outer iteration, as their Enzyme does for a triangular nest."""
+    h = s["N"] // 2
+    return render(
+        """
+        $consts
+        %one = arith.constant 1.0 : f64
+        %minus_one = arith.constant -1.0 : f64
+        %softening = arith.constant $softening : f64
+        %u = scf.for %i = %c0 to %c$H step %c1 iter_args(%u_i = %one) -> (f64) {
+          %first = arith.addi %i, %c1 : index
+          %row_i = arith.muli %i, %c$H : index
+          %u_ij = scf.for %j = %first to %c$H step %c1 iter_args(%acc = %u_i) -> (f64) {
+            %ij = arith.addi %row_i, %j : index
+            %row_j = arith.muli %j, %c$H : index
+            %ji = arith.addi %row_j, %i : index
+            %x_ij = memref.load %x[%ij] : $xt
+            %x_ji = memref.load %x[%ji] : $xt
+            %diff = arith.subf %x_ij, %x_ji : f64
+            %r_soft = arith.addf %diff, %softening : f64
+            %factor = arith.divf %minus_one, %r_soft : f64
+            %next = arith.mulf %acc, %factor : f64
+            scf.yield %next : f64
+          }
+          scf.yield %u_ij : f64
+        }
+        return %u : f64
+        """,
+        consts=index_constants(0, 1, h),
+        H=h,
+        softening=f64(SOFTENING),
+        xt=memref((h * h,)),
+    )
+
+
 def body(s: Sizes) -> str:
+    if s.get("triangular"):
+        return triangular_body(s)
     h = s["N"] // 2
     if h % 2:
         raise ValueError(f"gravity: N/2 must be even to fold the pairs, got N = {s['N']}")
@@ -122,7 +163,11 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="gravity",
-    sizes={"small": {"N": 16}, "paper": {"N": 512}, "artifact": {"N": 512}},
+    sizes={
+        "small": {"N": 16},
+        "paper": {"N": 512},
+        "artifact": {"N": 512, "triangular": 1},
+    },
     params=params,
     returns_scalar=True,
     body=body,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+import re
 from string import Template
 from textwrap import dedent, indent
 from typing import Any, TypeAlias
@@ -73,6 +74,66 @@ def index_constants(*values: int) -> str:
     """`%c<v> = arith.constant <v> : index` for each distinct value: the loop bounds
     and offsets a body refers to as `%c<v>`."""
     return "\n".join(f"%c{v} = arith.constant {v} : index" for v in sorted(set(values)))
+
+
+_SSA_NAME = re.compile(r"%[A-Za-z_][\w]*")
+_DEFINED = re.compile(r"^\s*(%[A-Za-z_][\w]*(?:\s*,\s*%[A-Za-z_][\w]*)*)\s*=")
+
+
+def unrolled_body(
+    body: str,
+    iv: str,
+    factor: int,
+    carried: Mapping[str, str] | None = None,
+    first: int = 0,
+    counted: bool = True,
+) -> tuple[str, dict[str, str]]:
+    """
+    `factor` copies of a loop body's text (its ops, without the `scf.yield`), as
+    clang's `#pragma clang loop unroll_count(factor)` makes them before Enzyme sees
+    the loop (the authors' flow, authors-kernels.md section 1.1): the enclosing loop
+    then steps by `factor` and Enzyme differentiates the unrolled body, so its
+    caches sit between the copies' loads as theirs do. Copy `k` sees the induction
+    variable `%<iv>` plus `k` (as `%<iv>_u<k>`; it needs the index constant
+    `%c<k>`) and renames every value the body defines `%<name>_u<k>`; `carried`
+    maps each iter_arg the body reads to the value it yields for the next trip,
+    which copy `k > 0` reads from copy `k - 1`. Returns the copies' text and, for
+    each iter_arg, the name of the value the last copy yields.
+
+    With `factor > 1` and `counted`, the enclosing loop must count unrolled
+    trips in `%<iv>_trip` with step 1 (the copies begin with `%<iv> = first +
+    %<iv>_trip * factor`, which needs `%c<factor>` and `%c<first>`):
+    Enzyme-MLIR 0.0.16 reverses a loop of step `s > 1` as if its step were 1
+    (its REV iterations see `ub - 1 - iv`), which reads past the end of the
+    arrays; the loop of unrolled trips is the same program. Without `counted`
+    the caller defines `%<iv>` (straight-line copies: a remainder).
+    """
+    carried = dict(carried or {})
+    lines = dedent(body).strip("\n").splitlines()
+    if factor == 1:
+        return "\n".join(lines), carried
+    defined = {
+        name.strip()
+        for line in lines
+        if (m := _DEFINED.match(line))
+        for name in m.group(1).split(",")
+    }
+    out: list[str] = []
+    if factor > 1 and counted:
+        if first:
+            out.append(f"%{iv}_base = arith.muli %{iv}_trip, %c{factor} : index")
+            out.append(f"%{iv} = arith.addi %{iv}_base, %c{first} : index")
+        else:
+            out.append(f"%{iv} = arith.muli %{iv}_trip, %c{factor} : index")
+    for k in range(factor):
+        names = {f"%{iv}": f"%{iv}_u{k}" if k else f"%{iv}"}
+        names.update({d: f"{d}_u{k}" for d in defined})
+        if k:
+            names.update({f"%{arg}": f"{value}_u{k - 1}" for arg, value in carried.items()})
+            out.append(f"%{iv}_u{k} = arith.addi %{iv}, %c{k} : index")
+        out += [_SSA_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), line) for line in lines]
+    last = {arg: f"{value}_u{factor - 1}" for arg, value in carried.items()}
+    return "\n".join(out), last
 
 
 def render(template: str, **values: object) -> str:
@@ -154,10 +215,11 @@ class Kernel:
     generate: Generator
     unroll: Mapping[str, int] = field(default_factory=dict)
     """Preset -> the factor `tapeflow-unroll` applies to the preset's tape loops by
-    default (1 where absent). The `artifact` preset's factors are the clang
-    `unroll_count` pragmas of the authors' sources; the pass takes the largest
-    divisor of a loop's trip count up to that factor, and applies it to every
-    innermost tape loop, not only to the one loop the pragma marks."""
+    default, after differentiation (1 where absent; the pass takes the largest
+    divisor of a loop's trip count up to that factor). No preset sets one: the
+    `artifact` preset's clang `unroll_count` pragmas act before the authors'
+    Enzyme, so its templates write the primal unrolled (`unrolled_body`, size
+    parameter `U`) instead."""
 
     def unroll_for(self, preset: str) -> int:
         """The preset's default unroll factor."""

@@ -23,16 +23,21 @@ Two choices keep the body straight-line code, which is what a CGRA maps:
 
 Sizes: `small` R = 6, C = 8 (five row steps: two unrolled pairs and the peeled
 step); `paper` R = 128, C = 256 (Table II; one version of the authors' artifact used
-32 x 32); `artifact` R = C = 100 with the column loop unrolled by 16, the sizes of
-the authors' simulator runs (`unroll_count(16)`; 16 does not divide 100, so
-`tapeflow-unroll` takes its largest divisor up to 16, 10, where clang unrolls by 16
-with a remainder loop).
+32 x 32); `artifact` the authors' program (authors-kernels.md section 7): R = C =
+100, columns 1 .. 99 (column 0 never written), the column loop written unrolled by
+U = 16 before differentiation as clang applies their `unroll_count(16)` before their
+Enzyme runs (-O3): 6 trips of 16 cells, then the 3 remaining cells in line. Their dst
+is constant and its pointer swaps with the active src, so reverse-pass updates land
+in primal rows (section 7.5): that mixing of a constant and an active buffer in one
+pointer is not expressible with typed activities, so dst keeps its shadow here.
 """
 
 from __future__ import annotations
 
 import autograd.numpy as anp
 import numpy as np
+
+from textwrap import indent
 
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
@@ -42,6 +47,7 @@ from tapeflow_benchmarks.kernels.kernel import (
     index_constants,
     memref,
     render,
+    unrolled_body,
 )
 
 _ROW_STEP = """
@@ -64,6 +70,51 @@ scf.for %n = %c0 to %c$C step %c1 {
   memref.store %${p}_v, %$write[%${p}_next, %n] : $ty
 }
 """
+
+
+_CELL = """
+%${p}_n_minus = arith.subi %${iv}, %c1 : index
+%${p}_n_plus = arith.addi %${iv}, %c1 : index
+%${p}_has_right = arith.cmpi ult, %${iv}, %c$right_bound : index
+%${p}_right = arith.select %${p}_has_right, %${p}_n_plus, %${iv} : index
+%${p}_m = memref.load %$read[$t, %${iv}] : $ty
+%${p}_l = memref.load %$read[$t, %${p}_n_minus] : $ty
+%${p}_r = memref.load %$read[$t, %${p}_right] : $ty
+%${p}_ml = arith.minimumf %${p}_m, %${p}_l : f64
+%${p}_mlr = arith.minimumf %${p}_ml, %${p}_r : f64
+%${p}_w = memref.load %wall[%${p}_next, %${iv}] : $ty
+%${p}_v = arith.mulf %${p}_w, %${p}_mlr : f64
+memref.store %${p}_v, %$write[%${p}_next, %${iv}] : $ty
+"""
+"""One cell of the authors' row (`G:benchmarks/AD/pathfinder/hw/pathfinder.c` L31-52
+at gem5-SALAM `a5e40f4be`): columns from 1, so the left neighbour always exists
+(their `n > 0` test is always true) and the right one is taken while `n < C-2`."""
+
+
+def _authors_row_step(prefix: str, t: str, read: str, write: str, s: Sizes) -> str:
+    """One DP step as the authors' loop runs it: n = 1 .. C-1, unrolled by `U` by
+    clang before their Enzyme (`unroll_count(16)`): `(C-1) // U` trips of `U`
+    copies, then the remainder's copies in line, as LLVM unrolls a loop of
+    constant trip count."""
+    u, cells = s["U"], s["C"] - 1
+    trips, rest = divmod(cells, u)
+    values = dict(
+        p=prefix, t=t, read=read, write=write, right_bound=s["C"] - 2,
+        ty=memref((s["R"], s["C"])),
+    )
+    main, _ = unrolled_body(render(_CELL, iv=f"{prefix}_n", **values), f"{prefix}_n", u, first=1)
+    text = [
+        f"%{prefix}_next = arith.addi {t}, %c1 : index",
+        f"scf.for %{prefix}_n_trip = %c0 to %c{trips} step %c1 {{",
+        indent(main, "  "),
+        "}",
+    ]
+    if rest:
+        tail, _ = unrolled_body(
+            render(_CELL, iv=f"{prefix}_r_n", **values), f"{prefix}_r_n", rest, counted=False
+        )
+        text += [f"%{prefix}_r_n = arith.constant {1 + trips * u} : index", tail]
+    return "\n".join(text)
 
 
 def _row_step(prefix: str, t: str, read: str, write: str, s: Sizes) -> str:
@@ -92,7 +143,8 @@ def params(s: Sizes) -> tuple[Param, ...]:
 def body(s: Sizes) -> str:
     pairs, odd = divmod(s["R"] - 1, 2)
     last = 2 * pairs
-    peeled = _row_step("last", f"%c{last}", "src", "dst", s) if odd else ""
+    step = _authors_row_step if s.get("U") else _row_step
+    peeled = step("last", f"%c{last}", "src", "dst", s) if odd else ""
     return render(
         """
         $consts
@@ -106,11 +158,15 @@ def body(s: Sizes) -> str:
         return
         """,
         consts=index_constants(
-            0, 1, 2, pairs, *([last] if odd else []), s["C"], s["C"] - 2
+            *range(s.get("U", 2) + 1),
+            pairs,
+            *([last] if odd else []),
+            *([(s["C"] - 1) // s["U"]] if s.get("U") else [s["C"]]),
+            s["C"] - 2,
         ),
         pairs=pairs,
-        even=_row_step("even", "%t", "src", "dst", s),
-        odd=_row_step("odd", "%t_odd", "dst", "src", s),
+        even=step("even", "%t", "src", "dst", s),
+        odd=step("odd", "%t_odd", "dst", "src", s),
         peeled=peeled,
     )
 
@@ -128,7 +184,10 @@ def primal(s: Sizes, a: dict[str, Array]) -> tuple[None, dict[str, Array]]:
     rows = {name: [a[name][t] for t in range(r)] for name in ("src", "dst")}
     for t in range(r - 1):
         read, write = ("src", "dst") if t % 2 == 0 else ("dst", "src")
-        rows[write][t + 1] = wall[t + 1] * _min3(rows[read][t], c)
+        row = wall[t + 1] * _min3(rows[read][t], c)
+        if s.get("U"):  # the authors' columns start at 1: column 0 keeps its value
+            row = anp.concatenate([rows[write][t + 1][:1], row[1:]])
+        rows[write][t + 1] = row
     return None, {name: anp.stack(buffer) for name, buffer in rows.items()}
 
 
@@ -146,8 +205,11 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="pathfinder",
-    sizes={"small": {"R": 6, "C": 8}, "paper": {"R": 128, "C": 256}, "artifact": {"R": 100, "C": 100}},
-    unroll={"artifact": 16},
+    sizes={
+        "small": {"R": 6, "C": 8},
+        "paper": {"R": 128, "C": 256},
+        "artifact": {"R": 100, "C": 100, "U": 16},
+    },
     params=params,
     returns_scalar=False,
     body=body,

@@ -12,9 +12,12 @@ original has six neighbours and a root). X is differentiated; F is an output
 updated in place, so after the gradient its shadow still holds its seed.
 
 Sizes: `small` N = 4 (8 interior points); `paper` N = 8 (Table II, "8x8x8": 216
-interior points); `artifact` N = 10 (512 interior points, the authors' simulator
-runs; their k loop carries an `unroll_count(UNROLL_COUNT)` whose value in those runs
-is not known, so not unrolled).
+interior points); `artifact` the authors' program (authors-kernels.md section 8):
+N = 10 (512 interior points), no unroll pragma at their commit, and the point's own
+position loaded again in each neighbour block (`reload_self`): 36 accesses per point
+forward, as theirs. Their F is constant, with the primal pointer standing for its
+shadow in their Enzyme fork (section 8.4); here F keeps a shadow of its own, the
+nearest defined program.
 """
 
 from __future__ import annotations
@@ -40,12 +43,7 @@ NEIGHBOURS = ((-1, 0, 0), (1, 0, 0), (0, -1, 0))
 _NEIGHBOUR = """
 // neighbour $n: $where
 $indices
-%n${n}_x0 = memref.load %X[%c0, $at] : $t
-%n${n}_x1 = memref.load %X[%c1, $at] : $t
-%n${n}_x2 = memref.load %X[%c2, $at] : $t
-%n${n}_d0 = arith.subf %n${n}_x0, %x0 : f64
-%n${n}_d1 = arith.subf %n${n}_x1, %x1 : f64
-%n${n}_d2 = arith.subf %n${n}_x2, %x2 : f64
+$loads
 %n${n}_dd0 = arith.mulf %n${n}_d0, %n${n}_d0 : f64
 %n${n}_dd1 = arith.mulf %n${n}_d1, %n${n}_d1 : f64
 %n${n}_dd2 = arith.mulf %n${n}_d2, %n${n}_d2 : f64
@@ -65,8 +63,25 @@ memref.store %n${n}_Fnew$c, %F[%c$c, $at] : $t
 """
 
 
-def _neighbour(n: int, offset: tuple[int, int, int], t: str) -> str:
-    """One neighbour's force: its index, distance, force and the three updates."""
+_DISTANCE = """
+%n${n}_x$c = memref.load %X[%c$c, $at] : $t
+%n${n}_d$c = arith.subf %n${n}_x$c, %x$c : f64
+"""
+"""One component of the distance, from the point's position loaded once per point."""
+
+_RELOADED_DISTANCE = """
+%n${n}_x$c = memref.load %X[%c$c, $at] : $t
+%n${n}_s$c = memref.load %X[%c$c, %i, %j, %k] : $t
+%n${n}_d$c = arith.subf %n${n}_x$c, %n${n}_s$c : f64
+"""
+"""One component as the authors' source computes it, `X[c][nb] - X[c][p]`, the
+point's own position loaded again in every neighbour block
+(`G:benchmarks/AD/somier/hw/somier.c` L45-174 at gem5-SALAM `a5e40f4be`)."""
+
+
+def _neighbour(n: int, offset: tuple[int, int, int], t: str, reload: bool = False) -> str:
+    """One neighbour's force: its index, distance, force and the three updates;
+    `reload`: the point's position loaded again in the block."""
     ops: list[str] = []
     names: list[str] = []
     where: list[str] = []
@@ -81,11 +96,16 @@ def _neighbour(n: int, offset: tuple[int, int, int], t: str) -> str:
             where.append(f"{axis}{delta:+d}")
     at = ", ".join(names)
     updates = "".join(render(_UPDATE, n=n, c=c, at=at, t=t) for c in range(3))
+    distance = _RELOADED_DISTANCE if reload else _DISTANCE
+    loads = [render(distance, n=n, c=c, at=at, t=t) for c in range(3)]
+    if not reload:  # the three loads first, then the three differences
+        loads = ["".join(x.splitlines(True)[0] for x in loads), "".join(x.splitlines(True)[1] for x in loads)]
     return render(
         _NEIGHBOUR,
         n=n,
         where=f"({', '.join(where)})",
         indices="\n".join(ops),
+        loads="".join(loads).strip(),
         at=at,
         updates=updates.strip(),
         t=t,
@@ -103,6 +123,7 @@ def params(s: Sizes) -> tuple[Param, ...]:
 def body(s: Sizes) -> str:
     n = s["N"]
     t = memref((3, n, n, n))
+    reload = bool(s.get("reload_self"))
     return render(
         """
         $consts
@@ -111,9 +132,7 @@ def body(s: Sizes) -> str:
         scf.for %i = %c1 to %c$last step %c1 {
           scf.for %j = %c1 to %c$last step %c1 {
             scf.for %k = %c1 to %c$last step %c1 {
-              %x0 = memref.load %X[%c0, %i, %j, %k] : $t
-              %x1 = memref.load %X[%c1, %i, %j, %k] : $t
-              %x2 = memref.load %X[%c2, %i, %j, %k] : $t
+              $here
               $neighbours
             }
           }
@@ -124,8 +143,11 @@ def body(s: Sizes) -> str:
         last=n - 1,
         quarter_k=f64(0.25 * STIFFNESS),
         t=t,
+        here=""
+        if reload
+        else "\n".join(f"%x{c} = memref.load %X[%c{c}, %i, %j, %k] : {t}" for c in range(3)),
         neighbours="\n".join(
-            _neighbour(i, off, t).strip() for i, off in enumerate(NEIGHBOURS)
+            _neighbour(i, off, t, reload).strip() for i, off in enumerate(NEIGHBOURS)
         ),
     )
 
@@ -164,7 +186,7 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="somier",
-    sizes={"small": {"N": 4}, "paper": {"N": 8}, "artifact": {"N": 10}},
+    sizes={"small": {"N": 4}, "paper": {"N": 8}, "artifact": {"N": 10, "reload_self": 1}},
     params=params,
     returns_scalar=False,
     body=body,

@@ -5,7 +5,7 @@ func.func @matdescent(%M: memref<400x400xf64>, %v: memref<400xf64>) -> f64 {
   %c1 = arith.constant 1 : index
   %c400 = arith.constant 400 : index
   %zero = arith.constant 0.0 : f64
-  %one = arith.constant 1.0 : f64
+  %start = arith.constant 1.0 : f64
   %out = memref.alloca() : memref<400xf64>
   scf.for %i = %c0 to %c400 step %c1 {
     %dot = scf.for %j = %c0 to %c400 step %c1 iter_args(%acc = %zero) -> (f64) {
@@ -17,7 +17,7 @@ func.func @matdescent(%M: memref<400x400xf64>, %v: memref<400xf64>) -> f64 {
     }
     memref.store %dot, %out[%i] : memref<400xf64>
   }
-  %sum = scf.for %i = %c0 to %c400 step %c1 iter_args(%acc = %one) -> (f64) {
+  %sum = scf.for %i = %c0 to %c400 step %c1 iter_args(%acc = %start) -> (f64) {
     %o = memref.load %out[%i] : memref<400xf64>
     %twice = arith.addf %o, %o : f64
     %next = arith.mulf %acc, %twice : f64

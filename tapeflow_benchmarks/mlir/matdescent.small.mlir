@@ -6,7 +6,7 @@ func.func @matdescent(%M: memref<6x8xf64>, %v: memref<8xf64>) -> f64 {
   %c6 = arith.constant 6 : index
   %c8 = arith.constant 8 : index
   %zero = arith.constant 0.0 : f64
-  %one = arith.constant 1.0 : f64
+  %start = arith.constant 1.0 : f64
   %out = memref.alloca() : memref<6xf64>
   scf.for %i = %c0 to %c6 step %c1 {
     %dot = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f64) {
@@ -18,7 +18,7 @@ func.func @matdescent(%M: memref<6x8xf64>, %v: memref<8xf64>) -> f64 {
     }
     memref.store %dot, %out[%i] : memref<6xf64>
   }
-  %sum = scf.for %i = %c0 to %c6 step %c1 iter_args(%acc = %one) -> (f64) {
+  %sum = scf.for %i = %c0 to %c6 step %c1 iter_args(%acc = %start) -> (f64) {
     %o = memref.load %out[%i] : memref<6xf64>
     %twice = arith.addf %o, %o : f64
     %next = arith.mulf %acc, %twice : f64

@@ -6,6 +6,8 @@ sim/models/salam.py, targets/salam.py).
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -19,13 +21,15 @@ from sim.executor import Executor
 from sim.models import MODELS, UnknownModel, get_model
 from sim.models.cgra import CGRA
 from sim.simulator import SimulationError, prepare, simulate
-from sim.timing import TimingRecorder, report, window_table
+from sim.models.salam import run_cycles
+from sim.timing import TimingRecorder, authors_dram_bytes, report, window_table
 from sim.trace import MemoryTrace
 from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
-from targets.costs import lockstep_steps, op_latency
+from targets.costs import enclosing_loops, kernel_profile, lockstep_latencies, op_latency
+from targets.lockstep import LockstepSchedule
 from targets.hardware import PlacementConfig, configure
 from targets.salam import SALAM, salam_hardware
 
@@ -67,54 +71,127 @@ def test_the_registry() -> None:
 
 def test_salam_access_costs_follow_from_the_stated_latencies() -> None:
     # A hit: local bus 1 + 1 ns, then tag and data looked up in parallel, 20 ns:
-    # 22 ns, seen at the third 10 ns tick. A miss: local bus 2, tag 20, membus
-    # 3 + 4 + 2 + 1 = 10, DRAM controller 10 + 10, tRCD 14.16, tCL 14.16,
-    # tBURST 3.333, response 20: 103.653 ns, seen at the 11th tick.
+    # 22 ns. A miss: local bus 2, tag 20, membus 3 + 4 + 2 + 1 = 10, DRAM
+    # controller 10 + 10, tRCD 14.16, tCL 14.16, tBURST 3.333, response 20:
+    # 103.653 ns. Sent at once they are seen at the 3rd and 11th 10 ns tick.
     assert SALAM.hit_cycles == 3
     assert SALAM.miss_cycles == 11
+    # The request waits up to one period for the interface's tick: a hit is seen
+    # at the 3rd tick if the wait is at most 8 ns, else the 4th (mean 3.2); a miss
+    # at the 11th if at most 6.347 ns, else the 12th.
+    assert SALAM.hit_expected == pytest.approx(3 + 2 / 10)
+    assert SALAM.miss_expected == pytest.approx(11 + 3.653 / 10)
+    assert SALAM.ports == 2
     hw = salam_hardware(configure("Tflow2k"))
     assert (hw.cache.hit_latency, hw.dram.latency_cycles) == (3, 8)
     assert hw.cache.assoc == 4 and hw.cache.mshrs == 20 and hw.cache.size_bytes == 2048
     assert hw.clock_ghz == pytest.approx(0.1)
     assert (hw.latencies.fadd, hw.latencies.fmul, hw.latencies.fdiv) == (5, 4, 16)
-    assert hw.latencies.transcendental == 1  # a libm call
+    assert hw.latencies.transcendental == 1  # a libm call, committed at the next tick
     assert hw.placement == PlacementConfig(base=0x80C00000, alignment=8)
     assert hw.scratchpad == configure("Tflow2k").scratchpad
     assert salam_hardware(configure("Enzyme1k")).cache.assoc == 4  # at every size
 
 
-STREAM = """
-func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
+def kernels_of(module: Any) -> list[cgra.KernelOp]:
+    return [op for op in module.walk() if isinstance(op, cgra.KernelOp)]
+
+
+def schedule_of(kernel: cgra.KernelOp, hardware: Any) -> LockstepSchedule:
+    """The schedule the simulator uses (`KernelProfile.lockstep`)."""
+    schedule = kernel_profile(kernel, hardware).lockstep
+    assert schedule is not None
+    return schedule
+
+
+def nested(text: str, trips: int = 1) -> str:
+    """`text` with everything from its first loop to its return inside an outer
+    loop of `trips` trips, so that the first loop is not an outermost loop."""
+    start = re.search(r"^  (%\w+ = )?scf\.for", text, re.MULTILINE)
+    assert start is not None
+    head, rest = text[: start.start()], text[start.start() :]
+    body, tail = rest.split("  func.return\n", 1)
+    inner = "\n".join("  " + line for line in body.rstrip("\n").splitlines())
+    return (
+        f"{head}  %co = arith.constant {trips} : index\n"
+        f"  scf.for %o = %c0 to %co step %c1 {{\n{inner}\n  }}\n  func.return\n{tail}"
+    )
+
+
+CHAIN = """
+func.func @k(%x: memref<8xf64>, %out: memref<1xf64>) ATTRS {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
-  scf.for %i = %c0 to %c8 step %c1 {
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f64) {
     %v = memref.load %x[%i] : memref<8xf64>
-    %w = arith.mulf %v, %v : f64
-    %s = arith.addf %w, %v : f64
-    memref.store %s, %y[%i] : memref<8xf64>
+    %a = arith.mulf %v, %v : f64
+    %b = arith.mulf %a, %v : f64
+    %c = arith.divf %b, %v : f64
+    %n = arith.addf %acc, %c : f64
+    scf.yield %n : f64
   }
+  memref.store %s, %out[%c0] : memref<1xf64>
   func.return
 }
 """
 
 
-def test_a_lockstep_loop_costs_its_steps_plus_its_accesses_port_occupancy() -> None:
+def test_an_outermost_loop_latches_its_iterations_do_not_overlap() -> None:
     hw = salam_hardware(configure("Enzyme32k"))
-    module = placed(STREAM, hw)
-    (kernel,) = [op for op in module.walk() if isinstance(op, cgra.KernelOp)]
-    # Groups of one iteration: {load x} 0, {mulf} 4, {addf} 5, {store y} 0.
-    assert lockstep_steps(kernel, hw) == 9
-    x, y = np.arange(8.0), np.zeros(8)
-    data, _, _ = run(module, hw, [x, y], "salam")
-    # x and y are packed from 0x80C00000 (line-aligned): one line each. Loads:
-    # x[0] misses, x[1..7] hit; stores: y[0] misses (write-allocate), 7 hit.
-    assert (data["cache"]["hits"], data["cache"]["misses"]) == (14, 2)
-    # 8 iterations x 9 + 14 hits x 3 + 2 misses x 11; nothing overlaps.
-    assert data["cycles"]["total"] == 8 * 9 + 14 * 3 + 2 * 11 == 136
-    assert data["cycles"]["memory_stall"] == 2 * (11 - 3)
+    module = placed(CHAIN, hw)
+    (kernel,) = kernels_of(module)
+    assert enclosing_loops(kernel) == 0
+    schedule = schedule_of(kernel, hw)
+    # Groups {load} 0, {mulf} 1, {mulf} 2, {divf} 3, {addf} 4; the latch waits
+    # for the iteration to drain before the next one starts.
+    assert schedule.latching and schedule.period == schedule.groups == 5
+    x, out = np.arange(1.0, 9.0), np.zeros(1)
+    data, _, _ = run(module, hw, [x, out], "salam")
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    # x is one line: the first load misses. Then the store of the sum (a miss).
+    loop = (miss + 4 + 4 + 16 + 5) + 7 * (hit + 4 + 4 + 16 + 5)
+    assert data["cycles"]["total"] == math.ceil(loop) + math.ceil(miss) == 278
+
+
+def test_inner_loop_iterations_overlap_in_lockstep_groups() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    module = placed(nested(CHAIN), hw)
+    (kernel,) = kernels_of(module)
+    assert enclosing_loops(kernel) == 1
+    # One iteration: {load} 0, {mulf} 1, {mulf} 2, {divf} 3, {addf} 4; the next
+    # iteration is launched 2 groups later (induction add, then icmp), and the
+    # addf's loop-carried chain (one group a trip) allows that.
+    schedule = schedule_of(kernel, hw)
+    assert schedule.period == 2 and schedule.groups == 5
+    assert schedule.accesses == ((0, False),)
+    assert sorted(schedule.compute) == [(1, 4), (2, 4), (3, 16), (4, 5)]
+    x, out = np.arange(1.0, 9.0), np.zeros(1)
+    data, _, _ = run(module, hw, [x, out], "salam")
+    # Groups 0..18: odd groups hold a mulf (4) and, from group 3 to 17, a divf
+    # (16); even groups a load (hit 3.2), a mulf (4) from group 2 and an addf (5)
+    # from group 4 to 18. x is one line: its first load misses (11.3653).
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    kernel_cycles = miss + 4 + 4 + 8 * 16 + 8 * 5
+    assert kernel_cycles < 8 * (hit + 4 + 4 + 16 + 5)  # trips x steps: no overlap
+    # Then the store of the sum, outside the loop: a miss (out is its own line).
+    assert data["cycles"]["total"] == math.ceil(kernel_cycles) + math.ceil(miss) == 200
     assert data["model"] == "salam"
-    np.testing.assert_array_equal(y, x * x + x)  # the values are still computed
+    assert out[0] == pytest.approx(np.sum(x * x * x / x))  # the values are still computed
+
+
+def test_a_read_and_a_write_share_a_port_and_two_ports_serve_two_reads() -> None:
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    together = LockstepSchedule(2, (), ((0, False), (0, True)), 1)
+    assert run_cycles(together, 1, np.array([hit, hit]), SALAM.ports) == pytest.approx(hit)
+    two = LockstepSchedule(2, (), ((0, False), (0, False)), 1)
+    assert run_cycles(two, 1, np.array([hit, hit]), SALAM.ports) == pytest.approx(hit)
+    three = LockstepSchedule(2, (), ((0, False),) * 3, 1)
+    assert run_cycles(three, 1, np.full(3, hit), SALAM.ports) == pytest.approx(2 * hit)
+    # A miss holds its slot while the other port serves the hits.
+    mixed = np.array([miss, hit])
+    assert run_cycles(two, 1, mixed, SALAM.ports) == pytest.approx(miss)
 
 
 ORDERED = """
@@ -136,13 +213,63 @@ func.func @k(%x: memref<8xf64>, %y: memref<8xf64>, %z: memref<8xf64>, %p: f64, %
 """
 
 
-def test_a_load_waits_for_older_stores_in_lockstep() -> None:
+def test_a_load_waits_for_older_stores_not_yet_issued() -> None:
     hw = salam_hardware(configure("Enzyme32k"))
-    (kernel,) = [op for op in placed(ORDERED, hw).walk() if isinstance(op, cgra.KernelOp)]
-    # The load of x comes after the store to y, so it waits for it: {addf} 5,
-    # {mulf} 4, {store y}, {load x}, {mulf} 4, {addf} 5 = 18. (Were the load free
-    # to go first: {addf, load} 5, {mulf, mulf} 4, {addf} 5, {stores} = 14.)
-    assert lockstep_steps(kernel, hw) == 18
+    (kernel,) = kernels_of(placed(nested(ORDERED), hw))
+    schedule = schedule_of(kernel, hw)
+    # Within the iteration: {addf} 0, {mulf} 1, {store y} 2, then the load of x
+    # waits for that store: 3, {mulf} 4, {addf} 5, {store z} 6.
+    assert schedule.accesses == ((2, True), (3, False), (6, True))
+    # Across iterations: at period 2 the store of z (group 6) is still pending
+    # when the next block is scheduled, so the next load waits for it: 3 >= 6 + 1
+    # - period needs period 4 (at 3 every pending store holds the load, 3 >= 7 - 3
+    # fails as well).
+    assert schedule.period == 4
+
+
+def test_a_store_that_issues_by_the_branch_holds_no_load_back() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    text = ORDERED.replace(
+        "%b1 = arith.mulf %v, %v : f64\n    %b2 = arith.addf %b1, %v : f64\n    "
+        "memref.store %b2, %z[%i] : memref<8xf64>\n",
+        "",
+    )
+    (kernel,) = kernels_of(placed(nested(text), hw))
+    schedule = schedule_of(kernel, hw)
+    # Store y at group 2 issues in the pass whose branch schedules the next
+    # iteration, before the branch: the next load does not wait for it.
+    assert schedule.accesses == ((2, True), (3, False))
+    assert schedule.period == 2
+
+
+SELECT = """
+func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f64
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf64>
+    %pos = arith.cmpf ogt, %v, %zero : f64
+    %r = arith.select %pos, %v, %zero : f64
+    %m = arith.mulf %r, %r : f64
+    memref.store %m, %y[%i] : memref<8xf64>
+  }
+  func.return
+}
+"""
+
+
+def test_select_takes_no_cycle() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    (kernel,) = kernels_of(placed(nested(SELECT), hw))
+    latencies = lockstep_latencies(kernel, hw)
+    (select,) = [op for op in latencies if isinstance(op, cgra.ComputeOp) and op.opcode.data == "arith.select"]
+    assert latencies[select] == 0
+    # {load} 0, {cmpf} 1 (5 cycles, as fadd), select and mulf both 2, {store} 3.
+    schedule = schedule_of(kernel, hw)
+    assert sorted(schedule.compute) == [(1, 5), (2, 4)]
+    assert schedule.accesses == ((0, False), (3, True))
 
 
 PRODUCT = """
@@ -166,7 +293,9 @@ func.func @f_grad(%x: memref<16xf64>, %dx: memref<16xf64>) -> f64 {
 """
 
 
-def gradient(model: str, preset: str, variant: str, **overrides: int) -> tuple[dict[str, Any], Any]:
+def gradient(
+    model: str, preset: str, variant: str, **overrides: int
+) -> tuple[dict[str, Any], Any, Any]:
     ctx = make_context()
     module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
     hardware = MODELS[model].hardware(configure(preset, **overrides))
@@ -175,7 +304,30 @@ def gradient(model: str, preset: str, variant: str, **overrides: int) -> tuple[d
     x = np.arange(1.0, 17.0) / 16
     args = bind_arguments(function, {"arg0": x})
     result = simulate(module, "f_grad", args, hardware, tape_bytes, model=model)
-    return result.report, result.outputs
+    return result.report, result.outputs, (module, hardware)
+
+
+def fwd_kernel(module: Any) -> cgra.KernelOp:
+    return next(k for k in kernels_of(module) if any(
+        isinstance(o, cgra.StoreOp) for o in k.body.block.ops
+    ))
+
+
+def test_tape_bins_cost_their_issue_slot_only() -> None:
+    _, _, (module, hw) = gradient("salam", "Tflow2k", "tapeflow")
+    schedule = schedule_of(fwd_kernel(module), hw)
+    # FWD (an outermost loop: its iterations run one after another): the tape
+    # stores of the running product and of x[i] are bins, committed at once with
+    # no access, holding no load back: {load x} 0, {mulf} 1.
+    assert schedule.accesses == ((0, False),)
+    assert schedule.latching and schedule.groups == 2
+    # The baseline's same stores go through the cache: the load of x waits for
+    # the store of the product before it, and the store of x[i] for the load:
+    # {store product} 0, {load x} 1, {store x[i], mulf} 2.
+    _, _, (module, hw) = gradient("salam", "Enzyme32k", "enzyme")
+    baseline = schedule_of(fwd_kernel(module), hw)
+    assert baseline.accesses == ((0, True), (1, False), (2, True))
+    assert baseline.groups == 3
 
 
 def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:
@@ -185,19 +337,23 @@ def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:
         assert r["dram_bytes"] == reports[0]["dram_bytes"]
     r = reports[0]
     assert r["cycles"]["stream_stall"] == 0
-    # The whole tape (16 entries of 2 values: 256 B) is one tile: one FWD layer.
-    # FWD, by hand: the tile's bounds (muli, addi, minsi: 3 integer ops = 3), the
-    # kernel loop, the rows to stream (subi = 1); the stream and the barrier are
-    # free. The kernel: {subi 1, load x} then {mulf 4, both tape stores (free)}:
-    # 5 per iteration, x 16; x is two lines: 2 misses x 11 + 14 hits x 3.
-    assert r["cycles"]["fwd"] == 3 + (16 * 5 + 2 * 11 + 14 * 3) + 1 == 148
     # Only the spilled and fetched bytes are tape traffic.
     assert r["dram_bytes"]["tape"] == r["streams"]["write_bytes"] + r["streams"]["read_bytes"] == 512
 
 
+def test_dram_traffic_counted_the_authors_way() -> None:
+    # `cache_stat_extractor.py`: misses in 64 B lines, plus ceil(bin bytes / 8).
+    assert authors_dram_bytes(3, 64, 20) == 3 * 64 + 3
+    for variant, preset in (("tapeflow", "Tflow2k"), ("enzyme", "Enzyme32k")):
+        r = gradient("salam", preset, variant)[0]
+        fetched = r["streams"]["read_bytes"]
+        assert r["dram_bytes"]["authors"] == r["cache"]["misses"] * 64 + -(-fetched // 8)
+    assert fetched == 0  # the baseline has no bins
+
+
 def test_salam_changes_the_timing_not_the_values() -> None:
-    cgra_report, cgra_out = gradient("cgra", "Tflow2k", "tapeflow")
-    salam_report, salam_out = gradient("salam", "Tflow2k", "tapeflow")
+    cgra_report, cgra_out = gradient("cgra", "Tflow2k", "tapeflow")[:2]
+    salam_report, salam_out = gradient("salam", "Tflow2k", "tapeflow")[:2]
     for name, value in cgra_out.items():
         np.testing.assert_array_equal(salam_out[name], value)
     assert (cgra_report["model"], salam_report["model"]) == ("cgra", "salam")

@@ -103,8 +103,14 @@ def test_expected_state_is_complete_and_finite(key: str, preset: str) -> None:
     assert set(expected) == keys | ({"result0"} if kernel.returns_scalar else set())
     for name, value in expected.items():
         assert np.all(np.isfinite(value)), name
+    # matdescent's `artifact` preset is the authors' program, whose product starts
+    # at 0 (authors-kernels.md section 4.5): result and gradient are exactly 0.
+    degenerate = kernel.sizes[preset].get("start", 1) == 0
     if kernel.returns_scalar:
-        assert 1e-3 < abs(float(expected["result0"])) < 1e3
+        if degenerate:
+            assert float(expected["result0"]) == 0.0
+        else:
+            assert 1e-3 < abs(float(expected["result0"])) < 1e3
     for i, arg in enumerate(kernel.caller_args(preset)):
         if not arg.is_shadow and not arg.param.written:
             assert np.array_equal(expected[f"arg{i}"], inputs[i]), arg.name
@@ -113,7 +119,10 @@ def test_expected_state_is_complete_and_finite(key: str, preset: str) -> None:
         for i, a in enumerate(kernel.caller_args(preset))
         if a.is_shadow
     ]
-    assert any(np.any(s != 0) for s in shadows), "the gradient is identically zero"
+    if degenerate:
+        assert not any(np.any(s != 0) for s in shadows)
+    else:
+        assert any(np.any(s != 0) for s in shadows), "the gradient is identically zero"
 
 
 def test_in_place_output_shadow_keeps_its_seed() -> None:

@@ -65,24 +65,21 @@ def test_the_model_is_part_of_the_cache_key() -> None:
 def test_artifact_preset_has_the_authors_sizes_and_unrolls() -> None:
     assert "artifact" in PRESETS
     sizes = {k: KERNELS[k].sizes["artifact"] for k in KERNELS}
-    assert sizes["pathfinder"] == {"R": 100, "C": 100}
-    assert sizes["somier"] == {"N": 10}
-    assert sizes["gravity"] == {"N": 512}  # x is 256x256
-    assert sizes["logsum"] == {"N": 10000}
-    assert sizes["matdescent"] == {"R": 400, "C": 400}
-    assert sizes["mttkrp"] == {"I": 8, "J": 8, "K": 8, "L": 8}
-    assert sizes["nn"]["S"] == 784 and sizes["nn"]["L"] == 10
-    unrolls = {k: KERNELS[k].unroll_for("artifact") for k in KERNELS}
-    assert unrolls == {
-        "gravity": 1, "nn": 8, "logsum": 8, "matdescent": 16, "mttkrp": 8, "somier": 1,
-        "lenet": 1, "pathfinder": 16, "massspring": 1,
-    }
-    assert all(KERNELS[k].unroll_for(p) == 1 for k in KERNELS for p in ("small", "paper"))
+    assert sizes["pathfinder"] == {"R": 100, "C": 100, "U": 16}
+    assert sizes["somier"] == {"N": 10, "reload_self": 1}
+    assert sizes["gravity"] == {"N": 512, "triangular": 1}  # x is 256x256, the j > i loop
+    # The authors' unroll pragmas act before AD: the primal is written unrolled
+    # (`U`), and nothing is unrolled after differentiation.
+    assert sizes["logsum"] == {"N": 10000, "U": 8}
+    assert sizes["matdescent"] == {"R": 400, "C": 400, "U": 16, "start": 0}
+    assert sizes["mttkrp"] == {"I": 8, "J": 8, "K": 8, "L": 8, "U": 8, "reload_b": 1}
+    assert sizes["nn"]["S"] == 784 and sizes["nn"]["L"] == 10 and sizes["nn"]["U"] == 8
+    assert all(KERNELS[k].unroll_for(p) == 1 for k in KERNELS for p in PRESETS)
 
 
 def test_points_carry_the_presets_unroll() -> None:
     dram = EXPERIMENTS["dram"].points(["logsum", "gravity"], "artifact")
-    assert {(p.group.kernel, p.group.unroll) for p in dram} == {("logsum", 8), ("gravity", 1)}
+    assert {(p.group.kernel, p.group.unroll) for p in dram} == {("logsum", 1), ("gravity", 1)}
     paper = EXPERIMENTS["dram"].points(["logsum"], "paper")
     assert {p.group.unroll for p in paper} == {1}
 
@@ -168,6 +165,12 @@ def test_models_are_judged_side_by_side() -> None:
     assert row.verdicts["cgra"].verdict == "differs: lower"
     assert row.verdicts["salam"].verdict == "agrees"
     assert row.verdicts["salam"].model == "salam"
+    # Salam's column says whether the authors' machine supports the claim, and
+    # which of its mechanisms decides, agreeing or not.
+    assert row.verdicts["salam"].reason.startswith("supported by the authors' machine. ")
+    assert "tape bins" in row.verdicts["salam"].reason
+    low = judge({"dram": _dram({"mttkrp": {1: 3.0, 32: 1.5}})}, "salam")[MTTKRP]
+    assert low.reason.startswith("not supported by the authors' machine. Decided by the tape bins")
     # The difference names both models' values and the numbers behind them.
     assert "cgra 3.00x" in row.difference and "salam 12.00x" in row.difference
     assert "tape 40% of Enzyme's 1,000 B" in row.difference

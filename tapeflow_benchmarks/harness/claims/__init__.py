@@ -17,8 +17,9 @@ Each claim is judged once per timing model (`judge`), and `compare` puts the mod
 side by side: each model's verdict with its reason, and the mechanism behind the
 difference between the models, from both runs' own numbers. The reasons written
 for a claim describe the `cgra` model's mechanisms; under another model the reason
-is drawn from that model's numbers (`mechanisms.py`) plus, for `salam`, the mechanisms
-the issue fixes for it (free tape bins, lockstep issue).
+is drawn from that model's numbers (`mechanisms.py`) plus, for `salam`, whether the
+authors' own machine supports the claim and which of its mechanisms decides
+(`SALAM_MECHANISMS`), for every measured claim, agreeing or not.
 
 By job: `base.py` (what a claim, a measure and a verdict are), `measures.py` (our
 numbers), `reasons.py` (the `cgra` model's reasons), `catalogue.py` (the claims

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from tapeflow_benchmarks.harness.claims.base import TOLERANCE, Claim, Summaries, Verdict, Why
 from tapeflow_benchmarks.harness.claims.catalogue import CLAIMS
-from tapeflow_benchmarks.harness.claims.mechanisms import mechanism
+from tapeflow_benchmarks.harness.claims.mechanisms import mechanism, salam_reason
 
 
 def _reason(why: Why, results: Summaries) -> str:
@@ -72,6 +72,8 @@ def judge(results: Summaries, model: str = "cgra") -> list[Verdict]:
                     ([_reason(claim.why_lower, results)] if below else [])
                     + ([_reason(claim.why_higher, results)] if above else [])
                 )
+        if model == "salam":
+            reason = salam_reason(claim, results, verdict)
         verdicts.append(Verdict(claim, measured.text, verdict, reason, model, measured))
     return verdicts
 
