@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, scf
+from xdsl.dialects import builtin, func, memref, scf
 from xdsl.dialects.builtin import FileLineColLoc, MemRefType
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -141,6 +141,7 @@ class TapeflowEnzymePass(ModulePass):
                     "enzyme.autodiff caller of the function to differentiate"
                 )
             return  # already differentiated: the variants' pipelines start here too
+        _refuse_written_globals(op, requests)
         left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         text = StringIO()
@@ -181,6 +182,53 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
+
+
+def _where(op: Operation) -> str:
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+    return ""
+
+
+def _refuse_written_globals(
+    module: builtin.ModuleOp, requests: dict[str, list[AutoDiffOp]]
+) -> None:
+    """A `memref.global` that a differentiated function writes would carry
+    derivatives that Enzyme-MLIR 0.0.16 drops without a word (it gives a global no
+    shadow, so the gradient through it comes out 0): refused at the write. A
+    constant table (only read) is fine."""
+    functions = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp)}
+    reached: list[str] = [ad.fn.root_reference.data for ads in requests.values() for ad in ads]
+    seen: set[str] = set()
+    while reached:
+        name = reached.pop()
+        if name in seen or name not in functions:
+            continue
+        seen.add(name)
+        for op in functions[name].walk():
+            if isinstance(op, func.CallOp):
+                reached.append(op.callee.root_reference.data)
+            if not isinstance(op, memref.GetGlobalOp):
+                continue
+            views = [op.memref]
+            for view in views:  # the global, and views of it
+                for use in list(view.uses):
+                    user = use.operation
+                    if isinstance(user, memref.SubviewOp | memref.CastOp):
+                        views.append(user.results[0])
+                    written = (isinstance(user, memref.StoreOp) and use.index == 1) or (
+                        isinstance(user, memref.CopyOp) and use.index == 1
+                    )
+                    if written:
+                        global_name = op.name_.root_reference.data
+                        raise PassFailedException(
+                            f"{_where(user)}'{user.name}' writes the memref.global "
+                            f"@{global_name} in @{name}, which enzyme.autodiff "
+                            "differentiates: Enzyme-MLIR gives a global no shadow, so the "
+                            "derivatives that flow through it would be silently lost; pass "
+                            "the buffer as an argument (enzyme_dup) instead"
+                        )
 
 
 def _crash_suspects(module: builtin.ModuleOp) -> str:

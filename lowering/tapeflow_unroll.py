@@ -375,26 +375,57 @@ def _unroll(
     return copies
 
 
+@dataclass
+class _Plan:
+    """The loops of one gradient function that `tapeflow-unroll` may unroll, the
+    factor each gets, and the tape loads with the stores they read."""
+
+    loops: dict[scf.ForOp, Bounds]
+    factors: dict[scf.ForOp, int]
+    pairs: list[tuple[TapeStore, TapeLoad]]
+    accesses: list[Operation]
+
+    def owner(self, op: Operation) -> scf.ForOp | None:
+        loop = _innermost_loop(op)
+        return loop if loop in self.loops else None
+
+
+def _plan(function: func.FuncOp, factor: int) -> _Plan:
+    name = function.sym_name.data
+    loops = _candidate_loops(function)
+    accesses = [op for op in function.walk() if _is_tape_access(op)]
+    loads = [op for op in accesses if isinstance(op, TapeLoad)]
+    pairs = [(_named_store(load, name), load) for load in loads]
+    plan = _Plan(loops, {}, pairs, accesses)
+    for group in _groups(loops, pairs, plan.owner):
+        group_factor = group.factor(loops, factor)
+        for loop in group.loops:
+            plan.factors[loop] = group_factor
+    return plan
+
+
+def planned_factors(module: builtin.ModuleOp, factor: int) -> list[int]:
+    """The factor each tape loop of the module's gradients would be unrolled by
+    (in program order; loops left rolled are 1), without changing anything: what
+    `tapeflow-unroll{factor}` will do, for a report to record what ran (a
+    32-iteration loop asked for 3 is unrolled by 2)."""
+    found: list[int] = []
+    for function in require_gradients(module, PASS):
+        plan = _plan(function, factor)
+        found += [plan.factors[loop] for loop in plan.loops]
+    return found
+
+
 def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
     """Unroll the tape-carrying innermost loops of one gradient function in place."""
     name = function.sym_name.data
     report = UnrollReport(name)
     if factor == 1:
         return report
-    loops = _candidate_loops(function)
-
-    def owner(op: Operation) -> scf.ForOp | None:
-        loop = _innermost_loop(op)
-        return loop if loop in loops else None
-
-    accesses = [op for op in function.walk() if _is_tape_access(op)]
-    loads = [op for op in accesses if isinstance(op, TapeLoad)]
-    pairs = [(_named_store(load, name), load) for load in loads]
-    factors: dict[scf.ForOp, int] = {}
-    for group in _groups(loops, pairs, owner):
-        group_factor = group.factor(loops, factor)
-        for loop in group.loops:
-            factors[loop] = group_factor
+    plan = _plan(function, factor)
+    loops, factors, pairs, accesses, owner = (
+        plan.loops, plan.factors, plan.pairs, plan.accesses, plan.owner
+    )
 
     def factor_of(loop: scf.ForOp | None) -> int:
         return 1 if loop is None else factors[loop]

@@ -39,3 +39,8 @@ class Execution:
     variant: str | None = None
     """The variant the module was prepared for (None: the caller did not say)."""
     unroll: int = 1
+    """The unroll factor that ran (`sim.simulator.unroll_used`)."""
+    unroll_requested: int = 1
+    """The factor asked for."""
+    unroll_factors: list[int] = field(default_factory=list)
+    """Each tape loop's factor (`sim.simulator.unroll_factors`)."""

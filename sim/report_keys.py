@@ -31,6 +31,7 @@ HARDWARE_SCHEMA: dict[str, Any] = {
     "model": STR,
     "variant": STR,
     "unroll": INT,
+    "unroll_requested": INT,
     "energy_preset": STR,
     "versions": {},
 }

@@ -19,7 +19,10 @@ runs the result value for value with the reference executor, recording the
 address trace and the timing windows, replays the trace through the cache model
 and turns it all into the report (`sim/timing.py`), whose `hardware` entry is
 the record of `targets.provenance.hardware_record`: every field of the hardware
-it describes, the timing model, the variant, the unroll factor, the energy
+it describes, the timing model, the variant, the unroll factor that ran (each
+tape loop takes the largest divisor of its trip count up to the factor asked, so
+a 32-iteration loop asked for 3 runs unrolled by 2: `unroll` records 2,
+`unroll_requested` 3, and the report's `unroll_factors` each loop's), the energy
 preset and the versions of the packages. With `timeline=True` it also exports
 the run's windows, layers and streams as a trace-event timeline (`sim/timeline.py`).
 
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import gc
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -50,6 +54,7 @@ from lowering.ir.gradients import require_gradients
 from lowering.ir.stages import Stage, is_placed, stage_of
 from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.tapeflow_raise_tape import raise_module
+from lowering.tapeflow_unroll import planned_factors
 from sim.cache import simulate_cache
 from sim.execution import Execution
 from sim.executor import Executor
@@ -149,16 +154,41 @@ def prepare(
             )
         tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
 
+    factors: list[int] = []
+
+    def between(
+        previous: ModulePass | None, module: builtin.ModuleOp, following: ModulePass | None
+    ) -> None:
+        once_differentiated(previous, module, following)
+        if following is not None and following.name == "tapeflow-unroll":
+            factors[:] = planned_factors(module, unroll)  # what the pass will do
+
     lowering = timing_model.lowering_hardware(hardware, 0)
     if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
         # The passes' hardware depends on the tape: differentiate first, measure.
         parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
         lowering = timing_model.lowering_hardware(hardware, tape_bytes)
-    parse_pipeline(hardware_pipeline(variant, lowering, unroll), once_differentiated).apply(
-        ctx, module
-    )
+    parse_pipeline(hardware_pipeline(variant, lowering, unroll), between).apply(ctx, module)
     module.verify()
+    _UNROLLED[module] = list(factors)
     return tape_bytes
+
+
+_UNROLLED: weakref.WeakKeyDictionary[builtin.ModuleOp, list[int]] = weakref.WeakKeyDictionary()
+"""The factor each tape loop of a module `prepare` lowered was unrolled by, kept
+beside the module (not in its IR, which stays what `tapeflow-opt -p
+tapeflow-variant` prints) for as long as the module lives."""
+
+
+def unroll_factors(module: builtin.ModuleOp) -> list[int]:
+    """The factor each tape loop of a prepared module was unrolled by (program
+    order; empty if it was not unrolled, or not prepared here)."""
+    return list(_UNROLLED.get(module, []))
+
+
+def unroll_used(module: builtin.ModuleOp) -> int:
+    """The unroll factor that ran: the largest any tape loop got (1: none)."""
+    return max(unroll_factors(module), default=1)
 
 
 @contextmanager
@@ -234,7 +264,8 @@ def execute(
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
     return Execution(
         outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace,
-        model=model, variant=variant, unroll=unroll,
+        model=model, variant=variant, unroll=unroll_used(module) if unroll > 1 else 1,
+        unroll_requested=unroll, unroll_factors=unroll_factors(module),
     )
 
 
@@ -266,8 +297,9 @@ def evaluate(
     )
     data["hardware"] = hardware_record(
         hardware, model=execution.model, variant=execution.variant,  # type: ignore[arg-type]
-        unroll=execution.unroll,
+        unroll=execution.unroll, unroll_requested=execution.unroll_requested,
     )
+    data["unroll_factors"] = list(execution.unroll_factors)
     seconds = execution.seconds + time.perf_counter() - started
     ops = data["ops"]["total"]  # type: ignore[index]
     data["simulator"] = {
@@ -315,6 +347,8 @@ __all__ = [
     "SimulationError",
     "check_model",
     "check_schedulable",
+    "unroll_factors",
+    "unroll_used",
     "evaluate",
     "execute",
     "prepare",

@@ -223,7 +223,7 @@ def fresh_stats() -> dict[str, int]:
 class RunState:
     """What a run changes besides its buffers, shared by every step of it."""
 
-    __slots__ = ("ops_executed", "stats", "scratchpad", "stream_bytes_held")
+    __slots__ = ("ops_executed", "stats", "scratchpad", "stream_bytes_held", "globals")
 
     def __init__(self) -> None:
         self.ops_executed = 0
@@ -234,11 +234,15 @@ class RunState:
         """The scratchpad of the current (or last) run, made by its first salloc."""
         self.stream_bytes_held = 0
         """Bytes all stream tapes hold now (their high-water mark is a stat)."""
+        self.globals: dict[str, np.ndarray] = {}
+        """The buffer of each `memref.global` the run reached, by name: made from
+        its initial value the first time, shared by every `memref.get_global`."""
 
     def start_run(self) -> None:
         self.stats = fresh_stats()
         self.scratchpad = None
         self.stream_bytes_held = 0
+        self.globals.clear()  # each run starts from the globals' initial values
 
     def note_stream(self, nbytes: int) -> None:
         """A stream tape grew (or, negative, shrank) by `nbytes`."""

@@ -28,8 +28,10 @@ recomputed, with a one-line notice naming it.
 
 The output locations are checked before anything is computed: `--out` must be a
 folder that can be created or written (an existing non-empty folder only if it is
-an earlier results folder, which is then replaced as a whole), `--cache-dir` a
-folder too. The results folder is written into a temporary folder beside it and
+an earlier results folder, recognised by the marker `.tapeflow-results.json` that
+lists the files written: those are replaced, any other file is kept, and a listed
+file changed since is refused), `--cache-dir` a folder apart from it;
+`--no-cache` with `--cache-dir` is refused. The results folder is written into a temporary folder beside it and
 renamed into place when complete; Ctrl-C leaves the previous folder as it was
 and the finished runs cached. Exit status 1 if any run failed (the report lists
 them) or the sweep file is wrong, 2 for bad options, 130 when interrupted.
@@ -59,11 +61,11 @@ with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.harness.experiments import EXPERIMENTS
     from tapeflow_benchmarks.harness.figures import parse_formats
     from tapeflow_benchmarks.harness.points import Point, code_fingerprint, with_model
-    from tapeflow_benchmarks.harness.report import MARKERS, write
+    from tapeflow_benchmarks.harness.report import write
     from tapeflow_benchmarks.harness.result_cache import ResultCache
     from tapeflow_benchmarks.harness.runner import RunSummary, run_points
     from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS, PRESETS
-    from tapeflow_tools.atomic import check_output_directory, replaceable_folder
+    from tapeflow_tools.atomic import check_output_directory, check_results_folder
     from tapeflow_tools.diagnostics import ToolError, reported_errors
 
 
@@ -152,7 +154,7 @@ def _main(argv: Sequence[str] | None) -> int:
     out = args.out or Path({"paper": "tapeflow-results", "small": "tapeflow-results-quick"}.get(
         size, f"tapeflow-results-{size}"))
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
-    _check_locations(parser, out, cache_dir)
+    _check_locations(parser, args, out, cache_dir)
     cache = ResultCache(cache_dir)
 
     points = {
@@ -202,19 +204,30 @@ def _run_meta(args: argparse.Namespace, formats: list[str], summary: RunSummary)
     }
 
 
-def _check_locations(parser: argparse.ArgumentParser, out: Path, cache_dir: Path | None) -> None:
-    """Before any work: `out` must be new, empty or an earlier results folder (it is
-    replaced whole), and both locations writable; a usage error otherwise."""
+def _check_locations(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, out: Path, cache_dir: Path | None
+) -> None:
+    """Before any work: `out` must be new, empty or an earlier results folder (whose
+    files from that run are replaced, a user's kept), `--cache-dir` apart from it,
+    both writable, and `--no-cache` not given with `--cache-dir`; a usage error
+    otherwise."""
+    if args.no_cache and args.cache_dir is not None:
+        parser.error(
+            f"--no-cache and --cache-dir {args.cache_dir} contradict each other: "
+            "give one of them"
+        )
     try:
         check_output_directory(out, "--out")
-        if not replaceable_folder(out, MARKERS):
-            raise ToolError(
-                f"--out {out}: the folder exists and is not a tapeflow-bench results folder "
-                f"(it has no {' or '.join(MARKERS)}); it would be replaced as a whole, so "
-                "name a new or empty folder"
-            )
+        check_results_folder(out, "--out", "tapeflow-bench")
         if cache_dir is not None:
             check_output_directory(cache_dir, "--cache-dir")
+            results, cache = Path(os.path.realpath(out)), Path(os.path.realpath(cache_dir))
+            if results == cache or results in cache.parents or cache in results.parents:
+                raise ToolError(
+                    f"--cache-dir {cache_dir} and --out {out} overlap: the cache would be "
+                    "written into the results folder or the results into the cache; give "
+                    "them separate folders"
+                )
     except ToolError as err:
         parser.error(str(err))
 
@@ -226,8 +239,12 @@ def _finish(out: Path, summary: Any, write_folder: Callable[[], list[Any]], what
     try:
         figures = write_folder()
     except OSError as err:
-        print(f"tapeflow-bench: error: cannot write the results to {out}: {err}; "
-              "it is left as it was", file=sys.stderr)
+        print(f"tapeflow-bench: error: --out {out}: cannot write the results folder: "
+              f"{err.strerror or err}; it is left as it was (the runs are cached)",
+              file=sys.stderr)
+        return 1
+    except ToolError as err:
+        print(f"tapeflow-bench: error: --out {err}; it is left as it was", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
@@ -275,7 +292,7 @@ def _sweep(
     formats: list[str],
 ) -> int:
     """`--sweep FILE`: check the file whole, run its points, write the folder."""
-    from tapeflow_benchmarks.harness.sweep import load_sweep, write_sweep
+    from tapeflow_benchmarks.harness.sweep import load_sweep, unroll_notes, write_sweep
 
     given = list(argv if argv is not None else sys.argv[1:])
     for option in ("--quick", "--only", "--kernels", "--size", "--model", "--extra-kernels"):
@@ -283,7 +300,7 @@ def _sweep(
             parser.error(f"{option} is for the paper's evaluation; a sweep file names its own kernels")
     out = args.out or Path(f"{args.sweep.stem}-results")
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
-    _check_locations(parser, out, cache_dir)
+    _check_locations(parser, args, out, cache_dir)
     with reported_errors("tapeflow-bench"):
         if not args.sweep.is_file():
             raise ToolError(f"--sweep {args.sweep}: no such file")
@@ -292,6 +309,8 @@ def _sweep(
     if isinstance(ran, int):
         return ran
     runs, summary = ran
+    for note in unroll_notes(sweep, runs):  # what ran is recorded; say so
+        print(f"tapeflow-bench: warning: {note}", file=sys.stderr)
     meta = {
         "command": shlex.join(["tapeflow-bench", *given]),
         "sweep": str(args.sweep),

@@ -12,7 +12,10 @@ Users write these, and MLIR prints them (Enzyme's checkpointing emits
   type and the regions, which MLIR rejects);
 - `arith.truncf %x fastmath<fast> : f64 to f32` and `arith.extf` with fast-math
   flags, which Enzyme emits when it differentiates a rounding (xDSL 0.74 gives
-  these ops no flags; they are kept as a `fastmath` attribute).
+  these ops no flags; they are kept as a `fastmath` attribute);
+- `memref.global "private" constant @w : memref<8xf64> = dense<[...]>`, a constant
+  table (weights, a stencil's coefficients) or a global buffer (`= uninitialized`),
+  which xDSL 0.74 reads only in the generic form.
 
 Each op is a subclass of xDSL's, with the same name and fields, so passes and the
 executor that test `isinstance(op, memref.CopyOp)` see no difference. The
@@ -23,12 +26,15 @@ subclasses in place; the tools register them instead of xDSL's.
 from __future__ import annotations
 
 from collections.abc import Callable
+from io import StringIO
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import i1
-from xdsl.ir import Dialect, Operation, Region
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr, i1
+from xdsl.ir import Attribute, Dialect, Operation, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
 
 class CopyOp(memref.CopyOp):
@@ -140,6 +146,98 @@ class ExtFOp(_FloatCast, arith.ExtFOp):
     """`arith.extf`, with MLIR's optional fast-math flags."""
 
 
+class GlobalOp(memref.GlobalOp):
+    """`memref.global ("private"|"public"|"nested")? (constant)? @name : type
+    (= dense<...> | = uninitialized)? (alignment = N)? attr-dict`, MLIR's custom
+    form (as MLIR 19 prints it; an alignment in the attribute dictionary, as older
+    MLIR wrote it, is read too). A global with no initializer (an external
+    declaration) is refused: nothing defines it."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalOp:
+        start = parser.pos
+        visibility = parser.parse_optional_str_literal()
+        constant = parser.parse_optional_keyword("constant") is not None
+        name = parser.parse_symbol_name()
+        parser.parse_punctuation(":")
+        memref_type = parser.parse_type()
+        if parser.parse_optional_punctuation("=") is None:
+            parser.raise_error(
+                f"memref.global @{name.data} has no initial value (an external "
+                "declaration): give one (= dense<...>) or '= uninitialized'",
+                start, parser.pos,
+            )
+        if parser.parse_optional_keyword("uninitialized") is not None:
+            initial: Attribute = UnitAttr()
+        elif parser.parse_optional_keyword("dense") is not None and isinstance(memref_type, MemRefType):
+            # The literal's type is the memref's, as a tensor (MLIR elides it).
+            tensor = TensorType(memref_type.element_type, memref_type.get_shape())
+            initial = parser.parse_dense_int_or_fp_elements_attr(tensor)
+        else:
+            initial = parser.parse_attribute()
+        alignment: Attribute | None = None
+        if parser.parse_optional_keyword("alignment") is not None:  # MLIR 19's form
+            parser.parse_punctuation("=")
+            alignment = IntegerAttr(parser.parse_integer(allow_boolean=False), 64)
+        attributes = parser.parse_optional_attr_dict()
+        alignment = attributes.pop("alignment", alignment)  # older MLIR's: in the dict
+        op = cls.build(properties={
+            "sym_name": name,
+            "sym_visibility": StringAttr(visibility or "public"),
+            "type": memref_type,
+            "initial_value": initial,
+            "constant": UnitAttr() if constant else None,
+            "alignment": alignment if isinstance(alignment, IntegerAttr) else None,
+        })
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.sym_visibility)
+        if self.constant is not None:
+            printer.print_string(" constant")
+        printer.print_string(f" @{self.sym_name.data} : ")
+        printer.print_attribute(self.type)
+        printer.print_string(" = ")
+        if isinstance(self.initial_value, UnitAttr):
+            printer.print_string("uninitialized")
+        else:  # MLIR takes the literal's type from the memref's: it is not written
+            text = StringIO()
+            Printer(stream=text).print_attribute(self.initial_value)
+            printer.print_string(text.getvalue().rsplit(" : ", 1)[0])
+        if self.alignment is not None:
+            printer.print_string(f" alignment = {self.alignment.value.data}")
+        printer.print_op_attributes(self.attributes)
+
+
+class GetGlobalOp(memref.GetGlobalOp):
+    """`memref.get_global`, verified as MLIR verifies it: the symbol names a
+    `memref.global` of the module, of the type the op gives (xDSL 0.74 checks
+    neither, so a typo reached Enzyme or the executor)."""
+
+    def verify_(self) -> None:
+        name = self.name_.root_reference.data
+        found = SymbolTable.lookup_symbol(self, self.name_)
+        if found is None:
+            module = self.get_toplevel_object()
+            names = sorted(
+                op.sym_name.data for op in module.walk() if isinstance(op, memref.GlobalOp)
+            ) if isinstance(module, Operation) else []
+            raise VerifyException(
+                f"'memref.get_global' names @{name}, which is not defined (memref.globals "
+                f"of the module: {', '.join('@' + n for n in names) or 'none'})"
+            )
+        if not isinstance(found, memref.GlobalOp):
+            raise VerifyException(
+                f"'memref.get_global' names @{name}, a '{found.name}', not a memref.global"
+            )
+        if found.type != self.memref.type:
+            raise VerifyException(
+                f"'memref.get_global' gives {self.memref.type}, but @{name} is a {found.type}"
+            )
+
+
 def _with(dialect: Dialect, replacements: dict[type[Operation], type[Operation]]) -> Dialect:
     return Dialect(
         dialect.name,
@@ -151,7 +249,9 @@ def _with(dialect: Dialect, replacements: dict[type[Operation], type[Operation]]
 def upstream_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
     """Dialect name -> factory of xDSL's dialect with the ops above in place."""
     return {
-        "memref": lambda: _with(memref.MemRef, {memref.CopyOp: CopyOp}),
+        "memref": lambda: _with(memref.MemRef, {
+            memref.CopyOp: CopyOp, memref.GlobalOp: GlobalOp, memref.GetGlobalOp: GetGlobalOp,
+        }),
         "scf": lambda: _with(scf.Scf, {scf.IfOp: IfOp, scf.WhileOp: WhileOp}),
         "arith": lambda: _with(arith.Arith, {arith.TruncFOp: TruncFOp, arith.ExtFOp: ExtFOp}),
     }

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -34,7 +34,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from tapeflow_dialects.enzyme import GRADIENT_OF, AutoDiffOp
-from tapeflow_tools.atomic import atomic_writer
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from tapeflow_tools.diagnostics import (
@@ -99,13 +98,12 @@ def load_inputs(path: str, option: str = "--inputs") -> dict[str, np.ndarray]:
     return arrays
 
 
-def write_outputs(path: str, arrays: dict[str, np.ndarray]) -> None:
-    """`arrays` as an `.npz` archive at exactly `path` (no `.npz` is appended),
-    replacing it only once complete."""
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """`arrays` as the bytes of an `.npz` archive (written by the caller, at exactly
+    the path given: no `.npz` is appended)."""
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
-    with atomic_writer(path, "wb") as out:
-        out.write(buffer.getvalue())
+    return buffer.getvalue()
 
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -236,9 +234,24 @@ def bind_arguments(
     return args
 
 
+def _not_a_function(module: ModuleOp, name: str) -> str | None:
+    """What @name is if it is a symbol of the module but not a function."""
+    for op in module.ops:
+        if isinstance(op, memref.GlobalOp) and op.sym_name.data == name:
+            constant = "a constant table" if op.constant is not None else "a global buffer"
+            return f"@{name} is a memref.global ({constant} of type {op.type}), not a function"
+    return None
+
+
 def check_function(module: ModuleOp, name: str) -> func.FuncOp:
     """The function `--function` names, or an error listing the module's."""
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
+    other = _not_a_function(module, name)
+    if other:
+        raise ToolError(
+            f"--function {name}: {other}; name one of the functions: "
+            f"{', '.join('@' + f for f in functions) or 'none'}"
+        )
     if name not in functions:
         raise ToolError(
             f"--function {name}: no function @{name} in the module (found: "
@@ -266,6 +279,45 @@ def gradients_of(module: ModuleOp, name: str) -> list[str]:
     return [] if name in found else found
 
 
+def simulable_functions(module: ModuleOp) -> list[str]:
+    """The functions that run a gradient, in module order: a gradient Enzyme made
+    (`tapeflow.gradient_of`), a function that holds an `enzyme.autodiff`, and a
+    function that calls one of these (directly or through others)."""
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    found = {
+        f.sym_name.data for f in functions
+        if GRADIENT_OF in f.attributes or any(isinstance(op, AutoDiffOp) for op in f.walk())
+    }
+    grew = True
+    while grew:
+        before = len(found)
+        found |= {
+            f.sym_name.data for f in functions
+            if any(isinstance(op, func.CallOp) and op.callee.root_reference.data in found
+                   for op in f.walk())
+        }
+        grew = len(found) > before
+    return [f.sym_name.data for f in functions if f.sym_name.data in found]
+
+
+def check_simulable(module: ModuleOp, name: str, tool: str) -> None:
+    """Refuse a `--function` that names no gradient: a memref.global, or a
+    function that neither is a gradient nor calls one (simulating it would
+    measure no tape at all). The message lists what can be named."""
+    choices = ", ".join("@" + f for f in simulable_functions(module)) or "none"
+    other = _not_a_function(module, name)
+    if other:
+        raise ToolError(f"--function {name}: {other}; {tool} simulates a gradient: name one of {choices}")
+    if name in simulable_functions(module):
+        return
+    if any(isinstance(op, func.FuncOp) and op.sym_name.data == name for op in module.ops):
+        raise ToolError(
+            f"--function {name}: @{name} is neither a gradient nor a function that calls "
+            f"one (through enzyme.autodiff or a call); {tool} simulates a gradient: "
+            f"name one of {choices}"
+        )
+
+
 def stderr_warning(tool: str) -> Warn:
     """A `Warn` that prints `tool: warning: ...` on stderr."""
 
@@ -278,9 +330,11 @@ def stderr_warning(tool: str) -> Warn:
 __all__ = [
     "bind_arguments",
     "check_function",
+    "check_simulable",
     "gradients_of",
     "load_inputs",
     "load_module",
+    "npz_bytes",
+    "simulable_functions",
     "stderr_warning",
-    "write_outputs",
 ]

@@ -11,17 +11,28 @@ place (`atomic_directory`).
 
 The `check_*` functions let a tool refuse an output location before it computes
 anything: a directory named as an output file, a missing or read-only parent, a
-regular file named as a folder.
+regular file named as a folder, an output that names one of the run's inputs or
+another output (`check_distinct`).
+
+A run with several output files (`tapeflow-sim --out --json --timeline`) commits
+them together (`commit_outputs`): all are written to temporary files first, and
+only when every one is complete are they renamed into place, so one that fails
+(a full disk) leaves none of the run's outputs behind and every older file as it
+was. Each error names the option and the path.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 import shutil
 import signal
 import stat
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -92,6 +103,129 @@ def check_output_directory(path: str | os.PathLike[str], option: str) -> None:
         raise ToolError(f"{where}: {existing} is not writable")
 
 
+Named = tuple[str, "str | os.PathLike[str] | None"]
+"""(option, path) of a command line's file: `("--json", "r.json")`; None: not given."""
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links, bind mounts
+    except OSError:
+        return False
+
+
+def check_distinct(outputs: Sequence[Named], inputs: Sequence[Named] = ()) -> None:
+    """Refuse, before anything runs, an output that names one of the run's inputs
+    (writing it would destroy the input) or the same file as another output (one
+    would overwrite the other). Devices (`/dev/null`) may be named by several."""
+    given = [(o, p, _resolved(p)) for o, p in outputs if p is not None]
+    for n, (option, path, target) in enumerate(given):
+        if _is_special(target):
+            continue
+        for source, source_path in inputs:
+            if source_path is not None and _same_file(target, _resolved(source_path)):
+                raise ToolError(
+                    f"{option} {os.fspath(path)}: names an input ({source} "
+                    f"{os.fspath(source_path)}); writing it would destroy the input: name "
+                    "another file"
+                )
+        for other, _, other_target in given[n + 1:]:
+            if _same_file(target, other_target):
+                raise ToolError(f"{option} and {other} both name {os.fspath(path)}")
+
+
+def commit_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str], bytes]]) -> None:
+    """Write every (option, path, contents) of one run, or none of them.
+
+    Each regular file is written to a temporary file beside it; then each device
+    (`/dev/null`, `/dev/full`) is written in place; only when all succeeded are the
+    temporary files renamed over their targets (with Ctrl-C deferred), an older
+    file kept as a hard link until every rename is done, so that a failure
+    restores it. An error names the option and the path and says that nothing was
+    kept."""
+    staged: list[tuple[str, str, Path, Path]] = []  # option, path, temp, target
+    try:
+        for option, path, data in outputs:
+            target = _resolved(path)
+            if _is_special(target):
+                continue
+            try:
+                staged.append((option, os.fspath(path), _staged(target, data), target))
+            except OSError as err:
+                raise _write_error(option, path, err) from None
+        for option, path, data in outputs:
+            target = _resolved(path)
+            if _is_special(target):
+                try:
+                    with open(target, "wb") as out:
+                        out.write(data)
+                except OSError as err:
+                    raise _write_error(option, path, err) from None
+        with _signals_deferred():
+            _rename_all(staged)
+    finally:
+        for _, _, temp, _ in staged:
+            temp.unlink(missing_ok=True)
+
+
+def _staged(target: Path, data: bytes) -> Path:
+    file_mode = _new_file_mode(target)
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, file_mode)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp
+
+
+def _rename_all(staged: list[tuple[str, str, Path, Path]]) -> None:
+    """Rename each temporary file over its target; if one rename fails, undo the
+    ones before it (older files come back from their hard-linked copies)."""
+    kept: list[tuple[Path, Path | None, bool]] = []  # target, older file's copy, existed
+    try:
+        for option, path, temp, target in staged:
+            backup: Path | None = None
+            existed = target.exists()
+            if existed:
+                backup = target.with_name(f".{target.name}.{os.getpid()}.old")
+                try:
+                    os.link(target, backup)
+                except OSError:
+                    backup = None  # no hard links here: the older file cannot come back
+            try:
+                os.replace(temp, target)
+            except OSError as err:
+                if backup is not None:
+                    backup.unlink(missing_ok=True)
+                raise _write_error(option, path, err) from None
+            kept.append((target, backup, existed))
+    except BaseException:
+        for target, backup, existed in reversed(kept):
+            if backup is not None:
+                os.replace(backup, target)
+            elif not existed:
+                target.unlink(missing_ok=True)
+        raise
+    for _, backup, _ in kept:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+
+
+def _write_error(option: str, path: str | os.PathLike[str], err: OSError) -> ToolError:
+    return ToolError(
+        f"{option} {os.fspath(path)}: cannot be written: {err.strerror or err}; "
+        "no output of this run was kept"
+    )
+
+
 @contextmanager
 def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO]:
     """
@@ -141,24 +275,125 @@ def _signals_deferred() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def replaceable_folder(path: Path, markers: tuple[str, ...]) -> bool:
-    """Whether an existing folder may be replaced as a whole: it is empty, or it
-    holds one of the `markers` files (it is one of our results folders)."""
-    if not path.exists():
-        return True
-    if not path.is_dir():
-        return False
-    return not any(path.iterdir()) or any((path / m).is_file() for m in markers)
+FOLDER_MARKER = ".tapeflow-results.json"
+"""The file a tool writes into each folder it writes (`atomic_directory`): JSON
+`{"written_by": "tapeflow", "files": {relative path: sha256}}`, the list of what
+the tool wrote. A folder is recognised as the tool's by this file alone (never by
+a file name a user may also have, such as `report.md`), and only the files it
+lists are ever replaced or deleted."""
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def written_files(folder: Path) -> dict[str, str] | None:
+    """The files (relative path -> sha256) a tool wrote into `folder`, as its
+    marker lists them; None if it has no readable marker."""
+    try:
+        manifest = json.loads((folder / FOLDER_MARKER).read_text(encoding="utf-8"))
+        files = manifest["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(files, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+    ):
+        return None
+    return files
+
+
+def check_results_folder(path: str | os.PathLike[str], option: str, tool: str) -> None:
+    """Refuse, before any work, a folder that a results folder cannot be written
+    to: one that holds files but no marker (the tool did not write it), or in
+    which a file the tool wrote has been changed since (a user's edit would be
+    lost). Files a user added to an earlier results folder are kept when the
+    folder is written again (`atomic_directory`)."""
+    target = Path(os.path.realpath(path))
+    where = f"{option} {os.fspath(path)}"
+    if not target.is_dir() or not any(target.iterdir()):
+        return
+    written = written_files(target)
+    if written is None:
+        raise ToolError(
+            f"{where}: the folder exists and is not a {tool} results folder (it has "
+            f"no {FOLDER_MARKER}, which {tool} writes into its folders); its files are "
+            f"not {tool}'s to replace, so name a new or empty folder"
+        )
+    changed = sorted(
+        name for name, digest in written.items()
+        if (target / name).is_file() and not (target / name).is_symlink()
+        and _digest(target / name) != digest
+    )
+    if changed:
+        raise ToolError(
+            f"{where}: {', '.join(changed)} changed since {tool} wrote "
+            f"{'it' if len(changed) == 1 else 'them'}; writing the folder again would "
+            "replace the changes: move them away or name another folder"
+        )
+
+
+def _write_marker(folder: Path) -> None:
+    files = {
+        p.relative_to(folder).as_posix(): _digest(p)
+        for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()
+    }
+    text = json.dumps({"written_by": "tapeflow", "files": files}, indent=1, sort_keys=True)
+    (folder / FOLDER_MARKER).write_text(text + "\n", encoding="utf-8")
+
+
+def _foreign(folder: Path) -> list[str]:
+    """What in `folder` its marker does not list (relative paths, a folder holding
+    nothing listed as one entry): what a user put there."""
+    written = written_files(folder) or {}
+    owned_dirs = {p.as_posix() for name in written for p in Path(name).parents}
+    found: list[str] = []
+    for root, dirs, files in os.walk(folder):
+        base = Path(root).relative_to(folder)
+        for name in sorted(dirs):
+            rel = (base / name).as_posix()
+            if rel not in owned_dirs:
+                found.append(rel)
+        dirs[:] = sorted(d for d in dirs if (base / d).as_posix() in owned_dirs)
+        for name in sorted(files):
+            rel = (base / name).as_posix()
+            if rel not in written and rel != FOLDER_MARKER:
+                found.append(rel)
+    return found
+
+
+def _remove_written(old: Path) -> list[str]:
+    """Delete from `old` only what its marker lists (and the marker), then the
+    folders left empty; what remains (nothing, normally) is returned."""
+    for name in written_files(old) or {}:
+        (old / name).unlink(missing_ok=True)
+    (old / FOLDER_MARKER).unlink(missing_ok=True)
+    for root, _, _ in sorted(os.walk(old), key=lambda entry: -len(entry[0])):
+        with contextlib.suppress(OSError):
+            os.rmdir(root)  # only if empty
+    return [] if not old.exists() else [p.as_posix() for p in old.rglob("*")]
+
+
+def _note(message: str) -> None:
+    print(f"tapeflow: note: {message}", file=sys.stderr)
 
 
 @contextmanager
-def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
+def atomic_directory(
+    path: str | os.PathLike[str], notice: Callable[[str], None] | None = None
+) -> Iterator[Path]:
+    if notice is None:
+        notice = _note
     """
     A fresh temporary folder beside `path`; when the block ends normally it
-    replaces `path` as a whole (an older folder's files do not survive next to
-    the new ones). If the block raises or is interrupted, `path` is untouched
-    and the temporary folder removed. The swap (two renames) runs with SIGINT and
-    SIGTERM deferred, so Ctrl-C cannot land between them.
+    replaces the files of `path` that an earlier run wrote (as its marker,
+    `FOLDER_MARKER`, lists them), and gets a marker listing what it holds. An
+    older run's files do not survive next to the new ones; anything else in
+    `path` (a user's notes) is moved into the new folder untouched, and `notice`
+    hears which. If a user's file has the name of a new one, the
+    block's result is refused (ToolError) and `path` left as it was. If the block
+    raises or is interrupted, `path` is untouched and the temporary folder
+    removed. The swap runs with SIGINT and SIGTERM deferred, so Ctrl-C cannot land
+    in the middle of it.
     """
     target = _resolved(path)  # a symlink to a folder: the folder is replaced
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -166,6 +401,15 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         os.chmod(temp, 0o777 & ~_umask())
         yield temp
+        _write_marker(temp)
+        foreign = _foreign(target) if target.exists() else []
+        clashes = [name for name in foreign if (temp / name).exists()]
+        if clashes:
+            raise ToolError(
+                f"{target}: {', '.join(clashes)} would be replaced by this run's "
+                f"file{'s' if len(clashes) > 1 else ''} of the same name, but an earlier "
+                "run did not write it; move it away and run again (the results are cached)"
+            )
         with _signals_deferred():
             old: Path | None = None
             if target.exists():
@@ -178,19 +422,32 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
                 if old is not None:
                     os.rename(old, target)
                 raise
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+            if old is not None:
+                for name in foreign:
+                    (target / name).parent.mkdir(parents=True, exist_ok=True)
+                    os.rename(old / name, target / name)
+        left = _remove_written(old) if old is not None else []
+        if foreign:
+            shown = [name + ("/" if (target / name).is_dir() else "") for name in sorted(foreign)]
+            notice(f"{target}: kept what no earlier run wrote there: {', '.join(shown)}")
+        if left:  # never deleted: not ours
+            notice(f"{old}: holds files no run wrote ({', '.join(left)}); left there")
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
 
 
 __all__ = [
+    "Named",
     "atomic_directory",
     "atomic_write_bytes",
+    "FOLDER_MARKER",
     "atomic_write_text",
     "atomic_writer",
+    "check_distinct",
+    "check_results_folder",
     "check_output_directory",
     "check_output_file",
-    "replaceable_folder",
+    "commit_outputs",
+    "written_files",
 ]

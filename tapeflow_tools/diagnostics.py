@@ -284,9 +284,14 @@ class LocatedParseError(ParseError):
 
 @contextmanager
 def reported_errors(tool: str) -> Iterator[None]:
-    """Run a tool's body; report user errors on stderr and exit non-zero."""
+    """Run a tool's body; report user errors on stderr and exit non-zero. What the
+    body printed is flushed here, so that a standard output that cannot take it
+    (a full disk, `> /dev/full`) is reported as such."""
+    stdout = sys.stdout
+    sys.stdout = _GuardedStdout(stdout)  # type: ignore[assignment]
     try:
         yield
+        _flush_stdout()
     except ParseError as err:
         _fail(format_parse_error(err))
     except DiagnosticException as err:
@@ -296,6 +301,8 @@ def reported_errors(tool: str) -> Iterator[None]:
         _fail(f"{tool}: error: {err}")
     except ArgSpecParseError as err:
         _fail(f"{tool}: error: {err}")
+    except _StdoutError as err:
+        _fail(f"{tool}: error: the standard output cannot be written: {err}")
     except OSError as err:
         _fail(f"{tool}: error: {err.strerror or err}: {err.filename or ''}".rstrip(": "))
     except KeyboardInterrupt:
@@ -307,9 +314,51 @@ def reported_errors(tool: str) -> Iterator[None]:
             f"{tool}: error: {type(err).__name__}: {err}\n"
             f"(set TAPEFLOW_TRACEBACK=1 to see where this happened)"
         )
+    finally:
+        if isinstance(sys.stdout, _GuardedStdout):
+            sys.stdout = stdout
+
+
+class _StdoutError(Exception):
+    """Writing the standard output failed (the message is the system's reason)."""
+
+
+class _GuardedStdout:
+    """The standard output, whose write errors are told apart from those of files
+    (an OSError of a full disk names no file)."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)  # type: ignore[attr-defined, no-any-return]
+        except OSError as err:
+            raise _StdoutError(err.strerror or str(err)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()  # type: ignore[attr-defined]
+        except OSError as err:
+            raise _StdoutError(err.strerror or str(err)) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, _StdoutError) as err:
+        # What could not be written is dropped, so that the exit does not try again.
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        raise _StdoutError(str(err)) from None
 
 
 def _fail(message: str, code: int = 1) -> None:
-    sys.stdout.flush()
+    try:
+        _flush_stdout()
+    except _StdoutError:
+        pass
     print(message, file=sys.stderr)
     sys.exit(code)

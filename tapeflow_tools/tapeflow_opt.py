@@ -36,7 +36,7 @@ with quiet_interrupt("tapeflow-opt"):  # Ctrl-C while the modules load
     from lowering import get_all_passes
     from tapeflow_tools.context import register_dialects
     from tapeflow_tools.frontend import parse_module_text
-    from tapeflow_tools.atomic import atomic_write_text, check_output_file
+    from tapeflow_tools.atomic import check_output_file, commit_outputs
     from tapeflow_tools.diagnostics import (
         LocatedParseError,
         ToolError,
@@ -68,7 +68,7 @@ class TapeflowOptMain(xDSLOptMain):
         """xdsl-opt's run, with `-o` committed only once everything succeeded."""
         super().run()
         if self._pending_output is not None:
-            atomic_write_text(self.args.output_file, self._pending_output.getvalue())
+            commit_outputs([("-o", self.args.output_file, self._pending_output.getvalue().encode())])
 
     def prepare_output(self) -> IO[str]:
         """`-o FILE`: check that FILE can be written before any work, then collect

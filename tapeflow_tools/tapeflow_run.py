@@ -9,7 +9,7 @@ error. `OUT.npz` gets every memref argument's contents after the call under the
 same keys, and `result0`, `result1`, ... for the returned values.
 
 `--out` is checked before anything runs (not a directory, in a writable
-directory) and written exactly there, through a temporary file renamed into
+directory, not the module or the inputs) and written exactly there, through a temporary file renamed into
 place once complete: a failed run leaves no output and an older file untouched.
 The checks on inputs are in `tapeflow_tools/arguments.py`.
 """
@@ -33,10 +33,10 @@ with quiet_interrupt("tapeflow-run"):  # Ctrl-C while the modules load
         gradients_of,
         load_inputs,
         load_module,
+        npz_bytes,
         stderr_warning,
-        write_outputs,
     )
-    from tapeflow_tools.atomic import check_output_file
+    from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
     from tapeflow_tools.diagnostics import ToolError, reported_errors
 
 
@@ -70,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with reported_errors("tapeflow-run"):
         check_output_file(args.out, "--out")
+        check_distinct([("--out", args.out)], [("the module", args.file), ("--inputs", args.inputs)])
         module = load_module(args.file)
         check_function(module, args.function)
         warn = stderr_warning("tapeflow-run")
@@ -85,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             outputs = run_function(module, args.function, given, warn)
         except ExecutionError as err:
             raise ToolError(str(err)) from None
-        write_outputs(args.out, outputs)
+        commit_outputs([("--out", args.out, npz_bytes(outputs))])
 
 
 __all__ = ["bind_arguments", "load_module", "main", "run_function"]

@@ -25,10 +25,13 @@ https://ui.perfetto.dev opens (`sim/timeline.py`, docs/timeline.md).
 
 The sizes are checked against stated ranges (`OPTION_RANGES`), a hardware file or
 `--set` that does not describe hardware is refused naming the file and the key,
-`--function` must name a gradient (or its caller), not the primal it
-differentiates, and `--out`, `--json` and `--timeline` are checked before anything
-runs and written only once the simulation succeeded, each through a temporary file
-renamed into place. A variant that leaves part of the hardware idle (a scratchpad
+`--function` must name a gradient (or a function that calls one), not the
+primal it differentiates, another function or a `memref.global` (the message lists
+what can be named), and `--out`, `--json` and `--timeline` are checked before anything
+runs (none may name the module, `--inputs`, a `--hw` file or another output) and
+written only once the simulation succeeded, together: all through temporary files
+renamed into place when every one is complete, so that one failing (a full disk)
+leaves none of them. A variant that leaves part of the hardware idle (a scratchpad
 under enzyme or aos) gets a warning. The report is
 deterministic: the same input gives the same bytes, apart from the simulator's
 own timing (`simulator.seconds`, `simulator.ops_per_second`).
@@ -56,18 +59,20 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
         check_schedulable,
         prepare,
         simulate,
+        unroll_factors,
         unused_hardware,
     )
     from tapeflow_tools.arguments import (
         bind_arguments,
         check_function,
+        check_simulable,
         gradients_of,
         load_inputs,
         load_module,
+        npz_bytes,
         stderr_warning,
-        write_outputs,
     )
-    from tapeflow_tools.atomic import atomic_write_text, check_output_file
+    from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, reported_errors
     from targets.energy import ENERGY_PRESETS
@@ -113,12 +118,50 @@ def _check_not_primal(module: ModuleOp, name: str) -> None:
         )
 
 
+OPTION_FIELDS: dict[str, str] = {
+    "--cache-bytes": "cache.size_bytes",
+    "--assoc": "cache.assoc",
+    "--spad-bytes": "scratchpad.size_bytes",
+    "--energy": "energy",
+}
+"""The hardware field each size option sets (what a `--set` of it would set too)."""
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether dotted keys `a` and `b` write a common field (`energy` holds
+    `energy.spad_pj`)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _check_contradictions(args: argparse.Namespace) -> None:
+    """Two options of one command line that set one field contradict each other
+    (one would be silently ignored): two `--set`s of one key (or of a section and
+    a key inside it), or a `--set` and the option for its field. (A `--hw` file is
+    a base that the command line overrides, as documented.)"""
+    keys = [(text, text.partition("=")[0].strip()) for text in args.sets]
+    for n, (text, key) in enumerate(keys):
+        for other_text, other in keys[n + 1:]:
+            if key and other and _overlap(key, other):
+                raise ToolError(
+                    f"--set {text} and --set {other_text} both set {max(key, other, key=len)}: "
+                    "give it once"
+                )
+        for option, field in OPTION_FIELDS.items():
+            value = getattr(args, option[2:].replace("-", "_"))
+            if value is not None and key and _overlap(key, field):
+                raise ToolError(
+                    f"--set {text} and {option} {value} both set {max(key, field, key=len)}: "
+                    "give one of them"
+                )
+
+
 def hardware_layers(args: argparse.Namespace) -> Hardware:
     """The hardware of the command line: the preset (as the `--model` simulates
     it: `sim.models.MODELS[model].hardware`), each `--hw` file in order,
     each `--set` in order, then `--cache-bytes`, `--assoc`, `--spad-bytes` and
     `--energy`; checked, and schedulable. Errors name the file, the `--set` or the
     options, and the key."""
+    _check_contradictions(args)
     model = MODELS[args.model]
     hardware = model.hardware(PRESETS[args.preset])  # the machine the model simulates
     try:
@@ -196,11 +239,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for option, path in outputs:
             if path is not None:
                 check_output_file(path, option)
-        named = [(o, p) for o, p in outputs if p is not None]
-        for n, (option, path) in enumerate(named):
-            for other, other_path in named[n + 1:]:
-                if os.path.realpath(path) == os.path.realpath(other_path):
-                    raise ToolError(f"{option} and {other} both name {path}")
+        check_distinct(outputs, [
+            ("the module", args.file), ("--inputs", args.inputs), *(("--hw", p) for p in args.hw),
+        ])
         hardware = hardware_layers(args)
         warn = stderr_warning("tapeflow-sim")
         unused = unused_hardware(args.variant, hardware)
@@ -208,6 +249,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             warn(unused)
         module = load_module(args.file)
         _check_not_primal(module, args.function)
+        check_simulable(module, args.function, "tapeflow-sim")
         given = load_inputs(args.inputs) if args.inputs else {}
         bound = None
         if any(isinstance(f, func.FuncOp) and f.sym_name.data == args.function for f in module.ops):
@@ -220,7 +262,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise ToolError(str(err)) from None
         except DiagnosticException as err:
             raise ToolError(str(err)) from None
+        factors = unroll_factors(module)
+        if args.unroll > 1 and any(f != args.unroll for f in factors):
+            warn(
+                f"--unroll {args.unroll}: the tape loops ran unrolled by "
+                f"{', '.join(map(str, sorted(set(factors))))} (each loop takes the largest divisor of its "
+                f"trip count up to {args.unroll}); the report records unroll "
+                f"{max(factors, default=1)} and unroll_requested {args.unroll}"
+            )
         function = check_function(module, args.function)
+        check_simulable(module, args.function, "tapeflow-sim")
         if bound is None:
             bound = bind_arguments(function, given, warn)
         try:
@@ -234,19 +285,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         result.report["variant"] = args.variant
         result.report["function"] = args.function
         text = json.dumps(result.report, indent=2, sort_keys=True) + "\n"
+        written: list[tuple[str, str, bytes]] = []
         if args.out:
-            write_outputs(args.out, result.outputs)
+            written.append(("--out", args.out, npz_bytes(result.outputs)))
         if args.timeline:
             assert result.timeline is not None
             result.timeline["otherData"].update(
                 function=args.function, file=os.path.basename(args.file)
             )
-            atomic_write_text(
-                args.timeline, json.dumps(result.timeline, separators=(",", ":")) + "\n"
-            )
+            trace = json.dumps(result.timeline, separators=(",", ":")) + "\n"
+            written.append(("--timeline", args.timeline, trace.encode()))
         if args.json:
-            atomic_write_text(args.json, text)
-        else:
+            written.append(("--json", args.json, text.encode()))
+        commit_outputs(written)  # all of them, or none
+        if not args.json:
             print(text, end="")
 
 

@@ -26,13 +26,10 @@ from tapeflow_dialects.region import Region
 from tapeflow_dialects.semantics import COST_CLASSES
 from tapeflow_dialects.stream import Stream
 from tapeflow_dialects.tape import Tape
-from targets.energy import ENERGY_PRESETS
+from targets.energy import ENERGY_PRESETS, FU_CLASSES
 from targets.hardware import Hardware, Latencies
 from targets.lockstep import LockstepSchedule, lockstep_schedule
 from targets.salam import SALAM
-
-FU_CLASSES = ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer")
-"""The latency and energy classes, named as the fields of `targets.hardware.Latencies`."""
 
 OTHER_COST_CLASSES: Mapping[str, str] = {
     "arith.constant": "integer",

@@ -67,6 +67,10 @@ _FP64_OPS = (
 """[assumption] scaled from Horowitz's 45 nm FP32 add (0.9 pJ) and multiply (3.7 pJ);
 integer: a 32-bit add (0.1 pJ)."""
 
+FU_CLASSES: tuple[str, ...] = tuple(name for name, _ in _FP64_OPS)
+"""The latency and energy classes, named as the fields of
+`targets.hardware.Latencies`: an energy table prices each exactly once."""
+
 ENERGY_PRESETS: dict[str, EnergyModel] = {
     "paper": EnergyModel(
         name="paper",

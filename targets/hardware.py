@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 from targets.energy import ENERGY_PRESETS, EnergyModel
+from targets.field_domains import domain_problem
 
 
 class HardwareError(ValueError):
@@ -73,16 +74,22 @@ class CacheConfig:
     def validate(self) -> None:
         for name in ("size_bytes", "assoc", "line_bytes", "hit_latency", "ports", "mshrs"):
             if getattr(self, name) <= 0:
-                raise HardwareError(f"cache {name} must be positive, got {getattr(self, name)}")
+                raise HardwareError(f"cache.{name} must be positive, got {getattr(self, name)}")
         if self.line_bytes & (self.line_bytes - 1):
-            raise HardwareError(f"cache line of {self.line_bytes} B is not a power of two")
+            raise HardwareError(
+                f"cache.line_bytes must be a power of two (addresses split into line, "
+                f"set and tag bits), got {self.line_bytes}"
+            )
         if self.size_bytes % (self.line_bytes * self.assoc):
             raise HardwareError(
                 f"a {self.size_bytes} B cache cannot have {self.assoc} ways of "
                 f"{self.line_bytes} B lines"
             )
         if self.sets & (self.sets - 1):
-            raise HardwareError(f"a cache of {self.sets} sets is not a power of two")
+            raise HardwareError(
+                f"a cache of {self.sets} sets (cache.size_bytes / (cache.line_bytes x "
+                "cache.assoc)) is not a power of two"
+            )
 
 
 @dataclass(frozen=True)
@@ -97,13 +104,14 @@ class ScratchpadConfig:
     def validate(self) -> None:
         if self.size_bytes < 0 or self.size_bytes % 8:
             raise HardwareError(
-                f"scratchpad size must be a non-negative multiple of 8 bytes, got {self.size_bytes}"
+                f"scratchpad.size_bytes must be a non-negative multiple of 8 bytes, got {self.size_bytes}"
             )
         if self.latency < 1:
             raise HardwareError(f"scratchpad.latency must be at least 1 cycle, got {self.latency}")
         if self.banks <= 0 or (self.size_bytes and (self.size_bytes // 8) % self.banks):
             raise HardwareError(
-                f"{self.size_bytes // 8} scratchpad entries cannot be split into {self.banks} banks"
+                f"{self.size_bytes // 8} scratchpad entries cannot be split into {self.banks} "
+                "banks (scratchpad.banks)"
             )
 
 
@@ -129,7 +137,7 @@ class PlacementConfig:
     def validate(self) -> None:
         if self.alignment < 8 or self.alignment & (self.alignment - 1):
             raise HardwareError(
-                f"buffer alignment must be a power of two of at least 8 bytes, got {self.alignment}"
+                f"placement.alignment must be a power of two of at least 8 bytes, got {self.alignment}"
             )
         if self.base < 0 or self.base % self.alignment:
             raise HardwareError(
@@ -166,10 +174,11 @@ class Hardware:
         return self.cache.size_bytes + self.scratchpad.size_bytes
 
     def validate(self) -> None:
+        """Every field within its domain (`targets.field_domains`: finite, in
+        range, a power of two where addresses are split by bits), then the
+        relations between fields."""
         if self.rows <= 0 or self.cols <= 0:
-            raise HardwareError(f"a {self.rows}x{self.cols} grid has no FUs")
-        if self.clock_ghz <= 0 or self.dram.bandwidth_gbs <= 0:
-            raise HardwareError("clock and DRAM bandwidth must be positive")
+            raise HardwareError(f"a {self.rows}x{self.cols} grid (rows x cols) has no FUs")
         if self.dram.latency_cycles < 0:
             raise HardwareError(
                 f"dram.latency_cycles must be non-negative, got {self.dram.latency_cycles}"
@@ -183,6 +192,9 @@ class Hardware:
         self.cache.validate()
         self.scratchpad.validate()
         self.placement.validate()
+        problem = domain_problem(describe(self))
+        if problem:
+            raise HardwareError(problem)
 
 
 def associativity_for(cache_bytes: int) -> int:

@@ -6,9 +6,11 @@ shape `describe` writes into every report:
 
     {"dram": {"latency_cycles": 321}, "cache": {"size_bytes": 4096}}
 
-A file (`--hw FILE`, YAML or JSON, which is YAML) may give any subset of it; a
-`--set key.path=value` gives one field (the value is read as YAML: `4096`, `2.5`,
-`true`, `cacti45`). They are layered over a preset in the order given, later
+A file (`--hw FILE`) may give any subset of it: a `.json` file is read as JSON,
+any other as YAML 1.2, which includes every JSON document
+(`targets.structured_text`: `1e2` is a number, tabs may indent JSON, a key given
+twice is refused with both places). A `--set key.path=value` gives one field (the
+value is read as YAML 1.2: `4096`, `2.5`, `1e2`, `true`, `cacti45`). They are layered over a preset in the order given, later
 layers winning. Two conveniences, as the command-line options have them:
 
 - `energy` may be the name of an energy preset (`paper`, `cacti45`) instead of the
@@ -18,7 +20,8 @@ layers winning. Two conveniences, as the command-line options have them:
 
 Keys are checked against the description (an unknown key is an error naming it and
 the keys allowed there), values by type with pydantic (strictly: `"321"` is not
-an integer), and the result by `Hardware.validate`. PyYAML reads the files and
+an integer), NaN and infinities refused, and the result by `Hardware.validate`
+(each field within its domain, `targets.field_domains`). PyYAML reads the files and
 pydantic checks them: both are well-kept libraries, and neither is needed until a
 description is read.
 """
@@ -32,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from targets.energy import ENERGY_PRESETS
+from targets.field_domains import non_finite
 from targets.hardware import Hardware, HardwareError, associativity_for, describe
 
 
@@ -43,29 +47,25 @@ _NEEDS = "hardware descriptions need PyYAML and pydantic: pip install 'tapeflow[
 
 
 def _yaml() -> Any:
+    """`targets.structured_text` (YAML 1.2 and JSON), which needs PyYAML."""
     try:
-        import yaml
+        from targets import structured_text
     except ImportError:
         raise HardwareDescriptionError(_NEEDS) from None
-    return yaml
+    return structured_text
 
 
 def load_file(path: str | Path) -> dict[str, Any]:
     """The nested description in a YAML or JSON file."""
-    yaml = _yaml()
+    text_formats = _yaml()
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = text_formats.load_path(path)
     except OSError as err:
         raise HardwareDescriptionError(f"cannot read {path}: {err.strerror}") from None
     except UnicodeDecodeError:
         raise HardwareDescriptionError(f"{path} is not a UTF-8 text file") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = getattr(err, "problem", None) or str(err)
-        raise HardwareDescriptionError(f"{where}: not valid YAML or JSON: {problem}") from None
+    except text_formats.StructuredTextError as err:
+        raise HardwareDescriptionError(str(err)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -84,10 +84,7 @@ def parse_assignment(text: str) -> dict[str, Any]:
         raise HardwareDescriptionError(
             f"--set '{text}': expected key.path=value, for example dram.latency_cycles=321"
         )
-    try:
-        parsed = _yaml().safe_load(value) if value.strip() else None
-    except Exception:  # noqa: BLE001 - any YAML error: the value is taken as a string
-        parsed = value
+    parsed = _yaml().load_scalar(value) if value.strip() else None
     if parsed is None:
         raise HardwareDescriptionError(f"--set '{text}': no value after '='")
     nested: dict[str, Any] = {parts[-1]: parsed}
@@ -121,6 +118,9 @@ def _merge(into: dict[str, Any], layer: Mapping[str, Any], path: list[str], sour
         else:
             if isinstance(value, Mapping):
                 raise HardwareDescriptionError(f"{source}: '{dotted}' is a value, not a section")
+            whole = isinstance(value, float) and value.is_integer()
+            if whole and isinstance(into[key], int) and not isinstance(into[key], bool):
+                value = int(value)  # JSON has one number type: 1e2 is the integer 100
             into[key] = value
 
 
@@ -134,6 +134,9 @@ def apply(hardware: Hardware, layer: Mapping[str, Any], source: str) -> Hardware
 
     merged = copy.deepcopy(describe(hardware))
     _merge(merged, layer, [], source)  # type: ignore[arg-type]
+    infinite = non_finite(merged)
+    if infinite:
+        raise HardwareDescriptionError(f"{source}: {infinite}")
     cache_layer = layer.get("cache")
     if isinstance(cache_layer, Mapping) and "size_bytes" in cache_layer and "assoc" not in cache_layer:
         size = merged["cache"]["size_bytes"]  # type: ignore[index]

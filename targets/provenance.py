@@ -5,8 +5,8 @@ run in `tapeflow-bench`'s `results.json`.
 
 The record is the full effective hardware description as nested data (every field of
 `targets.hardware.Hardware`, after presets, files and overrides: what `describe`
-gives), plus how it was used: the timing model, the variant, the unroll factor, the
-energy preset's name, and the versions of the packages that computed the numbers.
+gives), plus how it was used: the timing model, the variant, the unroll factor
+that ran and the one asked for, the energy preset's name, and the versions of the packages that computed the numbers.
 """
 
 from __future__ import annotations
@@ -34,16 +34,19 @@ def versions() -> dict[str, str | None]:
 
 
 def hardware_record(
-    hardware: Hardware, *, model: str, variant: str | None, unroll: int
+    hardware: Hardware, *, model: str, variant: str | None, unroll: int,
+    unroll_requested: int | None = None,
 ) -> dict[str, object]:
     """The `hardware` entry of a report: every field of `hardware` (the preset or
-    description's name under `name`), then `model`, `variant`, `unroll`,
+    description's name under `name`), then `model`, `variant`, `unroll` (the
+    factor that ran), `unroll_requested` (the factor asked for; default the same),
     `energy_preset` and `versions`; plain JSON data (lists, not tuples), so that a
     record read back from a file equals the one computed."""
     record = describe(hardware)
     record["model"] = model
     record["variant"] = variant
     record["unroll"] = unroll
+    record["unroll_requested"] = unroll if unroll_requested is None else unroll_requested
     record["energy_preset"] = hardware.energy.name
     record["versions"] = dict(versions())
     return json.loads(json.dumps(record))  # type: ignore[no-any-return]

@@ -2,15 +2,19 @@
 `memref` ops on numpy arrays: alloc/alloca (refused beyond
 `storage.ALLOCATION_LIMIT_BYTES`), dealloc, load and store (bounds-checked),
 subview (a numpy view, bounds-checked: numpy would silently clip), dim, copy (shapes
-must agree: numpy would broadcast) and cast.
+must agree: numpy would broadcast), cast, and `get_global`: the buffer of a
+`memref.global` (a constant table), made from its initial value once per run and
+the same array at every `get_global`, so that its loads go through the memory
+trace (and the cache) like any buffer's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, MemRefType
 from xdsl.ir import Attribute, SSAValue
+from xdsl.traits import SymbolTable
 
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import fault, unsupported
@@ -74,6 +78,38 @@ def _dynamic_alloc(
             trace.mark_tape(fr[o])
 
     return step
+
+
+@impl(memref.GetGlobalOp)
+def build_get_global(ctx: CompileContext, op: memref.GetGlobalOp, ins: list[int], outs: list[int]) -> Step:
+    name = op.name_.root_reference.data
+    found = SymbolTable.lookup_symbol(op, name)
+    if not isinstance(found, memref.GlobalOp):
+        raise unsupported(op, f"@{name} is not a memref.global of this module")
+    initial = _initial_value(found)
+    (o,) = outs
+    buffers = ctx.state.globals
+
+    def step(fr: Frame) -> None:
+        buffer = buffers.get(name)
+        if buffer is None:
+            buffer = buffers[name] = initial.copy()
+        fr[o] = buffer
+
+    return step
+
+
+def _initial_value(op: memref.GlobalOp) -> np.ndarray:
+    """The contents a `memref.global` starts with: its dense literal (a splat
+    filling the whole shape), or zeros when `uninitialized`."""
+    mtype = op.type
+    assert isinstance(mtype, MemRefType)
+    shape = tuple(mtype.get_shape())
+    dtype = numpy_dtype(mtype.element_type)
+    if not isinstance(op.initial_value, DenseIntOrFPElementsAttr):
+        return np.zeros(shape, dtype=dtype)
+    values = np.array(op.initial_value.get_values(), dtype=dtype)
+    return np.broadcast_to(values, shape).copy() if values.size == 1 else values.reshape(shape)
 
 
 @impl(memref.DeallocOp)

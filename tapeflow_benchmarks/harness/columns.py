@@ -26,10 +26,13 @@ POINT_COLUMNS: tuple[tuple[str, Callable[[Point], Any]], ...] = (
     ("variant", lambda p: p.group.variant),
     ("spad_bytes", lambda p: p.group.spad_bytes),
     ("unroll", lambda p: p.group.unroll),
+    ("unroll_requested", lambda p: p.group.unroll),
     ("cache_bytes", lambda p: p.cache_bytes),
     ("energy_preset", lambda p: p.energy),
 )
-"""What names a point, column by column."""
+"""What names a point, column by column. `unroll` is the factor asked for until a
+report says what ran (`point_fields`): each tape loop takes the largest divisor of
+its trip count up to it; `unroll_requested` keeps the factor asked for."""
 
 RUN_COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cycles_fwd", ("cycles", "fwd")),
@@ -80,9 +83,14 @@ if _UNKNOWN:
     )
 
 
-def point_fields(point: Point) -> dict[str, Any]:
-    """The point's columns, in order."""
-    return {name: field(point) for name, field in POINT_COLUMNS}
+def point_fields(point: Point, report: Report | None = None) -> dict[str, Any]:
+    """The point's columns, in order; with its `report`, `unroll` is the factor
+    that ran (the report's `hardware.unroll`)."""
+    fields = {name: field(point) for name, field in POINT_COLUMNS}
+    ran = (report or {}).get("hardware", {}).get("unroll")
+    if isinstance(ran, int):
+        fields["unroll"] = ran
+    return fields
 
 
 def _value(report: Report, path: tuple[str, ...]) -> Any:
@@ -95,7 +103,7 @@ def _value(report: Report, path: tuple[str, ...]) -> Any:
 def run_row(point: Point, report: Report) -> dict[str, Any]:
     """The point's row of `runs.csv`: its fields, then its numbers (or its
     `error`, for a failed run)."""
-    row = point_fields(point)
+    row = point_fields(point, report)
     if "error" in report:
         row["error"] = report["error"]
         return row

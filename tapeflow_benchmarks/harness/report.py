@@ -12,10 +12,11 @@ summaries and headline are keyed by model. The claims table puts the models side
 by side (`claims.compare`).
 
 The folder is written as a whole: into a temporary folder beside it, renamed into
-place only when every file is complete (`tapeflow_tools.atomic.atomic_directory`).
-An interrupted or failed write leaves the previous folder as it was, and a new
-one replaces the old entirely, so no file of an older run survives beside the new
-report.
+place only when every file is complete (`tapeflow_tools.atomic.atomic_directory`),
+with a marker (`.tapeflow-results.json`) listing the files written. An interrupted
+or failed write leaves the previous folder as it was; a new one replaces the
+files an earlier run wrote, so none of them survives beside the new report, and
+keeps every other file (a user's notes) as it was.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from tapeflow_benchmarks.harness.authors import AUTHORS_COLUMNS, authors_rows
 from tapeflow_benchmarks.harness.claims import Comparison
+from tapeflow_benchmarks.harness.claims.render import claim_record, claims_markdown
 from tapeflow_benchmarks.harness.columns import point_fields, run_row
 from tapeflow_benchmarks.harness.experiments import EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import draw
@@ -109,15 +111,13 @@ def write(
     runs: dict[Point, Report],
     formats: Sequence[str] = ("png",),
 ) -> list[Path]:
-    """Write the folder (replacing `out` as a whole once complete); returns the
-    figures written, as paths under `out`."""
+    """Write the folder (replacing an earlier run's files in `out` once complete);
+    returns the figures written, as paths under `out`."""
     with atomic_directory(out) as temp:
         names = _write_into(temp, meta, results, claims, runs, formats)
     return [out / "figures" / name for name in names]
 
 
-MARKERS = ("results.json", "report.md")
-"""The files that make a folder one of ours (which `write` may then replace)."""
 
 
 def figure_name(name: str, model: str) -> str:
@@ -171,20 +171,8 @@ def _write_into(
             }
             for name in _names(results)
         },
-        "claims": [
-            {
-                "topic": c.claim.topic,
-                "paper": c.claim.paper,
-                "kernels": list(c.claim.kernels),
-                "models": {
-                    m: {"ours": v.ours, "verdict": v.verdict, "reason": v.reason}
-                    for m, v in c.verdicts.items()
-                },
-                "difference": c.difference,
-            }
-            for c in claims
-        ],
-        "runs": [{**point_fields(p), "report": r} for p, r in ordered],
+        "claims": [claim_record(c) for c in claims],
+        "runs": [{**point_fields(p, r), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     (out / "report.md").write_text(
@@ -205,7 +193,7 @@ _ROW_COLUMNS = {
     "tradeoff": ["kernel", "variant", "cache_kb", "performance", "energy_paper", "energy_cacti45"],
     "scratchpad": ["kernel", "spad_bytes", "speedup", "layers", "ops_per_layer",
                    "memory_stall_share", "stream_stall_share"],
-    "unroll": ["kernel", "study", "unroll", "speedup", "layers", "ops_per_layer", "ops_per_cycle",
+    "unroll": ["kernel", "study", "unroll", "unroll_ran", "speedup", "layers", "ops_per_layer", "ops_per_cycle",
                "parallelism_norm", "enzyme_ops_per_cycle"],
     "table2": ["kernel", "class", "tensors_per_loop", "tensors_per_loop_paper", "working_set_kb",
                "working_set_k_paper", "inputs_kb", "inputs_k_paper", "tape_kb", "layers", "layers_paper"],
@@ -255,29 +243,7 @@ def _markdown(
     for model in models:
         title = "## Headline" + (f" ({model} model)" if len(models) > 1 else "")
         lines += [title, "", markdown_table(headline(results[model]), HEADLINE_COLUMNS)]
-    header = ["topic", "paper"] + [f"{m}: ours, verdict" for m in models] + [
-        f"{m}: reason for a difference from the paper" for m in models
-    ]
-    if len(models) > 1:
-        header.append("between the models: values and mechanism")
-    lines += [
-        "## The paper's claims",
-        "",
-        "A range claim agrees when our number falls inside it, a point claim within 25%. "
-        "A claim that names kernels is judged on those kernels only. Each timing model is "
-        "judged on its own runs.",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-    ]
-    for c in claims:
-        cells = [c.claim.topic, c.claim.paper]
-        cells += [f"{c.verdicts[m].ours}; **{c.verdicts[m].verdict}**" for m in models]
-        cells += [c.verdicts[m].reason or "-" for m in models]
-        if len(models) > 1:
-            cells.append(c.difference or "-")
-        lines.append("| " + " | ".join(x.replace("|", "/") for x in cells) + " |")
-    lines.append("")
+    lines += claims_markdown(claims, models)
     for name in _names(results):
         experiment = EXPERIMENTS[name]
         lines += [f"## {experiment.title} ({experiment.paper})", ""]
@@ -318,4 +284,4 @@ def _markdown(
     return "\n".join(lines)
 
 
-__all__ = ["HEADLINE_COLUMNS", "MARKERS", "Models", "figure_name", "headline", "markdown_table", "write"]
+__all__ = ["HEADLINE_COLUMNS", "Models", "figure_name", "headline", "markdown_table", "write"]

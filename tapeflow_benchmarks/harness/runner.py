@@ -196,7 +196,11 @@ def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Poin
     reports = {}
     for point in points:
         report = simulator.evaluate(execution, point.hardware())
-        report["hardware"] = json.loads(json.dumps(point.record()))  # as JSON reads back
+        record = json.loads(json.dumps(point.record()))  # as JSON reads back
+        # What ran: a loop takes the largest divisor of its trip count up to the
+        # point's factor (recorded beside it as `unroll_requested`).
+        record["unroll"] = report["hardware"].get("unroll", record["unroll"])
+        report["hardware"] = record
         report["kernel_stats"] = stats
         report["outputs_finite"] = bool(finite)
         reports[point] = report

@@ -28,10 +28,14 @@ from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
 from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module
+from sim.simulator import prepare, simulate
+from stage_checks import differentiate
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import region, tape
+from tapeflow_tools.arguments import bind_arguments
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
+from targets.hardware import configure
 from tapeflow_tools.tapeflow_run import run_function
 
 PRESET = "small"
@@ -262,3 +266,39 @@ def test_no_gradient_function_is_an_error() -> None:
 def test_factor_below_one_is_an_error() -> None:
     with pytest.raises(PassFailedException, match="factor must be at least 1"):
         TapeflowUnrollPass(factor=0).apply(make_context(), raised("logsum"))
+
+
+@pytest.mark.parametrize("trips, asked, ran", [(32, 3, 2), (32, 4, 4), (12, 5, 4), (7, 4, 1), (16, 1024, 16)])
+def test_the_report_records_the_factor_that_ran(trips: int, asked: int, ran: int) -> None:
+    """`unroll` in the hardware record is what the loops ran with (the largest
+    divisor of the trip count up to the factor asked, computed here by hand),
+    `unroll_requested` what was asked, `unroll_factors` each loop's (FWD, REV)."""
+    text = f"""
+func.func @f(%x: memref<{trips}xf64>) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {trips} : index
+  %one = arith.constant 1.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %one) -> (f64) {{
+    %xi = memref.load %x[%i] : memref<{trips}xf64>
+    %e = math.exp %xi : f64
+    %m = arith.mulf %acc, %e : f64
+    scf.yield %m : f64
+  }}
+  return %s : f64
+}}
+func.func @f_grad(%x: memref<{trips}xf64>, %d: memref<{trips}xf64>) -> f64 {{
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @f(%x, %d, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<{trips}xf64>, memref<{trips}xf64>, f64) -> f64
+  return %r : f64
+}}
+"""
+    module = differentiate(text)
+    hardware = configure("Tflow2k")
+    tape_bytes = prepare(make_context(), module, "tapeflow", hardware, asked)
+    caller = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == "f_grad")
+    args = bind_arguments(caller, {"arg0": np.linspace(0.0, 0.1, trips)})
+    report = simulate(module, "f_grad", args, hardware, tape_bytes, variant="tapeflow", unroll=asked).report
+    assert report["hardware"]["unroll"] == ran
+    assert report["hardware"]["unroll_requested"] == asked
+    assert report["unroll_factors"] == ([ran, ran] if ran > 1 else ([1, 1] if asked > 1 else []))

@@ -3,6 +3,8 @@ tapeflow-sim's outputs."""
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
 import os
 import stat
@@ -12,12 +14,18 @@ import numpy as np
 import pytest
 
 from tapeflow_tools import tapeflow_sim
+from tapeflow_tools import atomic
 from tapeflow_tools.atomic import (
+    FOLDER_MARKER,
     atomic_directory,
     atomic_write_text,
     atomic_writer,
+    check_distinct,
     check_output_directory,
     check_output_file,
+    check_results_folder,
+    commit_outputs,
+    written_files,
 )
 from tapeflow_tools.diagnostics import ToolError
 
@@ -76,31 +84,63 @@ def test_output_checks_name_the_option(tmp_path: Path) -> None:
     check_output_directory(tmp_path / "new" / "deeper", "--opt")  # creatable
 
 
-def test_directory_replaced_whole_or_not_at_all(tmp_path: Path) -> None:
+def test_directory_replaced_whole_or_not_at_all(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder the tool wrote before is replaced by the new one: none of the
+    older run's files survive; a file a user put there is kept, and said so."""
     target = tmp_path / "results"
     target.mkdir()
-    (target / "old.txt").write_text("old")
+    with atomic_directory(target) as temp:
+        (temp / "old.txt").write_text("old")
+    (target / "notes.md").write_text("mine")
     with pytest.raises(RuntimeError), atomic_directory(target) as temp:
         (temp / "new.txt").write_text("new")
         raise RuntimeError
-    assert [p.name for p in target.iterdir()] == ["old.txt"]
+    assert sorted(p.name for p in target.iterdir()) == [FOLDER_MARKER, "notes.md", "old.txt"]
     with atomic_directory(target) as temp:
         assert temp.parent == tmp_path and temp != target
         (temp / "new.txt").write_text("new")
-    assert [p.name for p in target.iterdir()] == ["new.txt"]
+    assert sorted(p.name for p in target.iterdir()) == [FOLDER_MARKER, "new.txt", "notes.md"]
+    assert (target / "notes.md").read_text() == "mine"
+    assert written_files(target) == {
+        "new.txt": hashlib.sha256(b"new").hexdigest(),
+    }
     assert [p.name for p in tmp_path.iterdir()] == ["results"]
+    assert "kept what no earlier run wrote there: notes.md" in capsys.readouterr().err
+
+
+def test_results_folder_recognised_by_its_marker_only(tmp_path: Path) -> None:
+    """A folder with a `report.md` of the user's is not a results folder; one
+    whose listed file the user changed is refused; a user's file of the same name
+    as a new output stops the swap with the folder as it was."""
+    target = tmp_path / "results"
+    target.mkdir()
+    (target / "report.md").write_text("my report")
+    (target / "draft.tex").write_text("my draft")
+    with pytest.raises(ToolError, match="no .tapeflow-results.json"):
+        check_results_folder(target, "--out", "tapeflow-bench")
+    with pytest.raises(ToolError, match="report.md would be replaced"), atomic_directory(target) as temp:
+        (temp / "report.md").write_text("generated")
+    assert sorted(p.name for p in target.iterdir()) == ["draft.tex", "report.md"]
+    fresh = tmp_path / "fresh"
+    with atomic_directory(fresh) as temp:
+        (temp / "report.md").write_text("generated")
+    check_results_folder(fresh, "--out", "tapeflow-bench")
+    (fresh / "report.md").write_text("edited by hand")
+    with pytest.raises(ToolError, match="report.md changed since tapeflow-bench wrote it"):
+        check_results_folder(fresh, "--out", "tapeflow-bench")
 
 
 def test_a_linked_directory_is_replaced_behind_its_link(tmp_path: Path) -> None:
     real = tmp_path / "disk" / "results"
     real.mkdir(parents=True)
-    (real / "old.txt").write_text("old")
     link = tmp_path / "results"
     link.symlink_to(real)
     with atomic_directory(link) as temp:
+        (temp / "old.txt").write_text("old")
+    with atomic_directory(link) as temp:
         (temp / "new.txt").write_text("new")
     assert link.is_symlink()
-    assert [p.name for p in real.iterdir()] == ["new.txt"]
+    assert sorted(p.name for p in real.iterdir()) == [FOLDER_MARKER, "new.txt"]
     assert sorted(p.name for p in (tmp_path / "disk").iterdir()) == ["results"]
 
 
@@ -148,3 +188,73 @@ class _no_exit:
         if kind is SystemExit:
             pytest.fail(f"the tool exited: {value}")
         return False
+
+
+def test_outputs_committed_all_or_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that fills up while the third output is written: the error names
+    the option and the path, and neither the first two outputs nor any temporary
+    file remain; older files are as they were."""
+    first, second, third = tmp_path / "a.npz", tmp_path / "b.json", tmp_path / "c.json"
+    second.write_bytes(b"older")
+    real_fdopen = os.fdopen
+
+    def fdopen(fd: int, mode: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        handle = real_fdopen(fd, mode, *args, **kwargs)  # type: ignore[arg-type]
+        if "c.json" in os.readlink(f"/proc/self/fd/{fd}"):
+            def write(data: bytes) -> int:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            handle.write = write  # type: ignore[method-assign]
+        return handle
+
+    monkeypatch.setattr(atomic.os, "fdopen", fdopen)
+    with pytest.raises(ToolError) as err:
+        commit_outputs([("--out", first, b"1"), ("--json", second, b"2"), ("--timeline", third, b"3")])
+    assert str(err.value) == (
+        f"--timeline {third}: cannot be written: No space left on device; "
+        "no output of this run was kept"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
+    assert second.read_bytes() == b"older"
+
+
+def test_outputs_to_a_full_device(tmp_path: Path) -> None:
+    """/dev/full as one output: it fails before any regular output is renamed."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with pytest.raises(ToolError, match="--json /dev/full: cannot be written: No space left"):
+        commit_outputs([("--out", tmp_path / "a.npz", b"1"), ("--json", "/dev/full", b"2")])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_rename_restores_the_older_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the second rename fails, the first output's older file comes back."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.write_bytes(b"old a")
+    real_replace = os.replace
+    calls = []
+
+    def replace(source: object, target: object) -> None:
+        calls.append(target)
+        if Path(str(target)) == second:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real_replace(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    with pytest.raises(ToolError, match="-o .*/b: cannot be written: Input/output error"):
+        commit_outputs([("--out", first, b"new a"), ("-o", second, b"new b")])
+    assert first.read_bytes() == b"old a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
+def test_outputs_naming_inputs_or_each_other(tmp_path: Path) -> None:
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text("module {}")
+    link = tmp_path / "hard.mlir"
+    os.link(kernel, link)
+    with pytest.raises(ToolError, match=r"--timeline .*k.mlir: names an input \(the module "):
+        check_distinct([("--timeline", kernel)], [("the module", kernel)])
+    with pytest.raises(ToolError, match="--json .*hard.mlir: names an input"):
+        check_distinct([("--json", link)], [("the module", kernel)])
+    with pytest.raises(ToolError, match="--out and --json both name"):
+        check_distinct([("--out", tmp_path / "x"), ("--json", tmp_path / "." / "x")])
+    check_distinct([("--out", "/dev/null"), ("--json", "/dev/null")], [("the module", kernel)])

@@ -213,10 +213,32 @@ def test_hardware_files(case: Case, tmp_path: Path, capsys: pytest.CaptureFixtur
     run_case(case, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("case", cases("user_kernels"), ids=str)
+def test_user_kernels(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Kernels of one's own: constant tables (`memref.global`) run through every
+    stage under both timing models; a table that is undefined, of another type or
+    only declared is refused at its line; `--function` naming a global or a
+    function that runs no gradient is refused with what can be named."""
+    run_case(case, tmp_path, capsys)
+
+
 @pytest.mark.parametrize("case", cases("output"), ids=str)
 def test_outputs_survive_failures(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A failed run leaves `-o`/`--out`/`--json` as they were (the input too, when
     `-o` names it) and creates nothing."""
+    run_case(case, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("case", cases("owned_outputs"), ids=str)
+def test_nothing_the_user_owns_is_destroyed(
+    case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An output naming an input or another output, refused before anything runs;
+    a full disk (/dev/full) on any output flag, named with its path, and none of
+    the run's other outputs written; a folder of the user's never taken for a
+    results folder; contradicting or overlapping cache options refused."""
+    if any("/dev/full" in a for a in shlex.split(case.args)) and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
     run_case(case, tmp_path, capsys)
 
 

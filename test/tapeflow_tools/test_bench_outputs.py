@@ -26,6 +26,7 @@ from tapeflow_benchmarks.harness.experiments import enzyme
 from tapeflow_benchmarks.harness.result_cache import ResultCache
 from tapeflow_benchmarks.harness.runner import run_points
 from tapeflow_benchmarks import tapeflow_bench
+from tapeflow_tools.atomic import FOLDER_MARKER, atomic_directory, written_files
 
 CORPUS = Path(__file__).resolve().parent / "bad_inputs" / "bench_cache"
 POINT = enzyme("logsum", "small", 32 * 1024)
@@ -149,6 +150,9 @@ def test_results_folder_is_deterministic(tmp_path: Path) -> None:
     for name in files:
         if name in ("results.json", "report.md"):
             continue
+        if name == FOLDER_MARKER:  # the checksums of the two files above differ
+            assert sorted(written_files(outs[0]) or {}) == sorted(written_files(outs[1]) or {})
+            continue
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
     reports = [(o / "report.md").read_text().splitlines() for o in outs]
     timing_line = [i for i, line in enumerate(reports[0]) if " s with " in line]
@@ -158,27 +162,55 @@ def test_results_folder_is_deterministic(tmp_path: Path) -> None:
             assert a == b
 
 
-def test_reused_out_folder_is_replaced_whole(tmp_path: Path) -> None:
+def _older_results(out: Path) -> None:
+    """A results folder as an earlier run wrote it (with the marker)."""
+    with atomic_directory(out) as temp:
+        (temp / "csv").mkdir()
+        (temp / "results.json").write_text('{"an": "older run"}\n')
+        (temp / "report.md").write_text("older\n")
+        (temp / "csv" / "from_an_older_run.csv").write_text("stale\n")
+
+
+def test_reused_out_folder_keeps_the_users_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An earlier run's files are replaced (none survives); a user's file in the
+    folder is kept as it was, and the run says so (issue 23, point 10)."""
     out = tmp_path / "results"
-    (out / "csv").mkdir(parents=True)
-    (out / "results.json").write_text("{}")
-    (out / "csv" / "from_an_older_run.csv").write_text("stale\n")
-    (out / "notes.txt").write_text("stale\n")
+    _older_results(out)
+    (out / "notes.txt").write_text("mine\n")
+    (out / "csv" / "my_table.csv").write_text("mine too\n")
     assert tapeflow_bench.main([*ONE_POINT_ARGS, "--no-cache", "--out", str(out)]) == 0
     assert not (out / "csv" / "from_an_older_run.csv").exists()
-    assert not (out / "notes.txt").exists()
+    assert (out / "notes.txt").read_text() == "mine\n"
+    assert (out / "csv" / "my_table.csv").read_text() == "mine too\n"
     assert json.loads((out / "results.json").read_text())["meta"]["kernels"] == ["logsum"]
     assert [p.name for p in tmp_path.iterdir()] == ["results"]  # no temporary folder left
+    assert "kept what no earlier run wrote there: csv/my_table.csv, notes.txt" in capsys.readouterr().err
+
+
+def test_a_folder_with_a_users_report_is_not_a_results_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`report.md` and `draft.tex` of the user's: refused, both untouched."""
+    out = tmp_path / "paper"
+    out.mkdir()
+    (out / "report.md").write_text("my report\n")
+    (out / "draft.tex").write_text("my draft\n")
+    with pytest.raises(SystemExit) as stop:
+        tapeflow_bench.main([*ONE_POINT_ARGS, "--no-cache", "--out", str(out)])
+    assert stop.value.code == 2
+    assert "is not a tapeflow-bench results folder" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["draft.tex", "report.md"]
+    assert (out / "report.md").read_text() == "my report\n"
 
 
 def test_interrupt_while_writing_keeps_the_old_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "results"
-    out.mkdir()
-    (out / "results.json").write_text('{"an": "older run"}\n')
-    (out / "report.md").write_text("older\n")
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    _older_results(out)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     drawn: list[str] = []
 
     def draw_then_interrupt(result: Any, title: str, path: Path, *args: Any, **kwargs: Any) -> list[str]:
@@ -191,7 +223,7 @@ def test_interrupt_while_writing_keeps_the_old_folder(
     err = capsys.readouterr().err
     assert code == 130 and drawn
     assert "interrupted while writing the results" in err and "Traceback" not in err
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
     assert [p.name for p in tmp_path.iterdir()] == ["results"]
 
 

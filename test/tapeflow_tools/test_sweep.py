@@ -19,6 +19,7 @@ from tapeflow_benchmarks.harness.points import grouped
 from tapeflow_benchmarks.harness.sweep import load_sweep
 from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_tools import tapeflow_sim
+from tapeflow_tools.diagnostics import ToolError
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import PRESETS
 from targets.hardware_files import layered
@@ -246,3 +247,47 @@ def test_a_sweep_point_on_the_papers_machine_is_the_evaluations(tmp_path: Path) 
         make("logsum", "small", cache, energy=energy)
         for make in (enzyme, tapeflow) for cache in (1024, 32768) for energy in ("paper", "cacti45")
     }
+
+
+def test_what_runs_is_what_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`unroll: 3` on logsum's 16-iteration loop runs as unroll 2 (16's largest
+    divisor up to 3, by hand): runs.csv, results.json and the hardware record say
+    2 (and unroll_requested 3), a second run from the cache says the same, and the
+    run warns once."""
+    sweep = tmp_path / "unroll.yaml"
+    sweep.write_text("kernels: [logsum]\nvariants:\n  - {variant: tapeflow, unroll: 3}\n")
+    for attempt in range(2):
+        out = tmp_path / f"results{attempt}"
+        args = ["--sweep", str(sweep), "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
+                "--no-progress", "--jobs", "1"]
+        assert tapeflow_bench.main(args) == 0
+        err = capsys.readouterr().err
+        assert err.count("logsum small tapeflow: unroll 3 ran as unroll 2") == 1
+        (row,) = _csv(out / "csv" / "runs.csv")
+        assert (row["unroll"], row["unroll_requested"]) == ("2", "3")
+        (run,) = json.loads((out / "results.json").read_text())["runs"]
+        assert (run["unroll"], run["unroll_requested"]) == (2, 3)
+        record = run["report"]["hardware"]
+        assert (record["unroll"], record["unroll_requested"]) == (2, 3)
+        assert "recomputing" not in err  # the cached report is accepted as the point's
+
+
+def test_axes_that_set_one_field_are_refused(tmp_path: Path) -> None:
+    """Two axes writing one field would collapse points (4 combinations run as
+    2); refused naming both, as is an axis written twice."""
+    for text, message in [
+        ("grid:\n  energy: [paper, cacti45]\n  energy.spad_pj: [1.0, 100.0]\n",
+         "grid: energy and energy.spad_pj set the same field (energy.spad_pj)"),
+        ("grid:\n  energy.dram_write_pj_per_bit: [1.0, 2.0]\n  energy: [paper, cacti45]\n",
+         "grid: energy and energy.dram_write_pj_per_bit set the same field "
+         "(energy.dram_write_pj_per_bit)"),
+        ("grid:\n  cache.ports: [1, 2]\n  cache.ports: [4]\n",
+         "key 'cache.ports' is given twice in one mapping (first at line 4, column 3)"),
+        ("set:\n  energy: cacti45\n  energy.dram_read_pj_per_bit: 1.0\n",
+         "set: energy and energy.dram_read_pj_per_bit set the same field"),
+    ]:
+        sweep = tmp_path / "s.yaml"
+        sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\n" + text)
+        with pytest.raises(ToolError) as err:
+            load_sweep(sweep)
+        assert message in str(err.value), str(err.value)

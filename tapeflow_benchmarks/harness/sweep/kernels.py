@@ -25,6 +25,7 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
     from lowering.tapeflow_enzyme import TapeflowEnzymePass
     from tapeflow_tools.arguments import (
         bind_arguments,
+        check_simulable,
         gradients_of,
         load_inputs,
         load_module,
@@ -65,6 +66,10 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
             f"{', '.join('@' + g for g in gradients)} differentiates; a sweep runs a "
             "gradient: name one of those"
         )
+    try:  # a memref.global, or a function that runs no gradient
+        check_simulable(module, function, "a sweep")
+    except ToolError as err:
+        raise ToolError(f"{where}.function: {str(err).partition(': ')[2]}") from None
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
     if function not in functions:  # perhaps Enzyme's diffe<name>: differentiate to see
         try:

@@ -19,12 +19,13 @@ from tapeflow_benchmarks.harness.sweep.plan import (
     Sweep,
     SweepKernel,
     SweepVariant,
+    flat_keys,
     merge_into,
     nested_key,
 )
 from tapeflow_benchmarks.harness.sweep.spec import read_spec
 from tapeflow_tools.diagnostics import ToolError
-from targets.hardware import PRESETS
+from targets.hardware import PRESETS, describe
 from targets.hardware_files import HardwareDescriptionError, apply, load_file
 
 MAX_POINTS = 100_000
@@ -96,6 +97,58 @@ def _check_grid(path: Path, spec: Any, grid: dict[str, list[Any]], probe: Any) -
                 raise ToolError(f"{path}: grid: {key} is also given by set; give it once")
         if len(set(map(json.dumps, values))) != len(values):
             raise ToolError(f"{path}: grid: {key}: a value is given twice")
+    _check_overlaps(path, spec, grid, probe)
+
+
+def _fields_set(probe: Any, key: str, value: Any) -> set[str]:
+    """The dotted fields of the machine that setting `key` to `value` writes: the
+    key itself, or every field of the section it names (`energy: cacti45` sets
+    the whole energy table)."""
+    flat = flat_keys(describe(probe))
+    if key in flat:
+        return {key}
+    inside = {k for k in flat if k.startswith(key + ".")}
+    return inside or {key}
+
+
+def _check_overlaps(path: Path, spec: Any, grid: dict[str, list[Any]], probe: Any) -> None:
+    """Two axes (or an axis and `set`, or two `set` keys) that write one field
+    would collapse points silently (the later one wins at every point): refused
+    with both names."""
+    fixed_keys = list(spec.settings)
+    for n, fixed in enumerate(fixed_keys):
+        for other in fixed_keys[n + 1:]:
+            shared = sorted(
+                _fields_set(probe, fixed, spec.settings[fixed])
+                & _fields_set(probe, other, spec.settings[other])
+            )
+            if shared:
+                raise ToolError(
+                    f"{path}: set: {fixed} and {other} set the same field "
+                    f"({', '.join(shared[:3])}{', ...' if len(shared) > 3 else ''}); give it once"
+                )
+    writes = {key: _fields_set(probe, key, values[0]) for key, values in grid.items()}
+    keys = list(writes)
+    for n, key in enumerate(keys):
+        for other in keys[n + 1:]:
+            shared = sorted(writes[key] & writes[other])
+            if shared:
+                first, second = sorted((key, other), key=len)
+                raise ToolError(
+                    f"{path}: grid: {first} and {second} set the same field "
+                    f"({', '.join(shared[:3])}{', ...' if len(shared) > 3 else ''}); give each "
+                    "field one axis"
+                )
+        for fixed, value in spec.settings.items():
+            if fixed == key:
+                continue  # reported above as "also given by set"
+            shared = sorted(writes[key] & _fields_set(probe, fixed, value))
+            if shared:
+                raise ToolError(
+                    f"{path}: grid: {key} and set: {fixed} set the same field "
+                    f"({', '.join(shared[:3])}{', ...' if len(shared) > 3 else ''}); give each "
+                    "field once"
+                )
 
 
 def _definition(

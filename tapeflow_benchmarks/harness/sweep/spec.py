@@ -89,23 +89,18 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 
 def read_spec(path: Path) -> Any:
     """The sweep file's content, validated for shape and types."""
-    import yaml
     from pydantic import ValidationError
 
+    from targets.structured_text import StructuredTextError, load_path
+
     try:
-        text = path.read_text(encoding="utf-8")
+        data = load_path(path)  # YAML 1.2 (JSON included); a key given twice is refused
     except OSError as err:
         raise ToolError(f"--sweep {path}: cannot read it: {err.strerror}") from None
     except UnicodeDecodeError:
         raise ToolError(f"--sweep {path}: is not a UTF-8 text file") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise ToolError(
-            f"{where}: not valid YAML: {getattr(err, 'problem', None) or err}"
-        ) from None
+    except StructuredTextError as err:
+        raise ToolError(str(err)) from None
     if not isinstance(data, dict):
         raise ToolError(
             f"{path}: a sweep file is a mapping (kernels, variants, grid, ...), not "

@@ -28,11 +28,28 @@ def ordered(sweep: Sweep, runs: dict[Point, Report]) -> list[tuple[Point, Report
     return [(p, runs[p]) for p in sweep.points if p in runs]
 
 
+def unroll_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
+    """One line per kernel and variant whose loops ran unrolled by another factor
+    than the variant asks (each tape loop takes the largest divisor of its trip
+    count up to it): what runs.csv and the hardware record then say."""
+    notes: dict[str, None] = {}
+    for point, report in ordered(sweep, runs):
+        ran = report.get("hardware", {}).get("unroll")
+        asked = point.group.unroll
+        if isinstance(ran, int) and ran != asked:
+            label = " ".join(x for x in (point.group.kernel, point.group.size, point.group.variant) if x)
+            notes[
+                f"{label}: unroll {asked} ran as unroll {ran} (each tape loop takes the largest "
+                f"divisor of its trip count up to {asked}); runs.csv and the hardware record say {ran}"
+            ] = None
+    return list(notes)
+
+
 def run_rows(sweep: Sweep, runs: dict[Point, Report]) -> list[dict[str, Any]]:
     """`runs.csv`: the point's fields, one column per swept key, then the numbers."""
     rows = []
     for point, report in ordered(sweep, runs):
-        fields = point_fields(point)
+        fields = point_fields(point, report)
         row = run_row(point, report)
         numbers = {k: v for k, v in row.items() if k not in fields}
         rows.append({**fields, **sweep.points[point], **numbers})
@@ -86,7 +103,7 @@ def _write_into(
         "meta": meta,
         "sweep": sweep.definition,
         "runs": [
-            {**point_fields(p), "swept": sweep.points[p], "report": r}
+            {**point_fields(p, r), "swept": sweep.points[p], "report": r}
             for p, r in ordered(sweep, runs)
         ],
     }
@@ -120,4 +137,4 @@ def _write_into(
     return figures
 
 
-__all__ = ["ordered", "run_rows", "write_sweep"]
+__all__ = ["ordered", "run_rows", "unroll_notes", "write_sweep"]
