@@ -49,6 +49,7 @@ from lowering.enzyme.upstream_mlir import (
     run_pipeline,
 )
 from lowering.ir.gradients import gradient_functions
+from lowering.tapeflow_while_to_for import while_to_for
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,
@@ -150,6 +151,7 @@ class TapeflowEnzymePass(ModulePass):
                 f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
             )
         _refuse_written_globals(op, requests)
+        left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
@@ -163,6 +165,15 @@ class TapeflowEnzymePass(ModulePass):
                 result = run_pipeline(text.getvalue(), RETRY_PIPELINE, locate, what="Enzyme")
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
+        except MlirRejected as err:
+            if not left:
+                raise
+            notes = "".join(
+                f"\n{each.where()}note: tapeflow-while-to-for could not rewrite this "
+                f"'scf.while' into an 'scf.for': {each.reason}"
+                for each in left
+            )
+            raise PassFailedException(f"{err}{notes}") from None
         if AUTODIFF.search(result):
             raise PassFailedException(
                 f"tapeflow-enzyme: Enzyme's pipeline '{self.pipeline}' left enzyme.autodiff "
