@@ -10,6 +10,7 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 _PASSES = {
+    "tapeflow-while-to-for": "TapeflowWhileToForPass",
     "tapeflow-enzyme": "TapeflowEnzymePass",
     "tapeflow-raise-tape": "TapeflowRaiseTapePass",
     "tapeflow-mark-tape-buffers": "TapeflowMarkTapeBuffersPass",

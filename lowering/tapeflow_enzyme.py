@@ -32,6 +32,7 @@ happens only when the pass runs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from io import StringIO
 
@@ -60,6 +61,7 @@ from lowering.enzyme.upstream_mlir import (
     run_pipeline,
 )
 from lowering.ir.gradients import gradient_functions
+from lowering.tapeflow_while_to_for import while_to_for
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,
@@ -77,6 +79,9 @@ it: otherwise the canonicalization after `enzyme` folds a one-trip FWD loop whos
 REV twin still pops its caches once per trip, and the gradient pops an empty cache
 (Enzyme-MLIR 0.0.16; found by the random-kernel property test)."""
 
+
+AUTODIFF = re.compile(r"\benzyme\.autodiff\b")
+"""An `enzyme.autodiff` op in Enzyme's printed output: the pipeline did not differentiate."""
 
 RETRY_PIPELINE = (
     "lower-affine,canonicalize,enzyme,remove-unnecessary-enzyme-ops,canonicalize,"
@@ -152,7 +157,13 @@ class TapeflowEnzymePass(ModulePass):
                     "enzyme.autodiff caller of the function to differentiate"
                 )
             return  # already differentiated: the variants' pipelines start here too
+        if not self.pipeline.strip():
+            raise PassFailedException(
+                "tapeflow-enzyme: option pipeline is empty: Enzyme's pipeline must run its "
+                f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
+            )
         _refuse_written_globals(op, requests)
+        left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         routed = route_inactive_stores(
             op, primal_activities(op, (r for rs in requests.values() for r in rs))
@@ -170,9 +181,22 @@ class TapeflowEnzymePass(ModulePass):
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
         except MlirRejected as err:
-            if not routed:
+            if not left and not routed:
                 raise
-            raise MlirRejected(f"{err}{_route_note(routed)}") from None
+            notes = "".join(
+                f"\n{each.where()}note: tapeflow-while-to-for could not rewrite this "
+                f"'scf.while' into an 'scf.for': {each.reason}"
+                for each in left
+            )
+            if routed:
+                notes += _route_note(routed)
+            raise PassFailedException(f"{err}{notes}") from None
+        if AUTODIFF.search(result):
+            raise PassFailedException(
+                f"tapeflow-enzyme: Enzyme's pipeline '{self.pipeline}' left enzyme.autodiff "
+                "undifferentiated: it must run Enzyme's differentiation pass, 'enzyme' (the "
+                f"default: {DEFAULT_PIPELINE})"
+            )
         try:
             differentiated = Parser(
                 ctx, resolve_locations(result, locate), "<enzyme output>"

@@ -435,6 +435,9 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 "kernel": UNROLL_KERNEL,
                 "study": "sweep",
                 "unroll": u,
+                # tapeflow-unroll takes the largest divisor of the trip count up to
+                # u: the run's record says which factor ran
+                "unroll_ran": r["hardware"].get("unroll", u),
                 "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
                 "layers": r["layers"],
                 "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
@@ -455,6 +458,7 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
             "kernel": k,
             "study": "fully unrolled",
             "unroll": "full",
+            "unroll_ran": t["hardware"].get("unroll"),
             "speedup": _ratio(e["cycles"]["total"], t["cycles"]["total"]),
             "layers": t["layers"],
             "ops_per_layer": _ratio(t["ops"]["total"], t["layers"]),

@@ -12,6 +12,7 @@ Table II's working set and inputs, ours in KB and the paper's as it prints them
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import (  # noqa: E402
+    FuncFormatter,
+    LogLocator,
+    MaxNLocator,
+    NullFormatter,
+    ScalarFormatter,
+)
 
 from tapeflow_benchmarks.harness.experiments import Result  # noqa: E402
 
@@ -57,6 +65,13 @@ def save(fig: Any, stem: Path, formats: Sequence[str] = ("png",)) -> list[str]:
     return names
 
 
+def integer_ticks(axis: Any, values: list[Any]) -> None:
+    """Whole-number ticks on an axis whose values are all whole numbers (no
+    1.5 ports)."""
+    if values and all(float(v).is_integer() for v in values):
+        axis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _panels(count: int, per_row: int = 3) -> tuple[int, int]:
     """Rows and columns of a grid of `count` panels."""
     cols = min(per_row, max(1, count))
@@ -65,6 +80,11 @@ def _panels(count: int, per_row: int = 3) -> tuple[int, int]:
 
 def _kernels(rows: Rows) -> list[str]:
     return list(dict.fromkeys(r["kernel"] for r in rows))
+
+
+LEGEND_ROOM = 1.3
+"""Bar charts leave the top 1/1.3 of the axis free for a legend laid out in one
+row, so that it never covers a bar."""
 
 
 def _bars(ax: Any, kernels: list[str], series: dict[str, list[float | None]], ylabel: str) -> None:
@@ -76,6 +96,30 @@ def _bars(ax: Any, kernels: list[str], series: dict[str, list[float | None]], yl
     ax.set_xticks(x, kernels, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
+    top = max((v for values in series.values() for v in values if v is not None), default=1.0)
+    if ax.get_yscale() == "linear":
+        ax.set_ylim(0, max(top, 1.0) * LEGEND_ROOM)
+
+
+def _legend_above_bars(ax: Any, count: int) -> None:
+    """A one-row legend in the room `_bars` leaves above the bars."""
+    ax.legend(fontsize="small", loc="upper center", ncol=max(1, count), frameon=False)
+
+
+def _align_zero(left: Any, right: Any, left_value: float, values: list[float]) -> None:
+    """Set `right`'s limits so that its 0 sits at the height of `left_value` on
+    `left` (a twin axis: the 1.0 speedup line is the no-change hit-rate line)."""
+    low, high = left.get_ylim()
+    share = (left_value - low) / (high - low)
+    known = [v for v in values if v == v]  # not NaN
+    below = max((-v for v in known if v < 0), default=0.0)
+    above = max((v for v in known if v > 0), default=0.0)
+    room = 1 / LEGEND_ROOM  # the markers stay below the legend, as the bars do
+    span = max(
+        below / share if share > 0 else 0.0, above / (room - share) if share < room else 0.0
+    )
+    span = span * 1.1 or 1.0
+    right.set_ylim(-share * span, (1 - share) * span)
 
 
 def _performance(result: Result, ax_grid: Any) -> None:
@@ -90,6 +134,7 @@ def _performance(result: Result, ax_grid: Any) -> None:
         _bars(ax, kernels, series, f"{phase.upper()} speedup over Enzyme32k (x)")
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_title(f"{phase.upper()} cycles")
+        _legend_above_bars(ax, len(series))
         if phase != "total":  # the paper's right axis: hit-rate change
             change = []
             for k in kernels:
@@ -99,8 +144,9 @@ def _performance(result: Result, ax_grid: Any) -> None:
                 change.append(100 * (ours - base) if ours is not None and base is not None else np.nan)
             twin = ax.twinx()
             twin.plot(np.arange(len(kernels)), change, "D", color="C3", markersize=5)
-            twin.set_ylabel("cache hit rate, Tflow32k minus Enzyme32k (points)", color="C3")
-    ax_grid[0].legend(fontsize="small")
+            twin.axhline(0.0, color="C3", linewidth=0.6, linestyle=":")
+            twin.set_ylabel("hit rate, Tflow32k minus Enzyme32k\n(points; 0 at the 1.0x line)", color="C3")
+            _align_zero(ax, twin, 1.0, change)
 
 
 def _dram(result: Result, axes: Any) -> None:
@@ -108,18 +154,33 @@ def _dram(result: Result, axes: Any) -> None:
     sweep, normalised to that kernel's Enzyme32k."""
     caches = sorted({r["cache_kb"] for r in result.rows})
     for ax, k in zip(axes, _kernels(result.rows), strict=True):
-        for variant, style, color in (("enzyme", "--", "C0"), ("tapeflow", "-", "C1")):
+        # Enzyme's hollow, larger markers stay visible where TapeFlow's line covers it.
+        for variant, style, color, size in (("enzyme", "--", "C0", 8), ("tapeflow", "-", "C1", 4)):
             ys = [next((r[f"{variant}_norm"] for r in result.rows if r["kernel"] == k and r["cache_kb"] == c), None) for c in caches]
             ax.plot(caches, [np.nan if y is None else y for y in ys], style, marker="o", color=color,
+                    markersize=size, fillstyle="none" if variant == "enzyme" else "full",
                     label="TapeFlow" if variant == "tapeflow" else "Enzyme")
         ax.set_title(k)
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
+        _value_scale(ax, [y for line in ax.get_lines() for y in line.get_ydata()])
         ax.set_xticks(caches, [f"{c}k" for c in caches], fontsize="small")
         ax.set_xlabel("cache size")
         ax.set_ylabel("DRAM bytes / Enzyme32k's")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize="small")
+
+
+WIDE_RANGE = 8.0
+"""A value axis is logarithmic only when its values span this factor or more."""
+
+
+def _value_scale(ax: Any, values: list[float]) -> None:
+    """Logarithmic over a wide range, linear (with plain tick labels) otherwise."""
+    known = [v for v in values if v == v and v > 0]
+    if known and max(known) / min(known) >= WIDE_RANGE:
+        ax.set_yscale("log")
+    else:
+        ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))
 
 
 def _layout(result: Result, ax: Any) -> None:
@@ -131,7 +192,7 @@ def _layout(result: Result, ax: Any) -> None:
     }
     _bars(ax, kernels, series, "DRAM bytes, AoS / Enzyme's SoA")
     ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.legend(fontsize="small")
+    _legend_above_bars(ax, len(series))
 
 
 def _energy(result: Result, axes: Any) -> None:
@@ -145,7 +206,7 @@ def _energy(result: Result, axes: Any) -> None:
         }
         _bars(ax, kernels, series, "on-chip energy reduction over Enzyme32k (x)")
         ax.set_title(f"energy preset '{preset}'")
-        ax.legend(fontsize="small")
+        _legend_above_bars(ax, len(series))
 
 
 def _tradeoff(result: Result, axes: Any) -> None:
@@ -185,24 +246,34 @@ def _scratchpad(result: Result, ax: Any) -> None:
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
+def _unroll_label(row: dict[str, Any]) -> str:
+    """The factor that ran, and the one asked for where they differ."""
+    ran = row.get("unroll_ran") or row["unroll"]
+    return str(ran) if ran == row["unroll"] else f"{ran}\n(asked {row['unroll']})"
+
+
 def _unroll(result: Result, axes: Any) -> None:
     sweep = [r for r in result.rows if r["study"] == "sweep"]
     ax = axes[0]
     if sweep:
-        x = [str(r["unroll"]) for r in sweep]
-        ax.bar(x, [r["speedup"] for r in sweep], color="C0")
-        ax.set_xlabel("unroll factor (PathFinder)")
-        ax.set_ylabel("speedup of Tflow32k over Enzyme32k (x)")
-        twin = ax.twinx()
-        twin.plot(x, [r["parallelism_norm"] for r in sweep], "o", color="C3")
-        twin.set_ylabel("ops per cycle (parallelism), normalised to unroll 1", color="C3")
+        # Both series are ratios with 1.0 as no change: one axis, one 1.0 line.
+        x = [_unroll_label(r) for r in sweep]
+        series = {
+            "speedup of Tflow32k over Enzyme32k": [r["speedup"] for r in sweep],
+            "ops per cycle / unroll 1's": [r["parallelism_norm"] for r in sweep],
+        }
+        _bars(ax, x, series, "ratio (x)")
+        ax.set_xticks(range(len(x)), x, rotation=0, ha="center")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xlabel("unroll factor that ran (PathFinder)")
+        _legend_above_bars(ax, len(series))
     ax.set_title("Fig. 17: deep vs shallow layer graphs")
     wide = [r for r in result.rows if r["study"] != "sweep"]
     if wide:
         _bars(axes[1], [r["kernel"] for r in wide], {"TapeFlow over Enzyme": [r["speedup"] for r in wide]},
               "speedup, both unrolled (x)")
         axes[1].axhline(1.0, color="black", linewidth=0.8)
-    axes[1].set_title(f"Fig. 18 analogue: loops unrolled by {wide[0]['unroll'] if wide else '-'}")
+    axes[1].set_title("Fig. 18 analogue: every tape loop fully unrolled")
 
 
 def _table2(result: Result, axes: Any) -> None:
@@ -214,7 +285,9 @@ def _table2(result: Result, axes: Any) -> None:
         "ours": [r["layers"] for r in result.rows], "paper": [r["layers_paper"] for r in result.rows],
     }, "layer count")
     axes[0].set_yscale("log")
-    axes[0].legend(fontsize="small")
+    layers = [v for r in result.rows for v in (r["layers"], r["layers_paper"]) if v]
+    axes[0].set_ylim(min(layers, default=1) / 1.5, max(layers, default=10) * 8)
+    _legend_above_bars(axes[0], 2)
     axes[0].set_title("layers")
     for ax, (ours, paper, what) in zip(axes[1:], (  # noqa: B905 - two panels, two pairs
         ("working_set_kb", "working_set_k_paper", "working set"),
@@ -227,6 +300,11 @@ def _table2(result: Result, axes: Any) -> None:
                 ax.annotate(r["kernel"], (x, y), fontsize="x-small", textcoords="offset points", xytext=(3, 3))
         ax.set_xscale("log")
         ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            # 1-2-5 ticks with plain labels: readable within a decade, never crowded.
+            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=8))
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            axis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(f"{what}, ours (KB)")
         ax.set_ylabel(f"{what}, paper (K, as Table II prints it)")
         ax.set_title(what)
@@ -265,9 +343,15 @@ def figure(result: Result, title: str, size: str | None = None) -> Any:
         width = 6.5 * ncols + (2.5 if result.name in _LEGEND_OUTSIDE else 0)
         fig, grid = plt.subplots(nrows, ncols, figsize=(width, 4.8), squeeze=False)
         plot(result, grid[0] if ncols > 1 else grid[0][0])
-    fig.suptitle(f"{title}; kernels at '{size}' size" if size else title)
+    suptitle(fig, f"{title}; kernels at '{size}' size" if size else title)
     fig.tight_layout()
     return fig
+
+
+def suptitle(fig: Any, text: str) -> None:
+    """The figure's title, wrapped to the figure's width so that no end is cut."""
+    chars = max(30, int(fig.get_figwidth() * 10))
+    fig.suptitle("\n".join(textwrap.wrap(text, chars)))
 
 
 def draw(
@@ -281,4 +365,4 @@ def draw(
     return save(fig, path.with_suffix(""), formats)
 
 
-__all__ = ["FORMATS", "draw", "figure", "parse_formats", "save"]
+__all__ = ["FORMATS", "draw", "figure", "integer_ticks", "parse_formats", "save", "suptitle"]

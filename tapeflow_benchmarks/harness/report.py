@@ -29,6 +29,7 @@ from typing import Any
 
 from tapeflow_benchmarks.harness.authors import AUTHORS_COLUMNS, authors_rows
 from tapeflow_benchmarks.harness.claims import Comparison
+from tapeflow_benchmarks.harness.claims.render import claim_record, claims_markdown
 from tapeflow_benchmarks.harness.columns import point_fields, run_row
 from tapeflow_benchmarks.harness.experiments import EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import draw
@@ -170,19 +171,7 @@ def _write_into(
             }
             for name in _names(results)
         },
-        "claims": [
-            {
-                "topic": c.claim.topic,
-                "paper": c.claim.paper,
-                "kernels": list(c.claim.kernels),
-                "models": {
-                    m: {"ours": v.ours, "verdict": v.verdict, "reason": v.reason}
-                    for m, v in c.verdicts.items()
-                },
-                "difference": c.difference,
-            }
-            for c in claims
-        ],
+        "claims": [claim_record(c) for c in claims],
         "runs": [{**point_fields(p, r), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
@@ -204,7 +193,7 @@ _ROW_COLUMNS = {
     "tradeoff": ["kernel", "variant", "cache_kb", "performance", "energy_paper", "energy_cacti45"],
     "scratchpad": ["kernel", "spad_bytes", "speedup", "layers", "ops_per_layer",
                    "memory_stall_share", "stream_stall_share"],
-    "unroll": ["kernel", "study", "unroll", "speedup", "layers", "ops_per_layer", "ops_per_cycle",
+    "unroll": ["kernel", "study", "unroll", "unroll_ran", "speedup", "layers", "ops_per_layer", "ops_per_cycle",
                "parallelism_norm", "enzyme_ops_per_cycle"],
     "table2": ["kernel", "class", "tensors_per_loop", "tensors_per_loop_paper", "working_set_kb",
                "working_set_k_paper", "inputs_kb", "inputs_k_paper", "tape_kb", "layers", "layers_paper"],
@@ -254,29 +243,7 @@ def _markdown(
     for model in models:
         title = "## Headline" + (f" ({model} model)" if len(models) > 1 else "")
         lines += [title, "", markdown_table(headline(results[model]), HEADLINE_COLUMNS)]
-    header = ["topic", "paper"] + [f"{m}: ours, verdict" for m in models] + [
-        f"{m}: reason for a difference from the paper" for m in models
-    ]
-    if len(models) > 1:
-        header.append("between the models: values and mechanism")
-    lines += [
-        "## The paper's claims",
-        "",
-        "A range claim agrees when our number falls inside it, a point claim within 25%. "
-        "A claim that names kernels is judged on those kernels only. Each timing model is "
-        "judged on its own runs.",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-    ]
-    for c in claims:
-        cells = [c.claim.topic, c.claim.paper]
-        cells += [f"{c.verdicts[m].ours}; **{c.verdicts[m].verdict}**" for m in models]
-        cells += [c.verdicts[m].reason or "-" for m in models]
-        if len(models) > 1:
-            cells.append(c.difference or "-")
-        lines.append("| " + " | ".join(x.replace("|", "/") for x in cells) + " |")
-    lines.append("")
+    lines += claims_markdown(claims, models)
     for name in _names(results):
         experiment = EXPERIMENTS[name]
         lines += [f"## {experiment.title} ({experiment.paper})", ""]

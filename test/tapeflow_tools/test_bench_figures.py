@@ -91,3 +91,97 @@ def test_bench_writes_the_formats_asked_for(tmp_path: Path) -> None:
     names = sorted(p.name for p in (out / "figures").iterdir())
     assert names == ["table2-cgra.pdf", "table2-cgra.svg"]
     assert "![table2, cgra](figures/table2-cgra.svg)" in (out / "report.md").read_text()
+
+
+# --------------------------------------------- what a reader sees in a figure
+def _bar_boxes(ax: object, renderer: object) -> list:
+    return [p.get_window_extent(renderer) for p in ax.patches if p.get_height() > 0]  # type: ignore[attr-defined]
+
+
+def _performance() -> Result:
+    rows = []
+    for i, k in enumerate(KERNELS):
+        for config in ("Tflow32k", "Tflow2k", "Tflow1k"):
+            rows.append({
+                "kernel": k, "config": config, "baseline": "Enzyme32k",
+                "speedup_fwd": 0.6 + 0.3 * i, "speedup_rev": 1.8 - 0.3 * i, "speedup_total": 1.0 + 0.1 * i,
+                "hit_rate_fwd": 0.9, "hit_rate_fwd_baseline": 0.9 - 0.02 * (i - 2),
+                "hit_rate_rev": 0.8, "hit_rate_rev_baseline": 0.8 + 0.05 * i,
+            })
+    return Result("performance", rows=rows)
+
+
+def test_titles_fit_and_legends_leave_the_bars_alone() -> None:
+    layout = Result("layout", rows=[
+        {"kernel": k, "cache_kb": c, "aos_norm": 1.0 + 0.05 * i} for i, k in enumerate(KERNELS) for c in (1, 2, 32)
+    ])
+    for result in (layout, _performance()):
+        title = f"{EXPERIMENTS[result.name].title} ({EXPERIMENTS[result.name].paper}), salam model"
+        fig = figure(result, title, "small")
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        box = fig._suptitle.get_window_extent(renderer)  # type: ignore[attr-defined]
+        width = fig.get_figwidth() * fig.dpi
+        assert box.x0 >= 0 and box.x1 <= width, result.name  # not cut at either end
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is None:
+                continue
+            frame = legend.get_window_extent(renderer)
+            assert not any(frame.overlaps(b) for b in _bar_boxes(ax, renderer)), result.name
+
+
+def test_twin_axes_put_no_change_at_one_height() -> None:
+    fig = figure(_performance(), "performance", "small")
+    fwd, rev = fig.axes[0], fig.axes[1]
+    for ax in (fwd, rev):
+        twin = next(t for t in fig.axes if t is not ax and t.bbox.bounds == ax.bbox.bounds)
+        low, high = ax.get_ylim()
+        t_low, t_high = twin.get_ylim()
+        # The 1.0 speedup line and the 0-point hit-rate line are at the same height.
+        assert abs((1.0 - low) / (high - low) - (0.0 - t_low) / (t_high - t_low)) < 1e-9
+
+
+def test_a_narrow_range_is_not_drawn_on_a_log_axis() -> None:
+    rows = [
+        {"kernel": k, "cache_kb": c // 1024, "enzyme_norm": 1.0 + 0.08 * (i == 0), "tapeflow_norm": 0.96}
+        for k in KERNELS for i, c in enumerate(CACHE_SWEEP)
+    ]
+    fig = figure(Result("dram", rows=rows), "DRAM", "small")
+    for ax in _drawn(fig):
+        assert ax.get_yscale() == "linear"
+        fig.canvas.draw()
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert not any("times" in t or "^" in t for t in labels), labels
+    # A wide range is logarithmic.
+    wide = figure(_dram(), "DRAM", "small")
+    assert all(ax.get_yscale() == "log" for ax in _drawn(wide))
+
+
+def test_unroll_figure_labels_the_factor_that_ran() -> None:
+    rows = [
+        {"kernel": "pathfinder", "study": "sweep", "unroll": u, "unroll_ran": ran, "speedup": 1.0,
+         "parallelism_norm": 1.0}
+        for u, ran in ((1, 1), (8, 8), (16, 8))
+    ]
+    fig = figure(Result("unroll", rows=rows), "unroll", "small")
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["1", "8", "8\n(asked 16)"]
+
+
+def test_sweep_of_ports_has_whole_number_ticks(tmp_path: Path) -> None:
+    from tapeflow_benchmarks.harness.sweep.figure import sweep_figure
+    from tapeflow_benchmarks.harness.sweep.plan import Sweep, SweepKernel
+
+    sweep = Sweep(tmp_path / "s.yaml", "ports", "cgra", [SweepKernel("logsum", "small")], [],
+                  {"cache.ports": [1, 2, 3]}, {})
+    rows = [
+        {"kernel": "logsum", "variant": v, "unroll": 1, "cache.ports": p,
+         "cycles_total": 100 - p, "dram_total": 10, "energy_onchip_pj": 5.0}
+        for v in ("enzyme", "tapeflow") for p in (1, 2, 3)
+    ]
+    fig = sweep_figure(sweep, rows)
+    fig.canvas.draw()
+    for ax in fig.axes:
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert ticks and all(float(t).is_integer() for t in ticks), ticks

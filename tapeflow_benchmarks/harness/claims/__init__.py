@@ -1,29 +1,30 @@
 """
 The paper's claims (from its evaluation, as summarised in the shared BENCHMARKS.md)
-and how each is measured here. Each claim reads the experiments' summaries, gives
-our number, a verdict (agrees / differs) by a stated rule, and, where we differ,
-the modelling reason.
+and how each is measured here. A claim is the paper's statement, a measure
+computed from the runs (one value per kernel), a tolerance, and how the kernels'
+values are judged; its verdict and its reasons are printed from the numbers.
 
-The rule: the paper's value is a range ("1.3-2.5x") or a point ("2.4x", "up to
-14x"), which stands for the range within 25% of it. Ours is a range too (over
-kernels) or a single number. They agree when ours lies inside the paper's range,
-agree partly when the two ranges overlap, and differ (lower or higher) otherwise.
+The tolerance: a range claim ("1.3-2.5x") is its range; a point claim ("2.4x",
+"up to 14x") the values whose effect (distance from no change: 1x or 0%) is
+within 25% of the paper's (1.3x: 1.23x-1.38x); a "matches" claim Enzyme32k's
+cycles +5% (the ISO-performance slack). Every verdict states its tolerance,
+counts every kernel the claim covers (the kernels it names, or every kernel
+run), and names those below or above it and those without a value
+(`judge.py` has the rule).
 
 A claim that names kernels ("up to 14x less DRAM traffic (MTTKRP)") is judged on
-those kernels' numbers only (`Claim.kernels`); when they were not run it is "not
-measured", never judged on another kernel.
+those kernels only; when they were not run it is "not measured".
 
-Each claim is judged once per timing model (`judge`), and `compare` puts the models
-side by side: each model's verdict with its reason, and the mechanism behind the
-difference between the models, from both runs' own numbers. The reasons written
-for a claim describe the `cgra` model's mechanisms; under another model the reason
-is drawn from that model's numbers (`mechanisms.py`) plus, for `salam`, whether the
-authors' own machine supports the claim and which of its mechanisms decides
-(`SALAM_MECHANISMS`), for every measured claim, agreeing or not.
+Each claim is judged once per timing model on that model's runs (`judge`), and
+`compare` puts the models side by side. The reasons (`reasons.py`) are the same
+functions for every model: the numbers of the runs of the kernels that break the
+tolerance. A model that stands for a machine (`salam`: the authors' gem5-SALAM
+machine) also says, for every measured claim, agreeing or not, whether that
+machine supports it and which of its mechanisms decides (`mechanisms.py`).
 
-By job: `base.py` (what a claim, a measure and a verdict are), `measures.py` (our
-numbers), `reasons.py` (the `cgra` model's reasons), `catalogue.py` (the claims
-themselves), `mechanisms.py` (a model's mechanism from its numbers), `judge.py`
+By job: `base.py` (claim, tolerance, measure, verdict), `measures.py` (our
+numbers), `reasons.py` (the numbers behind a difference), `catalogue.py` (the
+claims themselves), `mechanisms.py` (a model's stated mechanisms), `judge.py`
 (the rule, per model and side by side).
 """
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from tapeflow_benchmarks.harness.claims.base import Claim, Measured, Verdict
 from tapeflow_benchmarks.harness.claims.catalogue import CLAIMS
-from tapeflow_benchmarks.harness.claims.judge import Comparison, compare, judge
+from tapeflow_benchmarks.harness.claims.judge import Comparison, compare, judge, judge_claim
 from tapeflow_benchmarks.harness.claims.mechanisms import SALAM_MECHANISMS
 
 __all__ = [
@@ -43,4 +44,5 @@ __all__ = [
     "Verdict",
     "compare",
     "judge",
+    "judge_claim",
 ]

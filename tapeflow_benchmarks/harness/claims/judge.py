@@ -1,87 +1,135 @@
 """
-Judging the claims: each claim once per timing model (`judge`), by the rule in
-`claims/__init__.py`, and the models side by side (`compare`).
+Judging the claims: each claim once per timing model (`judge`), and the models
+side by side (`compare`).
+
+The rule, per claim (`Claim.judged`), over every kernel the claim counts (the
+kernels it names, or every kernel run):
+- 'each': each kernel's value is placed within, below or above the tolerance. The
+  claim agrees when every kernel is within it, differs (lower or higher) when none
+  is and all that break it break it the same way, and agrees partly otherwise. A
+  kernel without a value counts against agreement: it is named, never dropped.
+- 'max' ("up to"): the largest value is judged against the tolerance; a kernel
+  whose least favourable value is worse than no change (more traffic, a slowdown)
+  is named and makes an agreeing verdict partial.
+- 'geomean': the geometric mean of the kernels' values is judged; the kernels
+  outside the tolerance are still named.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import exp, log
 
-from tapeflow_benchmarks.harness.claims.base import TOLERANCE, Claim, Summaries, Verdict, Why
+from tapeflow_benchmarks.harness.claims.base import (
+    Claim,
+    Measured,
+    Summaries,
+    Verdict,
+    fmt,
+    neutral,
+)
 from tapeflow_benchmarks.harness.claims.catalogue import CLAIMS
-from tapeflow_benchmarks.harness.claims.mechanisms import mechanism, salam_reason
+from tapeflow_benchmarks.harness.claims.mechanisms import machine_word
 
 
-def _reason(why: Why, results: Summaries) -> str:
-    return why(results).strip() if callable(why) else why
+def kernels_run(results: Summaries) -> list[str]:
+    """Every kernel with a row in any experiment, in the order first seen."""
+    return list(
+        dict.fromkeys(r["kernel"] for res in results.values() for r in res.rows if "kernel" in r)
+    )
 
 
-def _missing(claim: Claim, kernels_run: set[str] | None) -> list[str]:
-    if kernels_run is None:
-        return []
-    return [k for k in claim.kernels if k not in kernels_run]
+def _place(claim: Claim, measured: Measured, kernels: list[str]) -> dict[str, list[str]]:
+    places: dict[str, list[str]] = {"within": [], "below": [], "above": [], "missing": []}
+    for k in kernels:
+        v = measured.values.get(k)
+        places["missing" if v is None else claim.tolerance.place(v)].append(k)
+    return places
 
 
-def _kernels_run(results: Summaries) -> set[str] | None:
-    found = {r["kernel"] for res in results.values() for r in res.rows if "kernel" in r}
-    return found or None
+def _overall(places: dict[str, list[str]]) -> str:
+    within, below, above = places["within"], places["below"], places["above"]
+    if not (within or below or above):
+        return "no value"
+    if within and not (below or above or places["missing"]):
+        return "agrees"
+    if not within and below and not above:
+        return "differs: lower"
+    if not within and above and not below:
+        return "differs: higher"
+    return "partly"
+
+
+def judge_claim(claim: Claim, results: Summaries, model: str = "cgra") -> Verdict:
+    """One claim on the experiments of one timing model."""
+    run = kernels_run(results)
+    kernels = list(claim.kernels) if claim.kernels else run
+    not_run = [k for k in kernels if run and k not in run]
+    measured = claim.measure(results) if len(not_run) < len(kernels) or not kernels else None
+    if measured is None:
+        missing = tuple(not_run) if not_run else ()
+        return Verdict(claim, model, "not measured", tuple(kernels), missing=missing)
+    for k in not_run:
+        measured.missing.setdefault(k, "not run")
+    places = _place(claim, measured, kernels)
+    value, value_kernel, worse = None, "", []
+    known = {k: measured.values[k] for k in kernels if measured.values.get(k) is not None}
+    verdict = _overall(places)
+    if known and claim.judged in ("max", "geomean"):
+        if claim.judged == "max":
+            value_kernel = max(known, key=lambda k: known[k])  # type: ignore[arg-type,return-value]
+            value = known[value_kernel]
+            worse = [
+                k for k in kernels
+                if k in measured.worst and measured.worst[k][0] < neutral(measured.unit)
+            ]
+        else:
+            value = exp(sum(log(v) for v in known.values() if v and v > 0) / len(known))
+        where = claim.tolerance.place(value)  # type: ignore[arg-type]
+        if claim.judged == "max" and where != "below":
+            # "Up to": with the largest value reaching the paper's, a kernel below
+            # it does not break the claim.
+            places["within"] += places["below"]
+            places["below"] = []
+        verdict = {"within": "agrees", "below": "differs: lower", "above": "differs: higher"}[where]
+        if where == "within" and (worse or places["missing"]):
+            verdict = "partly"
+    result = Verdict(
+        claim, model, verdict, tuple(kernels), tuple(places["within"]), tuple(places["below"]),
+        tuple(places["above"]), tuple(places["missing"]), tuple(worse), value, value_kernel,
+        measured,
+    )
+    return _with_reason(result, results)
+
+
+def _with_reason(verdict: Verdict, results: Summaries) -> Verdict:
+    """The verdict with its reason: a model that stands for a machine says
+    whether that machine supports the claim and which mechanism decides
+    (`mechanisms.py`, on every measured claim); then, for each way the kernels
+    break the tolerance, the numbers the runs give (left out where they give none)."""
+    claim = verdict.claim
+    word = machine_word(claim, verdict.model, verdict.verdict)
+    if verdict.verdict == "agrees":
+        return Verdict(**{**verdict.__dict__, "reason": word})
+    low = bool(verdict.below or verdict.missing) or verdict.verdict == "differs: lower"
+    high = bool(verdict.above or verdict.worse) or verdict.verdict == "differs: higher"
+    reasons = []
+    for applies, why in ((low, claim.why_lower), (high, claim.why_higher)):
+        if applies and why is not None and why not in reasons:
+            reasons.append(why)
+    parts = [word, *(why(results, verdict).strip() for why in reasons)]
+    return Verdict(**{**verdict.__dict__, "reason": " ".join(p for p in parts if p)})
 
 
 def judge(results: Summaries, model: str = "cgra") -> list[Verdict]:
-    """Every claim judged on `results`, the experiments of one timing model.
-    The written reasons describe `cgra`'s mechanisms; under another model the
-    reason is that model's mechanism and numbers."""
-    verdicts = []
-    kernels_run = _kernels_run(results)
-    for claim in CLAIMS:
-        missing = _missing(claim, kernels_run)
-        measured = (
-            None if missing and len(missing) == len(claim.kernels) else claim.measure(results)
-        )
-        if measured is None:
-            named = f" ({', '.join(claim.kernels)} not run)" if missing else ""
-            verdicts.append(
-                Verdict(claim, "not measured in this run" + named, "not measured", "", model)
-            )
-            continue
-        low, high = claim.low, claim.high
-        if low == high:
-            low, high = low * (1 - TOLERANCE), high * (1 + TOLERANCE)
-        ours_low, ours_high = measured.low, measured.high
-
-        def why(which: Why, claim: Claim = claim) -> str:
-            if model == "cgra":
-                return _reason(which, results)
-            return mechanism(claim, results, model)
-
-        if low <= ours_low and ours_high <= high:
-            verdict, reason = "agrees", ""
-        elif ours_high < low:
-            verdict, reason = "differs: lower", why(claim.why_lower)
-        elif ours_low > high:
-            verdict, reason = "differs: higher", why(claim.why_higher)
-        else:
-            below, above = ours_low < low, ours_high > high
-            verdict = "partly: " + " and ".join(
-                (["some lower"] if below else []) + (["some higher"] if above else [])
-            )
-            if model != "cgra":
-                reason = why("")
-            else:
-                reason = " ".join(
-                    ([_reason(claim.why_lower, results)] if below else [])
-                    + ([_reason(claim.why_higher, results)] if above else [])
-                )
-        if model == "salam":
-            reason = salam_reason(claim, results, verdict)
-        verdicts.append(Verdict(claim, measured.text, verdict, reason, model, measured))
-    return verdicts
+    """Every claim judged on `results`, the experiments of one timing model."""
+    return [judge_claim(claim, results, model) for claim in CLAIMS]
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One claim under every model: each model's verdict, and what makes the
-    models' numbers differ."""
+    """One claim under every model: each model's verdict, and the models' values
+    side by side."""
 
     claim: Claim
     verdicts: dict[str, Verdict]
@@ -90,25 +138,27 @@ class Comparison:
 
 def compare(results: dict[str, Summaries]) -> list[Comparison]:
     """Every claim judged per model (`results`: model -> that model's experiments),
-    with the mechanism behind the difference between the models: for each model,
-    the numbers that set its value (`mechanism`)."""
+    with the models' numbers side by side where two or more measured it."""
     judged = {model: judge(r, model) for model, r in results.items()}
     rows = []
     for i, claim in enumerate(CLAIMS):
         verdicts = {model: judged[model][i] for model in results}
-        measured = {m: v.value for m, v in verdicts.items() if v.value is not None}
+        measured = {m: v for m, v in verdicts.items() if v.measured is not None}
         difference = ""
         if len(measured) >= 2:
-            values = ", ".join(f"{m} {v.value_text()}" for m, v in measured.items())
-            mechanisms = [
-                f"{m}: {mechanism(claim, results[m], 'cgra')}"
-                for m in measured
-                if mechanism(claim, results[m], "cgra")
-            ]
-            # The salam mechanism itself is stated in salam's own column.
-            difference = f"{values}. " + " ".join(f"{t}." for t in mechanisms)
-        rows.append(Comparison(claim, verdicts, difference.strip()))
+            kernels = list(dict.fromkeys(k for v in measured.values() for k in v.kernels))
+            per_kernel = []
+            for k in kernels:
+                values = [
+                    f"{m} {fmt(x, v.unit)}"
+                    for m, v in measured.items()
+                    if v.measured and (x := v.measured.values.get(k)) is not None
+                ]
+                if values:
+                    per_kernel.append(f"{k}: {', '.join(values)}")
+            difference = "; ".join(per_kernel)
+        rows.append(Comparison(claim, verdicts, difference))
     return rows
 
 
-__all__ = ["Comparison", "compare", "judge"]
+__all__ = ["Comparison", "compare", "judge", "judge_claim", "kernels_run"]

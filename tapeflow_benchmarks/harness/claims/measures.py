@@ -1,153 +1,228 @@
 """
-How each claim is measured here: our number or range from the experiments'
-summaries (None when the experiment did not run).
+How each claim is measured here: one value per kernel from the experiments' rows
+(None when the experiment did not run). A value picked from several (the best
+cache size, the best configuration) says where it was taken.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from tapeflow_benchmarks.harness.claims.base import Measured, Summaries, single, summary_at, times
+from tapeflow_benchmarks.harness.claims.base import Measured, Summaries, rows_of, size_text
+from tapeflow_benchmarks.harness.experiments import ISO_PERF_SLACK
 
-
-def measure_speedup_range(results: Summaries) -> Measured | None:
-    s = summary_at(results, "performance", "Tflow32k/Enzyme32k")
-    if not s:
-        return None
-    return Measured(
-        s["min"], s["max"], f"{times(s['min'])}-{times(s['max'])}, Tflow32k over Enzyme32k"
-    )
+Measure = Callable[[Summaries], Measured | None]
 
 
-def measure_speedup_mean(results: Summaries) -> Measured | None:
-    s = summary_at(results, "performance", "Tflow32k/Enzyme32k")
-    if not s:
-        return None
-    return single(s["geomean"], f"geomean {times(s['geomean'])}, Tflow32k over Enzyme32k")
+def _per_kernel(rows: list[dict[str, Any]], key: str) -> dict[str, float | None]:
+    return {r["kernel"]: r.get(key) for r in rows}
 
 
-def measure_wide(results: Summaries) -> Measured | None:
-    s = summary_at(results, "unroll", "wide_speedup", "pathfinder")
-    if s is None:
-        return None
-    text = f"PathFinder {times(s)}, both fully unrolled"
-    best = summary_at(results, "unroll", "wide_max_speedup")
-    if best and best["kernel"] != "pathfinder":
-        text += f" (largest of all kernels: {best['kernel']} {times(best['value'])})"
-    return single(s, text)
-
-
-def measure_dram_max(results: Summaries) -> Measured | None:
-    s = summary_at(results, "dram", "max_reduction_per_kernel", "mttkrp")
-    if not s:
-        return None
-    text = f"MTTKRP up to {times(s['value'])} ({s['cache_kb']} KB cache)"
-    rows = [
-        r["reduction"] for r in results["dram"].rows if r["kernel"] == "mttkrp" and r["reduction"]
-    ]
-    if rows:
-        text += f", {times(min(rows))}-{times(max(rows))} over 1-128 KB"
-    best = summary_at(results, "dram", "max_reduction")
-    if best and best["kernel"] != "mttkrp":
-        text += (
-            f" (largest of all kernels: {best['kernel']} {times(best['value'])}"
-            f" at {best['cache_kb']} KB)"
-        )
-    return single(s["value"], text)
-
-
-def measure_dram_at(
-    kernels: tuple[str, ...], cache_kb: int
-) -> Callable[[Summaries], Measured | None]:
+def speedup(config: str = "Tflow32k", baseline: str = "Enzyme32k") -> Measure:
     def measure(results: Summaries) -> Measured | None:
-        values = {k: summary_at(results, "dram", f"{k}@{cache_kb}k") for k in kernels}
-        values = {k: v for k, v in values.items() if v is not None}
-        if not values:
+        rows = [
+            r for r in rows_of(results, "performance")
+            if r["config"] == config and r["baseline"] == baseline
+        ]
+        if not rows:
             return None
-        text = ", ".join(f"{k} {times(v)}" for k, v in values.items()) + f" at {cache_kb} KB"
-        return Measured(min(values.values()), max(values.values()), text)
+        return Measured(_per_kernel(rows, "speedup_total"), f"speedup of {config} over {baseline}")
 
     return measure
 
 
-def measure_layout(results: Summaries) -> Measured | None:
-    s = summary_at(results, "layout", "max_reduction_percent")
-    if not s:
-        return None
-    return single(
-        s["value"], f"up to {s['value']:.0f}% less ({s['kernel']}, {s['cache_kb']} KB)", "%"
-    )
+def cycles_ratio(config: str, baseline: str = "Enzyme32k") -> Measure:
+    """`config`'s cycles relative to `baseline`'s (the inverse of the speedup)."""
+
+    def measure(results: Summaries) -> Measured | None:
+        rows = [
+            r for r in rows_of(results, "performance")
+            if r["config"] == config and r["baseline"] == baseline
+        ]
+        if not rows:
+            return None
+        values = {
+            r["kernel"]: (1 / r["speedup_total"] if r["speedup_total"] else None) for r in rows
+        }
+        return Measured(values, f"{config}'s cycles relative to {baseline}'s")
+
+    return measure
 
 
-def measure_energy(results: Summaries) -> Measured | None:
-    s = summary_at(results, "energy", "paper", "max_energy_reduction")
-    c = summary_at(results, "energy", "cacti45", "max_energy_reduction")
-    if not s:
-        return None
-    text = f"up to {times(s['value'])} ({s['kernel']}, {s['config']}; 'paper' preset)"
-    if c:
-        text += f"; up to {times(c['value'])} with 'cacti45'"
-    return single(s["value"], text)
-
-
-def measure_sram(results: Summaries) -> Measured | None:
-    s = summary_at(results, "energy", "paper", "sram_reduction_iso_perf")
-    if not s or s["max"] is None:
+def wide_speedup(results: Summaries) -> Measured | None:
+    rows = [r for r in rows_of(results, "unroll") if r["study"] != "sweep"]
+    if not rows:
         return None
     return Measured(
-        s["min"],
-        s["max"],
-        f"{times(s['min'])}-{times(s['max'])} over the {s['kernels']} kernels"
-        " with an ISO-performance cache",
+        _per_kernel(rows, "speedup"), "speedup of Tflow32k over Enzyme32k, both fully unrolled"
     )
 
 
-def measure_iso2k(results: Summaries) -> Measured | None:
-    matching = summary_at(results, "energy", "paper", "tflow2k_within_5_percent")
-    rows = results.get("energy")
-    if matching is None or rows is None:
+def _best_and_worst(
+    rows: list[dict[str, Any]], key: str, what: str, unit: str = "x",
+    scale: Callable[[float], float] = lambda v: v,
+) -> Measured | None:
+    """Per kernel: the largest value of `key` over the cache sweep (where), and
+    the least favourable one (where)."""
+    if not rows:
         return None
-    total = len({r["kernel"] for r in rows.rows if r["energy_preset"] == "paper"})
-    share = len(matching) / total if total else 0.0
-    return single(
-        share, f"{len(matching)} of {total} kernels within 5% ({', '.join(matching) or 'none'})"
+    values: dict[str, float | None] = {}
+    at: dict[str, str] = {}
+    worst: dict[str, tuple[float, str]] = {}
+    source, worst_source = {}, {}
+    for k in dict.fromkeys(r["kernel"] for r in rows):
+        mine = [r for r in rows if r["kernel"] == k and r.get(key) is not None]
+        if not mine:
+            values[k] = None
+            continue
+        best = max(mine, key=lambda r: scale(r[key]))
+        low = min(mine, key=lambda r: scale(r[key]))
+        values[k], at[k], source[k] = scale(best[key]), f"at {best['cache_kb']} KB", best
+        worst[k], worst_source[k] = (scale(low[key]), f"at {low['cache_kb']} KB"), low
+    missing = {k: f"no {key}" for k, v in values.items() if v is None}
+    return Measured(values, what, unit, at, missing, worst, source, worst_source)
+
+
+def dram_max(results: Summaries) -> Measured | None:
+    return _best_and_worst(
+        rows_of(results, "dram"), "reduction",
+        "DRAM reduction of TapeFlow over Enzyme, the best cache of 1-128 KB",
     )
 
 
-def measure_spad(results: Summaries) -> Measured | None:
-    s = summary_at(results, "scratchpad", "gain_64B_to_1MB_percent")
-    if not s:
+def dram_at(cache_kb: int) -> Measure:
+    def measure(results: Summaries) -> Measured | None:
+        rows = [r for r in rows_of(results, "dram") if r["cache_kb"] == cache_kb]
+        if not rows:
+            return None
+        return Measured(
+            _per_kernel(rows, "reduction"),
+            f"DRAM reduction of TapeFlow over Enzyme at a {cache_kb} KB cache",
+            source={r["kernel"]: r for r in rows},
+        )
+
+    return measure
+
+
+def layout_reduction(results: Summaries) -> Measured | None:
+    return _best_and_worst(
+        rows_of(results, "layout"), "aos_norm",
+        "less DRAM traffic with Enzyme's tape as an array of structs, the best cache",
+        "%", lambda norm: 100 * (1 - norm),
+    )
+
+
+def energy_max(results: Summaries) -> Measured | None:
+    rows = [
+        r for r in rows_of(results, "energy")
+        if r["energy_preset"] == "paper" and r.get("energy_reduction") is not None
+    ]
+    if not rows:
         return None
+    values: dict[str, float | None] = {}
+    at: dict[str, str] = {}
+    worst: dict[str, tuple[float, str]] = {}
+    for k in dict.fromkeys(r["kernel"] for r in rows):
+        mine = [r for r in rows if r["kernel"] == k]
+        best = max(mine, key=lambda r: r["energy_reduction"])
+        low = min(mine, key=lambda r: r["energy_reduction"])
+        values[k], at[k] = best["energy_reduction"], f"({best['config']})"
+        worst[k] = (low["energy_reduction"], f"({low['config']})")
     return Measured(
-        s["min"], s["max"], f"{s['min']:+.0f}% to {s['max']:+.0f}% from 64 B to 1 MB", "+%"
+        values, "on-chip energy reduction over Enzyme32k, the best TapeFlow configuration "
+        "('paper' preset)", "x", at, {}, worst,
     )
 
 
-def measure_nn64(results: Summaries) -> Measured | None:
-    s = summary_at(results, "scratchpad", "nn_speedup_at_64B")
-    if s is None:
+def sram_iso(results: Summaries) -> Measured | None:
+    rows = [r for r in rows_of(results, "energy") if r["energy_preset"] == "paper"]
+    if not rows:
         return None
-    return single(s, f"NN at 64 B: {times(s)} over Enzyme32k")
+    values: dict[str, float | None] = {}
+    at: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    for k in dict.fromkeys(r["kernel"] for r in rows):
+        iso = next((r for r in rows if r["kernel"] == k and r["config"] == "ISO-perf"), None)
+        values[k] = iso["sram_reduction"] if iso else None
+        if iso:
+            at[k] = f"({iso['cache_kb']:g} KB)"
+        else:
+            missing[k] = f"no TapeFlow cache of 1-128 KB within {ISO_PERF_SLACK:.0%} of Enzyme32k"
+    return Measured(
+        values, "SRAM reduction at the smallest TapeFlow cache within "
+        f"{ISO_PERF_SLACK:.0%} of Enzyme32k's cycles", "x", at, missing,
+    )
 
 
-def measure_unroll(results: Summaries) -> Measured | None:
-    s = summary_at(results, "unroll", "speedup_gain_widest_vs_1")
-    if s is None:
+def spad_gain(results: Summaries) -> Measured | None:
+    rows = rows_of(results, "scratchpad")
+    if not rows:
         return None
-    return single(s, f"the speedup at unroll 16 is {times(s)} that at unroll 1 (PathFinder)")
+    small, large = min(r["spad_bytes"] for r in rows), max(r["spad_bytes"] for r in rows)
+    values: dict[str, float | None] = {}
+    for k in dict.fromkeys(r["kernel"] for r in rows):
+        mine = {r["spad_bytes"]: r for r in rows if r["kernel"] == k}
+        first, last = mine.get(small), mine.get(large)
+        values[k] = (
+            100 * (last["speedup"] / first["speedup"] - 1)
+            if first and last and first["speedup"] and last["speedup"] else None
+        )
+    missing = {k: f"not run at {size_text(small)} and {size_text(large)}"
+               for k, v in values.items() if v is None}
+    return Measured(
+        values, f"performance gain from a {size_text(small)} to a {size_text(large)} scratchpad",
+        "+%", missing=missing,
+    )
+
+
+def spad_speedup_at(spad_bytes: int) -> Measure:
+    def measure(results: Summaries) -> Measured | None:
+        rows = [r for r in rows_of(results, "scratchpad") if r["spad_bytes"] == spad_bytes]
+        if not rows:
+            return None
+        return Measured(
+            _per_kernel(rows, "speedup"),
+            f"speedup over Enzyme32k with a {size_text(spad_bytes)} scratchpad",
+        )
+
+    return measure
+
+
+def ran(row: dict[str, Any]) -> Any:
+    """The unroll factor that ran (`unroll_ran`; the one asked for where the run
+    does not say)."""
+    return row.get("unroll_ran") or row["unroll"]
+
+
+def unroll_gain(results: Summaries) -> Measured | None:
+    sweep = [r for r in rows_of(results, "unroll") if r["study"] == "sweep"]
+    values: dict[str, float | None] = {}
+    at = {}
+    for k in dict.fromkeys(r["kernel"] for r in sweep):
+        mine = [r for r in sweep if r["kernel"] == k]
+        if len(mine) < 2 or not mine[0]["speedup"]:
+            values[k] = None
+            continue
+        values[k] = mine[-1]["speedup"] / mine[0]["speedup"]
+        at[k] = f"(unroll {ran(mine[-1])} over unroll {ran(mine[0])})"
+    if not values:
+        return None
+    return Measured(values, "speedup at the widest unroll that ran over that at unroll 1", "x", at)
 
 
 __all__ = [
-    "measure_dram_at",
-    "measure_dram_max",
-    "measure_energy",
-    "measure_iso2k",
-    "measure_layout",
-    "measure_nn64",
-    "measure_spad",
-    "measure_speedup_mean",
-    "measure_speedup_range",
-    "measure_sram",
-    "measure_unroll",
-    "measure_wide",
+    "Measure",
+    "cycles_ratio",
+    "dram_at",
+    "dram_max",
+    "energy_max",
+    "layout_reduction",
+    "ran",
+    "spad_gain",
+    "spad_speedup_at",
+    "speedup",
+    "sram_iso",
+    "unroll_gain",
+    "wide_speedup",
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tapeflow_benchmarks.harness.figures import plt
+from tapeflow_benchmarks.harness.figures import integer_ticks, plt, suptitle
 from tapeflow_benchmarks.harness.sweep.plan import Sweep
 
 
@@ -85,9 +85,12 @@ def sweep_figure(sweep: Sweep, rows: list[dict[str, Any]]) -> Any:
             values = [r[x_key] for r in mine]
             if numeric and values and min(values) > 0 and max(values) / min(values) >= 16:
                 ax.set_xscale("log", base=2)
+                ax.set_xticks(sorted(set(values)), [f"{v:g}" for v in sorted(set(values))])
+            elif numeric:
+                integer_ticks(ax.xaxis, values)
             ax.grid(alpha=0.3)
     axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    fig.suptitle(f"Sweep {sweep.name} ({sizes_note(sweep)})")
+    suptitle(fig, f"Sweep {sweep.name} ({sizes_note(sweep)})")
     fig.tight_layout()
     return fig
 

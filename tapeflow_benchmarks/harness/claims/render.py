@@ -1,0 +1,167 @@
+"""
+The claims in report.md and results.json: a table with one short line per claim
+and model (the verdict, its tolerance, its count of kernels and the names of those
+that break it), each linking to the claim's section below, which has the
+measure, the kernels' values under every model, and the reasons. A sentence the
+report already printed (the same numbers explaining two claims, a model's stated
+mechanism) is printed once and referred to after.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tapeflow_benchmarks.harness.claims.base import Verdict
+from tapeflow_benchmarks.harness.claims.judge import Comparison
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
+def anchor(comparison: Comparison) -> str:
+    return f"claim-{comparison.claim.key}"
+
+
+class _Once:
+    """Sentences printed so far, and where: a reason printed again is replaced by
+    a link to where it was first printed."""
+
+    LONG = 60
+
+    def __init__(self) -> None:
+        self.seen: dict[str, tuple[str, str]] = {}
+
+    def text(self, text: str, where: str, label: str) -> str:
+        kept, earlier = [], []
+        for s in sentences(text):
+            if len(s) >= self.LONG and s in self.seen:
+                earlier.append(self.seen[s])
+            else:
+                kept.append(s)
+                self.seen.setdefault(s, (where, label))
+        refs = list(dict.fromkeys(earlier))
+        if refs:
+            kept.append(
+                "As for " + ", ".join(f"[{label}](#{where})" for where, label in refs) + "."
+            )
+        return " ".join(kept)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def _value(v: Verdict, kernel: str) -> str:
+    m = v.measured
+    if m is None:
+        return "not run" if kernel in v.missing else "-"
+    value = m.values.get(kernel)
+    if value is None:
+        return m.missing.get(kernel, "no value")
+    mark = " (below)" if kernel in v.below else " (above)" if kernel in v.above else ""
+    return v.value_text(kernel).removeprefix(f"{kernel} ") + mark
+
+
+def claims_markdown(claims: list[Comparison], models: list[str]) -> list[str]:
+    lines = [
+        "## The paper's claims",
+        "",
+        "Each claim is measured per kernel and judged on each timing model's own runs "
+        "against a stated tolerance: a range claim its range, a point claim the paper's "
+        "value with its effect (the distance from no change) +-25%. A claim that names "
+        "kernels counts those only; otherwise every kernel run counts, and a kernel "
+        "without a value is named, never dropped. Each line links to the claim's "
+        "section below.",
+        "",
+        "| claim | model | ours | verdict |",
+        "|---|---|---|---|",
+    ]
+    for i, c in enumerate(claims, 1):
+        for model in models:
+            v = c.verdicts[model]
+            lines.append(
+                f"| [{i}. {_cell(c.claim.paper)}](#{anchor(c)}) | {model} | {_cell(v.ours())} "
+                f"| {_cell(v.short())} |"
+            )
+    lines += ["", "### The claims in detail", ""]
+    once = _Once()
+    for i, c in enumerate(claims, 1):
+        lines += _detail(i, c, models, once)
+    return lines
+
+
+def _detail(i: int, c: Comparison, models: list[str], once: _Once) -> list[str]:
+    claim = c.claim
+    where, label = anchor(c), f"claim {i}"
+    lines = [f'<a id="{where}"></a>', "", f"#### {i}. {claim.paper} ({claim.topic})", ""]
+    measured = next((v.measured for v in c.verdicts.values() if v.measured), None)
+    judged = {"each": "every kernel", "max": "the largest value", "geomean": "the geomean"}
+    lines.append(
+        f"Measured: {measured.what if measured else 'not measured'}, per kernel. "
+        f"Tolerance: {claim.tolerance.text}. Judged on {judged[claim.judged]}"
+        + (f", for {', '.join(claim.kernels)} only" if claim.kernels else "")
+        + "."
+    )
+    lines.append("")
+    kernels = list(dict.fromkeys(k for v in c.verdicts.values() for k in v.kernels))
+    if kernels and any(v.measured for v in c.verdicts.values()):
+        lines += ["| kernel | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+        for k in kernels:
+            lines.append(
+                f"| {k} | " + " | ".join(_cell(_value(c.verdicts[m], k)) for m in models) + " |"
+            )
+        lines.append("")
+    for model in models:
+        v = c.verdicts[model]
+        text = f"- **{model}**: {v.verdict}; {v.counts()}." if v.measured else (
+            f"- **{model}**: {v.ours()}."
+        )
+        if v.reason:
+            reason = once.text(v.reason, where, label)
+            text += " " + reason[:1].upper() + reason[1:]
+        lines.append(text)
+    lines.append("")
+    return lines
+
+
+def claim_record(c: Comparison) -> dict[str, Any]:
+    """A claim in results.json: its rule and, per model, the verdict and the
+    numbers it was judged on."""
+
+    def model_record(v: Verdict) -> dict[str, Any]:
+        m = v.measured
+        return {
+            "ours": v.ours(),
+            "verdict": v.verdict,
+            "summary": v.short().replace("**", ""),
+            "kernels": list(v.kernels),
+            "within": list(v.within),
+            "below": list(v.below),
+            "above": list(v.above),
+            "missing": {k: (m.missing.get(k, "no value") if m else "not run") for k in v.missing},
+            "worse": list(v.worse),
+            "value": v.value,
+            "values": dict(m.values) if m else {},
+            "reason": v.reason,
+        }
+
+    t = c.claim.tolerance
+    return {
+        "key": c.claim.key,
+        "topic": c.claim.topic,
+        "paper": c.claim.paper,
+        "kernels": list(c.claim.kernels),
+        "judged": c.claim.judged,
+        "tolerance": {
+            "low": None if t.low == float("-inf") else t.low, "high": t.high, "text": t.text,
+        },
+        "models": {m: model_record(v) for m, v in c.verdicts.items()},
+        "difference": c.difference,
+    }
+
+
+__all__ = ["anchor", "claim_record", "claims_markdown", "sentences"]
