@@ -10,6 +10,7 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 _PASSES = {
+    "tapeflow-while-to-for": "TapeflowWhileToForPass",
     "tapeflow-enzyme": "TapeflowEnzymePass",
     "tapeflow-raise-tape": "TapeflowRaiseTapePass",
     "tapeflow-mark-tape-buffers": "TapeflowMarkTapeBuffersPass",
@@ -23,6 +24,7 @@ _PASSES = {
     "tapeflow-mark-rev-start": "TapeflowMarkRevStartPass",
     "tapeflow-to-cgra": "TapeflowToCgraPass",
     "tapeflow-variant": "TapeflowVariantPass",
+    "tapeflow-to-upstream": "TapeflowToUpstreamPass",
 }
 """Pass name -> its class, in `lowering.<pass name with underscores>`."""
 

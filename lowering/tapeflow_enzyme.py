@@ -20,12 +20,19 @@ its passes: the gradient's ops come back located in the user's file (an op Enzym
 creates carries the location of the primal op it differentiates), so that every
 later diagnostic points into that file. Enzyme's own diagnostics are re-anchored
 there too (`lowering/enzyme/upstream_mlir.py`). `lower-affine` runs first, so kernels may
-be written with affine loops. Importing Enzyme maps a ~0.5 GB library, so it
+be written with affine loops.
+
+Enzyme-MLIR emits no adjoint for a store of a value that carries no derivative
+(the shadow must be zeroed there), so such stores reach Enzyme routed through a
+scratch buffer that makes them active stores of the same value, and the route is
+taken out of its output again (`lowering/enzyme/inactive_stores.py`,
+docs/enzyme-bugs.md). Importing Enzyme maps a ~0.5 GB library, so it
 happens only when the pass runs.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from io import StringIO
 
@@ -38,6 +45,12 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
+from lowering.enzyme.inactive_stores import (
+    drop_store_routes,
+    primal_activities,
+    route_inactive_stores,
+    undo_store_routes,
+)
 from lowering.enzyme.upstream_mlir import (
     Locator,
     MlirCrashed,
@@ -48,6 +61,7 @@ from lowering.enzyme.upstream_mlir import (
     run_pipeline,
 )
 from lowering.ir.gradients import gradient_functions
+from lowering.tapeflow_while_to_for import while_to_for
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
     GRADIENT_OF,
@@ -65,6 +79,9 @@ it: otherwise the canonicalization after `enzyme` folds a one-trip FWD loop whos
 REV twin still pops its caches once per trip, and the gradient pops an empty cache
 (Enzyme-MLIR 0.0.16; found by the random-kernel property test)."""
 
+
+AUTODIFF = re.compile(r"\benzyme\.autodiff\b")
+"""An `enzyme.autodiff` op in Enzyme's printed output: the pipeline did not differentiate."""
 
 RETRY_PIPELINE = (
     "lower-affine,canonicalize,enzyme,remove-unnecessary-enzyme-ops,canonicalize,"
@@ -140,8 +157,17 @@ class TapeflowEnzymePass(ModulePass):
                     "enzyme.autodiff caller of the function to differentiate"
                 )
             return  # already differentiated: the variants' pipelines start here too
+        if not self.pipeline.strip():
+            raise PassFailedException(
+                "tapeflow-enzyme: option pipeline is empty: Enzyme's pipeline must run its "
+                f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
+            )
         _refuse_written_globals(op, requests)
+        left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
+        routed = route_inactive_stores(
+            op, primal_activities(op, (r for rs in requests.values() for r in rs))
+        )
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
         locate = _locator(ctx, op, text.getvalue())
@@ -154,6 +180,23 @@ class TapeflowEnzymePass(ModulePass):
                 result = run_pipeline(text.getvalue(), RETRY_PIPELINE, locate, what="Enzyme")
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
+        except MlirRejected as err:
+            if not left and not routed:
+                raise
+            notes = "".join(
+                f"\n{each.where()}note: tapeflow-while-to-for could not rewrite this "
+                f"'scf.while' into an 'scf.for': {each.reason}"
+                for each in left
+            )
+            if routed:
+                notes += _route_note(routed)
+            raise PassFailedException(f"{err}{notes}") from None
+        if AUTODIFF.search(result):
+            raise PassFailedException(
+                f"tapeflow-enzyme: Enzyme's pipeline '{self.pipeline}' left enzyme.autodiff "
+                "undifferentiated: it must run Enzyme's differentiation pass, 'enzyme' (the "
+                f"default: {DEFAULT_PIPELINE})"
+            )
         try:
             differentiated = Parser(
                 ctx, resolve_locations(result, locate), "<enzyme output>"
@@ -164,6 +207,11 @@ class TapeflowEnzymePass(ModulePass):
             ) from None
         _locate_created_ops(differentiated)
         _annotate_gradients(differentiated, requests, symbols)
+        for function in differentiated.body.block.ops:
+            if isinstance(function, func.FuncOp) and function.sym_name.data in routed:
+                undo_store_routes(function)
+        for gradient in gradient_functions(differentiated):
+            drop_store_routes(gradient)
         block = op.body.block
         for old in list(block.ops):
             old.detach()
@@ -171,6 +219,20 @@ class TapeflowEnzymePass(ModulePass):
         for new in list(differentiated.body.block.ops):
             new.detach()
             block.add_op(new)
+
+
+def _route_note(routed: list[str]) -> str:
+    """Enzyme's rejection may come from the stores `route_inactive_stores` made
+    active (Enzyme-MLIR 0.0.16 rejects some checkpointed loops that store an active
+    value into a buffer); without the route their gradient would be wrong."""
+    names = ", ".join(f"@{name}" for name in routed)
+    return (
+        f"\nnote: tapeflow-enzyme handed Enzyme the stores of values without a "
+        f"derivative in {names} as active stores of the same values, so that their "
+        "adjoint zeroes the shadow (docs/enzyme-bugs.md); Enzyme's rejection may "
+        "concern those stores (with enzyme.enable_checkpointing, try the loop "
+        "without it)"
+    )
 
 
 def _where(op: Operation) -> str:

@@ -15,6 +15,7 @@ kernels: run `tapeflow-enzyme` before it to start from a primal with an
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -69,4 +70,12 @@ class TapeflowPipelinePass(ModulePass):
             isinstance(o, memref.AllocOp) for f in gradients for o in f.walk()
         )
         raised = Stage.TAPE in stages or nothing_to_raise
+        if nothing_to_raise and Stage.TAPE not in stages:
+            for f in gradients:
+                print(
+                    f"{self.name}: warning: @{f.sym_name.data} has no Enzyme cache buffer "
+                    "(Enzyme saved no values for the reverse sweep): there is no tape, and "
+                    "the TapeFlow passes leave the gradient as it is",
+                    file=sys.stderr,
+                )
         parse_pipeline(self.pipeline_spec(raised)).apply(ctx, op)

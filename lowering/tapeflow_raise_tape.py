@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref, scf
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Block, BlockArgument, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme.cache_accesses import Access, Cache, NotACache, top_level_index
-from lowering.enzyme.caches import buffer_root, classify_cache, reverse_sweep_start
+from lowering.enzyme.cache_accesses import Access, Cache, NotACache, buffer_root, top_level_index
+from lowering.enzyme.caches import classify_cache, reverse_sweep_start
 from lowering.enzyme.nested_caches import (
     NestedCache,
     NotANestedCache,
@@ -160,12 +160,13 @@ def raise_function(function: func.FuncOp) -> GradientReport:
         except NotACache as reason:
             report.kept.append((_describe(op), str(reason)))
     next_id = 0
+    taken: dict[str, int] = {}
     for cache in caches:
-        record, next_id = _rewrite(cache, body, next_id)
+        record, next_id = _rewrite(cache, body, next_id, taken)
         report.tapes.append(record)
     extents: dict[tuple[SSAValue, ...], list[SSAValue]] = {}
     for each in nested:
-        record, next_id = _rewrite_nested(each, body, next_id, extents)
+        record, next_id = _rewrite_nested(each, body, next_id, extents, taken)
         report.tapes.append(record)
     _report_nested_buffers(function, report)  # what the nested caches left
     return report
@@ -212,6 +213,14 @@ def _producer_name(value: SSAValue) -> str:
     return "block_arg"
 
 
+def _distinct(name: str, taken: dict[str, int]) -> str:
+    """`name`, or `name_2`, `name_3`... if tapes of this gradient already have it:
+    each tape of a report is named once (three caches of loads from one argument
+    are `load_arg0`, `load_arg0_2`, `load_arg0_3`)."""
+    taken[name] = taken.get(name, 0) + 1
+    return name if taken[name] == 1 else f"{name}_{taken[name]}"
+
+
 def _describe(alloc: memref.AllocOp) -> str:
     hint = alloc.memref.name_hint
     return f"%{hint} ({alloc.memref.type})" if hint else f"memref.alloc : {alloc.memref.type}"
@@ -223,12 +232,14 @@ def _buffer_indices(access: Access) -> list[SSAValue]:
     return compose_view_indices(list(access.op.indices), views, InsertPoint.before(access.op))
 
 
-def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
+def _rewrite(
+    cache: Cache, body: Block, next_id: int, taken: dict[str, int]
+) -> tuple[TapeRecord, int]:
     memref_type = cache.alloc.memref.type
     assert isinstance(memref_type, MemRefType)
     store_value = cache.stores[0].op.value
     tape_type = tape.TapeType(memref_type.get_shape(), memref_type.element_type)
-    name = _producer_name(store_value)
+    name = _distinct(_producer_name(store_value), taken)
     # Extents known only at run time: the buffer's own size operands.
     alloc = located(tape.AllocOp(tape_type, name, cache.alloc.dynamic_sizes), cache.alloc)
     Rewriter.insert_op(alloc, InsertPoint.before(cache.alloc))
@@ -261,57 +272,56 @@ def _rewrite(cache: Cache, body: Block, next_id: int) -> tuple[TapeRecord, int]:
 
 
 def _rewrite_nested(
-    nested: NestedCache, body: Block, next_id: int, extents: dict[tuple[SSAValue, ...], list[SSAValue]]
+    nested: NestedCache,
+    body: Block,
+    next_id: int,
+    extents: dict[tuple[SSAValue, ...], list[SSAValue]],
+    taken: dict[str, int],
 ) -> tuple[TapeRecord, int]:
-    """One tape for a buffer of per-iteration caches (see `lowering.enzyme.nested_caches`):
-    indexed by the handle's index, then the per-iteration buffer's; sized by the
-    handle buffer's extents and the largest per-iteration extents."""
-    inner_type = nested.inner.memref.type
-    assert isinstance(inner_type, MemRefType)
-    (fwd_store,) = nested.fwd.stores
-    tape_type = tape.TapeType(tape_shape(nested), inner_type.element_type)
-    name = _producer_name(fwd_store.op.value)
+    """One value tape for a chain of per-iteration caches, at any depth (see
+    `lowering.enzyme.nested_caches`): indexed by the handle's index at each level, then
+    the values' buffer's; sized by the top-level buffer's extents and, for each
+    `?` extent below it, the largest over the loops around that buffer."""
+    leaf = nested.leaf
+    leaf_type = leaf.alloc.memref.type
+    assert isinstance(leaf_type, MemRefType)
+    (fwd_store,) = leaf.views.stores
+    tape_type = tape.TapeType(tape_shape(nested), leaf_type.element_type)
+    name = _distinct(_producer_name(fwd_store.op.value), taken)
     # Before the FWD nest around the per-iteration allocs: the largest extents,
     # then the tape.
     index = {op: i for i, op in enumerate(body.ops)}
-    fwd_top = list(body.ops)[top_level_index(nested.inner, body, index)]
+    fwd_top = list(body.ops)[top_level_index(nested.chain[0].alloc, body, index)]
     at = InsertPoint.before(fwd_top)
     sizes = list(nested.handles.dynamic_sizes)
-    if nested.inner.dynamic_sizes:
-        # Per-iteration buffers of the same extents (Enzyme allocates one per
-        # cached value, all with the same size operands) share one computation,
-        # so that their tapes have the same run-time shape and share a region.
-        key = tuple(nested.inner.dynamic_sizes)
-        if key not in extents:
-            extents[key] = max_extents(nested.inner, body, at)
-        sizes += extents[key]
+    for link in nested.chain:
+        if link.alloc.dynamic_sizes:
+            # Per-iteration buffers of the same extents (Enzyme allocates one per
+            # cached value, all with the same size operands) share one
+            # computation, so that their tapes have the same run-time shape and
+            # share a region.
+            key = tuple(link.alloc.dynamic_sizes)
+            if key not in extents:
+                extents[key] = max_extents(link.alloc, body, at)
+            sizes += extents[key]
     alloc = located(tape.AllocOp(tape_type, name, sizes), nested.handles)
     Rewriter.insert_op(alloc, at)
 
     store_id = next_id
-    outer = list(nested.handle_store.indices)
-    indices = outer + _buffer_indices(fwd_store)
-    Rewriter.replace_op(fwd_store.op, located(tape.StoreOp(fwd_store.op.value, alloc.tape, indices, store_id), fwd_store.op))
-    loads = 0
-    for handle_load, cache in nested.rev:
-        outer = list(handle_load.indices)
-        for access in cache.loads:
-            indices = outer + _buffer_indices(access)
-            Rewriter.replace_op(access.op, located(tape.LoadOp(alloc.tape, indices, store_id), access.op))
-            loads += 1
-        for view in reversed(cache.subviews):
-            Rewriter.erase_op(view)
-        for dim in cache.dims:
-            Rewriter.erase_op(dim)
-        for dealloc in cache.deallocs:
-            Rewriter.erase_op(dealloc)
-        Rewriter.erase_op(handle_load)
-    for view in reversed(nested.fwd.subviews):
-        Rewriter.erase_op(view)
-    for dim in nested.fwd.dims:
-        Rewriter.erase_op(dim)
-    Rewriter.erase_op(nested.handle_store)
-    Rewriter.erase_op(nested.inner)
+    indices = [i for link in nested.chain for i in _buffer_indices(link.store)]
+    indices += _buffer_indices(fwd_store)
+    Rewriter.replace_op(
+        fwd_store.op, located(tape.StoreOp(fwd_store.op.value, alloc.tape, indices, store_id), fwd_store.op)
+    )
+    for path in nested.rev:
+        indices = [i for load in path.handle_loads for i in _buffer_indices(load)]
+        indices += _buffer_indices(path.leaf)
+        Rewriter.replace_op(path.leaf.op, located(tape.LoadOp(alloc.tape, indices, store_id), path.leaf.op))
+    # What reached the buffers goes, users before what they use.
+    trash: list[Operation] = list(nested.trash)
+    for link in nested.chain:
+        trash += [link.store.op, *link.views.subviews, *link.views.dims, link.alloc]
+    _erase_unused(trash)
     if nested.handle_deallocs:
         (dealloc,) = nested.handle_deallocs
         Rewriter.replace_op(dealloc, located(tape.FreeOp(alloc.tape), dealloc))
@@ -320,7 +330,19 @@ def _rewrite_nested(
         assert terminator is not None
         Rewriter.insert_op(tape.FreeOp(alloc.tape), InsertPoint.before(terminator))
     Rewriter.erase_op(nested.handles)
-    return TapeRecord(name, tape_type, 1, loads), next_id + 1
+    return TapeRecord(name, tape_type, 1, len(nested.rev)), next_id + 1
+
+
+def _erase_unused(ops: list[Operation]) -> None:
+    """Erase `ops`, each once its results have no uses left (the list may name
+    an op before its users)."""
+    pending = list(dict.fromkeys(ops))
+    while pending:
+        ready = [op for op in pending if not any(r.uses for r in op.results)]
+        assert ready, "an op of a nested cache is still used after raising"
+        for op in ready:
+            Rewriter.erase_op(op)
+        pending = [op for op in pending if op not in ready]
 
 
 def format_reports(reports: list[GradientReport]) -> Iterator[str]:

@@ -6,7 +6,9 @@ replayed through as many cache configurations as a sweep needs.
 Each access is one 8-byte word inside one line (the executor's buffers are
 aligned, their elements 8 bytes). A miss brings the line in (a store too: write-
 allocate); evicting a dirty line writes it back. `flush` writes back the dirty
-lines left at the end, so that DRAM write traffic is complete.
+lines left at the end, so that DRAM write traffic is complete. Each write-back
+names its line (`CacheResult.victim`, `flushed`), so that its traffic is credited
+to the buffer the line belongs to, not to the access that evicted it.
 
 With true LRU (the default) most accesses are hits that numpy can prove, and
 only the others are replayed in Python (`_replay_reduced`); with
@@ -29,10 +31,19 @@ class CacheResult:
     """Per access: True for a hit."""
     writebacks: int
     """Dirty lines written back (evictions, plus the final flush if asked)."""
-    evicts_dirty: np.ndarray
-    """Per access: True if its miss evicted a dirty line (a write-back)."""
+    victim: np.ndarray
+    """Per access: the dirty line its miss evicted and wrote back, or -1 (as a
+    line number: the address over the line size). The write-back is the victim
+    line's traffic, whichever access caused it."""
+    flushed: np.ndarray
+    """The dirty lines written back by the final flush (empty without one)."""
     miss_lines: int
     """Lines brought in from DRAM (one per miss)."""
+
+    @property
+    def evicts_dirty(self) -> np.ndarray:
+        """Per access: True if its miss evicted a dirty line (a write-back)."""
+        return self.victim >= 0
 
     @property
     def hits(self) -> int:
@@ -66,7 +77,7 @@ def _replay(lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: b
     refresh_on_write = config.lru_on_write
     sets: list[OrderedDict[int, bool]] = [OrderedDict() for _ in range(config.sets)]
     hit = np.zeros(len(lines), dtype=bool)
-    evicts = np.zeros(len(lines), dtype=bool)
+    victim = np.full(len(lines), -1, dtype=np.int64)
     writebacks = 0
     for n, (line, write) in enumerate(zip(lines.tolist(), writes.tolist())):
         resident = sets[line & set_mask]
@@ -79,14 +90,15 @@ def _replay(lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: b
                 resident[line] = True
             continue
         if len(resident) >= ways:
-            _, victim_dirty = resident.popitem(last=False)
+            evicted, victim_dirty = resident.popitem(last=False)
             if victim_dirty:
                 writebacks += 1
-                evicts[n] = True
+                victim[n] = evicted
         resident[line] = write
-    if flush:
-        writebacks += sum(d for resident in sets for d in resident.values())
-    return CacheResult(hit, writebacks, evicts, int(hit.size - np.count_nonzero(hit)))
+    left = [line for resident in sets for line, dirty in resident.items() if dirty]
+    flushed = np.array(left if flush else [], dtype=np.int64)
+    writebacks += flushed.size
+    return CacheResult(hit, writebacks, victim, flushed, int(hit.size - np.count_nonzero(hit)))
 
 
 LOOK_BACK = 16
@@ -143,7 +155,7 @@ def _replay_reduced(
     kept_lines = by_set[kept]
     # The kept accesses are still grouped by set, each set in program order.
     bounds = np.flatnonzero(np.diff(set_of[order][kept])) + 1
-    hit_kept, evicts_kept, writebacks, left_dirty = _replay_sets(
+    hit_kept, victims_kept, writebacks, left_dirty = _replay_sets(
         kept_lines.tolist(),
         effective_writes[kept].tolist(),
         [0, *bounds.tolist(), kept.size],
@@ -151,26 +163,29 @@ def _replay_reduced(
     )
     hit_sorted = np.ones(n, dtype=bool)
     hit_sorted[kept] = np.frombuffer(hit_kept, dtype=bool)
-    evicts_sorted = np.zeros(n, dtype=bool)
-    evicts_sorted[kept] = np.frombuffer(evicts_kept, dtype=bool)
+    victim_sorted = np.full(n, -1, dtype=np.int64)
+    for k, line in victims_kept.items():
+        victim_sorted[kept[k]] = line
     hit = np.empty(n, dtype=bool)
     hit[order] = hit_sorted
-    evicts = np.empty(n, dtype=bool)
-    evicts[order] = evicts_sorted
-    if flush:
-        writebacks += left_dirty
-    return CacheResult(hit, writebacks, evicts, int(n - np.count_nonzero(hit)))
+    victim = np.empty(n, dtype=np.int64)
+    victim[order] = victim_sorted
+    flushed = np.array(left_dirty if flush else [], dtype=np.int64)
+    writebacks += flushed.size
+    return CacheResult(hit, writebacks, victim, flushed, int(n - np.count_nonzero(hit)))
 
 
 def _replay_sets(
     lines: list[int], writes: list[bool], bounds: list[int], ways: int
-) -> tuple[bytearray, bytearray, int, int]:
+) -> tuple[bytearray, dict[int, int], int, list[int]]:
     """Replay accesses given set by set (`lines[bounds[i]:bounds[i + 1]]` are one
-    set's), every hit refreshing the LRU order. Returns the hit and dirty-eviction
-    flags per access, the write-backs, and the dirty lines left at the end."""
+    set's), every hit refreshing the LRU order. Returns the hit flags per access,
+    the dirty line each evicting access wrote back (by the access's index), the
+    write-backs, and the dirty lines left at the end."""
     hit = bytearray(len(lines))
-    evicts = bytearray(len(lines))
-    writebacks = left_dirty = 0
+    victims: dict[int, int] = {}
+    writebacks = 0
+    left_dirty: list[int] = []
     for lo, hi in zip(bounds, bounds[1:]):
         resident: OrderedDict[int, bool] = OrderedDict()
         get, to_end, pop = resident.get, resident.move_to_end, resident.popitem
@@ -183,9 +198,11 @@ def _replay_sets(
                 if not dirty and writes[k]:
                     resident[line] = True
                 continue
-            if len(resident) >= ways and pop(last=False)[1]:
-                writebacks += 1
-                evicts[k] = 1
+            if len(resident) >= ways:
+                evicted, dirty = pop(last=False)
+                if dirty:
+                    writebacks += 1
+                    victims[k] = evicted
             resident[line] = writes[k]
-        left_dirty += sum(resident.values())
-    return hit, evicts, writebacks, left_dirty
+        left_dirty.extend(line for line, dirty in resident.items() if dirty)
+    return hit, victims, writebacks, left_dirty

@@ -29,7 +29,8 @@ class Execution:
     recorder: TimingRecorder
     addresses: np.ndarray
     writes: np.ndarray
-    tape_flags: np.ndarray
+    roles: np.ndarray
+    """Per access, whom its traffic belongs to (`sim.trace.DRAM_ROLES`)."""
     seconds: float
     trace: MemoryTrace
     model: str = DEFAULT_MODEL

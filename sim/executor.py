@@ -49,8 +49,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from sim import impls
@@ -63,6 +64,13 @@ from sim.layouts import Layouts
 from sim.storage import RunState, Scratchpad
 from sim.timing import TimingRecorder
 from sim.trace import MemoryTrace
+from tapeflow_dialects.enzyme import (
+    GRADIENT_ACTIVITY,
+    GRADIENT_RET_ACTIVITY,
+    ActivityAttr,
+    ArgumentRole,
+    gradient_argument_roles,
+)
 
 
 class Executor:
@@ -147,9 +155,15 @@ class Executor:
         except RecursionError:
             raise fault(fn, f"@{name} nests regions too deeply to compile") from None
 
+        shadows = _shadow_positions(fn) if self.trace is not None else []
+        trace = self.trace
+
         def frame_of(args: Sequence[Any]) -> Frame:
             if len(args) != len(arg_slots):
                 raise ExecutionError(f"@{name} takes {len(arg_slots)} arguments, got {len(args)}")
+            for i in shadows:  # a gradient's shadow arguments: its traffic is `shadow`
+                if isinstance(args[i], np.ndarray):
+                    trace.mark_shadow(args[i])  # type: ignore[union-attr]
             frame: Frame = [None] * scope.frame_size()
             for slot, value in zip(arg_slots, args):
                 frame[slot] = value
@@ -175,6 +189,22 @@ class Executor:
             return closures(frame_of(args))
 
         return call
+
+
+def _shadow_positions(fn: func.FuncOp) -> list[int]:
+    """The positions of a gradient function's shadow arguments (the activities
+    `tapeflow-enzyme` records on it); none for any other function."""
+    activity = fn.attributes.get(GRADIENT_ACTIVITY)
+    ret_activity = fn.attributes.get(GRADIENT_RET_ACTIVITY)
+    if not isinstance(activity, ArrayAttr) or not isinstance(ret_activity, ArrayAttr):
+        return []
+    roles = gradient_argument_roles(
+        [a.data for a in activity.data if isinstance(a, ActivityAttr)],
+        [a.data for a in ret_activity.data if isinstance(a, ActivityAttr)],
+    )
+    if len(roles) != len(fn.args):
+        return []
+    return [i for i, role in enumerate(roles) if role is ArgumentRole.SHADOW]
 
 
 class FunctionScope:

@@ -57,7 +57,10 @@ REPORT_SCHEMA: dict[str, Any] = {
         "fwd": {"hits": INT, "misses": INT},
         "rev": {"hits": INT, "misses": INT},
     },
-    "dram_bytes": {"read": INT, "write": INT, "tape": INT, "total": INT, "authors": INT},
+    "dram_bytes": {
+        "read": INT, "write": INT, "primal": INT, "shadow": INT, "tape": INT, "total": INT,
+        "authors": INT,
+    },
     "spad": {"accesses": INT, "peak_bytes": INT},
     "streams": {"write_bytes": INT, "read_bytes": INT, "prefetch_distance": NUM},
     "sram_bytes": INT,

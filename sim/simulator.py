@@ -259,11 +259,12 @@ def execute(
         timing.spad_peak_entries = executor.stats["spad_peak_entries_full"]
         timing.tape_high_water_bytes = executor.stats["tape_high_water_bytes"]
         addresses, writes, tape_flags = trace.arrays()
+        roles = trace.roles(addresses, tape_flags)
     seconds = time.perf_counter() - started
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
     return Execution(
-        outputs, hardware, tape_bytes, timing, addresses, writes, tape_flags, seconds, trace,
+        outputs, hardware, tape_bytes, timing, addresses, writes, roles, seconds, trace,
         model=model, variant=variant, unroll=unroll_used(module) if unroll > 1 else 1,
         unroll_requested=unroll, unroll_factors=unroll_factors(module),
     )
@@ -292,12 +293,13 @@ def evaluate(
             cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
         execution.replays[hardware.cache] = cache
     data = report(
-        execution.recorder, cache, execution.tape_flags, hardware, execution.tape_bytes,
+        execution.recorder, cache, execution.roles, hardware, execution.tape_bytes,
         execution.model, on_windows,
     )
     data["hardware"] = hardware_record(
         hardware, model=execution.model, variant=execution.variant,  # type: ignore[arg-type]
         unroll=execution.unroll, unroll_requested=execution.unroll_requested,
+        simulated=get_model(execution.model).fields,
     )
     data["unroll_factors"] = list(execution.unroll_factors)
     seconds = execution.seconds + time.perf_counter() - started

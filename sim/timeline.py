@@ -131,7 +131,7 @@ def trace_events(
 
     events: list[dict[str, Any]] = [
         {"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
-         "args": {"name": f"simulated {hardware.name or 'hardware'}"}},
+         "args": {"name": f"simulated {hardware.name or 'hardware'} [{execution.model}]"}},
     ]
     events += _metadata(TID_WINDOWS, "windows", 0)
     events += _metadata(TID_LAYERS, "layers", 1)

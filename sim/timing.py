@@ -16,7 +16,8 @@ DRAM beyond the windows' compute, `cycles.stream_stall` the
 part spent waiting for REV tiles: together, what the memory system costs.
 
 DRAM traffic is the missed lines, the written-back dirty lines and the streamed
-tiles; energy is per event (`targets.energy`).
+tiles, each byte credited to the buffer it belongs to (`dram_traffic`: primal,
+shadow or tape); energy is per event (`targets.energy`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
 from sim.models.streams import Transfer
-from sim.trace import MemoryTrace
+from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, MemoryTrace
 from targets.costs import KernelProfile
 from targets.hardware import Hardware
 
@@ -408,6 +409,24 @@ class WindowTimes:
     """Each stream transfer (`sim.models.streams.Transfer`), in issue order."""
 
 
+def dram_traffic(addresses: np.ndarray, roles: np.ndarray, cache: CacheResult, line: int) -> list[int]:
+    """The bytes of the cache's DRAM traffic credited to each role (`DRAM_ROLES`).
+
+    Each line belongs to one buffer: the role of the first access to it (lines are
+    a buffer's own at the default 64 B placement; where buffers are packed, a line
+    they share goes to the first one touched). A miss's fetch is its line's, and so
+    is a write-back, whether an eviction (whichever access evicted it) or the
+    final flush."""
+    shift = line.bit_length() - 1
+    lines, first, inverse = np.unique(addresses >> shift, return_index=True, return_inverse=True)
+    owner = roles[first]
+    fetched = np.bincount(owner[inverse[~cache.hit]], minlength=len(DRAM_ROLES))
+    victims = cache.victim[cache.victim >= 0]
+    written = np.concatenate([victims, cache.flushed])
+    back = np.bincount(owner[np.searchsorted(lines, written)], minlength=len(DRAM_ROLES))
+    return [int(n) * line for n in fetched + back]
+
+
 def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
     """DRAM traffic as the authors' `cache_stat_extractor.py` counts it (gem5-SALAM,
     branch `binned`, commit `a5e40f4be`; ../shared/papers/gem5-salam-mechanisms.md):
@@ -421,7 +440,7 @@ def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
 def report(
     recorder: TimingRecorder,
     cache: CacheResult,
-    tape_flags: np.ndarray,
+    roles: np.ndarray,
     hardware: Hardware,
     tape_bytes: int,
     model: str = "cgra",
@@ -430,10 +449,12 @@ def report(
     """The simulator's JSON report (stable keys, see DESIGN.md), but for its
     `hardware` record, which `sim.simulator.evaluate` adds. `model` names the
     timing model (`sim.models.MODELS`) that turns the windows into cycles;
-    `on_windows`, if given, hears what each window was charged."""
+    `roles` gives each access's role (`MemoryTrace.roles`), whom its line's
+    traffic is credited to (`dram_traffic`); `on_windows`, if given, hears what
+    each window was charged."""
     timing_model = get_model(model)
     line = hardware.cache.line_bytes
-    miss = ~cache.hit
+    addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
     windows = recorder.windows
     columns = window_table(recorder, cache, hardware)
     phase = np.array([w.phase for w in windows], dtype=object)
@@ -465,15 +486,13 @@ def report(
     memory_ops = int(memops.sum())
     stream_read = int(stream_read.sum())
     stream_write = int(stream_write.sum())
-    prefix_tape_miss = prefix_counts(miss & tape_flags)
-    prefix_tape_wb = prefix_counts(cache.evicts_dirty & tape_flags)
     total_hits, total_misses = cache.hits, cache.misses
     accesses = total_hits + total_misses
     read = cache.miss_lines * line + stream_read
     write = cache.writebacks * line + stream_write
-    tape_traffic = (
-        (int(prefix_tape_miss[-1]) + int(prefix_tape_wb[-1])) * line + stream_read + stream_write
-    )
+    by_role = dram_traffic(addresses, roles, cache, line)
+    by_role[TAPE] += stream_read + stream_write
+    assert sum(by_role) == read + write  # every byte credited once
     energy = hardware.energy
     e_cache = accesses * energy.cache_pj(hardware.cache.size_bytes)
     e_spad = spad_accesses * energy.spad_pj
@@ -506,7 +525,9 @@ def report(
         "dram_bytes": {
             "read": read,
             "write": write,
-            "tape": tape_traffic,
+            "primal": by_role[PRIMAL],
+            "shadow": by_role[SHADOW],
+            "tape": by_role[TAPE],
             "total": read + write,
             "authors": authors_dram_bytes(total_misses, line, stream_read),
         },

@@ -23,6 +23,12 @@ import numpy as np
 
 PAGE = 4096
 
+DRAM_ROLES = ("primal", "shadow", "tape")
+"""Whom DRAM traffic belongs to, by role number (`MemoryTrace.roles`): the
+function's own arrays, the gradient arrays (the shadows Enzyme's gradient
+takes), and the tape (Enzyme's cache buffers, tape ops, streamed tiles)."""
+PRIMAL, SHADOW, TAPE = range(len(DRAM_ROLES))
+
 
 @dataclass
 class MemoryTrace:
@@ -38,6 +44,7 @@ class MemoryTrace:
     _next: int = -1
     _keep: list[np.ndarray] = field(default_factory=list)
     _tape_owners: set[int] = field(default_factory=set)
+    _shadow_owners: set[int] = field(default_factory=set)
     _views: dict[int, tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]] = field(
         default_factory=dict
     )
@@ -51,6 +58,27 @@ class MemoryTrace:
         self._simulated_base(owner)
         self._tape_owners.add(owner.ctypes.data)
         self._views.clear()
+
+    def mark_shadow(self, arr: np.ndarray) -> None:
+        """The buffer of `arr` is a gradient array (a shadow argument of a
+        gradient function): its traffic is `shadow` (`roles`)."""
+        self._shadow_owners.add(self._base_array(arr).ctypes.data)
+
+    def roles(self, addresses: np.ndarray, tape: np.ndarray) -> np.ndarray:
+        """Per access (as `arrays()` gives them), its role (`DRAM_ROLES`): tape if
+        it is tape traffic, else shadow if its buffer was marked one, else primal."""
+        pointers = list(self._bases)
+        bases = np.array([self._bases[p] for p in pointers], dtype=np.int64)
+        shadow = np.array([p in self._shadow_owners for p in pointers], dtype=bool)
+        order = np.argsort(bases, kind="stable")
+        bases, shadow = bases[order], shadow[order]
+        roles = np.full(addresses.size, PRIMAL, dtype=np.int8)
+        if bases.size:
+            buffer = np.searchsorted(bases, addresses, side="right") - 1
+            inside = buffer >= 0
+            roles[inside & shadow[np.maximum(buffer, 0)]] = SHADOW
+        roles[tape] = TAPE
+        return roles
 
     def _base_array(self, arr: np.ndarray) -> np.ndarray:
         while isinstance(arr.base, np.ndarray):

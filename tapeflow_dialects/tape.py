@@ -53,7 +53,7 @@ from tapeflow_dialects.container_ops import (
     ContainerStoreOp,
 )
 from tapeflow_dialects.ftor import verify_rank
-from tapeflow_dialects.layout import slot_bytes
+from tapeflow_dialects.layout import slot_bytes, slot_problem
 
 
 def element_bytes(element_type: Attribute) -> int:
@@ -99,6 +99,11 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(
                 f"tape dimensions must be positive (or '?', known at run time), got {self}"
             )
+        problem = slot_problem(self.element_type)
+        if problem is not None:
+            # A tape holds values, one word each: never handles of buffers (a
+            # chain of Enzyme's per-iteration caches is raised to one value tape).
+            raise VerifyException(f"a tape cannot hold {self.element_type}: {problem}")
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")

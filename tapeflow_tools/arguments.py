@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from sim.storage import allocation_bytes, too_large
 from tapeflow_dialects.enzyme import GRADIENT_OF, AutoDiffOp
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
@@ -211,6 +212,11 @@ def bind_arguments(
                         "cannot be zero-filled, give its contents"
                     )
                 integral = isinstance(element, IndexType | IntegerType)
+                refused = too_large(allocation_bytes(shape))
+                if refused is not None:  # checked before numpy tries (and fails) to allocate
+                    raise ToolError(
+                        f"{what} (a {arg_type}) is missing, and zero-filling it {refused}"
+                    )
                 args.append(np.zeros(shape, dtype=np.int64 if integral else np.float64))
                 continue
             array = np.asarray(given[key])

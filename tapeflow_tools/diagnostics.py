@@ -74,22 +74,29 @@ def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
     first bad byte, `line_offset` lines into the file for a chunk of a split
     input). A UTF-8 byte-order mark is dropped.
     """
+
+    def at(offset: int) -> str:
+        """`name:line:col` of byte `offset` (columns in bytes)."""
+        line = line_offset + data.count(b"\n", 0, offset) + 1
+        col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+        return f"{name}:{line}:{col}"
+
     for bom, encoding in _WIDE_BOMS.items():
         if data.startswith(bom):
             raise SourceError(
-                f"{name}: error: the file is {encoding} text; the TapeFlow tools read "
+                f"{at(0)}: error: the file is {encoding} text; the TapeFlow tools read "
                 f"UTF-8 (convert it with: iconv -f {encoding} -t UTF-8)"
             )
     if b"\x00" in data:
         head = data[:256]
         if head.count(0) * 3 >= len(head):
             raise SourceError(
-                f"{name}: error: the file looks like UTF-16 text (NUL bytes between "
+                f"{at(data.index(0))}: error: the file looks like UTF-16 text (NUL bytes between "
                 "the characters); the TapeFlow tools read UTF-8 (convert it with: "
                 "iconv -f UTF-16 -t UTF-8)"
             )
         raise SourceError(
-            f"{name}: error: binary data (a NUL byte at offset {data.index(0)}), "
+            f"{at(data.index(0))}: error: binary data (a NUL byte at offset {data.index(0)}), "
             "not MLIR text"
         )
     if data.startswith(codecs.BOM_UTF8):
@@ -97,10 +104,8 @@ def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = line_offset + data.count(b"\n", 0, err.start) + 1
-        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
         raise SourceError(
-            f"{name}:{line}:{col}: error: byte 0x{data[err.start]:02x} is not valid "
+            f"{at(err.start)}: error: byte 0x{data[err.start]:02x} is not valid "
             "UTF-8; MLIR files are UTF-8 text"
         ) from None
 

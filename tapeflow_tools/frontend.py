@@ -13,6 +13,7 @@ diagnostic, which knows the TapeFlow dialects that MLIR does not.
 from __future__ import annotations
 
 import re
+import sys
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -20,7 +21,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
 from lowering.enzyme.upstream_mlir import Position, resolve_locations, run_pipeline
-from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.diagnostics import LocatingParser, SourceError
 
 _AFFINE = re.compile(r"\baffine\.")
 
@@ -36,11 +37,47 @@ def parse_module_text(
     `line_offset + 1` of the file), every op located in that file."""
     try:
         return LocatingParser(ctx, text, name, line_offset).parse_module(implicit_module)
+    except RecursionError:
+        line, col, depth = deepest_nesting(text)
+        raise SourceError(
+            f"{name}:{line + line_offset}:{col}: error: brackets nested {depth} deep here; "
+            "the parser follows nesting only as deep as Python's recursion limit "
+            f"({sys.getrecursionlimit()} frames)"
+        ) from None
     except ParseError as err:
         module = _through_mlir(ctx, text, name, line_offset)
         if module is None:
             raise err from None
         return module
+
+
+def deepest_nesting(text: str) -> tuple[int, int, int]:
+    """(line, column, depth) of the first bracket (`( [ { <`) at the deepest
+    nesting of `text`, outside string literals and `//` comments."""
+    depth = best = 0
+    where = (1, 1)
+    line, start = 1, 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line, start = line + 1, i + 1
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"' and text[i] != "\n":
+                i += 2 if text[i] == "\\" else 1
+        elif c == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in "([{<":
+            depth += 1
+            if depth > best:
+                best, where = depth, (line, i - start + 1)
+        elif c in ")]}>":
+            depth = max(0, depth - 1)
+        i += 1
+    return where[0], where[1], best
 
 
 def _through_mlir(ctx: Context, text: str, name: str, line_offset: int) -> ModuleOp | None:

@@ -41,6 +41,14 @@ def _shown(values: Any) -> str:
     return ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in items) or "(nothing)"
 
 
+def unknown_pass(name: str, known: list[str]) -> str:
+    """The message for `-p` naming a pass that does not exist, with the closest
+    known name (ours first among equals) when one is close."""
+    close = difflib.get_close_matches(name, sorted(known, key=lambda n: not n.startswith("tapeflow-")), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return f"-p: unknown pass '{name}'{hint} (tapeflow-opt --help lists them)"
+
+
 def check_pass_options(pass_class: type[ModulePass], spec: ArgSpec, ours: bool) -> None:
     """Raise a `ToolError` naming the pass and the option for the first option of
     `spec` that `pass_class` does not have or cannot take; for our own passes

@@ -44,7 +44,7 @@ with quiet_interrupt("tapeflow-opt"):  # Ctrl-C while the modules load
         reported_errors,
         verify_located,
     )
-    from tapeflow_tools.pass_options import check_pass_options
+    from tapeflow_tools.pass_options import check_pass_options, unknown_pass
 
 
 def _tapeflow_version() -> str:
@@ -121,9 +121,10 @@ class TapeflowOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         ours = get_all_passes()
         for spec in parse_pipeline(self.args.passes):
-            if spec.name in self.available_passes:
-                pass_class = self.available_passes[spec.name]()
-                check_pass_options(pass_class, spec, ours=spec.name in ours)
+            if spec.name not in self.available_passes:
+                raise ToolError(unknown_pass(spec.name, list(self.available_passes)))
+            pass_class = self.available_passes[spec.name]()
+            check_pass_options(pass_class, spec, ours=spec.name in ours)
         try:
             super().setup_pipeline()
         except ValueError as err:  # xDSL's word for an unknown pass or bad option

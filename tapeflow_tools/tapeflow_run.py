@@ -8,6 +8,10 @@ is missing is zero-filled (convenient for shadow buffers); a missing scalar is a
 error. `OUT.npz` gets every memref argument's contents after the call under the
 same keys, and `result0`, `result1`, ... for the returned values.
 
+A module that still holds `enzyme.autodiff` (a primal and its caller, as a user
+writes them) is differentiated first with `tapeflow-enzyme`, as `tapeflow-sim`
+does: the executor runs Enzyme's gradient, never the `enzyme.autodiff` op itself.
+
 `--out` is checked before anything runs (not a directory, in a writable
 directory, not the module or the inputs) and written exactly there, through a temporary file renamed into
 place once complete: a failed run leaves no output and an older file untouched.
@@ -25,7 +29,9 @@ with quiet_interrupt("tapeflow-run"):  # Ctrl-C while the modules load
     import numpy as np
     from xdsl.dialects.builtin import ModuleOp
 
+    from lowering.tapeflow_enzyme import TapeflowEnzymePass
     from sim.executor import ExecutionError, Executor
+    from tapeflow_dialects.enzyme import AutoDiffOp
     from tapeflow_tools.arguments import (
         Warn,
         bind_arguments,
@@ -37,6 +43,7 @@ with quiet_interrupt("tapeflow-run"):  # Ctrl-C while the modules load
         stderr_warning,
     )
     from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
+    from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, reported_errors
 
 
@@ -82,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "no derivatives (name the gradient to get them)"
             )
         given = load_inputs(args.inputs) if args.inputs else {}
+        if any(isinstance(op, AutoDiffOp) for op in module.walk()):
+            TapeflowEnzymePass().apply(make_context(), module)  # as tapeflow-sim does
         try:
             outputs = run_function(module, args.function, given, warn)
         except ExecutionError as err:

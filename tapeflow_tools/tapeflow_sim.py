@@ -52,7 +52,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from xdsl.utils.exceptions import DiagnosticException
 
     from sim.executor import ExecutionError
-    from sim.models import DEFAULT_MODEL, MODELS
+    from sim.models import DEFAULT_MODEL, MODELS, UnsimulatedField, check_simulated
     from sim.simulator import (
         VARIANTS,
         SimulationError,
@@ -191,8 +191,9 @@ def hardware_layers(args: argparse.Namespace) -> Hardware:
             spad_bytes=args.spad_bytes,
             energy=args.energy,
         )
+        check_simulated(args.model, hardware, model.hardware(PRESETS[args.preset]))
         check_schedulable(hardware)
-    except (HardwareError, SimulationError) as err:
+    except (HardwareError, SimulationError, UnsimulatedField) as err:
         raise ToolError(f"{given}: {err}") from None
     return hardware
 

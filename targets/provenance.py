@@ -15,6 +15,7 @@ import json
 from functools import cache
 from importlib import metadata
 
+from targets.fields import HARDWARE_FIELDS
 from targets.hardware import Hardware, describe
 
 PACKAGES = ("tapeflow", "xdsl", "enzyme-ad", "numpy")
@@ -34,16 +35,24 @@ def versions() -> dict[str, str | None]:
 
 
 def hardware_record(
-    hardware: Hardware, *, model: str, variant: str | None, unroll: int,
+    hardware: Hardware,
+    *,
+    model: str,
+    variant: str | None,
+    unroll: int,
     unroll_requested: int | None = None,
+    simulated: frozenset[str] = HARDWARE_FIELDS,
 ) -> dict[str, object]:
     """The `hardware` entry of a report: every field of `hardware` (the preset or
-    description's name under `name`), then `model`, `variant`, `unroll` (the
-    factor that ran), `unroll_requested` (the factor asked for; default the same),
-    `energy_preset` and `versions`; plain JSON data (lists, not tuples), so that a
-    record read back from a file equals the one computed."""
+    description's name under `name`), then `model`, `not_simulated` (the fields
+    outside `simulated`, the model's `fields`: their values are the preset's and
+    no number depends on them), `variant`, `unroll` (the factor that ran),
+    `unroll_requested` (the factor asked for; default the same), `energy_preset`
+    and `versions`; plain JSON data (lists, not tuples), so that a record read
+    back from a file equals the one computed."""
     record = describe(hardware)
     record["model"] = model
+    record["not_simulated"] = sorted(HARDWARE_FIELDS - simulated)
     record["variant"] = variant
     record["unroll"] = unroll
     record["unroll_requested"] = unroll if unroll_requested is None else unroll_requested

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from targets.fields import HARDWARE_FIELDS
 from targets.hardware import Hardware, Latencies, PlacementConfig
 
 
@@ -214,4 +215,34 @@ def salam_hardware(hardware: Hardware, machine: SalamMachine = SALAM) -> Hardwar
     return adapted
 
 
-__all__ = ["SALAM", "SalamMachine", "salam_hardware"]
+SALAM_UNSIMULATED: frozenset[str] = frozenset(
+    {
+        "clock_ghz",  # cycles are datapath ticks of `clock_period_ns`; nothing is timed at it
+        "rows",  # lockstep issue ignores placement: no grid
+        "cols",
+        "latencies.hop",  # nor routing
+        "cache.ports",  # one port, one access in flight per slot (`SalamMachine`)
+        "cache.mshrs",  # never more than one read outstanding
+        "scratchpad.banks",  # tape bins commit at once: no bank conflicts
+        "scratchpad.latency",  # ... and take no time
+        "dram.bandwidth_gbs",  # port slots, latency-bound; streams untimed
+        "mapping.runahead",  # ... so no stream runs ahead
+        "mapping.tiles_in_flight",  # one tile per loop (`lowering_hardware`)
+        "mapping.disambiguate",  # lockstep groups order accesses themselves
+        "config_cycles_per_op",  # a fixed datapath: no configuration to load
+        "config_contexts",
+        # A request's time is `SalamMachine`'s (the authors' bus, cache and DDR4
+        # latencies), not these fields, which only record it:
+        "cache.hit_latency",
+        "dram.latency_cycles",
+    }
+)
+"""The hardware fields the `salam` model does not read (`sim/models/salam.py`,
+"Mechanisms"): changing one changes no number it reports. Checked by
+test/sim/test_model_fields.py, which changes each and compares the reports."""
+
+SALAM_FIELDS: frozenset[str] = HARDWARE_FIELDS - SALAM_UNSIMULATED
+"""The hardware fields the `salam` model simulates."""
+
+
+__all__ = ["SALAM", "SALAM_FIELDS", "SALAM_UNSIMULATED", "SalamMachine", "salam_hardware"]

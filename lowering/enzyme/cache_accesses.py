@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import memref
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.traits import is_side_effect_free
 
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
@@ -52,10 +53,15 @@ def top_level_index(op: Operation, body: Block, index: dict[Operation, int]) -> 
     return index[current]
 
 
-def collect_accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cache) -> None:
-    """Collect the loads, stores, subviews and deallocs reaching the buffer."""
+def collect_accesses(
+    value: SSAValue, views: list[memref.SubviewOp], cache: Cache, skip: Operation | None = None
+) -> None:
+    """Collect the loads, stores, subviews and deallocs reaching the buffer
+    (leaving out its use by `skip`)."""
     for use in value.uses:
         user = use.operation
+        if user is skip:
+            continue
         if isinstance(user, memref.LoadOp | enzyme.CacheLoadOp) and use.index == 0:
             cache.loads.append(Access(user, views))
         elif isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
@@ -73,6 +79,33 @@ def collect_accesses(value: SSAValue, views: list[memref.SubviewOp], cache: Cach
             cache.dims.append(user)  # a view's size: goes with the views
         else:
             raise NotACache(f"used by '{user.name}', which a tape cannot express")
+
+
+def buffer_root(value: SSAValue) -> SSAValue:
+    """The buffer a memref value views (through subviews and casts)."""
+    while isinstance(value, OpResult) and isinstance(
+        value.op, memref.SubviewOp | memref.CastOp
+    ):
+        value = value.op.source
+    return value
+
+
+def written_roots(op: Operation) -> set[SSAValue] | None:
+    """The buffers (by `buffer_root`) the ops nested in `op` store into; None if
+    one of them may write memory another way (a call, a copy, ...)."""
+    roots: set[SSAValue] = set()
+    for each in op.walk():
+        if each is op:
+            continue
+        if isinstance(each, memref.StoreOp):
+            roots.add(buffer_root(each.memref))
+        elif isinstance(each, enzyme.CacheStoreOp):
+            roots.add(buffer_root(each.buffer))
+        elif not each.regions and not is_side_effect_free(each) and not isinstance(
+            each, memref.LoadOp | enzyme.CacheLoadOp | memref.AllocaOp | memref.AllocOp | memref.DeallocOp
+        ):
+            return None
+    return roots
 
 
 def sizes_views_only(dim: memref.DimOp) -> bool:

@@ -30,7 +30,13 @@ from xdsl.dialects.builtin import ArrayAttr, MemRefType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.enzyme.cache_accesses import Cache, NotACache, collect_accesses, top_level_index
+from lowering.enzyme.cache_accesses import (
+    Cache,
+    NotACache,
+    buffer_root,
+    collect_accesses,
+    top_level_index,
+)
 from lowering.enzyme.nested_caches import NotANestedCache, classify_nested_cache
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import (
@@ -63,15 +69,6 @@ def argument_roles(function: func.FuncOp, pass_name: str) -> list[ArgumentRole]:
             "shadows of duplicated ones, seeds of active results)"
         )
     return roles
-
-
-def buffer_root(value: SSAValue) -> SSAValue:
-    """The buffer a memref value views (through subviews and casts)."""
-    while isinstance(value, OpResult) and isinstance(
-        value.op, memref.SubviewOp | memref.CastOp
-    ):
-        value = value.op.source
-    return value
 
 
 def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-tape") -> int:
@@ -163,5 +160,5 @@ def cache_buffers(function: func.FuncOp, pass_name: str) -> list[memref.AllocOp]
                 nested = classify_nested_cache(op, body, rev_start)
             except NotANestedCache:
                 continue
-            found += [nested.handles, nested.inner]
+            found += nested.buffers()
     return found

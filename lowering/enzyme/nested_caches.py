@@ -21,13 +21,20 @@ for the mirrored iteration, reads the values, and deallocates it:
       memref.dealloc %b : memref<?x4xf64>
     }
 
-`tapeflow-raise-tape` makes one tape of it, indexed by the handle's index
-followed by the per-iteration buffer's: `!tape.tape<?x?x4xf64>`. Its extents are
-the handle buffer's and, for each `?` extent of the per-iteration buffers, their
-maximum over the outer iterations, computed at run time by a loop nest cloned from
-the FWD loops around the per-iteration alloc (only their bounds and the pure
-`arith` computation of the extent; anything else and the buffer stays a memref,
-with the reason). The tape is the bounding box of the triangle: entries outside
+A nest triangular at several levels (PolyBench lu's `i, j < i, k < j`) nests the
+buffers as deep: per `i` a buffer of per-`j` buffers
+(`memref<5xmemref<?xmemref<?xf64>>>`), each level's handle stored in the level
+above in FWD, loaded from it in REV. `classify_nested_cache` follows such a
+chain, at any depth, from the top-level buffer down to the buffers of values.
+
+`tapeflow-raise-tape` makes one value tape of a chain, indexed by each level's
+handle index followed by the values' buffer's: `!tape.tape<?x?x4xf64>`, or
+`!tape.tape<5x?x?xf64>` for lu. Its extents are the top-level buffer's and, for
+each `?` extent of a per-iteration buffer, its maximum over the loops around that
+buffer, computed at run time by a loop nest cloned from the FWD loops around it
+(their bounds and the computation of the extent: pure `arith`, or ops free of side
+effects that read no buffer the FWD nest writes, such as the counting loop of a
+while loop; anything else and the buffers stay memrefs, with the reason). The tape is the bounding box of the triangle: entries outside
 it are never written and never read (the executor checks that every read entry
 was written). The handle stores, handle loads and per-iteration deallocs go; the
 handle buffer's dealloc frees the tape.
@@ -38,128 +45,149 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import RecursiveMemoryEffect, is_side_effect_free
 
 from lowering.enzyme.cache_accesses import (
     Access,
     Cache,
     NotACache,
+    buffer_root,
     collect_accesses,
-    sizes_views_only,
     top_level_index,
+    written_roots,
 )
-from tapeflow_dialects import enzyme
+from lowering.ir.loops import top_level_op
 
 
 class NotANestedCache(Exception):
     """A buffer of handles that is not Enzyme's nested cache; the message says why."""
 
 
-HandleStore = memref.StoreOp | enzyme.CacheStoreOp
-HandleLoad = memref.LoadOp | enzyme.CacheLoadOp
+@dataclass
+class Link:
+    """One level of the chain: a per-iteration buffer allocated in FWD and the
+    store that keeps its handle in the buffer one level up."""
+
+    store: Access
+    """FWD: stores the handle (through the views of the buffer one level up)."""
+    alloc: memref.AllocOp
+    """FWD: the per-iteration buffer."""
+    views: Cache
+    """Its FWD uses other than `store`: the stores into it (the next level's
+    handle stores, or at the leaf the cached values), subviews and dims."""
+
+
+@dataclass
+class RevPath:
+    """REV: the handle loads, one per level, that lead to one load of a value."""
+
+    handle_loads: list[Access]
+    leaf: Access
 
 
 @dataclass
 class NestedCache:
-    """A buffer of per-iteration cache buffers, and everything that reaches them."""
+    """A chain of per-iteration cache buffers, from the top-level buffer of
+    handles down to the buffers that hold the values, and everything that
+    reaches them."""
 
     handles: memref.AllocOp
     """The top-level buffer of handles."""
-    handle_store: HandleStore
-    """FWD: stores the per-iteration buffer's handle."""
-    inner: memref.AllocOp
-    """FWD: the per-iteration buffer."""
-    fwd: Cache
-    """The per-iteration buffer's FWD stores (and subviews), as a plain cache."""
-    rev: list[tuple[HandleLoad, Cache]] = field(default_factory=list)
-    """REV: each handle load, with the loads (and subviews, deallocs) of its result."""
+    chain: list[Link]
+    """The per-iteration buffers, outermost first; the last holds the values."""
+    rev: list[RevPath] = field(default_factory=list)
     handle_deallocs: list[memref.DeallocOp] = field(default_factory=list)
+    trash: list[Operation] = field(default_factory=list)
+    """REV ops that only reach the buffers (handle loads, views, dims, deallocs),
+    erased once the values are read from the tape."""
+
+    @property
+    def leaf(self) -> Link:
+        return self.chain[-1]
+
+    def buffers(self) -> list[memref.AllocOp]:
+        """Every buffer of the chain, the top-level one first."""
+        return [self.handles, *(link.alloc for link in self.chain)]
 
 
-def _uses_of_buffer(value: SSAValue, cache: Cache) -> None:
-    """Loads, stores, subviews and deallocs of a per-iteration buffer."""
+def _uses(value: SSAValue, cache: Cache, skip: Operation | None = None) -> None:
+    """Loads, stores, subviews, dims and deallocs of a buffer of the chain
+    (leaving out its use by `skip`, the store of its own handle)."""
     try:
-        collect_accesses(value, [], cache)
+        collect_accesses(value, [], cache, skip)
     except NotACache as err:
         raise NotANestedCache(f"a per-iteration buffer is {err}") from None
 
 
 def classify_nested_cache(alloc: memref.AllocOp, body: Block, rev_start: int) -> NestedCache:
-    """`alloc` as Enzyme's buffer of per-iteration caches; `NotANestedCache` says
-    why it is not one."""
+    """`alloc` as the top of a chain of Enzyme's per-iteration caches, at any
+    depth; `NotANestedCache` says why it is not one."""
     handles_type = alloc.memref.type
     assert isinstance(handles_type, MemRefType)
-    inner_type = handles_type.element_type
-    if not isinstance(inner_type, MemRefType):
+    if not isinstance(handles_type.element_type, MemRefType):
         raise NotANestedCache("not a buffer of buffers")
     index = {op: i for i, op in enumerate(body.ops)}
-    stores: list[HandleStore] = []
-    loads: list[HandleLoad] = []
-    deallocs: list[memref.DeallocOp] = []
-    for use in alloc.memref.uses:
-        user = use.operation
-        if isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
-            stores.append(user)
-        elif isinstance(user, memref.LoadOp | enzyme.CacheLoadOp) and use.index == 0:
-            loads.append(user)
-        elif isinstance(user, memref.DeallocOp):
-            deallocs.append(user)
-        else:
-            raise NotANestedCache(f"used by '{user.name}'")
-    if len(stores) != 1:
-        raise NotANestedCache(f"written by {len(stores)} stores")
-    if not loads:
-        raise NotANestedCache("never read")
-    if len(deallocs) > 1:
+
+    def in_fwd(op: Operation) -> bool:
+        return top_level_index(op, body, index) < rev_start
+
+    top = Cache(alloc, [], [], [], [])
+    try:
+        collect_accesses(alloc.memref, [], top)
+    except NotACache as err:
+        raise NotANestedCache(str(err)) from None
+    if len(top.deallocs) > 1:
         raise NotANestedCache("deallocated more than once")
-    (store,) = stores
-    if top_level_index(store, body, index) >= rev_start:
-        raise NotANestedCache("written in the reverse sweep")
-    if any(top_level_index(load, body, index) < rev_start for load in loads):
-        raise NotANestedCache("read in the forward sweep")
-    inner = store.value
-    if not isinstance(inner, OpResult) or not isinstance(inner.op, memref.AllocOp):
-        raise NotANestedCache("holds buffers that are not allocated in the forward sweep")
-    inner_alloc = inner.op
-    if inner_alloc.memref.type != inner_type:
-        raise NotANestedCache("holds buffers of another type")
-    fwd = Cache(inner_alloc, [], [], [], [])
-    _collect_without(inner, store, fwd)
-    if fwd.loads or fwd.deallocs:
-        raise NotANestedCache("a per-iteration buffer is read or freed in the forward sweep")
-    if len(fwd.stores) != 1:
-        raise NotANestedCache(f"a per-iteration buffer is written by {len(fwd.stores)} stores")
-    nested = NestedCache(alloc, store, inner_alloc, fwd, [], deallocs)
-    for load in loads:
-        cache = Cache(inner_alloc, [], [], [], [])
-        _uses_of_buffer(load.results[0], cache)
-        if cache.stores:
-            raise NotANestedCache("a per-iteration buffer is written in the reverse sweep")
-        nested.rev.append((load, cache))
-    if not any(cache.loads for _, cache in nested.rev):
+    # FWD: follow the single handle store of each level down to the values.
+    chain: list[Link] = []
+    level = top
+    level_type = handles_type
+    while True:
+        if chain and (level.loads or level.deallocs):
+            raise NotANestedCache("a per-iteration buffer is read or freed in the forward sweep")
+        if len(level.stores) != 1:
+            raise NotANestedCache(f"a buffer of the chain is written by {len(level.stores)} stores")
+        (store,) = level.stores
+        if not in_fwd(store.op):
+            raise NotANestedCache("written in the reverse sweep")
+        element = level_type.element_type
+        if not isinstance(element, MemRefType):
+            break  # `level` holds the values
+        inner = store.op.value
+        if not isinstance(inner, OpResult) or not isinstance(inner.op, memref.AllocOp):
+            raise NotANestedCache("holds buffers that are not allocated in the forward sweep")
+        if inner.type != element:
+            raise NotANestedCache("holds buffers of another type")
+        views = Cache(inner.op, [], [], [], [])
+        _uses(inner, views, skip=store.op)
+        chain.append(Link(store, inner.op, views))
+        level, level_type = views, element
+    nested = NestedCache(alloc, chain, [], top.deallocs)
+    # REV: every load of a handle, followed down to the loads of values.
+    if not top.loads or any(in_fwd(a.op) for a in top.loads):
+        raise NotANestedCache("never read" if not top.loads else "read in the forward sweep")
+    nested.trash += top.subviews + top.dims
+
+    def follow(loads: list[Access], depth: int, path: list[Access]) -> None:
+        for load in loads:
+            if depth == len(chain):
+                nested.rev.append(RevPath(path, load))
+                continue
+            nested.trash.append(load.op)
+            reached = Cache(chain[depth].alloc, [], [], [], [])
+            _uses(load.op.results[0], reached)
+            if reached.stores:
+                raise NotANestedCache("a per-iteration buffer is written in the reverse sweep")
+            nested.trash += reached.subviews + reached.dims + reached.deallocs
+            follow(reached.loads, depth + 1, [*path, load])
+
+    follow(top.loads, 0, [])
+    if not nested.rev:
         raise NotANestedCache("its buffers are never read")
     return nested
-
-
-def _collect_without(value: SSAValue, skip: Operation, cache: Cache) -> None:
-    """`_uses_of_buffer` of `value`, leaving out its use by `skip` (the handle store)."""
-    uses = [u for u in value.uses if u.operation is not skip]
-    try:
-        for use in uses:
-            user = use.operation
-            if isinstance(user, memref.StoreOp | enzyme.CacheStoreOp) and use.index == 1:
-                cache.stores.append(Access(user, []))
-            elif isinstance(user, memref.SubviewOp) and use.index == 0:
-                cache.subviews.append(user)
-                collect_accesses(user.result, [user], cache)
-            elif isinstance(user, memref.DimOp) and sizes_views_only(user):
-                cache.dims.append(user)
-            else:
-                raise NotACache(f"used by '{user.name}'")
-    except NotACache as err:
-        raise NotANestedCache(f"a per-iteration buffer is {err}") from None
 
 
 # ---------------------------------------------------------------- extents
@@ -192,13 +220,20 @@ def _materialize(
         return mapping[value]
     if not _inside(value, outer):
         return value
-    if not isinstance(value, OpResult) or value.op.dialect_name() != "arith" or value.op.regions:
-        raise _NotComputable(
-            f"an extent depends on {value.name_hint or 'a value'} "
-            f"({value.owner.name if isinstance(value.owner, Operation) else 'a block argument'}), "
-            "which is not an induction variable or pure arith"
-        )
+    if not isinstance(value, OpResult):
+        raise _NotComputable(f"an extent depends on {value.name_hint or 'a block argument'}")
     op = value.op
+    if op.dialect_name() != "arith" or op.regions:
+        # A computation `_check_pure` found replayable (e.g. the counting loop of
+        # a while loop rewritten by tapeflow-while-to-for): cloned whole.
+        inner = dict(mapping)
+        for used in _external_operands(op):
+            inner[used] = _materialize(used, mapping, outer, at)
+        clone = op.clone(value_mapper=inner)
+        Rewriter.insert_op(clone, at)
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+        return mapping[value]
     operands = [_materialize(o, mapping, outer, at) for o in op.operands]
     clone = op.clone()
     for i, o in enumerate(operands):
@@ -263,29 +298,29 @@ def _slice_args(values: tuple[SSAValue, ...] | list[SSAValue], loop: scf.ForOp) 
     return found
 
 
-def inner_static_shape(nested: NestedCache) -> tuple[int, ...]:
-    inner_type = nested.inner.memref.type
-    assert isinstance(inner_type, MemRefType)
-    return tuple(inner_type.get_shape())
-
-
 def tape_shape(nested: NestedCache) -> tuple[int, ...]:
-    """The handle buffer's extents followed by the per-iteration buffer's."""
-    handles_type = nested.handles.memref.type
-    assert isinstance(handles_type, MemRefType)
-    return (*handles_type.get_shape(), *inner_static_shape(nested))
+    """The handle buffer's extents followed by each per-iteration buffer's,
+    outermost first."""
+    shape: list[int] = []
+    for buffer in nested.buffers():
+        buffer_type = buffer.memref.type
+        assert isinstance(buffer_type, MemRefType)
+        shape += buffer_type.get_shape()
+    return tuple(shape)
 
 
 def check_extents_computable(nested: NestedCache, body: Block) -> None:
-    """Raise `NotANestedCache` if `max_extents` cannot be built (checked before
-    anything is rewritten)."""
+    """Raise `NotANestedCache` if `max_extents` cannot be built for a buffer of
+    the chain (checked before anything is rewritten)."""
     try:
-        loops = enclosing_fors(nested.inner, body)
-        if not loops:
-            raise _NotComputable("the per-iteration buffer is not inside a loop")
-        outer = loops[0]
-        for v in (*nested.inner.dynamic_sizes, *(x for l in loops for x in (l.lb, l.ub, l.step))):
-            _check_pure(v, outer, {l.body.block.args[0] for l in loops})
+        for link in nested.chain:
+            loops = enclosing_fors(link.alloc, body)
+            if not loops:
+                raise _NotComputable("the per-iteration buffer is not inside a loop")
+            outer = loops[0]
+            written = written_roots(top_level_op(outer, body))
+            for v in (*link.alloc.dynamic_sizes, *(x for l in loops for x in (l.lb, l.ub, l.step))):
+                _check_pure(v, outer, {l.body.block.args[0] for l in loops}, written)
     except _NotComputable as err:
         raise NotANestedCache(str(err)) from None
 
@@ -297,16 +332,46 @@ def _inside(value: SSAValue, outer: Operation) -> bool:
     return parent is not None and outer.is_ancestor(parent)
 
 
-def _check_pure(value: SSAValue, outer: Operation, ivs: set[SSAValue]) -> None:
+def _check_pure(value: SSAValue, outer: Operation, ivs: set[SSAValue], written: set[SSAValue] | None) -> None:
+    """`value` can be computed before the forward sweep: from induction variables
+    and values defined before the loops, by pure `arith`, or by ops free of side
+    effects that read only buffers the forward sweep's nest does not write (a
+    while loop's trip count, counted by a first run: what they read before FWD is
+    what they read in it)."""
     if value in ivs or not _inside(value, outer):
         return
-    if not isinstance(value, OpResult) or value.op.dialect_name() != "arith" or value.op.regions:
-        raise _NotComputable(
-            "an extent of the per-iteration buffers is not computable before the "
-            "forward sweep (it depends on a loop-carried value or a non-arith op)"
-        )
-    for o in value.op.operands:
-        _check_pure(o, outer, ivs)
+    if isinstance(value, OpResult) and value.op.dialect_name() == "arith" and not value.op.regions:
+        for o in value.op.operands:
+            _check_pure(o, outer, ivs, written)
+        return
+    if isinstance(value, OpResult) and _replayable(value.op, written):
+        for o in _external_operands(value.op):
+            _check_pure(o, outer, ivs, written)
+        return
+    raise _NotComputable(
+        "an extent of the per-iteration buffers is not computable before the "
+        "forward sweep (it depends on a loop-carried value, or on an op with side "
+        "effects or reading memory the forward sweep writes)"
+    )
+
+
+def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
+    """`op` (and what it nests) has no side effects and reads no buffer of `written`."""
+    for each in op.walk():
+        if isinstance(each, memref.LoadOp):
+            if written is None or buffer_root(each.memref) in written:
+                return False
+        elif not (each.has_trait(RecursiveMemoryEffect) or isinstance(each, scf.YieldOp | scf.ConditionOp)):
+            if not is_side_effect_free(each):
+                return False
+    return True
+
+
+def _external_operands(op: Operation) -> list[SSAValue]:
+    """The values `op` and the ops it nests use that are defined outside it."""
+    return list(
+        dict.fromkeys(o for each in op.walk() for o in each.operands if not _inside(o, op))
+    )
 
 
 __all__ = [
@@ -316,5 +381,4 @@ __all__ = [
     "classify_nested_cache",
     "max_extents",
     "tape_shape",
-    "DYNAMIC_INDEX",
 ]

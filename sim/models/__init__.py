@@ -34,6 +34,8 @@ from __future__ import annotations
 from sim.models.base import Cycles, TimingModel, WindowTable
 from sim.models.cgra import CGRA
 from sim.models.salam import SALAM_MODEL
+from targets.fields import HARDWARE_FIELDS, unsimulated
+from targets.hardware import Hardware
 
 MODELS: dict[str, TimingModel] = {m.name: m for m in (CGRA, SALAM_MODEL)}
 """Every timing model by the name `--model` takes."""
@@ -43,6 +45,26 @@ DEFAULT_MODEL = "cgra"
 
 class UnknownModel(ValueError):
     """A model name not in `MODELS`; the message lists them."""
+
+
+class UnsimulatedField(ValueError):
+    """A hardware field changed that the chosen model does not simulate."""
+
+
+def check_simulated(name: str, hardware: Hardware, reference: Hardware) -> None:
+    """Raise `UnsimulatedField` if `hardware` changes, from `reference` (the
+    preset as the model simulates it), a field model `name` does not read: the
+    run would report it as applied while no number depends on it."""
+    model = get_model(name)
+    ignored = unsimulated(hardware, reference, model.fields)
+    if ignored:
+        raise UnsimulatedField(
+            f"the {name} model does not simulate {', '.join(ignored)}: "
+            f"{'it changes' if len(ignored) == 1 else 'they change'} none of its numbers "
+            f"(it ignores {', '.join(sorted(HARDWARE_FIELDS - model.fields))}); "
+            f"leave {'it' if len(ignored) == 1 else 'them'} at the preset's value, or "
+            "choose a model that simulates it"
+        )
 
 
 def get_model(name: str) -> TimingModel:
@@ -71,6 +93,8 @@ __all__ = [
     "MODELS",
     "TimingModel",
     "UnknownModel",
+    "UnsimulatedField",
+    "check_simulated",
     "WindowTable",
     "check_models",
     "get_model",

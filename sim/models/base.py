@@ -98,6 +98,10 @@ class Cycles:
 class TimingModel(Protocol):
     name: str
     summary: str
+    fields: frozenset[str]
+    """The hardware fields (dotted, `targets.fields.HARDWARE_FIELDS`) the model
+    simulates: a change to any other changes none of its numbers, and is refused
+    (`sim.models.check_simulated`)."""
 
     def hardware(self, hardware: Hardware) -> Hardware: ...
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from sim.models.base import Cycles, WindowTable
 from sim.models.streams import stream_times
+from targets.fields import HARDWARE_FIELDS
 from targets.hardware import Hardware
 
 
@@ -43,6 +44,8 @@ class CgraModel:
         "pipelined CGRA: modulo-scheduled kernel loops, misses overlapped with compute, "
         "hits holding a port, timed streams, tiles of one loop overlapped"
     )
+    fields = HARDWARE_FIELDS
+    """Every field: the grid, latencies, ports, MSHRs, bandwidth, clock..."""
 
     def hardware(self, hardware: Hardware) -> Hardware:
         return hardware

@@ -60,7 +60,7 @@ import numpy as np
 from sim.models.base import Cycles, WindowTable
 from targets.hardware import Hardware
 from targets.lockstep import LockstepSchedule
-from targets.salam import SALAM, SalamMachine, salam_hardware
+from targets.salam import SALAM, SALAM_FIELDS, SalamMachine, salam_hardware
 
 
 def run_cycles(
@@ -136,6 +136,7 @@ class SalamModel:
         "inner-loop iterations overlapping, 2 ports with a read and a write slot each, "
         "free tape bins"
     )
+    fields = SALAM_FIELDS
 
     def __init__(self, machine: SalamMachine = SALAM):
         self.machine = machine

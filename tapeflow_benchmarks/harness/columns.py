@@ -50,6 +50,8 @@ RUN_COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cache_hit_rate", ("cache", "hit_rate")),
     ("dram_read", ("dram_bytes", "read")),
     ("dram_write", ("dram_bytes", "write")),
+    ("dram_primal", ("dram_bytes", "primal")),
+    ("dram_shadow", ("dram_bytes", "shadow")),
     ("dram_tape", ("dram_bytes", "tape")),
     ("dram_total", ("dram_bytes", "total")),
     ("spad_accesses", ("spad", "accesses")),

@@ -26,7 +26,37 @@ from tapeflow_tools.diagnostics import ToolError
 
 LOCAL = "local"
 
-_NEEDS = "--dask needs Dask's distributed scheduler: pip install 'tapeflow[dask]'"
+INSTALL = 'pip install -e ".[dask]"'
+"""The install command this hint and docs/sweeps.md name (in the tapeflow checkout)."""
+
+_NEEDS = f"--dask needs Dask's distributed scheduler: {INSTALL} (in the tapeflow checkout)"
+
+LOGGERS = ("distributed", "tornado")
+"""The loggers of Dask's scheduler and workers and of the event loop under them."""
+
+
+class OneLine(logging.Formatter):
+    """A record as one line, `dask: LEVEL: message`, without its traceback: a
+    worker's heartbeat that timed out under load is worth a line, not a Python
+    traceback in the output of a run that succeeded."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage().strip().splitlines()
+        return f"dask: {record.levelname.lower()}: {message[0] if message else ''}"
+
+
+def quiet_dask_logs() -> None:
+    """Dask's loggers print through `OneLine` only, at WARNING and above (Dask logs
+    each worker's start and stop at INFO; the tool's own lines suffice)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(OneLine())
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        for old in list(logger.handlers):
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
 
 
 def check_address(address: str) -> str:
@@ -52,9 +82,7 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ToolError(_NEEDS) from None
-    # Dask logs each worker's start and stop at INFO; the tool's own lines suffice.
-    for name in ("distributed", "distributed.nanny", "distributed.scheduler"):
-        logging.getLogger(name).setLevel(logging.WARNING)
+    quiet_dask_logs()
     cluster = None
     try:
         if address == LOCAL:
@@ -65,6 +93,7 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
                 dashboard_address=None,
             )
             client = Client(cluster)
+            client.run(quiet_dask_logs)  # the workers are processes of their own
         else:
             try:
                 client = Client(address, timeout="10s")
@@ -82,4 +111,4 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
             cluster.close()
 
 
-__all__ = ["LOCAL", "check_address", "dask_executor"]
+__all__ = ["INSTALL", "LOCAL", "LOGGERS", "OneLine", "check_address", "dask_executor", "quiet_dask_logs"]

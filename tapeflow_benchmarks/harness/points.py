@@ -138,7 +138,10 @@ class Point:
     def record(self) -> dict[str, object]:
         """The point's `hardware` record (`targets.provenance.hardware_record`)."""
         g = self.group
-        return hardware_record(self.hardware(), model=g.model, variant=g.variant, unroll=g.unroll)
+        return hardware_record(
+            self.hardware(), model=g.model, variant=g.variant, unroll=g.unroll,
+            simulated=timing_model(g.model).fields,
+        )
 
     def key(self) -> str:
         payload = {

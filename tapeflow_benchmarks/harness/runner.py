@@ -278,6 +278,12 @@ class RunSummary:
     seconds: float = 0.0
 
 
+def _bundle_label(bundle: list[tuple[Group, list[Point]]]) -> str:
+    """The runs of one lowering, labelled with every model that times them:
+    `logsum/small enzyme [cgra+salam]`."""
+    return replace(bundle[0][0], model="+".join(g.model for g, _ in bundle)).label()
+
+
 def run_points(
     points: Iterable[Point],
     results: ResultCache,
@@ -306,7 +312,7 @@ def run_points(
         bundles.setdefault(replace(group, model=DEFAULT_MODEL), []).append((group, group_points))
     todo = sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
     bar = tqdm(
-        total=len(todo), unit="run", disable=not progress, dynamic_ncols=True,
+        total=sum(len(bundle) for _, bundle in todo), unit="run", disable=not progress, dynamic_ncols=True,
         desc="tapeflow-bench",
     )
 
@@ -320,13 +326,14 @@ def run_points(
                 results.put(point, report)
             if on_report is not None:
                 on_report(point, report)
-        summary.computed_groups += len({p.group for p, _ in pairs})
-        bar.update(1)
+        groups = len({p.group for p, _ in pairs})
+        summary.computed_groups += groups
+        bar.update(groups)
 
     try:
         if pool is None and (jobs <= 1 or len(todo) <= 1):
-            for group, bundle in todo:
-                bar.set_postfix_str(group.label())
+            for _, bundle in todo:
+                bar.set_postfix_str(_bundle_label(bundle))
                 finished(_run_group_job(bundle))
         else:
             owned = pool is None
@@ -346,7 +353,7 @@ def run_points(
                             with _sigint_blocked():
                                 future = executor.submit(_run_group_job, bundle)
                             running[future] = (group, bundle)
-                        bar.set_postfix_str(" | ".join(g.label() for g, _ in running.values()))
+                        bar.set_postfix_str(" | ".join(_bundle_label(b) for _, b in running.values()))
                         done, _ = wait(running, return_when=FIRST_COMPLETED)
                         for future in done:
                             group, bundle = running.pop(future)

@@ -11,6 +11,9 @@ it) are made of:
 - reductions carried through `iter_args` (sums, and products kept bounded);
 - in-place read-modify-write of the arrays (`x[i] = f(x[i], ...)`), so Enzyme
   must cache values that are overwritten later;
+- constants stored over array elements read before (`x[i] = 0.5`), at any depth,
+  on every iteration or under an `scf.if` on the iteration (their adjoint zeroes
+  the shadow: docs/enzyme-bugs.md);
 - `scf.if` with results, on the loop indices (smooth) or on data (not smooth);
 - f64 and f32 arrays mixed, converted with `arith.extf`/`arith.truncf`;
 - math on safe domains (sin, cos, tanh, exp of a bounded value, sqrt and log
@@ -240,6 +243,18 @@ class _Writer:
                 inner,
                 f"memref.store {stored}, %{target.name}[{', '.join(ivs)}] : {target.type}",
             )
+        if draw(st.integers(0, 3)) == 0:  # the target's element overwritten by a constant
+            constant = self.real(draw(st.sampled_from((0.0, 0.5, 2.0))), target.element)
+            store = f"memref.store {constant}, %{target.name}[{', '.join(ivs)}] : {target.type}"
+            if draw(st.booleans()):
+                self.emit(inner, store)
+            else:
+                rem, cond = self.fresh(), self.fresh("cond")
+                self.emit(inner, f"{rem} = arith.remui {ivs[0]}, {self.index(2)} : index")
+                self.emit(inner, f"{cond} = arith.cmpi eq, {rem}, {self.index(0)} : index")
+                self.emit(inner, f"scf.if {cond} {{")
+                self.emit(inner + 1, store)
+                self.emit(inner, "}")
         contribution = self.convert(inner, body, t, "f64")
         if draw(st.booleans()):
             new_acc = self.binary(inner, "addf", acc, contribution, "f64")

@@ -74,6 +74,38 @@ def same_bits(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str | 
     return None
 
 
+def central_difference_gradients(
+    module: ModuleOp,
+    function: str,
+    args: list[np.ndarray],
+    seeds: list[np.ndarray | None],
+    h: float = 1e-6,
+) -> list[np.ndarray | None]:
+    """The gradient of `L = sum(seeds[i] * (args[i] after function(*args)))` with
+    respect to each initial `args[i]` that has a seed (None for the others: index
+    arguments), by central differences of the primal run with the reference
+    executor."""
+
+    def loss(values: list[np.ndarray]) -> float:
+        out = run_function(module, function, {f"arg{i}": v.copy() for i, v in enumerate(values)})
+        return float(sum(np.sum(s * out[f"arg{i}"]) for i, s in enumerate(seeds) if s is not None))
+
+    gradients: list[np.ndarray | None] = []
+    for i, arg in enumerate(args):
+        if seeds[i] is None:
+            gradients.append(None)
+            continue
+        numeric = np.zeros_like(arg)
+        for where in np.ndindex(arg.shape):
+            up = [a.copy() for a in args]
+            down = [a.copy() for a in args]
+            up[i][where] += h
+            down[i][where] -= h
+            numeric[where] = (loss(up) - loss(down)) / (2 * h)
+        gradients.append(numeric)
+    return gradients
+
+
 def _run(module: ModuleOp, function: str, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return run_function(module, function, {k: v.copy() for k, v in inputs.items()})
 

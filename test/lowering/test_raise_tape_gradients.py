@@ -88,3 +88,13 @@ def test_raised_gradient_matches_references(key: str) -> None:
         "every cache buffer of the benchmark kernels is raised"
     )
     assert_matches_references(key, module)
+
+
+@pytest.mark.parametrize("key", ["pathfinder", "massspring", "somier"])
+def test_each_tape_of_a_gradient_has_its_own_name(key: str) -> None:
+    """Kernels with several caches of one producer (pathfinder: three of loads
+    from arg0): the stats and the IR name each tape once."""
+    (gradient,) = gradient_functions(raised(key))
+    names = [op.value_name.data for op in gradient.walk() if isinstance(op, tape.AllocOp)]
+    assert any(n.endswith("_2") for n in names)  # a producer with a second tape
+    assert len(set(names)) == len(names)

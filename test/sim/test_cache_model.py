@@ -131,7 +131,8 @@ def test_distinct_buffers_never_share_a_line() -> None:
 def _same_result(a: CacheResult, b: CacheResult) -> bool:
     return (
         a.hit.tolist() == b.hit.tolist()
-        and a.evicts_dirty.tolist() == b.evicts_dirty.tolist()
+        and a.victim.tolist() == b.victim.tolist()
+        and sorted(a.flushed.tolist()) == sorted(b.flushed.tolist())
         and (a.writebacks, a.miss_lines) == (b.writebacks, b.miss_lines)
     )
 

@@ -231,7 +231,7 @@ def test_the_report_sums_the_windows_as_one_at_a_time(
     recorder.finish()
     addresses, writes, tape = trace.arrays()
     cache = simulate_cache(addresses, writes, hardware.cache)
-    data: Any = report(recorder, cache, tape, hardware, tape_bytes)
+    data: Any = report(recorder, cache, trace.roles(addresses, tape), hardware, tape_bytes)
     expected = _per_window(recorder, cache.hit, cache.evicts_dirty, hardware)
     assert any(w.rev_stream_bytes for w in recorder.windows) == (variant == "tapeflow")
     assert {k: data["cycles"][k] for k in ("fwd", "rev")} == expected["cycles"]

@@ -170,9 +170,10 @@ def test_the_record_is_the_whole_effective_machine(differentiated: Callable[[str
     assert record["energy_preset"] == "cacti45"
     assert set(record["versions"]) == set(PACKAGES)
     assert record["versions"]["numpy"] == np.__version__
+    assert record["not_simulated"] == []  # cgra simulates every field
     assert record["unroll_requested"] == 1
     assert set(record) == {f.name for f in fields(Hardware)} | {
-        "model", "variant", "unroll", "unroll_requested", "energy_preset", "versions"
+        "model", "not_simulated", "variant", "unroll", "unroll_requested", "energy_preset", "versions"
     }
 
 

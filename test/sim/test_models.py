@@ -56,7 +56,7 @@ def run(module: Any, hardware: Any, args: list[Any], model: str) -> tuple[dict[s
     recorder.finish()
     addresses, writes, tape = trace.arrays()
     cache = simulate_cache(addresses, writes, hardware.cache)
-    return report(recorder, cache, tape, hardware, 0, model), recorder, cache
+    return report(recorder, cache, trace.roles(addresses, tape), hardware, 0, model), recorder, cache
 
 
 def test_the_registry() -> None:

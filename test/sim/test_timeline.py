@@ -250,6 +250,9 @@ def test_tapeflow_sim_writes_the_timeline(tmp_path: Path) -> None:
     events = check_trace_events(document)
     assert document["otherData"]["function"] == "nn_grad"
     assert document["otherData"]["hardware"]["name"] == "Tflow2k"
+    # The trace is titled with the machine and the model that timed it.
+    (title,) = [e["args"]["name"] for e in events if e["name"] == "process_name"]
+    assert title == "simulated Tflow2k [cgra]"
     windows = [e for e in _slices(events, tid=1) if e["cat"].startswith("window")]
     assert sum(w["args"]["cycles"] for w in windows) == report["cycles"]["total"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporaries left

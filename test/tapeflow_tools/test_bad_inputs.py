@@ -183,6 +183,15 @@ def test_input_encoding(case: Case, tmp_path: Path, capsys: pytest.CaptureFixtur
     run_case(case, tmp_path, capsys)
 
 
+@pytest.mark.parametrize("case", cases("stages_and_sizes"), ids=str)
+def test_stages_and_sizes(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pass-name typo (with its closest name), nesting too deep to parse (at its
+    line:col), an Enzyme pipeline that does not differentiate, the TapeFlow
+    pipeline on a lowered module or a gradient with no tape, a memref argument too
+    large to zero-fill (refused before allocating)."""
+    run_case(case, tmp_path, capsys)
+
+
 @pytest.mark.parametrize("case", cases("pass_options"), ids=str)
 def test_pass_options(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Pipeline options that do not parse or are out of range, naming the pass and

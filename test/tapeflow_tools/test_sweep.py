@@ -249,6 +249,84 @@ def test_a_sweep_point_on_the_papers_machine_is_the_evaluations(tmp_path: Path) 
     }
 
 
+def test_a_salam_sweep_runs_what_tapeflow_sim_reports(tmp_path: Path) -> None:
+    """A sweep under `model: salam` builds each point's machine as the model
+    simulates it (its clock, latencies, ways), then the grid: each run's numbers
+    are `tapeflow-sim --model salam` on the same machine."""
+    sweep = tmp_path / "salam.yaml"
+    sweep.write_text(
+        "kernels: [logsum]\nvariants: [enzyme, tapeflow]\nmodel: salam\n"
+        "grid:\n  cache.size_bytes: [1024, 32768]\n"
+    )
+    out = tmp_path / "out"
+    assert tapeflow_bench.main(["--sweep", str(sweep), "--out", str(out), "--no-cache",
+                                "--jobs", "1", "--no-progress"]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert len(data["runs"]) == 4
+    inputs = tmp_path / "in.npz"
+    from tapeflow_benchmarks.kernels import KERNELS
+    import numpy as np
+
+    np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(KERNELS["logsum"].inputs("small"))})
+    source = ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
+    for run in data["runs"]:
+        report = tmp_path / "report.json"
+        preset = "Tflow32k" if run["variant"] == "tapeflow" else "Enzyme32k"
+        tapeflow_sim.main([
+            str(source), "--function", "logsum_grad", "--variant", run["variant"], "--model", "salam",
+            "--preset", preset, "--set", f"cache.size_bytes={run['swept']['cache.size_bytes']}",
+            "--inputs", str(inputs), "--json", str(report),
+        ])
+        sim = json.loads(report.read_text())
+        assert run["report"]["hardware"]["model"] == "salam"
+        assert run["report"]["hardware"]["clock_ghz"] == 0.1  # the authors' 100 MHz datapath
+        for key in ("cycles", "cache", "dram_bytes", "spad", "tape_bytes", "energy_pj"):
+            assert run["report"][key] == sim[key], (run["swept"], key)
+    small, large = (
+        next(r for r in data["runs"] if r["variant"] == "enzyme" and r["swept"]["cache.size_bytes"] == v)
+        for v in (1024, 32768)
+    )
+    assert small["report"]["hardware"]["cache"]["size_bytes"] == 1024
+    assert small["report"]["cache"]["misses"] >= large["report"]["cache"]["misses"]
+
+
+@pytest.mark.parametrize("key, values", [("cache.ports", "[1, 2]"), ("rows", "[2]"), ("dram.bandwidth_gbs", "[9.6]")])
+def test_a_salam_sweep_refuses_a_field_salam_does_not_simulate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, values: str
+) -> None:
+    sweep = tmp_path / "salam.yaml"
+    sweep.write_text(f"kernels: [logsum]\nvariants: [enzyme]\nmodel: salam\ngrid:\n  {key}: {values}\n")
+    with pytest.raises(SystemExit) as exit_:
+        tapeflow_bench.main(["--sweep", str(sweep), "--out", str(tmp_path / "o"), "--no-progress"])
+    assert exit_.value.code != 0
+    err = capsys.readouterr().err
+    assert f"the salam model does not simulate {key}" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_dask_records_are_one_line_without_a_traceback() -> None:
+    """A worker's late heartbeat, logged with its exception, prints as one
+    `dask:` line: no traceback from a run that succeeded."""
+    import io
+    import logging
+
+    from tapeflow_benchmarks.harness.dask_pool import OneLine
+
+    try:
+        raise OSError("Timed out during handshake")
+    except OSError:
+        record = logging.getLogger("distributed.worker").makeRecord(
+            "distributed.worker", logging.WARNING, __file__, 1,
+            "Failed to communicate with scheduler during heartbeat.\nmore", (), sys.exc_info(),
+        )
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(OneLine())
+    handler.emit(record)
+    assert stream.getvalue() == "dask: warning: Failed to communicate with scheduler during heartbeat.\n"
+
+
 def test_what_runs_is_what_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`unroll: 3` on logsum's 16-iteration loop runs as unroll 2 (16's largest
     divisor up to 3, by hand): runs.csv, results.json and the hardware record say

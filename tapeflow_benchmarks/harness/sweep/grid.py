@@ -6,9 +6,11 @@ rebuilds each machine.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sim.models import UnsimulatedField, check_simulated, get_model
 from tapeflow_benchmarks.harness.points import Group, Point
 from tapeflow_benchmarks.harness.sweep.plan import (
     SweepKernel,
@@ -35,23 +37,12 @@ def preset_named(where: str, name: str) -> Hardware:
 def point_of(kernel: SweepKernel, variant: SweepVariant, model: str, hardware: Hardware) -> Point:
     """The point whose `hardware()` is `hardware`: the cache size, ways and
     energy preset at the point (a replay of the group's run), every other
-    difference from the preset in the group's settings."""
-    preset = PRESETS[variant.preset]
+    difference from the point's own machine (the preset as `model` simulates it,
+    `Point.hardware` without settings) in the group's settings."""
     energy = (
         hardware.energy.name if ENERGY_PRESETS.get(hardware.energy.name) == hardware.energy else ""
     )
-    ours, theirs = flat_keys(describe(hardware)), flat_keys(describe(preset))
-    settings = tuple(
-        sorted(
-            (key, value)
-            for key, value in ours.items()
-            if theirs.get(key) != value
-            and key not in ("cache.size_bytes", "cache.assoc")
-            and not (energy and key.startswith("energy."))
-        )
-    )
     size = hardware.cache.size_bytes
-    assoc = hardware.cache.assoc if hardware.cache.assoc != associativity_for(size) else 0
     spad = hardware.scratchpad.size_bytes if variant.variant == "tapeflow" else 0
     # The variant's default preset is left implicit, as the evaluation's points
     # leave it: the same machine is then the same point, and shares its cache entry.
@@ -64,10 +55,22 @@ def point_of(kernel: SweepKernel, variant: SweepVariant, model: str, hardware: H
         variant.unroll,
         model,
         "" if variant.preset == default else variant.preset,
-        settings,
+        (),
         kernel.source,
     )
-    point = Point(group, size, energy, assoc)
+    bare = Point(group, size, energy).hardware()
+    assoc = hardware.cache.assoc if hardware.cache.assoc != bare.cache.assoc else 0
+    ours, theirs = flat_keys(describe(hardware)), flat_keys(describe(bare))
+    settings = tuple(
+        sorted(
+            (key, value)
+            for key, value in ours.items()
+            if theirs.get(key) != value
+            and key not in ("cache.size_bytes", "cache.assoc")
+            and not (energy and key.startswith("energy."))
+        )
+    )
+    point = Point(replace(group, settings=settings), size, energy, assoc)
     if point.hardware() != hardware:  # pragma: no cover - a bug in the split above
         raise AssertionError(f"{point.label()}: the point does not rebuild its hardware")
     return point
@@ -79,13 +82,16 @@ def machines(
     layers: list[tuple[dict[str, Any], str]],
     grid: dict[str, list[Any]],
     combos: list[tuple[Any, ...]],
+    model: str,
 ) -> list[tuple[SweepVariant, Hardware, dict[str, Any]]]:
     """Every variant's machine at every combination of the grid's values, with
     the swept keys' effective values: the variant's preset, the `layers`, its
     `spad`, then the combination."""
     found: list[tuple[SweepVariant, Hardware, dict[str, Any]]] = []
     for variant in variants:
-        machine = PRESETS[variant.preset]
+        # The machine the model simulates (salam's clock, latencies, ways...),
+        # then what the sweep changes, as `tapeflow-sim` layers them.
+        machine = get_model(model).hardware(PRESETS[variant.preset])
         for layer, source in layers:
             try:
                 machine = apply(machine, layer, source)
@@ -113,6 +119,10 @@ def machines(
                 hardware = apply(machine, layer, where) if layer else machine
             except HardwareDescriptionError as err:
                 raise ToolError(str(err)) from None
+            try:
+                check_simulated(model, hardware, get_model(model).hardware(PRESETS[variant.preset]))
+            except UnsimulatedField as err:
+                raise ToolError(f"{where}: {err}") from None
             if variant.variant == "tapeflow" and hardware.scratchpad.size_bytes <= 0:
                 raise ToolError(
                     f"{where}: the tapeflow variant needs a scratchpad, and this machine has "

@@ -207,7 +207,7 @@ def load_sweep(path: Path) -> Sweep:
         grid,
         definition=_definition(path, spec, files, kernels, variants, grid),
     )
-    expanded = machines(path, variants, layers, grid, combos)
+    expanded = machines(path, variants, layers, grid, combos, spec.model)
     # In the file's order: kernel, then variant, then the grid's combinations.
     for kernel in kernels:
         for variant, hardware, swept in expanded:

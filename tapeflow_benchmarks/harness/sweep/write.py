@@ -17,6 +17,7 @@ from tapeflow_benchmarks.harness.figures import save
 from tapeflow_benchmarks.harness.points import Point
 from tapeflow_benchmarks.harness.report import markdown_table
 from tapeflow_benchmarks.harness.sweep.figure import sizes_note, sweep_figure
+from tapeflow_benchmarks.harness.sweep.kinks import kinks
 from tapeflow_benchmarks.harness.sweep.plan import Sweep
 from tapeflow_tools.atomic import atomic_directory
 
@@ -99,9 +100,11 @@ def _write_into(
     figure = sweep_figure(sweep, rows)
     if figure is not None:
         figures = save(figure, out / "figures" / "sweep", formats)
+    steps = kinks(rows, sweep.keys)
     data = {
         "meta": meta,
         "sweep": sweep.definition,
+        "non_monotone": [k.describe() for k in steps],
         "runs": [
             {**point_fields(p, r), "swept": sweep.points[p], "report": r}
             for p, r in ordered(sweep, runs)
@@ -129,6 +132,14 @@ def _write_into(
     lines += [""]
     if meta.get("failed"):
         lines += ["## Failed runs", ""] + [f"- {f}" for f in meta["failed"]] + [""]
+    if steps:
+        lines += [
+            "## Non-monotone steps",
+            "",
+            "Runs where a better machine (more of a resource, or less latency, all else "
+            "equal) took more cycles, each with the part of its cycles that grew:",
+            "",
+        ] + [f"- {k.describe()}" for k in steps] + [""]
     lines += ["## Runs", ""]
     if figures:
         lines += [f"![sweep](figures/{figures[0]})", ""]

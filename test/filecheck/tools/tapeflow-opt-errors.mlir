@@ -18,5 +18,5 @@ func.func @f(%i: index) -> f64 {
 // UNKNOWN: unknown-op.mlir:3:14: error: Operation tape.stash is not registered
 // UNKNOWN-NOT: Traceback
 // MISSING: tapeflow-opt: error: No such file or directory: {{.*}}no-such-file.mlir
-// PASS: tapeflow-opt: error: Unrecognized passes: ['no-such-pass']
+// PASS: tapeflow-opt: error: -p: unknown pass 'no-such-pass'
 // PASS-NOT: Traceback

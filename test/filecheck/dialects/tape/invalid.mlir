@@ -58,3 +58,21 @@ func.func @size_for_static(%n: index) {
   func.return
 }
 // CHECK: error: 'tape.alloc' of !tape.tape<8x4xf64> needs 0 size operand(s), one per '?' extent, but has 1
+
+// -----
+
+// A tape holds values: a chain of Enzyme's per-iteration cache buffers is raised
+// to one value tape (tapeflow-raise-tape), never to a tape of buffer handles.
+func.func @handles(%n: index) {
+  %t = tape.alloc(%n) : !tape.tape<4x?xmemref<?xf64>>
+  func.return
+}
+// CHECK: error: a tape cannot hold memref<?xf64>: memref<?xf64> is not a scalar integer, index or float type
+
+// -----
+
+func.func @wide(%n: index) {
+  %t = tape.alloc : !tape.tape<4xf128>
+  func.return
+}
+// CHECK: error: a tape cannot hold f128: f128 is 128 bits wide, more than one 8-byte tape word

@@ -17,6 +17,8 @@ FILES = {
                     "  func.return %x : f64\n}\n").encode("latin-1"),
     # With --split-input-file: the bad byte is in the second chunk, line 6.
     "split_latin1.mlir": (TEXT + "// -----\n" + TEXT.replace("{\n", "{\n  // na\u00efve\n")).encode("latin-1"),
+    # MLIR text with one NUL byte on line 2, column 12 (a stray byte in a comment).
+    "nul_in_text.mlir": TEXT.replace("func.return", "// stray \x00\nfunc.return").encode(),
     # Valid UTF-8 up to a truncated multi-byte character on line 3.
     "truncated_utf8.mlir": TEXT.encode() + "// \u00e9".encode()[:-1],
 }

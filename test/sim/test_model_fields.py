@@ -1,0 +1,86 @@
+"""
+Each timing model states the hardware fields it simulates (`TimingModel.fields`,
+`targets.salam.SALAM_UNSIMULATED`). Checked from outside: changing a field the
+salam model says it ignores leaves every number of its report unchanged (on an
+Enzyme and a TapeFlow run), and the tools refuse such a change, naming the field
+and the model, instead of recording it as applied.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.models import MODELS, UnsimulatedField, check_simulated
+from tapeflow_benchmarks.harness.points import Group, Point
+from tapeflow_benchmarks.harness.runner import run_group
+from tapeflow_benchmarks.kernels import KERNELS
+from tapeflow_tools import tapeflow_sim
+from targets.fields import HARDWARE_FIELDS, field_values
+from targets.hardware import PRESETS
+from targets.salam import SALAM_UNSIMULATED
+
+ROOT = Path(__file__).resolve().parents[2]
+NOT_NUMBERS = {"hardware", "simulator", "kernel_stats", "group_seconds"}
+
+
+def _numbers(group: Group) -> str:
+    point = Point(group, 32 * 1024)
+    report = run_group(group, [point])[point]
+    assert "error" not in report, report.get("error")
+    return json.dumps({k: v for k, v in report.items() if k not in NOT_NUMBERS}, sort_keys=True)
+
+
+def _changed(value: object) -> object:
+    if isinstance(value, bool):
+        return not value
+    return value * 2  # type: ignore[operator]
+
+
+def test_cgra_simulates_every_field_and_salam_all_but_its_list() -> None:
+    assert MODELS["cgra"].fields == HARDWARE_FIELDS
+    assert MODELS["salam"].fields == HARDWARE_FIELDS - SALAM_UNSIMULATED
+    assert SALAM_UNSIMULATED <= HARDWARE_FIELDS
+    assert {"rows", "cols", "cache.ports", "cache.mshrs"} <= SALAM_UNSIMULATED
+
+
+@pytest.mark.parametrize("variant, spad", [("enzyme", 0), ("tapeflow", 512)])
+def test_a_field_salam_ignores_changes_none_of_its_numbers(variant: str, spad: int) -> None:
+    base = Group("matdescent", "small", variant, spad, 1, "salam")
+    reference = _numbers(base)
+    values = field_values(Point(base, 32 * 1024).hardware())
+    for key in sorted(SALAM_UNSIMULATED):
+        changed = Group("matdescent", "small", variant, spad, 1, "salam", "", ((key, _changed(values[key])),))
+        assert _numbers(changed) == reference, key
+    # ... while a field it reads does change them (the comparison can see a change).
+    changed = Group("matdescent", "small", variant, spad, 1, "salam", "", (("latencies.fmul", 9),))
+    assert _numbers(changed) != reference
+
+
+def test_check_simulated_names_the_field_and_the_model() -> None:
+    reference = MODELS["salam"].hardware(PRESETS["Enzyme32k"])
+    check_simulated("salam", reference, reference)
+    from dataclasses import replace
+
+    wider = replace(reference, cols=8)
+    with pytest.raises(UnsimulatedField, match="the salam model does not simulate cols"):
+        check_simulated("salam", wider, reference)
+    check_simulated("cgra", wider, reference)
+
+
+def test_tapeflow_sim_refuses_a_field_salam_does_not_simulate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(KERNELS["logsum"].inputs("small"))})
+    with pytest.raises(SystemExit) as exit_:
+        tapeflow_sim.main([
+            str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"), "--function", "logsum_grad",
+            "--variant", "enzyme", "--preset", "Enzyme32k", "--model", "salam", "--set", "cache.mshrs=2", "--inputs", str(inputs),
+        ])
+    assert exit_.value.code != 0
+    err = capsys.readouterr().err
+    assert "the salam model does not simulate cache.mshrs" in err and "Traceback" not in err
