@@ -76,9 +76,7 @@ from tapeflow_dialects.layer import ENTRY_BYTES
 
 def layer_module(module: builtin.ModuleOp, spad_bytes: int) -> list[LayersReport]:
     if spad_bytes < ENTRY_BYTES or spad_bytes % ENTRY_BYTES:
-        raise fail(
-            f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}"
-        )
+        raise fail(f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}")
     gradients = require_gradients(module, "tapeflow-layers")
     require_stages(gradients, "tapeflow-layers", {Stage.REGIONS})
     return [_layer_function(f, spad_bytes) for f in gradients]
@@ -148,7 +146,9 @@ def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> Lay
                 f"it is stored in {len(found)} loop nests, so its tiles could not be "
                 "streamed back as one stack",
             )
-    state = LayeringState(function, spad_bytes, report, loads, kept, unlayered=set(unlayered), plans=plans)
+    state = LayeringState(
+        function, spad_bytes, report, loads, kept, unlayered=set(unlayered), plans=plans
+    )
     state.refresh_positions()
     _layer_block(state, function.body.block)
     _check_one_region_per_layer(function, kept, set(unlayered))
@@ -232,7 +232,9 @@ def _layer_block(state: LayeringState, block: Block) -> None:
                 "straight-line stores are layered",
             )
         (target,) = {s.region for s in stores}
-        if current and (target is not current_region or current_count + len(stores) > state.entries):
+        if current and (
+            target is not current_region or current_count + len(stores) > state.entries
+        ):
             close()
         if not current:
             current_region = target

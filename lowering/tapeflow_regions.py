@@ -289,8 +289,7 @@ def _plan_region(
     if frees:
         plan.region_frees.add(frees[-1])
     names = [
-        t.alloc.value_name.data if t.alloc.value_name else f"tape{i}"
-        for i, t in enumerate(members)
+        t.alloc.value_name.data if t.alloc.value_name else f"tape{i}" for i, t in enumerate(members)
     ]
     return RegionRecord(region_type, names)
 

@@ -95,9 +95,7 @@ class BindPlan:
         if key in self.rows:
             return self.rows[key]
         at = (
-            InsertPoint.at_start(loops[-1].body.block)
-            if loops
-            else InsertPoint.after(owner.salloc)
+            InsertPoint.at_start(loops[-1].body.block) if loops else InsertPoint.after(owner.salloc)
         )
         index = IndexBuilder(at)
         row: Index = 0
@@ -190,8 +188,12 @@ def _plan(function: func.FuncOp) -> BindPlan:
     def bound_here(handle: SSAValue) -> bool:
         return not region.is_kept(handle)
 
-    stores = [op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)]
-    loads = [op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)]
+    stores = [
+        op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)
+    ]
+    loads = [
+        op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)
+    ]
     next_offset: dict[layer.LayerOp, int] = {}
     for store in stores:
         owner = _enclosing_layer(store)

@@ -256,7 +256,9 @@ def _kernelize_run(run: list[Operation], ident: int, scheduler: Scheduler) -> Ke
     assert block is not None
     members = set(run)
     for op in list(block.ops):
-        if isinstance(op, arith.ConstantOp) and any(u.operation in members for r in op.results for u in r.uses):
+        if isinstance(op, arith.ConstantOp) and any(
+            u.operation in members for r in op.results for u in r.uses
+        ):
             op.detach()
             Rewriter.insert_op(op, InsertPoint.before(run[0]))
     escaping = [
@@ -264,7 +266,12 @@ def _kernelize_run(run: list[Operation], ident: int, scheduler: Scheduler) -> Ke
     ]
     schedule = scheduler.schedule(run, [])
     _make_kernel(
-        run, escaping, ident, scheduler, schedule, InsertPoint.before(run[0]),
+        run,
+        escaping,
+        ident,
+        scheduler,
+        schedule,
+        InsertPoint.before(run[0]),
         lambda use: use.operation not in members,
     )
     return KernelRecord(ident, len(run), schedule.ii, schedule.length, straight_line=True)
@@ -284,7 +291,10 @@ def _make_kernel(
     results instead. Then each op becomes its placed form."""
     block = Block()
     kernel = cgra.KernelOp(
-        ident, (scheduler.hw.rows, scheduler.hw.cols), schedule.ii, Region(block),
+        ident,
+        (scheduler.hw.rows, scheduler.hw.cols),
+        schedule.ii,
+        Region(block),
         [v.type for v in results],
     )
     Rewriter.insert_op(kernel, at)

@@ -29,8 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func
-from xdsl.dialects import memref
+from xdsl.dialects import arith, builtin, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     FileLineColLoc,

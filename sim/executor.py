@@ -129,9 +129,7 @@ class Executor:
         try:
             return function(args)
         except RecursionError:  # not at a call (they report it): nested regions
-            raise fault(
-                self.functions[name], f"@{name} nests regions too deeply to run"
-            ) from None
+            raise fault(self.functions[name], f"@{name} nests regions too deeply to run") from None
 
     def function(self, name: str) -> CompiledFunction:
         """Function @name compiled (the first time it is asked for)."""

@@ -71,7 +71,9 @@ class _Batch:
 
 
 class _FunctionSource:
-    def __init__(self, ctx: CompileContext, fn: func.FuncOp, closures: Callable[[Frame], tuple[Any, ...]]):
+    def __init__(
+        self, ctx: CompileContext, fn: func.FuncOp, closures: Callable[[Frame], tuple[Any, ...]]
+    ):
         self.ctx = ctx
         self.fn = fn
         self.bounds = Bounds()
@@ -239,7 +241,9 @@ class _FunctionSource:
         entry = None
         if len(op.results) == 1 and not op.regions:
             entry = scalar(
-                op.name, [v.type for v in op.operands], [r.type for r in op.results],
+                op.name,
+                [v.type for v in op.operands],
+                [r.type for r in op.results],
                 op.properties,
             )
         if entry is not None:

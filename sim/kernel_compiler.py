@@ -210,9 +210,7 @@ class _KernelLoopSource:
             if v in self.local
         ]
         lines.append(f"{indent}{step_name}(fr)")
-        lines += [
-            f"{indent}{self.define(r)} = fr[{ctx.slot(r)}]" for r in op.results
-        ]
+        lines += [f"{indent}{self.define(r)} = fr[{ctx.slot(r)}]" for r in op.results]
         return lines
 
     # ---------------------------------------------------------------- ops
@@ -288,9 +286,12 @@ class _KernelLoopSource:
             terms = " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in fixed)
             self.hoisted.append(f"{base} = {offset} + {terms}")
             self.hoisted.append(f"ok{n} = {' and '.join(checks)}")
-        cond = " and ".join(
-            [f"ok{n}"] * bool(fixed) + [f"0 <= {self.name(v)} < {extent(d)}" for d, v in moving]
-        ) or "True"
+        cond = (
+            " and ".join(
+                [f"ok{n}"] * bool(fixed) + [f"0 <= {self.name(v)} < {extent(d)}" for d, v in moving]
+            )
+            or "True"
+        )
         if not moving:  # the same element in every iteration
             self.addresses[share] = (cond, base)
             return cond, base, []
@@ -403,7 +404,8 @@ class _KernelLoopSource:
             memory = op.memory
             key = buffers[memory] = f"b{len(buffers)}"
             uses = [
-                o for o in placed
+                o
+                for o in placed
                 if isinstance(o, cgra.LoadOp | cgra.StoreOp) and o.memory is memory
             ]
             source = f"fr[{ctx.slot(memory)}]"
@@ -464,9 +466,7 @@ class _KernelLoopSource:
         # Outside values are invariant before they are named; accesses that
         # may share their index.
         inside = self.inside = {v for o in placed for v in o.results} | set(block.args)
-        self.invariant |= {
-            v for o in placed for v in o.operands if v not in inside
-        }
+        self.invariant |= {v for o in placed for v in o.operands if v not in inside}
         for o in placed:
             if isinstance(o, cgra.LoadOp | cgra.StoreOp):
                 share = (buffers[o.memory], self.offset(o, buffers), tuple(o.indices))

@@ -101,7 +101,9 @@ class MemoryTrace:
             self._next += -(-max(owner.nbytes, 1) // self.alignment) * self.alignment
         return base
 
-    def _describe(self, arr: np.ndarray) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]:
+    def _describe(
+        self, arr: np.ndarray
+    ) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]:
         owner = self._base_array(arr)
         owner_pointer = owner.ctypes.data
         start = self._simulated_base(owner) + arr.ctypes.data - owner_pointer

@@ -59,9 +59,7 @@ def run_function(
     function = executor.functions[name]
     args = bind_arguments(function, given, warn)
     results = executor.run(name, args)
-    outputs = {
-        f"arg{i}": value for i, value in enumerate(args) if isinstance(value, np.ndarray)
-    }
+    outputs = {f"arg{i}": value for i, value in enumerate(args) if isinstance(value, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(value) for i, value in enumerate(results)})
     return outputs
 
@@ -77,7 +75,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with reported_errors("tapeflow-run"):
         check_output_file(args.out, "--out")
-        check_distinct([("--out", args.out)], [("the module", args.file), ("--inputs", args.inputs)])
+        check_distinct(
+            [("--out", args.out)], [("the module", args.file), ("--inputs", args.inputs)]
+        )
         module = load_module(args.file)
         check_function(module, args.function)
         warn = stderr_warning("tapeflow-run")

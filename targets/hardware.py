@@ -245,12 +245,15 @@ def configure(
 ) -> Hardware:
     """A preset with some parameters changed (as `overridden`)."""
     if preset not in PRESETS:
-        raise HardwareError(
-            f"unknown hardware preset '{preset}'; choose from {', '.join(PRESETS)}"
-        )
+        raise HardwareError(f"unknown hardware preset '{preset}'; choose from {', '.join(PRESETS)}")
     return overridden(
-        PRESETS[preset], cache_bytes=cache_bytes, assoc=assoc, spad_bytes=spad_bytes,
-        rows=rows, cols=cols, energy=energy,
+        PRESETS[preset],
+        cache_bytes=cache_bytes,
+        assoc=assoc,
+        spad_bytes=spad_bytes,
+        rows=rows,
+        cols=cols,
+        energy=energy,
     )
 
 

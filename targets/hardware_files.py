@@ -138,7 +138,11 @@ def apply(hardware: Hardware, layer: Mapping[str, Any], source: str) -> Hardware
     if infinite:
         raise HardwareDescriptionError(f"{source}: {infinite}")
     cache_layer = layer.get("cache")
-    if isinstance(cache_layer, Mapping) and "size_bytes" in cache_layer and "assoc" not in cache_layer:
+    if (
+        isinstance(cache_layer, Mapping)
+        and "size_bytes" in cache_layer
+        and "assoc" not in cache_layer
+    ):
         size = merged["cache"]["size_bytes"]  # type: ignore[index]
         if isinstance(size, int) and size > 0:
             merged["cache"]["assoc"] = associativity_for(size)  # type: ignore[index]

@@ -152,9 +152,7 @@ def lockstep_schedule(
         group = _groups(ops, carried, weight, _DRAINED)
         assert group is not None
         depth = max(group.values(), default=0) + 1
-        return LockstepSchedule(
-            depth, *_issued(ops, group, latency), depth, latching=True
-        )
+        return LockstepSchedule(depth, *_issued(ops, group, latency), depth, latching=True)
     # The least period whose groups are consistent: a period past the deepest
     # group leaves every cross-iteration constraint slack, and a longer period
     # never breaks one a shorter period met, so bisect between the two.
@@ -187,9 +185,7 @@ def _issued(
     """(group, cycles) of the compute ops that take a cycle or more, and (group,
     is a write) of the cache accesses in body order."""
     compute = tuple(
-        (group[op], latency[op])
-        for op in ops
-        if isinstance(op, cgra.ComputeOp) and latency[op] > 0
+        (group[op], latency[op]) for op in ops if isinstance(op, cgra.ComputeOp) and latency[op] > 0
     )
     accesses = tuple(
         (group[op], isinstance(op, cgra.StoreOp))

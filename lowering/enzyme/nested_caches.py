@@ -255,7 +255,9 @@ def max_extents(inner: memref.AllocOp, body: Block, at: InsertPoint) -> list[SSA
     Rewriter.insert_op(zero, at)
     count = len(inner.dynamic_sizes)
 
-    def level(k: int, mapping: dict[SSAValue, SSAValue], ip: InsertPoint, carried: list[SSAValue]) -> list[SSAValue]:
+    def level(
+        k: int, mapping: dict[SSAValue, SSAValue], ip: InsertPoint, carried: list[SSAValue]
+    ) -> list[SSAValue]:
         if k == len(loops):
             result = []
             for size, best in zip(inner.dynamic_sizes, carried):
@@ -332,7 +334,9 @@ def _inside(value: SSAValue, outer: Operation) -> bool:
     return parent is not None and outer.is_ancestor(parent)
 
 
-def _check_pure(value: SSAValue, outer: Operation, ivs: set[SSAValue], written: set[SSAValue] | None) -> None:
+def _check_pure(
+    value: SSAValue, outer: Operation, ivs: set[SSAValue], written: set[SSAValue] | None
+) -> None:
     """`value` can be computed before the forward sweep: from induction variables
     and values defined before the loops, by pure `arith`, or by ops free of side
     effects that read only buffers the forward sweep's nest does not write (a
@@ -361,7 +365,9 @@ def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
         if isinstance(each, memref.LoadOp):
             if written is None or buffer_root(each.memref) in written:
                 return False
-        elif not (each.has_trait(RecursiveMemoryEffect) or isinstance(each, scf.YieldOp | scf.ConditionOp)):
+        elif not (
+            each.has_trait(RecursiveMemoryEffect) or isinstance(each, scf.YieldOp | scf.ConditionOp)
+        ):
             if not is_side_effect_free(each):
                 return False
     return True
@@ -369,9 +375,7 @@ def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
 
 def _external_operands(op: Operation) -> list[SSAValue]:
     """The values `op` and the ops it nests use that are defined outside it."""
-    return list(
-        dict.fromkeys(o for each in op.walk() for o in each.operands if not _inside(o, op))
-    )
+    return list(dict.fromkeys(o for each in op.walk() for o in each.operands if not _inside(o, op)))
 
 
 __all__ = [

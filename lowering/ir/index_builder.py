@@ -59,7 +59,9 @@ def compose_view_indices(
                 Rewriter.insert_op(mul, at)
                 index = mul.result
             if isinstance(offset, SSAValue) or offset != 0:
-                add = arith.AddiOp(offset if isinstance(offset, SSAValue) else constant(offset), index)
+                add = arith.AddiOp(
+                    offset if isinstance(offset, SSAValue) else constant(offset), index
+                )
                 Rewriter.insert_op(add, at)
                 index = add.result
             outer.append(index)

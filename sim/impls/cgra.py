@@ -58,12 +58,14 @@ def _unplaced(op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) -> Operation | No
         result = [op.result.type]
         if isinstance(memory.type, SpadType):
             return stream.LoadOp.create(
-                operands=[memory, *op.indices], result_types=result,
+                operands=[memory, *op.indices],
+                result_types=result,
                 properties={"slot": slot, "from": link},  # type: ignore[dict-item]
             )
         if isinstance(memory.type, region.RegionType):
             return region.LoadOp.create(
-                operands=[memory, *op.indices], result_types=result,
+                operands=[memory, *op.indices],
+                result_types=result,
                 properties={"slot": slot, "from": link},  # type: ignore[dict-item]
             )
         return memref.LoadOp.create(operands=[memory, *op.indices], result_types=result)
@@ -96,7 +98,10 @@ def build_kernel(ctx: CompileContext, op: cgra.KernelOp, ins: list[int], outs: l
 
 @impl(cgra.ComputeOp, cgra.LoadOp, cgra.StoreOp)
 def build_placed(
-    ctx: CompileContext, op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp, ins: list[int], outs: list[int]
+    ctx: CompileContext,
+    op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp,
+    ins: list[int],
+    outs: list[int],
 ) -> Step:
     proto = unplaced(op)
     if proto is None:

@@ -62,7 +62,9 @@ def _out_of_bounds(op: Operation, where: tuple[int, ...], shape: tuple[int, ...]
 
 
 @impl(tensor.ExtractOp)
-def build_extract(ctx: CompileContext, op: tensor.ExtractOp, ins: list[int], outs: list[int]) -> Step:
+def build_extract(
+    ctx: CompileContext, op: tensor.ExtractOp, ins: list[int], outs: list[int]
+) -> Step:
     t, *idx = ins
     (o,) = outs
 
@@ -95,7 +97,9 @@ class _Slice:
     """Where a slice op's small tensor sits in its big one (the source of
     `extract_slice`, the destination of `insert_slice`)."""
 
-    def __init__(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, ins: list[int], first: int):
+    def __init__(
+        self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, ins: list[int], first: int
+    ):
         if op.sizes or op.strides:
             raise unsupported(op, "slices with dynamic sizes or strides are not supported")
         dynamic = iter(ins[first : first + len(op.offsets)])

@@ -113,9 +113,7 @@ class CgraModel:
                     spent[j] += refill
                     busy[j] += refill  # the pipeline fills again: issue, not a stall
                     added.append((j, refill))
-        return Cycles(
-            spent, stall_memory, stall_stream, busy, stalled, tuple(rev_streams)
-        )
+        return Cycles(spent, stall_memory, stall_stream, busy, stalled, tuple(rev_streams))
 
 
 CGRA = CgraModel()

@@ -201,5 +201,10 @@ class ResultCache:
 
 
 __all__ = [
-    "FORMAT", "POINT_REPORT_SCHEMA", "ResultCache", "SchemaError", "check_report", "checksum",
+    "FORMAT",
+    "POINT_REPORT_SCHEMA",
+    "ResultCache",
+    "SchemaError",
+    "check_report",
+    "checksum",
 ]

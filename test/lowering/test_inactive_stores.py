@@ -74,17 +74,24 @@ def test_stores_of_values_without_derivative_into_shadowed_buffers_are_routed() 
     module = LocatingParser(make_context(), KERNEL, "kernel.mlir").parse_module()
     requests = [op for op in module.walk() if isinstance(op, AutoDiffOp)]
     activities = primal_activities(module, requests)
-    assert activities == {
-        "f": [Activity.DUP, Activity.CONST, Activity.ACTIVE, Activity.CONST]
-    }
+    assert activities == {"f": [Activity.DUP, Activity.CONST, Activity.ACTIVE, Activity.CONST]}
     assert route_inactive_stores(module, activities) == ["f"]
-    primal = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f")
-    scratch = [op for op in primal.walk() if isinstance(op, memref.AllocaOp) and STORE_ROUTE in op.attributes]
+    primal = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f"
+    )
+    scratch = [
+        op
+        for op in primal.walk()
+        if isinstance(op, memref.AllocaOp) and STORE_ROUTE in op.attributes
+    ]
     assert len(scratch) == 1  # one f64 scratch for all of them
     for store in primal.walk():
         if isinstance(store, memref.StoreOp) and "expect" in store.attributes:
             expect = store.attributes["expect"].data  # type: ignore[attr-defined]
-            routed = isinstance(store.value.owner, memref.LoadOp) and store.value.owner.memref is scratch[0].memref
+            routed = (
+                isinstance(store.value.owner, memref.LoadOp)
+                and store.value.owner.memref is scratch[0].memref
+            )
             assert routed == expect.startswith("routed"), expect
     # Undoing the routes gives each store its own value back and drops the scratch.
     undo_store_routes(primal)

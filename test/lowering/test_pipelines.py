@@ -122,17 +122,35 @@ def test_hardware_options_cover_what_scheduling_reads() -> None:
         PRESETS["Enzyme1k"],
         rows=3,
         cols=5,
-        latencies=replace(PRESETS["Enzyme1k"].latencies, fadd=7, fmul=6, fdiv=20, sqrt=21,
-                          transcendental=40, integer=2, hop=3),
+        latencies=replace(
+            PRESETS["Enzyme1k"].latencies,
+            fadd=7,
+            fmul=6,
+            fdiv=20,
+            sqrt=21,
+            transcendental=40,
+            integer=2,
+            hop=3,
+        ),
         cache=replace(PRESETS["Enzyme1k"].cache, hit_latency=4, ports=1),
         scratchpad=replace(PRESETS["Enzyme1k"].scratchpad, latency=2, banks=4),
     )
     options = hardware_options(custom)
     assert set(options) == set(HARDWARE_OPTIONS)
     assert options == {
-        "rows": 3, "cols": 5, "fadd": 7, "fmul": 6, "fdiv": 20, "sqrt": 21,
-        "transcendental": 40, "integer": 2, "hop": 3, "cache_hit_latency": 4,
-        "cache_ports": 1, "spad_latency": 2, "spad_banks": 4,
+        "rows": 3,
+        "cols": 5,
+        "fadd": 7,
+        "fmul": 6,
+        "fdiv": 20,
+        "sqrt": 21,
+        "transcendental": 40,
+        "integer": 2,
+        "hop": 3,
+        "cache_hit_latency": 4,
+        "cache_ports": 1,
+        "spad_latency": 2,
+        "spad_banks": 4,
     }
     scheduled = TapeflowToCgraPass(preset="Tflow32k", **options).hardware()
     assert (scheduled.rows, scheduled.cols) == (3, 5)

@@ -69,7 +69,9 @@ def test_argument_bounded_loop(fast: bool, n: int) -> None:
     np.testing.assert_allclose(dx, fd, rtol=1e-6, atol=1e-8)
 
 
-def _tri_phi(module: ModuleOp, n: int, C: np.ndarray, seed: np.ndarray) -> Callable[[np.ndarray], float]:
+def _tri_phi(
+    module: ModuleOp, n: int, C: np.ndarray, seed: np.ndarray
+) -> Callable[[np.ndarray], float]:
     primal = Executor(module, fast=False)
 
     def phi(A: np.ndarray) -> float:

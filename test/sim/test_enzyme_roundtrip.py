@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from tapeflow_tools.context import make_context
-from tapeflow_tools.tapeflow_run import run_function
 from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.tapeflow_run import run_function
 
 LOGSUM = """
 func.func @logsum(%x: memref<8xf64>) -> f64 {

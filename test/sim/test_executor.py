@@ -90,7 +90,10 @@ def test_tape_read_before_write_is_an_error() -> None:
       func.return %x : f64
     }"""
     assert _run(text, "f", 1, 1, 2.5) == (2.5,)
-    with pytest.raises(ExecutionError, match=r"case.mlir:5:7: 'tape.load' \(from store 0\) reads entry \[2\] before FWD wrote it"):
+    with pytest.raises(
+        ExecutionError,
+        match=r"case.mlir:5:7: 'tape.load' \(from store 0\) reads entry \[2\] before FWD wrote it",
+    ):
         _run(text, "f", 1, 2, 2.5)
 
 

@@ -92,7 +92,9 @@ def test_out_of_bounds_is_an_error_at_the_op() -> None:
       %v = tensor.extract %e[%i] : tensor<2xf64>
       func.return %v : f64
     }"""
-    with pytest.raises(ExecutionError, match=r"case.mlir:4:\d+: .*'tensor.extract' index \[2\] is out of bounds"):
+    with pytest.raises(
+        ExecutionError, match=r"case.mlir:4:\d+: .*'tensor.extract' index \[2\] is out of bounds"
+    ):
         _run(text, "f", 2)
 
 

@@ -15,7 +15,16 @@ from typing import Any
 
 from targets.fields import RESOURCES
 
-POINT_KEYS = ("model", "kernel", "size", "variant", "spad_bytes", "unroll", "cache_bytes", "energy_preset")
+POINT_KEYS = (
+    "model",
+    "kernel",
+    "size",
+    "variant",
+    "spad_bytes",
+    "unroll",
+    "cache_bytes",
+    "energy_preset",
+)
 
 
 @dataclass(frozen=True)
@@ -76,7 +85,9 @@ def kinks(rows: list[dict[str, Any]], keys: list[str]) -> list[Kink]:
         for line in lines.values():
             line.sort(key=lambda r: r[key] * direction)  # worse machine first
             for worse, better in zip(line, line[1:]):
-                if worse[key] != better[key] and int(better["cycles_total"]) > int(worse["cycles_total"]):
+                if worse[key] != better[key] and int(better["cycles_total"]) > int(
+                    worse["cycles_total"]
+                ):
                     found.append(Kink(key, worse, better))
     return found
 
