@@ -42,8 +42,8 @@ is dropped and retried with that region kept (`_layer_function`).
 
 Loops whose trip count is known only at run time (bounded by an argument, or by
 an outer index in a triangular nest) are strip-mined the same way with a
-run-time number of tiles, once `lowering.layers.run_time.prove_run_time_mirror` has proven symbolically
-that REV mirrors FWD for every value of the bounds; a region it cannot prove
+run-time number of tiles, once `lowering.layers.run_time.prove_run_time_mirror` has proven
+symbolically that REV mirrors FWD for every value of the bounds; a region it cannot prove
 stays unlayered, a DRAM region read through the cache (`lowering.layers.run_time.run_time_regions`,
 listed by `stats=true`).
 
@@ -109,7 +109,9 @@ def _layer_function(function: func.FuncOp, spad_bytes: int) -> LayersReport:
                 ) from None
             index = allocs.index(err.target)
             if index in kept:  # pragma: no cover - a kept region has no layers
-                raise fail(f"internal error: kept region {index} failed again ({err.reason})")
+                raise fail(
+                    f"internal error: kept region {index} failed again ({err.reason})"
+                ) from err
             kept[index] = err.reason
             continue
         break
@@ -137,7 +139,7 @@ def _attempt(function: func.FuncOp, spad_bytes: int, kept: set[SSAValue]) -> Lay
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
             nests.setdefault(op.region, set()).add(
-                tuple(id(l) for l in enclosing_loops(op, function))
+                tuple(id(loop) for loop in enclosing_loops(op, function))
             )
     for target, found in nests.items():
         if len(found) > 1:

@@ -101,7 +101,7 @@ class BindPlan:
         row: Index = 0
         for depth, loop in enumerate(loops):
             step = constant_value(loop.step)
-            inner = [trip_count(l) for l in loops[depth + 1 :]]
+            inner = [trip_count(nested) for nested in loops[depth + 1 :]]
             assert step is not None and all(t is not None for t in inner), "checked by the plan"
             stride = prod(t for t in inner if t is not None)
             position = index.div(index.sub(loop.body.block.args[0], loop.lb), step)
@@ -118,7 +118,7 @@ def _check_rows(access: Operation, owner: layer.LayerOp) -> None:
     trip counts, so that each iteration has a row."""
     loops = enclosing_loops(access, owner)
     for depth, loop in enumerate(loops):
-        inner = [trip_count(l) for l in loops[depth + 1 :]]
+        inner = [trip_count(nested) for nested in loops[depth + 1 :]]
         if constant_value(loop.step) is None or any(t is None for t in inner):
             raise _fail(
                 f"a tape access sits in a loop with a variable step or trip count "

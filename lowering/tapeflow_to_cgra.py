@@ -219,7 +219,7 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: Scheduler) -> KernelRecor
     terminator = body_ops[-1]
     assert isinstance(terminator, scf.YieldOp)
     ops = body_ops[:-1]
-    carried = list(zip(block.args[1:], terminator.operands))
+    carried = list(zip(block.args[1:], terminator.operands, strict=False))
     schedule = scheduler.schedule(ops, carried)
     kernel = _make_kernel(
         ops, list(terminator.operands), ident, scheduler, schedule, InsertPoint.before(terminator)

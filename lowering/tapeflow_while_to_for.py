@@ -369,7 +369,7 @@ def _counted(op: scf.WhileOp, counter: Counter) -> None:
     }
     mapping.update({before.args[p]: body.args[1 + i] for i, p in enumerate(others)})
     forwarded = _clone_body(before, mapping, InsertPoint.at_end(body))
-    mapping.update(dict(zip(after.args, forwarded)))
+    mapping.update(dict(zip(after.args, forwarded, strict=False)))
     yielded = _clone_body(after, mapping, InsertPoint.at_end(body))
     body.add_op(scf.YieldOp(*(yielded[p] for p in others)))
     final: dict[SSAValue, SSAValue] = {before.args[counter.position]: space.last}
@@ -423,7 +423,7 @@ def _bounded(op: scf.WhileOp, counter: Counter) -> str | None:
     forwarded = [mapping.get(v, v) for v in _condition(op).args]
     go, stop = Block(), Block()
     inner = dict(mapping)
-    inner.update(dict(zip(after.args, forwarded)))
+    inner.update(dict(zip(after.args, forwarded, strict=False)))
     yielded = _clone_body(after, inner, InsertPoint.at_end(go))
     go.add_op(scf.YieldOp(false.result, *(yielded[p] for p in others), *forwarded))
     stop.add_op(scf.YieldOp(true.result, *args, *forwarded))
@@ -498,11 +498,13 @@ def _counted_by_first_run(
     body = Block(arg_types=[IndexType(), *(a.type for a in before.args)])
     loop = scf.ForOp(zero, counting.results[0], one, list(op.arguments), body)
     Rewriter.insert_op(loop, at)
-    mapping = dict(zip(before.args, body.args[1:]))
+    mapping = dict(zip(before.args, body.args[1:], strict=False))
     values = _clone_body(before, mapping, InsertPoint.at_end(body))
-    mapping.update(dict(zip(after.args, values)))
+    mapping.update(dict(zip(after.args, values, strict=False)))
     body.add_op(scf.YieldOp(*_clone_body(after, mapping, InsertPoint.at_end(body))))
-    results = _clone_body(before, dict(zip(before.args, loop.results)), InsertPoint.before(op))
+    results = _clone_body(
+        before, dict(zip(before.args, loop.results, strict=False)), InsertPoint.before(op)
+    )
     Rewriter.replace_op(op, [], results)
 
 

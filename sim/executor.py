@@ -163,7 +163,7 @@ class Executor:
                 if isinstance(args[i], np.ndarray):
                     trace.mark_shadow(args[i])  # type: ignore[union-attr]
             frame: Frame = [None] * scope.frame_size()
-            for slot, value in zip(arg_slots, args):
+            for slot, value in zip(arg_slots, args, strict=False):
                 frame[slot] = value
             return frame
 

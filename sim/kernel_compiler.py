@@ -35,8 +35,8 @@ that single op is done by its closure step, which raises the same error (a
 negative memref index included) and records the same trace entry; undefined
 behaviour (integer division by zero) and a loop step that is not positive are
 the same located errors as the closures raise. `Executor(fast=False)` never
-uses this module; test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths give identical outputs,
-traces and reports.
+uses this module; test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths
+give identical outputs, traces and reports.
 """
 
 from __future__ import annotations
@@ -504,7 +504,7 @@ class _KernelLoopSource:
             f"    trips = range(fr[{lb}], fr[{ub}], fr[{st}])",
             "    if trips:",
             "        return _run(fr, trips)",
-            *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits)),
+            *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits, strict=False)),
             "",
             "def _run(fr, trips):",
             *(
@@ -517,10 +517,10 @@ class _KernelLoopSource:
             *(["    app = TRACE.packed.append"] if self.tracing else []),
             *("    " + line for line in self.prologue),
             *("    " + line for line in self.hoisted),
-            *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits)),
+            *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits, strict=False)),
             f"    for {iv} in trips:",
             *("    " + line for line in self.body),
-            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, carried)),
+            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, carried, strict=False)),
         ]
         if self.float_ops:
             lines.append(f"    STATE.ops_executed += {self.float_ops} * len(trips)")

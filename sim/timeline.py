@@ -259,7 +259,7 @@ def trace_events(
         lanes = _lanes([(clock.ns(a), clock.ns(b)) for a, b, _, _ in found])
         for lane in sorted(set(lanes)):
             events += _metadata(base + lane, f"{label} {lane + 1}", base + lane)
-        for (issued, arrived, nbytes, window), lane in zip(found, lanes):
+        for (issued, arrived, nbytes, window), lane in zip(found, lanes, strict=True):
             body.append(
                 _slice(
                     "spill" if direction == "fwd" else "preload",

@@ -31,8 +31,8 @@ folder that can be created or written (an existing non-empty folder only if it i
 an earlier results folder, recognised by the marker `.tapeflow-results.json` that
 lists the files written: those are replaced, any other file is kept, and a listed
 file changed since is refused), `--cache-dir` a folder apart from it;
-`--no-cache` with `--cache-dir` is refused. The results folder is written into a temporary folder beside it and
-renamed into place when complete; Ctrl-C leaves the previous folder as it was
+`--no-cache` with `--cache-dir` is refused. The results folder is written into a temporary folder
+beside it and renamed into place when complete; Ctrl-C leaves the previous folder as it was
 and the finished runs cached. Exit status 1 if any run failed (the report lists
 them) or the sweep file is wrong, 2 for bad options, 130 when interrupted.
 

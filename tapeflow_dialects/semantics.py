@@ -503,7 +503,7 @@ class Scalar:
             for k, v in self.helpers.items()
             if any("{" + k + "}" in line for line in template)
         }
-        fields.update(zip("abc", operands))
+        fields.update(zip("abc", operands, strict=False))
         simple = target.isidentifier()
         fields["t"] = target if simple or len(template) == 1 else "_t"
         lines = [line.format(**fields) for line in template]

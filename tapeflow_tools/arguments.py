@@ -194,7 +194,7 @@ def _convert(value: np.ndarray, element: Attribute, what: str, warn: Warn | None
 def _shape_matches(given: tuple[int, ...], declared: tuple[int, ...]) -> bool:
     """A `?` extent of the argument's type takes any extent of the array."""
     return len(given) == len(declared) and all(
-        d == DYNAMIC_INDEX or d < 0 or g == d for g, d in zip(given, declared)
+        d == DYNAMIC_INDEX or d < 0 or g == d for g, d in zip(given, declared, strict=True)
     )
 
 

@@ -196,7 +196,10 @@ def _harness(caller: func.FuncOp, given: dict[str, np.ndarray]) -> str:
         raise ValueError(f"@{caller.sym_name.data} returns {list(outputs)}: only f64 results")
     types = ", ".join(str(t) for t in caller.function_type.inputs.data)
     results = ", ".join(str(t) for t in outputs)
-    call = f'"func.call"({", ".join(operands)}) <{{callee = @{caller.sym_name.data}}}> : ({types}) -> ({results})'
+    call = (
+        f'"func.call"({", ".join(operands)}) <{{callee = @{caller.sym_name.data}}}> '
+        f": ({types}) -> ({results})"
+    )
     body.append((f"%r:{len(outputs)} = " if outputs else "") + call)
     body.append('%c0 = "arith.constant"() <{value = 0 : index}> : () -> index')
     body.append('%c1 = "arith.constant"() <{value = 1 : index}> : () -> index')
@@ -278,7 +281,8 @@ def _tool(command: Sequence[str], timeout: float, stdin: str | None = None) -> s
     )
     if done.returncode != 0:
         raise NativeRunFailed(
-            f"{os.path.basename(command[0])} failed (exit {done.returncode}):\n{done.stderr.strip()}"
+            f"{os.path.basename(command[0])} failed (exit {done.returncode}):\n"
+            f"{done.stderr.strip()}"
         )
     return done.stdout
 

@@ -13,8 +13,8 @@ writes them) is differentiated first with `tapeflow-enzyme`, as `tapeflow-sim`
 does: the executor runs Enzyme's gradient, never the `enzyme.autodiff` op itself.
 
 `--out` is checked before anything runs (not a directory, in a writable
-directory, not the module or the inputs) and written exactly there, through a temporary file renamed into
-place once complete: a failed run leaves no output and an older file untouched.
+directory, not the module or the inputs) and written exactly there, through a temporary file renamed
+into place once complete: a failed run leaves no output and an older file untouched.
 The checks on inputs are in `tapeflow_tools/arguments.py`.
 """
 

@@ -278,7 +278,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.unroll > 1 and any(f != args.unroll for f in factors):
             warn(
                 f"--unroll {args.unroll}: the tape loops ran unrolled by "
-                f"{', '.join(map(str, sorted(set(factors))))} (each loop takes the largest divisor of its "
+                f"{', '.join(map(str, sorted(set(factors))))} "
+                "(each loop takes the largest divisor of its "
                 f"trip count up to {args.unroll}); the report records unroll "
                 f"{max(factors, default=1)} and unroll_requested {args.unroll}"
             )

@@ -120,7 +120,7 @@ def _energy_problem(energy: Mapping[str, Any]) -> str | None:
         problem = ENERGY_PJ.problem(pj)
         if problem:
             return f"energy.cache_points[{index}]: the energy {problem}, got {pj}"
-    if any(a >= b for a, b in zip(sizes, sizes[1:])):
+    if any(a >= b for a, b in zip(sizes, sizes[1:], strict=False)):
         return f"energy.cache_points: sizes must increase, got {sizes}"
     given = [name for name, _ in energy["fu_pj"]]
     if sorted(given) != sorted(FU_CLASSES):

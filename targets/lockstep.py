@@ -20,8 +20,8 @@ request. Which ops share a group:
   it): an outermost kernel loop's iterations run one after another
   (`LockstepSchedule.latching`), and the runs of a loop nested two deep or more
   continue one another, their enclosing loop not latching either
-  (`LockstepSchedule.continued`). An inner loop's branch launches as soon as its compare has committed and
-  schedules the next iteration's block at once, so iteration k+1 starts
+  (`LockstepSchedule.continued`). An inner loop's branch launches as soon as its compare has
+  committed and schedules the next iteration's block at once, so iteration k+1 starts
   `period` groups after iteration k: at least 2 (the induction `add`, then the
   `icmp` the branch waits for; `CycleCounts.py`: add and icmp 1 cycle, phi and br
   0), more when a loop-carried value or a store (below) needs longer.
@@ -110,7 +110,7 @@ def _carried(kernel: cgra.KernelOp) -> dict[SSAValue, Operation]:
     if not isinstance(yield_, scf.YieldOp) or not isinstance(kernel_yield, cgra.YieldOp):
         return {}
     carried: dict[SSAValue, Operation] = {}
-    for arg, value in zip(loop.body.block.args[1:], yield_.operands):
+    for arg, value in zip(loop.body.block.args[1:], yield_.operands, strict=False):
         if value.owner is kernel:
             produced = kernel_yield.operands[kernel.results.index(value)]
             if isinstance(produced.owner, cgra.PlacedOp):

@@ -152,9 +152,9 @@ def _located(err: yaml.YAMLError, source: str, what: str) -> StructuredTextError
     if isinstance(err, _DuplicateKey):
         return StructuredTextError(f"{where}: {problem}")
     if isinstance(err, ConstructorError) and "tag" in problem:  # `!Component`, `!!python/...`
+        shown = problem.replace("could not determine a constructor for the tag", "unknown YAML tag")
         return StructuredTextError(
-            f"{where}: {problem.replace('could not determine a constructor for the tag', 'unknown YAML tag')}; "
-            "only plain YAML 1.2 (no application tags) or JSON is read"
+            f"{where}: {shown}; only plain YAML 1.2 (no application tags) or JSON is read"
         )
     return StructuredTextError(f"{where}: {what}: {problem}")
 

@@ -79,7 +79,8 @@ def main() -> int:
         print(f"mlir-opt rejected the upstream gradient:\n{verified.stderr}", file=sys.stderr)
         return 1
     print(
-        f"{args.kernel}: the upstream gradient verifies in {os.path.basename(tools.opt)} with no flags"
+        f"{args.kernel}: the upstream gradient verifies in {os.path.basename(tools.opt)} "
+        "with no flags"
     )
 
     inputs = kernel.inputs("small")

@@ -76,8 +76,10 @@ def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-
     sweep (the body's length if there is none)."""
     body = function.body.block
     roles = argument_roles(function, pass_name)
-    seeds = {a for a, r in zip(function.args, roles) if r is ArgumentRole.SEED}
-    shadows: set[SSAValue] = {a for a, r in zip(function.args, roles) if r is ArgumentRole.SHADOW}
+    seeds = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SEED}
+    shadows: set[SSAValue] = {
+        a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SHADOW
+    }
     shadows |= {
         buffer_root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)
     }

@@ -73,7 +73,7 @@ class _Activity:
     def __init__(self, function: func.FuncOp, activity: Iterable[Activity] | None):
         args = function.body.block.args
         kinds = list(activity) if activity is not None else [Activity.DUP] * len(args)
-        self.inactive_args = {a for a, k in zip(args, kinds) if k in _INACTIVE_ARGS}
+        self.inactive_args = {a for a, k in zip(args, kinds, strict=False) if k in _INACTIVE_ARGS}
         self.active_locals: set[SSAValue] = set()
         stores = [op for op in function.walk() if isinstance(op, _STORES)]
         changed = True
@@ -163,7 +163,7 @@ def primal_activities(
         activities[name] = (
             kinds
             if known is None
-            else [k if k == j else Activity.DUP for k, j in zip(kinds, known)]
+            else [k if k == j else Activity.DUP for k, j in zip(kinds, known, strict=False)]
         )
     functions = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp)}
     pending = list(activities)

@@ -90,7 +90,7 @@ def build_kernel(ctx: CompileContext, op: cgra.KernelOp, ins: list[int], outs: l
     def step(fr: Frame) -> None:
         for s in steps:
             s(fr)
-        for out, value in zip(outs, [fr[y] for y in yielded]):
+        for out, value in zip(outs, [fr[y] for y in yielded], strict=False):
             fr[out] = value
 
     return step
@@ -106,7 +106,7 @@ def build_placed(
     proto = unplaced(op)
     if proto is None:
         raise unsupported(op, "no semantics known for this placed op")
-    for placed_result, proto_result in zip(op.results, proto.results):
+    for placed_result, proto_result in zip(op.results, proto.results, strict=False):
         ctx.alias(proto_result, placed_result)
     try:
         return ctx.step(proto)

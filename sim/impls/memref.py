@@ -223,7 +223,7 @@ def build_subview(
     def outside(starts: list[int], sizes: list[int], shape: tuple[int, ...]) -> Exception | None:
         if len(shape) == len(starts) and all(
             0 <= start and start + (size - 1) * stride < extent
-            for start, size, stride, extent in zip(starts, sizes, strides, shape)
+            for start, size, stride, extent in zip(starts, sizes, strides, shape, strict=False)
             if size > 0
         ):
             return None
@@ -234,9 +234,15 @@ def build_subview(
         )
 
     def step(fr: Frame) -> None:
-        starts = [fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)]
+        starts = [
+            fr[slot] if slot is not None else off
+            for off, slot in zip(offsets, offset_slots, strict=False)
+        ]
         sizes = (
-            [fr[slot] if slot is not None else s for s, slot in zip(static_sizes, size_slots)]
+            [
+                fr[slot] if slot is not None else s
+                for s, slot in zip(static_sizes, size_slots, strict=False)
+            ]
             if dynamic_sizes
             else static_sizes
         )
@@ -249,7 +255,7 @@ def build_subview(
         view = source[
             tuple(
                 slice(start, start + size * stride, stride)
-                for start, size, stride in zip(starts, sizes, strides)
+                for start, size, stride in zip(starts, sizes, strides, strict=False)
             )
         ]
         view = view.squeeze(axis=squeeze) if squeeze else view

@@ -16,11 +16,10 @@ cycles"; every parameter is a field of `targets.hardware.Hardware`).
   A kernel no loop iterates (a layer's straight-line dataflow) is a kernel loop
   of one trip: its schedule's length.
 - Consecutive layers of one strip-mined loop (the same kernel loop, marked
-  strip-mined by `tapeflow-layers`, as the body of consecutive layers) overlap across the layer barrier: the scratchpad holds
-  the next tile while the current one drains (double buffering, as the streams
-  already assume), so the pipeline is filled once, not once per tile. Where the
-  next tile is not resident in time (its REV stream stalled), the pipeline has
-  drained meanwhile and fills again.
+  strip-mined by `tapeflow-layers`, as the body of consecutive layers) overlap across the layer
+  barrier: the scratchpad holds the next tile while the current one drains (double buffering, as the
+  streams already assume), so the pipeline is filled once, not once per tile. Where the next tile is
+  not resident in time (its REV stream stalled), the pipeline has drained meanwhile and fills again.
 - A REV stream starts when the previous REV layer starts and delays its own
   layer only by what has not arrived by then; FWD streams drain in the
   background. Both take DRAM bandwidth.

@@ -124,7 +124,7 @@ def _performance(result: Result, ax_grid: Any) -> None:
     rows = [r for r in result.rows if r["baseline"] == "Enzyme32k"]
     kernels = _kernels(rows)
     configs = list(dict.fromkeys(r["config"] for r in rows))
-    for ax, phase in zip(ax_grid, ("fwd", "rev", "total")):
+    for ax, phase in zip(ax_grid, ("fwd", "rev", "total"), strict=False):
         series = {
             c: [
                 next(
@@ -227,7 +227,7 @@ def _layout(result: Result, ax: Any) -> None:
 
 
 def _energy(result: Result, axes: Any) -> None:
-    for ax, preset in zip(axes, ("paper", "cacti45")):
+    for ax, preset in zip(axes, ("paper", "cacti45"), strict=False):
         rows = [r for r in result.rows if r["energy_preset"] == preset]
         kernels = _kernels(rows)
         configs = list(dict.fromkeys(r["config"] for r in rows))
@@ -368,6 +368,7 @@ def _table2(result: Result, axes: Any) -> None:
             ("working_set_kb", "working_set_k_paper", "working set"),
             ("inputs_kb", "inputs_k_paper", "inputs"),
         ),
+        strict=False,
     ):
         for i, r in enumerate(result.rows):
             x, y = r[ours], r[paper]

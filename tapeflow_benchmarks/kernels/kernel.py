@@ -129,7 +129,10 @@ def unrolled_body(
         if k:
             names.update({f"%{arg}": f"{value}_u{k - 1}" for arg, value in carried.items()})
             out.append(f"%{iv}_u{k} = arith.addi %{iv}, %c{k} : index")
-        out += [_SSA_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), line) for line in lines]
+        out += [
+            _SSA_NAME.sub(lambda m, names=names: names.get(m.group(0), m.group(0)), line)
+            for line in lines
+        ]
     last = {arg: f"{value}_u{factor - 1}" for arg, value in carried.items()}
     return "\n".join(out), last
 

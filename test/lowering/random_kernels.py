@@ -189,7 +189,6 @@ class _Writer:
         target = draw(st.sampled_from(self.arrays))
         depth = len(target.dims)
         ivs: list[str] = []
-        results: list[tuple[str, str]] = []
         acc = accumulator
         opened: list[tuple[str, str]] = []  # (result name, iter arg) per loop
         for d, extent in enumerate(target.dims):
@@ -300,7 +299,7 @@ class _Writer:
             return None
         for start in (0, len(ivs) - n):  # the outermost ivs, or the innermost
             extents = dims[start : start + n]
-            if all(e <= a for e, a in zip(extents, array.dims)):
+            if all(e <= a for e, a in zip(extents, array.dims, strict=False)):
                 return ivs[start : start + n]
         return None
 

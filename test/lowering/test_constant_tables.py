@@ -52,7 +52,8 @@ def dot_kernel(table_as_argument: bool = False) -> str:
         ""
         if table_as_argument
         else (
-            f'memref.global "private" constant @weights : memref<8xf64> = dense<[{_dense(WEIGHTS)}]>\n'
+            'memref.global "private" constant @weights : memref<8xf64> = '
+            f"dense<[{_dense(WEIGHTS)}]>\n"
         )
     )
     params = "%x: memref<8xf64>, %w: memref<8xf64>" if table_as_argument else "%x: memref<8xf64>"
@@ -81,7 +82,8 @@ def dot_kernel(table_as_argument: bool = False) -> str:
 }}
 func.func @dot_grad({caller_params}) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @dot({operands}, %seed) <{{activity = [{activity}], ret_activity = [#enzyme.activity<enzyme_active>]}}> : ({types}, f64) -> f64
+  %r = enzyme.autodiff @dot({operands}, %seed) <{{activity = [{activity}], ret_activity = \
+[#enzyme.activity<enzyme_active>]}}> : ({types}, f64) -> f64
   return %r : f64
 }}
 """
@@ -123,7 +125,8 @@ func.func @smooth(%x: memref<16xf64>) -> f64 {{
 }}
 func.func @smooth_grad(%x: memref<16xf64>, %d_x: memref<16xf64>) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @smooth(%x, %d_x, %seed) <{{activity = [{_ACTIVE}], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
+  %r = enzyme.autodiff @smooth(%x, %d_x, %seed) <{{activity = [{_ACTIVE}], ret_activity = \
+[#enzyme.activity<enzyme_active>]}}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
   return %r : f64
 }}
 """

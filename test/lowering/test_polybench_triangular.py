@@ -145,8 +145,8 @@ def tri4(A: np.ndarray) -> None:
     for i in range(n):
         for j in range(i):
             for k in range(j):
-                for l in range(k):
-                    A[i, j] -= A[i, l] * A[l, k] * A[k, j] * 0.5
+                for m in range(k):
+                    A[i, j] -= A[i, m] * A[m, k] * A[k, j] * 0.5
 
 
 @dataclass(frozen=True)

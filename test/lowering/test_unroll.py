@@ -273,7 +273,9 @@ func.func @f(%x: memref<{trips}xf64>) -> f64 {{
 }}
 func.func @f_grad(%x: memref<{trips}xf64>, %d: memref<{trips}xf64>) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %d, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<{trips}xf64>, memref<{trips}xf64>, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %d, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<{trips}xf64>, memref<{trips}xf64>, \
+f64) -> f64
   return %r : f64
 }}
 """

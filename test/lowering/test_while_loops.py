@@ -325,7 +325,8 @@ func.func @f(%x: f64) -> f64 {
 }
 func.func @f_grad(%x: f64) -> f64 {
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %seed) {activity = [#enzyme<activity enzyme_active>], ret_activity = [#enzyme<activity enzyme_activenoneed>]} : (f64, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %seed) {activity = [#enzyme<activity enzyme_active>], ret_activity = \
+[#enzyme<activity enzyme_activenoneed>]} : (f64, f64) -> f64
   return %r : f64
 }
 """

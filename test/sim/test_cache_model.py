@@ -50,7 +50,7 @@ def reference(
     memory.load_to(cache)
     memory.store_from(cache)
     simulator = CacheSimulator(cache, memory)
-    for address, write in zip(addresses.tolist(), writes.tolist()):
+    for address, write in zip(addresses.tolist(), writes.tolist(), strict=False):
         if write:
             simulator.store(address, length=8)
         else:

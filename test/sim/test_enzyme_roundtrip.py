@@ -30,7 +30,8 @@ func.func @logsum(%x: memref<8xf64>) -> f64 {
 }
 func.func @grad(%x: memref<8xf64>, %dx: memref<8xf64>) -> f64 {
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @logsum(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<8xf64>, memref<8xf64>, f64) -> f64
+  %r = enzyme.autodiff @logsum(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<8xf64>, memref<8xf64>, f64) -> f64
   func.return %r : f64
 }
 """

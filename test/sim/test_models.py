@@ -295,7 +295,8 @@ func.func @f(%x: memref<16xf64>) -> f64 {
 }
 func.func @f_grad(%x: memref<16xf64>, %dx: memref<16xf64>) -> f64 {
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
   func.return %r : f64
 }
 """

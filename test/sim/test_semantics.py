@@ -339,7 +339,7 @@ def test_array_forms_agree_with_the_scalar_functions(name: str) -> None:
     a[(a == I64_MIN) & (b == -1)] = 5  # nor signed overflow
     index = IndexType()
     scalar = semantics.int_binary(name, index)
-    expected = np.array([scalar(int(x), int(y)) for x, y in zip(a, b)], np.int64)
+    expected = np.array([scalar(int(x), int(y)) for x, y in zip(a, b, strict=True)], np.int64)
     assert np.array_equal(semantics.int_binary_array(name, index)(a, b), expected)
 
 
@@ -516,7 +516,8 @@ def test_subviews_and_copies_out_of_range_are_located() -> None:
     text = """
     func.func @f(%m: memref<3x4xf64>, %i: index) -> f64 {
       %c0 = arith.constant 0 : index
-      %row = memref.subview %m[%i, 0] [1, 4] [1, 1] : memref<3x4xf64> to memref<4xf64, strided<[1], offset: ?>>
+      %row = memref.subview %m[%i, 0] [1, 4] [1, 1] : memref<3x4xf64> to memref<4xf64, \
+strided<[1], offset: ?>>
       %x = memref.load %row[%c0] : memref<4xf64, strided<[1], offset: ?>>
       func.return %x : f64
     }

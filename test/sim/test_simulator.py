@@ -132,7 +132,8 @@ func.func @f(%x: memref<4xf64>) -> f64 {{
 }}
 func.func @f_grad(%x: memref<4xf64>, %dx: memref<4xf64>) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %dx, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<4xf64>, memref<4xf64>, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %dx, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<4xf64>, memref<4xf64>, f64) -> f64
   func.return %r : f64
 }}
 """
@@ -174,7 +175,9 @@ def test_a_dependent_chain_costs_its_latency_sum() -> None:
 def test_sixteen_independent_ops_issue_together_on_a_4x4_grid() -> None:
     ops = "\n".join(f"      %p{k} = arith.mulf %v{k % 4}, %w : f64" for k in range(16))
     text = f"""
-func.func private @diffeg(%x: memref<4xf64>, %dx: memref<4xf64>, %w: f64) attributes {{tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]}} {{
+func.func private @diffeg(%x: memref<4xf64>, %dx: memref<4xf64>, %w: f64) attributes \
+{{tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], \
+tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]}} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index

@@ -209,7 +209,7 @@ def test_the_timeline_is_valid_and_adds_up_to_the_report(
     assert times == sorted(times) and len(set(times)) == len(times)
     assert bandwidth[-1]["args"] == {"cache_GBps": 0.0, "streams_GBps": 0.0}
     moved = {"cache_GBps": 0.0, "streams_GBps": 0.0}
-    for now, later in zip(bandwidth, bandwidth[1:]):
+    for now, later in zip(bandwidth, bandwidth[1:], strict=False):
         for column in moved:
             moved[column] += now["args"][column] * (later["ts"] - now["ts"]) * 1000  # GB/s x ns = B
     streamed = report["streams"]["write_bytes"] + report["streams"]["read_bytes"]

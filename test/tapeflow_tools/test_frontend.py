@@ -62,7 +62,7 @@ def test_nested_if_in_enzymes_own_spelling() -> None:
                         "arg3": np.array(1.0),
                     },
                 )
-                expected = _central(lambda v: primal(v, c1, c2), x)
+                expected = _central(lambda v, c1=c1, c2=c2: primal(v, c1, c2), x)
                 assert out["result0"] == pytest.approx(expected, rel=1e-7, abs=1e-9)
 
 
@@ -82,12 +82,12 @@ def test_affine_kernel_as_polygeist_writes_it() -> None:
     for i in range(5):
         e = np.zeros(5)
         e[i] = 1.0
-        fd = _central(lambda h: value(A, x + h * e), 0.0)
+        fd = _central(lambda h, e=e: value(A, x + h * e), 0.0)
         assert out["arg3"][i] == pytest.approx(fd, rel=1e-6, abs=1e-8)
     for i, j in ((0, 0), (2, 3), (5, 4)):
         E = np.zeros((6, 5))
         E[i, j] = 1.0
-        fd = _central(lambda h: value(A + h * E, x), 0.0)
+        fd = _central(lambda h, E=E: value(A + h * E, x), 0.0)
         assert out["arg1"][i, j] == pytest.approx(fd, rel=1e-6, abs=1e-8)
 
 

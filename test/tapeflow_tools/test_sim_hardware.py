@@ -66,7 +66,9 @@ def test_a_hardware_file_changes_the_machine(tmp_path: Path) -> None:
 
 def test_the_layers_apply_in_order(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(
-        "dram:\n  latency_cycles: 321\ncache:\n  size_bytes: 4096\n  mshrs: 2\nlatencies:\n  fadd: 7\n"
+        "dram:\n  latency_cycles: 321\n"
+        "cache:\n  size_bytes: 4096\n  mshrs: 2\n"
+        "latencies:\n  fadd: 7\n"
     )
     (tmp_path / "b.json").write_text('{"dram": {"latency_cycles": 400, "bandwidth_gbs": 12.8}}')
     record = _sim(

@@ -255,7 +255,8 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
         shutil.copy(EXAMPLE / name, tmp_path / name)
     sweep.write_text(
         "kernels:\n  - {name: chain, file: chain.mlir, function: chain_grad, inputs: chain.npz}\n"
-        "variants: [enzyme, tapeflow]\ngrid:\n  cache.size_bytes: [1024, 2048]\n  dram.latency_cycles: [100, 250]\n"
+        "variants: [enzyme, tapeflow]\n"
+        "grid:\n  cache.size_bytes: [1024, 2048]\n  dram.latency_cycles: [100, 250]\n"
     )
     outs = {}
     for engine in (["--jobs", "1"], ["--jobs", "2", "--dask", "local"]):

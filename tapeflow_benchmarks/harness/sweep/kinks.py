@@ -54,7 +54,10 @@ class Kink:
                 "and found longer ones on this machine)"
             )
         elif part == "memory stall":
-            text += ": the schedules issue accesses in another order, which the cache and ports serve worse"
+            text += (
+                ": the schedules issue accesses in another order, "
+                "which the cache and ports serve worse"
+            )
         else:
             text += ": the layers' tiles arrive later relative to their compute"
         return text
@@ -84,7 +87,7 @@ def kinks(rows: list[dict[str, Any]], keys: list[str]) -> list[Kink]:
             lines.setdefault(tuple(row.get(k) for k in others), []).append(row)
         for line in lines.values():
             line.sort(key=lambda r: r[key] * direction)  # worse machine first
-            for worse, better in zip(line, line[1:]):
+            for worse, better in zip(line, line[1:], strict=False):
                 if worse[key] != better[key] and int(better["cycles_total"]) > int(
                     worse["cycles_total"]
                 ):

@@ -43,7 +43,8 @@ def unroll_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
             )
             notes[
                 f"{label}: unroll {asked} ran as unroll {ran} (each tape loop takes the largest "
-                f"divisor of its trip count up to {asked}); runs.csv and the hardware record say {ran}"
+                f"divisor of its trip count up to {asked}); "
+                f"runs.csv and the hardware record say {ran}"
             ] = None
     return list(notes)
 
