@@ -88,7 +88,9 @@ def lowering_passes(
     if unroll < 1:
         raise PipelineError(f"option unroll must be at least 1, got {unroll}")
     if variant == "enzyme" and raised:
-        raise PipelineError("the enzyme variant starts from Enzyme's cache buffers, not a raised tape")
+        raise PipelineError(
+            "the enzyme variant starts from Enzyme's cache buffers, not a raised tape"
+        )
     passes = [] if raised else [pass_spec("tapeflow-raise-tape", _stats(stats))]
     if unroll > 1:
         passes.append(pass_spec("tapeflow-unroll", {"factor": unroll, **_stats(stats)}))
@@ -132,7 +134,10 @@ def variant_pipeline(
     passes = [
         "tapeflow-enzyme",
         *lowering_passes(
-            variant, spad_bytes=spad_bytes, unroll=unroll, stats=stats,
+            variant,
+            spad_bytes=spad_bytes,
+            unroll=unroll,
+            stats=stats,
             tiles_in_flight=tiles_in_flight,
         ),
         "tapeflow-mark-rev-start",
@@ -147,7 +152,9 @@ def parse_pipeline(spec: str, callback: PassPipelineCallbackType | None = None) 
     return PassPipeline.parse_spec(get_all_passes(), spec, callback)
 
 
-def hardware_pipeline(variant: str, hardware: Hardware, unroll: int = 1, stats: bool = False) -> str:
+def hardware_pipeline(
+    variant: str, hardware: Hardware, unroll: int = 1, stats: bool = False
+) -> str:
     """The variant's pipeline for `hardware`: its scratchpad for the tapeflow
     variant's layers, and every value `tapeflow-to-cgra` schedules with, so that
     the schedule is for that hardware whatever preset it started from."""

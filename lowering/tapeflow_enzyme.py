@@ -131,7 +131,7 @@ def _locator(ctx: Context, module: builtin.ModuleOp, text: str) -> Locator:
     except ParseError:
         return no_locator
     table: dict[int, Position] = {}
-    for (line, _), op in zip(parser.starts, module.walk()):
+    for (line, _), op in zip(parser.starts, module.walk(), strict=False):
         loc = op.location
         if isinstance(loc, FileLineColLoc):
             table.setdefault(line, (loc.filename.data, loc.line.data, loc.column.data))
@@ -353,7 +353,7 @@ def _annotate_gradients(
                 f"tapeflow-enzyme: @{caller_name} had {len(autodiffs)} enzyme.autodiff "
                 f"ops but calls {len(calls)} new gradient functions after Enzyme"
             )
-        for call, request in zip(calls, autodiffs):
+        for call, request in zip(calls, autodiffs, strict=True):
             gradient = functions[call.callee.root_reference.data]
             gradient.attributes[GRADIENT_OF] = request.fn
             gradient.attributes[GRADIENT_ACTIVITY] = request.activity

@@ -42,10 +42,10 @@ is dropped and retried with that region kept (`_layer_function`).
 
 Loops whose trip count is known only at run time (bounded by an argument, or by
 an outer index in a triangular nest) are strip-mined the same way with a
-run-time number of tiles, once `lowering.layers.run_time.prove_run_time_mirror` has proven symbolically
-that REV mirrors FWD for every value of the bounds; a region it cannot prove
-stays unlayered, a DRAM region read through the cache (`lowering.layers.run_time.run_time_regions`,
-listed by `stats=true`).
+run-time number of tiles, once `lowering.layers.run_time.prove_run_time_mirror`
+has proven symbolically that REV mirrors FWD for every value of the bounds; a
+region it cannot prove stays unlayered, a DRAM region read through the cache
+(`lowering.layers.run_time.run_time_regions`, listed by `stats=true`).
 
 The number of layers executed at run time, and the regions kept with their
 reasons, are reported with `stats=true` (the layers are read off the IR at any
@@ -78,9 +78,7 @@ def layer_module(
     module: builtin.ModuleOp, spad_bytes: int, tiles_in_flight: int = 1
 ) -> list[LayersReport]:
     if spad_bytes < ENTRY_BYTES or spad_bytes % ENTRY_BYTES:
-        raise fail(
-            f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}"
-        )
+        raise fail(f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}")
     if tiles_in_flight < 1:
         raise fail(f"tiles-in-flight must be at least 1, got {tiles_in_flight}")
     entries = tile_entries(spad_bytes, tiles_in_flight)
@@ -116,7 +114,9 @@ def _layer_function(function: func.FuncOp, spad_bytes: int, entries: int) -> Lay
                 ) from None
             index = allocs.index(err.target)
             if index in kept:  # pragma: no cover - a kept region has no layers
-                raise fail(f"internal error: kept region {index} failed again ({err.reason})")
+                raise fail(
+                    f"internal error: kept region {index} failed again ({err.reason})"
+                ) from err
             kept[index] = err.reason
             continue
         break
@@ -146,7 +146,7 @@ def _attempt(
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
             nests.setdefault(op.region, set()).add(
-                tuple(id(l) for l in enclosing_loops(op, function))
+                tuple(id(loop) for loop in enclosing_loops(op, function))
             )
     for target, found in nests.items():
         if len(found) > 1:
@@ -156,7 +156,13 @@ def _attempt(
                 "streamed back as one stack",
             )
     state = LayeringState(
-        function, spad_bytes, report, loads, kept, unlayered=set(unlayered), plans=plans,
+        function,
+        spad_bytes,
+        report,
+        loads,
+        kept,
+        unlayered=set(unlayered),
+        plans=plans,
         tile_entries=entries,
     )
     state.refresh_positions()
@@ -242,7 +248,9 @@ def _layer_block(state: LayeringState, block: Block) -> None:
                 "straight-line stores are layered",
             )
         (target,) = {s.region for s in stores}
-        if current and (target is not current_region or current_count + len(stores) > state.entries):
+        if current and (
+            target is not current_region or current_count + len(stores) > state.entries
+        ):
             close()
         if not current:
             current_region = target

@@ -106,8 +106,7 @@ class GradientReport:
 
     def summary(self) -> str:
         text = (
-            f"@{self.function}: {len(self.tapes)} tapes, {self.values} values, "
-            f"{self.bytes} bytes"
+            f"@{self.function}: {len(self.tapes)} tapes, {self.values} values, {self.bytes} bytes"
         )
         if self.dynamic:
             text += f" (+ {self.dynamic} tapes sized at run time)"
@@ -147,7 +146,9 @@ def raise_function(function: func.FuncOp) -> GradientReport:
     for op in body.ops:
         if not isinstance(op, memref.AllocOp):
             continue
-        if isinstance(op.memref.type, MemRefType) and isinstance(op.memref.type.element_type, MemRefType):
+        if isinstance(op.memref.type, MemRefType) and isinstance(
+            op.memref.type.element_type, MemRefType
+        ):
             try:
                 found = classify_nested_cache(op, body, rev_start)
                 check_extents_computable(found, body)
@@ -189,8 +190,11 @@ def _report_nested_buffers(function: func.FuncOp, report: GradientReport) -> Non
     for op in function.walk():
         if isinstance(op, memref.AllocOp) and op.parent_block() is not body:
             report.kept.append(
-                (_describe(op), "allocated inside a loop (a per-iteration buffer, "
-                 "e.g. Enzyme's checkpointing recomputation cache)")
+                (
+                    _describe(op),
+                    "allocated inside a loop (a per-iteration buffer, "
+                    "e.g. Enzyme's checkpointing recomputation cache)",
+                )
             )
 
 
@@ -311,12 +315,15 @@ def _rewrite_nested(
     indices = [i for link in nested.chain for i in _buffer_indices(link.store)]
     indices += _buffer_indices(fwd_store)
     Rewriter.replace_op(
-        fwd_store.op, located(tape.StoreOp(fwd_store.op.value, alloc.tape, indices, store_id), fwd_store.op)
+        fwd_store.op,
+        located(tape.StoreOp(fwd_store.op.value, alloc.tape, indices, store_id), fwd_store.op),
     )
     for path in nested.rev:
         indices = [i for load in path.handle_loads for i in _buffer_indices(load)]
         indices += _buffer_indices(path.leaf)
-        Rewriter.replace_op(path.leaf.op, located(tape.LoadOp(alloc.tape, indices, store_id), path.leaf.op))
+        Rewriter.replace_op(
+            path.leaf.op, located(tape.LoadOp(alloc.tape, indices, store_id), path.leaf.op)
+        )
     # What reached the buffers goes, users before what they use.
     trash: list[Operation] = list(nested.trash)
     for link in nested.chain:

@@ -202,7 +202,7 @@ def _form(function: func.FuncOp) -> RegionsReport:
     plan = RegionPlan()
     for members in groups.values():
         # Slot order: the order in which REV first reads each tape.
-        members.sort(key=lambda t: min((position[l] for l in t.loads), default=len(position)))
+        members.sort(key=lambda t: min((position[load] for load in t.loads), default=len(position)))
         report.regions.append(_plan_region(members, position, plan))
     patterns = [
         TapeStoreToRegion(plan),
@@ -222,7 +222,7 @@ def _form(function: func.FuncOp) -> RegionsReport:
 def _group_key(t: _TapeUses, function: func.FuncOp) -> tuple[object, ...]:
     """Tapes with equal keys share a region (same FWD nest, REV nest and shape)."""
     fwd = {enclosing_loops(s, function) for s in t.stores}
-    rev = {enclosing_loops(l, function) for l in t.loads}
+    rev = {enclosing_loops(load, function) for load in t.loads}
     branches = {branch_path(s, function) for s in t.stores}
     if len(fwd) != 1 or len(rev) > 1 or len(branches) != 1:
         return (id(t),)  # stores or loads spread over several nests or branches: alone
@@ -276,7 +276,7 @@ def _plan_region(
     handle = new_alloc.region
 
     slots = [_Slot(handle, slot, {}) for slot in range(len(members))]
-    for t, where in zip(members, slots):
+    for t, where in zip(members, slots, strict=True):
         plan.slots[t.alloc.tape] = where
     # Renumber the stores in FWD program order; loads follow their store.
     stores = sorted(
@@ -289,8 +289,7 @@ def _plan_region(
     if frees:
         plan.region_frees.add(frees[-1])
     names = [
-        t.alloc.value_name.data if t.alloc.value_name else f"tape{i}"
-        for i, t in enumerate(members)
+        t.alloc.value_name.data if t.alloc.value_name else f"tape{i}" for i, t in enumerate(members)
     ]
     return RegionRecord(region_type, names)
 

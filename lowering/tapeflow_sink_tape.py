@@ -44,7 +44,9 @@ class SinkTapeAlloc(RewritePattern):
         # A tape of `?` extents keeps its run-time sizes (a triangular nest's
         # tape becomes one bounding-box buffer, not Enzyme's per-iteration ones).
         buffer = memref.AllocOp.get(
-            tape_type.element_type, shape=tape_type.get_shape(), dynamic_sizes=list(op.dynamic_sizes)
+            tape_type.element_type,
+            shape=tape_type.get_shape(),
+            dynamic_sizes=list(op.dynamic_sizes),
         )
         buffer.attributes[TAPE_BUFFER] = builtin.UnitAttr()
         rewriter.replace(op, located(buffer, op))

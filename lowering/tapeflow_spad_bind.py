@@ -95,15 +95,13 @@ class BindPlan:
         if key in self.rows:
             return self.rows[key]
         at = (
-            InsertPoint.at_start(loops[-1].body.block)
-            if loops
-            else InsertPoint.after(owner.salloc)
+            InsertPoint.at_start(loops[-1].body.block) if loops else InsertPoint.after(owner.salloc)
         )
         index = IndexBuilder(at)
         row: Index = 0
         for depth, loop in enumerate(loops):
             step = constant_value(loop.step)
-            inner = [trip_count(l) for l in loops[depth + 1 :]]
+            inner = [trip_count(nested) for nested in loops[depth + 1 :]]
             assert step is not None and all(t is not None for t in inner), "checked by the plan"
             stride = prod(t for t in inner if t is not None)
             position = index.div(index.sub(loop.body.block.args[0], loop.lb), step)
@@ -120,7 +118,7 @@ def _check_rows(access: Operation, owner: layer.LayerOp) -> None:
     trip counts, so that each iteration has a row."""
     loops = enclosing_loops(access, owner)
     for depth, loop in enumerate(loops):
-        inner = [trip_count(l) for l in loops[depth + 1 :]]
+        inner = [trip_count(nested) for nested in loops[depth + 1 :]]
         if constant_value(loop.step) is None or any(t is None for t in inner):
             raise _fail(
                 f"a tape access sits in a loop with a variable step or trip count "
@@ -190,8 +188,12 @@ def _plan(function: func.FuncOp) -> BindPlan:
     def bound_here(handle: SSAValue) -> bool:
         return not region.is_kept(handle)
 
-    stores = [op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)]
-    loads = [op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)]
+    stores = [
+        op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)
+    ]
+    loads = [
+        op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)
+    ]
     next_offset: dict[layer.LayerOp, int] = {}
     for store in stores:
         owner = _enclosing_layer(store)

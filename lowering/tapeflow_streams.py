@@ -4,15 +4,14 @@ Shriraman, CGO 2024).
 
 Each region gets a tape in DRAM (`stream.alloc`), used as a stack of scratchpad
 tiles: of the region's size, or a slab tape that grows by slabs as it runs (a
-region whose size is known only at run time, or `slab-bytes=N`). At the end of every FWD layer a FWD-stream (`stream.fwd`) appends the
-layer's tile -- the rows it filled, fewer for the last tile of a strip-mined loop --
-to the tail of the tape; at the head of every REV layer a REV-stream (`stream.rev`)
-preloads the tile of its FWD partner, naming that FWD-stream (`of`) and moving the
-same number of rows, so REV reads back exactly what FWD wrote. REV layers run in
-the inverse order of their partners, so each REV-stream takes the top tile of the
-stack. The stream engine may issue a REV-stream as soon as the previous layer's
-tile has been consumed, overlapping the previous layer (timing is the simulator's
-business; the IR fixes what moves and in which order).
+region whose size is known only at run time, or `slab-bytes=N`). At the end of every FWD layer a
+FWD-stream (`stream.fwd`) appends the layer's tile -- the rows it filled, fewer for the last tile of
+a strip-mined loop -- to the tail of the tape; at the head of every REV layer a REV-stream
+(`stream.rev`) preloads the tile of its FWD partner, naming that FWD-stream (`of`) and moving the
+same number of rows, so REV reads back exactly what FWD wrote. REV layers run in the inverse order
+of their partners, so each REV-stream takes the top tile of the stack. The stream engine may issue a
+REV-stream as soon as the previous layer's tile has been consumed, overlapping the previous layer
+(timing is the simulator's business; the IR fixes what moves and in which order).
 
 The tape accesses still go to the region; `tapeflow-spad-bind` (Pass 4) moves them
 to the scratchpad tile. A region `tapeflow-layers` kept (`tapeflow.kept`) gets no

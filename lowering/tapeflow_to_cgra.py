@@ -20,24 +20,22 @@ by modulo list scheduling:
   also loads, unless both use the same iteration-dependent indices) reaches its
   next-iteration consumer in time.
 
-Loop-invariant constants are hoisted out of the body first. Bodies with nested
-regions (`scf.if`, inner loops, layers) or calls are not kernels themselves. Every
-other run of placeable ops, in any block outside a kernel (between and around
-layers and loops, in a loop body that holds other loops or layers, in a branch,
-at the function's top level), is scheduled as straight-line code run once -- no
-iteration follows it, so nothing is carried and no slot is reused -- and moved
-into a `cgra.kernel` that runs once where the run was, its results the values the
-ops after it use: every op the simulator could place is placed (the REV
-computation with its REV layers, as the paper's Algorithm 2 puts it). With
-`place-straight-line=false` only loop-free layer bodies get such kernels (runs of
-two ops or more), the rest runs op by op outside the grid.
-With `disambiguate` (on by default) two accesses of one buffer in an iteration
-are ordered only when their indices may be equal (`lowering.ir.index_offsets`);
-off, every access of a buffer keeps program order. Loads and stores name their path: `cache` for buffers and
-regions, `spad` (with the slot) for scratchpad tiles. Scheduling is a whole-body
-algorithm; once a body is scheduled, it moves into a `cgra.kernel` and each of its
-ops becomes its placed form (`cgra.op`, `cgra.load`, `cgra.store`) by a rewrite
-pattern.
+Loop-invariant constants are hoisted out of the body first. Bodies with nested regions
+(`scf.if`, inner loops, layers) or calls are not kernels themselves. Every other run of
+placeable ops, in any block outside a kernel (between and around layers and loops, in a
+loop body that holds other loops or layers, in a branch, at the function's top level),
+is scheduled as straight-line code run once -- no iteration follows it, so nothing is
+carried and no slot is reused -- and moved into a `cgra.kernel` that runs once where the
+run was, its results the values the ops after it use: every op the simulator could place
+is placed (the REV computation with its REV layers, as the paper's Algorithm 2 puts it).
+With `place-straight-line=false` only loop-free layer bodies get such kernels (runs of
+two ops or more), the rest runs op by op outside the grid. With `disambiguate` (on by
+default) two accesses of one buffer in an iteration are ordered only when their indices
+may be equal (`lowering.ir.index_offsets`); off, every access of a buffer keeps program
+order. Loads and stores name their path: `cache` for buffers and regions, `spad` (with
+the slot) for scratchpad tiles. Scheduling is a whole-body algorithm; once a body is
+scheduled, it moves into a `cgra.kernel` and each of its ops becomes its placed form
+(`cgra.op`, `cgra.load`, `cgra.store`) by a rewrite pattern.
 
 The hardware is the pass's options: every number the scheduler and the cost model
 (`targets.costs.op_latency`) read -- the grid, the FU latencies, the operand
@@ -228,7 +226,7 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: Scheduler) -> KernelRecor
     terminator = body_ops[-1]
     assert isinstance(terminator, scf.YieldOp)
     ops = body_ops[:-1]
-    carried = list(zip(block.args[1:], terminator.operands))
+    carried = list(zip(block.args[1:], terminator.operands, strict=False))
     schedule = scheduler.schedule(ops, carried)
     kernel = _make_kernel(
         ops, list(terminator.operands), ident, scheduler, schedule, InsertPoint.before(terminator)
@@ -292,7 +290,12 @@ def _kernelize_run(run: list[Operation], ident: int, scheduler: Scheduler) -> Ke
     ]
     schedule = scheduler.schedule(run, [], iterated=False)
     _make_kernel(
-        run, escaping, ident, scheduler, schedule, InsertPoint.before(run[0]),
+        run,
+        escaping,
+        ident,
+        scheduler,
+        schedule,
+        InsertPoint.before(run[0]),
         lambda use: use.operation not in members,
     )
     return KernelRecord(ident, len(run), schedule.ii, schedule.length, straight_line=True)
@@ -312,7 +315,10 @@ def _make_kernel(
     results instead. Then each op becomes its placed form."""
     block = Block()
     kernel = cgra.KernelOp(
-        ident, (scheduler.hw.rows, scheduler.hw.cols), schedule.ii, Region(block),
+        ident,
+        (scheduler.hw.rows, scheduler.hw.cols),
+        schedule.ii,
+        Region(block),
         [v.type for v in results],
     )
     Rewriter.insert_op(kernel, at)

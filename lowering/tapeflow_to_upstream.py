@@ -14,9 +14,9 @@ element type's zero, tapes as the buffers Enzyme made (`tapeflow-sink-tape`'s
 patterns), tensor caches as the memref buffers of Enzyme's default mode
 (`lowering.enzyme.tensor_caches`), and drops the annotations, none of which changes what
 the code computes. What is left is func, scf, arith, math, memref and linalg
-(tensor where a tensor cache keeps its value semantics): `mlir-opt` verifies it with no flags, and MLIR's standard pipeline lowers
-it to LLVM (test/lowering/test_to_upstream.py runs it natively and compares every
-value with tapeflow-run's; examples/upstream/ shows the commands).
+(tensor where a tensor cache keeps its value semantics): `mlir-opt` verifies it with no flags, and
+MLIR's standard pipeline lowers it to LLVM (test/lowering/test_to_upstream.py runs it natively and
+compares every value with tapeflow-run's; examples/upstream/ shows the commands).
 
 Anything else (an op of another dialect, a gradient past the tape stage, an
 `enzyme.autodiff` not yet differentiated) is an error naming the op and where it
@@ -29,8 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func
-from xdsl.dialects import memref
+from xdsl.dialects import arith, builtin, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     FileLineColLoc,

@@ -118,9 +118,7 @@ def _points(op: TapeAccess, unrolled: scf.ForOp | None, factor: int) -> _Points:
         if indices
         else np.zeros((0, copy.size), np.int64)
     )
-    inside = np.all(
-        (stacked >= 0) & (stacked < np.array(shape, np.int64)[:, None]), axis=0
-    )
+    inside = np.all((stacked >= 0) & (stacked < np.array(shape, np.int64)[:, None]), axis=0)
     flat = np.full(copy.size, -1, dtype=np.int64)
     if indices:
         flat[inside] = np.ravel_multi_index(tuple(stacked[:, inside]), shape)
@@ -133,9 +131,7 @@ _UNWRITTEN = -1
 _CONFLICT = -2
 
 
-def _writer_map(
-    store: TapeStore, unrolled: scf.ForOp | None, factor: int
-) -> np.ndarray:
+def _writer_map(store: TapeStore, unrolled: scf.ForOp | None, factor: int) -> np.ndarray:
     """For each element of the container: the store copy that writes it."""
     points = _points(store, unrolled, factor)
     writer = np.full(prod(_shape(store)), _UNWRITTEN, dtype=np.int64)
@@ -237,11 +233,7 @@ def _named_store(load: TapeLoad, function: str) -> TapeStore:
     container = load.container
     for use in container.uses:
         user = use.operation
-        if (
-            isinstance(user, TapeStore)
-            and use.index == 1
-            and user.store_id == load.loaded_id
-        ):
+        if isinstance(user, TapeStore) and use.index == 1 and user.store_id == load.loaded_id:
             return user
     raise PassFailedException(
         f"{PASS}: in @{function}, the '{load.name}' at {location_of(load)} reads store "
@@ -314,8 +306,7 @@ def _pairing(
         load_copy = f"copy {k} of the '{load.name}' at {location_of(load)}"
         if np.any(copies == _CONFLICT):
             raise fail(
-                f"{load_copy} reads elements that several copies of store "
-                f"{store.store_id} write"
+                f"{load_copy} reads elements that several copies of store {store.store_id} write"
             )
         found = np.unique(copies[copies >= 0])
         if found.size == 0:
@@ -337,9 +328,7 @@ def _index_constant(value: int, type_: Attribute, at: InsertPoint) -> SSAValue:
     return op.result
 
 
-def _unroll(
-    loop: scf.ForOp, factor: int, bounds: Bounds
-) -> dict[Operation, list[Operation]]:
+def _unroll(loop: scf.ForOp, factor: int, bounds: Bounds) -> dict[Operation, list[Operation]]:
     """Unroll `loop` in place; for each tape op of its body, its copies in order."""
     body = loop.body.block
     iv, *carried_args = body.args
@@ -347,10 +336,7 @@ def _unroll(
     assert isinstance(terminator, scf.YieldOp)
     originals = [op for op in body.ops if op is not terminator]
     copies: dict[Operation, list[Operation]] = {
-        op: [op]
-        for original in originals
-        for op in original.walk()
-        if _is_tape_access(op)
+        op: [op] for original in originals for op in original.walk() if _is_tape_access(op)
     }
     before_loop = InsertPoint.before(loop)
     carried = list(terminator.arguments)
@@ -369,9 +355,7 @@ def _unroll(
                     copies[old].append(new)
         carried = [mapper.get(v, v) for v in terminator.arguments]
     Rewriter.replace_op(terminator, located(scf.YieldOp(*carried), terminator))
-    loop.operands[2] = _index_constant(
-        bounds.step * factor, loop.step.type, before_loop
-    )
+    loop.operands[2] = _index_constant(bounds.step * factor, loop.step.type, before_loop)
     return copies
 
 
@@ -424,7 +408,11 @@ def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
         return report
     plan = _plan(function, factor)
     loops, factors, pairs, accesses, owner = (
-        plan.loops, plan.factors, plan.pairs, plan.accesses, plan.owner
+        plan.loops,
+        plan.factors,
+        plan.pairs,
+        plan.accesses,
+        plan.owner,
     )
 
     def factor_of(loop: scf.ForOp | None) -> int:

@@ -64,8 +64,8 @@ from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
-    FloatAttr,
     FileLineColLoc,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -203,7 +203,9 @@ def find_counter(op: scf.WhileOp) -> Counter | None:
                     step += before_step
                 if isinstance(step, int) and step <= 0:
                     continue
-                return Counter(position, op.arguments[position], ub, offset - before_step, step, term)
+                return Counter(
+                    position, op.arguments[position], ub, offset - before_step, step, term
+                )
     return None
 
 
@@ -260,7 +262,12 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
 # ------------------------------------------------------------------ cloning
 
 
-def _clone_body(block: Block, mapping: dict[SSAValue, SSAValue], at: InsertPoint, only: Sequence[Operation] | None = None) -> list[SSAValue]:
+def _clone_body(
+    block: Block,
+    mapping: dict[SSAValue, SSAValue],
+    at: InsertPoint,
+    only: Sequence[Operation] | None = None,
+) -> list[SSAValue]:
     """Clone `block`'s ops (or `only` those) at `at` under `mapping`; the
     terminator's operands, mapped."""
     for each in block.ops if only is None else only:
@@ -270,7 +277,11 @@ def _clone_body(block: Block, mapping: dict[SSAValue, SSAValue], at: InsertPoint
         Rewriter.insert_op(clone, at)
     terminator = block.last_op
     assert terminator is not None
-    operands = list(terminator.args) if isinstance(terminator, scf.ConditionOp) else list(terminator.operands)
+    operands = (
+        list(terminator.args)
+        if isinstance(terminator, scf.ConditionOp)
+        else list(terminator.operands)
+    )
     return [mapping.get(v, v) for v in operands]
 
 
@@ -353,10 +364,12 @@ def _counted(op: scf.WhileOp, counter: Counter) -> None:
     body = Block(arg_types=[IndexType(), *(before.args[p].type for p in others)])
     loop = scf.ForOp(space.lower, space.upper, space.one, [op.arguments[p] for p in others], body)
     Rewriter.insert_op(loop, at)
-    mapping: dict[SSAValue, SSAValue] = {before.args[counter.position]: space.value(body.args[0], body)}
+    mapping: dict[SSAValue, SSAValue] = {
+        before.args[counter.position]: space.value(body.args[0], body)
+    }
     mapping.update({before.args[p]: body.args[1 + i] for i, p in enumerate(others)})
     forwarded = _clone_body(before, mapping, InsertPoint.at_end(body))
-    mapping.update(dict(zip(after.args, forwarded)))
+    mapping.update(dict(zip(after.args, forwarded, strict=False)))
     yielded = _clone_body(after, mapping, InsertPoint.at_end(body))
     body.add_op(scf.YieldOp(*(yielded[p] for p in others)))
     final: dict[SSAValue, SSAValue] = {before.args[counter.position]: space.last}
@@ -384,23 +397,33 @@ def _bounded(op: scf.WhileOp, counter: Counter) -> str | None:
     carried_types = [IntegerType(1), *(before.args[p].type for p in others), *fwd_types]
     body = Block(arg_types=[IndexType(), *carried_types])
     loop = scf.ForOp(
-        space.lower, space.upper, space.one, [false.result, *(op.arguments[p] for p in others), *initial_fwd], body
+        space.lower,
+        space.upper,
+        space.one,
+        [false.result, *(op.arguments[p] for p in others), *initial_fwd],
+        body,
     )
     Rewriter.insert_op(loop, at)
-    done, args, fwd = body.args[1], list(body.args[2 : 2 + len(others)]), list(body.args[2 + len(others) :])
+    done, args, fwd = (
+        body.args[1],
+        list(body.args[2 : 2 + len(others)]),
+        list(body.args[2 + len(others) :]),
+    )
     # done: nothing more runs.
     skip = Block()
     skip.add_op(scf.YieldOp(done, *args, *fwd))
     # not done: before, then after if its condition holds.
     run = Block()
-    mapping: dict[SSAValue, SSAValue] = {before.args[counter.position]: space.value(body.args[0], run)}
+    mapping: dict[SSAValue, SSAValue] = {
+        before.args[counter.position]: space.value(body.args[0], run)
+    }
     mapping.update({before.args[p]: args[i] for i, p in enumerate(others)})
     _clone_body(before, mapping, InsertPoint.at_end(run))
     condition = mapping.get(_condition(op).condition, _condition(op).condition)
     forwarded = [mapping.get(v, v) for v in _condition(op).args]
     go, stop = Block(), Block()
     inner = dict(mapping)
-    inner.update(dict(zip(after.args, forwarded)))
+    inner.update(dict(zip(after.args, forwarded, strict=False)))
     yielded = _clone_body(after, inner, InsertPoint.at_end(go))
     go.add_op(scf.YieldOp(false.result, *(yielded[p] for p in others), *forwarded))
     stop.add_op(scf.YieldOp(true.result, *args, *forwarded))
@@ -423,7 +446,9 @@ def _bounded(op: scf.WhileOp, counter: Counter) -> str | None:
     return None
 
 
-def _counted_by_first_run(op: scf.WhileOp, args: set[int], fwd: set[int], ops: list[Operation]) -> None:
+def _counted_by_first_run(
+    op: scf.WhileOp, args: set[int], fwd: set[int], ops: list[Operation]
+) -> None:
     """A counting `scf.while` over the control slice, then `scf.for %t = 0 to %n`."""
     before, after = op.before_region.block, op.after_region.block
     at = InsertPoint.before(op)
@@ -433,8 +458,15 @@ def _counted_by_first_run(op: scf.WhileOp, args: set[int], fwd: set[int], ops: l
     forwarded = sorted(fwd)
     # The counting loop: (n, slice arguments), forwarding (n, slice values).
     count_before = Block(arg_types=[IndexType(), *(before.args[p].type for p in carried)])
-    mapping: dict[SSAValue, SSAValue] = {before.args[p]: count_before.args[1 + i] for i, p in enumerate(carried)}
-    _clone_body(before, mapping, InsertPoint.at_end(count_before), [o for o in ops if o.parent_block() is before])
+    mapping: dict[SSAValue, SSAValue] = {
+        before.args[p]: count_before.args[1 + i] for i, p in enumerate(carried)
+    }
+    _clone_body(
+        before,
+        mapping,
+        InsertPoint.at_end(count_before),
+        [o for o in ops if o.parent_block() is before],
+    )
     condition = _condition(op)
     count_before.add_op(
         scf.ConditionOp(
@@ -445,7 +477,12 @@ def _counted_by_first_run(op: scf.WhileOp, args: set[int], fwd: set[int], ops: l
     )
     count_after = Block(arg_types=[IndexType(), *(after.args[q].type for q in forwarded)])
     mapping = {after.args[q]: count_after.args[1 + i] for i, q in enumerate(forwarded)}
-    _clone_body(after, mapping, InsertPoint.at_end(count_after), [o for o in ops if o.parent_block() is after])
+    _clone_body(
+        after,
+        mapping,
+        InsertPoint.at_end(count_after),
+        [o for o in ops if o.parent_block() is after],
+    )
     next_n = arith.AddiOp(count_after.args[0], one)
     count_after.add_op(next_n)
     yielded = _yield(op).operands
@@ -461,11 +498,13 @@ def _counted_by_first_run(op: scf.WhileOp, args: set[int], fwd: set[int], ops: l
     body = Block(arg_types=[IndexType(), *(a.type for a in before.args)])
     loop = scf.ForOp(zero, counting.results[0], one, list(op.arguments), body)
     Rewriter.insert_op(loop, at)
-    mapping = dict(zip(before.args, body.args[1:]))
+    mapping = dict(zip(before.args, body.args[1:], strict=False))
     values = _clone_body(before, mapping, InsertPoint.at_end(body))
-    mapping.update(dict(zip(after.args, values)))
+    mapping.update(dict(zip(after.args, values, strict=False)))
     body.add_op(scf.YieldOp(*_clone_body(after, mapping, InsertPoint.at_end(body))))
-    results = _clone_body(before, dict(zip(before.args, loop.results)), InsertPoint.before(op))
+    results = _clone_body(
+        before, dict(zip(before.args, loop.results, strict=False)), InsertPoint.before(op)
+    )
     Rewriter.replace_op(op, [], results)
 
 

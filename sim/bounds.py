@@ -81,7 +81,9 @@ class Bounds:
             return None
         return bits, frozenset().union(*(b[1] for b in known if b is not None))
 
-    def lines_of(self, entry: Scalar, operands: list[Bound | None]) -> tuple[list[int | None], Bound | None]:
+    def lines_of(
+        self, entry: Scalar, operands: list[Bound | None]
+    ) -> tuple[list[int | None], Bound | None]:
         """The operand bits to render `entry` with, and its result's bound. The
         exact statements are used (and their guards kept) only if they apply."""
         bits = [b[0] if b is not None else None for b in operands]

@@ -79,7 +79,7 @@ def _replay(lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: b
     hit = np.zeros(len(lines), dtype=bool)
     victim = np.full(len(lines), -1, dtype=np.int64)
     writebacks = 0
-    for n, (line, write) in enumerate(zip(lines.tolist(), writes.tolist())):
+    for n, (line, write) in enumerate(zip(lines.tolist(), writes.tolist(), strict=False)):
         resident = sets[line & set_mask]
         dirty = resident.get(line)
         if dirty is not None:
@@ -186,7 +186,7 @@ def _replay_sets(
     victims: dict[int, int] = {}
     writebacks = 0
     left_dirty: list[int] = []
-    for lo, hi in zip(bounds, bounds[1:]):
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
         resident: OrderedDict[int, bool] = OrderedDict()
         get, to_end, pop = resident.get, resident.move_to_end, resident.popitem
         for k in range(lo, hi):

@@ -129,9 +129,7 @@ class Executor:
         try:
             return function(args)
         except RecursionError:  # not at a call (they report it): nested regions
-            raise fault(
-                self.functions[name], f"@{name} nests regions too deeply to run"
-            ) from None
+            raise fault(self.functions[name], f"@{name} nests regions too deeply to run") from None
 
     def function(self, name: str) -> CompiledFunction:
         """Function @name compiled (the first time it is asked for)."""
@@ -165,7 +163,7 @@ class Executor:
                 if isinstance(args[i], np.ndarray):
                     trace.mark_shadow(args[i])  # type: ignore[union-attr]
             frame: Frame = [None] * scope.frame_size()
-            for slot, value in zip(arg_slots, args):
+            for slot, value in zip(arg_slots, args, strict=False):
                 frame[slot] = value
             return frame
 

@@ -73,7 +73,9 @@ class _Batch:
 
 
 class _FunctionSource:
-    def __init__(self, ctx: CompileContext, fn: func.FuncOp, closures: Callable[[Frame], tuple[Any, ...]]):
+    def __init__(
+        self, ctx: CompileContext, fn: func.FuncOp, closures: Callable[[Frame], tuple[Any, ...]]
+    ):
         self.ctx = ctx
         self.fn = fn
         self.bounds = Bounds()
@@ -241,7 +243,9 @@ class _FunctionSource:
         entry = None
         if len(op.results) == 1 and not op.regions:
             entry = scalar(
-                op.name, [v.type for v in op.operands], [r.type for r in op.results],
+                op.name,
+                [v.type for v in op.operands],
+                [r.type for r in op.results],
                 op.properties,
             )
         if entry is not None:
@@ -331,7 +335,7 @@ class _FunctionSource:
             f"t = {c}[1] if a is {c}[0] else {p}(a)",
             "if t is not None:",
             f"    flat, o, {strides}{extents}pb = t",
-            *(f"    {i} = {self.slot(v)}" for i, v in zip(idx, op.indices)),
+            *(f"    {i} = {self.slot(v)}" for i, v in zip(idx, op.indices, strict=False)),
             f"    if {in_range}:",
             f"        k = {flat}",
             *("        " + line for line in [*record, *timing, access]),
@@ -446,7 +450,7 @@ class _FunctionSource:
         lb, ub = self.bound(op.lb), self.bound(op.ub)
         if lb is not None and ub is not None:  # the induction variable is between
             self.bounds.set(block.args[0], Bounds.joined([lb, ub], max(lb[0], ub[0])))
-        for c, i in zip(carried, inits):
+        for c, i in zip(carried, inits, strict=False):
             self.emit(indent, f"{c} = {i}")
         self.emit(
             indent,
@@ -455,13 +459,13 @@ class _FunctionSource:
         )
         self.block(block, indent + "    ")
         yielded = [self.slot(v) for v in block.last_op.operands]  # type: ignore[union-attr]
-        pairs = list(zip(carried, yielded))
+        pairs = list(zip(carried, yielded, strict=False))
         if pairs:
             self.emit(
                 indent + "    ",
                 f"{', '.join(c for c, _ in pairs)}, = {', '.join(y for _, y in pairs)},",
             )
-        for out, c in zip(op.results, carried):
+        for out, c in zip(op.results, carried, strict=False):
             self.emit(indent, f"{self.slot(out)} = {c}")
 
     def branch(self, op: scf.IfOp, indent: str) -> None:
@@ -475,7 +479,7 @@ class _FunctionSource:
     def arm(self, block: Block, outs: list[str], indent: str) -> None:
         self.block(block, indent + "    ")
         yielded = block.last_op.operands  # type: ignore[union-attr]
-        pairs = list(zip(outs, (self.slot(v) for v in yielded)))
+        pairs = list(zip(outs, (self.slot(v) for v in yielded), strict=False))
         if pairs:
             self.emit(
                 indent + "    ",

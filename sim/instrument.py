@@ -129,9 +129,21 @@ def traced(ctx: CompileContext, op: Operation, step: Step) -> Step:
     ins = [ctx.slot(v) for v in op.operands]
     match op:
         case memref.LoadOp() | tape.LoadOp():
-            buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, isinstance(op, tape.LoadOp), None
+            buffer, idx, write, is_tape, slot = (
+                ins[0],
+                ins[1:],
+                False,
+                isinstance(op, tape.LoadOp),
+                None,
+            )
         case memref.StoreOp() | tape.StoreOp():
-            buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, isinstance(op, tape.StoreOp), None
+            buffer, idx, write, is_tape, slot = (
+                ins[1],
+                ins[2:],
+                True,
+                isinstance(op, tape.StoreOp),
+                None,
+            )
         case enzyme.CacheLoadOp():
             rank = len(op.indices)
             buffer, idx, write, is_tape, slot = ins[0], ins[1 : 1 + rank], False, False, None

@@ -35,8 +35,8 @@ that single op is done by its closure step, which raises the same error (a
 negative memref index included) and records the same trace entry; undefined
 behaviour (integer division by zero) and a loop step that is not positive are
 the same located errors as the closures raise. `Executor(fast=False)` never
-uses this module; test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths give identical outputs,
-traces and reports.
+uses this module; test/sim/test_fast_path.py and test/sim/test_semantics.py check
+that both paths give identical outputs, traces and reports.
 """
 
 from __future__ import annotations
@@ -210,9 +210,7 @@ class _KernelLoopSource:
             if v in self.local
         ]
         lines.append(f"{indent}{step_name}(fr)")
-        lines += [
-            f"{indent}{self.define(r)} = fr[{ctx.slot(r)}]" for r in op.results
-        ]
+        lines += [f"{indent}{self.define(r)} = fr[{ctx.slot(r)}]" for r in op.results]
         return lines
 
     # ---------------------------------------------------------------- ops
@@ -288,9 +286,12 @@ class _KernelLoopSource:
             terms = " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in fixed)
             self.hoisted.append(f"{base} = {offset} + {terms}")
             self.hoisted.append(f"ok{n} = {' and '.join(checks)}")
-        cond = " and ".join(
-            [f"ok{n}"] * bool(fixed) + [f"0 <= {self.name(v)} < {extent(d)}" for d, v in moving]
-        ) or "True"
+        cond = (
+            " and ".join(
+                [f"ok{n}"] * bool(fixed) + [f"0 <= {self.name(v)} < {extent(d)}" for d, v in moving]
+            )
+            or "True"
+        )
         if not moving:  # the same element in every iteration
             self.addresses[share] = (cond, base)
             return cond, base, []
@@ -407,7 +408,8 @@ class _KernelLoopSource:
             memory = op.memory
             key = buffers[memory] = f"b{len(buffers)}"
             uses = [
-                o for o in placed
+                o
+                for o in placed
                 if isinstance(o, cgra.LoadOp | cgra.StoreOp) and o.memory is memory
             ]
             source = f"fr[{ctx.slot(memory)}]"
@@ -468,9 +470,7 @@ class _KernelLoopSource:
         # Outside values are invariant before they are named; accesses that
         # may share their index.
         inside = self.inside = {v for o in placed for v in o.results} | set(block_args)
-        self.invariant |= {
-            v for o in placed for v in o.operands if v not in inside
-        }
+        self.invariant |= {v for o in placed for v in o.operands if v not in inside}
         for o in placed:
             if isinstance(o, cgra.LoadOp | cgra.StoreOp):
                 share = (buffers[o.memory], self.offset(o, buffers), tuple(o.indices))
@@ -504,18 +504,22 @@ class _KernelLoopSource:
             STATE=ctx.state,
             NONPOSITIVE=lambda step: nonpositive_step(loop, step),
         )
-        head = ["def kernel_loop(fr):", "    return _run(fr, (0,))"] if once else [
-            "def kernel_loop(fr):",
-            *(
-                [f"    if fr[{st}] <= 0:", f"        raise NONPOSITIVE(fr[{st}])"]
-                if not positive_constant(loop.step)  # type: ignore[union-attr]
-                else []
-            ),
-            f"    trips = range(fr[{lb}], fr[{ub}], fr[{st}])",
-            "    if trips:",
-            "        return _run(fr, trips)",
-            *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits)),
-        ]
+        head = (
+            ["def kernel_loop(fr):", "    return _run(fr, (0,))"]
+            if once
+            else [
+                "def kernel_loop(fr):",
+                *(
+                    [f"    if fr[{st}] <= 0:", f"        raise NONPOSITIVE(fr[{st}])"]
+                    if not positive_constant(loop.step)  # type: ignore[union-attr]
+                    else []
+                ),
+                f"    trips = range(fr[{lb}], fr[{ub}], fr[{st}])",
+                "    if trips:",
+                "        return _run(fr, trips)",
+                *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits, strict=False)),
+            ]
+        )
         lines = [
             *head,
             "",
@@ -530,10 +534,10 @@ class _KernelLoopSource:
             *(["    app = TRACE.packed.append"] if self.tracing else []),
             *("    " + line for line in self.prologue),
             *("    " + line for line in self.hoisted),
-            *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits)),
+            *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits, strict=False)),
             f"    for {iv} in trips:",
             *("    " + line for line in self.body or ["    pass"]),
-            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, results)),
+            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, results, strict=False)),
         ]
         if self.float_ops:
             lines.append(f"    STATE.ops_executed += {self.float_ops} * len(trips)")

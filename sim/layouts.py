@@ -118,7 +118,7 @@ class Layouts:
         if src is None or len(starts) != len(src[SHAPE]):
             return
         offset = src[OFFSET]
-        dims = zip(starts, sizes, strides, src[SHAPE], src[STRIDES])
+        dims = zip(starts, sizes, strides, src[SHAPE], src[STRIDES], strict=False)
         for start, size, stride, extent, step in dims:
             if not (size >= 1 and stride >= 1 and 0 <= start < extent - (size - 1) * stride):
                 return

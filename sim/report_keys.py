@@ -58,7 +58,12 @@ REPORT_SCHEMA: dict[str, Any] = {
         "rev": {"hits": INT, "misses": INT},
     },
     "dram_bytes": {
-        "read": INT, "write": INT, "primal": INT, "shadow": INT, "tape": INT, "total": INT,
+        "read": INT,
+        "write": INT,
+        "primal": INT,
+        "shadow": INT,
+        "tape": INT,
+        "total": INT,
         "authors": INT,
     },
     "spad": {"accesses": INT, "peak_bytes": INT},

@@ -222,7 +222,11 @@ def _datapath(hardware: Hardware) -> Hardware:
     inputs (see the module's docstring)."""
     cache = replace(hardware.cache, size_bytes=0, assoc=0, line_bytes=0, mshrs=0, lru_on_write=True)
     return replace(
-        hardware, name="", clock_ghz=0.0, cache=cache, dram=DramConfig(0.0, 0),
+        hardware,
+        name="",
+        clock_ghz=0.0,
+        cache=cache,
+        dram=DramConfig(0.0, 0),
         energy=ENERGY_PRESETS["paper"],
     )
 
@@ -264,9 +268,20 @@ def execute(
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
     return Execution(
-        outputs, hardware, tape_bytes, timing, addresses, writes, roles, seconds, trace,
-        model=model, variant=variant, unroll=unroll_used(module) if unroll > 1 else 1,
-        unroll_requested=unroll, unroll_factors=unroll_factors(module),
+        outputs,
+        hardware,
+        tape_bytes,
+        timing,
+        addresses,
+        writes,
+        roles,
+        seconds,
+        trace,
+        model=model,
+        variant=variant,
+        unroll=unroll_used(module) if unroll > 1 else 1,
+        unroll_requested=unroll,
+        unroll_factors=unroll_factors(module),
     )
 
 
@@ -293,12 +308,20 @@ def evaluate(
             cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
         execution.replays[hardware.cache] = cache
     data = report(
-        execution.recorder, cache, execution.roles, hardware, execution.tape_bytes,
-        execution.model, on_windows,
+        execution.recorder,
+        cache,
+        execution.roles,
+        hardware,
+        execution.tape_bytes,
+        execution.model,
+        on_windows,
     )
     data["hardware"] = hardware_record(
-        hardware, model=execution.model, variant=execution.variant,  # type: ignore[arg-type]
-        unroll=execution.unroll, unroll_requested=execution.unroll_requested,
+        hardware,
+        model=execution.model,
+        variant=execution.variant,  # type: ignore[arg-type]
+        unroll=execution.unroll,
+        unroll_requested=execution.unroll_requested,
         simulated=get_model(execution.model).fields,
     )
     data["unroll_factors"] = list(execution.unroll_factors)
@@ -329,8 +352,16 @@ def simulate(
     `unroll`, `model` and `timeline` as for `execute`); with `timeline`, the
     `Simulation` holds the trace-event timeline of the run."""
     execution = execute(
-        module, function, args, hardware, tape_bytes, fast,
-        variant=variant, unroll=unroll, model=model, timeline=timeline,
+        module,
+        function,
+        args,
+        hardware,
+        tape_bytes,
+        fast,
+        variant=variant,
+        unroll=unroll,
+        model=model,
+        timeline=timeline,
     )
     if not timeline:
         return Simulation(execution.outputs, evaluate(execution), execution.trace)

@@ -108,8 +108,13 @@ class Region:
         self.freed = False
 
     @staticmethod
-    def entries(region_type: region.RegionType, shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
-        return (*(region_type.get_shape() if shape is None else shape), len(region_type.slot_types()))
+    def entries(
+        region_type: region.RegionType, shape: tuple[int, ...] | None = None
+    ) -> tuple[int, ...]:
+        return (
+            *(region_type.get_shape() if shape is None else shape),
+            len(region_type.slot_types()),
+        )
 
 
 class Scratchpad:
@@ -165,7 +170,10 @@ class SlabTape:
 
     def _ensure(self, entries: int) -> None:
         while len(self.slabs) * self.slab_entries < entries:
-            slab = (np.zeros(self.slab_entries, dtype=object), np.zeros(self.slab_entries, dtype=bool))
+            slab = (
+                np.zeros(self.slab_entries, dtype=object),
+                np.zeros(self.slab_entries, dtype=bool),
+            )
             self.slabs.append(slab)
             if self.on_slab is not None:
                 self.on_slab(len(self.slabs) - 1, slab[0])
@@ -182,7 +190,9 @@ class SlabTape:
             done += length
         return pieces
 
-    def push(self, ident: int, rows: int, slots: int, entries: np.ndarray, full: np.ndarray) -> None:
+    def push(
+        self, ident: int, rows: int, slots: int, entries: np.ndarray, full: np.ndarray
+    ) -> None:
         first = self.used // ENTRY_BYTES
         self._ensure(first + entries.size)
         for slab, offset, at, length in self._pieces(first, entries.size):

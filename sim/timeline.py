@@ -78,8 +78,14 @@ def _slice(
 ) -> dict[str, Any]:
     begin, finish = clock.ns(start), clock.ns(end)
     return {
-        "name": name, "cat": cat, "ph": "X", "pid": PID, "tid": tid,
-        "ts": clock.us(begin), "dur": clock.us(finish - begin), "args": args,
+        "name": name,
+        "cat": cat,
+        "ph": "X",
+        "pid": PID,
+        "tid": tid,
+        "ts": clock.us(begin),
+        "dur": clock.us(finish - begin),
+        "args": args,
     }
 
 
@@ -103,7 +109,13 @@ def _lanes(intervals: Sequence[tuple[int, int]]) -> list[int]:
 def _metadata(tid: int, name: str, sort: int) -> list[dict[str, Any]]:
     return [
         {"name": "thread_name", "ph": "M", "pid": PID, "tid": tid, "args": {"name": name}},
-        {"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": tid, "args": {"sort_index": sort}},
+        {
+            "name": "thread_sort_index",
+            "ph": "M",
+            "pid": PID,
+            "tid": tid,
+            "args": {"sort_index": sort},
+        },
     ]
 
 
@@ -130,8 +142,13 @@ def trace_events(
     prefix_miss = prefix_counts(~cache.hit)
 
     events: list[dict[str, Any]] = [
-        {"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
-         "args": {"name": f"simulated {hardware.name or 'hardware'} [{execution.model}]"}},
+        {
+            "name": "process_name",
+            "ph": "M",
+            "pid": PID,
+            "tid": 0,
+            "args": {"name": f"simulated {hardware.name or 'hardware'} [{execution.model}]"},
+        },
     ]
     events += _metadata(TID_WINDOWS, "windows", 0)
     events += _metadata(TID_LAYERS, "layers", 1)
@@ -148,8 +165,12 @@ def trace_events(
         phase = w.phase.upper()
         kind = "kernel loop" if w.kind == "kernel" else "ops"
         args: dict[str, Any] = {
-            "window": i, "phase": w.phase, "start_cycle": start, "cycles": cycles,
-            "compute_cycles": compute, "misses": int(times.misses[i]),
+            "window": i,
+            "phase": w.phase,
+            "start_cycle": start,
+            "cycles": cycles,
+            "compute_cycles": compute,
+            "misses": int(times.misses[i]),
             "writebacks": int(times.writebacks[i]),
         }
         if w.kind == "kernel":
@@ -158,19 +179,35 @@ def trace_events(
             args["spill_bytes"] = w.stream_write_bytes
         if w.rev_stream_bytes:
             args["preload_bytes"] = w.rev_stream_bytes
-        body.append(_slice(f"{phase} {kind}", f"window,{w.kind}", TID_WINDOWS, start, end, clock, args))
+        body.append(
+            _slice(f"{phase} {kind}", f"window,{w.kind}", TID_WINDOWS, start, end, clock, args)
+        )
         if stall > 0:
-            body.append(_slice(
-                "stall: REV tile", "stall", TID_WINDOWS, start, start + stall, clock,
-                {"window": i, "start_cycle": start, "cycles": stall, "kind": "stream"},
-            ))
+            body.append(
+                _slice(
+                    "stall: REV tile",
+                    "stall",
+                    TID_WINDOWS,
+                    start,
+                    start + stall,
+                    clock,
+                    {"window": i, "start_cycle": start, "cycles": stall, "kind": "stream"},
+                )
+            )
         memory = cycles - stall - compute
         if memory > 0:
             at = start + stall + compute
-            body.append(_slice(
-                "stall: memory", "stall", TID_WINDOWS, at, end, clock,
-                {"window": i, "start_cycle": at, "cycles": memory, "kind": "memory"},
-            ))
+            body.append(
+                _slice(
+                    "stall: memory",
+                    "stall",
+                    TID_WINDOWS,
+                    at,
+                    end,
+                    clock,
+                    {"window": i, "start_cycle": at, "cycles": memory, "kind": "memory"},
+                )
+            )
 
     # Layers, from the recorder's marks.
     def mark_time(window: int, compute_before: int, accesses_before: int) -> int:
@@ -193,27 +230,47 @@ def trace_events(
             open_layers.append((phase, numbers[phase], at))
             continue
         phase, number, began = open_layers.pop()
-        body.append(_slice(
-            f"{phase.upper()} layer {number}", "layer", TID_LAYERS, began, at, clock,
-            {"phase": phase, "layer": number, "start_cycle": began, "cycles": at - began},
-        ))
+        body.append(
+            _slice(
+                f"{phase.upper()} layer {number}",
+                "layer",
+                TID_LAYERS,
+                began,
+                at,
+                clock,
+                {"phase": phase, "layer": number, "start_cycle": began, "cycles": at - began},
+            )
+        )
 
     # Stream transfers, each on the first free lane of its direction.
     transfers: dict[str, list[tuple[float, float, int, int]]] = {"fwd": [], "rev": []}
     for t in times.transfers:
         transfers[t.direction].append((t.issued, t.done, t.nbytes, t.window))
-    for direction, base, label in (("fwd", TID_SPILLS, "FWD spills"), ("rev", TID_PRELOADS, "REV preloads")):
+    for direction, base, label in (
+        ("fwd", TID_SPILLS, "FWD spills"),
+        ("rev", TID_PRELOADS, "REV preloads"),
+    ):
         found = transfers[direction]
         lanes = _lanes([(clock.ns(a), clock.ns(b)) for a, b, _, _ in found])
         for lane in sorted(set(lanes)):
             events += _metadata(base + lane, f"{label} {lane + 1}", base + lane)
-        for (issued, arrived, nbytes, window), lane in zip(found, lanes):
-            body.append(_slice(
-                "spill" if direction == "fwd" else "preload", f"stream,{direction}", base + lane,
-                issued, arrived, clock,
-                {"window": window, "bytes": nbytes, "start_cycle": round(issued, 3),
-                 "cycles": round(arrived - issued, 3)},
-            ))
+        for (issued, arrived, nbytes, window), lane in zip(found, lanes, strict=True):
+            body.append(
+                _slice(
+                    "spill" if direction == "fwd" else "preload",
+                    f"stream,{direction}",
+                    base + lane,
+                    issued,
+                    arrived,
+                    clock,
+                    {
+                        "window": window,
+                        "bytes": nbytes,
+                        "start_cycle": round(issued, 3),
+                        "cycles": round(arrived - issued, 3),
+                    },
+                )
+            )
 
     # Counters.
     occupancy: list[tuple[int, int]] = []
@@ -227,10 +284,15 @@ def trace_events(
     if not occupancy or occupancy[0][0] != 0:
         occupancy.insert(0, (0, 0))
     for at, value in occupancy:
-        body.append({
-            "name": "scratchpad occupancy", "ph": "C", "pid": PID, "ts": clock.us(at),
-            "args": {"bytes": value},
-        })
+        body.append(
+            {
+                "name": "scratchpad occupancy",
+                "ph": "C",
+                "pid": PID,
+                "ts": clock.us(at),
+                "args": {"bytes": value},
+            }
+        )
 
     changes: dict[float, list[float]] = {}
 
@@ -259,10 +321,15 @@ def trace_events(
         else:
             samples.append((ns, *gbs))  # type: ignore[arg-type]
     for ns, from_cache, from_streams in samples:
-        body.append({
-            "name": "DRAM bandwidth", "ph": "C", "pid": PID, "ts": clock.us(ns),
-            "args": {"cache_GBps": from_cache, "streams_GBps": from_streams},
-        })
+        body.append(
+            {
+                "name": "DRAM bandwidth",
+                "ph": "C",
+                "pid": PID,
+                "ts": clock.us(ns),
+                "args": {"cache_GBps": from_cache, "streams_GBps": from_streams},
+            }
+        )
 
     body.sort(key=lambda e: (e["ts"], -e.get("dur", 0.0)))
     other: dict[str, Any] = {

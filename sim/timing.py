@@ -46,9 +46,23 @@ class Window:
     """One window of the run: a kernel loop, or a stretch of ops outside kernels."""
 
     __slots__ = (
-        "kind", "phase", "start", "end", "compute", "access_latency", "spad_accesses",
-        "memory_ops", "stream_write_bytes", "stream_read_bytes", "rev_stream_bytes", "layer",
-        "trips", "kernel", "profile", "_fu", "_trips",
+        "kind",
+        "phase",
+        "start",
+        "end",
+        "compute",
+        "access_latency",
+        "spad_accesses",
+        "memory_ops",
+        "stream_write_bytes",
+        "stream_read_bytes",
+        "rev_stream_bytes",
+        "layer",
+        "trips",
+        "kernel",
+        "profile",
+        "_fu",
+        "_trips",
     )
 
     def __init__(
@@ -328,8 +342,18 @@ def prefix_counts(flags: np.ndarray) -> np.ndarray:
 
 
 _WINDOW_COLUMNS = attrgetter(
-    "start", "end", "compute", "access_latency", "stream_write_bytes", "stream_read_bytes",
-    "rev_stream_bytes", "spad_accesses", "memory_ops", "layer", "trips", "kernel",
+    "start",
+    "end",
+    "compute",
+    "access_latency",
+    "stream_write_bytes",
+    "stream_read_bytes",
+    "rev_stream_bytes",
+    "spad_accesses",
+    "memory_ops",
+    "layer",
+    "trips",
+    "kernel",
 )
 _COLUMNS = 12
 
@@ -346,17 +370,27 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         count=_COLUMNS * len(windows),
     ).reshape(-1, _COLUMNS)
     (
-        start, end, compute, access_latency, stream_write, stream_read, rev_bytes, spad, memops,
-        layer_of, trips, kernel,
+        start,
+        end,
+        compute,
+        access_latency,
+        stream_write,
+        stream_read,
+        rev_bytes,
+        spad,
+        memops,
+        layer_of,
+        trips,
+        kernel,
     ) = table.T
     profiles = recorder.profiles
     ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
     tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
     looped = np.array([p.looped for p in profiles], dtype=bool)[kernel] & (kernel > 0)
-    placed = np.array(
-        [sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64
-    )[kernel]
+    placed = np.array([sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64)[
+        kernel
+    ]
     m = prefix_counts(~cache.hit)
     h = prefix_counts(cache.hit)
     wb = prefix_counts(cache.evicts_dirty)
@@ -409,7 +443,9 @@ class WindowTimes:
     """Each stream transfer (`sim.models.streams.Transfer`), in issue order."""
 
 
-def dram_traffic(addresses: np.ndarray, roles: np.ndarray, cache: CacheResult, line: int) -> list[int]:
+def dram_traffic(
+    addresses: np.ndarray, roles: np.ndarray, cache: CacheResult, line: int
+) -> list[int]:
     """The bytes of the cache's DRAM traffic credited to each role (`DRAM_ROLES`).
 
     Each line belongs to one buffer: the role of the first access to it (lines are
@@ -466,7 +502,11 @@ def report(
     if on_windows is not None:
         on_windows(
             WindowTimes(
-                spent.copy(), timed.busy, m, columns.writebacks, timed.stream_stalled,
+                spent.copy(),
+                timed.busy,
+                m,
+                columns.writebacks,
+                timed.stream_stalled,
                 timed.transfers,
             )
         )

@@ -4,10 +4,11 @@ Memory address traces of a run, for the cache model.
 Every buffer the program touches gets a simulated base address the first time it
 is touched (a bump allocator from `base`, each buffer aligned to `alignment`:
 `targets.hardware.PlacementConfig`, by default packed at 64 B, one cache line, so
-that distinct buffers never share a line; 4096 gives page alignment): function arguments, `memref.alloc/alloca` buffers, Enzyme's
-struct-of-arrays tapes (one buffer each) and array-of-structs regions (one buffer).
-A view (`memref.subview`) is located inside its buffer through numpy's own
-pointers and strides, so its addresses are exactly those of the buffer's elements.
+that distinct buffers never share a line; 4096 gives page alignment): function arguments,
+`memref.alloc/alloca` buffers, Enzyme's struct-of-arrays tapes (one buffer each) and
+array-of-structs regions (one buffer). A view (`memref.subview`) is located inside its buffer
+through numpy's own pointers and strides, so its addresses are exactly those of the buffer's
+elements.
 
 An access is stored as one integer, `address << 2 | write << 1 | tape`, so that
 recording it is a single append (the compiled kernel loops of
@@ -101,7 +102,9 @@ class MemoryTrace:
             self._next += -(-max(owner.nbytes, 1) // self.alignment) * self.alignment
         return base
 
-    def _describe(self, arr: np.ndarray) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]:
+    def _describe(
+        self, arr: np.ndarray
+    ) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ...], bool]:
         owner = self._base_array(arr)
         owner_pointer = owner.ctypes.data
         start = self._simulated_base(owner) + arr.ctypes.data - owner_pointer
@@ -118,7 +121,7 @@ class MemoryTrace:
         if entry is None or entry[0] is not arr:
             entry = self._describe(arr)
         _, address, strides, shape, owner_tape = entry
-        for i, stride, extent in zip(where, strides, shape):
+        for i, stride, extent in zip(where, strides, shape, strict=False):
             if not 0 <= i < extent:
                 return
             address += i * stride

@@ -24,7 +24,9 @@ def add_kernel_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def chosen(parser: argparse.ArgumentParser, text: str, known: object, what: str = "kernel") -> list[str]:
+def chosen(
+    parser: argparse.ArgumentParser, text: str, known: object, what: str = "kernel"
+) -> list[str]:
     """The comma-separated names in `text`; an unknown one is a usage error."""
     names = [n for n in text.split(",") if n]
     unknown = [n for n in names if n not in known]  # type: ignore[operator]
@@ -42,6 +44,8 @@ def parse_kernel(ctx: Context, key: str, preset: str) -> ModuleOp:
 
 def caller_arguments(module: ModuleOp, key: str, preset: str) -> list[Any]:
     """The kernel's inputs, bound to the arguments of `@<key>_grad` in `module`."""
-    caller = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")  # type: ignore[attr-defined]
+    caller = next(
+        f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad"
+    )  # type: ignore[attr-defined]
     inputs = ALL_KERNELS[key].inputs(preset)
     return bind_arguments(caller, {f"arg{i}": a.copy() for i, a in enumerate(inputs)})  # type: ignore[arg-type]

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tapeflow_benchmarks.common import add_kernel_options, caller_arguments, chosen, parse_kernel
-from tapeflow_benchmarks.kernels import KERNELS
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from sim.simulator import prepare, simulate
-from targets.hardware import PRESETS as HARDWARE
-from targets.hardware import configure
+from tapeflow_benchmarks.common import add_kernel_options, caller_arguments, chosen, parse_kernel
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.context import make_context
 from tapeflow_tools.tapeflow_run import run_function
+from targets.hardware import PRESETS as HARDWARE
+from targets.hardware import configure
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -15,12 +15,12 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from tapeflow_benchmarks.common import add_kernel_options, caller_arguments, chosen, parse_kernel
-from tapeflow_benchmarks.kernels import KERNELS
 from sim.models import DEFAULT_MODEL, MODELS
 from sim.simulator import prepare, simulate
-from targets.hardware import configure
+from tapeflow_benchmarks.common import add_kernel_options, caller_arguments, chosen, parse_kernel
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.context import make_context
+from targets.hardware import configure
 
 CONFIGS = {"Enzyme32k": "enzyme", "Tflow32k": "tapeflow", "Tflow2k": "tapeflow"}
 
@@ -65,8 +65,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{r['ops']['total']} | {sim['ops_per_second']:.0f} | {r['wall_seconds']:.1f} |",  # type: ignore[index]
                 flush=True,
             )
-    print(f"\noverall: {total_ops:.0f} ops in {total_seconds:.1f} s of simulation, "
-          f"{total_ops / total_seconds:.0f} ops/s")
+    print(
+        f"\noverall: {total_ops:.0f} ops in {total_seconds:.1f} s of simulation, "
+        f"{total_ops / total_seconds:.0f} ops/s"
+    )
 
 
 if __name__ == "__main__":

@@ -58,9 +58,7 @@ def measure(key: str, preset: str) -> TapeStats:
         if isinstance(op, tape.StoreOp)
         for top in [top_level_op(op, body)]
     }
-    return TapeStats(
-        key, report, len(nests), enzyme_done - start, raise_done - enzyme_done
-    )
+    return TapeStats(key, report, len(nests), enzyme_done - start, raise_done - enzyme_done)
 
 
 def table(rows: Sequence[TapeStats]) -> str:

@@ -26,15 +26,15 @@ or interrupted run computes only what is missing. Every cache entry is checked
 when read (its schema and a checksum of its content); one that fails is
 recomputed, with a one-line notice naming it.
 
-The output locations are checked before anything is computed: `--out` must be a
-folder that can be created or written (an existing non-empty folder only if it is
-an earlier results folder, recognised by the marker `.tapeflow-results.json` that
-lists the files written: those are replaced, any other file is kept, and a listed
-file changed since is refused), `--cache-dir` a folder apart from it;
-`--no-cache` with `--cache-dir` is refused. The results folder is written into a temporary folder beside it and
-renamed into place when complete; Ctrl-C leaves the previous folder as it was
-and the finished runs cached. Exit status 1 if any run failed (the report lists
-them) or the sweep file is wrong, 2 for bad options, 130 when interrupted.
+The output locations are checked before anything is computed: `--out` must be a folder
+that can be created or written (an existing non-empty folder only if it is an earlier
+results folder, recognised by the marker `.tapeflow-results.json` that lists the files
+written: those are replaced, any other file is kept, and a listed file changed since is
+refused), `--cache-dir` a folder apart from it; `--no-cache` with `--cache-dir` is
+refused. The results folder is written into a temporary folder beside it and renamed
+into place when complete; Ctrl-C leaves the previous folder as it was and the finished
+runs cached. Exit status 1 if any run failed (the report lists them) or the sweep file
+is wrong, 2 for bad options, 130 when interrupted.
 
 The runs go to local processes (`--jobs`), or with `--dask` to a Dask cluster
 (`harness/dask_pool.py`); the results are the same either way.
@@ -84,40 +84,76 @@ def _main(argv: Sequence[str] | None) -> int:
         prog="tapeflow-bench",
         description="Reproduce the TapeFlow paper's evaluation on the simulated CGRA.",
     )
-    parser.add_argument("--size", choices=PRESETS, default=None,
-                        help="the kernels' size preset: paper (Table II, default), small "
-                             "(seconds per run) or artifact (the authors' simulator runs)")
+    parser.add_argument(
+        "--size",
+        choices=PRESETS,
+        default=None,
+        help="the kernels' size preset: paper (Table II, default), small "
+        "(seconds per run) or artifact (the authors' simulator runs)",
+    )
     parser.add_argument("--quick", action="store_true", help="the same as --size small")
-    parser.add_argument("--model", default=",".join(MODELS),
-                        help="comma-separated timing models (default: all: "
-                             f"{', '.join(MODELS)})")
-    parser.add_argument("--only", default=",".join(DEFAULT_EXPERIMENTS),
-                        help="comma-separated experiments (default: "
-                        f"{', '.join(DEFAULT_EXPERIMENTS)}; also: "
-                        f"{', '.join(n for n in EXPERIMENTS if n not in DEFAULT_EXPERIMENTS)})")
-    parser.add_argument("--kernels", default=",".join(KERNELS),
-                        help="comma-separated kernels (default: all nine; the extra "
-                             f"kernels {', '.join(EXTRA_KERNELS)} may be named too)")
-    parser.add_argument("--extra-kernels", action="store_true",
-                        help="also run the extra kernels with loops of run-time trip "
-                             f"count ({', '.join(EXTRA_KERNELS)})")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="simulations run in parallel processes (default: one per core)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="results folder (default: tapeflow-results, or "
-                             "tapeflow-results-quick with --quick)")
-    parser.add_argument("--cache-dir", type=Path, default=None,
-                        help=f"where finished runs are kept (default: {_default_cache()})")
+    parser.add_argument(
+        "--model",
+        default=",".join(MODELS),
+        help=f"comma-separated timing models (default: all: {', '.join(MODELS)})",
+    )
+    parser.add_argument(
+        "--only",
+        default=",".join(DEFAULT_EXPERIMENTS),
+        help="comma-separated experiments (default: "
+        f"{', '.join(DEFAULT_EXPERIMENTS)}; also: "
+        f"{', '.join(n for n in EXPERIMENTS if n not in DEFAULT_EXPERIMENTS)})",
+    )
+    parser.add_argument(
+        "--kernels",
+        default=",".join(KERNELS),
+        help="comma-separated kernels (default: all nine; the extra "
+        f"kernels {', '.join(EXTRA_KERNELS)} may be named too)",
+    )
+    parser.add_argument(
+        "--extra-kernels",
+        action="store_true",
+        help="also run the extra kernels with loops of run-time trip "
+        f"count ({', '.join(EXTRA_KERNELS)})",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="simulations run in parallel processes (default: one per core)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results folder (default: tapeflow-results, or tapeflow-results-quick with --quick)",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help=f"where finished runs are kept (default: {_default_cache()})",
+    )
     parser.add_argument("--no-cache", action="store_true", help="compute everything afresh")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--sweep", type=Path, metavar="FILE",
-                        help="run the hardware sweep this YAML file describes (docs/sweeps.md) "
-                             "instead of the paper's evaluation")
-    parser.add_argument("--dask", metavar="ADDRESS",
-                        help="run on the Dask scheduler at ADDRESS (tcp://host:port), or on a "
-                             "new local cluster with 'local' (default: local processes)")
-    parser.add_argument("--format", default="png",
-                        help="figure formats, comma-separated: png, svg, pdf (default: png)")
+    parser.add_argument(
+        "--sweep",
+        type=Path,
+        metavar="FILE",
+        help="run the hardware sweep this YAML file describes (docs/sweeps.md) "
+        "instead of the paper's evaluation",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on the Dask scheduler at ADDRESS (tcp://host:port), or on a "
+        "new local cluster with 'local' (default: local processes)",
+    )
+    parser.add_argument(
+        "--format",
+        default="png",
+        help="figure formats, comma-separated: png, svg, pdf (default: png)",
+    )
     args = parser.parse_args(argv)
     try:
         formats = parse_formats(args.format)
@@ -153,8 +189,11 @@ def _main(argv: Sequence[str] | None) -> int:
         models = check_models([m for m in args.model.split(",") if m])
     except UnknownModel as err:
         parser.error(f"--model {args.model}: {err}")
-    out = args.out or Path({"paper": "tapeflow-results", "small": "tapeflow-results-quick"}.get(
-        size, f"tapeflow-results-{size}"))
+    out = args.out or Path(
+        {"paper": "tapeflow-results", "small": "tapeflow-results-quick"}.get(
+            size, f"tapeflow-results-{size}"
+        )
+    )
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
     _check_locations(parser, args, out, cache_dir)
     cache = ResultCache(cache_dir)
@@ -218,8 +257,7 @@ def _check_locations(
     otherwise."""
     if args.no_cache and args.cache_dir is not None:
         parser.error(
-            f"--no-cache and --cache-dir {args.cache_dir} contradict each other: "
-            "give one of them"
+            f"--no-cache and --cache-dir {args.cache_dir} contradict each other: give one of them"
         )
     try:
         check_output_directory(out, "--out")
@@ -244,16 +282,21 @@ def _finish(out: Path, summary: Any, write_folder: Callable[[], list[Any]], what
     try:
         figures = write_folder()
     except OSError as err:
-        print(f"tapeflow-bench: error: --out {out}: cannot write the results folder: "
-              f"{err.strerror or err}; it is left as it was (the runs are cached)",
-              file=sys.stderr)
+        print(
+            f"tapeflow-bench: error: --out {out}: cannot write the results folder: "
+            f"{err.strerror or err}; it is left as it was (the runs are cached)",
+            file=sys.stderr,
+        )
         return 1
     except ToolError as err:
         print(f"tapeflow-bench: error: --out {err}; it is left as it was", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
-              "it was, and the same command writes it again from the cache", file=sys.stderr)
+        print(
+            f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
+            "it was, and the same command writes it again from the cache",
+            file=sys.stderr,
+        )
         return 130
     print(
         f"tapeflow-bench: {what}{summary.points} points ({summary.cached} cached, "
@@ -293,7 +336,9 @@ def _run(points: Iterable[Point], cache: ResultCache, args: argparse.Namespace) 
 
 
 def _sweep(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str] | None,
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    argv: Sequence[str] | None,
     formats: list[str],
 ) -> int:
     """`--sweep FILE`: check the file whole, run its points, write the folder."""
@@ -302,7 +347,9 @@ def _sweep(
     given = list(argv if argv is not None else sys.argv[1:])
     for option in ("--quick", "--only", "--kernels", "--size", "--model", "--extra-kernels"):
         if any(a == option or a.startswith(option + "=") for a in given):
-            parser.error(f"{option} is for the paper's evaluation; a sweep file names its own kernels")
+            parser.error(
+                f"{option} is for the paper's evaluation; a sweep file names its own kernels"
+            )
     out = args.out or Path(f"{args.sweep.stem}-results")
     cache_dir = None if args.no_cache else (args.cache_dir or _default_cache())
     _check_locations(parser, args, out, cache_dir)

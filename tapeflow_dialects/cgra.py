@@ -157,7 +157,13 @@ class ComputeOp(PlacedOp):
         self.verify_placement()
 
 
-def _verify_memory(op: PlacedOp, memory: SSAValue, indices: Sequence[SSAValue], path: MemPathAttr, slot: IntegerAttr | None) -> None:
+def _verify_memory(
+    op: PlacedOp,
+    memory: SSAValue,
+    indices: Sequence[SSAValue],
+    path: MemPathAttr,
+    slot: IntegerAttr | None,
+) -> None:
     if path.data == MemPath.CACHE and isinstance(memory.type, RegionType):
         # An array-of-structs region read through the cache (TapeFlow's layout
         # without the scratchpad): element `indices`, struct slot `slot`.
@@ -173,8 +179,7 @@ def _verify_memory(op: PlacedOp, memory: SSAValue, indices: Sequence[SSAValue], 
     if path.data == MemPath.CACHE:
         if not isinstance(memory.type, MemRefType):
             raise VerifyException(
-                f"'{op.name}' goes through the cache but accesses a {memory.type}, "
-                "not a memref"
+                f"'{op.name}' goes through the cache but accesses a {memory.type}, not a memref"
             )
         if len(indices) != memory.type.get_num_dims():
             raise VerifyException(
@@ -185,13 +190,9 @@ def _verify_memory(op: PlacedOp, memory: SSAValue, indices: Sequence[SSAValue], 
             raise VerifyException(f"'{op.name}' names a slot on the cache path")
     else:
         if not isinstance(memory.type, SpadType):
-            raise VerifyException(
-                f"'{op.name}' uses the scratchpad but accesses a {memory.type}"
-            )
+            raise VerifyException(f"'{op.name}' uses the scratchpad but accesses a {memory.type}")
         if len(indices) != 1 or slot is None:
-            raise VerifyException(
-                f"'{op.name}' on the scratchpad takes one row index and a slot"
-            )
+            raise VerifyException(f"'{op.name}' on the scratchpad takes one row index and a slot")
         if not 0 <= slot.value.data < memory.type.slots.data:
             raise VerifyException(
                 f"'{op.name}' slot {slot.value.data} is beyond the "
@@ -301,8 +302,7 @@ class KernelOp(IRDLOperation):
     res = var_result_def()
     body = region_def("single_block")
     assembly_format = (
-        "$id `rows` $rows `cols` $cols `ii` $ii (`->` type($res)^)? "
-        "attr-dict-with-keyword $body"
+        "$id `rows` $rows `cols` $cols `ii` $ii (`->` type($res)^)? attr-dict-with-keyword $body"
     )
 
     def __init__(

@@ -34,13 +34,13 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
-    IndexType,
-    i32,
-    i64,
     FunctionType,
+    IndexType,
     IntegerAttr,
     MemRefType,
     SymbolRefAttr,
+    i32,
+    i64,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.utils import EnumAttribute
@@ -239,8 +239,7 @@ class AutoDiffOp(IRDLOperation):
             )
         if not isinstance(callee, FuncOp):
             raise VerifyException(
-                f"'{self.name}' differentiates @{name}, which is a '{callee.name}', "
-                "not a func.func"
+                f"'{self.name}' differentiates @{name}, which is a '{callee.name}', not a func.func"
             )
         ftype = callee.function_type
         if len(ftype.inputs) != len(self.activity):
@@ -290,7 +289,9 @@ class AutoDiffOp(IRDLOperation):
                     "floating-point scalar has a derivative to return; use "
                     "enzyme_const (or enzyme_dup for a buffer)"
                 )
-        for index, (attr, result_type) in enumerate(zip(self.ret_activity, ftype.outputs, strict=True)):
+        for index, (attr, result_type) in enumerate(
+            zip(self.ret_activity, ftype.outputs, strict=True)
+        ):
             if attr.data in _SEEDED_RETURN:
                 if not isinstance(result_type, AnyFloat):
                     raise VerifyException(
@@ -298,7 +299,9 @@ class AutoDiffOp(IRDLOperation):
                         f"{attr.data}, but only a floating-point result can be "
                         "differentiated; use enzyme_const"
                     )
-        for index, (attr, result_type) in enumerate(zip(self.ret_activity, ftype.outputs, strict=True)):
+        for index, (attr, result_type) in enumerate(
+            zip(self.ret_activity, ftype.outputs, strict=True)
+        ):
             if attr.data in _SEEDED_RETURN:
                 seed = next(operands)
                 if seed.type != result_type:
@@ -311,7 +314,9 @@ class AutoDiffOp(IRDLOperation):
         """Enzyme returns the primal's results (unless their activity is one of
         the `noneed`s), then the derivative of each active argument."""
         primal = [
-            t for a, t in zip(self.ret_activity, ftype.outputs, strict=True) if a.data not in _UNNEEDED
+            t
+            for a, t in zip(self.ret_activity, ftype.outputs, strict=True)
+            if a.data not in _UNNEEDED
         ]
         derivatives = [
             t for a, t in zip(self.activity, ftype.inputs, strict=True) if a.data in _SEEDED_RETURN
@@ -367,9 +372,7 @@ class AutoDiffOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(
-            FunctionType.from_lists(
-                [i.type for i in self.inputs], [r.type for r in self.outputs]
-            )
+            FunctionType.from_lists([i.type for i in self.inputs], [r.type for r in self.outputs])
         )
 
 
@@ -455,9 +458,7 @@ class SetOp(IRDLOperation):
     name = "enzyme.set"
     gradient = operand_def(GradientType)
     value = operand_def()
-    assembly_format = (
-        "$gradient `,` $value attr-dict `:` type($gradient) `,` type($value)"
-    )
+    assembly_format = "$gradient `,` $value attr-dict `:` type($gradient) `,` type($value)"
 
     def __init__(self, gradient: SSAValue, value: SSAValue):
         super().__init__(operands=[gradient, value])
@@ -479,7 +480,11 @@ class FillZeroOp(IRDLOperation):
 
 
 def _verify_cache_access(
-    op: IRDLOperation, buffer: Attribute, indices: Sequence[SSAValue], static_sizes: DenseArrayBase, sizes: Sequence[SSAValue]
+    op: IRDLOperation,
+    buffer: Attribute,
+    indices: Sequence[SSAValue],
+    static_sizes: DenseArrayBase,
+    sizes: Sequence[SSAValue],
 ) -> None:
     """What `enzyme.store/load` must satisfy: one index per dimension of the cache
     buffer, one logical extent per index (a constant or a value), as many values as
@@ -554,7 +559,11 @@ def _print_cache_type(printer: Printer, op: Operation, buffer: SSAValue) -> None
 
 
 def _print_cache_access(
-    printer: Printer, buffer: SSAValue, indices: Sequence[SSAValue], sizes: Sequence[SSAValue], static: DenseArrayBase
+    printer: Printer,
+    buffer: SSAValue,
+    indices: Sequence[SSAValue],
+    sizes: Sequence[SSAValue],
+    static: DenseArrayBase,
 ) -> None:
     printer.print_operand(buffer)
     printer.print_string("[")
@@ -589,7 +598,11 @@ class CacheStoreOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
-        self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue], extents: Sequence[int | SSAValue]
+        self,
+        value: SSAValue,
+        buffer: SSAValue,
+        indices: Sequence[SSAValue],
+        extents: Sequence[int | SSAValue],
     ):
         static = [DYNAMIC_INDEX if isinstance(e, SSAValue) else e for e in extents]
         dynamic = [e for e in extents if isinstance(e, SSAValue)]
@@ -644,7 +657,9 @@ class CacheLoadOp(IRDLOperation):
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue], extents: Sequence[int | SSAValue]):
+    def __init__(
+        self, buffer: SSAValue, indices: Sequence[SSAValue], extents: Sequence[int | SSAValue]
+    ):
         buffer_type = buffer.type
         assert isinstance(buffer_type, MemRefType)
         static = [DYNAMIC_INDEX if isinstance(e, SSAValue) else e for e in extents]

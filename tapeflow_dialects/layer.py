@@ -34,10 +34,10 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     prop_def,
     region_def,
     result_def,
-    lazy_traits_def,
     var_operand_def,
     var_result_def,
 )
@@ -60,9 +60,7 @@ class Phase(StrEnum):
     REV = "rev"
 
 
-def verify_yielded_types(
-    op: Operation, yielded: Sequence[SSAValue], label: str = ""
-) -> None:
+def verify_yielded_types(op: Operation, yielded: Sequence[SSAValue], label: str = "") -> None:
     """The terminator of a region-holding op forwards exactly the op's results."""
     got = [v.type for v in yielded]
     want = list(op.result_types)
@@ -189,8 +187,7 @@ class LayerOp(IRDLOperation):
     res = var_result_def()
     body = region_def("single_block")
     assembly_format = (
-        "$id $phase `partner` $partner (`->` type($res)^)? attr-dict-with-keyword "
-        "$body"
+        "$id $phase `partner` $partner (`->` type($res)^)? attr-dict-with-keyword $body"
     )
 
     def __init__(
@@ -221,14 +218,10 @@ class LayerOp(IRDLOperation):
         ident = self.id.value.data
         block = self.body.block
         if not isinstance(block.first_op, SAllocOp):
-            raise VerifyException(
-                f"'{self.name}' {ident} must start with 'layer.salloc'"
-            )
+            raise VerifyException(f"'{self.name}' {ident} must start with 'layer.salloc'")
         barrier = block.last_op
         if not isinstance(barrier, BarrierOp):
-            raise VerifyException(
-                f"'{self.name}' {ident} must end with 'layer.barrier'"
-            )
+            raise VerifyException(f"'{self.name}' {ident} must end with 'layer.barrier'")
         verify_yielded_types(self, barrier.values, f" {ident}")
         self._verify_single_region(ident)
         self._verify_partner(ident)
@@ -268,15 +261,12 @@ class LayerOp(IRDLOperation):
             if op is self:
                 continue
             if op.id.value.data == ident:
-                raise VerifyException(
-                    f"'{self.name}' id {ident} is used by two layers"
-                )
+                raise VerifyException(f"'{self.name}' id {ident} is used by two layers")
             if op.id.value.data == partner:
                 found = op
         if found is None:
             raise VerifyException(
-                f"'{self.name}' {ident} names partner {partner}, but no layer has "
-                "that id"
+                f"'{self.name}' {ident} names partner {partner}, but no layer has that id"
             )
         if found.phase == self.phase:
             raise VerifyException(
@@ -309,6 +299,4 @@ def _layers_in(scope: Operation) -> Iterator[LayerOp]:
                     op = op.next_op
 
 
-Layer = Dialect(
-    "layer", [LayerOp, SAllocOp, BarrierOp], [PhaseAttr, SpadType]
-)
+Layer = Dialect("layer", [LayerOp, SAllocOp, BarrierOp], [PhaseAttr, SpadType])

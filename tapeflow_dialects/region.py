@@ -45,9 +45,8 @@ from tapeflow_dialects.container_ops import (
     SlotAccess,
 )
 from tapeflow_dialects.ftor import verify_rank
-from tapeflow_dialects.tape import verify_dynamic_sizes
 from tapeflow_dialects.layout import SLOT_BYTES, slot_problem
-
+from tapeflow_dialects.tape import verify_dynamic_sizes
 
 KEPT = "tapeflow.kept"
 """On a `region.alloc`: `tapeflow-layers` left this region unlayered (the string
@@ -129,9 +128,7 @@ class RegionType(ParametrizedAttribute, TypeAttribute):
             shape = parser.parse_dimension_list()
             if shape:
                 parser.parse_punctuation(",")
-            slots = parser.parse_comma_separated_list(
-                parser.Delimiter.SQUARE, parser.parse_type
-            )
+            slots = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_type)
         return [ArrayAttr(IntAttr(d) for d in shape), ArrayAttr(slots)]
 
 
@@ -217,9 +214,7 @@ class LoadOp(ContainerLoadOp, SlotAccess):
         "`:` type($region) `->` type($result)"
     )
 
-    def __init__(
-        self, region: SSAValue, indices: Sequence[SSAValue], slot: int, store: int
-    ):
+    def __init__(self, region: SSAValue, indices: Sequence[SSAValue], slot: int, store: int):
         assert isinstance(region.type, RegionType)
         super().__init__(
             operands=[region, indices],

@@ -214,8 +214,13 @@ INT_BINARY: tuple[str, ...] = tuple(_int_functions(64))
 
 _MAY_RAISE = frozenset(
     {
-        "arith.divsi", "arith.remsi", "arith.floordivsi", "arith.ceildivsi",
-        "arith.divui", "arith.remui", "arith.ceildivui",
+        "arith.divsi",
+        "arith.remsi",
+        "arith.floordivsi",
+        "arith.ceildivsi",
+        "arith.divui",
+        "arith.remui",
+        "arith.ceildivui",
     }
 )
 """Integer ops that raise `UndefinedBehavior` for some operands."""
@@ -224,8 +229,22 @@ CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", 
 """`arith.cmpi` predicates by number."""
 
 CMPF_PREDICATES = (
-    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
 )
 """`arith.cmpf` predicates by number."""
 
@@ -479,9 +498,12 @@ class Scalar:
         template = self.lines
         if self.exact is not None and operand_bits and self.result_bits(operand_bits) is not None:
             template = self.exact
-        fields = {k: name(v, k) for k, v in self.helpers.items() if any(
-            "{" + k + "}" in line for line in template)}
-        fields.update(zip("abc", operands))
+        fields = {
+            k: name(v, k)
+            for k, v in self.helpers.items()
+            if any("{" + k + "}" in line for line in template)
+        }
+        fields.update(zip("abc", operands, strict=False))
         simple = target.isidentifier()
         fields["t"] = target if simple or len(template) == 1 else "_t"
         lines = [line.format(**fields) for line in template]
@@ -514,9 +536,13 @@ def _function_of(entry: Scalar) -> Callable[..., Any]:
         if line == "{t} = {F}(" + ", ".join(f"{{{p}}}" for p in "abc"[: entry.arity]) + ")":
             return entry.helpers["F"]  # type: ignore[no-any-return]
     params = list("abc"[: entry.arity])
-    body = [line.format(t="t", **{p: p for p in params}, **{k: k for k in entry.helpers})
-            for line in entry.lines]
-    source = "\n".join([f"def f({', '.join(params)}):", *("    " + b for b in body), "    return t"])
+    body = [
+        line.format(t="t", **{p: p for p in params}, **{k: k for k in entry.helpers})
+        for line in entry.lines
+    ]
+    source = "\n".join(
+        [f"def f({', '.join(params)}):", *("    " + b for b in body), "    return t"]
+    )
     namespace = dict(entry.helpers)
     exec(compile(source, f"<semantics of {entry.name}>", "exec"), namespace)  # noqa: S102
     return namespace["f"]  # type: ignore[no-any-return]
@@ -530,8 +556,11 @@ def _rounded(template: _Template, rounding: Callable[[float], float] | None) -> 
 
 
 def _float_entry(name: str, result_type: Attribute) -> Scalar | None:
-    for arity, table in ((1, _FLOAT_UNARY_TEMPLATES), (2, _FLOAT_BINARY_TEMPLATES),
-                         (3, _FLOAT_TERNARY_TEMPLATES)):
+    for arity, table in (
+        (1, _FLOAT_UNARY_TEMPLATES),
+        (2, _FLOAT_BINARY_TEMPLATES),
+        (3, _FLOAT_TERNARY_TEMPLATES),
+    ):
         if name in table:
             lines, helpers = _rounded(table[name], float_rounding(result_type))
             return Scalar(name, arity, lines, helpers, total=True, counted=True)
@@ -562,8 +591,9 @@ def _int_entry(name: str, width: int) -> Scalar:
             return Scalar(name, 2, (inline,), {}, total, width=width, growth="keep")
     bitwise = {"arith.andi": "&", "arith.ori": "|", "arith.xori": "^"}.get(name)
     if bitwise is not None:  # held values in, held values out, at any width
-        return Scalar(name, 2, (f"{{t}} = {{a}} {bitwise} {{b}}",), {}, total, width=width,
-                      growth="keep")
+        return Scalar(
+            name, 2, (f"{{t}} = {{a}} {bitwise} {{b}}",), {}, total, width=width, growth="keep"
+        )
     lines, helpers = _call(functions[name], 2)
     return Scalar(name, 2, lines, helpers, total, width=width)
 
@@ -623,7 +653,9 @@ def _fptoi(width: int, signed: bool) -> Callable[[float], int | bool]:
     return fptoi
 
 
-def _itof(width: int, signed: bool, rounding: Callable[[float], float] | None) -> Callable[[int], float]:
+def _itof(
+    width: int, signed: bool, rounding: Callable[[float], float] | None
+) -> Callable[[int], float]:
     def itof(a: int) -> float:
         value = to_signed(a, width) if signed else to_unsigned(a, width)
         if rounding is None:
@@ -644,8 +676,13 @@ def _cast_entry(name: str, source: Attribute, result: Attribute) -> Scalar | Non
     rounding = float_rounding(result)
     lines: tuple[str, ...] | None = None
     helpers: dict[str, Any] = {}
-    if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui",
-                "arith.trunci"):
+    if name in (
+        "arith.index_cast",
+        "arith.extsi",
+        "arith.index_castui",
+        "arith.extui",
+        "arith.trunci",
+    ):
         if ws is None or wd is None:
             return None
         unsigned = name in ("arith.index_castui", "arith.extui")
@@ -681,8 +718,16 @@ def _cast_entry(name: str, source: Attribute, result: Attribute) -> Scalar | Non
 
 
 CASTS = (
-    "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
-    "arith.fptosi", "arith.fptoui", "arith.sitofp", "arith.uitofp", "arith.extf",
+    "arith.index_cast",
+    "arith.index_castui",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "arith.fptosi",
+    "arith.fptoui",
+    "arith.sitofp",
+    "arith.uitofp",
+    "arith.extf",
     "arith.truncf",
 )
 """The casts of the table (`cast` gives one between two types)."""
@@ -690,8 +735,14 @@ CASTS = (
 
 OPS: frozenset[str] = frozenset(
     {
-        *_FLOAT_BINARY_TEMPLATES, *_FLOAT_UNARY_TEMPLATES, *_FLOAT_TERNARY_TEMPLATES,
-        *INT_BINARY, *CASTS, "arith.cmpi", "arith.cmpf", "arith.select",
+        *_FLOAT_BINARY_TEMPLATES,
+        *_FLOAT_UNARY_TEMPLATES,
+        *_FLOAT_TERNARY_TEMPLATES,
+        *INT_BINARY,
+        *CASTS,
+        "arith.cmpi",
+        "arith.cmpf",
+        "arith.select",
     }
 )
 """Every op name the table knows (at some types)."""
@@ -701,21 +752,55 @@ COST_CLASSES: Mapping[str, str] = {
     op: cost_class
     for cost_class, ops in {
         "fadd": (
-            "arith.addf", "arith.subf", "arith.cmpf", "arith.maximumf", "arith.minimumf",
-            "arith.maxnumf", "arith.minnumf",
+            "arith.addf",
+            "arith.subf",
+            "arith.cmpf",
+            "arith.maximumf",
+            "arith.minimumf",
+            "arith.maxnumf",
+            "arith.minnumf",
         ),
         "fmul": ("arith.mulf", "math.fma"),
         "fdiv": ("arith.divf", "arith.remf"),
         "sqrt": ("math.sqrt",),
         "transcendental": (
-            "math.acos", "math.acosh", "math.asin", "math.asinh", "math.atan", "math.atan2",
-            "math.atanh", "math.cbrt", "math.ceil", "math.cos", "math.cosh", "math.erf",
-            "math.exp", "math.exp2", "math.expm1", "math.floor", "math.log", "math.log10",
-            "math.log1p", "math.log2", "math.powf", "math.round", "math.roundeven",
-            "math.rsqrt", "math.sin", "math.sinh", "math.tan", "math.tanh", "math.trunc",
+            "math.acos",
+            "math.acosh",
+            "math.asin",
+            "math.asinh",
+            "math.atan",
+            "math.atan2",
+            "math.atanh",
+            "math.cbrt",
+            "math.ceil",
+            "math.cos",
+            "math.cosh",
+            "math.erf",
+            "math.exp",
+            "math.exp2",
+            "math.expm1",
+            "math.floor",
+            "math.log",
+            "math.log10",
+            "math.log1p",
+            "math.log2",
+            "math.powf",
+            "math.round",
+            "math.roundeven",
+            "math.rsqrt",
+            "math.sin",
+            "math.sinh",
+            "math.tan",
+            "math.tanh",
+            "math.trunc",
         ),
         "integer": (
-            *INT_BINARY, *CASTS, "arith.cmpi", "arith.select", "arith.negf", "math.absf",
+            *INT_BINARY,
+            *CASTS,
+            "arith.cmpi",
+            "arith.select",
+            "arith.negf",
+            "math.absf",
             "math.copysign",
         ),
     }.items()
@@ -736,8 +821,14 @@ if set(COST_CLASSES) != OPS:
 
 
 @cache
-def _scalar(name: str, types: tuple[Attribute, ...], result: Attribute, predicate: int | None) -> Scalar | None:
-    if name in _FLOAT_BINARY_TEMPLATES or name in _FLOAT_UNARY_TEMPLATES or name in _FLOAT_TERNARY_TEMPLATES:
+def _scalar(
+    name: str, types: tuple[Attribute, ...], result: Attribute, predicate: int | None
+) -> Scalar | None:
+    if (
+        name in _FLOAT_BINARY_TEMPLATES
+        or name in _FLOAT_UNARY_TEMPLATES
+        or name in _FLOAT_TERNARY_TEMPLATES
+    ):
         if not isinstance(result, AnyFloat) or not all(isinstance(t, AnyFloat) for t in types):
             return None
         return _float_entry(name, result)
@@ -760,8 +851,9 @@ def _scalar(name: str, types: tuple[Attribute, ...], result: Attribute, predicat
     if name == "arith.select":  # of values of any type (memrefs too)
         if len(types) != 3:
             return None
-        return Scalar(name, 3, ("{t} = {b} if {a} else {c}",), width=int_width(result),
-                      growth="select")
+        return Scalar(
+            name, 3, ("{t} = {b} if {a} else {c}",), width=int_width(result), growth="select"
+        )
     if name in CASTS and len(types) == 1:
         return _cast_entry(name, types[0], result)
     return None
@@ -788,7 +880,9 @@ def scalar(
 # ------------------------------------------------------ convenient accessors
 
 
-def _at(name: str, types: Sequence[Attribute], result: Attribute, predicate: int | None = None) -> Scalar:
+def _at(
+    name: str, types: Sequence[Attribute], result: Attribute, predicate: int | None = None
+) -> Scalar:
     entry = _scalar(name, tuple(types), result, predicate)
     if entry is None:
         raise KeyError(f"no semantics for '{name}' on {', '.join(map(str, types))} -> {result}")
@@ -844,8 +938,9 @@ def fold_int(name: str, a: int, b: int, value_type: Attribute) -> int | bool | N
     """`a name b` at `value_type` for constant folding; None where MLIR leaves the
     result undefined (then the op must stay)."""
     try:
-        return int_binary(name, value_type)(wrap(a, int_width(value_type) or 64),
-                                            wrap(b, int_width(value_type) or 64))
+        return int_binary(name, value_type)(
+            wrap(a, int_width(value_type) or 64), wrap(b, int_width(value_type) or 64)
+        )
     except UndefinedBehavior:
         return None
 
@@ -879,7 +974,9 @@ _ARRAY_FORMS: dict[str, Any] = {
 around as MLIR does); tests check them against the table's functions."""
 
 
-def int_binary_array(name: str, value_type: Attribute) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def int_binary_array(
+    name: str, value_type: Attribute
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """`int_binary` elementwise on int64 arrays (broadcasting): a numpy ufunc at 64
     bits where it is the same op, else the table's function on each element."""
     function = int_binary(name, value_type)
@@ -893,7 +990,9 @@ def int_binary_array(name: str, value_type: Attribute) -> Callable[[np.ndarray, 
     return elementwise
 
 
-def cast_array(name: str, source: Attribute, result: Attribute) -> Callable[[np.ndarray], np.ndarray]:
+def cast_array(
+    name: str, source: Attribute, result: Attribute
+) -> Callable[[np.ndarray], np.ndarray]:
     """An integer cast elementwise on int64 arrays."""
     function = cast(name, source, result)
     if function is int:

@@ -136,14 +136,10 @@ class FwdOp(IRDLOperation):
     rows = operand_def(IndexType)
     tape = operand_def(TapeType)
     id = prop_def(IntegerAttr[I64])
-    assembly_format = (
-        "$tile `rows` $rows `to` $tape `id` $id attr-dict `:` type($tile)"
-    )
+    assembly_format = "$tile `rows` $rows `to` $tape `id` $id attr-dict `:` type($tile)"
 
     def __init__(self, tile: SSAValue, rows: SSAValue, tape: SSAValue, ident: int):
-        super().__init__(
-            operands=[tile, rows, tape], properties={"id": IntegerAttr(ident, 64)}
-        )
+        super().__init__(operands=[tile, rows, tape], properties={"id": IntegerAttr(ident, 64)})
 
     def verify_(self) -> None:
         assert isinstance(self.tile.type, SpadType)
@@ -161,14 +157,10 @@ class RevOp(IRDLOperation):
     rows = operand_def(IndexType)
     tile = operand_def(SpadType)
     of = prop_def(IntegerAttr[I64])
-    assembly_format = (
-        "$tape `rows` $rows `to` $tile `of` $of attr-dict `:` type($tile)"
-    )
+    assembly_format = "$tape `rows` $rows `to` $tile `of` $of attr-dict `:` type($tile)"
 
     def __init__(self, tape: SSAValue, rows: SSAValue, tile: SSAValue, of: int):
-        super().__init__(
-            operands=[tape, rows, tile], properties={"of": IntegerAttr(of, 64)}
-        )
+        super().__init__(operands=[tape, rows, tile], properties={"of": IntegerAttr(of, 64)})
 
     def verify_(self) -> None:
         assert isinstance(self.tile.type, SpadType)
@@ -265,9 +257,7 @@ class StoreOp(ContainerStoreOp, SlotAccess):
         "`:` type($value) `,` type($tile)"
     )
 
-    def __init__(
-        self, value: SSAValue, tile: SSAValue, row: SSAValue, slot: int, ident: int
-    ):
+    def __init__(self, value: SSAValue, tile: SSAValue, row: SSAValue, slot: int, ident: int):
         super().__init__(
             operands=[value, tile, row],
             properties={"slot": IntegerAttr(slot, 64), "id": IntegerAttr(ident, 64)},
@@ -288,8 +278,7 @@ class LoadOp(ContainerLoadOp, SlotAccess):
     tile = operand_def(SpadType)
     row = operand_def(IndexType)
     assembly_format = (
-        "$tile `[` $row `]` `slot` $slot `from` $from attr-dict "
-        "`:` type($tile) `->` type($result)"
+        "$tile `[` $row `]` `slot` $slot `from` $from attr-dict `:` type($tile) `->` type($result)"
     )
 
     def __init__(
@@ -311,6 +300,4 @@ class LoadOp(ContainerLoadOp, SlotAccess):
         verify_in_layer(self, self.tile, Phase.REV)
 
 
-Stream = Dialect(
-    "stream", [AllocOp, FwdOp, RevOp, StoreOp, LoadOp], [TapeType]
-)
+Stream = Dialect("stream", [AllocOp, FwdOp, RevOp, StoreOp, LoadOp], [TapeType])

@@ -119,7 +119,9 @@ class TapeType(ParametrizedAttribute, TypeAttribute):
         return [ArrayAttr(IntAttr(d) for d in shape), element_type]
 
 
-def verify_dynamic_sizes(op: IRDLOperation, what: Attribute, dims: int, sizes: Sequence[SSAValue]) -> None:
+def verify_dynamic_sizes(
+    op: IRDLOperation, what: Attribute, dims: int, sizes: Sequence[SSAValue]
+) -> None:
     """An alloc of a container with `?` extents takes one size operand per `?`,
     in order (MLIR's `memref.alloc` rule)."""
     if dims != len(sizes):
@@ -140,9 +142,7 @@ class AllocOp(ContainerAllocOp):
     dynamic_sizes = var_operand_def(IndexType)
     tape = result_def(TapeType)
     value_name = opt_prop_def(StringAttr, prop_name="name")
-    assembly_format = (
-        "(`(` $dynamic_sizes^ `)`)? (`name` $name^)? attr-dict `:` type($tape)"
-    )
+    assembly_format = "(`(` $dynamic_sizes^ `)`)? (`name` $name^)? attr-dict `:` type($tape)"
 
     def __init__(
         self,
@@ -172,13 +172,10 @@ class StoreOp(ContainerStoreOp):
     tape = operand_def(TapeType)
     indices = var_operand_def(IndexType)
     assembly_format = (
-        "$value `,` $tape `[` $indices `]` `id` $id attr-dict "
-        "`:` type($value) `,` type($tape)"
+        "$value `,` $tape `[` $indices `]` `id` $id attr-dict `:` type($value) `,` type($tape)"
     )
 
-    def __init__(
-        self, value: SSAValue, tape: SSAValue, indices: Sequence[SSAValue], ident: int
-    ):
+    def __init__(self, value: SSAValue, tape: SSAValue, indices: Sequence[SSAValue], ident: int):
         super().__init__(
             operands=[value, tape, indices],
             properties={"id": IntegerAttr(ident, 64)},
@@ -189,9 +186,7 @@ class StoreOp(ContainerStoreOp):
         assert isinstance(tape_type, TapeType)
         verify_rank(self, self.indices, len(tape_type.shape))
         if self.value.type != tape_type.element_type:
-            raise VerifyException(
-                f"'{self.name}' stores a {self.value.type} into {tape_type}"
-            )
+            raise VerifyException(f"'{self.name}' stores a {self.value.type} into {tape_type}")
 
 
 @irdl_op_definition
@@ -203,8 +198,7 @@ class LoadOp(ContainerLoadOp):
     tape = operand_def(TapeType)
     indices = var_operand_def(IndexType)
     assembly_format = (
-        "$tape `[` $indices `]` `from` $from attr-dict `:` type($tape) "
-        "`->` type($result)"
+        "$tape `[` $indices `]` `from` $from attr-dict `:` type($tape) `->` type($result)"
     )
 
     def __init__(self, tape: SSAValue, indices: Sequence[SSAValue], store: int):
@@ -220,9 +214,7 @@ class LoadOp(ContainerLoadOp):
         assert isinstance(tape_type, TapeType)
         verify_rank(self, self.indices, len(tape_type.shape))
         if self.result.type != tape_type.element_type:
-            raise VerifyException(
-                f"'{self.name}' loads a {self.result.type} from {tape_type}"
-            )
+            raise VerifyException(f"'{self.name}' loads a {self.result.type} from {tape_type}")
         self.verify_loaded_store()
 
 

@@ -165,11 +165,14 @@ class GlobalOp(memref.GlobalOp):
             parser.raise_error(
                 f"memref.global @{name.data} has no initial value (an external "
                 "declaration): give one (= dense<...>) or '= uninitialized'",
-                start, parser.pos,
+                start,
+                parser.pos,
             )
         if parser.parse_optional_keyword("uninitialized") is not None:
             initial: Attribute = UnitAttr()
-        elif parser.parse_optional_keyword("dense") is not None and isinstance(memref_type, MemRefType):
+        elif parser.parse_optional_keyword("dense") is not None and isinstance(
+            memref_type, MemRefType
+        ):
             # The literal's type is the memref's, as a tensor (MLIR elides it).
             tensor = TensorType(memref_type.element_type, memref_type.get_shape())
             initial = parser.parse_dense_int_or_fp_elements_attr(tensor)
@@ -181,14 +184,16 @@ class GlobalOp(memref.GlobalOp):
             alignment = IntegerAttr(parser.parse_integer(allow_boolean=False), 64)
         attributes = parser.parse_optional_attr_dict()
         alignment = attributes.pop("alignment", alignment)  # older MLIR's: in the dict
-        op = cls.build(properties={
-            "sym_name": name,
-            "sym_visibility": StringAttr(visibility or "public"),
-            "type": memref_type,
-            "initial_value": initial,
-            "constant": UnitAttr() if constant else None,
-            "alignment": alignment if isinstance(alignment, IntegerAttr) else None,
-        })
+        op = cls.build(
+            properties={
+                "sym_name": name,
+                "sym_visibility": StringAttr(visibility or "public"),
+                "type": memref_type,
+                "initial_value": initial,
+                "constant": UnitAttr() if constant else None,
+                "alignment": alignment if isinstance(alignment, IntegerAttr) else None,
+            }
+        )
         op.attributes.update(attributes)
         return op
 
@@ -221,9 +226,11 @@ class GetGlobalOp(memref.GetGlobalOp):
         found = SymbolTable.lookup_symbol(self, self.name_)
         if found is None:
             module = self.get_toplevel_object()
-            names = sorted(
-                op.sym_name.data for op in module.walk() if isinstance(op, memref.GlobalOp)
-            ) if isinstance(module, Operation) else []
+            names = (
+                sorted(op.sym_name.data for op in module.walk() if isinstance(op, memref.GlobalOp))
+                if isinstance(module, Operation)
+                else []
+            )
             raise VerifyException(
                 f"'memref.get_global' names @{name}, which is not defined (memref.globals "
                 f"of the module: {', '.join('@' + n for n in names) or 'none'})"
@@ -249,9 +256,14 @@ def _with(dialect: Dialect, replacements: dict[type[Operation], type[Operation]]
 def upstream_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
     """Dialect name -> factory of xDSL's dialect with the ops above in place."""
     return {
-        "memref": lambda: _with(memref.MemRef, {
-            memref.CopyOp: CopyOp, memref.GlobalOp: GlobalOp, memref.GetGlobalOp: GetGlobalOp,
-        }),
+        "memref": lambda: _with(
+            memref.MemRef,
+            {
+                memref.CopyOp: CopyOp,
+                memref.GlobalOp: GlobalOp,
+                memref.GetGlobalOp: GetGlobalOp,
+            },
+        ),
         "scf": lambda: _with(scf.Scf, {scf.IfOp: IfOp, scf.WhileOp: WhileOp}),
         "arith": lambda: _with(arith.Arith, {arith.TruncFOp: TruncFOp, arith.ExtFOp: ExtFOp}),
     }

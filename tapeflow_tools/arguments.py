@@ -36,12 +36,12 @@ from xdsl.ir import Attribute
 from sim.storage import allocation_bytes, too_large
 from tapeflow_dialects.enzyme import GRADIENT_OF, AutoDiffOp
 from tapeflow_tools.context import make_context
-from tapeflow_tools.frontend import parse_module_text
 from tapeflow_tools.diagnostics import (
     ToolError,
     decode_source,
     verify_located,
 )
+from tapeflow_tools.frontend import parse_module_text
 
 Warn = Callable[[str], None]
 
@@ -131,13 +131,18 @@ def _convert(value: np.ndarray, element: Attribute, what: str, warn: Warn | None
     """`value` as int64 or float64 for an argument of element type `element`."""
     kind = value.dtype.kind
     if kind in "USOVMm":
-        described = {"U": "text", "S": "bytes", "O": "Python objects", "V": "records",
-                     "M": "dates", "m": "time spans"}[kind]
+        described = {
+            "U": "text",
+            "S": "bytes",
+            "O": "Python objects",
+            "V": "records",
+            "M": "dates",
+            "m": "time spans",
+        }[kind]
         raise ToolError(f"{what} holds {described} (dtype {value.dtype}), not numbers")
     if kind == "c":
         raise ToolError(
-            f"{what} holds complex numbers (dtype {value.dtype}); the argument is real "
-            f"({element})"
+            f"{what} holds complex numbers (dtype {value.dtype}); the argument is real ({element})"
         )
     if kind not in "biuf":
         raise ToolError(f"{what} has an unsupported dtype {value.dtype}")
@@ -167,8 +172,10 @@ def _convert(value: np.ndarray, element: Attribute, what: str, warn: Warn | None
                     f"[{low}, {high}]{_first(bad)}"
                 )
         if kind == "f" and warn:
-            warn(f"{what} holds floats (dtype {value.dtype}) for an integer argument "
-                 f"({element}); they are read as integers")
+            warn(
+                f"{what} holds floats (dtype {value.dtype}) for an integer argument "
+                f"({element}); they are read as integers"
+            )
         return np.array(value, dtype=np.int64, copy=True)
     if not isinstance(element, AnyFloat):
         raise ToolError(f"{what}: arguments of type {element} are not supported")
@@ -187,7 +194,7 @@ def _convert(value: np.ndarray, element: Attribute, what: str, warn: Warn | None
 def _shape_matches(given: tuple[int, ...], declared: tuple[int, ...]) -> bool:
     """A `?` extent of the argument's type takes any extent of the array."""
     return len(given) == len(declared) and all(
-        d == DYNAMIC_INDEX or d < 0 or g == d for g, d in zip(given, declared)
+        d == DYNAMIC_INDEX or d < 0 or g == d for g, d in zip(given, declared, strict=True)
     )
 
 
@@ -221,9 +228,7 @@ def bind_arguments(
                 continue
             array = np.asarray(given[key])
             if not _shape_matches(array.shape, shape):
-                raise ToolError(
-                    f"{what} has shape {array.shape}, but the argument is {arg_type}"
-                )
+                raise ToolError(f"{what} has shape {array.shape}, but the argument is {arg_type}")
             args.append(_convert(array, element, what, warn))
         else:
             if key not in given:
@@ -291,16 +296,20 @@ def simulable_functions(module: ModuleOp) -> list[str]:
     function that calls one of these (directly or through others)."""
     functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
     found = {
-        f.sym_name.data for f in functions
+        f.sym_name.data
+        for f in functions
         if GRADIENT_OF in f.attributes or any(isinstance(op, AutoDiffOp) for op in f.walk())
     }
     grew = True
     while grew:
         before = len(found)
         found |= {
-            f.sym_name.data for f in functions
-            if any(isinstance(op, func.CallOp) and op.callee.root_reference.data in found
-                   for op in f.walk())
+            f.sym_name.data
+            for f in functions
+            if any(
+                isinstance(op, func.CallOp) and op.callee.root_reference.data in found
+                for op in f.walk()
+            )
         }
         grew = len(found) > before
     return [f.sym_name.data for f in functions if f.sym_name.data in found]
@@ -313,7 +322,9 @@ def check_simulable(module: ModuleOp, name: str, tool: str) -> None:
     choices = ", ".join("@" + f for f in simulable_functions(module)) or "none"
     other = _not_a_function(module, name)
     if other:
-        raise ToolError(f"--function {name}: {other}; {tool} simulates a gradient: name one of {choices}")
+        raise ToolError(
+            f"--function {name}: {other}; {tool} simulates a gradient: name one of {choices}"
+        )
     if name in simulable_functions(module):
         return
     if any(isinstance(op, func.FuncOp) and op.sym_name.data == name for op in module.ops):

@@ -131,7 +131,7 @@ def check_distinct(outputs: Sequence[Named], inputs: Sequence[Named] = ()) -> No
                     f"{os.fspath(source_path)}); writing it would destroy the input: name "
                     "another file"
                 )
-        for other, _, other_target in given[n + 1:]:
+        for other, _, other_target in given[n + 1 :]:
             if _same_file(target, other_target):
                 raise ToolError(f"{option} and {other} both name {os.fspath(path)}")
 
@@ -320,8 +320,10 @@ def check_results_folder(path: str | os.PathLike[str], option: str, tool: str) -
             f"not {tool}'s to replace, so name a new or empty folder"
         )
     changed = sorted(
-        name for name, digest in written.items()
-        if (target / name).is_file() and not (target / name).is_symlink()
+        name
+        for name, digest in written.items()
+        if (target / name).is_file()
+        and not (target / name).is_symlink()
         and _digest(target / name) != digest
     )
     if changed:
@@ -335,7 +337,8 @@ def check_results_folder(path: str | os.PathLike[str], option: str, tool: str) -
 def _write_marker(folder: Path) -> None:
     files = {
         p.relative_to(folder).as_posix(): _digest(p)
-        for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
     }
     text = json.dumps({"written_by": "tapeflow", "files": files}, indent=1, sort_keys=True)
     (folder / FOLDER_MARKER).write_text(text + "\n", encoding="utf-8")
@@ -413,7 +416,9 @@ def atomic_directory(
         with _signals_deferred():
             old: Path | None = None
             if target.exists():
-                old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
+                old = Path(
+                    tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old")
+                )
                 os.rmdir(old)
                 os.rename(target, old)
             try:

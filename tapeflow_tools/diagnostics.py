@@ -118,7 +118,9 @@ class LocatingParser(Parser):
         self.line_offset = line_offset
         self._first_uses: dict[str, Span] = {}
 
-    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue[AttributeInvT]:
+    def resolve_operand(
+        self, operand: UnresolvedOperand, type: AttributeInvT
+    ) -> SSAValue[AttributeInvT]:
         """xDSL's, remembering where each value not yet defined is first used."""
         name = operand.operand_name
         if name not in self.ssa_values and name not in self._first_uses:
@@ -174,9 +176,7 @@ def verify_located(root: Operation, context: str = "") -> None:
         except LocatedVerifyError as err:
             raise LocatedVerifyError(f"{err}{suffix}") from None
         except VerifyException as err:
-            raise LocatedVerifyError(
-                f"{location_of(op)}: error: {err}{suffix}"
-            ) from None
+            raise LocatedVerifyError(f"{location_of(op)}: error: {err}{suffix}") from None
 
 
 def _value_name(value: SSAValue) -> str:

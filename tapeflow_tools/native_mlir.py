@@ -170,11 +170,15 @@ def _harness(caller: func.FuncOp, given: dict[str, np.ndarray]) -> str:
             raise ValueError(f"no value for {key} of @{caller.sym_name.data}")
         value = np.asarray(given[key])
         if isinstance(arg, IndexType):
-            body.append(f'%a{i} = "arith.constant"() <{{value = {int(value)} : index}}> : () -> index')
+            body.append(
+                f'%a{i} = "arith.constant"() <{{value = {int(value)} : index}}> : () -> index'
+            )
             operands.append(f"%a{i}")
             continue
         if not (isinstance(arg, MemRefType) and isinstance(arg.element_type, Float64Type)):
-            raise ValueError(f"{key} of @{caller.sym_name.data} is {arg}: only f64 memrefs and index")
+            raise ValueError(
+                f"{key} of @{caller.sym_name.data} is {arg}: only f64 memrefs and index"
+            )
         static = MemRefType(arg.element_type, list(value.shape))
         lines.append(
             f'"memref.global"() <{{sym_name = "tapeflow_in{i}", sym_visibility = "private", '
@@ -192,7 +196,10 @@ def _harness(caller: func.FuncOp, given: dict[str, np.ndarray]) -> str:
         raise ValueError(f"@{caller.sym_name.data} returns {list(outputs)}: only f64 results")
     types = ", ".join(str(t) for t in caller.function_type.inputs.data)
     results = ", ".join(str(t) for t in outputs)
-    call = f'"func.call"({", ".join(operands)}) <{{callee = @{caller.sym_name.data}}}> : ({types}) -> ({results})'
+    call = (
+        f'"func.call"({", ".join(operands)}) <{{callee = @{caller.sym_name.data}}}> '
+        f": ({types}) -> ({results})"
+    )
     body.append((f"%r:{len(outputs)} = " if outputs else "") + call)
     body.append('%c0 = "arith.constant"() <{value = 0 : index}> : () -> index')
     body.append('%c1 = "arith.constant"() <{value = 1 : index}> : () -> index')
@@ -237,7 +244,9 @@ def native_module(module: builtin.ModuleOp, caller: str, given: dict[str, np.nda
     if caller not in functions:
         raise ValueError(f"no function @{caller} in the module")
     ctx = make_context()
-    extra = Parser(ctx, _PRINT_BITS + _harness(functions[caller], given), "<native harness>").parse_module()
+    extra = Parser(
+        ctx, _PRINT_BITS + _harness(functions[caller], given), "<native harness>"
+    ).parse_module()
     for op in list(extra.body.block.ops):
         op.detach()
         upstream.body.block.add_op(op)
@@ -260,9 +269,7 @@ def run_native(
         with open(source, "w") as out:
             out.write(text)
         lowered = _tool([tools.opt, source, *(f"--{p}" for p in LOWER_TO_LLVM)], timeout)
-        printed = _tool(
-            [tools.runner, "-e", "main", "-entry-point-result=void"], timeout, lowered
-        )
+        printed = _tool([tools.runner, "-e", "main", "-entry-point-result=void"], timeout, lowered)
     words = [int(line, 16) for line in printed.split()]
     bits = np.array(words, dtype=np.uint64).view(np.float64)
     return _unpack(module, caller, given, bits)
@@ -274,7 +281,8 @@ def _tool(command: Sequence[str], timeout: float, stdin: str | None = None) -> s
     )
     if done.returncode != 0:
         raise NativeRunFailed(
-            f"{os.path.basename(command[0])} failed (exit {done.returncode}):\n{done.stderr.strip()}"
+            f"{os.path.basename(command[0])} failed (exit {done.returncode}):\n"
+            f"{done.stderr.strip()}"
         )
     return done.stdout
 

@@ -44,7 +44,9 @@ def _shown(values: Any) -> str:
 def unknown_pass(name: str, known: list[str]) -> str:
     """The message for `-p` naming a pass that does not exist, with the closest
     known name (ours first among equals) when one is close."""
-    close = difflib.get_close_matches(name, sorted(known, key=lambda n: not n.startswith("tapeflow-")), n=1)
+    close = difflib.get_close_matches(
+        name, sorted(known, key=lambda n: not n.startswith("tapeflow-")), n=1
+    )
     hint = f"; did you mean '{close[0]}'?" if close else ""
     return f"-p: unknown pass '{name}'{hint} (tapeflow-opt --help lists them)"
 

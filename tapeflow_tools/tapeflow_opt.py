@@ -34,9 +34,8 @@ with quiet_interrupt("tapeflow-opt"):  # Ctrl-C while the modules load
     from xdsl.xdsl_opt_main import xDSLOptMain
 
     from lowering import get_all_passes
-    from tapeflow_tools.context import register_dialects
-    from tapeflow_tools.frontend import parse_module_text
     from tapeflow_tools.atomic import check_output_file, commit_outputs
+    from tapeflow_tools.context import register_dialects
     from tapeflow_tools.diagnostics import (
         LocatedParseError,
         ToolError,
@@ -44,6 +43,7 @@ with quiet_interrupt("tapeflow-opt"):  # Ctrl-C while the modules load
         reported_errors,
         verify_located,
     )
+    from tapeflow_tools.frontend import parse_module_text
     from tapeflow_tools.pass_options import check_pass_options, unknown_pass
 
 
@@ -55,9 +55,7 @@ def _tapeflow_version() -> str:
 
 
 class TapeflowOptMain(xDSLOptMain):
-    version_format = (
-        f"tapeflow-opt {_tapeflow_version()}, built on xdsl {{xdsl_version}}"
-    )
+    version_format = f"tapeflow-opt {_tapeflow_version()}, built on xdsl {{xdsl_version}}"
 
     def __init__(self, args: Sequence[str] | None = None):
         self._chunk_line_offset = 0
@@ -68,7 +66,9 @@ class TapeflowOptMain(xDSLOptMain):
         """xdsl-opt's run, with `-o` committed only once everything succeeded."""
         super().run()
         if self._pending_output is not None:
-            commit_outputs([("-o", self.args.output_file, self._pending_output.getvalue().encode())])
+            commit_outputs(
+                [("-o", self.args.output_file, self._pending_output.getvalue().encode())]
+            )
 
     def prepare_output(self) -> IO[str]:
         """`-o FILE`: check that FILE can be written before any work, then collect

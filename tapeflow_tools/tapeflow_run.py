@@ -13,8 +13,8 @@ writes them) is differentiated first with `tapeflow-enzyme`, as `tapeflow-sim`
 does: the executor runs Enzyme's gradient, never the `enzyme.autodiff` op itself.
 
 `--out` is checked before anything runs (not a directory, in a writable
-directory, not the module or the inputs) and written exactly there, through a temporary file renamed into
-place once complete: a failed run leaves no output and an older file untouched.
+directory, not the module or the inputs) and written exactly there, through a temporary file renamed
+into place once complete: a failed run leaves no output and an older file untouched.
 The checks on inputs are in `tapeflow_tools/arguments.py`.
 """
 
@@ -59,9 +59,7 @@ def run_function(
     function = executor.functions[name]
     args = bind_arguments(function, given, warn)
     results = executor.run(name, args)
-    outputs = {
-        f"arg{i}": value for i, value in enumerate(args) if isinstance(value, np.ndarray)
-    }
+    outputs = {f"arg{i}": value for i, value in enumerate(args) if isinstance(value, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(value) for i, value in enumerate(results)})
     return outputs
 
@@ -77,7 +75,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with reported_errors("tapeflow-run"):
         check_output_file(args.out, "--out")
-        check_distinct([("--out", args.out)], [("the module", args.file), ("--inputs", args.inputs)])
+        check_distinct(
+            [("--out", args.out)], [("the module", args.file), ("--inputs", args.inputs)]
+        )
         module = load_module(args.file)
         check_function(module, args.function)
         warn = stderr_warning("tapeflow-run")

@@ -100,9 +100,7 @@ def _bounded(option: str) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"expects an integer, got '{text}'") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(
-                f"must be between {low} and {high}, got {value}"
-            )
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {value}")
         return value
 
     return parse
@@ -140,7 +138,7 @@ def _check_contradictions(args: argparse.Namespace) -> None:
     a base that the command line overrides, as documented.)"""
     keys = [(text, text.partition("=")[0].strip()) for text in args.sets]
     for n, (text, key) in enumerate(keys):
-        for other_text, other in keys[n + 1:]:
+        for other_text, other in keys[n + 1 :]:
             if key and other and _overlap(key, other):
                 raise ToolError(
                     f"--set {text} and --set {other_text} both set {max(key, other, key=len)}: "
@@ -214,12 +212,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         "machine); default %(default)s",
     )
     parser.add_argument(
-        "--hw", action="append", default=[], metavar="FILE",
+        "--hw",
+        action="append",
+        default=[],
+        metavar="FILE",
         help="hardware description (YAML or JSON, nested like the report's `hardware`) "
         "layered over the preset; repeatable, later files win",
     )
     parser.add_argument(
-        "--set", action="append", default=[], dest="sets", metavar="KEY.PATH=VALUE",
+        "--set",
+        action="append",
+        default=[],
+        dest="sets",
+        metavar="KEY.PATH=VALUE",
         help="one hardware field, e.g. dram.latency_cycles=321; repeatable, after --hw",
     )
     parser.add_argument("--cache-bytes", type=_bounded("--cache-bytes"))
@@ -231,7 +236,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", help="where to write the outputs (.npz)")
     parser.add_argument("--json", help="where to write the report (.json)")
     parser.add_argument(
-        "--timeline", metavar="FILE",
+        "--timeline",
+        metavar="FILE",
         help="where to write the run's timeline (trace-event JSON for ui.perfetto.dev)",
     )
     args = parser.parse_args(argv)
@@ -240,9 +246,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         for option, path in outputs:
             if path is not None:
                 check_output_file(path, option)
-        check_distinct(outputs, [
-            ("the module", args.file), ("--inputs", args.inputs), *(("--hw", p) for p in args.hw),
-        ])
+        check_distinct(
+            outputs,
+            [
+                ("the module", args.file),
+                ("--inputs", args.inputs),
+                *(("--hw", p) for p in args.hw),
+            ],
+        )
         hardware = hardware_layers(args)
         warn = stderr_warning("tapeflow-sim")
         unused = unused_hardware(args.variant, hardware)
@@ -267,7 +278,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.unroll > 1 and any(f != args.unroll for f in factors):
             warn(
                 f"--unroll {args.unroll}: the tape loops ran unrolled by "
-                f"{', '.join(map(str, sorted(set(factors))))} (each loop takes the largest divisor of its "
+                f"{', '.join(map(str, sorted(set(factors))))} "
+                "(each loop takes the largest divisor of its "
                 f"trip count up to {args.unroll}); the report records unroll "
                 f"{max(factors, default=1)} and unroll_requested {args.unroll}"
             )
@@ -277,8 +289,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             bound = bind_arguments(function, given, warn)
         try:
             result = simulate(
-                module, args.function, bound, hardware, tape_bytes,
-                variant=args.variant, unroll=args.unroll, model=args.model,
+                module,
+                args.function,
+                bound,
+                hardware,
+                tape_bytes,
+                variant=args.variant,
+                unroll=args.unroll,
+                model=args.model,
                 timeline=args.timeline is not None,
             )
         except ExecutionError as err:

@@ -81,8 +81,7 @@ def _check_classes() -> None:
         priced = {c for c, _ in model.fu_pj}
         if not set(FU_CLASSES) <= priced:
             raise ImportError(
-                f"targets.costs: energy preset {name} prices no "
-                f"{sorted(set(FU_CLASSES) - priced)}"
+                f"targets.costs: energy preset {name} prices no {sorted(set(FU_CLASSES) - priced)}"
             )
 
 
@@ -107,8 +106,17 @@ def op_latency(op: Operation, hardware: Hardware) -> int:
 
 
 _FREE_OPS = (
-    arith.ConstantOp, memref.AllocOp, memref.AllocaOp, memref.DeallocOp, memref.SubviewOp,
-    memref.CastOp, tape.AllocOp, tape.FreeOp, region.AllocOp, region.FreeOp, stream.AllocOp,
+    arith.ConstantOp,
+    memref.AllocOp,
+    memref.AllocaOp,
+    memref.DeallocOp,
+    memref.SubviewOp,
+    memref.CastOp,
+    tape.AllocOp,
+    tape.FreeOp,
+    region.AllocOp,
+    region.FreeOp,
+    stream.AllocOp,
 )
 _CHARGED_DIALECTS = frozenset({"arith", "math", "memref", "tape", "region", "stream", "enzyme"})
 
@@ -216,7 +224,9 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
             fu[op_class(placed.opcode.data)] += 1
         else:
             memory_ops += 1
-            spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
+            spad += (
+                isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
+            )
     loop = kernel.parent_op()
     looped = isinstance(loop, scf.ForOp) and kernel.next_op is loop.body.block.last_op
     tiled = (
@@ -231,9 +241,7 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
         fu,
         memory_ops,
         spad,
-        lockstep_schedule(
-            kernel, lockstep_latencies(kernel, hardware), enclosing_loops(kernel)
-        ),
+        lockstep_schedule(kernel, lockstep_latencies(kernel, hardware), enclosing_loops(kernel)),
         tiled,
         looped,
     )

@@ -58,8 +58,10 @@ DOMAINS: dict[str, Domain] = {
     "clock_ghz": Domain(0, 100, "GHz", low_open=True),
     "rows": Domain(1, 4096),
     "cols": Domain(1, 4096),
-    **{f"latencies.{name}": _LATENCY for name in (
-        "fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer", "hop")},
+    **{
+        f"latencies.{name}": _LATENCY
+        for name in ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer", "hop")
+    },
     "cache.size_bytes": Domain(64, GiB, "bytes"),
     "cache.assoc": Domain(1, GiB // 64),
     "cache.line_bytes": Domain(8, 4096, "bytes", power_of_two=True),
@@ -121,7 +123,7 @@ def _energy_problem(energy: Mapping[str, Any]) -> str | None:
         problem = ENERGY_PJ.problem(pj)
         if problem:
             return f"energy.cache_points[{index}]: the energy {problem}, got {pj}"
-    if any(a >= b for a, b in zip(sizes, sizes[1:])):
+    if any(a >= b for a, b in zip(sizes, sizes[1:], strict=False)):
         return f"energy.cache_points: sizes must increase, got {sizes}"
     given = [name for name, _ in energy["fu_pj"]]
     if sorted(given) != sorted(FU_CLASSES):

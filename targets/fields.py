@@ -52,7 +52,10 @@ RESOURCES: dict[str, int] = {
     "dram.latency_cycles": -1,
     "cache.hit_latency": -1,
     "scratchpad.latency": -1,
-    **{f"latencies.{name}": -1 for name in ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer", "hop")},
+    **{
+        f"latencies.{name}": -1
+        for name in ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer", "hop")
+    },
 }
 """The fields a run should never get slower for making better: +1 where more is
 better (PEs, ports, MSHRs, banks, bandwidth), -1 where less is (latencies, and

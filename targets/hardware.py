@@ -104,7 +104,8 @@ class ScratchpadConfig:
     def validate(self) -> None:
         if self.size_bytes < 0 or self.size_bytes % 8:
             raise HardwareError(
-                f"scratchpad.size_bytes must be a non-negative multiple of 8 bytes, got {self.size_bytes}"
+                "scratchpad.size_bytes must be a non-negative multiple of 8 bytes, "
+                f"got {self.size_bytes}"
             )
         if self.latency < 1:
             raise HardwareError(f"scratchpad.latency must be at least 1 cycle, got {self.latency}")
@@ -137,7 +138,8 @@ class PlacementConfig:
     def validate(self) -> None:
         if self.alignment < 8 or self.alignment & (self.alignment - 1):
             raise HardwareError(
-                f"placement.alignment must be a power of two of at least 8 bytes, got {self.alignment}"
+                "placement.alignment must be a power of two of at least 8 bytes, "
+                f"got {self.alignment}"
             )
         if self.base < 0 or self.base % self.alignment:
             raise HardwareError(
@@ -294,12 +296,15 @@ def configure(
 ) -> Hardware:
     """A preset with some parameters changed (as `overridden`)."""
     if preset not in PRESETS:
-        raise HardwareError(
-            f"unknown hardware preset '{preset}'; choose from {', '.join(PRESETS)}"
-        )
+        raise HardwareError(f"unknown hardware preset '{preset}'; choose from {', '.join(PRESETS)}")
     return overridden(
-        PRESETS[preset], cache_bytes=cache_bytes, assoc=assoc, spad_bytes=spad_bytes,
-        rows=rows, cols=cols, energy=energy,
+        PRESETS[preset],
+        cache_bytes=cache_bytes,
+        assoc=assoc,
+        spad_bytes=spad_bytes,
+        rows=rows,
+        cols=cols,
+        energy=energy,
     )
 
 

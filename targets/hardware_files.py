@@ -10,8 +10,8 @@ A file (`--hw FILE`) may give any subset of it: a `.json` file is read as JSON,
 any other as YAML 1.2, which includes every JSON document
 (`targets.structured_text`: `1e2` is a number, tabs may indent JSON, a key given
 twice is refused with both places). A `--set key.path=value` gives one field (the
-value is read as YAML 1.2: `4096`, `2.5`, `1e2`, `true`, `cacti45`). They are layered over a preset in the order given, later
-layers winning. Two conveniences, as the command-line options have them:
+value is read as YAML 1.2: `4096`, `2.5`, `1e2`, `true`, `cacti45`). They are layered over a preset
+in the order given, later layers winning. Two conveniences, as the command-line options have them:
 
 - `energy` may be the name of an energy preset (`paper`, `cacti45`) instead of the
   full table;
@@ -138,7 +138,11 @@ def apply(hardware: Hardware, layer: Mapping[str, Any], source: str) -> Hardware
     if infinite:
         raise HardwareDescriptionError(f"{source}: {infinite}")
     cache_layer = layer.get("cache")
-    if isinstance(cache_layer, Mapping) and "size_bytes" in cache_layer and "assoc" not in cache_layer:
+    if (
+        isinstance(cache_layer, Mapping)
+        and "size_bytes" in cache_layer
+        and "assoc" not in cache_layer
+    ):
         size = merged["cache"]["size_bytes"]  # type: ignore[index]
         if isinstance(size, int) and size > 0:
             merged["cache"]["assoc"] = associativity_for(size)  # type: ignore[index]

@@ -20,8 +20,8 @@ request. Which ops share a group:
   it): an outermost kernel loop's iterations run one after another
   (`LockstepSchedule.latching`), and the runs of a loop nested two deep or more
   continue one another, their enclosing loop not latching either
-  (`LockstepSchedule.continued`). An inner loop's branch launches as soon as its compare has committed and
-  schedules the next iteration's block at once, so iteration k+1 starts
+  (`LockstepSchedule.continued`). An inner loop's branch launches as soon as its compare has
+  committed and schedules the next iteration's block at once, so iteration k+1 starts
   `period` groups after iteration k: at least 2 (the induction `add`, then the
   `icmp` the branch waits for; `CycleCounts.py`: add and icmp 1 cycle, phi and br
   0), more when a loop-carried value or a store (below) needs longer.
@@ -110,7 +110,7 @@ def _carried(kernel: cgra.KernelOp) -> dict[SSAValue, Operation]:
     if not isinstance(yield_, scf.YieldOp) or not isinstance(kernel_yield, cgra.YieldOp):
         return {}
     carried: dict[SSAValue, Operation] = {}
-    for arg, value in zip(loop.body.block.args[1:], yield_.operands):
+    for arg, value in zip(loop.body.block.args[1:], yield_.operands, strict=False):
         if value.owner is kernel:
             produced = kernel_yield.operands[kernel.results.index(value)]
             if isinstance(produced.owner, cgra.PlacedOp):
@@ -152,9 +152,7 @@ def lockstep_schedule(
         group = _groups(ops, carried, weight, _DRAINED)
         assert group is not None
         depth = max(group.values(), default=0) + 1
-        return LockstepSchedule(
-            depth, *_issued(ops, group, latency), depth, latching=True
-        )
+        return LockstepSchedule(depth, *_issued(ops, group, latency), depth, latching=True)
     # The least period whose groups are consistent: a period past the deepest
     # group leaves every cross-iteration constraint slack, and a longer period
     # never breaks one a shorter period met, so bisect between the two.
@@ -187,9 +185,7 @@ def _issued(
     """(group, cycles) of the compute ops that take a cycle or more, and (group,
     is a write) of the cache accesses in body order."""
     compute = tuple(
-        (group[op], latency[op])
-        for op in ops
-        if isinstance(op, cgra.ComputeOp) and latency[op] > 0
+        (group[op], latency[op]) for op in ops if isinstance(op, cgra.ComputeOp) and latency[op] > 0
     )
     accesses = tuple(
         (group[op], isinstance(op, cgra.StoreOp))

@@ -6,7 +6,8 @@ run in `tapeflow-bench`'s `results.json`.
 The record is the full effective hardware description as nested data (every field of
 `targets.hardware.Hardware`, after presets, files and overrides: what `describe`
 gives), plus how it was used: the timing model, the variant, the unroll factor
-that ran and the one asked for, the energy preset's name, and the versions of the packages that computed the numbers.
+that ran and the one asked for, the energy preset's name, and the versions of the packages that
+computed the numbers.
 """
 
 from __future__ import annotations

@@ -69,7 +69,8 @@ class Yaml12Loader(yaml.SafeLoader):
                 if isinstance(key, Hashable) and key in seen:
                     first = seen[key].start_mark
                     raise _DuplicateKey(
-                        None, None,
+                        None,
+                        None,
                         f"key '{key}' is given twice in one mapping (first at line "
                         f"{first.line + 1}, column {first.column + 1}); keys must be unique "
                         "(YAML 1.2, JSON), and one of the two would be silently dropped",
@@ -151,9 +152,9 @@ def _located(err: yaml.YAMLError, source: str, what: str) -> StructuredTextError
     if isinstance(err, _DuplicateKey):
         return StructuredTextError(f"{where}: {problem}")
     if isinstance(err, ConstructorError) and "tag" in problem:  # `!Component`, `!!python/...`
+        shown = problem.replace("could not determine a constructor for the tag", "unknown YAML tag")
         return StructuredTextError(
-            f"{where}: {problem.replace('could not determine a constructor for the tag', 'unknown YAML tag')}; "
-            "only plain YAML 1.2 (no application tags) or JSON is read"
+            f"{where}: {shown}; only plain YAML 1.2 (no application tags) or JSON is read"
         )
     return StructuredTextError(f"{where}: {what}: {problem}")
 
@@ -194,4 +195,11 @@ def load_scalar(text: str) -> Any:
         return text
 
 
-__all__ = ["StructuredTextError", "Yaml12Loader", "is_json", "load_path", "load_scalar", "load_text"]
+__all__ = [
+    "StructuredTextError",
+    "Yaml12Loader",
+    "is_json",
+    "load_path",
+    "load_scalar",
+    "load_text",
+]

@@ -59,7 +59,11 @@ def test_a_docs_example_runs_and_prints_what_the_docs_show(
     env["PYTHONPATH"] = str(ROOT)
     done = subprocess.run(
         ["bash", "-e", "-o", "pipefail", "-c", commands],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert done.returncode == 0, f"{where}: {done.stderr[-2000:]}"
     assert "Traceback" not in done.stderr, f"{where}: {done.stderr[-2000:]}"

@@ -74,7 +74,8 @@ GRAPH = {module: _imports(module) for module in MODULES}
 
 def test_packages_import_only_lower_layers() -> None:
     wrong = [
-        f"{MODULES[m].relative_to(ROOT)}:{line} imports {target} ({target.split('.')[0]} is above {m.split('.')[0]})"
+        f"{MODULES[m].relative_to(ROOT)}:{line} imports {target} "
+        f"({target.split('.')[0]} is above {m.split('.')[0]})"
         for m, imports in GRAPH.items()
         for target, _, line in imports
         if LAYERS.index(target.split(".")[0]) > LAYERS.index(m.split(".")[0])

@@ -29,7 +29,14 @@ def lit_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str | Non
     bin_dir = os.path.dirname(sys.executable)
     env = {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
     proc = subprocess.run(
-        [sys.executable, "-c", "from lit.main import main; main()", "-q", f"--xunit-xml-output={report}", str(SUITE)],
+        [
+            sys.executable,
+            "-c",
+            "from lit.main import main; main()",
+            "-q",
+            f"--xunit-xml-output={report}",
+            str(SUITE),
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -48,9 +55,7 @@ def lit_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str | Non
     return results
 
 
-@pytest.mark.parametrize(
-    "test_file", LIT_TESTS, ids=[str(p.relative_to(SUITE)) for p in LIT_TESTS]
-)
+@pytest.mark.parametrize("test_file", LIT_TESTS, ids=[str(p.relative_to(SUITE)) for p in LIT_TESTS])
 def test_filecheck(test_file: Path, lit_results: dict[str, str | None]) -> None:
     key = str(test_file.relative_to(ROOT))
     assert key in lit_results, f"lit did not run {key}"

@@ -78,7 +78,10 @@ def main() -> int:
     if verified.returncode != 0:
         print(f"mlir-opt rejected the upstream gradient:\n{verified.stderr}", file=sys.stderr)
         return 1
-    print(f"{args.kernel}: the upstream gradient verifies in {os.path.basename(tools.opt)} with no flags")
+    print(
+        f"{args.kernel}: the upstream gradient verifies in {os.path.basename(tools.opt)} "
+        "with no flags"
+    )
 
     inputs = kernel.inputs("small")
     given = {f"arg{i}": v for i, v in enumerate(inputs)}
@@ -108,7 +111,10 @@ def main() -> int:
             out.write(with_main)
         lowered = subprocess.run(
             [tools.opt, *(f"--{p}" for p in LOWER_TO_LLVM)],
-            input=with_main, capture_output=True, text=True, check=True,
+            input=with_main,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         with open(os.path.join(args.keep, f"{args.kernel}.llvm.mlir"), "w") as out:
             out.write(lowered)

@@ -83,9 +83,7 @@ def collect_accesses(
 
 def buffer_root(value: SSAValue) -> SSAValue:
     """The buffer a memref value views (through subviews and casts)."""
-    while isinstance(value, OpResult) and isinstance(
-        value.op, memref.SubviewOp | memref.CastOp
-    ):
+    while isinstance(value, OpResult) and isinstance(value.op, memref.SubviewOp | memref.CastOp):
         value = value.op.source
     return value
 
@@ -101,8 +99,17 @@ def written_roots(op: Operation) -> set[SSAValue] | None:
             roots.add(buffer_root(each.memref))
         elif isinstance(each, enzyme.CacheStoreOp):
             roots.add(buffer_root(each.buffer))
-        elif not each.regions and not is_side_effect_free(each) and not isinstance(
-            each, memref.LoadOp | enzyme.CacheLoadOp | memref.AllocaOp | memref.AllocOp | memref.DeallocOp
+        elif (
+            not each.regions
+            and not is_side_effect_free(each)
+            and not isinstance(
+                each,
+                memref.LoadOp
+                | enzyme.CacheLoadOp
+                | memref.AllocaOp
+                | memref.AllocOp
+                | memref.DeallocOp,
+            )
         ):
             return None
     return roots

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from xdsl.dialects import builtin, func, memref
 from xdsl.dialects.builtin import ArrayAttr, MemRefType
-from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.enzyme.cache_accesses import (
@@ -76,9 +76,13 @@ def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-
     sweep (the body's length if there is none)."""
     body = function.body.block
     roles = argument_roles(function, pass_name)
-    seeds = {a for a, r in zip(function.args, roles) if r is ArgumentRole.SEED}
-    shadows: set[SSAValue] = {a for a, r in zip(function.args, roles) if r is ArgumentRole.SHADOW}
-    shadows |= {buffer_root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)}
+    seeds = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SEED}
+    shadows: set[SSAValue] = {
+        a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SHADOW
+    }
+    shadows |= {
+        buffer_root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)
+    }
     index = {op: i for i, op in enumerate(body.ops)}
     start = len(index)
     for op in function.walk():
@@ -86,7 +90,11 @@ def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-
             continue
         if any(
             v in seeds
-            or (isinstance(v.type, MemRefType) and buffer_root(v) in shadows and not _handle_cached(op, i))
+            or (
+                isinstance(v.type, MemRefType)
+                and buffer_root(v) in shadows
+                and not _handle_cached(op, i)
+            )
             for i, v in enumerate(op.operands)
         ):
             start = min(start, top_level_index(op, body, index))

@@ -73,7 +73,7 @@ class _Activity:
     def __init__(self, function: func.FuncOp, activity: Iterable[Activity] | None):
         args = function.body.block.args
         kinds = list(activity) if activity is not None else [Activity.DUP] * len(args)
-        self.inactive_args = {a for a, k in zip(args, kinds) if k in _INACTIVE_ARGS}
+        self.inactive_args = {a for a, k in zip(args, kinds, strict=False) if k in _INACTIVE_ARGS}
         self.active_locals: set[SSAValue] = set()
         stores = [op for op in function.walk() if isinstance(op, _STORES)]
         changed = True
@@ -81,8 +81,10 @@ class _Activity:
             changed = False
             for store in stores:
                 root = _root(store.memref)
-                if _is_local(root) and root not in self.active_locals and not self.value_inactive(
-                    store.value
+                if (
+                    _is_local(root)
+                    and root not in self.active_locals
+                    and not self.value_inactive(store.value)
                 ):
                     self.active_locals.add(root)
                     changed = True
@@ -159,7 +161,9 @@ def primal_activities(
         kinds = [a.data for a in request.activity]
         known = activities.get(name)
         activities[name] = (
-            kinds if known is None else [k if k == j else Activity.DUP for k, j in zip(kinds, known)]
+            kinds
+            if known is None
+            else [k if k == j else Activity.DUP for k, j in zip(kinds, known, strict=False)]
         )
     functions = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp)}
     pending = list(activities)
@@ -288,7 +292,9 @@ def _drop_write_only(alloca: memref.AllocaOp) -> None:
         if not isinstance(add, arith.AddfOp) or add.result.uses.get_length() != 1:
             return
         back = next(iter(add.result.uses)).operation
-        if not (isinstance(back, memref.StoreOp) and back.memref is buffer and back.value is add.result):
+        if not (
+            isinstance(back, memref.StoreOp) and back.memref is buffer and back.value is add.result
+        ):
             return
         doomed += [back, add, op]
         fed += [o for o in add.operands if o is not op.res]
@@ -298,6 +304,10 @@ def _drop_write_only(alloca: memref.AllocaOp) -> None:
     alloca.detach()
     alloca.erase()
     for value in fed:  # the shadow loads that only fed the accumulation
-        if isinstance(value, OpResult) and isinstance(value.op, memref.LoadOp) and value.uses.get_length() == 0:
+        if (
+            isinstance(value, OpResult)
+            and isinstance(value.op, memref.LoadOp)
+            and value.uses.get_length() == 0
+        ):
             value.op.detach()
             value.op.erase()

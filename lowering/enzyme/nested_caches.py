@@ -34,9 +34,9 @@ each `?` extent of a per-iteration buffer, its maximum over the loops around tha
 buffer, computed at run time by a loop nest cloned from the FWD loops around it
 (their bounds and the computation of the extent: pure `arith`, or ops free of side
 effects that read no buffer the FWD nest writes, such as the counting loop of a
-while loop; anything else and the buffers stay memrefs, with the reason). The tape is the bounding box of the triangle: entries outside
-it are never written and never read (the executor checks that every read entry
-was written). The handle stores, handle loads and per-iteration deallocs go; the
+while loop; anything else and the buffers stay memrefs, with the reason). The tape is the bounding
+box of the triangle: entries outside it are never written and never read (the executor checks that
+every read entry was written). The handle stores, handle loads and per-iteration deallocs go; the
 handle buffer's dealloc frees the tape.
 """
 
@@ -231,7 +231,7 @@ def _materialize(
             inner[used] = _materialize(used, mapping, outer, at)
         clone = op.clone(value_mapper=inner)
         Rewriter.insert_op(clone, at)
-        for old, new in zip(op.results, clone.results):
+        for old, new in zip(op.results, clone.results, strict=True):
             mapping[old] = new
         return mapping[value]
     operands = [_materialize(o, mapping, outer, at) for o in op.operands]
@@ -239,7 +239,7 @@ def _materialize(
     for i, o in enumerate(operands):
         clone.operands[i] = o
     Rewriter.insert_op(clone, at)
-    for old, new in zip(op.results, clone.results):
+    for old, new in zip(op.results, clone.results, strict=True):
         mapping[old] = new
     return mapping[value]
 
@@ -255,10 +255,12 @@ def max_extents(inner: memref.AllocOp, body: Block, at: InsertPoint) -> list[SSA
     Rewriter.insert_op(zero, at)
     count = len(inner.dynamic_sizes)
 
-    def level(k: int, mapping: dict[SSAValue, SSAValue], ip: InsertPoint, carried: list[SSAValue]) -> list[SSAValue]:
+    def level(
+        k: int, mapping: dict[SSAValue, SSAValue], ip: InsertPoint, carried: list[SSAValue]
+    ) -> list[SSAValue]:
         if k == len(loops):
             result = []
-            for size, best in zip(inner.dynamic_sizes, carried):
+            for size, best in zip(inner.dynamic_sizes, carried, strict=False):
                 extent = _materialize(size, mapping, outer, ip)
                 bigger = arith.MaxSIOp(best, extent)
                 Rewriter.insert_op(bigger, ip)
@@ -319,8 +321,11 @@ def check_extents_computable(nested: NestedCache, body: Block) -> None:
                 raise _NotComputable("the per-iteration buffer is not inside a loop")
             outer = loops[0]
             written = written_roots(top_level_op(outer, body))
-            for v in (*link.alloc.dynamic_sizes, *(x for l in loops for x in (l.lb, l.ub, l.step))):
-                _check_pure(v, outer, {l.body.block.args[0] for l in loops}, written)
+            for v in (
+                *link.alloc.dynamic_sizes,
+                *(x for loop in loops for x in (loop.lb, loop.ub, loop.step)),
+            ):
+                _check_pure(v, outer, {loop.body.block.args[0] for loop in loops}, written)
     except _NotComputable as err:
         raise NotANestedCache(str(err)) from None
 
@@ -332,7 +337,9 @@ def _inside(value: SSAValue, outer: Operation) -> bool:
     return parent is not None and outer.is_ancestor(parent)
 
 
-def _check_pure(value: SSAValue, outer: Operation, ivs: set[SSAValue], written: set[SSAValue] | None) -> None:
+def _check_pure(
+    value: SSAValue, outer: Operation, ivs: set[SSAValue], written: set[SSAValue] | None
+) -> None:
     """`value` can be computed before the forward sweep: from induction variables
     and values defined before the loops, by pure `arith`, or by ops free of side
     effects that read only buffers the forward sweep's nest does not write (a
@@ -361,7 +368,9 @@ def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
         if isinstance(each, memref.LoadOp):
             if written is None or buffer_root(each.memref) in written:
                 return False
-        elif not (each.has_trait(RecursiveMemoryEffect) or isinstance(each, scf.YieldOp | scf.ConditionOp)):
+        elif not (
+            each.has_trait(RecursiveMemoryEffect) or isinstance(each, scf.YieldOp | scf.ConditionOp)
+        ):
             if not is_side_effect_free(each):
                 return False
     return True
@@ -369,9 +378,7 @@ def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
 
 def _external_operands(op: Operation) -> list[SSAValue]:
     """The values `op` and the ops it nests use that are defined outside it."""
-    return list(
-        dict.fromkeys(o for each in op.walk() for o in each.operands if not _inside(o, op))
-    )
+    return list(dict.fromkeys(o for each in op.walk() for o in each.operands if not _inside(o, op)))
 
 
 __all__ = [

@@ -321,6 +321,7 @@ def bufferize_tensor_caches(function: func.FuncOp) -> tuple[int, list[tuple[str,
             Rewriter.erase_op(chain.holder)
         for loop, k in chain.drops:
             drops.setdefault(loop, set()).add(k)
+
     # Inner loops first: an outer loop's body holds them.
     def depth(op: Operation) -> int:
         d = 0

@@ -78,7 +78,9 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
         )
     if failure is not None:
         if diagnostics:
-            raise MlirRejected(f"{diagnostics}\n({what} rejected the module, pipeline '{pipeline}')")
+            raise MlirRejected(
+                f"{diagnostics}\n({what} rejected the module, pipeline '{pipeline}')"
+            )
         raise MlirRejected(
             f"{what} rejected the module (pipeline '{pipeline}'): "
             f"{resolve_locations(str(failure), locate).strip()}"
@@ -244,7 +246,9 @@ def resolve_locations(text: str, locate: Locator = no_locator) -> str:
                 j += 2 if body[j] == "\\" else 1
             out.append(body[i : j + 1])
             i = j + 1
-        elif body.startswith("loc(", i) and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+        elif body.startswith("loc(", i) and (
+            i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")
+        ):
             end = _spans(body, i + 4)
             where = _position(expand(body[i + 4 : end - 1]), locate)
             if where is None:

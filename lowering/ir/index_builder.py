@@ -49,7 +49,7 @@ def compose_view_indices(
     for view in reversed(views):
         inner = iter(current)
         outer: list[SSAValue] = []
-        for dim, (offset, stride) in enumerate(zip(view.offsets, view.strides)):
+        for dim, (offset, stride) in enumerate(zip(view.offsets, view.strides, strict=False)):
             if dim not in view.kept:
                 outer.append(offset if isinstance(offset, SSAValue) else constant(offset))
                 continue
@@ -59,7 +59,9 @@ def compose_view_indices(
                 Rewriter.insert_op(mul, at)
                 index = mul.result
             if isinstance(offset, SSAValue) or offset != 0:
-                add = arith.AddiOp(offset if isinstance(offset, SSAValue) else constant(offset), index)
+                add = arith.AddiOp(
+                    offset if isinstance(offset, SSAValue) else constant(offset), index
+                )
                 Rewriter.insert_op(add, at)
                 index = add.result
             outer.append(index)

@@ -55,8 +55,16 @@ def loop_name(loop: scf.ForOp) -> str:
 
 
 _BINARY: tuple[type[Operation], ...] = (
-    arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.FloorDivSIOp, arith.DivSIOp,
-    arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp, arith.DivUIOp, arith.RemUIOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.FloorDivSIOp,
+    arith.DivSIOp,
+    arith.RemSIOp,
+    arith.MaxSIOp,
+    arith.MinSIOp,
+    arith.DivUIOp,
+    arith.RemUIOp,
     arith.CeilDivSIOp,
 )
 """Integer ops an index may be computed with; what each computes (wrap-around,
@@ -119,9 +127,7 @@ class IndexEvaluator:
         self._cache[v] = result
         return result
 
-    def flat_elements(
-        self, indices: Sequence[SSAValue], shape: Sequence[int]
-    ) -> np.ndarray:
+    def flat_elements(self, indices: Sequence[SSAValue], shape: Sequence[int]) -> np.ndarray:
         """The row-major element each iteration touches, over the full iteration
         space (one axis per loop); -1 where the indices fall outside `shape`."""
         grid = tuple(self.bounds(loop).trips for loop in self.loops)

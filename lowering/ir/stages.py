@@ -109,9 +109,11 @@ def _live_regions(function: func.FuncOp) -> bool:
 
 def all_regions_kept(function: func.FuncOp) -> bool:
     """tapeflow-layers kept every region of the function (and made no layer)."""
-    return not _live_regions(function) and any(
-        isinstance(op, region.AllocOp) for op in function.walk()
-    ) and not any(isinstance(op, layer.LayerOp) for op in function.walk())
+    return (
+        not _live_regions(function)
+        and any(isinstance(op, region.AllocOp) for op in function.walk())
+        and not any(isinstance(op, layer.LayerOp) for op in function.walk())
+    )
 
 
 def is_placed(function: func.FuncOp) -> bool:
@@ -129,7 +131,7 @@ def _has_tape(function: func.FuncOp, pass_name: str) -> bool:
 
 
 def _listed(names: list[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
+    """ "a", "a and b", "a, b and c"."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
@@ -138,9 +140,7 @@ def _describe(stage: Stage) -> str:
     return f"the {about.label} stage ({about.looks})"
 
 
-def require_stage(
-    function: func.FuncOp, pass_name: str, takes: Collection[Stage]
-) -> Stage:
+def require_stage(function: func.FuncOp, pass_name: str, takes: Collection[Stage]) -> Stage:
     """
     The function's stage, if `pass_name` takes it; else a PassFailedException that
     says which stage the function is at, which the pass takes, and what to run.
@@ -174,7 +174,8 @@ def require_stage(
         )
     following = _ABOUT[_LINE[_LINE.index(max(on_line)) + 1]].made_by
     advice = (
-        f"{pass_name} has already run" if following == pass_name
+        f"{pass_name} has already run"
+        if following == pass_name
         else f"run {pass_name} before {following}"
     )
     raise PassFailedException(f"{found}, past the {wanted} stage {pass_name} takes; {advice}")

@@ -86,9 +86,7 @@ class Scheduler:
             recurrence_mii(body, carried, self.hw) if iterated else len(ops),
         )
         while True:
-            result = (
-                self._fixed_point(body, ii, carried) if iterated else self._try(body, ii, {})
-            )
+            result = self._fixed_point(body, ii, carried) if iterated else self._try(body, ii, {})
             if result is not None:
                 return result
             ii += max(1, ii // 8)

@@ -33,7 +33,9 @@ def scalar_of(op: Operation) -> Scalar | None:
     )
 
 
-def scalar_step(ctx: CompileContext, op: Operation, entry: Scalar, ins: list[int], outs: list[int]) -> Step:
+def scalar_step(
+    ctx: CompileContext, op: Operation, entry: Scalar, ins: list[int], outs: list[int]
+) -> Step:
     """The step computing `entry` of the operand slots into the result slot;
     undefined behaviour is reported at `op`."""
     function, name, state = entry.function, entry.name, ctx.state
@@ -41,6 +43,7 @@ def scalar_step(ctx: CompileContext, op: Operation, entry: Scalar, ins: list[int
     if len(ins) != entry.arity:
         raise unsupported(op, f"it takes {entry.arity} operands, not {len(ins)}", name)
     if not entry.total:
+
         def guarded(fr: Frame) -> None:
             try:
                 if entry.counted:
@@ -105,7 +108,9 @@ impl(*(op for op in arith.Arith.operations if op.name in OPS))(build_scalar)
 
 
 @impl(arith.ConstantOp)
-def build_constant(ctx: CompileContext, op: arith.ConstantOp, ins: list[int], outs: list[int]) -> Step:
+def build_constant(
+    ctx: CompileContext, op: arith.ConstantOp, ins: list[int], outs: list[int]
+) -> Step:
     value = op.value
     if isinstance(value, DenseIntOrFPElementsAttr):
         raise unsupported(op, "dense constants are not supported")

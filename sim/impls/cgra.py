@@ -59,12 +59,14 @@ def _unplaced(op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) -> Operation | No
         result = [op.result.type]
         if isinstance(memory.type, SpadType):
             return stream.LoadOp.create(
-                operands=[memory, *op.indices], result_types=result,
+                operands=[memory, *op.indices],
+                result_types=result,
                 properties={"slot": slot, "from": link},  # type: ignore[dict-item]
             )
         if isinstance(memory.type, region.RegionType):
             return region.LoadOp.create(
-                operands=[memory, *op.indices], result_types=result,
+                operands=[memory, *op.indices],
+                result_types=result,
                 properties={"slot": slot, "from": link},  # type: ignore[dict-item]
             )
         return memref.LoadOp.create(operands=[memory, *op.indices], result_types=result)
@@ -99,7 +101,7 @@ def kernel_step(ctx: CompileContext, op: cgra.KernelOp, outs: list[int]) -> Step
     def step(fr: Frame) -> None:
         for s in steps:
             s(fr)
-        for out, value in zip(outs, [fr[y] for y in yielded]):
+        for out, value in zip(outs, [fr[y] for y in yielded], strict=False):
             fr[out] = value
 
     return step
@@ -107,12 +109,15 @@ def kernel_step(ctx: CompileContext, op: cgra.KernelOp, outs: list[int]) -> Step
 
 @impl(cgra.ComputeOp, cgra.LoadOp, cgra.StoreOp)
 def build_placed(
-    ctx: CompileContext, op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp, ins: list[int], outs: list[int]
+    ctx: CompileContext,
+    op: cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp,
+    ins: list[int],
+    outs: list[int],
 ) -> Step:
     proto = unplaced(op)
     if proto is None:
         raise unsupported(op, "no semantics known for this placed op")
-    for placed_result, proto_result in zip(op.results, proto.results):
+    for placed_result, proto_result in zip(op.results, proto.results, strict=False):
         ctx.alias(proto_result, placed_result)
     try:
         return ctx.step(proto)

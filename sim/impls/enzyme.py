@@ -15,7 +15,9 @@ from tapeflow_dialects import enzyme
 
 
 @impl(enzyme.FillZeroOp)
-def build_fill_zero(ctx: CompileContext, op: enzyme.FillZeroOp, ins: list[int], outs: list[int]) -> Step:
+def build_fill_zero(
+    ctx: CompileContext, op: enzyme.FillZeroOp, ins: list[int], outs: list[int]
+) -> Step:
     (m,) = ins
 
     def step(fr: Frame) -> None:
@@ -101,13 +103,14 @@ def _check_cache_access(
     if not in_bounds(where, tuple(logical)):
         raise fault(
             op,
-            f"'{op.name}' index {list(where)} is outside the cache's logical extents "
-            f"{logical}",
+            f"'{op.name}' index {list(where)} is outside the cache's logical extents {logical}",
         )
 
 
 @impl(enzyme.CacheStoreOp)
-def build_cache_store(ctx: CompileContext, op: enzyme.CacheStoreOp, ins: list[int], outs: list[int]) -> Step:
+def build_cache_store(
+    ctx: CompileContext, op: enzyme.CacheStoreOp, ins: list[int], outs: list[int]
+) -> Step:
     """`enzyme.store`: a `memref.store` into a cache buffer, checked against the
     cache's logical extents."""
     rank = len(op.indices)
@@ -123,7 +126,9 @@ def build_cache_store(ctx: CompileContext, op: enzyme.CacheStoreOp, ins: list[in
 
 
 @impl(enzyme.CacheLoadOp)
-def build_cache_load(ctx: CompileContext, op: enzyme.CacheLoadOp, ins: list[int], outs: list[int]) -> Step:
+def build_cache_load(
+    ctx: CompileContext, op: enzyme.CacheLoadOp, ins: list[int], outs: list[int]
+) -> Step:
     """`enzyme.load`: a `memref.load` from a cache buffer, checked the same way."""
     rank = len(op.indices)
     m, idx, size_slots = ins[0], ins[1 : 1 + rank], ins[1 + rank :]

@@ -52,7 +52,7 @@ def build_call(ctx: CompileContext, op: func.CallOp, ins: list[int], outs: list[
             results = function(callee)([fr[i] for i in ins])
         except RecursionError:
             raise ExecutionError(message) from None
-        for slot, value in zip(outs, results):
+        for slot, value in zip(outs, results, strict=False):
             fr[slot] = value
 
     return step

@@ -25,7 +25,9 @@ from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 
 
 @impl(memref.AllocOp, memref.AllocaOp)
-def build_alloc(ctx: CompileContext, op: memref.AllocOp | memref.AllocaOp, ins: list[int], outs: list[int]) -> Step:
+def build_alloc(
+    ctx: CompileContext, op: memref.AllocOp | memref.AllocaOp, ins: list[int], outs: list[int]
+) -> Step:
     mtype = op.memref.type
     assert isinstance(mtype, MemRefType)
     static = tuple(mtype.get_shape())
@@ -73,7 +75,9 @@ def _dynamic_alloc(
         refused = too_large(allocation_bytes(shape))
         if refused is not None:
             raise fault(op, f"'{op.name}' {refused}")
-        fr[o] = np.zeros(shape, dtype=dtype) if dtype is not object else np.empty(shape, dtype=object)
+        fr[o] = (
+            np.zeros(shape, dtype=dtype) if dtype is not object else np.empty(shape, dtype=object)
+        )
         if trace is not None:
             trace.mark_tape(fr[o])
 
@@ -81,7 +85,9 @@ def _dynamic_alloc(
 
 
 @impl(memref.GetGlobalOp)
-def build_get_global(ctx: CompileContext, op: memref.GetGlobalOp, ins: list[int], outs: list[int]) -> Step:
+def build_get_global(
+    ctx: CompileContext, op: memref.GetGlobalOp, ins: list[int], outs: list[int]
+) -> Step:
     name = op.name_.root_reference.data
     found = SymbolTable.lookup_symbol(op, name)
     if not isinstance(found, memref.GlobalOp):
@@ -113,11 +119,15 @@ def _initial_value(op: memref.GlobalOp) -> np.ndarray:
 
 
 @impl(memref.DeallocOp)
-def build_dealloc(ctx: CompileContext, op: memref.DeallocOp, ins: list[int], outs: list[int]) -> Step:
+def build_dealloc(
+    ctx: CompileContext, op: memref.DeallocOp, ins: list[int], outs: list[int]
+) -> Step:
     return lambda fr: None
 
 
-def out_of_bounds(op: memref.LoadOp | memref.StoreOp, where: tuple[int, ...], shape: tuple[int, ...]) -> Exception:
+def out_of_bounds(
+    op: memref.LoadOp | memref.StoreOp, where: tuple[int, ...], shape: tuple[int, ...]
+) -> Exception:
     return fault(
         op,
         f"'{op.name}' index {list(where)} is out of bounds for a buffer of shape {list(shape)}",
@@ -190,7 +200,9 @@ def build_cast(ctx: CompileContext, op: memref.CastOp, ins: list[int], outs: lis
 
 
 @impl(memref.SubviewOp)
-def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], outs: list[int]) -> Step:
+def build_subview(
+    ctx: CompileContext, op: memref.SubviewOp, ins: list[int], outs: list[int]
+) -> Step:
     try:
         geometry = subview_geometry(op)
     except UnsupportedSubview as err:
@@ -211,7 +223,7 @@ def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], out
     def outside(starts: list[int], sizes: list[int], shape: tuple[int, ...]) -> Exception | None:
         if len(shape) == len(starts) and all(
             0 <= start and start + (size - 1) * stride < extent
-            for start, size, stride, extent in zip(starts, sizes, strides, shape)
+            for start, size, stride, extent in zip(starts, sizes, strides, shape, strict=False)
             if size > 0
         ):
             return None
@@ -222,9 +234,15 @@ def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], out
         )
 
     def step(fr: Frame) -> None:
-        starts = [fr[slot] if slot is not None else off for off, slot in zip(offsets, offset_slots)]
+        starts = [
+            fr[slot] if slot is not None else off
+            for off, slot in zip(offsets, offset_slots, strict=False)
+        ]
         sizes = (
-            [fr[slot] if slot is not None else s for s, slot in zip(static_sizes, size_slots)]
+            [
+                fr[slot] if slot is not None else s
+                for s, slot in zip(static_sizes, size_slots, strict=False)
+            ]
             if dynamic_sizes
             else static_sizes
         )
@@ -237,7 +255,7 @@ def build_subview(ctx: CompileContext, op: memref.SubviewOp, ins: list[int], out
         view = source[
             tuple(
                 slice(start, start + size * stride, stride)
-                for start, size, stride in zip(starts, sizes, strides)
+                for start, size, stride in zip(starts, sizes, strides, strict=False)
             )
         ]
         view = view.squeeze(axis=squeeze) if squeeze else view

@@ -6,7 +6,14 @@ from __future__ import annotations
 from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import fault
 from sim.impls.registry import impl
-from sim.storage import Region, allocation_bytes, in_bounds, python_scalar, run_time_shape, too_large
+from sim.storage import (
+    Region,
+    allocation_bytes,
+    in_bounds,
+    python_scalar,
+    run_time_shape,
+    too_large,
+)
 from tapeflow_dialects import region
 
 

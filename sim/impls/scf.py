@@ -38,7 +38,7 @@ def for_step(ctx: CompileContext, op: scf.ForOp, ins: list[int], outs: list[int]
     def step(fr: Frame) -> None:
         if fr[st] <= 0:
             raise nonpositive_step(op, fr[st])
-        for slot, init in zip(carried, inits):
+        for slot, init in zip(carried, inits, strict=False):
             fr[slot] = fr[init]
         for i in range(fr[lb], fr[ub], fr[st]):
             fr[iv] = i
@@ -46,9 +46,9 @@ def for_step(ctx: CompileContext, op: scf.ForOp, ins: list[int], outs: list[int]
                 s(fr)
             if carried:
                 values = [fr[y] for y in yielded]
-                for slot, value in zip(carried, values):
+                for slot, value in zip(carried, values, strict=False):
                     fr[slot] = value
-        for out, slot in zip(outs, carried):
+        for out, slot in zip(outs, carried, strict=False):
             fr[out] = fr[slot]
 
     return step
@@ -68,7 +68,7 @@ def build_if(ctx: CompileContext, op: scf.IfOp, ins: list[int], outs: list[int])
         for s in steps:
             s(fr)
         values = [fr[y] for y in yielded]
-        for out, value in zip(outs, values):
+        for out, value in zip(outs, values, strict=False):
             fr[out] = value
 
     return step
@@ -86,19 +86,19 @@ def build_while(ctx: CompileContext, op: scf.WhileOp, ins: list[int], outs: list
     def step(fr: Frame) -> None:
         values = [fr[i] for i in ins]
         while True:
-            for slot, value in zip(before_args, values):
+            for slot, value in zip(before_args, values, strict=False):
                 fr[slot] = value
             for s in before_steps:
                 s(fr)
             values = [fr[f] for f in forwarded]
             if not fr[cond]:
                 break
-            for slot, value in zip(after_args, values):
+            for slot, value in zip(after_args, values, strict=False):
                 fr[slot] = value
             for s in after_steps:
                 s(fr)
             values = [fr[y] for y in yielded]
-        for out, value in zip(outs, values):
+        for out, value in zip(outs, values, strict=False):
             fr[out] = value
 
     return step

@@ -52,8 +52,6 @@ def _build_slab_alloc(ctx: CompileContext, slab_bytes: int, o: int) -> Step:
     return step
 
 
-
-
 def _checked_rows(op: Operation, tile: Tile, rows: int) -> tuple[int, int]:
     """The scratchpad entries [start, end) of the first `rows` rows of `tile`."""
     if not 0 <= rows <= tile.rows:

@@ -44,7 +44,7 @@ def build_empty(ctx: CompileContext, op: tensor.EmptyOp, ins: list[int], outs: l
     (o,) = outs
 
     def step(fr: Frame) -> None:
-        shape = tuple(fr[s] if s is not None else d for d, s in zip(static, slots))
+        shape = tuple(fr[s] if s is not None else d for d, s in zip(static, slots, strict=False))
         if any(d < 0 for d in shape):
             raise fault(op, f"'tensor.empty' of negative extent {list(shape)}")
         refused = too_large(allocation_bytes(shape))
@@ -62,7 +62,9 @@ def _out_of_bounds(op: Operation, where: tuple[int, ...], shape: tuple[int, ...]
 
 
 @impl(tensor.ExtractOp)
-def build_extract(ctx: CompileContext, op: tensor.ExtractOp, ins: list[int], outs: list[int]) -> Step:
+def build_extract(
+    ctx: CompileContext, op: tensor.ExtractOp, ins: list[int], outs: list[int]
+) -> Step:
     t, *idx = ins
     (o,) = outs
 
@@ -95,7 +97,9 @@ class _Slice:
     """Where a slice op's small tensor sits in its big one (the source of
     `extract_slice`, the destination of `insert_slice`)."""
 
-    def __init__(self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, ins: list[int], first: int):
+    def __init__(
+        self, op: tensor.ExtractSliceOp | tensor.InsertSliceOp, ins: list[int], first: int
+    ):
         if op.sizes or op.strides:
             raise unsupported(op, "slices with dynamic sizes or strides are not supported")
         dynamic = iter(ins[first : first + len(op.offsets)])
@@ -117,7 +121,9 @@ class _Slice:
         starts = [fr[s] if s is not None else off for off, s in self.offsets]
         if len(starts) != len(shape) or not all(
             0 <= start and start + (size - 1) * stride < extent
-            for start, size, stride, extent in zip(starts, self.sizes, self.strides, shape)
+            for start, size, stride, extent in zip(
+                starts, self.sizes, self.strides, shape, strict=False
+            )
             if size > 0
         ):
             raise fault(
@@ -128,7 +134,7 @@ class _Slice:
             )
         return tuple(
             slice(start, start + size * stride, stride)
-            for start, size, stride in zip(starts, self.sizes, self.strides)
+            for start, size, stride in zip(starts, self.sizes, self.strides, strict=False)
         )
 
 

@@ -15,12 +15,12 @@ cycles"; every parameter is a field of `targets.hardware.Hardware`).
   (memory accesses at the cache's hit latency), plus the DRAM latency per miss.
   A kernel no loop iterates (a layer's straight-line dataflow) is a kernel loop
   of one trip: its schedule's length.
-- Consecutive layers of one strip-mined loop (the same kernel loop, marked
-  strip-mined by `tapeflow-layers`, as the body of consecutive layers) overlap across the layer barrier: the scratchpad holds
-  the next tile while the current one drains (double buffering, as the streams
-  already assume), so the pipeline is filled once, not once per tile. Where the
-  next tile is not resident in time (its REV stream stalled), the pipeline has
-  drained meanwhile and fills again.
+- Consecutive layers of one strip-mined loop (the same kernel loop, marked strip-mined
+  by `tapeflow-layers`, as the body of consecutive layers) overlap across the layer
+  barrier: the scratchpad holds the next tile while the current one drains (double
+  buffering, as the streams already assume), so the pipeline is filled once, not once
+  per tile. Where the next tile is not resident in time (its REV stream stalled), the
+  pipeline has drained meanwhile and fills again.
 - A REV stream starts when the previous REV layer starts and delays its own
   layer only by what has not arrived by then; FWD streams drain in the
   background. Both take DRAM bandwidth.
@@ -97,7 +97,10 @@ class CgraModel:
         refill = np.where(continued, np.maximum(0, compute + saved - (spent - config)), 0)
         rev = np.flatnonzero(windows.rev)
         times = stream_times(
-            spent, windows.tiles.tolist(), k, refill,
+            spent,
+            windows.tiles.tolist(),
+            k,
+            refill,
             capacity=hardware.scratchpad.size_bytes // 8,
             latency=latency,
             bytes_per_cycle=bw,
@@ -107,8 +110,15 @@ class CgraModel:
         spent = spent + times.stalled + times.refilled
         busy = busy + times.refilled  # the pipeline fills again: issue, not a stall
         return Cycles(
-            spent, stall_memory, int(times.stalled.sum()), busy, times.stalled,
-            times.transfers, int(config.sum()), fill_drain, times.prefetch_distance,
+            spent,
+            stall_memory,
+            int(times.stalled.sum()),
+            busy,
+            times.stalled,
+            times.transfers,
+            int(config.sum()),
+            fill_drain,
+            times.prefetch_distance,
         )
 
 

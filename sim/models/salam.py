@@ -63,9 +63,7 @@ from targets.lockstep import LockstepSchedule
 from targets.salam import SALAM, SALAM_FIELDS, SalamMachine, salam_hardware
 
 
-def run_cycles(
-    schedule: LockstepSchedule, trips: int, latency: np.ndarray, ports: int
-) -> float:
+def run_cycles(schedule: LockstepSchedule, trips: int, latency: np.ndarray, ports: int) -> float:
     """
     Cycles of `trips` iterations of the kernel loop `schedule` describes, whose
     cache accesses take `latency` cycles each (in trace order: iteration by
@@ -176,9 +174,7 @@ class SalamModel:
             assert schedule is not None
             trips = windows.trips[run]
             total = int(trips.sum())
-            taken = np.concatenate(
-                [latency[windows.start[i] : windows.end[i]] for i in run]
-            )
+            taken = np.concatenate([latency[windows.start[i] : windows.end[i]] for i in run])
             cycles = run_cycles(schedule, total, taken, ports)
             key = (kernel, total)
             if key not in all_hits:

@@ -89,8 +89,7 @@ AUTHORS_PROGRAMS: dict[str, AuthorsProgram] = {
     ),
     "somier": AuthorsProgram(
         4608,
-        "36 forward and 36 reverse accesses per point (512 points); 4,608 distances on "
-        "the tape",
+        "36 forward and 36 reverse accesses per point (512 points); 4,608 distances on the tape",
         "Same program (X reloaded per neighbour block, 36 forward accesses a point, "
         "4,608 tape values). Their F is constant, its shadow the primal F itself; ours "
         "keeps a shadow of its own, so the reverse sweep reads F's shadow, not F.",
@@ -121,22 +120,30 @@ def authors_rows(runs: dict[Point, Report]) -> list[dict[str, Any]]:
         tapeflow, enzyme = by.get((kernel, "tapeflow")), by.get((kernel, "enzyme"))
         if tapeflow is None or enzyme is None:
             continue
-        rows.append({
-            "kernel": kernel,
-            "their_tape_values": program.tape_values,
-            "our_tape_writes": tapeflow["streams"]["write_bytes"] // 8,
-            "our_tape_reads": tapeflow["streams"]["read_bytes"] // 8,
-            "our_fwd_accesses": _accesses(enzyme, "fwd"),
-            "our_rev_accesses": _accesses(enzyme, "rev"),
-            "their_counts": program.counts,
-            "residual_difference": program.residual,
-        })
+        rows.append(
+            {
+                "kernel": kernel,
+                "their_tape_values": program.tape_values,
+                "our_tape_writes": tapeflow["streams"]["write_bytes"] // 8,
+                "our_tape_reads": tapeflow["streams"]["read_bytes"] // 8,
+                "our_fwd_accesses": _accesses(enzyme, "fwd"),
+                "our_rev_accesses": _accesses(enzyme, "rev"),
+                "their_counts": program.counts,
+                "residual_difference": program.residual,
+            }
+        )
     return rows
 
 
 AUTHORS_COLUMNS = [
-    "kernel", "their_tape_values", "our_tape_writes", "our_tape_reads",
-    "our_fwd_accesses", "our_rev_accesses", "their_counts", "residual_difference",
+    "kernel",
+    "their_tape_values",
+    "our_tape_writes",
+    "our_tape_reads",
+    "our_fwd_accesses",
+    "our_rev_accesses",
+    "their_counts",
+    "residual_difference",
 ]
 """The columns of `authors_rows`, in the order the report shows them."""
 

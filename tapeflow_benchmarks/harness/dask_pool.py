@@ -111,4 +111,12 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
             cluster.close()
 
 
-__all__ = ["INSTALL", "LOCAL", "LOGGERS", "OneLine", "check_address", "dask_executor", "quiet_dask_logs"]
+__all__ = [
+    "INSTALL",
+    "LOCAL",
+    "LOGGERS",
+    "OneLine",
+    "check_address",
+    "dask_executor",
+    "quiet_dask_logs",
+]

@@ -63,7 +63,11 @@ def aos(kernel: str, size: str, cache: int, energy: str = "paper") -> Point:
 
 
 def tapeflow(
-    kernel: str, size: str, cache: int, spad: int = SPAD, energy: str = "paper",
+    kernel: str,
+    size: str,
+    cache: int,
+    spad: int = SPAD,
+    energy: str = "paper",
     unroll: int | None = None,
 ) -> Point:
     return Point(
@@ -188,7 +192,9 @@ def _performance(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 row["cycles"] = ours["cycles"]["total"]
                 row["stall_share_baseline"] = _stall_share(base)
                 row["stall_share"] = _stall_share(ours)
-                row["stream_stall_share"] = _ratio(ours["cycles"].get("stream_stall", 0), ours["cycles"]["total"])
+                row["stream_stall_share"] = _ratio(
+                    ours["cycles"].get("stream_stall", 0), ours["cycles"]["total"]
+                )
                 row["prefetch_distance"] = ours["streams"].get("prefetch_distance")
                 row["ops_unplaced"] = ours["ops"].get("unplaced")
                 row["ops_unplaced_baseline"] = base["ops"].get("unplaced")
@@ -201,17 +207,24 @@ def _performance(kernels: list[str], size: str, lookup: Lookup) -> Result:
     for base_name in ENZYME:
         for name in TFLOW:
             speedups = [
-                r["speedup_total"] for r in result.rows
+                r["speedup_total"]
+                for r in result.rows
                 if r["config"] == name and r["baseline"] == base_name
             ]
             if speedups:
                 result.summary[f"{name}/{base_name}"] = {
-                    "geomean": geomean(speedups), "min": min(speedups), "max": max(speedups),
+                    "geomean": geomean(speedups),
+                    "min": min(speedups),
+                    "max": max(speedups),
                 }
-    stalls = {r["kernel"]: r["stall_share_baseline"] for r in result.rows if r["baseline"] == "Enzyme32k"}
+    stalls = {
+        r["kernel"]: r["stall_share_baseline"] for r in result.rows if r["baseline"] == "Enzyme32k"
+    }
     if stalls:
         result.summary["enzyme32k_stall_share"] = {
-            "min": min(stalls.values()), "max": max(stalls.values()), "per_kernel": stalls,
+            "min": min(stalls.values()),
+            "max": max(stalls.values()),
+            "per_kernel": stalls,
         }
     return result
 
@@ -239,30 +252,34 @@ def _dram(kernels: list[str], size: str, lookup: Lookup) -> Result:
             t = _ok(lookup, result, tapeflow(k, size, c))
             if e is None or t is None:
                 continue
-            result.rows.append({
-                "kernel": k,
-                "cache_kb": c // KB,
-                "enzyme_bytes": e["dram_bytes"]["total"],
-                "tapeflow_bytes": t["dram_bytes"]["total"],
-                "enzyme_tape_bytes": e["dram_bytes"]["tape"],
-                "tapeflow_tape_bytes": t["dram_bytes"]["tape"],
-                "enzyme_norm": _ratio(e["dram_bytes"]["total"], norm),
-                "tapeflow_norm": _ratio(t["dram_bytes"]["total"], norm),
-                "reduction": _ratio(e["dram_bytes"]["total"], t["dram_bytes"]["total"]),
-                # DRAM as the authors' `cache_stat_extractor.py` counts it
-                # (`sim.timing.authors_dram_bytes`), beside ours.
-                "enzyme_authors_bytes": e["dram_bytes"].get("authors"),
-                "tapeflow_authors_bytes": t["dram_bytes"].get("authors"),
-                "authors_reduction": _ratio(
-                    e["dram_bytes"].get("authors") or 0, t["dram_bytes"].get("authors") or 0
-                ),
-            })
+            result.rows.append(
+                {
+                    "kernel": k,
+                    "cache_kb": c // KB,
+                    "enzyme_bytes": e["dram_bytes"]["total"],
+                    "tapeflow_bytes": t["dram_bytes"]["total"],
+                    "enzyme_tape_bytes": e["dram_bytes"]["tape"],
+                    "tapeflow_tape_bytes": t["dram_bytes"]["tape"],
+                    "enzyme_norm": _ratio(e["dram_bytes"]["total"], norm),
+                    "tapeflow_norm": _ratio(t["dram_bytes"]["total"], norm),
+                    "reduction": _ratio(e["dram_bytes"]["total"], t["dram_bytes"]["total"]),
+                    # DRAM as the authors' `cache_stat_extractor.py` counts it
+                    # (`sim.timing.authors_dram_bytes`), beside ours.
+                    "enzyme_authors_bytes": e["dram_bytes"].get("authors"),
+                    "tapeflow_authors_bytes": t["dram_bytes"].get("authors"),
+                    "authors_reduction": _ratio(
+                        e["dram_bytes"].get("authors") or 0, t["dram_bytes"].get("authors") or 0
+                    ),
+                }
+            )
     by = {(r["kernel"], r["cache_kb"]): r for r in result.rows}
     reductions = [r["reduction"] for r in result.rows if r["reduction"]]
     if reductions:
         best = max(result.rows, key=lambda r: r["reduction"] or 0)
         result.summary["max_reduction"] = {
-            "value": best["reduction"], "kernel": best["kernel"], "cache_kb": best["cache_kb"],
+            "value": best["reduction"],
+            "kernel": best["kernel"],
+            "cache_kb": best["cache_kb"],
         }
     per_kernel: dict[str, dict[str, Any]] = {}
     for r in result.rows:
@@ -282,7 +299,9 @@ LAYOUT_CACHES = (1 * KB, 2 * KB, 32 * KB)
 
 
 def _layout_points(kernels: list[str], size: str) -> list[Point]:
-    return [p for k in kernels for c in LAYOUT_CACHES for p in (enzyme(k, size, c), aos(k, size, c))]
+    return [
+        p for k in kernels for c in LAYOUT_CACHES for p in (enzyme(k, size, c), aos(k, size, c))
+    ]
 
 
 def _layout(kernels: list[str], size: str, lookup: Lookup) -> Result:
@@ -293,25 +312,29 @@ def _layout(kernels: list[str], size: str, lookup: Lookup) -> Result:
             a = _ok(lookup, result, aos(k, size, c))
             if e is None or a is None:
                 continue
-            result.rows.append({
-                "kernel": k,
-                "cache_kb": c // KB,
-                "enzyme_bytes": e["dram_bytes"]["total"],
-                "aos_bytes": a["dram_bytes"]["total"],
-                "aos_norm": _ratio(a["dram_bytes"]["total"], e["dram_bytes"]["total"]),
-                "enzyme_tape_bytes": e["dram_bytes"]["tape"],
-                "aos_tape_bytes": a["dram_bytes"]["tape"],
-                "speedup": _ratio(e["cycles"]["total"], a["cycles"]["total"]),
-            })
+            result.rows.append(
+                {
+                    "kernel": k,
+                    "cache_kb": c // KB,
+                    "enzyme_bytes": e["dram_bytes"]["total"],
+                    "aos_bytes": a["dram_bytes"]["total"],
+                    "aos_norm": _ratio(a["dram_bytes"]["total"], e["dram_bytes"]["total"]),
+                    "enzyme_tape_bytes": e["dram_bytes"]["tape"],
+                    "aos_tape_bytes": a["dram_bytes"]["tape"],
+                    "speedup": _ratio(e["cycles"]["total"], a["cycles"]["total"]),
+                }
+            )
     if result.rows:
         best = min(result.rows, key=lambda r: r["aos_norm"] if r["aos_norm"] is not None else 9)
         result.summary["max_reduction_percent"] = {
-            "value": 100 * (1 - best["aos_norm"]), "kernel": best["kernel"],
+            "value": 100 * (1 - best["aos_norm"]),
+            "kernel": best["kernel"],
             "cache_kb": best["cache_kb"],
         }
         worst = max(result.rows, key=lambda r: r["aos_norm"] or 0)
         result.summary["max_increase_percent"] = {
-            "value": 100 * (worst["aos_norm"] - 1), "kernel": worst["kernel"],
+            "value": 100 * (worst["aos_norm"] - 1),
+            "kernel": worst["kernel"],
             "cache_kb": worst["cache_kb"],
         }
     return result
@@ -325,10 +348,16 @@ def _energy(kernels: list[str], size: str, lookup: Lookup) -> Result:
             base = _ok(lookup, result, enzyme(k, size, 32 * KB, energy))
             if base is None:
                 continue
-            sweep = {c: _ok(lookup, result, tapeflow(k, size, c, energy=energy)) for c in CACHE_SWEEP}
+            sweep = {
+                c: _ok(lookup, result, tapeflow(k, size, c, energy=energy)) for c in CACHE_SWEEP
+            }
             bound = base["cycles"]["total"] * (1 + ISO_PERF_SLACK)
             iso = next(
-                (c for c in CACHE_SWEEP if sweep[c] is not None and sweep[c]["cycles"]["total"] <= bound),  # type: ignore[index]
+                (
+                    c
+                    for c in CACHE_SWEEP
+                    if sweep[c] is not None and sweep[c]["cycles"]["total"] <= bound
+                ),  # type: ignore[index]
                 None,
             )
             configs = dict(TFLOW)
@@ -338,19 +367,23 @@ def _energy(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 ours = sweep.get(cache)
                 if ours is None:
                     continue
-                result.rows.append({
-                    "energy_preset": energy,
-                    "kernel": k,
-                    "config": name,
-                    "cache_kb": cache / KB,
-                    "onchip_pj": ours["energy_pj"]["onchip"],
-                    "onchip_pj_baseline": base["energy_pj"]["onchip"],
-                    "energy_reduction": _ratio(base["energy_pj"]["onchip"], ours["energy_pj"]["onchip"]),
-                    "sram_bytes": ours["sram_bytes"],
-                    "sram_bytes_baseline": base["sram_bytes"],
-                    "sram_reduction": _ratio(base["sram_bytes"], ours["sram_bytes"]),
-                    "cycles_ratio": _ratio(ours["cycles"]["total"], base["cycles"]["total"]),
-                })
+                result.rows.append(
+                    {
+                        "energy_preset": energy,
+                        "kernel": k,
+                        "config": name,
+                        "cache_kb": cache / KB,
+                        "onchip_pj": ours["energy_pj"]["onchip"],
+                        "onchip_pj_baseline": base["energy_pj"]["onchip"],
+                        "energy_reduction": _ratio(
+                            base["energy_pj"]["onchip"], ours["energy_pj"]["onchip"]
+                        ),
+                        "sram_bytes": ours["sram_bytes"],
+                        "sram_bytes_baseline": base["sram_bytes"],
+                        "sram_reduction": _ratio(base["sram_bytes"], ours["sram_bytes"]),
+                        "cycles_ratio": _ratio(ours["cycles"]["total"], base["cycles"]["total"]),
+                    }
+                )
             if iso is None:
                 result.notes.append(
                     f"{k}: no TapeFlow cache from 1 to 128 KB comes within "
@@ -363,14 +396,19 @@ def _energy(kernels: list[str], size: str, lookup: Lookup) -> Result:
         best = max(rows, key=lambda r: r["energy_reduction"] or 0)
         iso = [r for r in rows if r["config"] == "ISO-perf"]
         result.summary[energy] = {
-            "max_energy_reduction": {"value": best["energy_reduction"], "kernel": best["kernel"], "config": best["config"]},
+            "max_energy_reduction": {
+                "value": best["energy_reduction"],
+                "kernel": best["kernel"],
+                "config": best["config"],
+            },
             "sram_reduction_iso_perf": {
                 "min": min((r["sram_reduction"] for r in iso), default=None),
                 "max": max((r["sram_reduction"] for r in iso), default=None),
                 "kernels": len(iso),
             },
             "tflow2k_within_5_percent": sorted(
-                r["kernel"] for r in rows
+                r["kernel"]
+                for r in rows
                 if r["config"] == "Tflow2k" and r["cycles_ratio"] <= 1 + ISO_PERF_SLACK
             ),
         }
@@ -391,18 +429,28 @@ def _tradeoff(kernels: list[str], size: str, lookup: Lookup) -> Result:
                 cacti_base = _ok(lookup, result, enzyme(k, size, 1 * KB, "cacti45"))
                 if r is None or cacti is None or cacti_base is None:
                     continue
-                result.rows.append({
-                    "kernel": k,
-                    "variant": variant,
-                    "cache_kb": c // KB,
-                    "performance": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
-                    "energy_paper": _ratio(r["energy_pj"]["onchip"], base["energy_pj"]["onchip"]),
-                    "energy_cacti45": _ratio(cacti["energy_pj"]["onchip"], cacti_base["energy_pj"]["onchip"]),
-                })
+                result.rows.append(
+                    {
+                        "kernel": k,
+                        "variant": variant,
+                        "cache_kb": c // KB,
+                        "performance": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
+                        "energy_paper": _ratio(
+                            r["energy_pj"]["onchip"], base["energy_pj"]["onchip"]
+                        ),
+                        "energy_cacti45": _ratio(
+                            cacti["energy_pj"]["onchip"], cacti_base["energy_pj"]["onchip"]
+                        ),
+                    }
+                )
     for variant in ("enzyme", "tapeflow"):
         spread = []
         for k in kernels:
-            perf = [r["performance"] for r in result.rows if r["kernel"] == k and r["variant"] == variant]
+            perf = [
+                r["performance"]
+                for r in result.rows
+                if r["kernel"] == k and r["variant"] == variant
+            ]
             if perf:
                 spread.append(max(perf) / min(perf))
         if spread:
@@ -427,15 +475,21 @@ def _scratchpad(kernels: list[str], size: str, lookup: Lookup) -> Result:
             r = _ok(lookup, result, tapeflow(k, size, 32 * KB, s))
             if r is None:
                 continue
-            result.rows.append({
-                "kernel": k,
-                "spad_bytes": s,
-                "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
-                "layers": r["layers"],
-                "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
-                "memory_stall_share": _ratio(r["cycles"].get("memory_stall", 0), r["cycles"]["total"]),
-                "stream_stall_share": _ratio(r["cycles"].get("stream_stall", 0), r["cycles"]["total"]),
-            })
+            result.rows.append(
+                {
+                    "kernel": k,
+                    "spad_bytes": s,
+                    "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
+                    "layers": r["layers"],
+                    "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
+                    "memory_stall_share": _ratio(
+                        r["cycles"].get("memory_stall", 0), r["cycles"]["total"]
+                    ),
+                    "stream_stall_share": _ratio(
+                        r["cycles"].get("stream_stall", 0), r["cycles"]["total"]
+                    ),
+                }
+            )
     gains = {}
     for k in kernels:
         rows = {r["spad_bytes"]: r for r in result.rows if r["kernel"] == k}
@@ -443,7 +497,8 @@ def _scratchpad(kernels: list[str], size: str, lookup: Lookup) -> Result:
             gains[k] = rows[SPAD_SWEEP[-1]]["speedup"] / rows[SPAD_SWEEP[0]]["speedup"] - 1
     if gains:
         result.summary["gain_64B_to_1MB_percent"] = {
-            "min": 100 * min(gains.values()), "max": 100 * max(gains.values()),
+            "min": 100 * min(gains.values()),
+            "max": 100 * max(gains.values()),
             "per_kernel": {k: 100 * g for k, g in gains.items()},
         }
     nn64 = [r for r in result.rows if r["kernel"] == "nn" and r["spad_bytes"] == SPAD_SWEEP[0]]
@@ -478,19 +533,21 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
             first = first or r
             per_cycle = _ratio(r["ops"]["total"], r["cycles"]["total"])
             first_per_cycle = _ratio(first["ops"]["total"], first["cycles"]["total"])
-            result.rows.append({
-                "kernel": UNROLL_KERNEL,
-                "study": "sweep",
-                "unroll": u,
-                # tapeflow-unroll takes the largest divisor of the trip count up to
-                # u: the run's record says which factor ran
-                "unroll_ran": r["hardware"].get("unroll", u),
-                "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
-                "layers": r["layers"],
-                "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
-                "ops_per_cycle": per_cycle,
-                "parallelism_norm": _ratio(per_cycle or 0, first_per_cycle or 0),
-            })
+            result.rows.append(
+                {
+                    "kernel": UNROLL_KERNEL,
+                    "study": "sweep",
+                    "unroll": u,
+                    # tapeflow-unroll takes the largest divisor of the trip count up to
+                    # u: the run's record says which factor ran
+                    "unroll_ran": r["hardware"].get("unroll", u),
+                    "speedup": _ratio(base["cycles"]["total"], r["cycles"]["total"]),
+                    "layers": r["layers"],
+                    "ops_per_layer": _ratio(r["ops"]["total"], r["layers"]),
+                    "ops_per_cycle": per_cycle,
+                    "parallelism_norm": _ratio(per_cycle or 0, first_per_cycle or 0),
+                }
+            )
         sweep = [r for r in result.rows if r["study"] == "sweep"]
         if len(sweep) >= 2 and sweep[0]["speedup"]:
             result.summary["speedup_gain_widest_vs_1"] = sweep[-1]["speedup"] / sweep[0]["speedup"]
@@ -501,23 +558,25 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
         t = _ok(lookup, result, tapeflow(k, size, 32 * KB, unroll=WIDE_UNROLL))
         if e is None or t is None:
             continue
-        result.rows.append({
-            "kernel": k,
-            "study": "fully unrolled",
-            "unroll": "full",
-            "unroll_ran": t["hardware"].get("unroll"),
-            "speedup": _ratio(e["cycles"]["total"], t["cycles"]["total"]),
-            "layers": t["layers"],
-            "ops_per_layer": _ratio(t["ops"]["total"], t["layers"]),
-            "ops_per_cycle": _ratio(t["ops"]["total"], t["cycles"]["total"]),
-            "parallelism_norm": None,
-            "enzyme_ops_per_cycle": _ratio(e["ops"]["total"], e["cycles"]["total"]),
-            "ops_unplaced": t["ops"].get("unplaced"),
-            "enzyme_ops_unplaced": e["ops"].get("unplaced"),
-            "prefetch_distance": t["streams"].get("prefetch_distance"),
-            **_shares(t, ""),
-            **_shares(e, "enzyme_"),
-        })
+        result.rows.append(
+            {
+                "kernel": k,
+                "study": "fully unrolled",
+                "unroll": "full",
+                "unroll_ran": t["hardware"].get("unroll"),
+                "speedup": _ratio(e["cycles"]["total"], t["cycles"]["total"]),
+                "layers": t["layers"],
+                "ops_per_layer": _ratio(t["ops"]["total"], t["layers"]),
+                "ops_per_cycle": _ratio(t["ops"]["total"], t["cycles"]["total"]),
+                "parallelism_norm": None,
+                "enzyme_ops_per_cycle": _ratio(e["ops"]["total"], e["cycles"]["total"]),
+                "ops_unplaced": t["ops"].get("unplaced"),
+                "enzyme_ops_unplaced": e["ops"].get("unplaced"),
+                "prefetch_distance": t["streams"].get("prefetch_distance"),
+                **_shares(t, ""),
+                **_shares(e, "enzyme_"),
+            }
+        )
         note = _loses(k, e, t, "fully unrolled")
         if note:
             result.notes.append(note)
@@ -531,7 +590,10 @@ def _unroll_study(kernels: list[str], size: str, lookup: Lookup) -> Result:
 
 # ------------------------------------------------------------------ ablation
 ABLATION: dict[str, tuple[tuple[str, object], tuple[str, ...]]] = {
-    "straight-line runs not placed": (("mapping.place_straight_line", False), ("enzyme", "tapeflow")),
+    "straight-line runs not placed": (
+        ("mapping.place_straight_line", False),
+        ("enzyme", "tapeflow"),
+    ),
     "dependences in program order": (("mapping.disambiguate", False), ("enzyme", "tapeflow")),
     "streams one layer ahead": (("mapping.runahead", False), ("tapeflow",)),
     "configuration loads free": (("config_cycles_per_op", 0), ("enzyme", "tapeflow")),
@@ -566,22 +628,26 @@ def _ablation(kernels: list[str], size: str, lookup: Lookup) -> Result:
             continue
         speedup = _ratio(e["cycles"]["total"], t["cycles"]["total"])
         for step, (setting, variants) in ABLATION.items():
-            e_off = _ok(lookup, result, _ablated(enzyme(k, size, 32 * KB), setting)) if (
-                "enzyme" in variants
-            ) else e
+            e_off = (
+                _ok(lookup, result, _ablated(enzyme(k, size, 32 * KB), setting))
+                if ("enzyme" in variants)
+                else e
+            )
             t_off = _ok(lookup, result, _ablated(tapeflow(k, size, 32 * KB), setting))
             if e_off is None or t_off is None:
                 continue
-            result.rows.append({
-                "kernel": k,
-                "without": step,
-                "enzyme_cycles": e_off["cycles"]["total"],
-                "tapeflow_cycles": t_off["cycles"]["total"],
-                "enzyme_gain": _ratio(e_off["cycles"]["total"], e["cycles"]["total"]),
-                "tapeflow_gain": _ratio(t_off["cycles"]["total"], t["cycles"]["total"]),
-                "speedup_without": _ratio(e_off["cycles"]["total"], t_off["cycles"]["total"]),
-                "speedup": speedup,
-            })
+            result.rows.append(
+                {
+                    "kernel": k,
+                    "without": step,
+                    "enzyme_cycles": e_off["cycles"]["total"],
+                    "tapeflow_cycles": t_off["cycles"]["total"],
+                    "enzyme_gain": _ratio(e_off["cycles"]["total"], e["cycles"]["total"]),
+                    "tapeflow_gain": _ratio(t_off["cycles"]["total"], t["cycles"]["total"]),
+                    "speedup_without": _ratio(e_off["cycles"]["total"], t_off["cycles"]["total"]),
+                    "speedup": speedup,
+                }
+            )
     for step in ABLATION:
         rows = [r for r in result.rows if r["without"] == step]
         if rows:
@@ -610,46 +676,94 @@ def _table2(kernels: list[str], size: str, lookup: Lookup) -> Result:
         def reported(field: str, paper: TableII | None = paper) -> Any:
             return getattr(paper, field) if paper is not None else None
 
-        result.rows.append({
-            "kernel": k,
-            "class": reported("kernel_class"),
-            "tensors_per_loop": stats.get("tensors_per_loop"),
-            "tensors_per_loop_paper": reported("tensors_per_loop"),
-            "working_set_kb": stats.get("working_set_bytes", 0) / KB,
-            "working_set_k_paper": reported("working_set_k"),
-            "inputs_kb": stats.get("inputs_bytes", 0) / KB,
-            "inputs_k_paper": reported("inputs_k"),
-            # A tape sized at run time has no static size: its measure is the
-            # high-water mark of TapeFlow's slab tape in the run.
-            "tape_kb": (e["tape_bytes"] or t.get("tape_high_water_bytes", 0)) / KB,
-            "layers": t["layers"],
-            "layers_paper": reported("layer_count"),
-        })
+        result.rows.append(
+            {
+                "kernel": k,
+                "class": reported("kernel_class"),
+                "tensors_per_loop": stats.get("tensors_per_loop"),
+                "tensors_per_loop_paper": reported("tensors_per_loop"),
+                "working_set_kb": stats.get("working_set_bytes", 0) / KB,
+                "working_set_k_paper": reported("working_set_k"),
+                "inputs_kb": stats.get("inputs_bytes", 0) / KB,
+                "inputs_k_paper": reported("inputs_k"),
+                # A tape sized at run time has no static size: its measure is the
+                # high-water mark of TapeFlow's slab tape in the run.
+                "tape_kb": (e["tape_bytes"] or t.get("tape_high_water_bytes", 0)) / KB,
+                "layers": t["layers"],
+                "layers_paper": reported("layer_count"),
+            }
+        )
     return result
 
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
     for e in (
-        Experiment("performance", "FWD, REV and total speedup over Enzyme, with hit rates",
-                   "Fig. 10, 11", _performance_points, _performance),
-        Experiment("dram", "DRAM traffic for caches of 1-128 KB, normalised to Enzyme32k",
-                   "Fig. 12", _sweep_points, _dram),
-        Experiment("layout", "Array-of-structs layout alone (tape still through the cache)",
-                   "Fig. 13", _layout_points, _layout),
-        Experiment("energy", "On-chip energy and SRAM: reduction over Enzyme32k, ISO-performance cache",
-                   "Fig. 14", _sweep_points, _energy),
-        Experiment("tradeoff", "Performance against on-chip energy over cache sizes, normalised to Enzyme1k",
-                   "Fig. 15", _sweep_points, _tradeoff),
-        Experiment("scratchpad", "Scratchpad size from 64 B to 1 MB (Tflow32k)",
-                   "Fig. 16", _scratchpad_points, _scratchpad),
-        Experiment("unroll", "Unroll factor on PathFinder, and every kernel fully unrolled",
-                   "Fig. 17, 18", _unroll_points, _unroll_study),
-        Experiment("table2", "Kernel characteristics next to the paper's Table II",
-                   "Table II", _table2_points, _table2),
-        Experiment("ablation", "The mapping's steps beyond the paper, each switched off "
-                   "(Tflow32k against Enzyme32k)", "Sections V-VII", _ablation_points, _ablation,
-                   models=("cgra",), default=False),
+        Experiment(
+            "performance",
+            "FWD, REV and total speedup over Enzyme, with hit rates",
+            "Fig. 10, 11",
+            _performance_points,
+            _performance,
+        ),
+        Experiment(
+            "dram",
+            "DRAM traffic for caches of 1-128 KB, normalised to Enzyme32k",
+            "Fig. 12",
+            _sweep_points,
+            _dram,
+        ),
+        Experiment(
+            "layout",
+            "Array-of-structs layout alone (tape still through the cache)",
+            "Fig. 13",
+            _layout_points,
+            _layout,
+        ),
+        Experiment(
+            "energy",
+            "On-chip energy and SRAM: reduction over Enzyme32k, ISO-performance cache",
+            "Fig. 14",
+            _sweep_points,
+            _energy,
+        ),
+        Experiment(
+            "tradeoff",
+            "Performance against on-chip energy over cache sizes, normalised to Enzyme1k",
+            "Fig. 15",
+            _sweep_points,
+            _tradeoff,
+        ),
+        Experiment(
+            "scratchpad",
+            "Scratchpad size from 64 B to 1 MB (Tflow32k)",
+            "Fig. 16",
+            _scratchpad_points,
+            _scratchpad,
+        ),
+        Experiment(
+            "unroll",
+            "Unroll factor on PathFinder, and every kernel fully unrolled",
+            "Fig. 17, 18",
+            _unroll_points,
+            _unroll_study,
+        ),
+        Experiment(
+            "table2",
+            "Kernel characteristics next to the paper's Table II",
+            "Table II",
+            _table2_points,
+            _table2,
+        ),
+        Experiment(
+            "ablation",
+            "The mapping's steps beyond the paper, each switched off (Tflow32k against Enzyme32k)",
+            "Sections V-VII",
+            _ablation_points,
+            _ablation,
+            models=("cgra",),
+            default=False,
+        ),
     )
 }
 
@@ -658,6 +772,11 @@ DEFAULT_EXPERIMENTS = tuple(name for name, e in EXPERIMENTS.items() if e.default
 (63 more runs of the nine kernels; `--only ...,ablation` adds it)."""
 
 __all__ = [
-    "BREAKDOWN", "DEFAULT_EXPERIMENTS", "EXPERIMENTS", "Experiment", "Result", "breakdown",
+    "BREAKDOWN",
+    "DEFAULT_EXPERIMENTS",
+    "EXPERIMENTS",
+    "Experiment",
+    "Result",
+    "breakdown",
     "geomean",
 ]

@@ -115,9 +115,7 @@ def _align_zero(left: Any, right: Any, left_value: float, values: list[float]) -
     below = max((-v for v in known if v < 0), default=0.0)
     above = max((v for v in known if v > 0), default=0.0)
     room = 1 / LEGEND_ROOM  # the markers stay below the legend, as the bars do
-    span = max(
-        below / share if share > 0 else 0.0, above / (room - share) if share < room else 0.0
-    )
+    span = max(below / share if share > 0 else 0.0, above / (room - share) if share < room else 0.0)
     span = span * 1.1 or 1.0
     right.set_ylim(-share * span, (1 - share) * span)
 
@@ -126,9 +124,15 @@ def _performance(result: Result, ax_grid: Any) -> None:
     rows = [r for r in result.rows if r["baseline"] == "Enzyme32k"]
     kernels = _kernels(rows)
     configs = list(dict.fromkeys(r["config"] for r in rows))
-    for ax, phase in zip(ax_grid, ("fwd", "rev", "total")):
+    for ax, phase in zip(ax_grid, ("fwd", "rev", "total"), strict=False):
         series = {
-            c: [next((r[f"speedup_{phase}"] for r in rows if r["kernel"] == k and r["config"] == c), None) for k in kernels]
+            c: [
+                next(
+                    (r[f"speedup_{phase}"] for r in rows if r["kernel"] == k and r["config"] == c),
+                    None,
+                )
+                for k in kernels
+            ]
             for c in configs
         }
         _bars(ax, kernels, series, f"{phase.upper()} speedup over Enzyme32k (x)")
@@ -141,11 +145,15 @@ def _performance(result: Result, ax_grid: Any) -> None:
                 r = next((r for r in rows if r["kernel"] == k and r["config"] == "Tflow32k"), None)
                 ours = r and r[f"hit_rate_{phase}"]
                 base = r and r[f"hit_rate_{phase}_baseline"]
-                change.append(100 * (ours - base) if ours is not None and base is not None else np.nan)
+                change.append(
+                    100 * (ours - base) if ours is not None and base is not None else np.nan
+                )
             twin = ax.twinx()
             twin.plot(np.arange(len(kernels)), change, "D", color="C3", markersize=5)
             twin.axhline(0.0, color="C3", linewidth=0.6, linestyle=":")
-            twin.set_ylabel("hit rate, Tflow32k minus Enzyme32k\n(points; 0 at the 1.0x line)", color="C3")
+            twin.set_ylabel(
+                "hit rate, Tflow32k minus Enzyme32k\n(points; 0 at the 1.0x line)", color="C3"
+            )
             _align_zero(ax, twin, 1.0, change)
 
 
@@ -156,10 +164,27 @@ def _dram(result: Result, axes: Any) -> None:
     for ax, k in zip(axes, _kernels(result.rows), strict=True):
         # Enzyme's hollow, larger markers stay visible where TapeFlow's line covers it.
         for variant, style, color, size in (("enzyme", "--", "C0", 8), ("tapeflow", "-", "C1", 4)):
-            ys = [next((r[f"{variant}_norm"] for r in result.rows if r["kernel"] == k and r["cache_kb"] == c), None) for c in caches]
-            ax.plot(caches, [np.nan if y is None else y for y in ys], style, marker="o", color=color,
-                    markersize=size, fillstyle="none" if variant == "enzyme" else "full",
-                    label="TapeFlow" if variant == "tapeflow" else "Enzyme")
+            ys = [
+                next(
+                    (
+                        r[f"{variant}_norm"]
+                        for r in result.rows
+                        if r["kernel"] == k and r["cache_kb"] == c
+                    ),
+                    None,
+                )
+                for c in caches
+            ]
+            ax.plot(
+                caches,
+                [np.nan if y is None else y for y in ys],
+                style,
+                marker="o",
+                color=color,
+                markersize=size,
+                fillstyle="none" if variant == "enzyme" else "full",
+                label="TapeFlow" if variant == "tapeflow" else "Enzyme",
+            )
         ax.set_title(k)
         ax.set_xscale("log", base=2)
         _value_scale(ax, [y for line in ax.get_lines() for y in line.get_ydata()])
@@ -187,7 +212,13 @@ def _layout(result: Result, ax: Any) -> None:
     kernels = _kernels(result.rows)
     caches = sorted({r["cache_kb"] for r in result.rows})
     series = {
-        f"cache {c}k": [next((r["aos_norm"] for r in result.rows if r["kernel"] == k and r["cache_kb"] == c), None) for k in kernels]
+        f"cache {c}k": [
+            next(
+                (r["aos_norm"] for r in result.rows if r["kernel"] == k and r["cache_kb"] == c),
+                None,
+            )
+            for k in kernels
+        ]
         for c in caches
     }
     _bars(ax, kernels, series, "DRAM bytes, AoS / Enzyme's SoA")
@@ -196,12 +227,18 @@ def _layout(result: Result, ax: Any) -> None:
 
 
 def _energy(result: Result, axes: Any) -> None:
-    for ax, preset in zip(axes, ("paper", "cacti45")):
+    for ax, preset in zip(axes, ("paper", "cacti45"), strict=False):
         rows = [r for r in result.rows if r["energy_preset"] == preset]
         kernels = _kernels(rows)
         configs = list(dict.fromkeys(r["config"] for r in rows))
         series = {
-            c: [next((r["energy_reduction"] for r in rows if r["kernel"] == k and r["config"] == c), None) for k in kernels]
+            c: [
+                next(
+                    (r["energy_reduction"] for r in rows if r["kernel"] == k and r["config"] == c),
+                    None,
+                )
+                for k in kernels
+            ]
             for c in configs
         }
         _bars(ax, kernels, series, "on-chip energy reduction over Enzyme32k (x)")
@@ -214,16 +251,30 @@ def _tradeoff(result: Result, axes: Any) -> None:
     sweep, both variants, normalised to that kernel's Enzyme1k."""
     for ax, k in zip(axes, _kernels(result.rows), strict=True):
         for variant, marker, color in (("enzyme", "o", "C0"), ("tapeflow", "^", "C1")):
-            rows = sorted((r for r in result.rows if r["kernel"] == k and r["variant"] == variant),
-                          key=lambda r: r["cache_kb"])
+            rows = sorted(
+                (r for r in result.rows if r["kernel"] == k and r["variant"] == variant),
+                key=lambda r: r["cache_kb"],
+            )
             xs = [r["energy_paper"] for r in rows]
             ys = [r["performance"] for r in rows]
-            ax.plot(xs, ys, marker=marker, linestyle="-" if variant == "tapeflow" else ":", color=color,
-                    label="TapeFlow" if variant == "tapeflow" else "Enzyme")
+            ax.plot(
+                xs,
+                ys,
+                marker=marker,
+                linestyle="-" if variant == "tapeflow" else ":",
+                color=color,
+                label="TapeFlow" if variant == "tapeflow" else "Enzyme",
+            )
             for r, x, y in zip(rows, xs, ys, strict=True):
                 if r["cache_kb"] in (rows[0]["cache_kb"], rows[-1]["cache_kb"]) and x and y:
-                    ax.annotate(f"{r['cache_kb']}k", (x, y), fontsize="x-small", color=color,
-                                textcoords="offset points", xytext=(3, 3))
+                    ax.annotate(
+                        f"{r['cache_kb']}k",
+                        (x, y),
+                        fontsize="x-small",
+                        color=color,
+                        textcoords="offset points",
+                        xytext=(3, 3),
+                    )
         ax.set_title(k)
         ax.set_xscale("log")
         ax.set_xlabel("on-chip energy / Enzyme1k's ('paper')")
@@ -235,10 +286,22 @@ def _tradeoff(result: Result, axes: Any) -> None:
 def _scratchpad(result: Result, ax: Any) -> None:
     for i, k in enumerate(_kernels(result.rows)):
         rows = sorted((r for r in result.rows if r["kernel"] == k), key=lambda r: r["spad_bytes"])
-        ax.plot([r["spad_bytes"] for r in rows], [r["speedup"] for r in rows], marker="o", color=f"C{i}", label=k)
+        ax.plot(
+            [r["spad_bytes"] for r in rows],
+            [r["speedup"] for r in rows],
+            marker="o",
+            color=f"C{i}",
+            label=k,
+        )
     ax.set_xscale("log", base=2)
     sizes = sorted({r["spad_bytes"] for r in result.rows})
-    ax.set_xticks(sizes, [f"{s // 1024**2} MB" if s >= 1024**2 else f"{s // 1024} KB" if s >= 1024 else f"{s} B" for s in sizes])
+    ax.set_xticks(
+        sizes,
+        [
+            f"{s // 1024**2} MB" if s >= 1024**2 else f"{s // 1024} KB" if s >= 1024 else f"{s} B"
+            for s in sizes
+        ],
+    )
     ax.set_xlabel("scratchpad size")
     ax.set_ylabel("speedup over Enzyme32k (x)")
     ax.axhline(1.0, color="black", linewidth=0.8)
@@ -270,8 +333,12 @@ def _unroll(result: Result, axes: Any) -> None:
     ax.set_title("Fig. 17: deep vs shallow layer graphs")
     wide = [r for r in result.rows if r["study"] != "sweep"]
     if wide:
-        _bars(axes[1], [r["kernel"] for r in wide], {"TapeFlow over Enzyme": [r["speedup"] for r in wide]},
-              "speedup, both unrolled (x)")
+        _bars(
+            axes[1],
+            [r["kernel"] for r in wide],
+            {"TapeFlow over Enzyme": [r["speedup"] for r in wide]},
+            "speedup, both unrolled (x)",
+        )
         axes[1].axhline(1.0, color="black", linewidth=0.8)
     axes[1].set_title("Fig. 18 analogue: every tape loop fully unrolled")
 
@@ -281,23 +348,39 @@ def _table2(result: Result, axes: Any) -> None:
     ours (KB, x axis) against the paper's (its "K", y axis): never two units on
     one axis."""
     kernels = _kernels(result.rows)
-    _bars(axes[0], kernels, {
-        "ours": [r["layers"] for r in result.rows], "paper": [r["layers_paper"] for r in result.rows],
-    }, "layer count")
+    _bars(
+        axes[0],
+        kernels,
+        {
+            "ours": [r["layers"] for r in result.rows],
+            "paper": [r["layers_paper"] for r in result.rows],
+        },
+        "layer count",
+    )
     axes[0].set_yscale("log")
     layers = [v for r in result.rows for v in (r["layers"], r["layers_paper"]) if v]
     axes[0].set_ylim(min(layers, default=1) / 1.5, max(layers, default=10) * 8)
     _legend_above_bars(axes[0], 2)
     axes[0].set_title("layers")
-    for ax, (ours, paper, what) in zip(axes[1:], (  # noqa: B905 - two panels, two pairs
-        ("working_set_kb", "working_set_k_paper", "working set"),
-        ("inputs_kb", "inputs_k_paper", "inputs"),
-    )):
+    for ax, (ours, paper, what) in zip(
+        axes[1:],
+        (  # noqa: B905 - two panels, two pairs
+            ("working_set_kb", "working_set_k_paper", "working set"),
+            ("inputs_kb", "inputs_k_paper", "inputs"),
+        ),
+        strict=False,
+    ):
         for i, r in enumerate(result.rows):
             x, y = r[ours], r[paper]
             if x and y:
                 ax.plot([x], [y], "o", color=f"C{i % 10}")
-                ax.annotate(r["kernel"], (x, y), fontsize="x-small", textcoords="offset points", xytext=(3, 3))
+                ax.annotate(
+                    r["kernel"],
+                    (x, y),
+                    fontsize="x-small",
+                    textcoords="offset points",
+                    xytext=(3, 3),
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         for axis in (ax.xaxis, ax.yaxis):
@@ -321,7 +404,11 @@ def _ablation(result: Result, ax: Any) -> None:
         if step is None:
             return row["speedup"] if row else None
         return next(
-            (r["speedup_without"] for r in result.rows if r["kernel"] == k and r["without"] == step),
+            (
+                r["speedup_without"]
+                for r in result.rows
+                if r["kernel"] == k and r["without"] == step
+            ),
             None,
         )
 
@@ -355,7 +442,9 @@ def figure(result: Result, title: str, size: str | None = None) -> Any:
     if result.name in _PER_KERNEL:
         count = len(_kernels(result.rows))
         nrows, ncols = _panels(count)
-        fig, grid = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows + 0.6), squeeze=False)
+        fig, grid = plt.subplots(
+            nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows + 0.6), squeeze=False
+        )
         axes = [ax for row in grid for ax in row]
         for ax in axes[count:]:
             ax.set_visible(False)
@@ -377,7 +466,11 @@ def suptitle(fig: Any, text: str) -> None:
 
 
 def draw(
-    result: Result, title: str, path: Path, formats: Sequence[str] = ("png",), size: str | None = None
+    result: Result,
+    title: str,
+    path: Path,
+    formats: Sequence[str] = ("png",),
+    size: str | None = None,
 ) -> list[str]:
     """Write the experiment's figure as `path` with each format's suffix; the
     names written (none if it has no rows to draw)."""

@@ -98,7 +98,11 @@ class Group:
     """A user's kernel; None for one of the nine in `tapeflow_benchmarks`."""
 
     def label(self) -> str:
-        text = f"{self.kernel}/{self.size} {self.variant}" if self.size else f"{self.kernel} {self.variant}"
+        text = (
+            f"{self.kernel}/{self.size} {self.variant}"
+            if self.size
+            else f"{self.kernel} {self.variant}"
+        )
         if self.variant == "tapeflow":
             text += f" spad {_bytes(self.spad_bytes)}"
         if self.unroll == FULL_UNROLL:
@@ -139,7 +143,10 @@ class Point:
         """The point's `hardware` record (`targets.provenance.hardware_record`)."""
         g = self.group
         return hardware_record(
-            self.hardware(), model=g.model, variant=g.variant, unroll=g.unroll,
+            self.hardware(),
+            model=g.model,
+            variant=g.variant,
+            unroll=g.unroll,
             simulated=timing_model(g.model).fields,
         )
 
@@ -197,7 +204,11 @@ def _bytes(n: int) -> str:
 
 
 _FINGERPRINTED = (
-    "tapeflow_dialects", "lowering", "sim", "targets", "tapeflow_benchmarks/kernels",
+    "tapeflow_dialects",
+    "lowering",
+    "sim",
+    "targets",
+    "tapeflow_benchmarks/kernels",
     "tapeflow_benchmarks/harness/runner.py",
 )
 
@@ -234,6 +245,14 @@ def grouped(points: list[Point]) -> dict[Group, list[Point]]:
 
 
 __all__ = [
-    "FULL_UNROLL", "KB", "Group", "KernelSource", "Point", "Setting", "code_fingerprint",
-    "grouped", "with_model", "with_setting",
+    "FULL_UNROLL",
+    "KB",
+    "Group",
+    "KernelSource",
+    "Point",
+    "Setting",
+    "code_fingerprint",
+    "grouped",
+    "with_model",
+    "with_setting",
 ]

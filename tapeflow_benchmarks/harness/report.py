@@ -94,8 +94,14 @@ def headline(results: dict[str, Result]) -> list[dict[str, Any]]:
 
 
 HEADLINE_COLUMNS = [
-    "kernel", "Tflow32k speedup", "Tflow2k speedup", "Tflow1k speedup", "DRAM reduction (32k)",
-    "energy reduction (Tflow32k)", "ISO-perf cache", "SRAM reduction",
+    "kernel",
+    "Tflow32k speedup",
+    "Tflow2k speedup",
+    "Tflow1k speedup",
+    "DRAM reduction (32k)",
+    "energy reduction (Tflow32k)",
+    "ISO-perf cache",
+    "SRAM reduction",
 ]
 
 
@@ -116,8 +122,6 @@ def write(
     with atomic_directory(out) as temp:
         names = _write_into(temp, meta, results, claims, runs, formats)
     return [out / "figures" / name for name in names]
-
-
 
 
 def figure_name(name: str, model: str) -> str:
@@ -166,15 +170,21 @@ def _write_into(
                 "title": EXPERIMENTS[name].title,
                 "paper": EXPERIMENTS[name].paper,
                 "summary": {m: by_name[name].summary for m, by_name in results.items()},
-                "rows": [{"model": m, **r} for m, by_name in results.items() for r in by_name[name].rows],
-                "notes": [f"[{m}] {n}" for m, by_name in results.items() for n in by_name[name].notes],
+                "rows": [
+                    {"model": m, **r} for m, by_name in results.items() for r in by_name[name].rows
+                ],
+                "notes": [
+                    f"[{m}] {n}" for m, by_name in results.items() for n in by_name[name].notes
+                ],
             }
             for name in _names(results)
         },
         "claims": [claim_record(c) for c in claims],
         "runs": [{**point_fields(p, r), "report": r} for p, r in ordered],
     }
-    (out / "results.json").write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    (out / "results.json").write_text(
+        json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8"
+    )
     (out / "report.md").write_text(
         _markdown(meta, results, claims, shown, programs), encoding="utf-8"
     )
@@ -182,31 +192,100 @@ def _write_into(
 
 
 _ROW_COLUMNS = {
-    "performance": ["kernel", "config", "baseline", "speedup_fwd", "speedup_rev", "speedup_total",
-                    "hit_rate_fwd_baseline", "hit_rate_fwd", "hit_rate_rev_baseline", "hit_rate_rev",
-                    "stall_share_baseline", "stall_share", "stream_stall_share",
-                    "prefetch_distance", "ops_unplaced", "ops_unplaced_baseline"],
-    "dram": ["kernel", "cache_kb", "enzyme_norm", "tapeflow_norm", "reduction",
-             "enzyme_tape_bytes", "tapeflow_tape_bytes", "authors_reduction"],
+    "performance": [
+        "kernel",
+        "config",
+        "baseline",
+        "speedup_fwd",
+        "speedup_rev",
+        "speedup_total",
+        "hit_rate_fwd_baseline",
+        "hit_rate_fwd",
+        "hit_rate_rev_baseline",
+        "hit_rate_rev",
+        "stall_share_baseline",
+        "stall_share",
+        "stream_stall_share",
+        "prefetch_distance",
+        "ops_unplaced",
+        "ops_unplaced_baseline",
+    ],
+    "dram": [
+        "kernel",
+        "cache_kb",
+        "enzyme_norm",
+        "tapeflow_norm",
+        "reduction",
+        "enzyme_tape_bytes",
+        "tapeflow_tape_bytes",
+        "authors_reduction",
+    ],
     "layout": ["kernel", "cache_kb", "aos_norm", "enzyme_tape_bytes", "aos_tape_bytes", "speedup"],
-    "energy": ["energy_preset", "kernel", "config", "cache_kb", "energy_reduction", "sram_bytes",
-               "sram_reduction", "cycles_ratio"],
+    "energy": [
+        "energy_preset",
+        "kernel",
+        "config",
+        "cache_kb",
+        "energy_reduction",
+        "sram_bytes",
+        "sram_reduction",
+        "cycles_ratio",
+    ],
     "tradeoff": ["kernel", "variant", "cache_kb", "performance", "energy_paper", "energy_cacti45"],
-    "scratchpad": ["kernel", "spad_bytes", "speedup", "layers", "ops_per_layer",
-                   "memory_stall_share", "stream_stall_share"],
-    "unroll": ["kernel", "study", "unroll", "unroll_ran", "speedup", "layers", "ops_per_layer",
-               "ops_per_cycle", "parallelism_norm", "enzyme_ops_per_cycle", "ops_unplaced",
-               "enzyme_ops_unplaced",
-               *(f"{prefix}{part}" for prefix in ("", "enzyme_") for part in BREAKDOWN)],
-    "ablation": ["kernel", "without", "enzyme_cycles", "tapeflow_cycles", "enzyme_gain",
-                 "tapeflow_gain", "speedup_without", "speedup"],
-    "table2": ["kernel", "class", "tensors_per_loop", "tensors_per_loop_paper", "working_set_kb",
-               "working_set_k_paper", "inputs_kb", "inputs_k_paper", "tape_kb", "layers", "layers_paper"],
+    "scratchpad": [
+        "kernel",
+        "spad_bytes",
+        "speedup",
+        "layers",
+        "ops_per_layer",
+        "memory_stall_share",
+        "stream_stall_share",
+    ],
+    "unroll": [
+        "kernel",
+        "study",
+        "unroll",
+        "unroll_ran",
+        "speedup",
+        "layers",
+        "ops_per_layer",
+        "ops_per_cycle",
+        "parallelism_norm",
+        "enzyme_ops_per_cycle",
+        "ops_unplaced",
+        "enzyme_ops_unplaced",
+        *(f"{prefix}{part}" for prefix in ("", "enzyme_") for part in BREAKDOWN),
+    ],
+    "ablation": [
+        "kernel",
+        "without",
+        "enzyme_cycles",
+        "tapeflow_cycles",
+        "enzyme_gain",
+        "tapeflow_gain",
+        "speedup_without",
+        "speedup",
+    ],
+    "table2": [
+        "kernel",
+        "class",
+        "tensors_per_loop",
+        "tensors_per_loop_paper",
+        "working_set_kb",
+        "working_set_k_paper",
+        "inputs_kb",
+        "inputs_k_paper",
+        "tape_kb",
+        "layers",
+        "layers_paper",
+    ],
 }
 
 
 def _markdown(
-    meta: dict[str, Any], results: Models, claims: list[Comparison],
+    meta: dict[str, Any],
+    results: Models,
+    claims: list[Comparison],
     figures: dict[tuple[str, str], str] | None = None,
     programs: list[dict[str, Any]] | None = None,
 ) -> str:
@@ -258,8 +337,12 @@ def _markdown(
                 lines += [f"### {model} model", ""]
             if result.rows:
                 figure = (figures or {}).get((name, model), f"{figure_name(name, model)}.png")
-                lines += [f"![{name}, {model}](figures/{figure})", "",
-                          f"Data: `csv/{name}.csv` (rows with model `{model}`).", ""]
+                lines += [
+                    f"![{name}, {model}](figures/{figure})",
+                    "",
+                    f"Data: `csv/{name}.csv` (rows with model `{model}`).",
+                    "",
+                ]
                 lines.append(markdown_table(result.rows, _ROW_COLUMNS.get(name)))
             for note in result.notes:
                 lines.append(f"- {note}")

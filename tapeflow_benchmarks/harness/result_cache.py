@@ -160,7 +160,8 @@ class ResultCache:
             raise ValueError(f"is a JSON {type(entry).__name__}, not a cache entry")
         if entry.get("format") != FORMAT or set(entry) != {"format", "key", "sha256", "report"}:
             raise ValueError(
-                f"is not a format-{FORMAT} cache entry (fields: {', '.join(sorted(entry)) or 'none'})"
+                f"is not a format-{FORMAT} cache entry "
+                f"(fields: {', '.join(sorted(entry)) or 'none'})"
             )
         if entry["key"] != point.key():
             raise ValueError("was computed for another point (its key differs)")
@@ -201,5 +202,10 @@ class ResultCache:
 
 
 __all__ = [
-    "FORMAT", "POINT_REPORT_SCHEMA", "ResultCache", "SchemaError", "check_report", "checksum",
+    "FORMAT",
+    "POINT_REPORT_SCHEMA",
+    "ResultCache",
+    "SchemaError",
+    "check_report",
+    "checksum",
 ]

@@ -78,8 +78,15 @@ from tapeflow_tools.frontend import parse_module_text
 Report = dict[str, Any]
 
 _COST = {  # relative run time of each kernel at paper size, to start long groups first
-    "lenet": 40, "matdescent": 6, "gravity": 6, "pathfinder": 5, "massspring": 2,
-    "somier": 1.5, "nn": 1, "logsum": 1, "mttkrp": 1,
+    "lenet": 40,
+    "matdescent": 6,
+    "gravity": 6,
+    "pathfinder": 5,
+    "massspring": 2,
+    "somier": 1.5,
+    "nn": 1,
+    "logsum": 1,
+    "mttkrp": 1,
 }
 
 
@@ -186,8 +193,14 @@ def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Poin
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in lowered.args]
     stats = dict(lowered.stats)
     execution = simulator.execute(
-        lowered.module, lowered.function, args, hardware, lowered.tape_bytes,
-        variant=group.variant, unroll=group.unroll, model=group.model,
+        lowered.module,
+        lowered.function,
+        args,
+        hardware,
+        lowered.tape_bytes,
+        variant=group.variant,
+        unroll=group.unroll,
+        model=group.model,
     )
     if stats:
         lines = np.unique(execution.addresses >> 6)
@@ -312,7 +325,10 @@ def run_points(
         bundles.setdefault(replace(group, model=DEFAULT_MODEL), []).append((group, group_points))
     todo = sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
     bar = tqdm(
-        total=sum(len(bundle) for _, bundle in todo), unit="run", disable=not progress, dynamic_ncols=True,
+        total=sum(len(bundle) for _, bundle in todo),
+        unit="run",
+        disable=not progress,
+        dynamic_ncols=True,
         desc="tapeflow-bench",
     )
 
@@ -339,7 +355,8 @@ def run_points(
             owned = pool is None
             executor = (
                 ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
-                if pool is None else pool
+                if pool is None
+                else pool
             )
             running: dict[
                 Future[list[tuple[Point, Report]]], tuple[Group, list[tuple[Group, list[Point]]]]
@@ -353,14 +370,18 @@ def run_points(
                             with _sigint_blocked():
                                 future = executor.submit(_run_group_job, bundle)
                             running[future] = (group, bundle)
-                        bar.set_postfix_str(" | ".join(_bundle_label(b) for _, b in running.values()))
+                        bar.set_postfix_str(
+                            " | ".join(_bundle_label(b) for _, b in running.values())
+                        )
                         done, _ = wait(running, return_when=FIRST_COMPLETED)
                         for future in done:
                             group, bundle = running.pop(future)
                             try:
                                 pairs = future.result()
                             except Exception as err:  # noqa: BLE001 - a worker lost, not a run's error
-                                message = f"the worker running it failed: {type(err).__name__}: {err}"
+                                message = (
+                                    f"the worker running it failed: {type(err).__name__}: {err}"
+                                )
                                 pairs = [
                                     (p, {"error": message.strip()}) for _, ps in bundle for p in ps
                                 ]

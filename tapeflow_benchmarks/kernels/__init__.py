@@ -97,9 +97,7 @@ def central_differences(
     return numeric
 
 
-def finite_difference_check(
-    key: str, preset: str = "small", rel_step: float = 1e-6
-) -> float:
+def finite_difference_check(key: str, preset: str = "small", rel_step: float = 1e-6) -> float:
     """The norm-wise relative difference between the autograd gradient that
     `Kernel.expected` reports for the shadows and central finite differences of the
     numpy primal. A sign, index or seed mistake in a reference shows as an O(1)

@@ -25,9 +25,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m tapeflow_benchmarks.kernels", description=__doc__.strip().splitlines()[0]
     )
-    parser.add_argument(
-        "key", nargs="?", choices=sorted(ALL_KERNELS), help="kernel to print"
-    )
+    parser.add_argument("key", nargs="?", choices=sorted(ALL_KERNELS), help="kernel to print")
     parser.add_argument("--preset", choices=PRESETS, default="small")
     parser.add_argument(
         "--write",

@@ -26,9 +26,9 @@ numpy primal alone, independently of any MLIR.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-import re
 from string import Template
 from textwrap import dedent, indent
 from typing import Any, TypeAlias
@@ -43,9 +43,7 @@ Sizes: TypeAlias = Mapping[str, int]
 Array: TypeAlias = Any
 """A float64 numpy array, or the autograd box that stands for one while tracing."""
 
-Primal: TypeAlias = Callable[
-    [Sizes, Mapping[str, Array]], tuple[Array | None, dict[str, Array]]
-]
+Primal: TypeAlias = Callable[[Sizes, Mapping[str, Array]], tuple[Array | None, dict[str, Array]]]
 """Initial contents by parameter name -> (scalar result or None, final contents of
 every parameter the primal writes)."""
 
@@ -131,7 +129,10 @@ def unrolled_body(
         if k:
             names.update({f"%{arg}": f"{value}_u{k - 1}" for arg, value in carried.items()})
             out.append(f"%{iv}_u{k} = arith.addi %{iv}, %c{k} : index")
-        out += [_SSA_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), line) for line in lines]
+        out += [
+            _SSA_NAME.sub(lambda m, names=names: names.get(m.group(0), m.group(0)), line)
+            for line in lines
+        ]
     last = {arg: f"{value}_u{factor - 1}" for arg, value in carried.items()}
     return "\n".join(out), last
 
@@ -146,9 +147,7 @@ def render(template: str, **values: object) -> str:
         if line.strip().startswith("$") and name.isidentifier() and name in values:
             if not str(values[name]):
                 continue
-            lines.append(
-                indent(str(values[name]), line[: len(line) - len(line.lstrip())])
-            )
+            lines.append(indent(str(values[name]), line[: len(line) - len(line.lstrip())]))
         else:
             lines.append(Template(line).substitute(values))
     return "\n".join(lines) + "\n"
@@ -249,9 +248,7 @@ class Kernel:
         operands = [f"%{a.name}" for a in args]
         types = [a.type for a in args]
         activity = ", ".join(
-            "#enzyme.activity<enzyme_dup>"
-            if p.active
-            else "#enzyme.activity<enzyme_const>"
+            "#enzyme.activity<enzyme_dup>" if p.active else "#enzyme.activity<enzyme_const>"
             for p in params
         )
         signature = ", ".join(f"%{a.name}: {a.type}" for a in args)
@@ -343,9 +340,7 @@ class Kernel:
                 f"the parameters written are {sorted(written)}"
             )
         if (result is None) == self.returns_scalar:
-            raise ValueError(
-                f"{self.key}: the primal's result contradicts returns_scalar"
-            )
+            raise ValueError(f"{self.key}: the primal's result contradicts returns_scalar")
         return result, {**values, **finals}
 
     def objective(
@@ -365,9 +360,7 @@ class Kernel:
 
         return phi, {name: values[name] for name in seeds}
 
-    def expected(
-        self, preset: str, inputs: Sequence[np.ndarray]
-    ) -> dict[str, np.ndarray]:
+    def expected(self, preset: str, inputs: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """What the caller leaves behind: `arg<i>` for every caller argument (primal
         buffers after the call, shadows holding their accumulated adjoints) and
         `result0` for the returned f64, if any."""

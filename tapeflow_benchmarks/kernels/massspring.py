@@ -197,9 +197,7 @@ def body(s: Sizes) -> str:
         }
         return
         """,
-        consts=index_constants(
-            0, 1, 2, 3, 4, h, SINES, o, springs, goal_col, goal_col + 1
-        ),
+        consts=index_constants(0, 1, 2, 3, 4, h, SINES, o, springs, goal_col, goal_col + 1),
         H=h,
         O=o,
         S=springs,

@@ -93,9 +93,7 @@ def body(s: Sizes) -> str:
         return
         """,
         consts=index_constants(*range(u + 1), n_i, n_j // u, n_k, n_l),
-        hoisted=""
-        if reload
-        else f"%b = memref.load %B[%i, %k, %l] : {memref((n_i, n_k, n_l))}",
+        hoisted="" if reload else f"%b = memref.load %B[%i, %k, %l] : {memref((n_i, n_k, n_l))}",
         copies=render(
             copies,
             at=memref((n_i, n_j)),

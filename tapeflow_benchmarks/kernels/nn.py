@@ -112,9 +112,7 @@ def body(s: Sizes) -> str:
         return %loss : f64
         """,
         consts=index_constants(*range(u + 1), s["S"] // u, s["L"], s["label"]),
-        copies=render(
-            copies, wt=memref((s["L"], s["S"])), pt=memref((s["S"],))
-        ).rstrip("\n"),
+        copies=render(copies, wt=memref((s["L"], s["S"])), pt=memref((s["S"],))).rstrip("\n"),
         last=last["acc"],
         jv="%j_trip" if u > 1 else "%j",
         trips=s["S"] // u,

@@ -34,10 +34,10 @@ pointer is not expressible with typed activities, so dst keeps its shadow here.
 
 from __future__ import annotations
 
+from textwrap import indent
+
 import autograd.numpy as anp
 import numpy as np
-
-from textwrap import indent
 
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
@@ -99,7 +99,11 @@ def _authors_row_step(prefix: str, t: str, read: str, write: str, s: Sizes) -> s
     u, cells = s["U"], s["C"] - 1
     trips, rest = divmod(cells, u)
     values = dict(
-        p=prefix, t=t, read=read, write=write, right_bound=s["C"] - 2,
+        p=prefix,
+        t=t,
+        read=read,
+        write=write,
+        right_bound=s["C"] - 2,
         ty=memref((s["R"], s["C"])),
     )
     main, _ = unrolled_body(render(_CELL, iv=f"{prefix}_n", **values), f"{prefix}_n", u, first=1)

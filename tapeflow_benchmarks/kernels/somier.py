@@ -99,7 +99,10 @@ def _neighbour(n: int, offset: tuple[int, int, int], t: str, reload: bool = Fals
     distance = _RELOADED_DISTANCE if reload else _DISTANCE
     loads = [render(distance, n=n, c=c, at=at, t=t) for c in range(3)]
     if not reload:  # the three loads first, then the three differences
-        loads = ["".join(x.splitlines(True)[0] for x in loads), "".join(x.splitlines(True)[1] for x in loads)]
+        loads = [
+            "".join(x.splitlines(True)[0] for x in loads),
+            "".join(x.splitlines(True)[1] for x in loads),
+        ]
     return render(
         _NEIGHBOUR,
         n=n,

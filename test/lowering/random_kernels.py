@@ -189,7 +189,6 @@ class _Writer:
         target = draw(st.sampled_from(self.arrays))
         depth = len(target.dims)
         ivs: list[str] = []
-        results: list[tuple[str, str]] = []
         acc = accumulator
         opened: list[tuple[str, str]] = []  # (result name, iter arg) per loop
         for d, extent in enumerate(target.dims):
@@ -216,14 +215,14 @@ class _Writer:
             if array is not target and not draw(st.booleans()):
                 continue
             value = self.fresh()
-            self.emit(inner, f"{value} = memref.load %{array.name}[{', '.join(index)}] : {array.type}")
+            self.emit(
+                inner, f"{value} = memref.load %{array.name}[{', '.join(index)}] : {array.type}"
+            )
             leaves.append((value, array.element))
             if array is target:
                 target_value = value
         assert target_value is not None
-        gatherable = self.gather is not None and any(
-            a.dims[0] == self.gather for a in self.arrays
-        )
+        gatherable = self.gather is not None and any(a.dims[0] == self.gather for a in self.arrays)
         if gatherable and draw(st.booleans()):
             leaves.append(self.gathered(inner, ivs[-1]))
         t = draw(st.sampled_from(self.floats))
@@ -282,7 +281,9 @@ class _Writer:
         j, value = self.fresh("j"), self.fresh()
         self.emit(indent, f"{j} = memref.load %p[{iv}] : memref<{INDEX_TABLE}xindex>")
         rest = [self.index(0)] * (len(array.dims) - 1)
-        self.emit(indent, f"{value} = memref.load %{array.name}[{', '.join([j, *rest])}] : {array.type}")
+        self.emit(
+            indent, f"{value} = memref.load %{array.name}[{', '.join([j, *rest])}] : {array.type}"
+        )
         if draw(st.booleans()):
             step, wrapped = self.fresh(), self.fresh()
             self.emit(indent, f"{step} = arith.addi {j}, {self.index(1)} : index")
@@ -298,7 +299,7 @@ class _Writer:
             return None
         for start in (0, len(ivs) - n):  # the outermost ivs, or the innermost
             extents = dims[start : start + n]
-            if all(e <= a for e, a in zip(extents, array.dims)):
+            if all(e <= a for e, a in zip(extents, array.dims, strict=False)):
                 return ivs[start : start + n]
         return None
 
@@ -360,13 +361,22 @@ def kernels(
     table = [f"%p: memref<{INDEX_TABLE}xindex>"] if gather is not None else []
     params = ", ".join([*(f"%{a.name}: {a.type}" for a in arrays), *table])
     body = writer.lines
-    primal = [f"func.func @k({params}) -> f64 {{", *writer.constants(), *body, f"  func.return {acc} : f64", "}"]
+    primal = [
+        f"func.func @k({params}) -> f64 {{",
+        *writer.constants(),
+        *body,
+        f"  func.return {acc} : f64",
+        "}",
+    ]
     grad_params = ", ".join(
         [*(f"%{a.name}: {a.type}, %d_{a.name}: {a.type}" for a in arrays), *table]
     )
     operands = ", ".join([*(f"%{a.name}, %d_{a.name}" for a in arrays), *(["%p"] if table else [])])
     types = ", ".join(
-        [*(f"{a.type}, {a.type}" for a in arrays), *([f"memref<{INDEX_TABLE}xindex>"] if table else [])]
+        [
+            *(f"{a.type}, {a.type}" for a in arrays),
+            *([f"memref<{INDEX_TABLE}xindex>"] if table else []),
+        ]
     )
     activity = ", ".join(
         [
@@ -382,7 +392,9 @@ def kernels(
         "  func.return %r : f64",
         "}",
     ]
-    text = "// A random kernel (test/lowering/random_kernels.py)\n" + "\n".join(primal + caller) + "\n"
+    text = (
+        "// A random kernel (test/lowering/random_kernels.py)\n" + "\n".join(primal + caller) + "\n"
+    )
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     inputs: dict[str, np.ndarray] = {}

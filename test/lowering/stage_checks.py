@@ -68,7 +68,9 @@ def same_bits(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str | 
         if a.tobytes() != b.tobytes():
             flat_a, flat_b = a.reshape(-1), b.reshape(-1)
             where = next(
-                i for i in range(flat_a.size) if flat_a[i : i + 1].tobytes() != flat_b[i : i + 1].tobytes()
+                i
+                for i in range(flat_a.size)
+                if flat_a[i : i + 1].tobytes() != flat_b[i : i + 1].tobytes()
             )
             return f"{key}[{where}] is {flat_a[where]!r}, the Enzyme stage's {flat_b[where]!r}"
     return None
@@ -144,7 +146,11 @@ def _simulated(
     hardware = configure("Tflow32k" if variant == "tapeflow" else "Enzyme32k")
     lowered = module.clone()
     tape_bytes = prepare(make_context(), lowered, variant, hardware)
-    functions = {f.sym_name.data: f for f in lowered.walk() if hasattr(f, "sym_name") and f.name == "func.func"}
+    functions = {
+        f.sym_name.data: f
+        for f in lowered.walk()
+        if hasattr(f, "sym_name") and f.name == "func.func"
+    }
     args = bind_arguments(functions[function], {k: v.copy() for k, v in inputs.items()})  # type: ignore[arg-type]
     return execute(lowered, function, args, hardware, tape_bytes, fast=fast).outputs
 
@@ -195,6 +201,8 @@ def check_stages(
             _stage(
                 f"simulator {variant}" + ("" if fast else " (closure executor)"),
                 reference,
-                lambda variant=variant, fast=fast: _simulated(enzyme, function, inputs, variant, fast),
+                lambda variant=variant, fast=fast: _simulated(
+                    enzyme, function, inputs, variant, fast
+                ),
             )
     return StageResults(enzyme, reference)

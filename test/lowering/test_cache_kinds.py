@@ -32,7 +32,6 @@ from tapeflow_tools.tapeflow_run import run_function
 INPUTS = Path(__file__).parent / "inputs" / "caches"
 
 
-
 @dataclass
 class Arg:
     value: np.ndarray
@@ -106,7 +105,9 @@ CASES = {
         "handle-cache.mlir",
         [Arg(_uniform(4, (6,)), _seed(4, (6,)))],
         # the handles are the shadow's, not buffers the forward sweep allocates
-        kept=["memref<6xmemref<6xf64>>): holds buffers that are not allocated in the forward sweep"],
+        kept=[
+            "memref<6xmemref<6xf64>>): holds buffers that are not allocated in the forward sweep"
+        ],
     ),
     "index-gather": Case(
         "index-gather.mlir",
@@ -211,7 +212,9 @@ def test_every_stage_and_the_gradient(key: str) -> None:
         numeric = central_differences(results.enzyme, case, a)
         got = results.reference[shadows[a]]
         error = np.linalg.norm(got - numeric) / np.linalg.norm(numeric)
-        assert error < case.tolerance, f"{key}: shadow of arg {a} is {error:.1e} from central differences"
+        assert error < case.tolerance, (
+            f"{key}: shadow of arg {a} is {error:.1e} from central differences"
+        )
 
 
 def test_f16_shadow_is_the_hand_derivative() -> None:

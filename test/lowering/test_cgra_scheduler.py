@@ -160,7 +160,9 @@ def _back_edges(ops, carried, hw) -> list[tuple[int, int, int]]:
         if yielded.owner in index:
             for use in arg.uses:
                 if use.operation in index:
-                    back.append((index[use.operation], index[yielded.owner], op_latency(yielded.owner, hw)))
+                    back.append(
+                        (index[use.operation], index[yielded.owner], op_latency(yielded.owner, hw))
+                    )
     for load in ops:
         if not isinstance(load, memref.LoadOp):
             continue

@@ -23,15 +23,15 @@ import autograd.numpy as anp
 import numpy as np
 import pytest
 from autograd import grad
+from stage_checks import check_stages, differentiate
 
 from sim.models import MODELS
 from sim.simulator import prepare, simulate
-from stage_checks import check_stages, differentiate
-from targets.hardware import configure
 from tapeflow_tools.arguments import bind_arguments
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import run_function
+from targets.hardware import configure
 
 WEIGHTS = [0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0, 0.125]
 COEF = [0.25, 0.5, 0.25]
@@ -48,13 +48,19 @@ def _dense(values: list[float]) -> str:
 def dot_kernel(table_as_argument: bool = False) -> str:
     """sum_i sin(x_i w_i) x_i over 8 weights: from a global, or (for the traffic
     comparison) from an argument."""
-    table = "" if table_as_argument else (
-        f'memref.global "private" constant @weights : memref<8xf64> = dense<[{_dense(WEIGHTS)}]>\n'
+    table = (
+        ""
+        if table_as_argument
+        else (
+            'memref.global "private" constant @weights : memref<8xf64> = '
+            f"dense<[{_dense(WEIGHTS)}]>\n"
+        )
     )
     params = "%x: memref<8xf64>, %w: memref<8xf64>" if table_as_argument else "%x: memref<8xf64>"
     get = "" if table_as_argument else "  %w = memref.get_global @weights : memref<8xf64>\n"
     caller_params = "%x: memref<8xf64>, %d_x: memref<8xf64>" + (
-        ", %w: memref<8xf64>" if table_as_argument else "")
+        ", %w: memref<8xf64>" if table_as_argument else ""
+    )
     operands = "%x, %d_x" + (", %w" if table_as_argument else "")
     types = "memref<8xf64>, memref<8xf64>" + (", memref<8xf64>" if table_as_argument else "")
     activity = _ACTIVE + (f", {_CONST}" if table_as_argument else "")
@@ -76,7 +82,8 @@ def dot_kernel(table_as_argument: bool = False) -> str:
 }}
 func.func @dot_grad({caller_params}) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @dot({operands}, %seed) <{{activity = [{activity}], ret_activity = [#enzyme.activity<enzyme_active>]}}> : ({types}, f64) -> f64
+  %r = enzyme.autodiff @dot({operands}, %seed) <{{activity = [{activity}], ret_activity = \
+[#enzyme.activity<enzyme_active>]}}> : ({types}, f64) -> f64
   return %r : f64
 }}
 """
@@ -118,7 +125,8 @@ func.func @smooth(%x: memref<16xf64>) -> f64 {{
 }}
 func.func @smooth_grad(%x: memref<16xf64>, %d_x: memref<16xf64>) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @smooth(%x, %d_x, %seed) <{{activity = [{_ACTIVE}], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
+  %r = enzyme.autodiff @smooth(%x, %d_x, %seed) <{{activity = [{_ACTIVE}], ret_activity = \
+[#enzyme.activity<enzyme_active>]}}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
   return %r : f64
 }}
 """
@@ -165,11 +173,15 @@ def test_every_stage_computes_autograds_gradient(name: str) -> None:
     np.testing.assert_allclose(stages.reference["result0"], reference(x), rtol=1e-13)
 
 
-def _simulated(text: str, function: str, inputs: dict[str, np.ndarray], variant: str, model: str) -> dict:  # type: ignore[type-arg]
+def _simulated(
+    text: str, function: str, inputs: dict[str, np.ndarray], variant: str, model: str
+) -> dict:  # type: ignore[type-arg]
     module = differentiate(text)
     hardware = MODELS[model].hardware(configure("Tflow2k" if variant == "tapeflow" else "Enzyme1k"))
     tape_bytes = prepare(make_context(), module, variant, hardware, 1, model)
-    caller = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == function)
+    caller = next(
+        f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == function
+    )
     args = bind_arguments(caller, {k: v.copy() for k, v in inputs.items()})  # type: ignore[arg-type]
     result = simulate(module, function, args, hardware, tape_bytes, variant=variant, model=model)
     return {"outputs": result.outputs, "report": result.report}
@@ -184,8 +196,11 @@ def test_the_table_is_memory_traffic_through_the_cache(variant: str, model: str)
     inputs = _inputs(8)
     as_global = _simulated(dot_kernel(), "dot_grad", inputs, variant, model)
     as_argument = _simulated(
-        dot_kernel(table_as_argument=True), "dot_grad",
-        {**inputs, "arg2": np.array(WEIGHTS)}, variant, model,
+        dot_kernel(table_as_argument=True),
+        "dot_grad",
+        {**inputs, "arg2": np.array(WEIGHTS)},
+        variant,
+        model,
     )
     np.testing.assert_array_equal(as_global["outputs"]["arg1"], as_argument["outputs"]["arg1"])
     got, want = as_global["report"], as_argument["report"]

@@ -31,10 +31,10 @@ from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from sim.simulator import prepare, simulate
-from targets.hardware import configure
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
+from targets.hardware import configure
 
 KERNELS = Path(__file__).parent / "kernels"
 NAMES = sorted(p.stem for p in KERNELS.glob("*.mlir"))
@@ -53,7 +53,9 @@ def differentiated(name: str) -> ModuleOp:
 
 
 def shapes(module: ModuleOp) -> list[tuple[int, ...]]:
-    primal = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f")
+    primal = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f"
+    )
     found = []
     for arg in primal.body.block.args:
         assert isinstance(arg.type, MemRefType), "the kernels take memrefs only"
@@ -115,7 +117,9 @@ def test_enzyme_gradient_equals_central_differences(name: str) -> None:
             up[f"arg{i}"][where] += h
             down[f"arg{i}"][where] -= h
             numeric[where] = (loss(up) - loss(down)) / (2 * h)
-        np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-7, err_msg=f"{name}: d arg{i}")
+        np.testing.assert_allclose(
+            gradient, numeric, rtol=1e-6, atol=1e-7, err_msg=f"{name}: d arg{i}"
+        )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -144,7 +148,9 @@ def test_simulator_keeps_the_values(name: str, variant: str) -> None:
     ctx = make_context()
     hardware = configure("Tflow1k")
     tape_bytes = prepare(ctx, module, variant, hardware)
-    caller = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad")
+    caller = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad"
+    )
     args = bind_arguments(caller, {k: v.copy() for k, v in given.items()})
     result = simulate(module, "f_grad", args, hardware, tape_bytes)
     assert_exactly(result.outputs, reference, f"{name} on the simulator's {variant} variant")
@@ -161,7 +167,9 @@ def test_a_non_mirrored_cache_is_kept_and_the_rest_layered() -> None:
     kept = [op for op in module.walk() if isinstance(op, region.AllocOp)]
     assert len(kept) == 1 and region.KEPT in kept[0].attributes
     assert "do not mirror" in kept[0].attributes[region.KEPT].data  # type: ignore[attr-defined]
-    fwd = [op for op in module.walk() if isinstance(op, layer.LayerOp) and op.phase.data.value == "fwd"]
+    fwd = [
+        op for op in module.walk() if isinstance(op, layer.LayerOp) and op.phase.data.value == "fwd"
+    ]
     assert len(fwd) == 2
     assert len([op for op in module.walk() if isinstance(op, stream.AllocOp)]) == 2
 
@@ -180,7 +188,9 @@ def test_an_i1_slot_takes_one_word_everywhere() -> None:
     module, given, _ = enzyme_stage("branch_cached_condition")
     hardware = configure("Tflow1k")
     tape_bytes = prepare(make_context(), module, "tapeflow", hardware)
-    caller = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad")
+    caller = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad"
+    )
     report = simulate(module, "f_grad", bind_arguments(caller, given), hardware, tape_bytes).report
     assert tape_bytes == 8 * 2 * 8
     assert (report["streams"]["write_bytes"], report["streams"]["read_bytes"]) == (128, 128)

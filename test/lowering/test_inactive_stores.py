@@ -52,19 +52,27 @@ func.func @f(%x: memref<4xf64>, %c: memref<4xf64>, %s: f64, %t: f64) {
     memref.store %t, %x[%i] {expect = "routed: an enzyme_const scalar"} : memref<4xf64>
     memref.store %pick, %x[%i] {expect = "routed: a select of constants"} : memref<4xf64>
     memref.store %sum, %x[%i] {expect = "routed: a loop-carried sum of constants"} : memref<4xf64>
-    memref.store %tv, %x[%i] {expect = "routed: loaded from a buffer holding constants"} : memref<4xf64>
-    memref.store %two, %table[%i] {expect = "kept: a buffer that never holds a derivative"} : memref<4xf64>
+    memref.store %tv, %x[%i] {expect = "routed: loaded from a buffer holding constants"} : \
+memref<4xf64>
+    memref.store %two, %table[%i] {expect = "kept: a buffer that never holds a derivative"} : \
+memref<4xf64>
     memref.store %zero, %c[%i] {expect = "kept: an enzyme_const buffer"} : memref<4xf64>
     memref.store %v, %x[%i] {expect = "kept: an active load"} : memref<4xf64>
     memref.store %s, %x[%i] {expect = "kept: an active scalar"} : memref<4xf64>
-    memref.store %carried, %x[%i] {expect = "kept: a loop-carried sum of active values"} : memref<4xf64>
-    memref.store %v, %local[%i] {expect = "kept: an active value into a local buffer"} : memref<4xf64>
-    memref.store %zero, %local[%i] {expect = "routed: a constant into a local buffer that holds derivatives"} : memref<4xf64>
+    memref.store %carried, %x[%i] {expect = "kept: a loop-carried sum of active values"} : \
+memref<4xf64>
+    memref.store %v, %local[%i] {expect = "kept: an active value into a local buffer"} : \
+memref<4xf64>
+    memref.store %zero, %local[%i] \
+{expect = "routed: a constant into a local buffer that holds derivatives"} : memref<4xf64>
   }
   return
 }
-func.func @f_grad(%x: memref<4xf64>, %dx: memref<4xf64>, %c: memref<4xf64>, %s: f64, %t: f64) -> f64 {
-  %r = enzyme.autodiff @f(%x, %dx, %c, %s, %t) <{activity = [#enzyme<activity enzyme_dup>, #enzyme<activity enzyme_const>, #enzyme<activity enzyme_active>, #enzyme<activity enzyme_const>], ret_activity = []}> : (memref<4xf64>, memref<4xf64>, memref<4xf64>, f64, f64) -> f64
+func.func @f_grad(%x: memref<4xf64>, %dx: memref<4xf64>, %c: memref<4xf64>, %s: f64, %t: f64) -> \
+f64 {
+  %r = enzyme.autodiff @f(%x, %dx, %c, %s, %t) <{activity = [#enzyme<activity enzyme_dup>, \
+#enzyme<activity enzyme_const>, #enzyme<activity enzyme_active>, #enzyme<activity enzyme_const>], \
+ret_activity = []}> : (memref<4xf64>, memref<4xf64>, memref<4xf64>, f64, f64) -> f64
   return %r : f64
 }
 """
@@ -74,17 +82,24 @@ def test_stores_of_values_without_derivative_into_shadowed_buffers_are_routed() 
     module = LocatingParser(make_context(), KERNEL, "kernel.mlir").parse_module()
     requests = [op for op in module.walk() if isinstance(op, AutoDiffOp)]
     activities = primal_activities(module, requests)
-    assert activities == {
-        "f": [Activity.DUP, Activity.CONST, Activity.ACTIVE, Activity.CONST]
-    }
+    assert activities == {"f": [Activity.DUP, Activity.CONST, Activity.ACTIVE, Activity.CONST]}
     assert route_inactive_stores(module, activities) == ["f"]
-    primal = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f")
-    scratch = [op for op in primal.walk() if isinstance(op, memref.AllocaOp) and STORE_ROUTE in op.attributes]
+    primal = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f"
+    )
+    scratch = [
+        op
+        for op in primal.walk()
+        if isinstance(op, memref.AllocaOp) and STORE_ROUTE in op.attributes
+    ]
     assert len(scratch) == 1  # one f64 scratch for all of them
     for store in primal.walk():
         if isinstance(store, memref.StoreOp) and "expect" in store.attributes:
             expect = store.attributes["expect"].data  # type: ignore[attr-defined]
-            routed = isinstance(store.value.owner, memref.LoadOp) and store.value.owner.memref is scratch[0].memref
+            routed = (
+                isinstance(store.value.owner, memref.LoadOp)
+                and store.value.owner.memref is scratch[0].memref
+            )
             assert routed == expect.startswith("routed"), expect
     # Undoing the routes gives each store its own value back and drops the scratch.
     undo_store_routes(primal)

@@ -40,7 +40,9 @@ def test_a_gradient_without_a_tape_passes_through() -> None:
 def test_a_rev_partner_reading_nothing_still_pops_its_tile() -> None:
     rng = np.random.default_rng(5)
     given = {"arg0": rng.standard_normal(4), "arg1": np.zeros(4), "arg2": np.asarray(1.5)}
-    reference = run_function(load("unloaded-piece.mlir"), "diffef", {k: v.copy() for k, v in given.items()})
+    reference = run_function(
+        load("unloaded-piece.mlir"), "diffef", {k: v.copy() for k, v in given.items()}
+    )
     module = load("unloaded-piece.mlir")
     TapeflowPipelinePass(spad_bytes=8).apply(make_context(), module)
     module.verify()

@@ -34,13 +34,13 @@ from lowering.tapeflow_streams import stream_module
 from lowering.tapeflow_to_cgra import TapeflowToCgraPass
 from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module
 from lowering.tapeflow_variant import TapeflowVariantPass
+from sim.kernel_compiler import is_kernel_loop
 from sim.simulator import SimulationError, prepare
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from targets.hardware import PRESETS, configure
-from sim.kernel_compiler import is_kernel_loop
 from targets.scheduling import HARDWARE_OPTIONS, hardware_options, mapping_options
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,17 +125,35 @@ def test_hardware_options_cover_what_scheduling_reads() -> None:
         PRESETS["Enzyme1k"],
         rows=3,
         cols=5,
-        latencies=replace(PRESETS["Enzyme1k"].latencies, fadd=7, fmul=6, fdiv=20, sqrt=21,
-                          transcendental=40, integer=2, hop=3),
+        latencies=replace(
+            PRESETS["Enzyme1k"].latencies,
+            fadd=7,
+            fmul=6,
+            fdiv=20,
+            sqrt=21,
+            transcendental=40,
+            integer=2,
+            hop=3,
+        ),
         cache=replace(PRESETS["Enzyme1k"].cache, hit_latency=4, ports=1),
         scratchpad=replace(PRESETS["Enzyme1k"].scratchpad, latency=2, banks=4),
     )
     options = hardware_options(custom)
     assert set(options) == set(HARDWARE_OPTIONS)
     assert options == {
-        "rows": 3, "cols": 5, "fadd": 7, "fmul": 6, "fdiv": 20, "sqrt": 21,
-        "transcendental": 40, "integer": 2, "hop": 3, "cache_hit_latency": 4,
-        "cache_ports": 1, "spad_latency": 2, "spad_banks": 4,
+        "rows": 3,
+        "cols": 5,
+        "fadd": 7,
+        "fmul": 6,
+        "fdiv": 20,
+        "sqrt": 21,
+        "transcendental": 40,
+        "integer": 2,
+        "hop": 3,
+        "cache_hit_latency": 4,
+        "cache_ports": 1,
+        "spad_latency": 2,
+        "spad_banks": 4,
     }
     scheduled = TapeflowToCgraPass(preset="Tflow32k", **options).hardware()
     assert (scheduled.rows, scheduled.cols) == (3, 5)
@@ -162,7 +180,11 @@ def test_the_simulator_schedules_for_the_hardware_it_simulates(
     hardware = replace(hardware, latencies=replace(hardware.latencies, fmul=fmul))
     module = differentiated("logsum")
     prepare(make_context(), module, "enzyme", hardware)
-    loops = [k.ii.value.data for k in module.walk() if isinstance(k, cgra.KernelOp) and is_kernel_loop(k.parent_op())]
+    loops = [
+        k.ii.value.data
+        for k in module.walk()
+        if isinstance(k, cgra.KernelOp) and is_kernel_loop(k.parent_op())
+    ]
     assert loops == [fmul, max(fmul, hardware.latencies.fadd)]
     kernels = [k for k in module.walk() if isinstance(k, cgra.KernelOp)]
     assert all((k.rows.value.data, k.cols.value.data) == (2, 3) for k in kernels)
@@ -178,8 +200,12 @@ def test_the_simulator_and_tapeflow_variant_run_the_same_pipeline(
     prepare(make_context(), simulated, variant, hardware, unroll)
     optimized = differentiated("nn")
     TapeflowVariantPass(
-        variant=variant, spad_bytes=512, unroll=unroll, **hardware_options(hardware),
-        **mapping_options(hardware), tiles_in_flight=hardware.mapping.tiles_in_flight,
+        variant=variant,
+        spad_bytes=512,
+        unroll=unroll,
+        **hardware_options(hardware),
+        **mapping_options(hardware),
+        tiles_in_flight=hardware.mapping.tiles_in_flight,
     ).apply(make_context(), optimized)
     assert str(simulated) == str(optimized)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from stage_checks import central_difference_gradients, same_bits
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
 
@@ -31,12 +32,11 @@ from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass, raise_module
 from sim.simulator import prepare, simulate
-from stage_checks import central_difference_gradients, same_bits
-from targets.hardware import configure
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
+from targets.hardware import configure
 
 FOLDER = Path(__file__).parent / "polybench"
 ALPHA, BETA = 1.5, 1.2  # PolyBench's init_array values
@@ -145,8 +145,8 @@ def tri4(A: np.ndarray) -> None:
     for i in range(n):
         for j in range(i):
             for k in range(j):
-                for l in range(k):
-                    A[i, j] -= A[i, l] * A[l, k] * A[k, j] * 0.5
+                for m in range(k):
+                    A[i, j] -= A[i, m] * A[m, k] * A[k, j] * 0.5
 
 
 @dataclass(frozen=True)
@@ -163,16 +163,25 @@ def _uniform(*shapes: tuple[int, ...]) -> Callable[[np.random.Generator], list[n
 
 KERNELS = {
     "lu": Kernel(lambda rng: [_dominant(rng, 5)], lu),
-    "ludcmp": Kernel(lambda rng: [_dominant(rng, 5), *(rng.uniform(-1, 1, 5) for _ in range(3))], ludcmp),
+    "ludcmp": Kernel(
+        lambda rng: [_dominant(rng, 5), *(rng.uniform(-1, 1, 5) for _ in range(3))], ludcmp
+    ),
     "cholesky": Kernel(lambda rng: [_spd(rng, 5)], cholesky),
-    "trisolv": Kernel(lambda rng: [_dominant(rng, 6), rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)], trisolv),
+    "trisolv": Kernel(
+        lambda rng: [_dominant(rng, 6), rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)], trisolv
+    ),
     "syrk": Kernel(_uniform((5, 5), (5, 3)), syrk),
     "syr2k": Kernel(_uniform((5, 5), (5, 3), (5, 3)), syr2k),
     "trmm": Kernel(_uniform((5, 5), (5, 3)), trmm),
     "symm": Kernel(_uniform((5, 3), (5, 5), (5, 3)), symm),
-    "gramschmidt": Kernel(lambda rng: [rng.uniform(-1, 1, (4, 3)) + np.eye(4, 3) * 2, *_uniform((3, 3), (4, 3))(rng)], gramschmidt),
+    "gramschmidt": Kernel(
+        lambda rng: [rng.uniform(-1, 1, (4, 3)) + np.eye(4, 3) * 2, *_uniform((3, 3), (4, 3))(rng)],
+        gramschmidt,
+    ),
     "durbin": Kernel(lambda rng: [rng.uniform(-0.3, 0.3, 6), rng.uniform(-1, 1, 6)], durbin),
-    "lu_batched": Kernel(lambda rng: [np.stack([_dominant(rng, 4), _dominant(rng, 4)])], lu_batched),
+    "lu_batched": Kernel(
+        lambda rng: [np.stack([_dominant(rng, 4), _dominant(rng, 4)])], lu_batched
+    ),
     "tri4": Kernel(lambda rng: [_dominant(rng, 5)], tri4),
 }
 NAMES = sorted(KERNELS)
@@ -198,7 +207,11 @@ def enzyme_stage(name: str) -> tuple[ModuleOp, dict[str, np.ndarray], dict[str, 
         for i, value in enumerate(_primal_inputs(name)):
             given[f"arg{2 * i}"] = value
             given[f"arg{2 * i + 1}"] = rng.uniform(-1, 1, value.shape)
-        _ENZYME[name] = (module, given, run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}))
+        _ENZYME[name] = (
+            module,
+            given,
+            run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}),
+        )
     module, given, reference = _ENZYME[name]
     return module.clone(), given, reference
 
@@ -209,8 +222,12 @@ def _assert_same(got: dict[str, np.ndarray], want: dict[str, np.ndarray], label:
 
 
 def _primal_shapes(module: ModuleOp) -> list[tuple[int, ...]]:
-    primal = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f")
-    return [tuple(a.type.get_shape()) for a in primal.body.block.args if isinstance(a.type, MemRefType)]
+    primal = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f"
+    )
+    return [
+        tuple(a.type.get_shape()) for a in primal.body.block.args if isinstance(a.type, MemRefType)
+    ]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -221,7 +238,9 @@ def test_the_primal_computes_polybench(name: str) -> None:
     got = run_function(module, "f", {f"arg{i}": a.copy() for i, a in enumerate(args)})
     KERNELS[name].reference(*args)
     for i, want in enumerate(args):
-        np.testing.assert_allclose(got[f"arg{i}"], want, rtol=1e-12, atol=1e-12, err_msg=f"{name}: arg{i}")
+        np.testing.assert_allclose(
+            got[f"arg{i}"], want, rtol=1e-12, atol=1e-12, err_msg=f"{name}: arg{i}"
+        )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -229,12 +248,19 @@ def test_the_enzyme_gradient_equals_central_differences(name: str) -> None:
     module, given, reference = enzyme_stage(name)
     count = len(_primal_shapes(module))
     numeric = central_difference_gradients(
-        module, "f", [given[f"arg{2 * i}"] for i in range(count)], [given[f"arg{2 * i + 1}"] for i in range(count)]
+        module,
+        "f",
+        [given[f"arg{2 * i}"] for i in range(count)],
+        [given[f"arg{2 * i + 1}"] for i in range(count)],
     )
     for i, gradient in enumerate(numeric):
         assert gradient is not None
         np.testing.assert_allclose(
-            reference[f"arg{2 * i + 1}"], gradient, rtol=1e-6, atol=1e-7, err_msg=f"{name}: d arg{i}"
+            reference[f"arg{2 * i + 1}"],
+            gradient,
+            rtol=1e-6,
+            atol=1e-7,
+            err_msg=f"{name}: d arg{i}",
         )
 
 
@@ -243,7 +269,9 @@ def test_raise_tape_keeps_the_values(name: str) -> None:
     module, given, reference = enzyme_stage(name)
     TapeflowRaiseTapePass().apply(make_context(), module)
     module.verify()
-    _assert_same(run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}), reference, "raise")
+    _assert_same(
+        run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}), reference, "raise"
+    )
 
 
 @pytest.mark.parametrize("unroll", [1, 2])
@@ -263,15 +291,23 @@ def test_simulator_keeps_the_values(name: str, variant: str) -> None:
     module, given, reference = enzyme_stage(name)
     hardware = configure("Tflow1k")
     tape_bytes = prepare(make_context(), module, variant, hardware)
-    caller = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad")
+    caller = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad"
+    )
     args = bind_arguments(caller, {k: v.copy() for k, v in given.items()})
-    _assert_same(simulate(module, "f_grad", args, hardware, tape_bytes).outputs, reference, f"simulator {variant}")
+    _assert_same(
+        simulate(module, "f_grad", args, hardware, tape_bytes).outputs,
+        reference,
+        f"simulator {variant}",
+    )
 
 
 @pytest.mark.parametrize(
     ("name", "shape"), [("lu", (5, Q, Q)), ("lu_batched", (2, 4, Q, Q)), ("tri4", (5, Q, Q, Q))]
 )
-def test_a_chain_of_per_iteration_caches_is_one_value_tape(name: str, shape: tuple[int, ...]) -> None:
+def test_a_chain_of_per_iteration_caches_is_one_value_tape(
+    name: str, shape: tuple[int, ...]
+) -> None:
     """lu's `i, j < i, k < j` nest: Enzyme's buffer of buffers of buffers becomes
     one f64 tape indexed by i, j and k; tri4's four-deep chain one indexed by four
     indices. No buffer of handles is left, and no tape holds one."""
@@ -282,5 +318,10 @@ def test_a_chain_of_per_iteration_caches_is_one_value_tape(name: str, shape: tup
     assert any(t.get_shape() == shape for t in tapes)
     assert all(not isinstance(t.element_type, MemRefType) for t in tapes)
     assert not [
-        op for op in module.walk() if any(isinstance(r.type, MemRefType) and isinstance(r.type.element_type, MemRefType) for r in op.results)
+        op
+        for op in module.walk()
+        if any(
+            isinstance(r.type, MemRefType) and isinstance(r.type.element_type, MemRefType)
+            for r in op.results
+        )
     ]

@@ -28,9 +28,9 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, given, note, reject, settings  # noqa: E402
-
 from random_kernels import RandomKernel, kernels  # noqa: E402
 from stage_checks import StageFailure, check_stages  # noqa: E402
+
 from tapeflow_tools.tapeflow_run import run_function  # noqa: E402
 
 STEP = 1e-6
@@ -50,7 +50,9 @@ def objective(module, kernel: RandomKernel, point: dict[str, np.ndarray]) -> flo
     return total
 
 
-def assert_gradient_is_derivative(module, kernel: RandomKernel, outputs: dict[str, np.ndarray]) -> None:  # type: ignore[no-untyped-def]
+def assert_gradient_is_derivative(
+    module, kernel: RandomKernel, outputs: dict[str, np.ndarray]
+) -> None:  # type: ignore[no-untyped-def]
     analytic, numeric = [], []
     for a in range(len(kernel.arrays)):
         key = f"arg{2 * a}"
@@ -68,8 +70,6 @@ def assert_gradient_is_derivative(module, kernel: RandomKernel, outputs: dict[st
     scale = max(float(np.linalg.norm(n)), 1e-12)
     error = float(np.linalg.norm(a - n)) / scale
     assert error < 1e-5, f"Enzyme's gradient is {error:.1e} from central differences"
-
-
 
 
 UPSTREAM_REJECTIONS = (

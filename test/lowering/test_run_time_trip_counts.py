@@ -29,11 +29,11 @@ from lowering.tapeflow_layers import layer_module
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
 from sim.simulator import prepare, simulate
-from targets.hardware import configure
 from tapeflow_benchmarks.kernels import EXTRA_KERNELS, central_differences
 from tapeflow_dialects import region, stream, tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
+from targets.hardware import configure
 
 PRESET = "small"
 KEYS = list(EXTRA_KERNELS)
@@ -97,9 +97,13 @@ def test_every_pipeline_computes_the_enzyme_values(
     key: str, spad: int, unroll: int, differentiated: Callable[[str], ModuleOp]
 ) -> None:
     module = differentiated(key)
-    parse_pipeline(f"tapeflow-pipeline{{spad-bytes={spad} unroll={unroll}}}").apply(make_context(), module)
+    parse_pipeline(f"tapeflow-pipeline{{spad-bytes={spad} unroll={unroll}}}").apply(
+        make_context(), module
+    )
     module.verify()
-    _assert_same(run_function(module, f"{key}_grad", _inputs(key)), key, f"pipeline {spad} B x{unroll}")
+    _assert_same(
+        run_function(module, f"{key}_grad", _inputs(key)), key, f"pipeline {spad} B x{unroll}"
+    )
 
 
 @pytest.mark.parametrize("unroll", [1, 2])
@@ -111,7 +115,9 @@ def test_every_simulated_variant_computes_the_enzyme_values(
     hardware = configure("Tflow2k" if variant == "tapeflow" else "Enzyme32k")
     module = differentiated(key)
     tape_bytes = prepare(make_context(), module, variant, hardware, unroll)
-    caller = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")
+    caller = next(
+        f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad"
+    )
     args = bind_arguments(caller, {k: v.copy() for k, v in _inputs(key).items()})
     result = simulate(module, f"{key}_grad", args, hardware, tape_bytes)
     _assert_same(result.outputs, key, f"simulator {variant} x{unroll}")
@@ -122,7 +128,7 @@ def test_every_simulated_variant_computes_the_enzyme_values(
 
 
 def test_logsum_n_is_strip_mined_at_run_time_and_streams_through_slabs(
-    differentiated: Callable[[str], ModuleOp]
+    differentiated: Callable[[str], ModuleOp],
 ) -> None:
     key = "logsum_n"
     n = EXTRA_KERNELS[key].sizes[PRESET]["n"]
@@ -140,16 +146,24 @@ def test_logsum_n_is_strip_mined_at_run_time_and_streams_through_slabs(
     module = differentiated(key)
     prepare(make_context(), module, "tapeflow", hardware)
     assert any(op.slab_bytes for op in module.walk() if isinstance(op, stream.AllocOp))
-    caller = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")
+    caller = next(
+        f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad"
+    )
     args = bind_arguments(caller, {k: v.copy() for k, v in _inputs(key).items()})
     result = simulate(module, f"{key}_grad", args, hardware, 0)
     _assert_same(result.outputs, key, "simulator tapeflow 64 B")
     assert result.report["tape_high_water_bytes"] == n * 2 * 8
     assert result.report["slabs"] == 1  # 208 bytes fit one 4096-byte slab
-    assert result.report["streams"]["write_bytes"] == result.report["streams"]["read_bytes"] == n * 2 * 8
+    assert (
+        result.report["streams"]["write_bytes"]
+        == result.report["streams"]["read_bytes"]
+        == n * 2 * 8
+    )
 
 
-def test_syrk_tri_is_strip_mined_per_outer_iteration(differentiated: Callable[[str], ModuleOp]) -> None:
+def test_syrk_tri_is_strip_mined_per_outer_iteration(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
     """The triangle's inner loops (trip count i + 1) are cut into tiles at run
     time within each run of the loops around them (their REV mirrors proven for
     all i), at every scratchpad size: 2 values per iteration in the accumulation

@@ -17,7 +17,6 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from tapeflow_benchmarks.kernels import KERNELS
 from lowering.tapeflow_layers import TapeflowLayersPass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
@@ -25,6 +24,7 @@ from lowering.tapeflow_regions import TapeflowRegionsPass
 from lowering.tapeflow_spad_bind import TapeflowSpadBindPass
 from lowering.tapeflow_streams import TapeflowStreamsPass
 from lowering.tapeflow_unroll import TapeflowUnrollPass
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import stream
 from tapeflow_tools.context import make_context
 

@@ -108,7 +108,9 @@ def _inputs(key: str) -> dict[str, np.ndarray]:
     return {f"arg{i}": v for i, v in enumerate(KERNELS[key].inputs("small"))}
 
 
-def _reference(module: ModuleOp, caller: str, given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _reference(
+    module: ModuleOp, caller: str, given: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
     return run_function(module, caller, {k: np.array(v, copy=True) for k, v in given.items()})
 
 

@@ -18,6 +18,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from stage_checks import differentiate
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, ModuleOp
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -29,14 +30,13 @@ from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
 from lowering.tapeflow_unroll import TapeflowUnrollPass, unroll_module
 from sim.simulator import prepare, simulate
-from stage_checks import differentiate
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import region, tape
 from tapeflow_tools.arguments import bind_arguments
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from targets.hardware import configure
 from tapeflow_tools.tapeflow_run import run_function
+from targets.hardware import configure
 
 PRESET = "small"
 FACTORS = (2, 4)
@@ -78,9 +78,7 @@ EXPECTED_FACTORS = {
 @cache
 def _raised(key: str) -> ModuleOp:
     ctx = make_context()
-    module = LocatingParser(
-        ctx, KERNELS[key].mlir(PRESET), f"{key}.mlir"
-    ).parse_module()
+    module = LocatingParser(ctx, KERNELS[key].mlir(PRESET), f"{key}.mlir").parse_module()
     TapeflowEnzymePass().apply(ctx, module)
     TapeflowRaiseTapePass().apply(ctx, module)
     module.verify()
@@ -102,28 +100,20 @@ def witnessed(module: ModuleOp) -> ModuleOp:
     """A clone of `module` whose loads yield NaN when their `from` is wrong."""
     module = module.clone()
     f64 = Float64Type()
-    allocs = [
-        op for op in module.walk() if isinstance(op, tape.AllocOp | region.AllocOp)
-    ]
+    allocs = [op for op in module.walk() if isinstance(op, tape.AllocOp | region.AllocOp)]
     for alloc in allocs:
         container = alloc.results[0]
         if isinstance(alloc, tape.AllocOp):
-            twin = tape.AllocOp(
-                tape.TapeType(container.type.get_shape(), f64), "witness"
-            )
+            twin = tape.AllocOp(tape.TapeType(container.type.get_shape(), f64), "witness")
         else:
             slots = len(container.type.slot_types())
-            twin = region.AllocOp(
-                region.RegionType(container.type.get_shape(), [f64] * slots)
-            )
+            twin = region.AllocOp(region.RegionType(container.type.get_shape(), [f64] * slots))
         Rewriter.insert_op(twin, InsertPoint.after(alloc))
         twin_value = twin.results[0]
         for use in list(container.uses):
             user = use.operation
             slot = (
-                [user.slot.value.data]
-                if isinstance(user, region.StoreOp | region.LoadOp)
-                else []
+                [user.slot.value.data] if isinstance(user, region.StoreOp | region.LoadOp) else []
             )
             if isinstance(user, tape.StoreOp | region.StoreOp):
                 ident = user.id.value.data
@@ -137,9 +127,7 @@ def witnessed(module: ModuleOp) -> ModuleOp:
                 same = arith.CmpfOp(found.result, want.result, "oeq")
                 nan = arith.ConstantOp(FloatAttr(math.nan, f64))
                 checked = arith.SelectOp(same.result, user.result, nan.result)
-                Rewriter.insert_op(
-                    [found, want, same, nan, checked], InsertPoint.after(user)
-                )
+                Rewriter.insert_op([found, want, same, nan, checked], InsertPoint.after(user))
                 for other in list(user.result.uses):
                     if other.operation is not checked:
                         other.operation.operands[other.index] = checked.result
@@ -160,9 +148,7 @@ def reference(key: str) -> dict[str, np.ndarray]:
     return run(key, raised(key))
 
 
-def assert_same(
-    key: str, got: dict[str, np.ndarray], want: dict[str, np.ndarray]
-) -> None:
+def assert_same(key: str, got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> None:
     assert set(got) == set(want)
     for name in want:
         np.testing.assert_allclose(
@@ -175,9 +161,7 @@ def assert_same(
 def test_unrolled_gradient_equals_raised(key: str, factor: int) -> None:
     module, factors = unrolled(key, factor)
     assert factors == EXPECTED_FACTORS[factor][key]
-    loops = [
-        op for op in gradient_functions(module)[0].walk() if isinstance(op, scf.ForOp)
-    ]
+    loops = [op for op in gradient_functions(module)[0].walk() if isinstance(op, scf.ForOp)]
     # The kernels' loops all step by 1: an unrolled loop steps by its factor.
     steps = [op.step.op.value.value.data for op in loops]  # type: ignore[attr-defined]
     assert sorted(s for s in steps if s > 1) == sorted(factors)
@@ -256,9 +240,7 @@ def test_stats_line(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_no_gradient_function_is_an_error() -> None:
-    module = LocatingParser(
-        make_context(), KERNELS["logsum"].mlir(PRESET), "x.mlir"
-    ).parse_module()
+    module = LocatingParser(make_context(), KERNELS["logsum"].mlir(PRESET), "x.mlir").parse_module()
     with pytest.raises(PassFailedException, match="no gradient function"):
         TapeflowUnrollPass(factor=2).apply(make_context(), module)
 
@@ -268,7 +250,9 @@ def test_factor_below_one_is_an_error() -> None:
         TapeflowUnrollPass(factor=0).apply(make_context(), raised("logsum"))
 
 
-@pytest.mark.parametrize("trips, asked, ran", [(32, 3, 2), (32, 4, 4), (12, 5, 4), (7, 4, 1), (16, 1024, 16)])
+@pytest.mark.parametrize(
+    "trips, asked, ran", [(32, 3, 2), (32, 4, 4), (12, 5, 4), (7, 4, 1), (16, 1024, 16)]
+)
 def test_the_report_records_the_factor_that_ran(trips: int, asked: int, ran: int) -> None:
     """`unroll` in the hardware record is what the loops ran with (the largest
     divisor of the trip count up to the factor asked, computed here by hand),
@@ -289,16 +273,22 @@ func.func @f(%x: memref<{trips}xf64>) -> f64 {{
 }}
 func.func @f_grad(%x: memref<{trips}xf64>, %d: memref<{trips}xf64>) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %d, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<{trips}xf64>, memref<{trips}xf64>, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %d, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<{trips}xf64>, memref<{trips}xf64>, \
+f64) -> f64
   return %r : f64
 }}
 """
     module = differentiate(text)
     hardware = configure("Tflow2k")
     tape_bytes = prepare(make_context(), module, "tapeflow", hardware, asked)
-    caller = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == "f_grad")
+    caller = next(
+        f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == "f_grad"
+    )
     args = bind_arguments(caller, {"arg0": np.linspace(0.0, 0.1, trips)})
-    report = simulate(module, "f_grad", args, hardware, tape_bytes, variant="tapeflow", unroll=asked).report
+    report = simulate(
+        module, "f_grad", args, hardware, tape_bytes, variant="tapeflow", unroll=asked
+    ).report
     assert report["hardware"]["unroll"] == ran
     assert report["hardware"]["unroll_requested"] == asked
     assert report["unroll_factors"] == ([ran, ran] if ran > 1 else ([1, 1] if asked > 1 else []))

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from stage_checks import central_difference_gradients, same_bits
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
@@ -36,11 +37,10 @@ from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_while_to_for import Counter, find_counter, while_to_for
 from sim.simulator import prepare, simulate
-from stage_checks import central_difference_gradients, same_bits
-from targets.hardware import configure
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
+from targets.hardware import configure
 
 FOLDER = Path(__file__).parent / "while_loops"
 
@@ -111,13 +111,28 @@ class Kernel:
 
 
 KERNELS = {
-    "uplift_while": Kernel(lambda rng: ([rng.uniform(-1, 1, 9), rng.uniform(-1, 1, 9)], [1, 8, 2]), uplift_while, "counted"),
-    "do_while": Kernel(lambda rng: ([rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)], []), do_while, "counted"),
-    "newton_sqrt": Kernel(lambda rng: ([rng.uniform(0.5, 3, 4), np.zeros(4)], []), newton_sqrt, "first run", 1e-15),
-    "bisection": Kernel(lambda rng: ([rng.uniform(0.5, 3, 1), np.zeros(1)], []), bisection, "first run"),
-    "running_sum": Kernel(lambda rng: ([rng.uniform(0.6, 1, 8), rng.uniform(-1, 1, 8)], []), running_sum, "first run"),
+    "uplift_while": Kernel(
+        lambda rng: ([rng.uniform(-1, 1, 9), rng.uniform(-1, 1, 9)], [1, 8, 2]),
+        uplift_while,
+        "counted",
+    ),
+    "do_while": Kernel(
+        lambda rng: ([rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)], []), do_while, "counted"
+    ),
+    "newton_sqrt": Kernel(
+        lambda rng: ([rng.uniform(0.5, 3, 4), np.zeros(4)], []), newton_sqrt, "first run", 1e-15
+    ),
+    "bisection": Kernel(
+        lambda rng: ([rng.uniform(0.5, 3, 1), np.zeros(1)], []), bisection, "first run"
+    ),
+    "running_sum": Kernel(
+        lambda rng: ([rng.uniform(0.6, 1, 8), rng.uniform(-1, 1, 8)], []), running_sum, "first run"
+    ),
     "power_iteration": Kernel(
-        lambda rng: ([_symmetric(rng), np.full(4, 0.5), np.zeros(1)], []), power_iteration, "bounded", 1e-10
+        lambda rng: ([_symmetric(rng), np.full(4, 0.5), np.zeros(1)], []),
+        power_iteration,
+        "bounded",
+        1e-10,
     ),
 }
 NAMES = sorted(KERNELS)
@@ -157,7 +172,11 @@ def enzyme_stage(name: str) -> tuple[ModuleOp, dict[str, np.ndarray], dict[str, 
             given[f"arg{2 * i + 1}"] = rng.uniform(-1, 1, value.shape)
         for j, value in enumerate(indices):
             given[f"arg{2 * len(buffers) + j}"] = np.array(value)
-        _ENZYME[name] = (module, given, run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}))
+        _ENZYME[name] = (
+            module,
+            given,
+            run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}),
+        )
     module, given, reference = _ENZYME[name]
     return module.clone(), given, reference
 
@@ -186,7 +205,9 @@ def test_the_primal_computes_its_reference_before_and_after_the_rewrite(name: st
     buffers, indices = primal_inputs(name)
     KERNELS[name].reference(*buffers, *indices)
     for i, want in enumerate(buffers):
-        np.testing.assert_allclose(got[f"arg{i}"], want, rtol=KERNELS[name].rtol, atol=1e-14, err_msg=f"arg{i}")
+        np.testing.assert_allclose(
+            got[f"arg{i}"], want, rtol=KERNELS[name].rtol, atol=1e-14, err_msg=f"arg{i}"
+        )
     rewritten = parse(name)
     while_to_for(rewritten)
     again = run_function(rewritten, "f", {k: v.copy() for k, v in args.items()})
@@ -201,13 +222,17 @@ def test_the_enzyme_gradient_equals_central_differences_of_the_while_loop(name: 
     seeds = [*(given[f"arg{2 * i + 1}"] for i in range(len(buffers))), *(None for _ in indices)]
     numeric = central_difference_gradients(parse(name), "f", args, seeds)
     for i in range(len(buffers)):
-        np.testing.assert_allclose(reference[f"arg{2 * i + 1}"], numeric[i], rtol=1e-6, atol=1e-7, err_msg=f"d arg{i}")
+        np.testing.assert_allclose(
+            reference[f"arg{2 * i + 1}"], numeric[i], rtol=1e-6, atol=1e-7, err_msg=f"d arg{i}"
+        )
 
 
 def test_newton_gives_the_derivative_of_the_square_root() -> None:
     _, given, reference = enzyme_stage("newton_sqrt")
     a, seed = given["arg0"], given["arg3"]
-    np.testing.assert_allclose(reference["arg1"], given["arg1"] + seed / (2 * np.sqrt(a)), rtol=1e-12)
+    np.testing.assert_allclose(
+        reference["arg1"], given["arg1"] + seed / (2 * np.sqrt(a)), rtol=1e-12
+    )
 
 
 def test_power_iteration_gives_the_derivative_of_the_eigenvalue() -> None:
@@ -229,7 +254,12 @@ def test_raise_tape_keeps_the_values(name: str) -> None:
     module, given, reference = enzyme_stage(name)
     TapeflowRaiseTapePass().apply(make_context(), module)
     module.verify()
-    assert same_bits(run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}), reference) is None
+    assert (
+        same_bits(
+            run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}), reference
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize("unroll", [1, 2])
@@ -249,9 +279,13 @@ def test_simulator_keeps_the_values(name: str, variant: str) -> None:
     module, given, reference = enzyme_stage(name)
     hardware = configure("Tflow1k")
     tape_bytes = prepare(make_context(), module, variant, hardware)
-    caller = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad")
+    caller = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad"
+    )
     args = bind_arguments(caller, {k: v.copy() for k, v in given.items()})
-    assert same_bits(simulate(module, "f_grad", args, hardware, tape_bytes).outputs, reference) is None
+    assert (
+        same_bits(simulate(module, "f_grad", args, hardware, tape_bytes).outputs, reference) is None
+    )
 
 
 @pytest.mark.parametrize("name", ["bisection", "newton_sqrt"])
@@ -291,7 +325,8 @@ func.func @f(%x: f64) -> f64 {
 }
 func.func @f_grad(%x: f64) -> f64 {
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %seed) {activity = [#enzyme<activity enzyme_active>], ret_activity = [#enzyme<activity enzyme_activenoneed>]} : (f64, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %seed) {activity = [#enzyme<activity enzyme_active>], ret_activity = \
+[#enzyme<activity enzyme_activenoneed>]} : (f64, f64) -> f64
   return %r : f64
 }
 """

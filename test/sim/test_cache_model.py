@@ -18,11 +18,10 @@ from lowering.tapeflow_regions import TapeflowRegionsPass
 from sim.cache import CacheResult, _replay, simulate_cache
 from sim.executor import Executor
 from sim.trace import MemoryTrace
-from targets.hardware import CacheConfig, associativity_for
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.context import make_context
 from tapeflow_tools.tapeflow_run import bind_arguments
-
-from tapeflow_benchmarks.kernels import KERNELS
+from targets.hardware import CacheConfig, associativity_for
 
 
 def record(key: str, module: ModuleOp) -> MemoryTrace:
@@ -35,16 +34,23 @@ def record(key: str, module: ModuleOp) -> MemoryTrace:
     return trace
 
 
-def reference(addresses: np.ndarray, writes: np.ndarray, config: CacheConfig) -> tuple[int, int, int]:
+def reference(
+    addresses: np.ndarray, writes: np.ndarray, config: CacheConfig
+) -> tuple[int, int, int]:
     memory = MainMemory()
     cache = Cache(
-        "L1", config.sets, config.assoc, config.line_bytes, "LRU",
-        write_back=True, write_allocate=True,
+        "L1",
+        config.sets,
+        config.assoc,
+        config.line_bytes,
+        "LRU",
+        write_back=True,
+        write_allocate=True,
     )
     memory.load_to(cache)
     memory.store_from(cache)
     simulator = CacheSimulator(cache, memory)
-    for address, write in zip(addresses.tolist(), writes.tolist()):
+    for address, write in zip(addresses.tolist(), writes.tolist(), strict=False):
         if write:
             simulator.store(address, length=8)
         else:

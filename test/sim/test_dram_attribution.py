@@ -18,17 +18,19 @@ import numpy as np
 import pytest
 
 from sim.cache import _replay, simulate_cache
-from sim.trace import PRIMAL, SHADOW, TAPE
 from sim.timing import dram_traffic
-from targets.hardware import CacheConfig
+from sim.trace import PRIMAL, SHADOW, TAPE
 from tapeflow_tools import tapeflow_sim
+from targets.hardware import CacheConfig
 
 LINE = 64
 ONE_LINE_CACHE = CacheConfig(size_bytes=LINE, assoc=1, line_bytes=LINE)
 KERNEL = Path(__file__).parent / "dram_kernels" / "scale16.mlir"
 
 
-def _traffic(addresses: list[int], writes: list[bool], roles: list[int], config: CacheConfig) -> list[int]:
+def _traffic(
+    addresses: list[int], writes: list[bool], roles: list[int], config: CacheConfig
+) -> list[int]:
     a = np.array(addresses, dtype=np.int64)
     cache = simulate_cache(a, np.array(writes), config)
     return dram_traffic(a, np.array(roles, dtype=np.int8), cache, config.line_bytes)
@@ -71,14 +73,27 @@ def test_a_kernel_whose_lines_are_known(tmp_path: Path, variant: str, preset: st
     dx (2 lines, accumulated): 4; the tape of 16 values (2 lines): through the
     cache, 4 transfers (Enzyme); streamed out and back, 128 B each way (TapeFlow)."""
     report = tmp_path / "r.json"
-    tapeflow_sim.main([
-        str(KERNEL), "--function", "scale16_grad", "--variant", variant, "--preset", preset,
-        "--json", str(report),
-    ])
+    tapeflow_sim.main(
+        [
+            str(KERNEL),
+            "--function",
+            "scale16_grad",
+            "--variant",
+            variant,
+            "--preset",
+            preset,
+            "--json",
+            str(report),
+        ]
+    )
     data = json.loads(report.read_text())
     dram = data["dram_bytes"]
     assert data["tape_bytes"] == 16 * 8
     assert dram["primal"] == 4 * LINE
     assert dram["shadow"] == 4 * LINE
     assert dram["tape"] == 4 * LINE
-    assert dram["primal"] + dram["shadow"] + dram["tape"] == dram["total"] == dram["read"] + dram["write"]
+    assert (
+        dram["primal"] + dram["shadow"] + dram["tape"]
+        == dram["total"]
+        == dram["read"] + dram["write"]
+    )

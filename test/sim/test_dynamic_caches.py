@@ -69,7 +69,9 @@ def test_argument_bounded_loop(fast: bool, n: int) -> None:
     np.testing.assert_allclose(dx, fd, rtol=1e-6, atol=1e-8)
 
 
-def _tri_phi(module: ModuleOp, n: int, C: np.ndarray, seed: np.ndarray) -> Callable[[np.ndarray], float]:
+def _tri_phi(
+    module: ModuleOp, n: int, C: np.ndarray, seed: np.ndarray
+) -> Callable[[np.ndarray], float]:
     primal = Executor(module, fast=False)
 
     def phi(A: np.ndarray) -> float:
@@ -90,7 +92,7 @@ def test_triangular_nest_of_dynamic_extent(n: int) -> None:
         dA, C_run, dC = np.zeros((n, 4)), C.copy(), seed.copy()
         Executor(module, fast=fast).run("tri_grad", [A.copy(), dA, C_run, dC, n])
         outputs.append((dA, C_run, dC))
-    for got, want in zip(outputs[0], outputs[1]):
+    for got, want in zip(outputs[0], outputs[1], strict=True):
         np.testing.assert_array_equal(got, want)
     fd = central(_tri_phi(module, n, C, seed), A)
     np.testing.assert_allclose(outputs[0][0], fd, rtol=1e-6, atol=1e-8)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from tapeflow_tools.context import make_context
-from tapeflow_tools.tapeflow_run import run_function
 from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.tapeflow_run import run_function
 
 LOGSUM = """
 func.func @logsum(%x: memref<8xf64>) -> f64 {
@@ -31,7 +30,8 @@ func.func @logsum(%x: memref<8xf64>) -> f64 {
 }
 func.func @grad(%x: memref<8xf64>, %dx: memref<8xf64>) -> f64 {
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @logsum(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<8xf64>, memref<8xf64>, f64) -> f64
+  %r = enzyme.autodiff @logsum(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<8xf64>, memref<8xf64>, f64) -> f64
   func.return %r : f64
 }
 """

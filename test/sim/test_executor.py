@@ -70,7 +70,8 @@ def test_subview_is_a_view_of_the_buffer() -> None:
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %one = arith.constant 1.0 : f64
-      %row = memref.subview %m[2, 0] [1, 4] [1, 1] : memref<4x4xf64> to memref<4xf64, strided<[1], offset: 8>>
+      %row = memref.subview %m[2, 0] [1, 4] [1, 1] : memref<4x4xf64> to memref<4xf64, strided<[1], \
+offset: 8>>
       memref.store %one, %row[%c1] : memref<4xf64, strided<[1], offset: 8>>
       func.return
     }"""
@@ -90,7 +91,10 @@ def test_tape_read_before_write_is_an_error() -> None:
       func.return %x : f64
     }"""
     assert _run(text, "f", 1, 1, 2.5) == (2.5,)
-    with pytest.raises(ExecutionError, match=r"case.mlir:5:7: 'tape.load' \(from store 0\) reads entry \[2\] before FWD wrote it"):
+    with pytest.raises(
+        ExecutionError,
+        match=r"case.mlir:5:7: 'tape.load' \(from store 0\) reads entry \[2\] before FWD wrote it",
+    ):
         _run(text, "f", 1, 2, 2.5)
 
 
@@ -123,7 +127,8 @@ def test_subview_with_dynamic_offset_and_fill_zero() -> None:
     func.func @f(%m: memref<3x4xf64>, %i: index) {
       %c2 = arith.constant 2 : index
       %v = arith.constant 5.0 : f64
-      %row = memref.subview %m[%i, 0] [1, 4] [1, 1] : memref<3x4xf64> to memref<4xf64, strided<[1], offset: ?>>
+      %row = memref.subview %m[%i, 0] [1, 4] [1, 1] : memref<3x4xf64> to memref<4xf64, \
+strided<[1], offset: ?>>
       memref.store %v, %row[%c2] : memref<4xf64, strided<[1], offset: ?>>
       func.return
     }

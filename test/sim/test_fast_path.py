@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
-from tapeflow_benchmarks.kernels import KERNELS
 from sim.cache import simulate_cache
 from sim.executor import Executor
 from sim.models import MODELS
 from sim.simulator import prepare, simulate
 from sim.timing import TimingRecorder, report
 from sim.trace import MemoryTrace
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser, verify_located
@@ -90,7 +90,9 @@ def test_both_paths_report_the_same_under_salam(
     reports = []
     for fast in (True, False):
         args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
-        result = simulate(module, f"{key}_grad", args, hardware, tape_bytes, fast=fast, model="salam")
+        result = simulate(
+            module, f"{key}_grad", args, hardware, tape_bytes, fast=fast, model="salam"
+        )
         reports.append({k: v for k, v in result.report.items() if k != "simulator"})
     assert reports[0] == reports[1]
     assert reports[0]["model"] == "salam"
@@ -129,7 +131,9 @@ def _per_window(
     def free(entries: int, at: float) -> float:
         """When `entries` entries are free, from `at` on (forgetting the tiles
         freed by then)."""
-        while resident and (resident[0][0] <= at or sum(r[1] for r in resident) + entries > capacity):
+        while resident and (
+            resident[0][0] <= at or sum(r[1] for r in resident) + entries > capacity
+        ):
             at = max(at, resident.pop(0)[0])
         return at
 
@@ -156,8 +160,13 @@ def _per_window(
             p, last = w.profile, previous_kernel
             compute = w.compute
             continues = (
-                last is not None and p.tiled and last.profile.tiled and last.profile is p
-                and w.layer == last.layer + 1 and w.trips > 0 and last.trips > 0
+                last is not None
+                and p.tiled
+                and last.profile.tiled
+                and last.profile is p
+                and w.layer == last.layer + 1
+                and w.trips > 0
+                and last.trips > 0
             )
             if continues and not stalled:
                 compute = w.trips * p.ii  # the previous tile's drain overlaps this fill
@@ -209,8 +218,13 @@ def _per_window(
         stream_read += w.stream_read_bytes
         stream_write += w.stream_write_bytes
     return {
-        "cycles": cycles, "hits": hits, "misses": misses, "fu": list(fu.items()),
-        "spad": spad, "memory": memory_ops, "streams": (stream_write, stream_read),
+        "cycles": cycles,
+        "hits": hits,
+        "misses": misses,
+        "fu": list(fu.items()),
+        "spad": spad,
+        "memory": memory_ops,
+        "streams": (stream_write, stream_read),
     }
 
 
@@ -386,8 +400,13 @@ def test_fallbacks_behave_as_the_closure_executor(case: str, mode: str) -> None:
     assert repr(fast) == repr(slow)  # repr: nan == nan
     if case in ("in range", "region read", "tile read"):
         assert not isinstance(fast[0][0], str)  # these run through
-    if case in ("index past the end", "region entry never written", "region freed",
-                "tile entry never written", "row outside the tile"):
+    if case in (
+        "index past the end",
+        "region entry never written",
+        "region freed",
+        "tile entry never written",
+        "row outside the tile",
+    ):
         assert isinstance(fast[0][0], str)  # these raise
 
 
@@ -422,8 +441,9 @@ func.func @rev(%m: memref<4xf64>, %n: index) -> f64 {
 def test_the_rev_sweep_starts_where_the_closure_executor_starts_it(marked: int) -> None:
     # The simulator marks the first op of the REV sweep; whatever op that is,
     # the windows on either side of it are the same on both paths.
-    from tapeflow_dialects.enzyme import REV_START
     from xdsl.dialects.builtin import UnitAttr
+
+    from tapeflow_dialects.enzyme import REV_START
 
     outcomes = []
     for fast in (True, False):

@@ -25,10 +25,10 @@ from xdsl.dialects.builtin import ModuleOp
 from sim.cache import simulate_cache
 from sim.simulator import Execution, evaluate, execute, prepare
 from tapeflow_benchmarks.common import caller_arguments
+from tapeflow_tools.context import make_context
 from targets.hardware import PRESETS, Hardware, describe
 from targets.hardware_files import layered
 from targets.provenance import PACKAGES
-from tapeflow_tools.context import make_context
 
 
 def _run(
@@ -98,10 +98,16 @@ CASES: list[tuple[str, str, str, str, list[str], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("setting", "key", "variant", "preset", "base", "grows"), CASES,
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("setting", "key", "variant", "preset", "base", "grows"), CASES, ids=[c[0] for c in CASES]
+)
 def test_each_field_moves_the_report_its_way(
-    setting: str, key: str, variant: str, preset: str, base: list[str], grows: str,
+    setting: str,
+    key: str,
+    variant: str,
+    preset: str,
+    base: list[str],
+    grows: str,
     differentiated: Callable[[str], ModuleOp],
 ) -> None:
     _, before = _run(differentiated, key, variant, preset, base)
@@ -157,7 +163,9 @@ def test_line_size_policy_and_energy_reach_the_cache_and_the_energy(
     assert line["dram_bytes"]["read"] % 128 == 0
 
 
-def test_the_record_is_the_whole_effective_machine(differentiated: Callable[[str], ModuleOp]) -> None:
+def test_the_record_is_the_whole_effective_machine(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
     sets = ["name=mine", "dram.latency_cycles=321", "cache.size_bytes=4096", "energy=cacti45"]
     execution, report = _run(differentiated, "logsum", "tapeflow", "Tflow2k", sets)
     record = report["hardware"]
@@ -173,7 +181,13 @@ def test_the_record_is_the_whole_effective_machine(differentiated: Callable[[str
     assert record["not_simulated"] == []  # cgra simulates every field
     assert record["unroll_requested"] == 1
     assert set(record) == {f.name for f in fields(Hardware)} | {
-        "model", "not_simulated", "variant", "unroll", "unroll_requested", "energy_preset", "versions"
+        "model",
+        "not_simulated",
+        "variant",
+        "unroll",
+        "unroll_requested",
+        "energy_preset",
+        "versions",
     }
 
 
@@ -185,7 +199,9 @@ def test_moving_the_base_by_a_whole_cache_changes_no_count(
     stay; only the record names the new base."""
     size = PRESETS["Enzyme1k"].cache.size_bytes
     _, before = _run(differentiated, "nn", "enzyme", "Enzyme1k", [])
-    _, after = _run(differentiated, "nn", "enzyme", "Enzyme1k", [f"placement.base={4096 + 64 * size}"])
+    _, after = _run(
+        differentiated, "nn", "enzyme", "Enzyme1k", [f"placement.base={4096 + 64 * size}"]
+    )
     assert after["hardware"]["placement"]["base"] == 4096 + 64 * size
     for key in ("cycles", "cache", "dram_bytes"):
         assert after[key] == before[key]

@@ -53,7 +53,9 @@ def test_a_field_salam_ignores_changes_none_of_its_numbers(variant: str, spad: i
     reference = _numbers(base)
     values = field_values(Point(base, 32 * 1024).hardware())
     for key in sorted(SALAM_UNSIMULATED):
-        changed = Group("matdescent", "small", variant, spad, 1, "salam", "", ((key, _changed(values[key])),))
+        changed = Group(
+            "matdescent", "small", variant, spad, 1, "salam", "", ((key, _changed(values[key])),)
+        )
         assert _numbers(changed) == reference, key
     # ... while a field it reads does change them (the comparison can see a change).
     changed = Group("matdescent", "small", variant, spad, 1, "salam", "", (("latencies.fmul", 9),))
@@ -77,10 +79,23 @@ def test_tapeflow_sim_refuses_a_field_salam_does_not_simulate(
     inputs = tmp_path / "in.npz"
     np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(KERNELS["logsum"].inputs("small"))})
     with pytest.raises(SystemExit) as exit_:
-        tapeflow_sim.main([
-            str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"), "--function", "logsum_grad",
-            "--variant", "enzyme", "--preset", "Enzyme32k", "--model", "salam", "--set", "cache.mshrs=2", "--inputs", str(inputs),
-        ])
+        tapeflow_sim.main(
+            [
+                str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
+                "--function",
+                "logsum_grad",
+                "--variant",
+                "enzyme",
+                "--preset",
+                "Enzyme32k",
+                "--model",
+                "salam",
+                "--set",
+                "cache.mshrs=2",
+                "--inputs",
+                str(inputs),
+            ]
+        )
     assert exit_.value.code != 0
     err = capsys.readouterr().err
     assert "the salam model does not simulate cache.mshrs" in err and "Traceback" not in err

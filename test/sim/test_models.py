@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from xdsl.dialects import scf
 
 from lowering.tapeflow_to_cgra import lower_module
 from sim.cache import simulate_cache
@@ -21,8 +20,8 @@ from sim.executor import Executor
 from sim.kernel_compiler import is_kernel_loop
 from sim.models import MODELS, UnknownModel, get_model
 from sim.models.cgra import CGRA
-from sim.simulator import SimulationError, prepare, simulate
 from sim.models.salam import run_cycles
+from sim.simulator import SimulationError, prepare, simulate
 from sim.timing import TimingRecorder, authors_dram_bytes, report, window_table
 from sim.trace import MemoryTrace
 from tapeflow_dialects import cgra
@@ -31,8 +30,8 @@ from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
 from targets.costs import enclosing_loops, kernel_profile, lockstep_latencies, op_latency
-from targets.lockstep import LockstepSchedule
 from targets.hardware import PlacementConfig, configure
+from targets.lockstep import LockstepSchedule
 from targets.salam import SALAM, salam_hardware
 
 HEADER = (
@@ -56,7 +55,11 @@ def run(module: Any, hardware: Any, args: list[Any], model: str) -> tuple[dict[s
     recorder.finish()
     addresses, writes, tape = trace.arrays()
     cache = simulate_cache(addresses, writes, hardware.cache)
-    return report(recorder, cache, trace.roles(addresses, tape), hardware, 0, model), recorder, cache
+    return (
+        report(recorder, cache, trace.roles(addresses, tape), hardware, 0, model),
+        recorder,
+        cache,
+    )
 
 
 def test_the_registry() -> None:
@@ -98,7 +101,8 @@ def test_salam_access_costs_follow_from_the_stated_latencies() -> None:
 def kernels_of(module: Any) -> list[cgra.KernelOp]:
     """The kernels loops iterate (not the straight-line runs placed around them)."""
     return [
-        op for op in module.walk()
+        op
+        for op in module.walk()
         if isinstance(op, cgra.KernelOp) and is_kernel_loop(op.parent_op())
     ]
 
@@ -270,7 +274,11 @@ def test_select_takes_no_cycle() -> None:
     hw = salam_hardware(configure("Enzyme32k"))
     (kernel,) = kernels_of(placed(nested(SELECT), hw))
     latencies = lockstep_latencies(kernel, hw)
-    (select,) = [op for op in latencies if isinstance(op, cgra.ComputeOp) and op.opcode.data == "arith.select"]
+    (select,) = [
+        op
+        for op in latencies
+        if isinstance(op, cgra.ComputeOp) and op.opcode.data == "arith.select"
+    ]
     assert latencies[select] == 0
     # {load} 0, {cmpf} 1 (5 cycles, as fadd), select and mulf both 2, {store} 3.
     schedule = schedule_of(kernel, hw)
@@ -293,7 +301,9 @@ func.func @f(%x: memref<16xf64>) -> f64 {
 }
 func.func @f_grad(%x: memref<16xf64>, %dx: memref<16xf64>) -> f64 {
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<16xf64>, memref<16xf64>, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %dx, %seed) <{activity = [#enzyme.activity<enzyme_dup>],
+      ret_activity = [#enzyme.activity<enzyme_active>]}>
+      : (memref<16xf64>, memref<16xf64>, f64) -> f64
   func.return %r : f64
 }
 """
@@ -314,9 +324,9 @@ def gradient(
 
 
 def fwd_kernel(module: Any) -> cgra.KernelOp:
-    return next(k for k in kernels_of(module) if any(
-        isinstance(o, cgra.StoreOp) for o in k.body.block.ops
-    ))
+    return next(
+        k for k in kernels_of(module) if any(isinstance(o, cgra.StoreOp) for o in k.body.block.ops)
+    )
 
 
 def test_tape_bins_cost_their_issue_slot_only() -> None:
@@ -344,7 +354,9 @@ def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:
     r = reports[0]
     assert r["cycles"]["stream_stall"] == 0
     # Only the spilled and fetched bytes are tape traffic.
-    assert r["dram_bytes"]["tape"] == r["streams"]["write_bytes"] + r["streams"]["read_bytes"] == 512
+    assert (
+        r["dram_bytes"]["tape"] == r["streams"]["write_bytes"] + r["streams"]["read_bytes"] == 512
+    )
 
 
 def test_dram_traffic_counted_the_authors_way() -> None:
@@ -486,12 +498,15 @@ def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
     # The tile loops (each tile's bookkeeping, its bounds and rows, runs in
     # kernels of its own, once per layer, in between).
     fwd_kernels = [
-        i for i, w in enumerate(recorder.windows)
+        i
+        for i, w in enumerate(recorder.windows)
         if w.kind == "kernel" and w.phase == "fwd" and w.profile.looped
     ]
     assert len(fwd_kernels) == 4
     kernel = recorder.windows[fwd_kernels[0]].profile
-    assert all(recorder.windows[i].kernel == recorder.windows[fwd_kernels[0]].kernel for i in fwd_kernels)
+    assert all(
+        recorder.windows[i].kernel == recorder.windows[fwd_kernels[0]].kernel for i in fwd_kernels
+    )
     # From the placed FWD kernel: ii 4; length 7 (the mulf issued at cycle 3 + 4).
     assert (kernel.ii, kernel.length, kernel.tiled) == (4, 7, True)
     # The first tile also loads the kernel's configuration (a cycle per placed op);
@@ -515,10 +530,26 @@ def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
     outputs = {}
     for model in ("cgra", "salam"):
         done = subprocess.run(
-            [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
-             "--preset", "Tflow2k", "--model", model, "--inputs", str(tmp_path / "in.npz"),
-             "--out", str(tmp_path / f"{model}.npz"), "--json", str(tmp_path / f"{model}.json")],
-            capture_output=True, text=True,
+            [
+                str(tool),
+                str(source),
+                "--function",
+                "logsum_grad",
+                "--variant",
+                "tapeflow",
+                "--preset",
+                "Tflow2k",
+                "--model",
+                model,
+                "--inputs",
+                str(tmp_path / "in.npz"),
+                "--out",
+                str(tmp_path / f"{model}.npz"),
+                "--json",
+                str(tmp_path / f"{model}.json"),
+            ],
+            capture_output=True,
+            text=True,
         )
         assert done.returncode == 0, done.stderr
         report = json.loads((tmp_path / f"{model}.json").read_text())
@@ -529,9 +560,20 @@ def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
     for name, value in outputs["cgra"].items():
         np.testing.assert_array_equal(outputs["salam"][name], value)
     bad = subprocess.run(
-        [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
-         "--preset", "Tflow2k", "--model", "gem5"],
-        capture_output=True, text=True,
+        [
+            str(tool),
+            str(source),
+            "--function",
+            "logsum_grad",
+            "--variant",
+            "tapeflow",
+            "--preset",
+            "Tflow2k",
+            "--model",
+            "gem5",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert bad.returncode == 2 and "invalid choice: 'gem5'" in bad.stderr
 
@@ -563,7 +605,8 @@ def test_a_layer_of_straight_line_dataflow_runs_as_one_kernel() -> None:
     assert outputs[0] == np.prod(x)
     np.testing.assert_allclose(args[1], np.prod(x) / x, rtol=1e-14)
     straight = [
-        k for k in module.walk()
+        k
+        for k in module.walk()
         if isinstance(k, cgra.KernelOp) and not is_kernel_loop(k.parent_op())
     ]
     assert len(straight) >= 4  # the FWD pieces (and REV's)

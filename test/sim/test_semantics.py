@@ -82,8 +82,14 @@ def _everywhere(text: str, args: list[Any]) -> list[Any]:
     return outcomes
 
 
-def _check(op: str, arg_types: list[str], result: str, args: list[Any], expected: Any,
-           predicate: int | None = None) -> None:
+def _check(
+    op: str,
+    arg_types: list[str],
+    result: str,
+    args: list[Any],
+    expected: Any,
+    predicate: int | None = None,
+) -> None:
     outcomes = _everywhere(_program(op, arg_types, result, predicate), args)
     for outcome in outcomes:
         assert type(outcome) is type(expected), (op, args, outcomes)
@@ -157,8 +163,9 @@ CMPI = [
 
 
 @pytest.mark.parametrize(("predicate", "t", "a", "b", "expected"), CMPI)
-def test_cmpi_reads_operands_as_its_predicate_says(predicate: int, t: str, a: Any, b: Any,
-                                                    expected: bool) -> None:
+def test_cmpi_reads_operands_as_its_predicate_says(
+    predicate: int, t: str, a: Any, b: Any, expected: bool
+) -> None:
     _check("arith.cmpi", [t, t], "i1", [a, b], expected, predicate)
 
 
@@ -221,6 +228,7 @@ def test_select_takes_the_operand_its_condition_names() -> None:
 
 
 # ------------------------------------------------------------------ floats
+
 
 def test_f64_is_ieee_where_python_raises() -> None:
     _check("arith.divf", ["f64", "f64"], "f64", [1.0, -0.0], -math.inf)
@@ -287,6 +295,7 @@ def test_constants_are_held_at_their_type() -> None:
 
 # ------------------------------------------------------- the table itself
 
+
 def test_accessors_at_types() -> None:
     index = IndexType()
     assert semantics.int_binary("arith.addi", i8)(100, 100) == -56
@@ -306,9 +315,21 @@ def test_accessors_at_types() -> None:
         semantics.int_binary("arith.remui", i8)(3, 0)
 
 
-@pytest.mark.parametrize("name", ["arith.addi", "arith.subi", "arith.muli", "arith.andi",
-                                  "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi",
-                                  "arith.divsi", "arith.remui"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "arith.addi",
+        "arith.subi",
+        "arith.muli",
+        "arith.andi",
+        "arith.ori",
+        "arith.xori",
+        "arith.maxsi",
+        "arith.minsi",
+        "arith.divsi",
+        "arith.remui",
+    ],
+)
 def test_array_forms_agree_with_the_scalar_functions(name: str) -> None:
     rng = np.random.default_rng(7)
     edges = np.array([I64_MIN, I64_MIN + 1, -2, -1, 0, 1, 2, I64_MAX - 1, I64_MAX], np.int64)
@@ -318,11 +339,12 @@ def test_array_forms_agree_with_the_scalar_functions(name: str) -> None:
     a[(a == I64_MIN) & (b == -1)] = 5  # nor signed overflow
     index = IndexType()
     scalar = semantics.int_binary(name, index)
-    expected = np.array([scalar(int(x), int(y)) for x, y in zip(a, b)], np.int64)
+    expected = np.array([scalar(int(x), int(y)) for x, y in zip(a, b, strict=True)], np.int64)
     assert np.array_equal(semantics.int_binary_array(name, index)(a, b), expected)
 
 
 # ------------------------------------------------------------------ faults
+
 
 def _where(text: str, marker: str) -> str:
     """`case.mlir:line:col` of the line holding `marker`, at its first non-blank."""
@@ -337,9 +359,9 @@ def _fails_alike(text: str, name: str, args: list[Any], message: str) -> None:
     errors = []
     for fast in (True, False):
         with pytest.raises(ExecutionError) as caught:
-            Executor(_module(text), fast=fast).run(name, [
-                a.copy() if isinstance(a, np.ndarray) else a for a in args
-            ])
+            Executor(_module(text), fast=fast).run(
+                name, [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            )
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
     assert errors[0].startswith(message), errors[0]
@@ -350,18 +372,21 @@ def test_integer_division_by_zero_is_located() -> None:
         text = _program(op, ["index", "index"], "index", None)
         outcomes = _everywhere(text, [7, 0])
         plain, kernel = _where(text, '%r = "'), _where(text, "%v = cgra.op")
-        assert outcomes == [f"error: {plain}: '{op}' divides by zero"] * 2 + [
-            f"error: {kernel}: '{op}' divides by zero"
-        ] * 2
+        assert (
+            outcomes
+            == [f"error: {plain}: '{op}' divides by zero"] * 2
+            + [f"error: {kernel}: '{op}' divides by zero"] * 2
+        )
 
 
 def test_signed_division_overflow_is_located() -> None:
     text = _program("arith.divsi", ["i8", "i8"], "i8", None)
     outcomes = _everywhere(text, [-128, -1])
     where = _where(text, '%r = "')
-    assert outcomes[:2] == [
-        f"error: {where}: 'arith.divsi' overflows (the minimum value divided by -1)"
-    ] * 2
+    assert (
+        outcomes[:2]
+        == [f"error: {where}: 'arith.divsi' overflows (the minimum value divided by -1)"] * 2
+    )
 
 
 def test_a_loop_step_that_is_not_positive_is_located() -> None:
@@ -393,8 +418,12 @@ def test_a_loop_step_that_is_not_positive_is_located() -> None:
     kernel_for = next(i for i, line in enumerate(lines, 1) if "scf.for" in line and i > plain_for)
     for name, line in (("plain", plain_for), ("kernel", kernel_for)):
         for step in (0, -1):
-            _fails_alike(text, name, [4, step],
-                         f"case.mlir:{line}:7: 'scf.for' step must be positive, got {step}")
+            _fails_alike(
+                text,
+                name,
+                [4, step],
+                f"case.mlir:{line}:7: 'scf.for' step must be positive, got {step}",
+            )
     # With timing (as the simulator runs), too.
     from sim.timing import TimingRecorder
     from sim.trace import MemoryTrace
@@ -452,9 +481,14 @@ def test_huge_allocations_are_refused() -> None:
       %t = tape.alloc : !tape.tape<{side}x{side}xf64>
       func.return
     }}"""
-    _fails_alike(text, "f", [], f"{_where(text, 'memref.alloc')}: 'memref.alloc' allocates "
-                 f"{side * side * 8} bytes, more than the executor's limit of "
-                 f"{ALLOCATION_LIMIT_BYTES} bytes")
+    _fails_alike(
+        text,
+        "f",
+        [],
+        f"{_where(text, 'memref.alloc')}: 'memref.alloc' allocates "
+        f"{side * side * 8} bytes, more than the executor's limit of "
+        f"{ALLOCATION_LIMIT_BYTES} bytes",
+    )
     _fails_alike(text, "t", [], f"{_where(text, 'tape.alloc')}: 'tape.alloc' allocates")
 
 
@@ -470,15 +504,20 @@ def test_tape_indices_out_of_range_are_located() -> None:
         assert Executor(_module(text), fast=fast).run("f", [3, 2.5]) == (2.5,)
     where = _where(text, "tape.store")
     for bad in (4, -1):  # -1 used to wrap around to the last entry
-        _fails_alike(text, "f", [bad, 2.5], f"{where}: 'tape.store' index [{bad}] is out of "
-                     "bounds for a tape of shape [4]")
+        _fails_alike(
+            text,
+            "f",
+            [bad, 2.5],
+            f"{where}: 'tape.store' index [{bad}] is out of bounds for a tape of shape [4]",
+        )
 
 
 def test_subviews_and_copies_out_of_range_are_located() -> None:
     text = """
     func.func @f(%m: memref<3x4xf64>, %i: index) -> f64 {
       %c0 = arith.constant 0 : index
-      %row = memref.subview %m[%i, 0] [1, 4] [1, 1] : memref<3x4xf64> to memref<4xf64, strided<[1], offset: ?>>
+      %row = memref.subview %m[%i, 0] [1, 4] [1, 1] : memref<3x4xf64> to memref<4xf64, \
+strided<[1], offset: ?>>
       %x = memref.load %row[%c0] : memref<4xf64, strided<[1], offset: ?>>
       func.return %x : f64
     }
@@ -490,11 +529,20 @@ def test_subviews_and_copies_out_of_range_are_located() -> None:
     for fast in (True, False):
         assert Executor(_module(text), fast=fast).run("f", [m, 2]) == (8.0,)
     where = _where(text, "memref.subview")
-    _fails_alike(text, "f", [m, 3], f"{where}: 'memref.subview' at offsets [3, 0] with sizes "
-                 "[1, 4] and strides [1, 1] is out of bounds for a buffer of shape [3, 4]")
-    _fails_alike(text, "g", [np.zeros(4), np.zeros((2, 4))],
-                 f"{_where(text, 'memref.copy')}: 'memref.copy' copies a buffer of shape [4] "
-                 "into one of shape [2, 4]")
+    _fails_alike(
+        text,
+        "f",
+        [m, 3],
+        f"{where}: 'memref.subview' at offsets [3, 0] with sizes "
+        "[1, 4] and strides [1, 1] is out of bounds for a buffer of shape [3, 4]",
+    )
+    _fails_alike(
+        text,
+        "g",
+        [np.zeros(4), np.zeros((2, 4))],
+        f"{_where(text, 'memref.copy')}: 'memref.copy' copies a buffer of shape [4] "
+        "into one of shape [2, 4]",
+    )
 
 
 def test_memref_index_out_of_range_is_located_on_both_paths() -> None:
@@ -505,8 +553,9 @@ def test_memref_index_out_of_range_is_located_on_both_paths() -> None:
     }"""
     where = _where(text, "memref.load")
     for bad in (4, -1):
-        _fails_alike(text, "f", [np.zeros(4), bad],
-                     f"{where}: 'memref.load' index [{bad}] is out of bounds")
+        _fails_alike(
+            text, "f", [np.zeros(4), bad], f"{where}: 'memref.load' index [{bad}] is out of bounds"
+        )
 
 
 def test_index_arithmetic_wraps_where_inputs_are_large() -> None:

@@ -17,13 +17,13 @@ import pytest
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
-from tapeflow_benchmarks.kernels import KERNELS
 from sim.simulator import SimulationError, prepare, simulate
-from targets.hardware import configure
+from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
+from targets.hardware import configure
 
 PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
 
@@ -31,7 +31,9 @@ PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
 def run_variant(key: str, module: ModuleOp, variant: str, **overrides: int):  # type: ignore[no-untyped-def]
     hardware = configure(PRESET_OF[variant], **overrides)
     tape_bytes = prepare(make_context(), module, variant, hardware)
-    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")
+    function = next(
+        f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad"
+    )
     inputs = KERNELS[key].inputs("small")
     args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
     return simulate(module, f"{key}_grad", args, hardware, tape_bytes)
@@ -44,19 +46,30 @@ def test_outputs_equal_the_reference_executor(
 ) -> None:
     reference_module = differentiated(key)
     inputs = KERNELS[key].inputs("small")
-    reference = run_function(reference_module, f"{key}_grad", {f"arg{i}": a for i, a in enumerate(inputs)})
+    reference = run_function(
+        reference_module, f"{key}_grad", {f"arg{i}": a for i, a in enumerate(inputs)}
+    )
     result = run_variant(key, differentiated(key), variant)
     assert set(result.outputs) == set(reference)
     for name, value in reference.items():
-        np.testing.assert_array_equal(result.outputs[name], value, err_msg=f"{key} {variant} {name}")
+        np.testing.assert_array_equal(
+            result.outputs[name], value, err_msg=f"{key} {variant} {name}"
+        )
     report = result.report
     assert report["cycles"]["total"] == report["cycles"]["fwd"] + report["cycles"]["rev"] > 0
-    assert report["dram_bytes"]["total"] == report["dram_bytes"]["read"] + report["dram_bytes"]["write"]
+    assert (
+        report["dram_bytes"]["total"]
+        == report["dram_bytes"]["read"] + report["dram_bytes"]["write"]
+    )
     # Every access of the trace belongs to exactly one timing window of one phase.
     cache = report["cache"]
     assert cache["fwd"]["hits"] + cache["rev"]["hits"] == cache["hits"]
     assert cache["fwd"]["misses"] + cache["rev"]["misses"] == cache["misses"]
-    assert 0 <= report["cycles"]["memory_stall"] + report["cycles"]["stream_stall"] <= report["cycles"]["total"]
+    assert (
+        0
+        <= report["cycles"]["memory_stall"] + report["cycles"]["stream_stall"]
+        <= report["cycles"]["total"]
+    )
     energy = report["energy_pj"]
     assert energy["onchip"] == pytest.approx(energy["cache"] + energy["spad"] + energy["fu"])
     if variant == "tapeflow":
@@ -81,12 +94,16 @@ def test_the_enzyme_baseline_unrolled_keeps_its_values_and_its_tape(
     into Enzyme's buffers, so the values stay and the tape still goes through the
     cache, with the same total as without unrolling."""
     inputs = KERNELS[key].inputs("small")
-    reference = run_function(differentiated(key), f"{key}_grad", {f"arg{i}": a for i, a in enumerate(inputs)})
+    reference = run_function(
+        differentiated(key), f"{key}_grad", {f"arg{i}": a for i, a in enumerate(inputs)}
+    )
     module = differentiated(key)
     hardware = configure("Enzyme32k")
     tape_bytes = prepare(make_context(), module, "enzyme", hardware, unroll=4)
     assert not any(isinstance(op, tape.AllocOp) for op in module.walk())
-    function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad")
+    function = next(
+        f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{key}_grad"
+    )
     args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
     result = simulate(module, f"{key}_grad", args, hardware, tape_bytes)
     for name, value in reference.items():
@@ -116,7 +133,8 @@ func.func @f(%x: memref<4xf64>) -> f64 {{
 }}
 func.func @f_grad(%x: memref<4xf64>, %dx: memref<4xf64>) -> f64 {{
   %seed = arith.constant 1.0 : f64
-  %r = enzyme.autodiff @f(%x, %dx, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<4xf64>, memref<4xf64>, f64) -> f64
+  %r = enzyme.autodiff @f(%x, %dx, %seed) <{{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = [#enzyme.activity<enzyme_active>]}}> : (memref<4xf64>, memref<4xf64>, f64) -> f64
   func.return %r : f64
 }}
 """
@@ -158,7 +176,9 @@ def test_a_dependent_chain_costs_its_latency_sum() -> None:
 def test_sixteen_independent_ops_issue_together_on_a_4x4_grid() -> None:
     ops = "\n".join(f"      %p{k} = arith.mulf %v{k % 4}, %w : f64" for k in range(16))
     text = f"""
-func.func private @diffeg(%x: memref<4xf64>, %dx: memref<4xf64>, %w: f64) attributes {{tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]}} {{
+func.func private @diffeg(%x: memref<4xf64>, %dx: memref<4xf64>, %w: f64) attributes \
+{{tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], \
+tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]}} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
@@ -180,7 +200,8 @@ func.func private @diffeg(%x: memref<4xf64>, %dx: memref<4xf64>, %w: f64) attrib
     module.verify()
     # The loop's kernel (the loads and arithmetic before it are a kernel run once).
     (kernel,) = [
-        op for op in module.walk()
+        op
+        for op in module.walk()
         if isinstance(op, cgra.KernelOp) and isinstance(op.parent_op(), scf.ForOp)
     ]
     placed = [op for op in kernel.body.block.ops if isinstance(op, cgra.ComputeOp)]
@@ -214,23 +235,57 @@ def test_tapeflow_sim_command(tmp_path: Path) -> None:
     source = Path(__file__).parents[2] / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
     tool = Path(sys.executable).parent / "tapeflow-sim"
     done = subprocess.run(
-        [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
-         "--preset", "Tflow1k", "--energy", "cacti45", "--inputs", str(tmp_path / "in.npz"),
-         "--out", str(tmp_path / "out.npz"), "--json", str(tmp_path / "r.json")],
-        capture_output=True, text=True,
+        [
+            str(tool),
+            str(source),
+            "--function",
+            "logsum_grad",
+            "--variant",
+            "tapeflow",
+            "--preset",
+            "Tflow1k",
+            "--energy",
+            "cacti45",
+            "--inputs",
+            str(tmp_path / "in.npz"),
+            "--out",
+            str(tmp_path / "out.npz"),
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "r.json").read_text())
-    for key in ("cycles", "ops", "cache", "dram_bytes", "spad", "sram_bytes", "layers",
-                "tape_bytes", "energy_pj"):
+    for key in (
+        "cycles",
+        "ops",
+        "cache",
+        "dram_bytes",
+        "spad",
+        "sram_bytes",
+        "layers",
+        "tape_bytes",
+        "energy_pj",
+    ):
         assert key in report
     assert report["sram_bytes"] == 1024 + 512
     with np.load(tmp_path / "out.npz") as out:
         assert "arg1" in out.files and "result0" in out.files
     bad = subprocess.run(
-        [str(tool), str(source), "--function", "logsum_grad", "--variant", "tapeflow",
-         "--preset", "Enzyme32k"],
-        capture_output=True, text=True,
+        [
+            str(tool),
+            str(source),
+            "--function",
+            "logsum_grad",
+            "--variant",
+            "tapeflow",
+            "--preset",
+            "Enzyme32k",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert bad.returncode == 1
     assert "the tapeflow variant needs a scratchpad; Enzyme32k has none" in bad.stderr

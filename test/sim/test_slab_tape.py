@@ -16,16 +16,16 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from lowering.pipelines import parse_pipeline
-from lowering.tapeflow_regions import form_regions
 from lowering.tapeflow_raise_tape import raise_module
+from lowering.tapeflow_regions import form_regions
 from sim.executor import Executor
 from sim.simulator import evaluate, execute
 from sim.storage import SlabTape
-from targets.hardware import configure
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import region, stream
 from tapeflow_tools.context import make_context
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
+from targets.hardware import configure
 
 KEY = "logsum"
 
@@ -62,7 +62,9 @@ def test_the_tape_grows_past_several_slabs_with_values_intact(
     lowered = _lowered(module, slab)
     allocs = [op for op in lowered.walk() if isinstance(op, stream.AllocOp)]
     assert allocs and all(op.slab_bytes == slab for op in allocs)
-    function = next(f for f in lowered.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{KEY}_grad")
+    function = next(
+        f for f in lowered.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{KEY}_grad"
+    )
     args = bind_arguments(function, {k: v.copy() for k, v in inputs.items()})
     executor = Executor(lowered, fast=fast)
     results = executor.run(f"{KEY}_grad", args)
@@ -91,7 +93,7 @@ def test_a_tile_straddling_two_slabs_comes_back_whole() -> None:
 
 
 def test_the_simulator_reports_slabs_and_charges_a_page_per_slab(
-    differentiated: Callable[[str], ModuleOp]
+    differentiated: Callable[[str], ModuleOp],
 ) -> None:
     hardware = configure("Tflow2k")
     inputs = {f"arg{i}": a for i, a in enumerate(KERNELS[KEY].inputs("small"))}
@@ -99,7 +101,11 @@ def test_the_simulator_reports_slabs_and_charges_a_page_per_slab(
     runs = {}
     for slab in (total, 32):
         module = _lowered(differentiated(KEY), slab)
-        function = next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == f"{KEY}_grad")
+        function = next(
+            f
+            for f in module.ops
+            if getattr(f, "sym_name", None) and f.sym_name.data == f"{KEY}_grad"
+        )
         args = bind_arguments(function, {k: v.copy() for k, v in inputs.items()})
         run = execute(module, f"{KEY}_grad", args, hardware, total)
         report = evaluate(run)

@@ -38,8 +38,14 @@ def test_a_stream_issued_k_tiles_ahead_waits_what_the_latency_exceeds(ahead: int
     freed when layer 0 ends, so it waits max(0, L - ahead*T)."""
     spent, tiles = rev_layers(ahead + 2, 8)
     times = stream_times(
-        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
-        capacity=8 * (ahead + 1), latency=L, bytes_per_cycle=FAST, rev_start=0,
+        spent,
+        tiles,
+        np.array([], dtype=np.int64),
+        np.zeros_like(spent),
+        capacity=8 * (ahead + 1),
+        latency=L,
+        bytes_per_cycle=FAST,
+        rev_start=0,
     )
     assert times.stalled[0] == L  # nothing overlaps the first tile
     assert list(times.stalled[2 : 2 * ahead + 2 : 2]) == [0] * ahead
@@ -54,8 +60,14 @@ def test_a_tile_that_fills_the_scratchpad_is_not_double_buffered() -> None:
     bw = 9.6
     spent, tiles = rev_layers(3, 64, nbytes)
     times = stream_times(
-        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
-        capacity=64, latency=L, bytes_per_cycle=bw, rev_start=0,
+        spent,
+        tiles,
+        np.array([], dtype=np.int64),
+        np.zeros_like(spent),
+        capacity=64,
+        latency=L,
+        bytes_per_cycle=bw,
+        rev_start=0,
     )
     whole = int(np.ceil(L + nbytes / bw))
     assert list(times.stalled[::2]) == [whole, whole, whole]
@@ -69,14 +81,26 @@ def test_a_fwd_tile_that_fills_the_scratchpad_waits_for_the_drain() -> None:
     spent = np.array([T, 0] * 3, dtype=np.int64)
     tiles = [[0, 64, 2 * i, 2 * i + 2, 2 * i + 1, nbytes] for i in range(3)]
     full = stream_times(
-        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
-        capacity=64, latency=L, bytes_per_cycle=bw, rev_start=spent.size,
+        spent,
+        tiles,
+        np.array([], dtype=np.int64),
+        np.zeros_like(spent),
+        capacity=64,
+        latency=L,
+        bytes_per_cycle=bw,
+        rev_start=spent.size,
     )
     drain = nbytes / bw  # 64 cycles, longer than a layer's 30
     assert list(full.stalled[[2, 4]]) == [int(drain), int(drain)]
     double = stream_times(
-        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
-        capacity=128, latency=L, bytes_per_cycle=bw, rev_start=spent.size,
+        spent,
+        tiles,
+        np.array([], dtype=np.int64),
+        np.zeros_like(spent),
+        capacity=128,
+        latency=L,
+        bytes_per_cycle=bw,
+        rev_start=spent.size,
     )
     # Two tiles fit: layer 2 waits for layer 0's drain only, done at 30 + 64 = 94,
     # while layer 2 would start at 60; the channel then drains layer 1's tile.
@@ -90,14 +114,27 @@ def test_without_runahead_a_stream_is_issued_one_layer_ahead() -> None:
     layer 2 at layer 1's start L + T (arrives at 2L + T, needed at L + 2T)."""
     spent, tiles = rev_layers(3, 8)
     times = stream_times(
-        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
-        capacity=64, latency=L, bytes_per_cycle=FAST, rev_start=0, runahead=False,
+        spent,
+        tiles,
+        np.array([], dtype=np.int64),
+        np.zeros_like(spent),
+        capacity=64,
+        latency=L,
+        bytes_per_cycle=FAST,
+        rev_start=0,
+        runahead=False,
     )
     assert list(times.stalled[::2]) == [L, 0, L - T]
     assert times.prefetch_distance == pytest.approx(2 / 3)  # 0, 1, 1 tiles resident
     ahead = stream_times(
-        spent, tiles, np.array([], dtype=np.int64), np.zeros_like(spent),
-        capacity=64, latency=L, bytes_per_cycle=FAST, rev_start=0,
+        spent,
+        tiles,
+        np.array([], dtype=np.int64),
+        np.zeros_like(spent),
+        capacity=64,
+        latency=L,
+        bytes_per_cycle=FAST,
+        rev_start=0,
     )
     assert list(ahead.stalled[::2]) == [L, 0, 0]
 
@@ -107,7 +144,13 @@ def test_after_a_stall_the_next_kernel_loop_fills_its_pipeline_again() -> None:
     kernels = np.array([1, 3])
     refill = np.array([0, 0, 0, 7])
     times = stream_times(
-        spent, tiles, kernels, refill, capacity=64, latency=L, bytes_per_cycle=FAST,
+        spent,
+        tiles,
+        kernels,
+        refill,
+        capacity=64,
+        latency=L,
+        bytes_per_cycle=FAST,
         rev_start=0,
     )
     assert times.stalled[2] == L  # the full tile waits again
@@ -119,14 +162,31 @@ def windows(kernel_ids: list[int], ops: list[int]) -> WindowTable:
     n = len(kernel_ids)
     zero = np.zeros(n, dtype=np.int64)
     return WindowTable(
-        kernel=np.ones(n, dtype=bool), compute=np.full(n, 10), access_latency=zero,
-        hits=zero, misses=zero, writebacks=zero, dram_bytes=zero, rev_stream_bytes=zero,
-        trips=np.ones(n, dtype=np.int64), ii=np.full(n, 10), length=np.full(n, 10),
-        tiled=np.zeros(n, dtype=bool), kernel_id=np.array(kernel_ids),
-        layer=zero, spad_accesses=zero, memory_ops=zero, stream_write_bytes=zero,
-        stream_read_bytes=zero, rev=np.zeros(n, dtype=bool), kernel_ops=np.array(ops),
-        looped=np.ones(n, dtype=bool), tiles=np.zeros((0, 6), dtype=np.int64),
-        start=zero, end=zero, access_hit=np.zeros(0, dtype=bool),
+        kernel=np.ones(n, dtype=bool),
+        compute=np.full(n, 10),
+        access_latency=zero,
+        hits=zero,
+        misses=zero,
+        writebacks=zero,
+        dram_bytes=zero,
+        rev_stream_bytes=zero,
+        trips=np.ones(n, dtype=np.int64),
+        ii=np.full(n, 10),
+        length=np.full(n, 10),
+        tiled=np.zeros(n, dtype=bool),
+        kernel_id=np.array(kernel_ids),
+        layer=zero,
+        spad_accesses=zero,
+        memory_ops=zero,
+        stream_write_bytes=zero,
+        stream_read_bytes=zero,
+        rev=np.zeros(n, dtype=bool),
+        kernel_ops=np.array(ops),
+        looped=np.ones(n, dtype=bool),
+        tiles=np.zeros((0, 6), dtype=np.int64),
+        start=zero,
+        end=zero,
+        access_hit=np.zeros(0, dtype=bool),
         lockstep=(None,) * (max(kernel_ids) + 1),
     )
 

@@ -48,7 +48,8 @@ def test_a_cache_threaded_through_a_loop() -> None:
       %c4 = arith.constant 4 : index
       %e = tensor.empty() : tensor<4xf64>
       %ei = tensor.empty() : tensor<4xindex>
-      %t, %ti = scf.for %i = %c0 to %c4 step %c1 iter_args(%c = %e, %ci = %ei) -> (tensor<4xf64>, tensor<4xindex>) {
+      %t, %ti = scf.for %i = %c0 to %c4 step %c1 iter_args(%c = %e, %ci = %ei) -> (tensor<4xf64>, \
+tensor<4xindex>) {
         %ii = arith.index_cast %i : index to i64
         %f = arith.sitofp %ii : i64 to f64
         %sq = arith.mulf %f, %f : f64
@@ -75,7 +76,8 @@ def test_slices_in_and_out() -> None:
       %row1 = tensor.insert %a into %row0[%c0] : tensor<2xf64>
       %row = tensor.insert %b into %row1[%c1] : tensor<2xf64>
       %big = tensor.empty() : tensor<3x2xf64>
-      %full = tensor.insert_slice %row into %big[%c1, 0] [1, 2] [1, 1] : tensor<2xf64> into tensor<3x2xf64>
+      %full = tensor.insert_slice %row into %big[%c1, 0] [1, 2] [1, 1] : tensor<2xf64> into \
+tensor<3x2xf64>
       %back = tensor.extract_slice %full[%c1, 0] [1, 2] [1, 1] : tensor<3x2xf64> to tensor<2xf64>
       %x = tensor.extract %back[%c1] : tensor<2xf64>
       %y = tensor.extract %full[%c1, %c0] : tensor<3x2xf64>
@@ -92,7 +94,9 @@ def test_out_of_bounds_is_an_error_at_the_op() -> None:
       %v = tensor.extract %e[%i] : tensor<2xf64>
       func.return %v : f64
     }"""
-    with pytest.raises(ExecutionError, match=r"case.mlir:4:\d+: .*'tensor.extract' index \[2\] is out of bounds"):
+    with pytest.raises(
+        ExecutionError, match=r"case.mlir:4:\d+: .*'tensor.extract' index \[2\] is out of bounds"
+    ):
         _run(text, "f", 2)
 
 

@@ -25,9 +25,9 @@ from xdsl.dialects.builtin import ModuleOp
 from sim.simulator import Simulation, prepare, simulate
 from tapeflow_benchmarks.common import caller_arguments
 from tapeflow_benchmarks.kernels import KERNELS
+from tapeflow_tools.context import make_context
 from targets.hardware import PRESETS
 from targets.hardware_files import layered
-from tapeflow_tools.context import make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 METADATA_NAMES = {"process_name", "thread_name", "process_sort_index", "thread_sort_index"}
@@ -84,22 +84,29 @@ def check_trace_events(document: Any) -> list[dict[str, Any]]:
 
 
 def _simulate(
-    differentiated: Callable[[str], ModuleOp], key: str, variant: str, preset: str,
+    differentiated: Callable[[str], ModuleOp],
+    key: str,
+    variant: str,
+    preset: str,
     sets: list[str] = [],  # noqa: B006 - not mutated
 ) -> Simulation:
     hardware = layered(PRESETS[preset], [], sets)
     module = differentiated(key)
     tape_bytes = prepare(make_context(), module, variant, hardware)
     args = caller_arguments(module, key, "small")
-    return simulate(module, f"{key}_grad", args, hardware, tape_bytes, variant=variant, timeline=True)
+    return simulate(
+        module, f"{key}_grad", args, hardware, tape_bytes, variant=variant, timeline=True
+    )
 
 
 def _slices(
     events: list[dict[str, Any]], tid: int | None = None, cat: str | None = None
 ) -> list[dict[str, Any]]:
     return [
-        e for e in events
-        if e["ph"] == "X" and (tid is None or e["tid"] == tid)
+        e
+        for e in events
+        if e["ph"] == "X"
+        and (tid is None or e["tid"] == tid)
         and (cat is None or cat in e.get("cat", "").split(","))
     ]
 
@@ -114,7 +121,10 @@ def _slices(
     ],
 )
 def test_the_timeline_is_valid_and_adds_up_to_the_report(
-    key: str, variant: str, preset: str, sets: list[str],
+    key: str,
+    variant: str,
+    preset: str,
+    sets: list[str],
     differentiated: Callable[[str], ModuleOp],
 ) -> None:
     result = _simulate(differentiated, key, variant, preset, sets)
@@ -140,14 +150,23 @@ def test_the_timeline_is_valid_and_adds_up_to_the_report(
         assert w["name"].split()[0] == w["args"]["phase"].upper()
     assert at == cycles["total"]
     for phase in ("fwd", "rev"):
-        assert sum(w["args"]["cycles"] for w in windows if w["args"]["phase"] == phase) == cycles[phase]
+        assert (
+            sum(w["args"]["cycles"] for w in windows if w["args"]["phase"] == phase)
+            == cycles[phase]
+        )
     phases = [w["args"]["phase"] for w in windows]
     assert phases == sorted(phases, key=["fwd", "rev"].index)
 
     # The stalls are the report's.
     stalls = _slices(events, cat="stall")
-    assert sum(s["args"]["cycles"] for s in stalls if s["args"]["kind"] == "memory") == cycles["memory_stall"]
-    assert sum(s["args"]["cycles"] for s in stalls if s["args"]["kind"] == "stream") == cycles["stream_stall"]
+    assert (
+        sum(s["args"]["cycles"] for s in stalls if s["args"]["kind"] == "memory")
+        == cycles["memory_stall"]
+    )
+    assert (
+        sum(s["args"]["cycles"] for s in stalls if s["args"]["kind"] == "stream")
+        == cycles["stream_stall"]
+    )
     assert all(s["tid"] == 1 for s in stalls)
 
     # One slice per layer, FWD ones before REV ones, inside the run.
@@ -178,7 +197,9 @@ def test_the_timeline_is_valid_and_adds_up_to_the_report(
     # Counters: scratchpad occupancy within the scratchpad, peaking at the report's peak;
     # the stream bandwidth integrates to the streamed bytes, the cache's to at most
     # its DRAM traffic (the final flush takes no time).
-    occupancy = [e["args"]["bytes"] for e in events if e["ph"] == "C" and e["name"] == "scratchpad occupancy"]
+    occupancy = [
+        e["args"]["bytes"] for e in events if e["ph"] == "C" and e["name"] == "scratchpad occupancy"
+    ]
     assert occupancy and max(occupancy) == report["spad"]["peak_bytes"]
     assert max(occupancy) <= report["hardware"]["scratchpad"]["size_bytes"]
     bandwidth = [e for e in events if e["ph"] == "C" and e["name"] == "DRAM bandwidth"]
@@ -186,7 +207,7 @@ def test_the_timeline_is_valid_and_adds_up_to_the_report(
     assert times == sorted(times) and len(set(times)) == len(times)
     assert bandwidth[-1]["args"] == {"cache_GBps": 0.0, "streams_GBps": 0.0}
     moved = {"cache_GBps": 0.0, "streams_GBps": 0.0}
-    for now, later in zip(bandwidth, bandwidth[1:]):
+    for now, later in zip(bandwidth, bandwidth[1:], strict=False):
         for column in moved:
             moved[column] += now["args"][column] * (later["ts"] - now["ts"]) * 1000  # GB/s x ns = B
     streamed = report["streams"]["write_bytes"] + report["streams"]["read_bytes"]
@@ -225,7 +246,14 @@ def test_the_fast_path_and_the_closures_mark_the_same_timeline(
     for fast in (True, False):
         args = caller_arguments(module, key, "small")
         result = simulate(
-            module, f"{key}_grad", args, hardware, tape_bytes, fast, variant="tapeflow", timeline=True
+            module,
+            f"{key}_grad",
+            args,
+            hardware,
+            tape_bytes,
+            fast,
+            variant="tapeflow",
+            timeline=True,
         )
         assert result.timeline is not None
         timelines.append(result.timeline["traceEvents"])
@@ -238,11 +266,24 @@ def test_tapeflow_sim_writes_the_timeline(tmp_path: Path) -> None:
     np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
     tool = Path(sys.executable).parent / "tapeflow-sim"
     done = subprocess.run(
-        [str(tool), str(ROOT / "tapeflow_benchmarks" / "mlir" / "nn.small.mlir"),
-         "--function", "nn_grad", "--variant", "tapeflow", "--preset", "Tflow2k",
-         "--inputs", str(tmp_path / "in.npz"), "--json", str(tmp_path / "r.json"),
-         "--timeline", str(tmp_path / "trace.json")],
-        capture_output=True, text=True,
+        [
+            str(tool),
+            str(ROOT / "tapeflow_benchmarks" / "mlir" / "nn.small.mlir"),
+            "--function",
+            "nn_grad",
+            "--variant",
+            "tapeflow",
+            "--preset",
+            "Tflow2k",
+            "--inputs",
+            str(tmp_path / "in.npz"),
+            "--json",
+            str(tmp_path / "r.json"),
+            "--timeline",
+            str(tmp_path / "trace.json"),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "r.json").read_text())
@@ -255,18 +296,30 @@ def test_tapeflow_sim_writes_the_timeline(tmp_path: Path) -> None:
     assert title == "simulated Tflow2k [cgra]"
     windows = [e for e in _slices(events, tid=1) if e["cat"].startswith("window")]
     assert sum(w["args"]["cycles"] for w in windows) == report["cycles"]["total"]
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporaries left
+    assert [
+        p.name for p in tmp_path.iterdir() if p.name.startswith(".")
+    ] == []  # no temporaries left
 
 
 @pytest.mark.parametrize(
     "document, message",
     [
-        ({"traceEvents": [{"name": "a", "ph": "X", "ts": 0, "dur": 2, "pid": 1, "tid": 1},
-                          {"name": "b", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]}, "overlaps"),
+        (
+            {
+                "traceEvents": [
+                    {"name": "a", "ph": "X", "ts": 0, "dur": 2, "pid": 1, "tid": 1},
+                    {"name": "b", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1},
+                ]
+            },
+            "overlaps",
+        ),
         ({"traceEvents": [{"name": "a", "ph": "X", "ts": -1, "dur": 2, "pid": 1, "tid": 1}]}, None),
         ({"traceEvents": [{"name": "a", "ph": "X", "ts": 0, "pid": 1, "tid": 1}]}, None),
         ({"traceEvents": [{"name": "c", "ph": "C", "ts": 0, "pid": 1, "args": {"v": "x"}}]}, None),
-        ({"traceEvents": [{"name": "a", "ph": "X", "ts": 0, "dur": 1, "pid": "1", "tid": 1}]}, None),
+        (
+            {"traceEvents": [{"name": "a", "ph": "X", "ts": 0, "dur": 1, "pid": "1", "tid": 1}]},
+            None,
+        ),
     ],
 )
 def test_the_checker_catches_what_it_checks(document: dict[str, Any], message: str | None) -> None:

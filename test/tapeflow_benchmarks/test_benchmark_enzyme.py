@@ -14,10 +14,7 @@ import pytest
 
 from tapeflow_benchmarks.kernels import KERNELS, PRESETS
 
-PIPELINE = (
-    "enzyme,canonicalize,remove-unnecessary-enzyme-ops,canonicalize,"
-    "enzyme-simplify-math,cse"
-)
+PIPELINE = "enzyme,canonicalize,remove-unnecessary-enzyme-ops,canonicalize,enzyme-simplify-math,cse"
 
 
 @pytest.fixture(scope="session")
@@ -30,9 +27,7 @@ def enzyme_call() -> ModuleType:
 
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("key", KERNELS)
-def test_enzyme_differentiates_the_kernel(
-    enzyme_call: ModuleType, key: str, preset: str
-) -> None:
+def test_enzyme_differentiates_the_kernel(enzyme_call: ModuleType, key: str, preset: str) -> None:
     text = KERNELS[key].mlir(preset)
     try:
         _, result = enzyme_call.run_pass_pipeline([f"{key}_grad"], text, PIPELINE)

@@ -84,9 +84,7 @@ def test_inputs_follow_the_caller_signature(key: str, preset: str) -> None:
         if arg.is_shadow and not arg.param.written:
             assert not value.any(), f"shadow {arg.name} of an input must start at zero"
         if arg.is_shadow and arg.param.written:
-            assert np.all(value != 0), (
-                f"shadow {arg.name} of an output must hold a seed"
-            )
+            assert np.all(value != 0), f"shadow {arg.name} of an output must hold a seed"
     again = kernel.inputs(preset)
     assert all(np.array_equal(a, b) for a, b in zip(inputs, again, strict=True))
     other = kernel.inputs(preset, seed=1)
@@ -114,11 +112,7 @@ def test_expected_state_is_complete_and_finite(key: str, preset: str) -> None:
     for i, arg in enumerate(kernel.caller_args(preset)):
         if not arg.is_shadow and not arg.param.written:
             assert np.array_equal(expected[f"arg{i}"], inputs[i]), arg.name
-    shadows = [
-        expected[f"arg{i}"]
-        for i, a in enumerate(kernel.caller_args(preset))
-        if a.is_shadow
-    ]
+    shadows = [expected[f"arg{i}"] for i, a in enumerate(kernel.caller_args(preset)) if a.is_shadow]
     if degenerate:
         assert not any(np.any(s != 0) for s in shadows)
     else:
@@ -161,9 +155,7 @@ def gravity_loops(s: dict[str, int], x: np.ndarray) -> tuple[float, dict]:
     return u, {}
 
 
-def nn_loops(
-    s: dict[str, int], p: np.ndarray, W: np.ndarray, b: np.ndarray
-) -> tuple[float, dict]:
+def nn_loops(s: dict[str, int], p: np.ndarray, W: np.ndarray, b: np.ndarray) -> tuple[float, dict]:
     a = [b[i] + sum(W[i][j] * p[j] / 255 for j in range(s["S"])) for i in range(s["L"])]
     m = a[0]
     for value in a[1:]:
@@ -180,9 +172,7 @@ def logsum_loops(s: dict[str, int], x: np.ndarray) -> tuple[float, dict]:
     return math.log(sema) + x[0], {}
 
 
-def matdescent_loops(
-    s: dict[str, int], M: np.ndarray, v: np.ndarray
-) -> tuple[float, dict]:
+def matdescent_loops(s: dict[str, int], M: np.ndarray, v: np.ndarray) -> tuple[float, dict]:
     out = [sum(M[i][j] * v[j] for j in range(s["C"])) for i in range(s["R"])]
     total = 1.0  # the documented variant: the artifact starts from 0
     for i in range(s["R"]):
@@ -262,8 +252,7 @@ def lenet_loops(
     p2 = _avg_pool_loops(_conv_relu_loops(p1, w2, b2))
     c3 = _conv_relu_loops(p2, w3, b3)[:, 0, 0]
     hidden = [
-        max(b4[u] + sum(w4[u][h] * c3[h] for h in range(s["C3"])), 0.0)
-        for u in range(s["F1"])
+        max(b4[u] + sum(w4[u][h] * c3[h] for h in range(s["C3"])), 0.0) for u in range(s["F1"])
     ]
     loss = 0.0
     for o in range(s["OUT"]):
@@ -316,9 +305,7 @@ def massspring_loops(
         hidden.append(math.tanh(act + b1[i]))
     vinc = vinc.copy()
     for sp in range(objects // 2):
-        act = math.tanh(
-            sum(W2[sp][j] * hidden[j] for j in range(hidden_units)) + b2[sp]
-        )
+        act = math.tanh(sum(W2[sp][j] * hidden[j] for j in range(hidden_units)) + b2[sp])
         a, b = 2 * sp, 2 * sp + 1
         dist = x[b] - x[a]
         length = math.sqrt(dist[0] ** 2 + dist[1] ** 2) + LENGTH_EPS

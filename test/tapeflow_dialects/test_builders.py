@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from xdsl.builder import Builder
-from xdsl.rewriter import InsertPoint
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IndexType, ModuleOp, f64
 from xdsl.ir import Block, Region
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape

@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tapeflow_tools import tapeflow_sim
-from tapeflow_tools import atomic
+from tapeflow_tools import atomic, tapeflow_sim
 from tapeflow_tools.atomic import (
     FOLDER_MARKER,
     atomic_directory,
@@ -84,7 +83,9 @@ def test_output_checks_name_the_option(tmp_path: Path) -> None:
     check_output_directory(tmp_path / "new" / "deeper", "--opt")  # creatable
 
 
-def test_directory_replaced_whole_or_not_at_all(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_directory_replaced_whole_or_not_at_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A folder the tool wrote before is replaced by the new one: none of the
     older run's files survive; a file a user put there is kept, and said so."""
     target = tmp_path / "results"
@@ -118,7 +119,10 @@ def test_results_folder_recognised_by_its_marker_only(tmp_path: Path) -> None:
     (target / "draft.tex").write_text("my draft")
     with pytest.raises(ToolError, match="no .tapeflow-results.json"):
         check_results_folder(target, "--out", "tapeflow-bench")
-    with pytest.raises(ToolError, match="report.md would be replaced"), atomic_directory(target) as temp:
+    with (
+        pytest.raises(ToolError, match="report.md would be replaced"),
+        atomic_directory(target) as temp,
+    ):
         (temp / "report.md").write_text("generated")
     assert sorted(p.name for p in target.iterdir()) == ["draft.tex", "report.md"]
     fresh = tmp_path / "fresh"
@@ -152,12 +156,23 @@ def test_sim_outputs_are_deterministic(tmp_path: Path, capsys: pytest.CaptureFix
     reports = []
     for run in ("a", "b"):
         with _no_exit():
-            tapeflow_sim.main([
-                str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
-                "--function", "logsum_grad", "--variant", "tapeflow", "--preset", "Tflow32k",
-                "--inputs", str(tmp_path / "in.npz"),
-                "--out", str(tmp_path / f"{run}.npz"), "--json", str(tmp_path / f"{run}.json"),
-            ])
+            tapeflow_sim.main(
+                [
+                    str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
+                    "--function",
+                    "logsum_grad",
+                    "--variant",
+                    "tapeflow",
+                    "--preset",
+                    "Tflow32k",
+                    "--inputs",
+                    str(tmp_path / "in.npz"),
+                    "--out",
+                    str(tmp_path / f"{run}.npz"),
+                    "--json",
+                    str(tmp_path / f"{run}.json"),
+                ]
+            )
         reports.append(json.loads((tmp_path / f"{run}.json").read_text()))
     assert capsys.readouterr().err == ""
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
@@ -167,12 +182,23 @@ def test_sim_outputs_are_deterministic(tmp_path: Path, capsys: pytest.CaptureFix
         report["accesses"] = simulator["accesses"]
     assert reports[0] == reports[1]
     # Outputs are written exactly where asked: no ".npz" appended.
-    tapeflow_sim.main([
-        str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
-        "--function", "logsum_grad", "--variant", "enzyme", "--preset", "Enzyme32k",
-        "--inputs", str(tmp_path / "in.npz"), "--out", str(tmp_path / "plain"),
-        "--json", str(tmp_path / "plain.json"),
-    ])
+    tapeflow_sim.main(
+        [
+            str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
+            "--function",
+            "logsum_grad",
+            "--variant",
+            "enzyme",
+            "--preset",
+            "Enzyme32k",
+            "--inputs",
+            str(tmp_path / "in.npz"),
+            "--out",
+            str(tmp_path / "plain"),
+            "--json",
+            str(tmp_path / "plain.json"),
+        ]
+    )
     with np.load(tmp_path / "plain") as out:
         assert "arg1" in out.files
     assert not (tmp_path / "plain.npz").exists()
@@ -201,14 +227,18 @@ def test_outputs_committed_all_or_none(tmp_path: Path, monkeypatch: pytest.Monke
     def fdopen(fd: int, mode: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
         handle = real_fdopen(fd, mode, *args, **kwargs)  # type: ignore[arg-type]
         if "c.json" in os.readlink(f"/proc/self/fd/{fd}"):
+
             def write(data: bytes) -> int:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
             handle.write = write  # type: ignore[method-assign]
         return handle
 
     monkeypatch.setattr(atomic.os, "fdopen", fdopen)
     with pytest.raises(ToolError) as err:
-        commit_outputs([("--out", first, b"1"), ("--json", second, b"2"), ("--timeline", third, b"3")])
+        commit_outputs(
+            [("--out", first, b"1"), ("--json", second, b"2"), ("--timeline", third, b"3")]
+        )
     assert str(err.value) == (
         f"--timeline {third}: cannot be written: No space left on device; "
         "no output of this run was kept"
@@ -226,7 +256,9 @@ def test_outputs_to_a_full_device(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_failed_rename_restores_the_older_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_rename_restores_the_older_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """If the second rename fails, the first output's older file comes back."""
     first, second = tmp_path / "a", tmp_path / "b"
     first.write_bytes(b"old a")

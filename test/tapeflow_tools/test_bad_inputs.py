@@ -87,10 +87,16 @@ def cases(kind: str) -> list[Case]:
             continue  # a data file that cases refer to
         warnings = directives.get("WARNING", [])
         exit_code = int(directives.get("EXIT", ["0" if warnings else "1"])[0])
-        found.append(Case(
-            path, directives["TOOL"][0], directives.get("ARGS", ["{file}"])[0],
-            exit_code, directives.get("ERROR", []), warnings,
-        ))
+        found.append(
+            Case(
+                path,
+                directives["TOOL"][0],
+                directives.get("ARGS", ["{file}"])[0],
+                exit_code,
+                directives.get("ERROR", []),
+                warnings,
+            )
+        )
     assert found, f"no cases in {CORPUS / kind}"
     return found
 
@@ -144,7 +150,9 @@ def run_case(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     before = _snapshot(tmp_path)
     code = _call(case.tool, argv)
     captured = capsys.readouterr()
-    shown = f"{case.tool} {shlex.join(argv)}\nstdout:\n{captured.out[-2000:]}\nstderr:\n{captured.err}"
+    shown = (
+        f"{case.tool} {shlex.join(argv)}\nstdout:\n{captured.out[-2000:]}\nstderr:\n{captured.err}"
+    )
     assert code == case.exit, shown
     assert "Traceback" not in captured.err + captured.out, shown
     for expected in case.errors + case.warnings:
@@ -232,7 +240,9 @@ def test_user_kernels(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize("case", cases("output"), ids=str)
-def test_outputs_survive_failures(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_outputs_survive_failures(
+    case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A failed run leaves `-o`/`--out`/`--json` as they were (the input too, when
     `-o` names it) and creates nothing."""
     run_case(case, tmp_path, capsys)
@@ -273,8 +283,11 @@ def test_every_data_file_is_used() -> None:
     for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir() and p.name != "bench_cache"):
         used = " ".join(c.args for c in cases(folder.name))
         used += " ".join(
-            f"{{dir}}/{name}" for sweep in folder.glob("*.yaml") if f"{{dir}}/{sweep.name}" in used
-            for name in (p.name for p in folder.iterdir()) if name in sweep.read_text(errors="replace")
+            f"{{dir}}/{name}"
+            for sweep in folder.glob("*.yaml")
+            if f"{{dir}}/{sweep.name}" in used
+            for name in (p.name for p in folder.iterdir())
+            if name in sweep.read_text(errors="replace")
         )
         for data in folder.iterdir():
             if data.suffix in (".case", ".py") or any(c.path == data for c in cases(folder.name)):
@@ -282,11 +295,14 @@ def test_every_data_file_is_used() -> None:
             assert f"{{dir}}/{data.name}" in used, f"{data} is not used by any case"
 
 
-@pytest.mark.parametrize("kind, name", [
-    ("encoding", "binary.opt.case"),
-    ("inputs", "one_array.case"),
-    ("sim_options", "cache_2_70.case"),
-])
+@pytest.mark.parametrize(
+    "kind, name",
+    [
+        ("encoding", "binary.opt.case"),
+        ("inputs", "one_array.case"),
+        ("sim_options", "cache_2_70.case"),
+    ],
+)
 def test_console_scripts(kind: str, name: str, tmp_path: Path) -> None:
     """The installed commands themselves: status and message, no traceback."""
     case = next(c for c in cases(kind) if c.path.name == name)

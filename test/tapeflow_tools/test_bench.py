@@ -4,8 +4,8 @@ numbers agree with each other and with the raw simulator reports they come from.
 from __future__ import annotations
 
 import csv
-import re
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +14,13 @@ import pytest
 
 from tapeflow_benchmarks.harness.claims import CLAIMS, judge
 from tapeflow_benchmarks.harness.experiments import (
-    ABLATION, CACHE_SWEEP, DEFAULT_EXPERIMENTS, EXPERIMENTS, ISO_PERF_SLACK, SPAD, Result,
+    ABLATION,
+    CACHE_SWEEP,
+    DEFAULT_EXPERIMENTS,
+    EXPERIMENTS,
+    ISO_PERF_SLACK,
+    SPAD,
+    Result,
 )
 
 KERNELS = "logsum,pathfinder"
@@ -23,15 +29,21 @@ KERNELS = "logsum,pathfinder"
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--no-progress", *args],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+def bench(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
     root = tmp_path_factory.mktemp("bench")
     out, cache = root / "out", root / "cache"
-    run = _bench("--quick", "--kernels", KERNELS, "--jobs", "2", "--out", str(out), "--cache-dir", str(cache))
+    run = _bench(
+        "--quick", "--kernels", KERNELS, "--jobs", "2", "--out", str(out), "--cache-dir", str(cache)
+    )
     return out, cache, run
 
 
@@ -44,13 +56,22 @@ def results(bench: tuple[Path, Path, subprocess.CompletedProcess[str]]) -> dict:
 
 def _runs(results: dict) -> dict[tuple, dict]:
     return {
-        (r["model"], r["kernel"], r["variant"], r["spad_bytes"], r["unroll"], r["cache_bytes"],
-         r["energy_preset"]): r["report"]
+        (
+            r["model"],
+            r["kernel"],
+            r["variant"],
+            r["spad_bytes"],
+            r["unroll"],
+            r["cache_bytes"],
+            r["energy_preset"],
+        ): r["report"]
         for r in results["runs"]
     }
 
 
-def test_folder_is_complete(bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict) -> None:
+def test_folder_is_complete(
+    bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict
+) -> None:
     out, _, run = bench
     assert "report" in run.stdout and "0 cached" in run.stdout
     report = (out / "report.md").read_text()
@@ -85,8 +106,21 @@ def test_the_ablation_switches_each_step_off_under_cgra(tmp_path: Path) -> None:
     """`--only ablation`: per kernel, one row per step switched off, measured
     under `cgra` only (its steps are that model's mechanisms)."""
     out = tmp_path / "out"
-    run = _bench("--quick", "--kernels", "nn", "--only", "ablation", "--model", "cgra,salam",
-                 "--jobs", "2", "--out", str(out), "--cache-dir", str(tmp_path / "cache"))
+    run = _bench(
+        "--quick",
+        "--kernels",
+        "nn",
+        "--only",
+        "ablation",
+        "--model",
+        "cgra,salam",
+        "--jobs",
+        "2",
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
     assert run.returncode == 0, run.stderr
     with (out / "csv" / "ablation.csv").open() as f:
         rows = list(csv.DictReader(f))
@@ -121,7 +155,9 @@ def test_each_run_records_its_whole_machine(results: dict) -> None:
         preset = "Tflow32k" if run["variant"] == "tapeflow" else "Enzyme32k"
         hardware = PRESETS[preset]
         cache = replace(
-            hardware.cache, size_bytes=run["cache_bytes"], assoc=associativity_for(run["cache_bytes"])
+            hardware.cache,
+            size_bytes=run["cache_bytes"],
+            assoc=associativity_for(run["cache_bytes"]),
         )
         hardware = replace(hardware, cache=cache)
         if run["variant"] == "tapeflow":
@@ -132,23 +168,40 @@ def test_each_run_records_its_whole_machine(results: dict) -> None:
         for section in ("cache", "scratchpad", "dram", "latencies"):
             assert record[section] == expected[section], (section, run)
         assert (record["name"], record["rows"], record["cols"], record["clock_ghz"]) == (
-            preset, expected["rows"], expected["cols"], expected["clock_ghz"])
+            preset,
+            expected["rows"],
+            expected["cols"],
+            expected["clock_ghz"],
+        )
         assert record["energy"]["name"] == record["energy_preset"] == run["energy_preset"]
         assert (record["model"], record["variant"], record["unroll"]) == (
-            run["model"], run["variant"], run["unroll"])
+            run["model"],
+            run["variant"],
+            run["unroll"],
+        )
         assert set(record["versions"]) == set(PACKAGES)
 
 
 def test_speedups_are_the_ratio_of_the_runs_cycles(results: dict) -> None:
     runs = _runs(results)
-    caches = {"Enzyme32k": 32768, "Enzyme1k": 1024, "Tflow32k": 32768, "Tflow2k": 2048, "Tflow1k": 1024}
+    caches = {
+        "Enzyme32k": 32768,
+        "Enzyme1k": 1024,
+        "Tflow32k": 32768,
+        "Tflow2k": 2048,
+        "Tflow1k": 1024,
+    }
     rows = results["experiments"]["performance"]["rows"]
     assert len(rows) == len(results["meta"]["models"]) * 2 * 2 * 3  # kernels x baselines x configs
     for row in rows:
         base = runs[(row["model"], row["kernel"], "enzyme", 0, 1, caches[row["baseline"]], "paper")]
-        ours = runs[(row["model"], row["kernel"], "tapeflow", SPAD, 1, caches[row["config"]], "paper")]
+        ours = runs[
+            (row["model"], row["kernel"], "tapeflow", SPAD, 1, caches[row["config"]], "paper")
+        ]
         for phase in ("fwd", "rev", "total"):
-            assert row[f"speedup_{phase}"] == pytest.approx(base["cycles"][phase] / ours["cycles"][phase])
+            assert row[f"speedup_{phase}"] == pytest.approx(
+                base["cycles"][phase] / ours["cycles"][phase]
+            )
         assert ours["cycles"]["total"] == ours["cycles"]["fwd"] + ours["cycles"]["rev"]
 
 
@@ -163,10 +216,15 @@ def test_sram_reduction_is_the_ratio_of_provisioned_sizes(results: dict) -> None
         assert row["sram_reduction"] == pytest.approx(32 * 1024 / (cache + SPAD))
         if row["config"] == "ISO-perf":
             # The smallest swept cache whose cycles stay within 5% of Enzyme32k's.
-            base = runs[(row["model"], row["kernel"], "enzyme", 0, 1, 32768, row["energy_preset"])]["cycles"]["total"]
+            base = runs[(row["model"], row["kernel"], "enzyme", 0, 1, 32768, row["energy_preset"])][
+                "cycles"
+            ]["total"]
             fits = [
-                c for c in CACHE_SWEEP
-                if runs[(row["model"], row["kernel"], "tapeflow", SPAD, 1, c, row["energy_preset"])]["cycles"]["total"]
+                c
+                for c in CACHE_SWEEP
+                if runs[
+                    (row["model"], row["kernel"], "tapeflow", SPAD, 1, c, row["energy_preset"])
+                ]["cycles"]["total"]
                 <= base * (1 + ISO_PERF_SLACK)
             ]
             assert cache == fits[0]
@@ -188,21 +246,43 @@ def test_dram_is_normalised_to_enzyme32k(results: dict) -> None:
 
 
 def test_headline_matches_the_experiments(results: dict) -> None:
-    perf = {(r["model"], r["kernel"], r["config"]): r for r in results["experiments"]["performance"]["rows"] if r["baseline"] == "Enzyme32k"}
+    perf = {
+        (r["model"], r["kernel"], r["config"]): r
+        for r in results["experiments"]["performance"]["rows"]
+        if r["baseline"] == "Enzyme32k"
+    }
     assert set(results["headline"]) == set(results["meta"]["models"])
     for model, rows in results["headline"].items():
         for row in rows:
-            assert row["Tflow32k speedup"] == perf[(model, row["kernel"], "Tflow32k")]["speedup_total"]
+            assert (
+                row["Tflow32k speedup"] == perf[(model, row["kernel"], "Tflow32k")]["speedup_total"]
+            )
 
 
-def test_a_second_run_comes_from_the_cache(bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict, tmp_path: Path) -> None:
+def test_a_second_run_comes_from_the_cache(
+    bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict, tmp_path: Path
+) -> None:
     _, cache, _ = bench
-    again = _bench("--quick", "--kernels", KERNELS, "--only", "performance,table2", "--jobs", "1",
-                   "--out", str(tmp_path), "--cache-dir", str(cache))
+    again = _bench(
+        "--quick",
+        "--kernels",
+        KERNELS,
+        "--only",
+        "performance,table2",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--cache-dir",
+        str(cache),
+    )
     assert again.returncode == 0, again.stderr
     assert "0 runs computed" in again.stdout
     second = json.loads((tmp_path / "results.json").read_text())
-    assert second["experiments"]["performance"]["rows"] == results["experiments"]["performance"]["rows"]
+    assert (
+        second["experiments"]["performance"]["rows"]
+        == results["experiments"]["performance"]["rows"]
+    )
 
 
 def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
@@ -218,8 +298,10 @@ def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
 
 
 def _performance(speedups: dict[str, float]) -> dict[str, Result]:
-    rows = [{"kernel": k, "config": "Tflow32k", "baseline": "Enzyme32k", "speedup_total": v}
-            for k, v in speedups.items()]
+    rows = [
+        {"kernel": k, "config": "Tflow32k", "baseline": "Enzyme32k", "speedup_total": v}
+        for k, v in speedups.items()
+    ]
     return {"performance": Result("performance", rows=rows)}
 
 
@@ -233,11 +315,21 @@ def test_claim_verdicts_follow_the_stated_rule() -> None:
     assert judge(_performance({"a": 1.0, "b": 3.0}))[0].verdict == "partly"
     # A point claim stands for the values whose effect is within 25% of the
     # paper's: 2.4x (an effect of 1.4) is 1 + 1.4 * 0.75 = 2.05x to 2.75x.
-    assert judge(_performance({"a": 1.0, "b": 2.05 ** 2}))[1].verdict == "agrees"  # geomean 2.05
-    assert judge(_performance({"a": 1.0, "b": 2.0 ** 2}))[1].verdict == "differs: lower"  # 2.0
-    unroll = {"unroll": Result("unroll", rows=[
-        {"kernel": "pathfinder", "study": "fully unrolled", "unroll": "full", "speedup": 11.0},
-    ])}
+    assert judge(_performance({"a": 1.0, "b": 2.05**2}))[1].verdict == "agrees"  # geomean 2.05
+    assert judge(_performance({"a": 1.0, "b": 2.0**2}))[1].verdict == "differs: lower"  # 2.0
+    unroll = {
+        "unroll": Result(
+            "unroll",
+            rows=[
+                {
+                    "kernel": "pathfinder",
+                    "study": "fully unrolled",
+                    "unroll": "full",
+                    "speedup": 11.0,
+                },
+            ],
+        )
+    }
     assert judge(unroll)[2].verdict == "agrees"  # 1 + 13 * 0.75 = 10.75x at least
     assert judge(unroll)[3].verdict == "not measured"
 
@@ -247,21 +339,26 @@ def _sentences(text: str) -> list[str]:
 
 
 def test_report_claims_are_short_lines_with_tolerance_and_count(
-    bench: tuple[Path, Path, subprocess.CompletedProcess[str]], results: dict,
+    bench: tuple[Path, Path, subprocess.CompletedProcess[str]],
+    results: dict,
 ) -> None:
     out, _, _ = bench
     report = (out / "report.md").read_text()
     lines = report.splitlines()
     start = lines.index("| claim | model | ours | verdict |")
-    table = [line for line in lines[start + 2:] if line.startswith("|")]
-    table = table[: next((i for i, line in enumerate(table) if not line.startswith("| [")), len(table))]
+    table = [line for line in lines[start + 2 :] if line.startswith("|")]
+    table = table[
+        : next((i for i, line in enumerate(table) if not line.startswith("| [")), len(table))
+    ]
     assert len(table) == len(CLAIMS) * len(results["meta"]["models"])
     assert max(len(line) for line in table) <= 600
     for line in table:
         verdict = line.rsplit("|", 2)[1]
         assert "tolerance" in verdict, line
         assert re.search(r"\b\d+ kernels?\b", verdict), line
-        assert "](#claim-" in line and f'<a id="{line.split("](#")[1].split(")")[0]}"></a>' in report
+        assert (
+            "](#claim-" in line and f'<a id="{line.split("](#")[1].split(")")[0]}"></a>' in report
+        )
     counts: dict[str, int] = {}
     for s in _sentences(report):
         if len(s) >= 60:

@@ -6,7 +6,7 @@ model, with each reason printed once."""
 
 from __future__ import annotations
 
-from tapeflow_benchmarks.harness.claims import CLAIMS, compare, judge, judge_claim
+from tapeflow_benchmarks.harness.claims import CLAIMS, compare, judge_claim
 from tapeflow_benchmarks.harness.claims.render import claims_markdown, sentences
 from tapeflow_benchmarks.harness.experiments import Result
 
@@ -14,11 +14,20 @@ CLAIM = {c.key: c for c in CLAIMS}
 
 
 def _performance(speedups: dict[str, float], stalls: dict[str, float] | None = None) -> Result:
-    return Result("performance", rows=[
-        {"kernel": k, "config": "Tflow32k", "baseline": "Enzyme32k", "speedup_total": v,
-         "stall_share_baseline": (stalls or {}).get(k), "stall_share": 0.1}
-        for k, v in speedups.items()
-    ])
+    return Result(
+        "performance",
+        rows=[
+            {
+                "kernel": k,
+                "config": "Tflow32k",
+                "baseline": "Enzyme32k",
+                "speedup_total": v,
+                "stall_share_baseline": (stalls or {}).get(k),
+                "stall_share": 0.1,
+            }
+            for k, v in speedups.items()
+        ],
+    )
 
 
 def test_each_kernel_is_placed_and_the_breaking_ones_named() -> None:
@@ -38,8 +47,17 @@ def test_a_point_claims_tolerance_is_its_effect_plus_minus_25_percent() -> None:
     # 1.3x less traffic is an effect of 0.3: 1.225x to 1.375x; 1.04x is below.
     claim = CLAIM["dram-matdescent"]
     assert (claim.tolerance.low, claim.tolerance.high) == (1 + 0.3 * 0.75, 1 + 0.3 * 1.25)
-    rows = [{"kernel": "matdescent", "cache_kb": 32, "reduction": 1.04, "enzyme_bytes": 1040,
-             "enzyme_tape_bytes": 240, "tapeflow_bytes": 1000, "tapeflow_tape_bytes": 200}]
+    rows = [
+        {
+            "kernel": "matdescent",
+            "cache_kb": 32,
+            "reduction": 1.04,
+            "enzyme_bytes": 1040,
+            "enzyme_tape_bytes": 240,
+            "tapeflow_bytes": 1000,
+            "tapeflow_tape_bytes": 200,
+        }
+    ]
     v = judge_claim(claim, {"dram": Result("dram", rows=rows)})
     assert v.verdict == "differs: lower" and v.below == ("matdescent",)
     # The reason is the run's numbers: 240 of 1040 B are tape, 1040/800 = 1.30x.
@@ -48,11 +66,20 @@ def test_a_point_claims_tolerance_is_its_effect_plus_minus_25_percent() -> None:
 
 def test_a_kernel_without_a_value_is_counted_not_dropped() -> None:
     rows = [
-        {"energy_preset": "paper", "kernel": k, "config": c, "cache_kb": kb, "sram_reduction": r,
-         "sram_bytes": 1536, "sram_bytes_baseline": 32768, "cycles_ratio": cr,
-         "energy_reduction": 2.0}
+        {
+            "energy_preset": "paper",
+            "kernel": k,
+            "config": c,
+            "cache_kb": kb,
+            "sram_reduction": r,
+            "sram_bytes": 1536,
+            "sram_bytes_baseline": 32768,
+            "cycles_ratio": cr,
+            "energy_reduction": 2.0,
+        }
         for k, c, kb, r, cr in (
-            ("a", "ISO-perf", 1, 21.3, 1.0), ("a", "Tflow32k", 32, 1.0, 0.9),
+            ("a", "ISO-perf", 1, 21.3, 1.0),
+            ("a", "Tflow32k", 32, 1.0, 0.9),
             ("b", "Tflow32k", 32, 1.0, 1.4),  # no cache within 5%: no ISO-perf row
         )
     ]
@@ -65,16 +92,32 @@ def test_a_kernel_without_a_value_is_counted_not_dropped() -> None:
 
 
 def test_no_kernel_with_a_value_is_no_value_not_agreement() -> None:
-    rows = [{"energy_preset": "paper", "kernel": "a", "config": "Tflow32k", "cache_kb": 32,
-             "sram_reduction": 1.0, "cycles_ratio": 1.3, "energy_reduction": 2.0}]
+    rows = [
+        {
+            "energy_preset": "paper",
+            "kernel": "a",
+            "config": "Tflow32k",
+            "cache_kb": 32,
+            "sram_reduction": 1.0,
+            "cycles_ratio": 1.3,
+            "energy_reduction": 2.0,
+        }
+    ]
     v = judge_claim(CLAIM["sram"], {"energy": Result("energy", rows=rows)})
     assert v.verdict == "no value" and v.missing == ("a",)
 
 
 def test_up_to_claim_names_kernels_worse_than_no_change() -> None:
     def row(k: str, kb: int, norm: float) -> dict:
-        return {"kernel": k, "cache_kb": kb, "aos_norm": norm, "enzyme_bytes": 1000,
-                "aos_bytes": int(1000 * norm), "enzyme_tape_bytes": 500, "aos_tape_bytes": 500}
+        return {
+            "kernel": k,
+            "cache_kb": kb,
+            "aos_norm": norm,
+            "enzyme_bytes": 1000,
+            "aos_bytes": int(1000 * norm),
+            "enzyme_tape_bytes": 500,
+            "aos_tape_bytes": 500,
+        }
 
     rows = [row("a", 1, 0.72), row("a", 32, 1.0), row("b", 1, 1.25), row("b", 32, 0.95)]
     v = judge_claim(CLAIM["layout"], {"layout": Result("layout", rows=rows)})
@@ -95,8 +138,15 @@ def test_geomean_claim() -> None:
 
 def test_the_unroll_claim_says_which_factor_ran() -> None:
     rows = [
-        {"kernel": "pathfinder", "study": "sweep", "unroll": u, "unroll_ran": ran, "speedup": s,
-         "layers": 10, "parallelism_norm": 1.0}
+        {
+            "kernel": "pathfinder",
+            "study": "sweep",
+            "unroll": u,
+            "unroll_ran": ran,
+            "speedup": s,
+            "layers": 10,
+            "parallelism_norm": 1.0,
+        }
         for u, ran, s in ((1, 1, 1.0), (8, 8, 1.1), (16, 8, 1.1))
     ]
     v = judge_claim(CLAIM["unroll"], {"unroll": Result("unroll", rows=rows)})
@@ -107,8 +157,10 @@ def test_the_unroll_claim_says_which_factor_ran() -> None:
 def test_claims_section_is_short_lines_and_each_reason_once() -> None:
     speedups = {f"kernel{i}": 0.5 + i / 20 for i in range(12)}
     stalls = {k: 0.3 for k in speedups}
-    results = {"cgra": {"performance": _performance(speedups, stalls)},
-               "salam": {"performance": _performance(speedups, stalls)}}
+    results = {
+        "cgra": {"performance": _performance(speedups, stalls)},
+        "salam": {"performance": _performance(speedups, stalls)},
+    }
     lines = claims_markdown(compare(results), ["cgra", "salam"])
     table = [line for line in lines if line.startswith("| [")]
     assert len(table) == 2 * len(CLAIMS)
@@ -125,9 +177,11 @@ def test_claims_section_is_short_lines_and_each_reason_once() -> None:
 
 
 def test_a_value_outside_the_tolerance_never_prints_as_its_edge() -> None:
-    rows = [{"kernel": k, "spad_bytes": s, "speedup": v}
-            for k, gain in (("a", 1.249), ("b", 1.30))
-            for s, v in ((64, 1.0), (1 << 20, gain))]
+    rows = [
+        {"kernel": k, "spad_bytes": s, "speedup": v}
+        for k, gain in (("a", 1.249), ("b", 1.30))
+        for s, v in ((64, 1.0), (1 << 20, gain))
+    ]
     v = judge_claim(CLAIM["spad"], {"scratchpad": Result("scratchpad", rows=rows)})
     assert v.below == ("a",) and v.within == ("b",)
     assert "1 below (a +24.9%)" in v.counts()
@@ -135,9 +189,18 @@ def test_a_value_outside_the_tolerance_never_prints_as_its_edge() -> None:
 
 
 def test_an_up_to_claim_whose_largest_falls_short_names_the_kernel() -> None:
-    rows = [{"kernel": "mttkrp", "cache_kb": kb, "reduction": r, "enzyme_bytes": 1000,
-             "enzyme_tape_bytes": 400, "tapeflow_bytes": int(1000 / r), "tapeflow_tape_bytes": 100}
-            for kb, r in ((1, 3.0), (32, 1.5))]
+    rows = [
+        {
+            "kernel": "mttkrp",
+            "cache_kb": kb,
+            "reduction": r,
+            "enzyme_bytes": 1000,
+            "enzyme_tape_bytes": 400,
+            "tapeflow_bytes": int(1000 / r),
+            "tapeflow_tape_bytes": 100,
+        }
+        for kb, r in ((1, 3.0), (32, 1.5))
+    ]
     v = judge_claim(CLAIM["dram-mttkrp"], {"dram": Result("dram", rows=rows)})
     assert v.verdict == "differs: lower" and v.below == ("mttkrp",)
     assert v.short().endswith("below: mttkrp")

@@ -9,25 +9,45 @@ from pathlib import Path
 
 import pytest
 
+from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_benchmarks.harness.experiments import CACHE_SWEEP, EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import FORMATS, figure, parse_formats, save
-from tapeflow_benchmarks import tapeflow_bench
 
 KERNELS = ["logsum", "nn", "pathfinder", "mttkrp", "lenet"]
 
 
 def _dram() -> Result:
-    return Result("dram", rows=[
-        {"kernel": k, "cache_kb": c // 1024, "enzyme_norm": 2.0 / (i + 1), "tapeflow_norm": 1.0 / (i + 1)}
-        for k in KERNELS for i, c in enumerate(CACHE_SWEEP)
-    ])
+    return Result(
+        "dram",
+        rows=[
+            {
+                "kernel": k,
+                "cache_kb": c // 1024,
+                "enzyme_norm": 2.0 / (i + 1),
+                "tapeflow_norm": 1.0 / (i + 1),
+            }
+            for k in KERNELS
+            for i, c in enumerate(CACHE_SWEEP)
+        ],
+    )
 
 
 def _tradeoff() -> Result:
-    return Result("tradeoff", rows=[
-        {"kernel": k, "variant": v, "cache_kb": c // 1024, "performance": 1.0 + i, "energy_paper": 2.0 ** i}
-        for k in KERNELS for v in ("enzyme", "tapeflow") for i, c in enumerate(CACHE_SWEEP)
-    ])
+    return Result(
+        "tradeoff",
+        rows=[
+            {
+                "kernel": k,
+                "variant": v,
+                "cache_kb": c // 1024,
+                "performance": 1.0 + i,
+                "energy_paper": 2.0**i,
+            }
+            for k in KERNELS
+            for v in ("enzyme", "tapeflow")
+            for i, c in enumerate(CACHE_SWEEP)
+        ],
+    )
 
 
 def _drawn(fig: object) -> list:
@@ -48,8 +68,15 @@ def test_one_panel_per_kernel(make: object) -> None:
 
 def test_table2_keeps_units_apart() -> None:
     rows = [
-        {"kernel": k, "layers": 10 * (i + 1), "layers_paper": 100 * (i + 1), "working_set_kb": 1.5 * (i + 1),
-         "working_set_k_paper": 60.0 * (i + 1), "inputs_kb": 0.5 * (i + 1), "inputs_k_paper": 8.0 * (i + 1)}
+        {
+            "kernel": k,
+            "layers": 10 * (i + 1),
+            "layers_paper": 100 * (i + 1),
+            "working_set_kb": 1.5 * (i + 1),
+            "working_set_k_paper": 60.0 * (i + 1),
+            "inputs_kb": 0.5 * (i + 1),
+            "inputs_k_paper": 8.0 * (i + 1),
+        }
         for i, k in enumerate(KERNELS)
     ]
     fig = figure(Result("table2", rows=rows), "Table II", "small")
@@ -85,8 +112,23 @@ def test_each_format_is_written(tmp_path: Path) -> None:
 
 def test_bench_writes_the_formats_asked_for(tmp_path: Path) -> None:
     out = tmp_path / "results"
-    args = ["--quick", "--only", "table2", "--kernels", "logsum", "--no-progress", "--jobs", "1",
-            "--no-cache", "--out", str(out), "--format", "svg,pdf", "--model", "cgra"]
+    args = [
+        "--quick",
+        "--only",
+        "table2",
+        "--kernels",
+        "logsum",
+        "--no-progress",
+        "--jobs",
+        "1",
+        "--no-cache",
+        "--out",
+        str(out),
+        "--format",
+        "svg,pdf",
+        "--model",
+        "cgra",
+    ]
     assert tapeflow_bench.main(args) == 0
     names = sorted(p.name for p in (out / "figures").iterdir())
     assert names == ["table2-cgra.pdf", "table2-cgra.svg"]
@@ -102,19 +144,32 @@ def _performance() -> Result:
     rows = []
     for i, k in enumerate(KERNELS):
         for config in ("Tflow32k", "Tflow2k", "Tflow1k"):
-            rows.append({
-                "kernel": k, "config": config, "baseline": "Enzyme32k",
-                "speedup_fwd": 0.6 + 0.3 * i, "speedup_rev": 1.8 - 0.3 * i, "speedup_total": 1.0 + 0.1 * i,
-                "hit_rate_fwd": 0.9, "hit_rate_fwd_baseline": 0.9 - 0.02 * (i - 2),
-                "hit_rate_rev": 0.8, "hit_rate_rev_baseline": 0.8 + 0.05 * i,
-            })
+            rows.append(
+                {
+                    "kernel": k,
+                    "config": config,
+                    "baseline": "Enzyme32k",
+                    "speedup_fwd": 0.6 + 0.3 * i,
+                    "speedup_rev": 1.8 - 0.3 * i,
+                    "speedup_total": 1.0 + 0.1 * i,
+                    "hit_rate_fwd": 0.9,
+                    "hit_rate_fwd_baseline": 0.9 - 0.02 * (i - 2),
+                    "hit_rate_rev": 0.8,
+                    "hit_rate_rev_baseline": 0.8 + 0.05 * i,
+                }
+            )
     return Result("performance", rows=rows)
 
 
 def test_titles_fit_and_legends_leave_the_bars_alone() -> None:
-    layout = Result("layout", rows=[
-        {"kernel": k, "cache_kb": c, "aos_norm": 1.0 + 0.05 * i} for i, k in enumerate(KERNELS) for c in (1, 2, 32)
-    ])
+    layout = Result(
+        "layout",
+        rows=[
+            {"kernel": k, "cache_kb": c, "aos_norm": 1.0 + 0.05 * i}
+            for i, k in enumerate(KERNELS)
+            for c in (1, 2, 32)
+        ],
+    )
     for result in (layout, _performance()):
         title = f"{EXPERIMENTS[result.name].title} ({EXPERIMENTS[result.name].paper}), salam model"
         fig = figure(result, title, "small")
@@ -144,8 +199,14 @@ def test_twin_axes_put_no_change_at_one_height() -> None:
 
 def test_a_narrow_range_is_not_drawn_on_a_log_axis() -> None:
     rows = [
-        {"kernel": k, "cache_kb": c // 1024, "enzyme_norm": 1.0 + 0.08 * (i == 0), "tapeflow_norm": 0.96}
-        for k in KERNELS for i, c in enumerate(CACHE_SWEEP)
+        {
+            "kernel": k,
+            "cache_kb": c // 1024,
+            "enzyme_norm": 1.0 + 0.08 * (i == 0),
+            "tapeflow_norm": 0.96,
+        }
+        for k in KERNELS
+        for i, c in enumerate(CACHE_SWEEP)
     ]
     fig = figure(Result("dram", rows=rows), "DRAM", "small")
     for ax in _drawn(fig):
@@ -160,8 +221,14 @@ def test_a_narrow_range_is_not_drawn_on_a_log_axis() -> None:
 
 def test_unroll_figure_labels_the_factor_that_ran() -> None:
     rows = [
-        {"kernel": "pathfinder", "study": "sweep", "unroll": u, "unroll_ran": ran, "speedup": 1.0,
-         "parallelism_norm": 1.0}
+        {
+            "kernel": "pathfinder",
+            "study": "sweep",
+            "unroll": u,
+            "unroll_ran": ran,
+            "speedup": 1.0,
+            "parallelism_norm": 1.0,
+        }
         for u, ran in ((1, 1), (8, 8), (16, 8))
     ]
     fig = figure(Result("unroll", rows=rows), "unroll", "small")
@@ -173,12 +240,27 @@ def test_sweep_of_ports_has_whole_number_ticks(tmp_path: Path) -> None:
     from tapeflow_benchmarks.harness.sweep.figure import sweep_figure
     from tapeflow_benchmarks.harness.sweep.plan import Sweep, SweepKernel
 
-    sweep = Sweep(tmp_path / "s.yaml", "ports", "cgra", [SweepKernel("logsum", "small")], [],
-                  {"cache.ports": [1, 2, 3]}, {})
+    sweep = Sweep(
+        tmp_path / "s.yaml",
+        "ports",
+        "cgra",
+        [SweepKernel("logsum", "small")],
+        [],
+        {"cache.ports": [1, 2, 3]},
+        {},
+    )
     rows = [
-        {"kernel": "logsum", "variant": v, "unroll": 1, "cache.ports": p,
-         "cycles_total": 100 - p, "dram_total": 10, "energy_onchip_pj": 5.0}
-        for v in ("enzyme", "tapeflow") for p in (1, 2, 3)
+        {
+            "kernel": "logsum",
+            "variant": v,
+            "unroll": 1,
+            "cache.ports": p,
+            "cycles_total": 100 - p,
+            "dram_total": 10,
+            "energy_onchip_pj": 5.0,
+        }
+        for v in ("enzyme", "tapeflow")
+        for p in (1, 2, 3)
     ]
     fig = sweep_figure(sweep, rows)
     fig.canvas.draw()

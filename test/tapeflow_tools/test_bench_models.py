@@ -22,21 +22,36 @@ from tapeflow_benchmarks.kernels import KERNELS, PRESETS
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--no-progress", *args],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["--size", "huge"], "argument --size: invalid choice: 'huge' (choose from 'small', 'paper', 'artifact')"),
-    (["--quick", "--size", "paper"], "--quick means --size small, which contradicts --size paper"),
-    (["--model", "nosuch"], "--model nosuch: unknown model(s) nosuch; choose from "),
-    (["--model", "cgra,gem5"], "unknown model(s) gem5"),
-    (["--model", ","], "choose at least one model from "),
-    (["--size", "artifact", "--kernels", "nn,syrk_tri"],
-     "--size artifact: syrk_tri has no 'artifact' size (only paper, small)"),
-    (["--size", "artifact", "--extra-kernels"],
-     "--size artifact: syrk_tri, logsum_n have no 'artifact' size"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ["--size", "huge"],
+            "argument --size: invalid choice: 'huge' (choose from 'small', 'paper', 'artifact')",
+        ),
+        (
+            ["--quick", "--size", "paper"],
+            "--quick means --size small, which contradicts --size paper",
+        ),
+        (["--model", "nosuch"], "--model nosuch: unknown model(s) nosuch; choose from "),
+        (["--model", "cgra,gem5"], "unknown model(s) gem5"),
+        (["--model", ","], "choose at least one model from "),
+        (
+            ["--size", "artifact", "--kernels", "nn,syrk_tri"],
+            "--size artifact: syrk_tri has no 'artifact' size (only paper, small)",
+        ),
+        (
+            ["--size", "artifact", "--extra-kernels"],
+            "--size artifact: syrk_tri, logsum_n have no 'artifact' size",
+        ),
+    ],
+)
 def test_bad_values_are_usage_errors(tmp_path: Path, args: list[str], needle: str) -> None:
     run = _bench("--out", str(tmp_path / "out"), *args)
     assert run.returncode == 2, run.stderr
@@ -99,15 +114,26 @@ def _dram(reductions: dict[str, dict[int, float]]) -> Result:
     rows = []
     for kernel, by_cache in reductions.items():
         for kb, reduction in by_cache.items():
-            rows.append({
-                "kernel": kernel, "cache_kb": kb, "enzyme_bytes": 1000,
-                "tapeflow_bytes": 1000 / reduction, "enzyme_tape_bytes": 400,
-                "tapeflow_tape_bytes": 100, "enzyme_norm": 1.0,
-                "tapeflow_norm": 1 / reduction, "reduction": reduction,
-            })
+            rows.append(
+                {
+                    "kernel": kernel,
+                    "cache_kb": kb,
+                    "enzyme_bytes": 1000,
+                    "tapeflow_bytes": 1000 / reduction,
+                    "enzyme_tape_bytes": 400,
+                    "tapeflow_tape_bytes": 100,
+                    "enzyme_norm": 1.0,
+                    "tapeflow_norm": 1 / reduction,
+                    "reduction": reduction,
+                }
+            )
     summary = {}
     best = max(rows, key=lambda r: r["reduction"])
-    summary["max_reduction"] = {"value": best["reduction"], "kernel": best["kernel"], "cache_kb": best["cache_kb"]}
+    summary["max_reduction"] = {
+        "value": best["reduction"],
+        "kernel": best["kernel"],
+        "cache_kb": best["cache_kb"],
+    }
     per_kernel = {}
     for r in rows:
         if r["reduction"] > per_kernel.get(r["kernel"], {}).get("value", 0):
@@ -146,8 +172,10 @@ def test_the_fully_unrolled_claim_is_judged_on_pathfinder() -> None:
         {"kernel": "lenet", "study": "fully unrolled", "speedup": 14.0},
         {"kernel": "pathfinder", "study": "fully unrolled", "speedup": 2.0},
     ]
-    summary = {"wide_speedup": {"lenet": 14.0, "pathfinder": 2.0},
-               "wide_max_speedup": {"value": 14.0, "kernel": "lenet"}}
+    summary = {
+        "wide_speedup": {"lenet": 14.0, "pathfinder": 2.0},
+        "wide_max_speedup": {"value": 14.0, "kernel": "lenet"},
+    }
     verdict = judge({"unroll": Result("unroll", rows=rows, summary=summary)})[WIDE]
     assert verdict.verdict == "differs: lower"
     assert verdict.ours() == "pathfinder 2.00x"
@@ -204,12 +232,21 @@ def test_the_extra_kernels_run_in_the_evaluation(tmp_path: Path) -> None:
     through every experiment they take part in; Table II has no paper values for
     them, and their tape, sized at run time, is measured by TapeFlow's slab tape."""
     out = tmp_path / "out"
-    run = _bench("--quick", "--only", "table2", "--kernels", "syrk_tri,logsum_n",
-                 "--model", "cgra", "--no-cache", "--out", str(out))
+    run = _bench(
+        "--quick",
+        "--only",
+        "table2",
+        "--kernels",
+        "syrk_tri,logsum_n",
+        "--model",
+        "cgra",
+        "--no-cache",
+        "--out",
+        str(out),
+    )
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader((out / "csv" / "table2.csv").open()))
     assert {r["kernel"] for r in rows} == {"syrk_tri", "logsum_n"}
     for r in rows:
         assert r["layers_paper"] == "" and r["class"] == ""
         assert float(r["tape_kb"]) > 0
-

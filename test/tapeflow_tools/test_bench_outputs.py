@@ -21,17 +21,26 @@ from typing import Any
 
 import pytest
 
+from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_benchmarks.harness import report as report_module
 from tapeflow_benchmarks.harness.experiments import enzyme
 from tapeflow_benchmarks.harness.result_cache import ResultCache
 from tapeflow_benchmarks.harness.runner import run_points
-from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_tools.atomic import FOLDER_MARKER, atomic_directory, written_files
 
 CORPUS = Path(__file__).resolve().parent / "bad_inputs" / "bench_cache"
 POINT = enzyme("logsum", "small", 32 * 1024)
 ONE_POINT_ARGS = [
-    "--quick", "--only", "table2", "--kernels", "logsum", "--model", "cgra", "--no-progress", "--jobs", "1",
+    "--quick",
+    "--only",
+    "table2",
+    "--kernels",
+    "logsum",
+    "--model",
+    "cgra",
+    "--no-progress",
+    "--jobs",
+    "1",
 ]
 TIMING = {"seconds", "ops_per_second", "group_seconds"}
 
@@ -41,7 +50,8 @@ def _without_timing(value: Any) -> Any:
     (and the cache bookkeeping of the run) taken out."""
     if isinstance(value, dict):
         return {
-            k: _without_timing(v) for k, v in value.items()
+            k: _without_timing(v)
+            for k, v in value.items()
             if k not in TIMING and k not in ("cached", "computed_groups", "command")
         }
     if isinstance(value, list):
@@ -92,7 +102,9 @@ def _corpus() -> list[Path]:
 
 
 @pytest.mark.parametrize("case_file", _corpus(), ids=lambda p: p.stem)
-def test_bad_cache_entries_are_recomputed(case_file: Path, good_entry: tuple[dict, dict], tmp_path: Path) -> None:
+def test_bad_cache_entries_are_recomputed(
+    case_file: Path, good_entry: tuple[dict, dict], tmp_path: Path
+) -> None:
     entry, report = good_entry
     case = json.loads(case_file.read_text())
     notices: list[str] = []
@@ -114,12 +126,16 @@ def test_bad_cache_entries_are_recomputed(case_file: Path, good_entry: tuple[dic
     assert len(notices) == 1
 
 
-def test_changed_digit_does_not_reach_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_changed_digit_does_not_reach_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The issue's case end to end: a cached number edited by one digit used to
     change results.json with exit 0; now the point is recomputed, said so, and
     results.json is what a clean run gives."""
     cache, clean, edited = tmp_path / "cache", tmp_path / "clean", tmp_path / "edited"
-    assert tapeflow_bench.main([*ONE_POINT_ARGS, "--out", str(clean), "--cache-dir", str(cache)]) == 0
+    assert (
+        tapeflow_bench.main([*ONE_POINT_ARGS, "--out", str(clean), "--cache-dir", str(cache)]) == 0
+    )
     entries = sorted(cache.rglob("*.json"))
     assert len(entries) == 2
     for entry_path in entries:
@@ -127,7 +143,9 @@ def test_changed_digit_does_not_reach_results(tmp_path: Path, capsys: pytest.Cap
         entry["report"]["cycles"]["fwd"] += 1
         entry_path.write_text(json.dumps(entry))
     capsys.readouterr()
-    assert tapeflow_bench.main([*ONE_POINT_ARGS, "--out", str(edited), "--cache-dir", str(cache)]) == 0
+    assert (
+        tapeflow_bench.main([*ONE_POINT_ARGS, "--out", str(edited), "--cache-dir", str(cache)]) == 0
+    )
     err = capsys.readouterr().err
     assert err.count("does not match its checksum") == 2
     assert "Traceback" not in err
@@ -141,7 +159,10 @@ def test_results_folder_is_deterministic(tmp_path: Path) -> None:
     """One point twice from scratch: the same bytes, apart from timing."""
     outs = [tmp_path / "first", tmp_path / "second"]
     for out in outs:  # the same command line twice (the report quotes it)
-        assert tapeflow_bench.main([*ONE_POINT_ARGS, "--no-cache", "--out", str(tmp_path / "results")]) == 0
+        assert (
+            tapeflow_bench.main([*ONE_POINT_ARGS, "--no-cache", "--out", str(tmp_path / "results")])
+            == 0
+        )
         (tmp_path / "results").rename(out)
     first, second = (json.loads((o / "results.json").read_text()) for o in outs)
     assert _without_timing(first) == _without_timing(second)
@@ -186,7 +207,10 @@ def test_reused_out_folder_keeps_the_users_files(
     assert (out / "csv" / "my_table.csv").read_text() == "mine too\n"
     assert json.loads((out / "results.json").read_text())["meta"]["kernels"] == ["logsum"]
     assert [p.name for p in tmp_path.iterdir()] == ["results"]  # no temporary folder left
-    assert "kept what no earlier run wrote there: csv/my_table.csv, notes.txt" in capsys.readouterr().err
+    assert (
+        "kept what no earlier run wrote there: csv/my_table.csv, notes.txt"
+        in capsys.readouterr().err
+    )
 
 
 def test_a_folder_with_a_users_report_is_not_a_results_folder(
@@ -213,7 +237,9 @@ def test_interrupt_while_writing_keeps_the_old_folder(
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     drawn: list[str] = []
 
-    def draw_then_interrupt(result: Any, title: str, path: Path, *args: Any, **kwargs: Any) -> list[str]:
+    def draw_then_interrupt(
+        result: Any, title: str, path: Path, *args: Any, **kwargs: Any
+    ) -> list[str]:
         path.write_bytes(b"half a figure")
         drawn.append(path.name)
         raise KeyboardInterrupt
@@ -232,11 +258,27 @@ def test_ctrl_c_stops_workers_quietly(tmp_path: Path) -> None:
     two workers run: one message from the parent, status 130, no traceback, no
     results folder, and no worker left running."""
     run = subprocess.Popen(
-        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--quick",
-         "--only", "performance",
-         "--kernels", "logsum,pathfinder,nn", "--no-progress", "--jobs", "2",
-         "--out", str(tmp_path / "results"), "--cache-dir", str(tmp_path / "cache")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "tapeflow_benchmarks.tapeflow_bench",
+            "--quick",
+            "--only",
+            "performance",
+            "--kernels",
+            "logsum,pathfinder,nn",
+            "--no-progress",
+            "--jobs",
+            "2",
+            "--out",
+            str(tmp_path / "results"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
@@ -261,4 +303,6 @@ def test_ctrl_c_stops_workers_quietly(tmp_path: Path) -> None:
 
 def _process_state(pid: str) -> str:
     """`ps`'s state letters for `pid` ('' once it is gone; 'Z...' for a zombie)."""
-    return subprocess.run(["ps", "-o", "stat=", "-p", pid], capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["ps", "-o", "stat=", "-p", pid], capture_output=True, text=True
+    ).stdout.strip()

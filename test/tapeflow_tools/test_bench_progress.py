@@ -13,7 +13,9 @@ from tapeflow_benchmarks.harness.runner import run_points
 def test_two_models_of_one_lowering_are_two_runs_labelled_with_both(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    points = [Point(Group("logsum", "small", "enzyme", model=m), 32 * 1024) for m in ("cgra", "salam")]
+    points = [
+        Point(Group("logsum", "small", "enzyme", model=m), 32 * 1024) for m in ("cgra", "salam")
+    ]
     found, summary = run_points(points, ResultCache(None), jobs=1, progress=True)
     assert len(found) == 2 and summary.computed_groups == 2
     bar = capsys.readouterr().err.replace("\r", "\n")

@@ -29,8 +29,14 @@ def differentiated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "ex.mlir").write_text(_example())
     out = folder / "ex.enzyme.mlir"
     subprocess.run(
-        [Path(sys.executable).parent / "tapeflow-opt", "-p", "tapeflow-enzyme",
-         folder / "ex.mlir", "-o", out],
+        [
+            Path(sys.executable).parent / "tapeflow-opt",
+            "-p",
+            "tapeflow-enzyme",
+            folder / "ex.mlir",
+            "-o",
+            out,
+        ],
         check=True,
     )
     return out
@@ -41,8 +47,16 @@ def _run(module: Path, function: str, **inputs: object) -> dict[str, np.ndarray]
     result = module.parent / f"{function}.out.npz"
     np.savez(given, **{k: np.asarray(v) for k, v in inputs.items()})
     subprocess.run(
-        [Path(sys.executable).parent / "tapeflow-run", module, "--function", function,
-         "--inputs", given, "--out", result],
+        [
+            Path(sys.executable).parent / "tapeflow-run",
+            module,
+            "--function",
+            function,
+            "--inputs",
+            given,
+            "--out",
+            result,
+        ],
         check=True,
     )
     with np.load(result) as data:
@@ -64,6 +78,13 @@ def test_activenoneed_returns_the_adjoints_scaled_by_the_seed(differentiated: Pa
 
 
 def test_shadows_accumulate(differentiated: Path) -> None:
-    out = _run(differentiated, "with_value", arg0=2.0, arg1=3.0, arg2=[1.0, 2.0, 3.0],
-               arg3=[1.0, 1.0, 1.0], arg4=1.0)
+    out = _run(
+        differentiated,
+        "with_value",
+        arg0=2.0,
+        arg1=3.0,
+        arg2=[1.0, 2.0, 3.0],
+        arg3=[1.0, 1.0, 1.0],
+        arg4=1.0,
+    )
     np.testing.assert_array_equal(out["arg3"], [1.0, 7.0, 1.0])

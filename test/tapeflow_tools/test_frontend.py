@@ -55,10 +55,14 @@ def test_nested_if_in_enzymes_own_spelling() -> None:
                 out = run_function(
                     module,
                     "nested_if_grad",
-                    {"arg0": np.array(x), "arg1": np.array(c1), "arg2": np.array(c2),
-                     "arg3": np.array(1.0)},
+                    {
+                        "arg0": np.array(x),
+                        "arg1": np.array(c1),
+                        "arg2": np.array(c2),
+                        "arg3": np.array(1.0),
+                    },
                 )
-                expected = _central(lambda v: primal(v, c1, c2), x)
+                expected = _central(lambda v, c1=c1, c2=c2: primal(v, c1, c2), x)
                 assert out["result0"] == pytest.approx(expected, rel=1e-7, abs=1e-9)
 
 
@@ -78,12 +82,12 @@ def test_affine_kernel_as_polygeist_writes_it() -> None:
     for i in range(5):
         e = np.zeros(5)
         e[i] = 1.0
-        fd = _central(lambda h: value(A, x + h * e), 0.0)
+        fd = _central(lambda h, e=e: value(A, x + h * e), 0.0)
         assert out["arg3"][i] == pytest.approx(fd, rel=1e-6, abs=1e-8)
     for i, j in ((0, 0), (2, 3), (5, 4)):
         E = np.zeros((6, 5))
         E[i, j] = 1.0
-        fd = _central(lambda h: value(A + h * E, x), 0.0)
+        fd = _central(lambda h, E=E: value(A + h * E, x), 0.0)
         assert out["arg1"][i, j] == pytest.approx(fd, rel=1e-6, abs=1e-8)
 
 
@@ -101,7 +105,9 @@ def test_every_gradient_op_is_located_in_the_users_file(name: str) -> None:
     module = _differentiated(name)
     path = str(KERNELS / f"{name}.mlir")
     lines = (KERNELS / f"{name}.mlir").read_text().count("\n")
-    gradients = [f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data.startswith("diffe")]
+    gradients = [
+        f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data.startswith("diffe")
+    ]
     assert gradients
     for function in gradients:
         for op in function.walk():
@@ -126,7 +132,11 @@ def test_mlir_reads_what_xdsl_cannot_and_keeps_positions(tmp_path: Path) -> None
         "}\n"
     )
     module = parse_module_text(make_context(), text, "user.mlir")
-    seen = {(op.name, op.location.line.data) for op in module.walk() if isinstance(op.location, FileLineColLoc)}
+    seen = {
+        (op.name, op.location.line.data)
+        for op in module.walk()
+        if isinstance(op.location, FileLineColLoc)
+    }
     assert ("memref.load", 4) in seen and ("memref.store", 5) in seen
     assert ("scf.if", 3) in seen and ("scf.for", 2) in seen
     a = np.arange(8.0)
@@ -152,10 +162,13 @@ def test_resolve_locations_inlines_aliases_and_maps_mlirs_input() -> None:
         '  func.return loc("a.mlir":1:2)\n'
         '} loc("a.mlir":1:2)\n'
     )
-    assert relocate_diagnostics(
-        'loc("-":2:5): error: no\nloc(fused["k.mlir":4:1]): note: here\n',
-        lambda line, col: ("user.mlir", line, col),
-    ) == "user.mlir:2:5: error: no\nk.mlir:4:1: note: here"
+    assert (
+        relocate_diagnostics(
+            'loc("-":2:5): error: no\nloc(fused["k.mlir":4:1]): note: here\n',
+            lambda line, col: ("user.mlir", line, col),
+        )
+        == "user.mlir:2:5: error: no\nk.mlir:4:1: note: here"
+    )
 
 
 def test_an_overwritten_dup_location_loses_its_adjoint() -> None:
@@ -175,7 +188,9 @@ def test_an_overwritten_dup_location_loses_its_adjoint() -> None:
 def test_upstream_strided_loop_caches_every_iteration() -> None:
     module = _differentiated("strided_for")
     x, y, dy = np.arange(1.0, 10.0), np.arange(2.0, 11.0), np.ones(9)
-    out = run_function(module, "f_grad", {"arg0": x, "arg1": np.zeros(9), "arg2": y.copy(), "arg3": dy.copy()})
+    out = run_function(
+        module, "f_grad", {"arg0": x, "arg1": np.zeros(9), "arg2": y.copy(), "arg3": dy.copy()}
+    )
     odd = np.arange(9) % 2 == 1
     np.testing.assert_array_equal(out["arg1"], np.where(odd, y, 0.0))
     np.testing.assert_array_equal(out["arg3"], np.where(odd, x, 1.0))

@@ -31,7 +31,9 @@ def test_the_example_runs(
 
 
 def test_the_table_names_real_calls() -> None:
-    rows = re.findall(r"^\| [^|]+ \| `([a-z_]+)\((?:[^`]*)\)`[^|]*\| `([a-z_.]+)` \|$", DOC.read_text(), re.M)
+    rows = re.findall(
+        r"^\| [^|]+ \| `([a-z_]+)\((?:[^`]*)\)`[^|]*\| `([a-z_.]+)` \|$", DOC.read_text(), re.M
+    )
     assert len(rows) >= 10
     for name, module in rows:
         assert hasattr(importlib.import_module(module), name), f"{module}.{name}"

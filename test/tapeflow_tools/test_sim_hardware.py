@@ -14,26 +14,36 @@ import numpy as np
 import pytest
 
 from tapeflow_benchmarks.kernels import KERNELS
+from tapeflow_tools import tapeflow_sim
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import PRESETS, describe
 from targets.provenance import PACKAGES
-from tapeflow_tools import tapeflow_sim
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
 
 
-def _sim(
-    tmp_path: Path, *extra: str, variant: str = "enzyme", preset: str = "Enzyme32k"
-) -> dict:  # type: ignore[type-arg]
+def _sim(tmp_path: Path, *extra: str, variant: str = "enzyme", preset: str = "Enzyme32k") -> dict:  # type: ignore[type-arg]
     inputs = tmp_path / "in.npz"
     if not inputs.exists():
         np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(KERNELS["logsum"].inputs("small"))})
     report = tmp_path / "report.json"
-    tapeflow_sim.main([
-        str(SOURCE), "--function", "logsum_grad", "--variant", variant, "--preset", preset,
-        "--inputs", str(inputs), "--json", str(report), *extra,
-    ])
+    tapeflow_sim.main(
+        [
+            str(SOURCE),
+            "--function",
+            "logsum_grad",
+            "--variant",
+            variant,
+            "--preset",
+            preset,
+            "--inputs",
+            str(inputs),
+            "--json",
+            str(report),
+            *extra,
+        ]
+    )
     return json.loads(report.read_text())  # type: ignore[no-any-return]
 
 
@@ -56,15 +66,32 @@ def test_a_hardware_file_changes_the_machine(tmp_path: Path) -> None:
 
 def test_the_layers_apply_in_order(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(
-        "dram:\n  latency_cycles: 321\ncache:\n  size_bytes: 4096\n  mshrs: 2\nlatencies:\n  fadd: 7\n"
+        "dram:\n  latency_cycles: 321\n"
+        "cache:\n  size_bytes: 4096\n  mshrs: 2\n"
+        "latencies:\n  fadd: 7\n"
     )
     (tmp_path / "b.json").write_text('{"dram": {"latency_cycles": 400, "bandwidth_gbs": 12.8}}')
     record = _sim(
-        tmp_path, "--hw", str(tmp_path / "a.yaml"), "--hw", str(tmp_path / "b.json"),
-        "--set", "dram.bandwidth_gbs=25.6", "--set", "cache.assoc=4", "--set", "clock_ghz=1.5",
-        "--cache-bytes", "8192", "--energy", "cacti45",
+        tmp_path,
+        "--hw",
+        str(tmp_path / "a.yaml"),
+        "--hw",
+        str(tmp_path / "b.json"),
+        "--set",
+        "dram.bandwidth_gbs=25.6",
+        "--set",
+        "cache.assoc=4",
+        "--set",
+        "clock_ghz=1.5",
+        "--cache-bytes",
+        "8192",
+        "--energy",
+        "cacti45",
     )["hardware"]
-    assert record["dram"] == {"latency_cycles": 400, "bandwidth_gbs": 25.6}  # b over a, --set over b
+    assert record["dram"] == {
+        "latency_cycles": 400,
+        "bandwidth_gbs": 25.6,
+    }  # b over a, --set over b
     # --cache-bytes comes last: its size, with Table III's ways for it (2 up to 16 KB),
     # over both the file's size and the --set's ways.
     assert (record["cache"]["size_bytes"], record["cache"]["assoc"]) == (8192, 2)
@@ -76,7 +103,9 @@ def test_the_layers_apply_in_order(tmp_path: Path) -> None:
     preset = describe(PRESETS["Enzyme32k"])
     assert record["scratchpad"] == preset["scratchpad"]
     assert {k: v for k, v in record["latencies"].items() if k != "fadd"} == {
-        k: v for k, v in preset["latencies"].items() if k != "fadd"  # type: ignore[union-attr]
+        k: v
+        for k, v in preset["latencies"].items()
+        if k != "fadd"  # type: ignore[union-attr]
     }
     assert record["name"] == "Enzyme32k"
     assert (record["model"], record["variant"], record["unroll"]) == ("cgra", "enzyme", 1)
@@ -86,8 +115,19 @@ def test_the_layers_apply_in_order(tmp_path: Path) -> None:
 def test_the_old_options_and_the_record(tmp_path: Path) -> None:
     """The issue's example: the options it names all show in the record."""
     report = _sim(
-        tmp_path, "--cache-bytes", "4096", "--assoc", "4", "--spad-bytes", "64",
-        "--energy", "cacti45", "--unroll", "4", variant="tapeflow", preset="Tflow2k",
+        tmp_path,
+        "--cache-bytes",
+        "4096",
+        "--assoc",
+        "4",
+        "--spad-bytes",
+        "64",
+        "--energy",
+        "cacti45",
+        "--unroll",
+        "4",
+        variant="tapeflow",
+        preset="Tflow2k",
     )
     record = report["hardware"]
     assert record["cache"]["size_bytes"] == 4096 and record["cache"]["assoc"] == 4

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_benchmarks.harness.points import grouped
 from tapeflow_benchmarks.harness.sweep import load_sweep
-from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_tools import tapeflow_sim
 from tapeflow_tools.diagnostics import ToolError
 from targets.energy import ENERGY_PRESETS
@@ -53,10 +53,18 @@ def _without_timing(value: Any) -> Any:
 def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The documented example, run as docs/sweeps.md says."""
     out = tmp_path_factory.mktemp("sweep") / "chain-sweep"
-    code = tapeflow_bench.main([
-        "--sweep", str(EXAMPLE / "sweep.yaml"), "--out", str(out), "--no-cache",
-        "--jobs", "2", "--no-progress",
-    ])
+    code = tapeflow_bench.main(
+        [
+            "--sweep",
+            str(EXAMPLE / "sweep.yaml"),
+            "--out",
+            str(out),
+            "--no-cache",
+            "--jobs",
+            "2",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     return out
 
@@ -65,15 +73,23 @@ def test_example_folder_has_the_evaluation_layout(example: Path) -> None:
     assert (example / "report.md").read_text().startswith("# Sweep: chain-cache-and-dram")
     assert (example / "figures" / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads((example / "results.json").read_text())
-    assert data["sweep"]["grid"] == {"cache.size_bytes": [1024, 4096], "dram.latency_cycles": [100, 400]}
+    assert data["sweep"]["grid"] == {
+        "cache.size_bytes": [1024, 4096],
+        "dram.latency_cycles": [100, 400],
+    }
     rows = _csv(example / "csv" / "runs.csv")
     # 2 kernels x 2 variants x 2 x 2 grid values, each once.
     assert len(rows) == len(data["runs"]) == 16
-    keys = {(r["kernel"], r["variant"], r["cache.size_bytes"], r["dram.latency_cycles"]) for r in rows}
+    keys = {
+        (r["kernel"], r["variant"], r["cache.size_bytes"], r["dram.latency_cycles"]) for r in rows
+    }
     assert len(keys) == 16
     header = list(rows[0])
     # One column per swept key, named by the dotted key, after the point's fields.
-    assert header[header.index("energy_preset") + 1:][:2] == ["cache.size_bytes", "dram.latency_cycles"]
+    assert header[header.index("energy_preset") + 1 :][:2] == [
+        "cache.size_bytes",
+        "dram.latency_cycles",
+    ]
     assert all("error" not in r for r in rows)
 
 
@@ -103,7 +119,10 @@ def test_dram_latency_changes_time_not_traffic(example: Path) -> None:
     """The DRAM latency is a timing parameter: the same accesses, hits, misses and
     bytes; never fewer cycles when it grows."""
     rows = _csv(example / "csv" / "runs.csv")
-    by = {(r["kernel"], r["variant"], r["cache.size_bytes"], r["dram.latency_cycles"]): r for r in rows}
+    by = {
+        (r["kernel"], r["variant"], r["cache.size_bytes"], r["dram.latency_cycles"]): r
+        for r in rows
+    }
     for (kernel, variant, cache, latency), fast in by.items():
         if latency != "100":
             continue
@@ -113,42 +132,85 @@ def test_dram_latency_changes_time_not_traffic(example: Path) -> None:
         assert int(slow["cycles_total"]) >= int(fast["cycles_total"])
 
 
-@pytest.mark.parametrize(("variant", "options", "cache"), [
-    ("enzyme", ["--preset", "Enzyme32k"], 1024),
-    ("tapeflow", ["--preset", "Tflow32k", "--spad-bytes", "256"], 4096),
-])
+@pytest.mark.parametrize(
+    ("variant", "options", "cache"),
+    [
+        ("enzyme", ["--preset", "Enzyme32k"], 1024),
+        ("tapeflow", ["--preset", "Tflow32k", "--spad-bytes", "256"], 4096),
+    ],
+)
 def test_a_run_is_what_tapeflow_sim_reports(
     example: Path, tmp_path: Path, variant: str, options: list[str], cache: int
 ) -> None:
     """The user's kernel through `tapeflow-sim` on the same machine (the grid's
     DRAM latency of 100 cycles is the presets'): the same numbers."""
     report = tmp_path / "report.json"
-    tapeflow_sim.main([
-        str(EXAMPLE / "chain.mlir"), "--function", "chain_grad", "--variant", variant, *options,
-        "--cache-bytes", str(cache), "--inputs", str(EXAMPLE / "chain.npz"), "--json", str(report),
-    ])
+    tapeflow_sim.main(
+        [
+            str(EXAMPLE / "chain.mlir"),
+            "--function",
+            "chain_grad",
+            "--variant",
+            variant,
+            *options,
+            "--cache-bytes",
+            str(cache),
+            "--inputs",
+            str(EXAMPLE / "chain.npz"),
+            "--json",
+            str(report),
+        ]
+    )
     sim = json.loads(report.read_text())
     data = json.loads((example / "results.json").read_text())
     run = next(
-        r["report"] for r in data["runs"]
+        r["report"]
+        for r in data["runs"]
         if (r["kernel"], r["variant"], r["cache_bytes"], r["swept"]["dram.latency_cycles"])
         == ("chain", variant, cache, 100)
     )
-    for key in ("cycles", "cache", "dram_bytes", "spad", "layers", "tape_bytes", "energy_pj", "sram_bytes"):
+    for key in (
+        "cycles",
+        "cache",
+        "dram_bytes",
+        "spad",
+        "layers",
+        "tape_bytes",
+        "energy_pj",
+        "sram_bytes",
+    ):
         assert run[key] == sim[key], key
 
 
-def test_a_second_run_comes_from_the_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_second_run_comes_from_the_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     sweep = tmp_path / "tiny.yaml"
-    sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\ngrid:\n  dram.latency_cycles: [100, 200]\n")
-    args = ["--sweep", str(sweep), "--cache-dir", str(tmp_path / "cache"), "--jobs", "1", "--no-progress"]
+    sweep.write_text(
+        "kernels: [logsum]\nvariants: [enzyme]\ngrid:\n  dram.latency_cycles: [100, 200]\n"
+    )
+    args = [
+        "--sweep",
+        str(sweep),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--jobs",
+        "1",
+        "--no-progress",
+    ]
     assert tapeflow_bench.main([*args, "--out", str(tmp_path / "a")]) == 0
-    assert "2 points (0 cached, 2 runs computed)" in capsys.readouterr().out  # two latencies: two runs
+    assert (
+        "2 points (0 cached, 2 runs computed)" in capsys.readouterr().out
+    )  # two latencies: two runs
     assert tapeflow_bench.main([*args, "--out", str(tmp_path / "b")]) == 0
     assert "2 points (2 cached, 0 runs computed)" in capsys.readouterr().out
-    assert (tmp_path / "a" / "csv" / "runs.csv").read_bytes() == (tmp_path / "b" / "csv" / "runs.csv").read_bytes()
+    assert (tmp_path / "a" / "csv" / "runs.csv").read_bytes() == (
+        tmp_path / "b" / "csv" / "runs.csv"
+    ).read_bytes()
     # Another latency is another machine: not taken from the cache.
-    sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\ngrid:\n  dram.latency_cycles: [100, 300]\n")
+    sweep.write_text(
+        "kernels: [logsum]\nvariants: [enzyme]\ngrid:\n  dram.latency_cycles: [100, 300]\n"
+    )
     assert tapeflow_bench.main([*args, "--out", str(tmp_path / "c")]) == 0
     assert "2 points (1 cached, 1 runs computed)" in capsys.readouterr().out
 
@@ -169,7 +231,9 @@ def test_points_rebuild_the_layered_machine(tmp_path: Path) -> None:
     for point, swept in sweep.points.items():
         g = point.group
         preset = "Tflow32k" if g.variant == "tapeflow" else "Enzyme32k"
-        sets = ["clock_ghz=1.5"] + (["scratchpad.size_bytes=1024"] if g.variant == "tapeflow" else [])
+        sets = ["clock_ghz=1.5"] + (
+            ["scratchpad.size_bytes=1024"] if g.variant == "tapeflow" else []
+        )
         sets += [f"{k}={v}" for k, v in swept.items()]
         expected = layered(PRESETS[preset], [str(tmp_path / "base.yaml")], sets)
         assert point.hardware() == expected, point.label()
@@ -191,16 +255,28 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
         shutil.copy(EXAMPLE / name, tmp_path / name)
     sweep.write_text(
         "kernels:\n  - {name: chain, file: chain.mlir, function: chain_grad, inputs: chain.npz}\n"
-        "variants: [enzyme, tapeflow]\ngrid:\n  cache.size_bytes: [1024, 2048]\n  dram.latency_cycles: [100, 250]\n"
+        "variants: [enzyme, tapeflow]\n"
+        "grid:\n  cache.size_bytes: [1024, 2048]\n  dram.latency_cycles: [100, 250]\n"
     )
     outs = {}
     for engine in (["--jobs", "1"], ["--jobs", "2", "--dask", "local"]):
         out = tmp_path / ("dask" if "--dask" in engine else "local")
         run = subprocess.run(
-            [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--sweep", str(sweep),
-             "--out", str(out),
-             "--no-cache", "--no-progress", *engine],
-            capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "tapeflow_benchmarks.tapeflow_bench",
+                "--sweep",
+                str(sweep),
+                "--out",
+                str(out),
+                "--no-cache",
+                "--no-progress",
+                *engine,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         assert run.returncode == 0, run.stderr
         assert "Traceback" not in run.stderr
@@ -213,18 +289,25 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
     assert len(first["runs"]) == 8
 
 
-def test_dask_address_of_an_existing_scheduler(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dask_address_of_an_existing_scheduler(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`--dask ADDRESS`: the runs go to the scheduler already running there (a
     cluster this test starts), with the local pool's results."""
     distributed = pytest.importorskip("distributed")
     sweep = tmp_path / "sweep.yaml"
-    sweep.write_text("kernels: [logsum]\nvariants: [enzyme, aos]\ngrid:\n  cache.size_bytes: [1024, 2048]\n")
+    sweep.write_text(
+        "kernels: [logsum]\nvariants: [enzyme, aos]\ngrid:\n  cache.size_bytes: [1024, 2048]\n"
+    )
     args = ["--sweep", str(sweep), "--no-cache", "--no-progress", "--jobs", "1"]
     assert tapeflow_bench.main([*args, "--out", str(tmp_path / "local")]) == 0
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         address = cluster.scheduler_address
-        assert tapeflow_bench.main([*args, "--out", str(tmp_path / "remote"), "--dask", address]) == 0
+        assert (
+            tapeflow_bench.main([*args, "--out", str(tmp_path / "remote"), "--dask", address]) == 0
+        )
         assert cluster.scheduler is not None  # still up: the tool closed its client only
     assert "Traceback" not in capsys.readouterr().err
     local, remote = tmp_path / "local", tmp_path / "remote"
@@ -245,7 +328,9 @@ def test_a_sweep_point_on_the_papers_machine_is_the_evaluations(tmp_path: Path) 
     points = set(load_sweep(tmp_path / "s.yaml").points)
     assert points == {
         make("logsum", "small", cache, energy=energy)
-        for make in (enzyme, tapeflow) for cache in (1024, 32768) for energy in ("paper", "cacti45")
+        for make in (enzyme, tapeflow)
+        for cache in (1024, 32768)
+        for energy in ("paper", "cacti45")
     }
 
 
@@ -259,43 +344,70 @@ def test_a_salam_sweep_runs_what_tapeflow_sim_reports(tmp_path: Path) -> None:
         "grid:\n  cache.size_bytes: [1024, 32768]\n"
     )
     out = tmp_path / "out"
-    assert tapeflow_bench.main(["--sweep", str(sweep), "--out", str(out), "--no-cache",
-                                "--jobs", "1", "--no-progress"]) == 0
+    assert (
+        tapeflow_bench.main(
+            ["--sweep", str(sweep), "--out", str(out), "--no-cache", "--jobs", "1", "--no-progress"]
+        )
+        == 0
+    )
     data = json.loads((out / "results.json").read_text())
     assert len(data["runs"]) == 4
     inputs = tmp_path / "in.npz"
-    from tapeflow_benchmarks.kernels import KERNELS
     import numpy as np
+
+    from tapeflow_benchmarks.kernels import KERNELS
 
     np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(KERNELS["logsum"].inputs("small"))})
     source = ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
     for run in data["runs"]:
         report = tmp_path / "report.json"
         preset = "Tflow32k" if run["variant"] == "tapeflow" else "Enzyme32k"
-        tapeflow_sim.main([
-            str(source), "--function", "logsum_grad", "--variant", run["variant"], "--model", "salam",
-            "--preset", preset, "--set", f"cache.size_bytes={run['swept']['cache.size_bytes']}",
-            "--inputs", str(inputs), "--json", str(report),
-        ])
+        tapeflow_sim.main(
+            [
+                str(source),
+                "--function",
+                "logsum_grad",
+                "--variant",
+                run["variant"],
+                "--model",
+                "salam",
+                "--preset",
+                preset,
+                "--set",
+                f"cache.size_bytes={run['swept']['cache.size_bytes']}",
+                "--inputs",
+                str(inputs),
+                "--json",
+                str(report),
+            ]
+        )
         sim = json.loads(report.read_text())
         assert run["report"]["hardware"]["model"] == "salam"
         assert run["report"]["hardware"]["clock_ghz"] == 0.1  # the authors' 100 MHz datapath
         for key in ("cycles", "cache", "dram_bytes", "spad", "tape_bytes", "energy_pj"):
             assert run["report"][key] == sim[key], (run["swept"], key)
     small, large = (
-        next(r for r in data["runs"] if r["variant"] == "enzyme" and r["swept"]["cache.size_bytes"] == v)
+        next(
+            r
+            for r in data["runs"]
+            if r["variant"] == "enzyme" and r["swept"]["cache.size_bytes"] == v
+        )
         for v in (1024, 32768)
     )
     assert small["report"]["hardware"]["cache"]["size_bytes"] == 1024
     assert small["report"]["cache"]["misses"] >= large["report"]["cache"]["misses"]
 
 
-@pytest.mark.parametrize("key, values", [("cache.ports", "[1, 2]"), ("rows", "[2]"), ("dram.bandwidth_gbs", "[9.6]")])
+@pytest.mark.parametrize(
+    "key, values", [("cache.ports", "[1, 2]"), ("rows", "[2]"), ("dram.bandwidth_gbs", "[9.6]")]
+)
 def test_a_salam_sweep_refuses_a_field_salam_does_not_simulate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, values: str
 ) -> None:
     sweep = tmp_path / "salam.yaml"
-    sweep.write_text(f"kernels: [logsum]\nvariants: [enzyme]\nmodel: salam\ngrid:\n  {key}: {values}\n")
+    sweep.write_text(
+        f"kernels: [logsum]\nvariants: [enzyme]\nmodel: salam\ngrid:\n  {key}: {values}\n"
+    )
     with pytest.raises(SystemExit) as exit_:
         tapeflow_bench.main(["--sweep", str(sweep), "--out", str(tmp_path / "o"), "--no-progress"])
     assert exit_.value.code != 0
@@ -317,14 +429,22 @@ def test_dask_records_are_one_line_without_a_traceback() -> None:
         raise OSError("Timed out during handshake")
     except OSError:
         record = logging.getLogger("distributed.worker").makeRecord(
-            "distributed.worker", logging.WARNING, __file__, 1,
-            "Failed to communicate with scheduler during heartbeat.\nmore", (), sys.exc_info(),
+            "distributed.worker",
+            logging.WARNING,
+            __file__,
+            1,
+            "Failed to communicate with scheduler during heartbeat.\nmore",
+            (),
+            sys.exc_info(),
         )
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(OneLine())
     handler.emit(record)
-    assert stream.getvalue() == "dask: warning: Failed to communicate with scheduler during heartbeat.\n"
+    assert (
+        stream.getvalue()
+        == "dask: warning: Failed to communicate with scheduler during heartbeat.\n"
+    )
 
 
 def test_what_runs_is_what_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -336,8 +456,17 @@ def test_what_runs_is_what_is_recorded(tmp_path: Path, capsys: pytest.CaptureFix
     sweep.write_text("kernels: [logsum]\nvariants:\n  - {variant: tapeflow, unroll: 3}\n")
     for attempt in range(2):
         out = tmp_path / f"results{attempt}"
-        args = ["--sweep", str(sweep), "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
-                "--no-progress", "--jobs", "1"]
+        args = [
+            "--sweep",
+            str(sweep),
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-progress",
+            "--jobs",
+            "1",
+        ]
         assert tapeflow_bench.main(args) == 0
         err = capsys.readouterr().err
         assert err.count("logsum small tapeflow: unroll 3 ran as unroll 2") == 1
@@ -354,15 +483,23 @@ def test_axes_that_set_one_field_are_refused(tmp_path: Path) -> None:
     """Two axes writing one field would collapse points (4 combinations run as
     2); refused naming both, as is an axis written twice."""
     for text, message in [
-        ("grid:\n  energy: [paper, cacti45]\n  energy.spad_pj: [1.0, 100.0]\n",
-         "grid: energy and energy.spad_pj set the same field (energy.spad_pj)"),
-        ("grid:\n  energy.dram_write_pj_per_bit: [1.0, 2.0]\n  energy: [paper, cacti45]\n",
-         "grid: energy and energy.dram_write_pj_per_bit set the same field "
-         "(energy.dram_write_pj_per_bit)"),
-        ("grid:\n  cache.ports: [1, 2]\n  cache.ports: [4]\n",
-         "key 'cache.ports' is given twice in one mapping (first at line 4, column 3)"),
-        ("set:\n  energy: cacti45\n  energy.dram_read_pj_per_bit: 1.0\n",
-         "set: energy and energy.dram_read_pj_per_bit set the same field"),
+        (
+            "grid:\n  energy: [paper, cacti45]\n  energy.spad_pj: [1.0, 100.0]\n",
+            "grid: energy and energy.spad_pj set the same field (energy.spad_pj)",
+        ),
+        (
+            "grid:\n  energy.dram_write_pj_per_bit: [1.0, 2.0]\n  energy: [paper, cacti45]\n",
+            "grid: energy and energy.dram_write_pj_per_bit set the same field "
+            "(energy.dram_write_pj_per_bit)",
+        ),
+        (
+            "grid:\n  cache.ports: [1, 2]\n  cache.ports: [4]\n",
+            "key 'cache.ports' is given twice in one mapping (first at line 4, column 3)",
+        ),
+        (
+            "set:\n  energy: cacti45\n  energy.dram_read_pj_per_bit: 1.0\n",
+            "set: energy and energy.dram_read_pj_per_bit set the same field",
+        ),
     ]:
         sweep = tmp_path / "s.yaml"
         sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\n" + text)

@@ -48,8 +48,14 @@ def test_the_full_description_round_trips(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("setting", "message"),
     [
-        ("dram.latency=3", "unknown hardware key 'dram.latency' (known here: bandwidth_gbs, latency_cycles)"),
-        ("dram.latency_cycles=abc", 'dram.latency_cycles: input should be a valid integer (got "abc")'),
+        (
+            "dram.latency=3",
+            "unknown hardware key 'dram.latency' (known here: bandwidth_gbs, latency_cycles)",
+        ),
+        (
+            "dram.latency_cycles=abc",
+            'dram.latency_cycles: input should be a valid integer (got "abc")',
+        ),
         ("rows=2.5", "rows: input should be a valid integer (got 2.5)"),
         ("cache=3", "'cache' is a section"),
         ("cache.size_bytes=3000", "a 3000 B cache cannot have 2 ways of 64 B lines"),
@@ -84,15 +90,29 @@ def test_a_bad_file_names_the_file_and_the_place(tmp_path: Path, text: str, mess
 CORPUS = Path(__file__).resolve().parents[1] / "tapeflow_tools" / "bad_inputs" / "hw_files"
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("json_exponent.json", {"dram.bandwidth_gbs": 100.0}),
-    ("json_tabs.yaml", {"dram.bandwidth_gbs": 100.0, "dram.latency_cycles": 150, "cache.size_bytes": 4096}),
-    ("yaml_exponent.yaml", {"clock_ghz": 1.5, "dram.bandwidth_gbs": 25.6, "dram.latency_cycles": 100}),
-    ("gem5_l1d.yaml", {"name": "gem5-L1D", "cache.size_bytes": 65536, "cache.assoc": 2, "cache.mshrs": 4}),
-    ("anchors.yaml", {"latencies.fdiv": 20, "latencies.sqrt": 20}),
-    ("bom_integral_exponent.json", {"dram.latency_cycles": 100, "dram.bandwidth_gbs": 25.0}),
-])
-def test_valid_files_mean_what_json_and_yaml_1_2_say(name: str, expected: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("json_exponent.json", {"dram.bandwidth_gbs": 100.0}),
+        (
+            "json_tabs.yaml",
+            {"dram.bandwidth_gbs": 100.0, "dram.latency_cycles": 150, "cache.size_bytes": 4096},
+        ),
+        (
+            "yaml_exponent.yaml",
+            {"clock_ghz": 1.5, "dram.bandwidth_gbs": 25.6, "dram.latency_cycles": 100},
+        ),
+        (
+            "gem5_l1d.yaml",
+            {"name": "gem5-L1D", "cache.size_bytes": 65536, "cache.assoc": 2, "cache.mshrs": 4},
+        ),
+        ("anchors.yaml", {"latencies.fdiv": 20, "latencies.sqrt": 20}),
+        ("bom_integral_exponent.json", {"dram.latency_cycles": 100, "dram.bandwidth_gbs": 25.0}),
+    ],
+)
+def test_valid_files_mean_what_json_and_yaml_1_2_say(
+    name: str, expected: dict[str, object]
+) -> None:
     """The values a JSON reader and the YAML 1.2 core schema give (1e2 is 100.0,
     0100 is 100, not YAML 1.1's octal 64), as the machine the run uses."""
     machine = describe(layered(PRESETS["Enzyme32k"], [str(CORPUS / name)]))
@@ -103,11 +123,14 @@ def test_valid_files_mean_what_json_and_yaml_1_2_say(name: str, expected: dict[s
         assert got == value and type(got) is type(value), path
 
 
-@pytest.mark.parametrize("setting, path, value", [
-    ("dram.bandwidth_gbs=1e2", ("dram", "bandwidth_gbs"), 100.0),
-    ("dram.latency_cycles=0x40", ("dram", "latency_cycles"), 64),
-    ("cache.lru_on_write=false", ("cache", "lru_on_write"), False),
-])
+@pytest.mark.parametrize(
+    "setting, path, value",
+    [
+        ("dram.bandwidth_gbs=1e2", ("dram", "bandwidth_gbs"), 100.0),
+        ("dram.latency_cycles=0x40", ("dram", "latency_cycles"), 64),
+        ("cache.lru_on_write=false", ("cache", "lru_on_write"), False),
+    ],
+)
 def test_set_values_are_yaml_1_2(setting: str, path: tuple[str, str], value: object) -> None:
     machine = describe(layered(PRESETS["Enzyme32k"], [], [setting]))
     assert machine[path[0]][path[1]] == value  # type: ignore[index]
@@ -124,5 +147,8 @@ def test_the_documented_domains_are_the_checked_ones() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "hardware-files.md").read_text()
     for path in DOMAINS:
         family = path.split(".")[0]
-        assert f"`{path}`" in doc or (family == "latencies" and "`latencies.fadd` ... `latencies.hop`" in doc) \
-            or (path in ("rows", "cols") and "`rows`, `cols`" in doc), path
+        assert (
+            f"`{path}`" in doc
+            or (family == "latencies" and "`latencies.fadd` ... `latencies.hop`" in doc)
+            or (path in ("rows", "cols") and "`rows`, `cols`" in doc)
+        ), path

@@ -103,7 +103,8 @@ def between(low: float, high: float, unit: str = "x") -> Tolerance:
 def same_as(slack: float) -> Tolerance:
     """'Performs the same': no change (1x), +-`slack`."""
     return Tolerance(
-        1 - slack, 1 + slack,
+        1 - slack,
+        1 + slack,
         f"{fmt(1 - slack)} to {fmt(1 + slack)}, the same as Enzyme's +-{slack:.0%}",
     )
 
@@ -201,7 +202,9 @@ class Verdict:
         """Our number in a few words."""
         m = self.measured
         if m is None:
-            return "not measured" + (f" ({', '.join(self.missing)} not run)" if self.missing else "")
+            return "not measured" + (
+                f" ({', '.join(self.missing)} not run)" if self.missing else ""
+            )
         known = [v for k in self.kernels if (v := m.values.get(k)) is not None]
         if not known:
             return "no value"
@@ -234,8 +237,11 @@ class Verdict:
         not_run = tuple(k for k in self.missing if m.missing.get(k) == "not run")
         no_value = tuple(k for k in self.missing if k not in not_run)
         for label, which in (
-            ("below", self.below), ("above", self.above), ("no value", no_value),
-            ("not run", not_run), ("worse than no change", self.worse),
+            ("below", self.below),
+            ("above", self.above),
+            ("no value", no_value),
+            ("not run", not_run),
+            ("worse than no change", self.worse),
         ):
             if which:
                 text += f"; {label}: {', '.join(which)}"
@@ -250,7 +256,9 @@ class Verdict:
 
         def named(which: tuple[str, ...], label: str) -> None:
             if which and m is not None:
-                parts.append(f"{len(which)} {label} ({', '.join(self.value_text(k) for k in which)})")
+                parts.append(
+                    f"{len(which)} {label} ({', '.join(self.value_text(k) for k in which)})"
+                )
 
         named(self.below, "below")
         named(self.above, "above")

@@ -80,7 +80,8 @@ def judge_claim(claim: Claim, results: Summaries, model: str = "cgra") -> Verdic
             value_kernel = max(known, key=lambda k: known[k])  # type: ignore[arg-type,return-value]
             value = known[value_kernel]
             worse = [
-                k for k in kernels
+                k
+                for k in kernels
                 if k in measured.worst and measured.worst[k][0] < neutral(measured.unit)
             ]
         else:
@@ -95,8 +96,17 @@ def judge_claim(claim: Claim, results: Summaries, model: str = "cgra") -> Verdic
         if where == "within" and (worse or places["missing"]):
             verdict = "partly"
     result = Verdict(
-        claim, model, verdict, tuple(kernels), tuple(places["within"]), tuple(places["below"]),
-        tuple(places["above"]), tuple(places["missing"]), tuple(worse), value, value_kernel,
+        claim,
+        model,
+        verdict,
+        tuple(kernels),
+        tuple(places["within"]),
+        tuple(places["below"]),
+        tuple(places["above"]),
+        tuple(places["missing"]),
+        tuple(worse),
+        value,
+        value_kernel,
         measured,
     )
     return _with_reason(result, results)

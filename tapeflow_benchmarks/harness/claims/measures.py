@@ -22,7 +22,8 @@ def _per_kernel(rows: list[dict[str, Any]], key: str) -> dict[str, float | None]
 def speedup(config: str = "Tflow32k", baseline: str = "Enzyme32k") -> Measure:
     def measure(results: Summaries) -> Measured | None:
         rows = [
-            r for r in rows_of(results, "performance")
+            r
+            for r in rows_of(results, "performance")
             if r["config"] == config and r["baseline"] == baseline
         ]
         if not rows:
@@ -37,7 +38,8 @@ def cycles_ratio(config: str, baseline: str = "Enzyme32k") -> Measure:
 
     def measure(results: Summaries) -> Measured | None:
         rows = [
-            r for r in rows_of(results, "performance")
+            r
+            for r in rows_of(results, "performance")
             if r["config"] == config and r["baseline"] == baseline
         ]
         if not rows:
@@ -60,7 +62,10 @@ def wide_speedup(results: Summaries) -> Measured | None:
 
 
 def _best_and_worst(
-    rows: list[dict[str, Any]], key: str, what: str, unit: str = "x",
+    rows: list[dict[str, Any]],
+    key: str,
+    what: str,
+    unit: str = "x",
     scale: Callable[[float], float] = lambda v: v,
 ) -> Measured | None:
     """Per kernel: the largest value of `key` over the cache sweep (where), and
@@ -86,7 +91,8 @@ def _best_and_worst(
 
 def dram_max(results: Summaries) -> Measured | None:
     return _best_and_worst(
-        rows_of(results, "dram"), "reduction",
+        rows_of(results, "dram"),
+        "reduction",
         "DRAM reduction of TapeFlow over Enzyme, the best cache of 1-128 KB",
     )
 
@@ -107,15 +113,18 @@ def dram_at(cache_kb: int) -> Measure:
 
 def layout_reduction(results: Summaries) -> Measured | None:
     return _best_and_worst(
-        rows_of(results, "layout"), "aos_norm",
+        rows_of(results, "layout"),
+        "aos_norm",
         "less DRAM traffic with Enzyme's tape as an array of structs, the best cache",
-        "%", lambda norm: 100 * (1 - norm),
+        "%",
+        lambda norm: 100 * (1 - norm),
     )
 
 
 def energy_max(results: Summaries) -> Measured | None:
     rows = [
-        r for r in rows_of(results, "energy")
+        r
+        for r in rows_of(results, "energy")
         if r["energy_preset"] == "paper" and r.get("energy_reduction") is not None
     ]
     if not rows:
@@ -130,8 +139,12 @@ def energy_max(results: Summaries) -> Measured | None:
         values[k], at[k] = best["energy_reduction"], f"({best['config']})"
         worst[k] = (low["energy_reduction"], f"({low['config']})")
     return Measured(
-        values, "on-chip energy reduction over Enzyme32k, the best TapeFlow configuration "
-        "('paper' preset)", "x", at, {}, worst,
+        values,
+        "on-chip energy reduction over Enzyme32k, the best TapeFlow configuration ('paper' preset)",
+        "x",
+        at,
+        {},
+        worst,
     )
 
 
@@ -150,8 +163,12 @@ def sram_iso(results: Summaries) -> Measured | None:
         else:
             missing[k] = f"no TapeFlow cache of 1-128 KB within {ISO_PERF_SLACK:.0%} of Enzyme32k"
     return Measured(
-        values, "SRAM reduction at the smallest TapeFlow cache within "
-        f"{ISO_PERF_SLACK:.0%} of Enzyme32k's cycles", "x", at, missing,
+        values,
+        "SRAM reduction at the smallest TapeFlow cache within "
+        f"{ISO_PERF_SLACK:.0%} of Enzyme32k's cycles",
+        "x",
+        at,
+        missing,
     )
 
 
@@ -166,13 +183,19 @@ def spad_gain(results: Summaries) -> Measured | None:
         first, last = mine.get(small), mine.get(large)
         values[k] = (
             100 * (last["speedup"] / first["speedup"] - 1)
-            if first and last and first["speedup"] and last["speedup"] else None
+            if first and last and first["speedup"] and last["speedup"]
+            else None
         )
-    missing = {k: f"not run at {size_text(small)} and {size_text(large)}"
-               for k, v in values.items() if v is None}
+    missing = {
+        k: f"not run at {size_text(small)} and {size_text(large)}"
+        for k, v in values.items()
+        if v is None
+    }
     return Measured(
-        values, f"performance gain from a {size_text(small)} to a {size_text(large)} scratchpad",
-        "+%", missing=missing,
+        values,
+        f"performance gain from a {size_text(small)} to a {size_text(large)} scratchpad",
+        "+%",
+        missing=missing,
     )
 
 

@@ -7,7 +7,6 @@ per-access energies of the preset). A reason the runs cannot give is left out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from tapeflow_benchmarks.harness.claims.base import (
@@ -49,7 +48,8 @@ def _share(value: float | None) -> str:
 def _perf_row(results: Summaries, kernel: str, config: str = "Tflow32k") -> Row | None:
     return next(
         (
-            r for r in rows_of(results, "performance")
+            r
+            for r in rows_of(results, "performance")
             if r["kernel"] == kernel and r["config"] == config and r["baseline"] == "Enzyme32k"
         ),
         None,
@@ -203,9 +203,7 @@ def why_sram(results: Summaries, verdict: Verdict) -> str:
                 f"{iso['sram_bytes']:,} B at its smallest matching cache ({iso['cache_kb']:g} KB)"
             )
         elif at32 and at32.get("cycles_ratio"):
-            parts.append(
-                f"{k}: even Tflow32k takes {at32['cycles_ratio']:.2f}x Enzyme32k's cycles"
-            )
+            parts.append(f"{k}: even Tflow32k takes {at32['cycles_ratio']:.2f}x Enzyme32k's cycles")
     return _join(parts)
 
 
@@ -248,7 +246,9 @@ def why_spad_small(results: Summaries, verdict: Verdict) -> str:
 def why_unroll(results: Summaries, verdict: Verdict) -> str:
     parts = []
     for k in breaking(verdict):
-        sweep = [r for r in rows_of(results, "unroll") if r["kernel"] == k and r["study"] == "sweep"]
+        sweep = [
+            r for r in rows_of(results, "unroll") if r["kernel"] == k and r["study"] == "sweep"
+        ]
         if len(sweep) < 2:
             continue
         first, last = sweep[0], sweep[-1]

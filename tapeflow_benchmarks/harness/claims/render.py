@@ -117,8 +117,10 @@ def _detail(i: int, c: Comparison, models: list[str], once: _Once) -> list[str]:
         lines.append("")
     for model in models:
         v = c.verdicts[model]
-        text = f"- **{model}**: {v.verdict}; {v.counts()}." if v.measured else (
-            f"- **{model}**: {v.ours()}."
+        text = (
+            f"- **{model}**: {v.verdict}; {v.counts()}."
+            if v.measured
+            else (f"- **{model}**: {v.ours()}.")
         )
         if v.reason:
             reason = once.text(v.reason, where, label)
@@ -157,7 +159,9 @@ def claim_record(c: Comparison) -> dict[str, Any]:
         "kernels": list(c.claim.kernels),
         "judged": c.claim.judged,
         "tolerance": {
-            "low": None if t.low == float("-inf") else t.low, "high": t.high, "text": t.text,
+            "low": None if t.low == float("-inf") else t.low,
+            "high": t.high,
+            "text": t.text,
         },
         "models": {m: model_record(v) for m, v in c.verdicts.items()},
         "difference": c.difference,

@@ -22,7 +22,7 @@ from tapeflow_benchmarks.harness.sweep.plan import (
 )
 from tapeflow_tools.diagnostics import ToolError
 from targets.energy import ENERGY_PRESETS
-from targets.hardware import PRESETS, Hardware, associativity_for, describe
+from targets.hardware import PRESETS, Hardware, describe
 from targets.hardware_files import HardwareDescriptionError, apply
 
 

@@ -15,7 +15,16 @@ from typing import Any
 
 from targets.fields import RESOURCES
 
-POINT_KEYS = ("model", "kernel", "size", "variant", "spad_bytes", "unroll", "cache_bytes", "energy_preset")
+POINT_KEYS = (
+    "model",
+    "kernel",
+    "size",
+    "variant",
+    "spad_bytes",
+    "unroll",
+    "cache_bytes",
+    "energy_preset",
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,10 @@ class Kink:
                 "and found longer ones on this machine)"
             )
         elif part == "memory stall":
-            text += ": the schedules issue accesses in another order, which the cache and ports serve worse"
+            text += (
+                ": the schedules issue accesses in another order, "
+                "which the cache and ports serve worse"
+            )
         else:
             text += ": the layers' tiles arrive later relative to their compute"
         return text
@@ -75,8 +87,10 @@ def kinks(rows: list[dict[str, Any]], keys: list[str]) -> list[Kink]:
             lines.setdefault(tuple(row.get(k) for k in others), []).append(row)
         for line in lines.values():
             line.sort(key=lambda r: r[key] * direction)  # worse machine first
-            for worse, better in zip(line, line[1:]):
-                if worse[key] != better[key] and int(better["cycles_total"]) > int(worse["cycles_total"]):
+            for worse, better in zip(line, line[1:], strict=False):
+                if worse[key] != better[key] and int(better["cycles_total"]) > int(
+                    worse["cycles_total"]
+                ):
                     found.append(Kink(key, worse, better))
     return found
 

@@ -117,7 +117,7 @@ def _check_overlaps(path: Path, spec: Any, grid: dict[str, list[Any]], probe: An
     with both names."""
     fixed_keys = list(spec.settings)
     for n, fixed in enumerate(fixed_keys):
-        for other in fixed_keys[n + 1:]:
+        for other in fixed_keys[n + 1 :]:
             shared = sorted(
                 _fields_set(probe, fixed, spec.settings[fixed])
                 & _fields_set(probe, other, spec.settings[other])
@@ -130,7 +130,7 @@ def _check_overlaps(path: Path, spec: Any, grid: dict[str, list[Any]], probe: An
     writes = {key: _fields_set(probe, key, values[0]) for key, values in grid.items()}
     keys = list(writes)
     for n, key in enumerate(keys):
-        for other in keys[n + 1:]:
+        for other in keys[n + 1 :]:
             shared = sorted(writes[key] & writes[other])
             if shared:
                 first, second = sorted((key, other), key=len)

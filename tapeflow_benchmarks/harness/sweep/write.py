@@ -38,10 +38,13 @@ def unroll_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
         ran = report.get("hardware", {}).get("unroll")
         asked = point.group.unroll
         if isinstance(ran, int) and ran != asked:
-            label = " ".join(x for x in (point.group.kernel, point.group.size, point.group.variant) if x)
+            label = " ".join(
+                x for x in (point.group.kernel, point.group.size, point.group.variant) if x
+            )
             notes[
                 f"{label}: unroll {asked} ran as unroll {ran} (each tape loop takes the largest "
-                f"divisor of its trip count up to {asked}); runs.csv and the hardware record say {ran}"
+                f"divisor of its trip count up to {asked}); "
+                f"runs.csv and the hardware record say {ran}"
             ] = None
     return list(notes)
 
@@ -133,13 +136,17 @@ def _write_into(
     if meta.get("failed"):
         lines += ["## Failed runs", ""] + [f"- {f}" for f in meta["failed"]] + [""]
     if steps:
-        lines += [
-            "## Non-monotone steps",
-            "",
-            "Runs where a better machine (more of a resource, or less latency, all else "
-            "equal) took more cycles, each with the part of its cycles that grew:",
-            "",
-        ] + [f"- {k.describe()}" for k in steps] + [""]
+        lines += (
+            [
+                "## Non-monotone steps",
+                "",
+                "Runs where a better machine (more of a resource, or less latency, all else "
+                "equal) took more cycles, each with the part of its cycles that grew:",
+                "",
+            ]
+            + [f"- {k.describe()}" for k in steps]
+            + [""]
+        )
     lines += ["## Runs", ""]
     if figures:
         lines += [f"![sweep](figures/{figures[0]})", ""]

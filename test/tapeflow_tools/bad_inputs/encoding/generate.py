@@ -13,10 +13,13 @@ FILES = {
     "utf16_no_bom.mlir": TEXT.encode("utf-16-le"),
     "utf32_bom.mlir": TEXT.encode("utf-32"),
     # Latin-1 in a comment on line 2: byte 0xe9 at column 9.
-    "latin1.mlir": ("func.func @f(%x: f64) -> f64 {\n  // caf\u00e9 au lait\n"
-                    "  func.return %x : f64\n}\n").encode("latin-1"),
+    "latin1.mlir": (
+        "func.func @f(%x: f64) -> f64 {\n  // caf\u00e9 au lait\n  func.return %x : f64\n}\n"
+    ).encode("latin-1"),
     # With --split-input-file: the bad byte is in the second chunk, line 6.
-    "split_latin1.mlir": (TEXT + "// -----\n" + TEXT.replace("{\n", "{\n  // na\u00efve\n")).encode("latin-1"),
+    "split_latin1.mlir": (TEXT + "// -----\n" + TEXT.replace("{\n", "{\n  // na\u00efve\n")).encode(
+        "latin-1"
+    ),
     # MLIR text with one NUL byte on line 2, column 12 (a stray byte in a comment).
     "nul_in_text.mlir": TEXT.replace("func.return", "// stray \x00\nfunc.return").encode(),
     # Valid UTF-8 up to a truncated multi-byte character on line 3.

@@ -10,7 +10,9 @@ FILES = {
     # An attribute of lists nested 20,000 deep inside the attribute dictionary's
     # '{': 20,001 brackets, the deepest '[' at line 1, column 45 + 20,000.
     "deep_attribute.mlir": (
-        "func.func @f(%x: f64) -> f64 attributes {a = " + "[" * DEPTH + "]" * DEPTH
+        "func.func @f(%x: f64) -> f64 attributes {a = "
+        + "[" * DEPTH
+        + "]" * DEPTH
         + "} {\n  func.return %x : f64\n}\n"
     ),
 }
