@@ -340,8 +340,21 @@ def _write_marker(folder: Path) -> None:
         for p in sorted(folder.rglob("*"))
         if p.is_file() and not p.is_symlink()
     }
-    text = json.dumps({"written_by": "tapeflow", "files": files}, indent=1, sort_keys=True)
+    # The folders too: one the tool made may hold no file (a sweep without figures).
+    dirs = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_dir())
+    manifest = {"written_by": "tapeflow", "files": files, "dirs": dirs}
+    text = json.dumps(manifest, indent=1, sort_keys=True)
     (folder / FOLDER_MARKER).write_text(text + "\n", encoding="utf-8")
+
+
+def written_dirs(folder: Path) -> set[str]:
+    """The folders (relative paths) a tool made in `folder`, as its marker lists
+    them; empty if it has no readable marker or the marker predates the list."""
+    try:
+        dirs = json.loads((folder / FOLDER_MARKER).read_text(encoding="utf-8"))["dirs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+    return {d for d in dirs if isinstance(d, str)} if isinstance(dirs, list) else set()
 
 
 def _foreign(folder: Path) -> list[str]:
@@ -349,6 +362,7 @@ def _foreign(folder: Path) -> list[str]:
     nothing listed as one entry): what a user put there."""
     written = written_files(folder) or {}
     owned_dirs = {p.as_posix() for name in written for p in Path(name).parents}
+    owned_dirs |= written_dirs(folder)
     found: list[str] = []
     for root, dirs, files in os.walk(folder):
         base = Path(root).relative_to(folder)
@@ -451,6 +465,7 @@ __all__ = [
     "atomic_writer",
     "check_distinct",
     "check_results_folder",
+    "written_dirs",
     "check_output_directory",
     "check_output_file",
     "commit_outputs",

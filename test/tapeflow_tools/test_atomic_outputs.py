@@ -109,6 +109,23 @@ def test_directory_replaced_whole_or_not_at_all(
     assert "kept what no earlier run wrote there: notes.md" in capsys.readouterr().err
 
 
+def test_an_empty_folder_the_tool_made_is_its_own(tmp_path: Path) -> None:
+    """A run whose results hold an empty folder (a sweep that draws no figure)
+    can be written again into its folder: the marker lists the folders the tool
+    made, so that one is not taken for a user's; a user's empty folder is kept.
+    (Found by re-running a one-point salam sweep into its own folder.)"""
+    target = tmp_path / "results"
+    for _ in range(2):
+        with atomic_directory(target) as temp:
+            (temp / "figures").mkdir()
+            (temp / "report.md").write_text("r")
+    assert sorted(p.name for p in target.iterdir()) == [FOLDER_MARKER, "figures", "report.md"]
+    (target / "figures" / "mine").mkdir()
+    with atomic_directory(target) as temp:
+        (temp / "figures").mkdir()
+    assert (target / "figures" / "mine").is_dir()
+
+
 def test_results_folder_recognised_by_its_marker_only(tmp_path: Path) -> None:
     """A folder with a `report.md` of the user's is not a results folder; one
     whose listed file the user changed is refused; a user's file of the same name
