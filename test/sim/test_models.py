@@ -204,7 +204,6 @@ def test_a_read_and_a_write_share_a_port_and_two_ports_serve_two_reads() -> None
     assert run_cycles(two, 1, mixed, SALAM.ports) == pytest.approx(miss)
 
 
-
 def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
     hit, miss = SALAM.hit_expected, SALAM.miss_expected
     # Period 2: a load in group 0, a 4-cycle mulf in group 1, one write in group 1.
@@ -229,6 +228,7 @@ def test_whole_cycles_do_not_count_the_rounding_of_a_sum() -> None:
     fifteen_hits = sum([3.2] * 15)  # 48.00000000000001
     assert fifteen_hits > 48
     assert whole_cycles(np.array([fifteen_hits, 48.5, 3.0])).tolist() == [48, 49, 3]
+
 
 ORDERED = """
 func.func @k(%x: memref<8xf64>, %y: memref<8xf64>, %z: memref<8xf64>, %p: f64, %q: f64) ATTRS {
