@@ -44,15 +44,34 @@ request. Which ops share a group:
   (`llvm_interface.cc` ~L305-316, `instruction.cc` ~265): its cost is its issue
   slot, and a load's users see its value in the same group.
 
-What is *not* here: functional-unit counts (the kernels' `.ini` files give 1 to
-1000 units per class; whether a unit is pipelined is not in the notes), the
-scheduling threshold (`sched_threshold`, a cap on the reservation table's size,
-taken as never reached), and the ops of the middle loops between continued runs
-(counted one after another, as outside kernels).
+- **Functional units per class** (`targets.hardware.FunctionalUnits`): a unit
+  is taken at launch and given back at commit (`instruction.cc`
+  `launch`/`commit`), so under lockstep at most `units` ops of a class issue in
+  one group and the rest wait for the next; ops claim units in body order, and
+  the groups of overlapping iterations share them (an op in group g competes with
+  the ops of other iterations in groups congruent to g modulo the period). The
+  authors' runs had no limit (0): their simulator never asks for a unit.
+- **The scheduling threshold bounds the run-ahead** (`DatapathConfig.sched_threshold`,
+  `llvm_interface.cc` `processQueues`): a branch launches only while the
+  reservation table holds fewer entries than the threshold, itself included.
+  An iteration's entries are its placed ops, one address computation (`getelementptr`)
+  per access and the induction `add` and `icmp`; each leaves the table in its
+  op's group. A branch that schedules the next block `d` groups before that
+  iteration's ops need it finds pending the entries of earlier iterations that
+  issue later; the most it can lead by is the `d` at which they still number
+  fewer than the threshold less one. A period at which even `d = 0` overflows the
+  table is infeasible (the next block would come late), and a previous
+  iteration's store is pending for the next load only if the lead the threshold
+  allows reaches past it.
+
+What is *not* here: the ops of the middle loops between continued runs (counted
+one after another, as outside kernels), and which iteration's op wins a unit
+when two compete (body order stands in for the table's age order).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from xdsl.dialects import scf
@@ -60,6 +79,8 @@ from xdsl.ir import Operation, SSAValue
 
 from tapeflow_dialects import cgra
 from tapeflow_dialects.cgra import MemPath
+from targets.energy import FU_CLASSES
+from targets.hardware import DatapathConfig
 
 INDUCTION_PERIOD = 2
 """Groups between the launches of consecutive inner-loop iterations when nothing
@@ -118,19 +139,63 @@ def _carried(kernel: cgra.KernelOp) -> dict[SSAValue, Operation]:
     return carried
 
 
+INDUCTION_ENTRIES = (0, 1)
+"""The groups, within an iteration, of the induction `add` and the `icmp`: the
+reservation-table entries of an iteration besides its placed ops and their
+address computations."""
+
+
+@dataclass(frozen=True)
+class _Iteration:
+    """The constraints one iteration's ops are placed under (`_groups`)."""
+
+    ops: list[Operation]
+    carried: dict[SSAValue, Operation]
+    weight: dict[Operation, int]
+    """Groups an op's users wait after it: 1, or 0 for an op that commits at launch."""
+    unit: dict[Operation, str]
+    """The FU class of each op that holds a limited unit."""
+    units: dict[str, int]
+    """Units of each limited class."""
+    entries: dict[Operation, int]
+    """Reservation-table entries each op stands for (an access: itself and its
+    address computation)."""
+    threshold: int
+
+    def pending(self, group: dict[Operation, int], period: int, lead: int) -> int:
+        """Entries of earlier iterations still in the table when the branch
+        schedules the next block `lead` groups before its ops need it (in
+        steady state at `period`): an entry `o` groups into its iteration, m
+        iterations back, is pending if m * period < o + lead."""
+        offsets = [(group[op], n) for op, n in self.entries.items()]
+        offsets += [(o, 1) for o in INDUCTION_ENTRIES]
+        return sum(n * max(0, -(-(o + lead) // period) - 1) for o, n in offsets)
+
+    def fits(self, group: dict[Operation, int], period: int, lead: int) -> bool:
+        """The branch may launch with that lead: the pending entries and itself
+        are fewer than the threshold."""
+        return self.pending(group, period, lead) + 1 < self.threshold
+
+
 def lockstep_schedule(
-    kernel: cgra.KernelOp, latency: dict[Operation, int], enclosing: int = 1
+    kernel: cgra.KernelOp,
+    latency: dict[Operation, int],
+    enclosing: int = 1,
+    unit_class: dict[Operation, str] | None = None,
+    datapath: DatapathConfig | None = None,
 ) -> LockstepSchedule:
     """
     The lockstep schedule of `kernel` iterated by its loop, given every placed
     op's cycles on the authors' datapath (`latency`; a cache access's entry is
     ignored: its time is its port occupancy, which the model takes from the
-    trace) and the number of loops `enclosing` the kernel's loop in its function
+    trace), the number of loops `enclosing` the kernel's loop in its function
     (0: it is an outermost loop, whose iterations do not overlap; 2 or more: its
-    runs continue one another). The smallest period at which the groups below
-    are consistent, found by bisection from `INDUCTION_PERIOD`; for a period,
-    each op's group is the least that satisfies, in body order until nothing
-    changes:
+    runs continue one another), each compute op's FU class (`unit_class`) and
+    the datapath's limits (`datapath`: units per class, scheduling threshold;
+    none by default). The smallest period at which the groups below are
+    consistent, found by bisection from `INDUCTION_PERIOD` (and from the periods
+    the units need); for a period, each op's group is the least that satisfies,
+    in body order until nothing changes:
 
     - after each operand's group (+1 unless that operand takes 0 cycles, or is a
       tape bin load); a loop-carried operand's producer is in the previous
@@ -138,34 +203,57 @@ def lockstep_schedule(
     - a cache load after every earlier cache store of its iteration (+1), and
       after every cache store of the previous iteration still pending when its
       block was scheduled (+1 - period): at `INDUCTION_PERIOD`, those in a
-      later group than the branch; at a longer period, all of them;
-    - a tape bin access in group 0, whatever its operands.
+      later group than the branch; at a longer period, those the lead the
+      scheduling threshold allows reaches past;
+    - a tape bin access in group 0, whatever its operands;
+    - a compute op of a limited class in a group (modulo the period) where
+      fewer ops of its class issue than it has units;
+
+    and a period is infeasible if the reservation table overflows the threshold
+    even when each block is scheduled just in time.
     """
+    datapath = datapath or DatapathConfig()
     ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
-    carried = _carried(kernel)
     weight = {
         op: 0 if _is_bin(op) or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
         for op in ops
     }
+    units = {name: count for name in FU_CLASSES if (count := getattr(datapath.units, name)) > 0}
+    unit = {
+        op: cls for op, cls in (unit_class or {}).items() if cls in units and weight.get(op) == 1
+    }
+    iteration = _Iteration(
+        ops,
+        _carried(kernel),
+        weight,
+        unit,
+        units,
+        {op: 2 if isinstance(op, cgra.LoadOp | cgra.StoreOp) else 1 for op in ops},
+        datapath.sched_threshold,
+    )
     if enclosing == 0:
         # A latching loop: the next iteration starts once this one has drained.
-        group = _groups(ops, carried, weight, _DRAINED)
+        group = _groups(iteration, _DRAINED)
         assert group is not None
         depth = max(group.values(), default=0) + 1
         return LockstepSchedule(depth, *_issued(ops, group, latency), depth, latching=True)
     # The least period whose groups are consistent: a period past the deepest
     # group leaves every cross-iteration constraint slack, and a longer period
-    # never breaks one a shorter period met, so bisect between the two.
-    low, high = INDUCTION_PERIOD, INDUCTION_PERIOD
-    while (group := _groups(ops, carried, weight, high)) is None:
+    # never breaks one a shorter period met, so bisect between the two. The
+    # units of a class bound the period from below: its ops per iteration, over
+    # its units.
+    needed = Counter(unit.values())
+    low = max([INDUCTION_PERIOD, *(-(-n // units[c]) for c, n in needed.items())])
+    high = low
+    while (group := _groups(iteration, high)) is None:
         low, high = high + 1, 2 * high
     while low < high:
         middle = (low + high) // 2
-        if _groups(ops, carried, weight, middle) is None:
+        if _groups(iteration, middle) is None:
             low = middle + 1
         else:
             high = middle
-    group = _groups(ops, carried, weight, high)
+    group = _groups(iteration, high)
     assert group is not None
     return LockstepSchedule(
         high,
@@ -195,22 +283,36 @@ def _issued(
     return compute, accesses
 
 
-def _groups(
-    ops: list[Operation],
-    carried: dict[SSAValue, Operation],
-    weight: dict[Operation, int],
-    period: int,
-) -> dict[Operation, int] | None:
+def _groups(iteration: _Iteration, period: int) -> dict[Operation, int] | None:
     """Each op's group at `period`, or None if no groups satisfy the constraints
-    (a cross-iteration dependence longer than the period allows). One pass in body
-    order settles every constraint within the iteration (operands come before
-    their uses); the cross-iteration ones (loop-carried values, the previous
-    iteration's late stores) are settled by repeating it, at most once per such
-    constraint on a path, unless they form a cycle that grows without end."""
+    (a cross-iteration dependence longer than the period allows, more ops of a
+    class than its units can issue in `period` groups, a reservation table the
+    threshold cannot hold). One pass in body order settles every constraint
+    within the iteration (operands come before their uses, and units are claimed
+    in that order); the cross-iteration ones (loop-carried values, the previous
+    iteration's late stores, units shared with other iterations) are settled by
+    repeating it, a bounded number of times, unless they form a cycle that grows
+    without end."""
+    ops, carried, weight = iteration.ops, iteration.carried, iteration.weight
+    drained = period >= _DRAINED
+    needed = Counter(iteration.unit.values())
+    if not drained and any(n > iteration.units[c] * period for c, n in needed.items()):
+        return None
     group = dict.fromkeys(ops, 0)
-    for _ in range(len(carried) + 3):
+    for _ in range(len(carried) + 3 + len(iteration.unit)):
         changed = False
-        latest_store = max((group[s] for s in ops if _is_cache(s, cgra.StoreOp)), default=-1)
+        stores = [group[s] for s in ops if _is_cache(s, cgra.StoreOp)]
+        latest_store = max(stores, default=-1)
+        # Whether the previous iteration's latest store is still in the table when
+        # this block is scheduled: at `INDUCTION_PERIOD` the branch keeps pace with
+        # the ops (no lead); at a longer one it runs ahead as far as the threshold
+        # lets it, and the store is pending if that lead reaches past it.
+        if period == INDUCTION_PERIOD:
+            pending = latest_store > period
+        else:
+            lead = period - latest_store + 1  # the lead that schedules it first
+            pending = bool(stores) and (lead <= 0 or iteration.fits(group, period, lead))
+        used: Counter[tuple[str, int]] = Counter()
         before = -1  # the latest group of a cache store earlier in the iteration
         for op in ops:
             g = 0
@@ -224,15 +326,21 @@ def _groups(
                         g = max(g, group[p] + weight[p] - period)
                 if _is_cache(op, cgra.LoadOp):
                     g = max(g, before + 1)
-                    pending = latest_store > INDUCTION_PERIOD or period > INDUCTION_PERIOD
-                    if pending and period < _DRAINED:
+                    if pending and not drained:
                         g = max(g, latest_store + 1 - period)
+            cls = iteration.unit.get(op)
+            if cls is not None:
+                while used[cls, g if drained else g % period] >= iteration.units[cls]:
+                    g += 1
+                used[cls, g if drained else g % period] += 1
             if _is_cache(op, cgra.StoreOp):
                 before = max(before, g)
             if g != group[op]:
                 changed = True
                 group[op] = g
         if not changed:
+            if not drained and not iteration.fits(group, period, 0):
+                return None  # the next block would be scheduled after its ops are due
             return group
     return None
 
