@@ -32,12 +32,15 @@ request. Which ops share a group:
 - **A load waits for every older store not yet issued** (`findDynamicDeps`,
   `llvm_interface.cc` near L544): for a store earlier in the same iteration, and
   for a store of the previous iteration that had not issued when this
-  iteration's block was scheduled. The branch schedules the next block
-  `INDUCTION_PERIOD` groups after its own, whatever the ops of the iteration
-  still have to do: at that period a previous store is pending if its group is
-  later than the branch's; when the iterations' ops need a longer period they
-  fall further behind the branches with every iteration, so every store of the
-  previous iteration is still pending when the next block is scheduled.
+  iteration's block was scheduled. "Earlier" is in the authors' program's order,
+  where Enzyme for LLVM put its cache stores, behind the loads of an unrolled
+  body (`targets.enzyme_llvm`), not right after each value as ours. The branch
+  schedules the next block `INDUCTION_PERIOD` groups after its own, whatever the
+  ops of the iteration still have to do: at that period a previous store is
+  pending if its group is later than the branch's; when the iterations' ops need
+  a longer period they fall further behind the branches with every iteration, so
+  every store of the previous iteration is still pending when the next block is
+  scheduled (as far as the scheduling threshold lets the branches run ahead, below).
 - **Tape bins commit at once.** In TapeFlow mode a load or store tagged as a tape
   access (`!read`/`!write`) commits at the first lockstep pass after its block is
   scheduled, without a memory request and without waiting for its operands
@@ -80,6 +83,7 @@ from xdsl.ir import Operation, SSAValue
 from tapeflow_dialects import cgra
 from tapeflow_dialects.cgra import MemPath
 from targets.energy import FU_CLASSES
+from targets.enzyme_llvm import authors_order
 from targets.hardware import DatapathConfig
 
 INDUCTION_PERIOD = 2
@@ -161,6 +165,9 @@ class _Iteration:
     """Reservation-table entries each op stands for (an access: itself and its
     address computation)."""
     threshold: int
+    earlier_stores: dict[Operation, tuple[Operation, ...]]
+    """Each cache load's cache stores before it in the order the authors'
+    program has them (`targets.enzyme_llvm.authors_order`)."""
 
     def pending(self, group: dict[Operation, int], period: int, lead: int) -> int:
         """Entries of earlier iterations still in the table when the branch
@@ -200,7 +207,8 @@ def lockstep_schedule(
     - after each operand's group (+1 unless that operand takes 0 cycles, or is a
       tape bin load); a loop-carried operand's producer is in the previous
       iteration, `period` groups earlier;
-    - a cache load after every earlier cache store of its iteration (+1), and
+    - a cache load after every cache store before it in the authors' program
+      order (`targets.enzyme_llvm.authors_order`) (+1), and
       after every cache store of the previous iteration still pending when its
       block was scheduled (+1 - period): at `INDUCTION_PERIOD`, those in a
       later group than the branch; at a longer period, those the lead the
@@ -230,6 +238,7 @@ def lockstep_schedule(
         units,
         {op: 2 if isinstance(op, cgra.LoadOp | cgra.StoreOp) else 1 for op in ops},
         datapath.sched_threshold,
+        _earlier_stores(ops),
     )
     if enclosing == 0:
         # A latching loop: the next iteration starts once this one has drained.
@@ -265,6 +274,20 @@ def lockstep_schedule(
 
 _DRAINED = 1 << 30
 """A period no group reaches: every cross-iteration constraint slack."""
+
+
+def _earlier_stores(ops: list[Operation]) -> dict[Operation, tuple[Operation, ...]]:
+    """Each cache load's earlier cache stores, in the authors' program order
+    (Enzyme for LLVM's cache stores moved where it puts them; they only ever
+    move later, so each is earlier in the body too)."""
+    earlier: dict[Operation, tuple[Operation, ...]] = {}
+    stores: list[Operation] = []
+    for op in authors_order(ops):
+        if _is_cache(op, cgra.LoadOp):
+            earlier[op] = tuple(stores)
+        elif _is_cache(op, cgra.StoreOp):
+            stores.append(op)
+    return earlier
 
 
 def _issued(
@@ -313,7 +336,6 @@ def _groups(iteration: _Iteration, period: int) -> dict[Operation, int] | None:
             lead = period - latest_store + 1  # the lead that schedules it first
             pending = bool(stores) and (lead <= 0 or iteration.fits(group, period, lead))
         used: Counter[tuple[str, int]] = Counter()
-        before = -1  # the latest group of a cache store earlier in the iteration
         for op in ops:
             g = 0
             if not _is_bin(op):
@@ -325,7 +347,8 @@ def _groups(iteration: _Iteration, period: int) -> dict[Operation, int] | None:
                         p = carried[value]
                         g = max(g, group[p] + weight[p] - period)
                 if _is_cache(op, cgra.LoadOp):
-                    g = max(g, before + 1)
+                    earlier = iteration.earlier_stores[op]
+                    g = max(g, max((group[s] for s in earlier), default=-1) + 1)
                     if pending and not drained:
                         g = max(g, latest_store + 1 - period)
             cls = iteration.unit.get(op)
@@ -333,8 +356,6 @@ def _groups(iteration: _Iteration, period: int) -> dict[Operation, int] | None:
                 while used[cls, g if drained else g % period] >= iteration.units[cls]:
                     g += 1
                 used[cls, g if drained else g % period] += 1
-            if _is_cache(op, cgra.StoreOp):
-                before = max(before, g)
             if g != group[op]:
                 changed = True
                 group[op] = g
