@@ -27,6 +27,7 @@ program's own.
 
 from __future__ import annotations
 
+from bisect import bisect_right, insort
 from collections.abc import Sequence
 
 from xdsl.dialects import memref
@@ -69,18 +70,38 @@ def authors_order(ops: Sequence[Operation]) -> list[Operation]:
         owner = store.value.owner  # type: ignore[attr-defined]
         return position.get(owner, -1) if isinstance(owner, Operation) else -1
 
+    # The order as it grows, kept as sort keys rather than a list to insert into
+    # (a fully unrolled body has thousands of cache stores): an op of the body
+    # but the cache stores has key (its place,); a store put right after an op
+    # gets that op's key extended by a number that falls with every insertion,
+    # so it sorts after the op and before whatever was put after the op earlier.
+    # Placing a store then takes two binary searches: the op after its value,
+    # and the first store after that op.
     placed = set(tape)
-    order = [op for op in ops if op not in placed]
+    key: dict[Operation, tuple[int, ...]] = {}
+    for op in ops:
+        if op not in placed:
+            key[op] = (len(key),)
+    at_key = {k: op for op, k in key.items()}
+    keys = sorted(at_key)
+    store_keys = sorted(k for k, op in at_key.items() if isinstance(op, cgra.StoreOp))
+    stamp = 0
     for store in sorted(tape, key=lambda s: (defined_at(s), position[s]), reverse=True):
+        stamp -= 1
         owner = store.value.owner  # type: ignore[attr-defined]
-        start = order.index(owner) + 1 if isinstance(owner, Operation) and owner in order else 0
-        at = start
-        for i in range(start + 1, len(order)):
-            if isinstance(order[i], cgra.StoreOp):
-                at = i + 1
-                break
-        order.insert(at, store)
-    return order
+        after = key.get(owner) if isinstance(owner, Operation) else None
+        # The op right after the value (the body's first for a value from outside).
+        i = 0 if after is None else bisect_right(keys, after)
+        new = (-1, stamp) if after is None else (*after, stamp)
+        if i < len(keys):
+            j = bisect_right(store_keys, keys[i])  # the first store past that op
+            if j < len(store_keys):
+                new = (*store_keys[j], stamp)
+        key[store] = new
+        at_key[new] = store
+        insort(keys, new)
+        insort(store_keys, new)
+    return [at_key[k] for k in keys]
 
 
 __all__ = ["authors_order", "is_cache_tape_store"]
