@@ -26,8 +26,10 @@ Enzyme-MLIR emits no adjoint for a store of a value that carries no derivative
 (the shadow must be zeroed there), so such stores reach Enzyme routed through a
 scratch buffer that makes them active stores of the same value, and the route is
 taken out of its output again (`lowering/enzyme/inactive_stores.py`,
-docs/enzyme-bugs.md). Importing Enzyme maps a ~0.5 GB library, so it
-happens only when the pass runs.
+docs/enzyme-bugs.md). Enzyme-MLIR sizes the caches of a loop with a step other
+than 1 one entry short where the step does not divide the range, so every such
+loop reaches Enzyme with step 1 over its trip count (`tapeflow-unit-steps`).
+Importing Enzyme maps a ~0.5 GB library, so it happens only when the pass runs.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ from lowering.enzyme.upstream_mlir import (
     run_pipeline,
 )
 from lowering.ir.gradients import gradient_functions
+from lowering.ir.locations import where
+from lowering.tapeflow_unit_steps import strided_loops_left, unit_steps
 from lowering.tapeflow_while_to_for import while_to_for
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
@@ -164,6 +168,8 @@ class TapeflowEnzymePass(ModulePass):
             )
         _refuse_written_globals(op, requests)
         left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
+        _refuse_strided_loops_left(op)
+        unit_steps(op)  # Enzyme-MLIR sizes a strided loop's caches one short
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         routed = route_inactive_stores(
             op, primal_activities(op, (r for rs in requests.values() for r in rs))
@@ -235,11 +241,16 @@ def _route_note(routed: list[str]) -> str:
     )
 
 
-def _where(op: Operation) -> str:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
-    return ""
+def _refuse_strided_loops_left(module: builtin.ModuleOp) -> None:
+    for loop in strided_loops_left(module):
+        raise PassFailedException(
+            f"{where(loop)}tapeflow-enzyme: this 'affine.for' with step "
+            f"{loop.step.value.data} has a lower bound that is the max of several "
+            "expressions, which tapeflow-unit-steps cannot normalize to step 1; "
+            "Enzyme-MLIR sizes the caches of a strided loop one entry short where the "
+            "step does not divide the range (docs/enzyme-bugs.md), so the gradient "
+            "would be wrong: write the loop with one lower bound, or as an scf.for"
+        )
 
 
 def _refuse_written_globals(
@@ -274,7 +285,7 @@ def _refuse_written_globals(
                     if written:
                         global_name = op.name_.root_reference.data
                         raise PassFailedException(
-                            f"{_where(user)}'{user.name}' writes the memref.global "
+                            f"{where(user)}'{user.name}' writes the memref.global "
                             f"@{global_name} in @{name}, which enzyme.autodiff "
                             "differentiates: Enzyme-MLIR gives a global no shadow, so the "
                             "derivatives that flow through it would be silently lost; pass "
