@@ -161,16 +161,18 @@ def _unit_affine(loop: affine.ForOp) -> None:
     Rewriter.replace_op(loop, new)
 
 
+def _strided_affine(op: Operation) -> bool:
+    return isinstance(op, affine.ForOp) and op.step.value.data != 1
+
+
+def _one_lower_bound(op: affine.ForOp) -> bool:
+    return len(op.lowerBoundMap.data.results) == 1
+
+
 def strided_loops_left(module: builtin.ModuleOp) -> list[affine.ForOp]:
     """The strided loops `unit_steps` cannot rewrite: an `affine.for` whose lower
     bound is the max of several expressions."""
-    return [
-        op
-        for op in module.walk()
-        if isinstance(op, affine.ForOp)
-        and op.step.value.data != 1
-        and len(op.lowerBoundMap.data.results) != 1
-    ]
+    return [op for op in module.walk() if _strided_affine(op) and not _one_lower_bound(op)]
 
 
 def unit_steps(module: builtin.ModuleOp) -> int:
@@ -180,11 +182,7 @@ def unit_steps(module: builtin.ModuleOp) -> int:
         op
         for op in module.walk()
         if (isinstance(op, scf.ForOp) and _strided(op.step))
-        or (
-            isinstance(op, affine.ForOp)
-            and op.step.value.data != 1
-            and len(op.lowerBoundMap.data.results) == 1
-        )
+        or (_strided_affine(op) and _one_lower_bound(op))
     ]
     for loop in loops:
         if isinstance(loop, scf.ForOp):
@@ -196,7 +194,8 @@ def unit_steps(module: builtin.ModuleOp) -> int:
 
 @dataclass(frozen=True)
 class TapeflowUnitStepsPass(ModulePass):
-    """Normalize every strided loop to step 1 (Enzyme-MLIR sizes its caches short)."""
+    """Give every strided loop step 1 (Enzyme-MLIR reverses a strided loop as if
+    its step were 1)."""
 
     name = PASS
 
