@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, memref, scf
-from xdsl.dialects.builtin import FileLineColLoc, MemRefType
+from xdsl.dialects import affine, builtin, func, memref, scf
+from xdsl.dialects.builtin import AnyFloat, FileLineColLoc, MemRefType
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -51,6 +51,7 @@ from lowering.enzyme.inactive_stores import (
     drop_store_routes,
     primal_activities,
     route_inactive_stores,
+    routed_stores,
     undo_store_routes,
 )
 from lowering.enzyme.upstream_mlir import (
@@ -169,7 +170,7 @@ class TapeflowEnzymePass(ModulePass):
         _refuse_written_globals(op, requests)
         left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         _refuse_strided_loops_left(op)
-        unit_steps(op)  # Enzyme-MLIR sizes a strided loop's caches one short
+        unit_steps(op)  # Enzyme-MLIR reverses a strided loop as if its step were 1
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         routed = route_inactive_stores(
             op, primal_activities(op, (r for rs in requests.values() for r in rs))
@@ -187,15 +188,15 @@ class TapeflowEnzymePass(ModulePass):
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
         except MlirRejected as err:
-            if not left and not routed:
-                raise
             notes = "".join(
                 f"\n{each.where()}note: tapeflow-while-to-for could not rewrite this "
                 f"'scf.while' into an 'scf.for': {each.reason}"
                 for each in left
             )
-            if routed:
-                notes += _route_note(routed)
+            checkpointed = _checkpoint_notes(op, str(err))
+            notes += checkpointed or (_route_note(routed) if routed else "")
+            if not notes:
+                raise
             raise PassFailedException(f"{err}{notes}") from None
         if AUTODIFF.search(result):
             raise PassFailedException(
@@ -229,16 +230,51 @@ class TapeflowEnzymePass(ModulePass):
 
 def _route_note(routed: list[str]) -> str:
     """Enzyme's rejection may come from the stores `route_inactive_stores` made
-    active (Enzyme-MLIR 0.0.16 rejects some checkpointed loops that store an active
-    value into a buffer); without the route their gradient would be wrong."""
+    active; without the route their gradient would be wrong."""
     names = ", ".join(f"@{name}" for name in routed)
     return (
         f"\nnote: tapeflow-enzyme handed Enzyme the stores of values without a "
         f"derivative in {names} as active stores of the same values, so that their "
         "adjoint zeroes the shadow (docs/enzyme-bugs.md); Enzyme's rejection may "
-        "concern those stores (with enzyme.enable_checkpointing, try the loop "
-        "without it)"
+        "concern those stores"
     )
+
+
+CHECKPOINTING = "enzyme.enable_checkpointing"
+CHECKPOINT_REJECTION = "'scf.yield' op must be the last operation in the parent block"
+"""What Enzyme-MLIR 0.0.16 says where it cannot checkpoint a loop that stores a
+value read from memory into an argument's buffer (docs/enzyme-bugs.md)."""
+
+
+def _checkpoint_notes(module: builtin.ModuleOp, error: str) -> str:
+    """Where Enzyme rejects a checkpointed loop with `CHECKPOINT_REJECTION`: each
+    loop marked `CHECKPOINTING` that stores a float, and in it each store
+    `route_inactive_stores` made one of those Enzyme rejects."""
+    if CHECKPOINT_REJECTION not in error:
+        return ""
+    notes = ""
+    for loop in module.walk():
+        if not (isinstance(loop, scf.ForOp | affine.ForOp) and CHECKPOINTING in loop.attributes):
+            continue
+        if not any(
+            isinstance(store, memref.StoreOp | affine.StoreOp)
+            and isinstance(store.value.type, AnyFloat)
+            for store in loop.walk()
+        ):
+            continue
+        notes += (
+            f"\n{where(loop)}note: Enzyme-MLIR 0.0.16 cannot checkpoint a loop that "
+            "stores a value read from memory into an argument's buffer and rejects its "
+            f"own output (docs/enzyme-bugs.md); differentiate this loop without {CHECKPOINTING}"
+        )
+        notes += "".join(
+            f"\n{where(store)}note: this store of a value without a derivative is such a "
+            "store: tapeflow-enzyme hands it to Enzyme read back from a scratch buffer, so "
+            "that its adjoint zeroes the shadow Enzyme-MLIR would leave stale "
+            "(docs/enzyme-bugs.md)"
+            for store in routed_stores(loop)
+        )
+    return notes
 
 
 def _refuse_strided_loops_left(module: builtin.ModuleOp) -> None:
