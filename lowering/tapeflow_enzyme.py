@@ -26,9 +26,10 @@ Enzyme-MLIR emits no adjoint for a store of a value that carries no derivative
 (the shadow must be zeroed there), so such stores reach Enzyme routed through a
 scratch buffer that makes them active stores of the same value, and the route is
 taken out of its output again (`lowering/enzyme/inactive_stores.py`,
-docs/enzyme-bugs.md). Enzyme-MLIR sizes the caches of a loop with a step other
-than 1 one entry short where the step does not divide the range, so every such
-loop reaches Enzyme with step 1 over its trip count (`tapeflow-unit-steps`).
+docs/enzyme-bugs.md). Enzyme-MLIR reverses a loop with a step other than 1 as if
+its step were 1 (the reverse sweep in the wrong order, the caches one entry short),
+so every such loop reaches Enzyme with step 1 over its trip count
+(`tapeflow-unit-steps`).
 Importing Enzyme maps a ~0.5 GB library, so it happens only when the pass runs.
 """
 
@@ -283,9 +284,9 @@ def _refuse_strided_loops_left(module: builtin.ModuleOp) -> None:
             f"{where(loop)}tapeflow-enzyme: this 'affine.for' with step "
             f"{loop.step.value.data} has a lower bound that is the max of several "
             "expressions, which tapeflow-unit-steps cannot normalize to step 1; "
-            "Enzyme-MLIR sizes the caches of a strided loop one entry short where the "
-            "step does not divide the range (docs/enzyme-bugs.md), so the gradient "
-            "would be wrong: write the loop with one lower bound, or as an scf.for"
+            "Enzyme-MLIR reverses a strided loop as if its step were 1 "
+            "(docs/enzyme-bugs.md), so the gradient would be wrong: write the loop with "
+            "one lower bound, or as an scf.for"
         )
 
 
