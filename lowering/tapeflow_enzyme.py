@@ -244,7 +244,8 @@ def _route_note(routed: list[str]) -> str:
 CHECKPOINTING = "enzyme.enable_checkpointing"
 CHECKPOINT_REJECTION = "'scf.yield' op must be the last operation in the parent block"
 """What Enzyme-MLIR 0.0.16 says where it cannot checkpoint a loop that stores a
-value read from memory into an argument's buffer (docs/enzyme-bugs.md)."""
+value read from memory into an argument's buffer (not every such loop: those of
+docs/enzyme-bugs.md)."""
 
 
 def _checkpoint_notes(module: builtin.ModuleOp, error: str) -> str:
@@ -264,9 +265,9 @@ def _checkpoint_notes(module: builtin.ModuleOp, error: str) -> str:
         ):
             continue
         notes += (
-            f"\n{where(loop)}note: Enzyme-MLIR 0.0.16 cannot checkpoint a loop that "
-            "stores a value read from memory into an argument's buffer and rejects its "
-            f"own output (docs/enzyme-bugs.md); differentiate this loop without {CHECKPOINTING}"
+            f"\n{where(loop)}note: Enzyme-MLIR 0.0.16 rejects its own output for some "
+            "checkpointed loops that store a value read from memory into an argument's "
+            f"buffer (docs/enzyme-bugs.md); differentiate this loop without {CHECKPOINTING}"
         )
         notes += "".join(
             f"\n{where(store)}note: this store of a value without a derivative is such a "

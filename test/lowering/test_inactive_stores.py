@@ -156,9 +156,9 @@ ROUND_TRIP = "memref.store %half, %t[] : memref<f64>\n  %v = memref.load %t[] : 
 def test_enzyme_cannot_checkpoint_a_loop_storing_a_value_read_from_memory(
     before: str, body: str
 ) -> None:
-    """Enzyme-MLIR 0.0.16 (its `enzyme` pass alone) rejects its own output for a
-    checkpointed loop that stores into an argument's buffer a value read from
-    memory, wherever that read is: no placement of the route of a constant store
+    """Enzyme-MLIR 0.0.16 (its `enzyme` pass alone) rejects its own output for
+    this checkpointed loop that stores into an argument's buffer a value read from
+    memory, wherever that read is: no placement of the route of this constant store
     avoids it, so tapeflow-enzyme reports it (CHECKPOINT_REJECTION, with notes)
     rather than route differently. If a later Enzyme accepts these, the route can
     be used under checkpointing and this test says so."""

@@ -1,6 +1,6 @@
-// Enzyme-MLIR 0.0.16 cannot checkpoint a loop that stores a value read from memory
-// into an argument's buffer: it rejects its own output (docs/enzyme-bugs.md, with a
-// reproducer that has no TapeFlow rewrite in it). The store of a constant here is
+// Enzyme-MLIR 0.0.16 cannot checkpoint some loops that store a value read from
+// memory into an argument's buffer: it rejects its own output (docs/enzyme-bugs.md,
+// with a reproducer that has no TapeFlow rewrite in it). The store of a constant here is
 // handed to Enzyme as a store of the constant read back from a scratch buffer (so
 // that its adjoint zeroes the shadow, docs/enzyme-bugs.md), which is such a store;
 // no placement of that route avoids it (the read hoisted out of the loop is
@@ -10,7 +10,7 @@
 // RUN: not tapeflow-opt -p tapeflow-enzyme %s 2>&1 | filecheck %s
 
 // CHECK: inactive-store-checkpointing.mlir:[[# @LINE + 10]]:3: error: 'scf.yield' op must be the last operation in the parent block
-// CHECK: inactive-store-checkpointing.mlir:[[# @LINE + 9]]:3: note: Enzyme-MLIR 0.0.16 cannot checkpoint a loop that stores a value read from memory into an argument's buffer and rejects its own output (docs/enzyme-bugs.md); differentiate this loop without enzyme.enable_checkpointing
+// CHECK: inactive-store-checkpointing.mlir:[[# @LINE + 9]]:3: note: Enzyme-MLIR 0.0.16 rejects its own output for some checkpointed loops that store a value read from memory into an argument's buffer (docs/enzyme-bugs.md); differentiate this loop without enzyme.enable_checkpointing
 // CHECK-NEXT: inactive-store-checkpointing.mlir:[[# @LINE + 12]]:7: note: this store of a value without a derivative is such a store: tapeflow-enzyme hands it to Enzyme read back from a scratch buffer
 func.func @k(%x: memref<4xf64>) -> f64 {
   %c0 = arith.constant 0 : index

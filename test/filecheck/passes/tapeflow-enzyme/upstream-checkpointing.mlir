@@ -2,12 +2,12 @@
 
 // Enzyme-MLIR 0.0.16 emits invalid IR for this checkpointed loop (found by the
 // random-kernel property test; minimised by hand): the loop overwrites x[i] with
-// a value computed from x[i], which Enzyme cannot checkpoint (docs/enzyme-bugs.md).
+// a value computed from x[i], which Enzyme cannot checkpoint here (docs/enzyme-bugs.md).
 // The error is Enzyme's own, placed at the user's loop, with a note saying why.
 
 // CHECK: upstream-checkpointing.mlir:[[# @LINE + 9]]:3: error: 'scf.yield' op must be the last operation in the parent block
 // CHECK: (Enzyme rejected the module, pipeline
-// CHECK: upstream-checkpointing.mlir:[[# @LINE + 7]]:3: note: Enzyme-MLIR 0.0.16 cannot checkpoint a loop that stores a value read from memory into an argument's buffer
+// CHECK: upstream-checkpointing.mlir:[[# @LINE + 7]]:3: note: Enzyme-MLIR 0.0.16 rejects its own output for some checkpointed loops that store a value read from memory into an argument's buffer
 // CHECK-NOT: such a store
 func.func @k(%x: memref<2xf64>) -> f64 {
   %c0 = arith.constant 0 : index
