@@ -98,10 +98,18 @@ class Cycles:
 class TimingModel(Protocol):
     name: str
     summary: str
+    lockstep: bool
+    """The model reads each kernel's iteration on the authors' lockstep datapath
+    (`KernelProfile.lockstep`, which the run then computes)."""
     fields: frozenset[str]
     """The hardware fields (dotted, `targets.fields.HARDWARE_FIELDS`) the model
     simulates: a change to any other changes none of its numbers, and is refused
     (`sim.models.check_simulated`)."""
+
+    def ways(self, size_bytes: int) -> int:
+        """The cache's ways at `size_bytes` on the machine the model simulates:
+        what a changed cache size takes unless the ways are given too."""
+        ...
 
     def hardware(self, hardware: Hardware) -> Hardware: ...
 
