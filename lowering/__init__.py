@@ -11,6 +11,7 @@ from xdsl.passes import ModulePass
 
 _PASSES = {
     "tapeflow-while-to-for": "TapeflowWhileToForPass",
+    "tapeflow-unit-steps": "TapeflowUnitStepsPass",
     "tapeflow-enzyme": "TapeflowEnzymePass",
     "tapeflow-raise-tape": "TapeflowRaiseTapePass",
     "tapeflow-mark-tape-buffers": "TapeflowMarkTapeBuffersPass",

@@ -26,8 +26,11 @@ Enzyme-MLIR emits no adjoint for a store of a value that carries no derivative
 (the shadow must be zeroed there), so such stores reach Enzyme routed through a
 scratch buffer that makes them active stores of the same value, and the route is
 taken out of its output again (`lowering/enzyme/inactive_stores.py`,
-docs/enzyme-bugs.md). Importing Enzyme maps a ~0.5 GB library, so it
-happens only when the pass runs.
+docs/enzyme-bugs.md). Enzyme-MLIR reverses a loop with a step other than 1 as if
+its step were 1 (the reverse sweep in the wrong order, the caches one entry short),
+so every such loop reaches Enzyme with step 1 over its trip count
+(`tapeflow-unit-steps`).
+Importing Enzyme maps a ~0.5 GB library, so it happens only when the pass runs.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, memref, scf
-from xdsl.dialects.builtin import FileLineColLoc, MemRefType
+from xdsl.dialects import affine, builtin, func, memref, scf
+from xdsl.dialects.builtin import AnyFloat, FileLineColLoc, MemRefType
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -49,6 +52,7 @@ from lowering.enzyme.inactive_stores import (
     drop_store_routes,
     primal_activities,
     route_inactive_stores,
+    routed_stores,
     undo_store_routes,
 )
 from lowering.enzyme.upstream_mlir import (
@@ -61,6 +65,8 @@ from lowering.enzyme.upstream_mlir import (
     run_pipeline,
 )
 from lowering.ir.gradients import gradient_functions
+from lowering.ir.locations import where
+from lowering.tapeflow_unit_steps import strided_loops_left, unit_steps
 from lowering.tapeflow_while_to_for import while_to_for
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
@@ -164,6 +170,8 @@ class TapeflowEnzymePass(ModulePass):
             )
         _refuse_written_globals(op, requests)
         left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
+        _refuse_strided_loops_left(op)
+        unit_steps(op)  # Enzyme-MLIR reverses a strided loop as if its step were 1
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         routed = route_inactive_stores(
             op, primal_activities(op, (r for rs in requests.values() for r in rs))
@@ -181,15 +189,15 @@ class TapeflowEnzymePass(ModulePass):
         except MlirCrashed as err:
             raise PassFailedException(f"{err}{_crash_suspects(op)}") from None
         except MlirRejected as err:
-            if not left and not routed:
-                raise
             notes = "".join(
                 f"\n{each.where()}note: tapeflow-while-to-for could not rewrite this "
                 f"'scf.while' into an 'scf.for': {each.reason}"
                 for each in left
             )
-            if routed:
-                notes += _route_note(routed)
+            checkpointed = _checkpoint_notes(op, str(err))
+            notes += checkpointed or (_route_note(routed) if routed else "")
+            if not notes:
+                raise
             raise PassFailedException(f"{err}{notes}") from None
         if AUTODIFF.search(result):
             raise PassFailedException(
@@ -223,23 +231,64 @@ class TapeflowEnzymePass(ModulePass):
 
 def _route_note(routed: list[str]) -> str:
     """Enzyme's rejection may come from the stores `route_inactive_stores` made
-    active (Enzyme-MLIR 0.0.16 rejects some checkpointed loops that store an active
-    value into a buffer); without the route their gradient would be wrong."""
+    active; without the route their gradient would be wrong."""
     names = ", ".join(f"@{name}" for name in routed)
     return (
         f"\nnote: tapeflow-enzyme handed Enzyme the stores of values without a "
         f"derivative in {names} as active stores of the same values, so that their "
         "adjoint zeroes the shadow (docs/enzyme-bugs.md); Enzyme's rejection may "
-        "concern those stores (with enzyme.enable_checkpointing, try the loop "
-        "without it)"
+        "concern those stores"
     )
 
 
-def _where(op: Operation) -> str:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
-    return ""
+CHECKPOINTING = "enzyme.enable_checkpointing"
+CHECKPOINT_REJECTION = "'scf.yield' op must be the last operation in the parent block"
+"""What Enzyme-MLIR 0.0.16 says where it cannot checkpoint a loop that stores a
+value read from memory into an argument's buffer (not every such loop: those of
+docs/enzyme-bugs.md)."""
+
+
+def _checkpoint_notes(module: builtin.ModuleOp, error: str) -> str:
+    """Where Enzyme rejects a checkpointed loop with `CHECKPOINT_REJECTION`: each
+    loop marked `CHECKPOINTING` that stores a float, and in it each store
+    `route_inactive_stores` made one of those Enzyme rejects."""
+    if CHECKPOINT_REJECTION not in error:
+        return ""
+    notes = ""
+    for loop in module.walk():
+        if not (isinstance(loop, scf.ForOp | affine.ForOp) and CHECKPOINTING in loop.attributes):
+            continue
+        if not any(
+            isinstance(store, memref.StoreOp | affine.StoreOp)
+            and isinstance(store.value.type, AnyFloat)
+            for store in loop.walk()
+        ):
+            continue
+        notes += (
+            f"\n{where(loop)}note: Enzyme-MLIR 0.0.16 rejects its own output for some "
+            "checkpointed loops that store a value read from memory into an argument's "
+            f"buffer (docs/enzyme-bugs.md); differentiate this loop without {CHECKPOINTING}"
+        )
+        notes += "".join(
+            f"\n{where(store)}note: this store of a value without a derivative is such a "
+            "store: tapeflow-enzyme hands it to Enzyme read back from a scratch buffer, so "
+            "that its adjoint zeroes the shadow Enzyme-MLIR would leave stale "
+            "(docs/enzyme-bugs.md)"
+            for store in routed_stores(loop)
+        )
+    return notes
+
+
+def _refuse_strided_loops_left(module: builtin.ModuleOp) -> None:
+    for loop in strided_loops_left(module):
+        raise PassFailedException(
+            f"{where(loop)}tapeflow-enzyme: this 'affine.for' with step "
+            f"{loop.step.value.data} has a lower bound that is the max of several "
+            "expressions, which tapeflow-unit-steps cannot normalize to step 1; "
+            "Enzyme-MLIR reverses a strided loop as if its step were 1 "
+            "(docs/enzyme-bugs.md), so the gradient would be wrong: write the loop with "
+            "one lower bound, or as an scf.for"
+        )
 
 
 def _refuse_written_globals(
@@ -274,7 +323,7 @@ def _refuse_written_globals(
                     if written:
                         global_name = op.name_.root_reference.data
                         raise PassFailedException(
-                            f"{_where(user)}'{user.name}' writes the memref.global "
+                            f"{where(user)}'{user.name}' writes the memref.global "
                             f"@{global_name} in @{name}, which enzyme.autodiff "
                             "differentiates: Enzyme-MLIR gives a global no shadow, so the "
                             "derivatives that flow through it would be silently lost; pass "

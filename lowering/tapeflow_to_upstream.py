@@ -32,7 +32,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
-    FileLineColLoc,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -53,7 +52,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from lowering.enzyme.tensor_caches import bufferize_tensor_caches
 from lowering.ir.gradients import gradient_functions
-from lowering.ir.locations import located
+from lowering.ir.locations import located, where
 from lowering.ir.stages import Stage, require_stages
 from lowering.tapeflow_sink_tape import SinkTapeAlloc, SinkTapeFree, SinkTapeLoad, SinkTapeStore
 from tapeflow_dialects import enzyme
@@ -108,14 +107,7 @@ def _zero(element: Attribute, op: Operation) -> Attribute:
         return FloatAttr(0.0, element)
     if isinstance(element, IntegerType | IndexType):
         return IntegerAttr(0, element)
-    raise PassFailedException(f"{_where(op)}{PASS}: cannot zero a buffer of {element}")
-
-
-def _where(op: Operation) -> str:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
-    return ""
+    raise PassFailedException(f"{where(op)}{PASS}: cannot zero a buffer of {element}")
 
 
 def _drop_annotations(op: Operation) -> None:
@@ -136,7 +128,7 @@ def _check_upstream(module: builtin.ModuleOp) -> None:
                 else ""
             )
             raise PassFailedException(
-                f"{_where(op)}{PASS}: '{op.name}' has no upstream MLIR form here (the "
+                f"{where(op)}{PASS}: '{op.name}' has no upstream MLIR form here (the "
                 f"output holds {', '.join(UPSTREAM_DIALECTS)} only){hint}"
             )
         texts = [str(a) for a in (*op.attributes.values(), *op.properties.values())]
@@ -146,7 +138,7 @@ def _check_upstream(module: builtin.ModuleOp) -> None:
             foreign = next((f for f in _FOREIGN if f in text), None)
             if foreign is not None:
                 raise PassFailedException(
-                    f"{_where(op)}{PASS}: '{op.name}' keeps '{text}', which upstream "
+                    f"{where(op)}{PASS}: '{op.name}' keeps '{text}', which upstream "
                     "MLIR does not know"
                 )
 

@@ -231,6 +231,20 @@ def _route(entry: Block, stores: list[Operation]) -> None:
         store.operands[0] = back.res
 
 
+def routed_stores(root: Operation) -> list[Operation]:
+    """The stores under `root` that `route_inactive_stores` routed: each stores a
+    value read back from a scratch buffer."""
+    return [
+        op
+        for op in root.walk()
+        if isinstance(op, _STORES)
+        and isinstance(op.value, OpResult)
+        and isinstance(op.value.op, memref.LoadOp)
+        and isinstance(source := op.value.op.memref, OpResult)
+        and STORE_ROUTE in source.op.attributes
+    ]
+
+
 def undo_store_routes(function: func.FuncOp) -> None:
     """Each round trip `store c -> t; v = load t` of a scratch buffer of
     `route_inactive_stores` in `function` (a primal as Enzyme returns it, or the

@@ -7,7 +7,8 @@ has the shapes of the loop kernels the benchmarks and PolyBench (as Polygeist em
 it) are made of:
 
 - one to three loop nests in sequence, one to three `scf.for` deep, with random
-  constant bounds inside the arrays' extents;
+  constant bounds inside the arrays' extents and steps of 1, 2 or 3 (Enzyme-MLIR
+  reverses a strided loop wrongly unless `tapeflow-unit-steps` gives it step 1);
 - reductions carried through `iter_args` (sums, and products kept bounded);
 - in-place read-modify-write of the arrays (`x[i] = f(x[i], ...)`), so Enzyme
   must cache values that are overwritten later;
@@ -48,6 +49,8 @@ LOOP_ATTRIBUTES = (
 )
 """What a loop may be marked with: Enzyme's tensor caches, checkpointing, and
 min-cut caching off (which caches memref handles where a loop writes a buffer)."""
+STEPS = (1, 1, 2, 3)
+"""A loop's step (1 as often as the others together)."""
 UNARY = ("sin", "cos", "tanh", "exp_tanh", "sqrt1p", "log1p")
 BINARY = ("addf", "subf", "mulf", "div1p")
 
@@ -194,11 +197,12 @@ class _Writer:
         for d, extent in enumerate(target.dims):
             lower = draw(st.integers(0, extent - 1))
             upper = draw(st.integers(lower + 1, extent))
+            step = draw(st.sampled_from(STEPS))
             iv, res, arg = self.fresh("i"), self.fresh("r"), self.fresh("a")
             self.emit(
                 indent + d,
                 f"{res} = scf.for {iv} = {self.index(lower)} to {self.index(upper)} step "
-                f"{self.index(1)} iter_args({arg} = {acc}) -> (f64) {{",
+                f"{self.index(step)} iter_args({arg} = {acc}) -> (f64) {{",
             )
             ivs.append(iv)
             opened.append((res, arg))

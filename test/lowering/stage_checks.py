@@ -16,23 +16,35 @@ bytes as the reference's. The first stage that differs, crashes or emits IR its
 executor rejects raises `StageFailure`, naming the stage, so a property test reports
 which stage broke. Shared by the hand-written kernel tests and the random-kernel
 property test.
+
+The hand-written kernel suites (PolyBench's triangular kernels, while loops, the
+kernels of `kernels/`) check each stage as a test of its own: `EnzymeStages`
+differentiates each kernel once and hands out fresh copies with the reference
+values, `stage_tests` makes the suite's tests of every later stage against them
+(`assert_raise_tape_keeps`, `assert_pipeline_keeps`, `assert_simulator_keeps`),
+and `assert_matches_central_differences` checks the Enzyme stage's gradient.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
+from sim.simulator import execute, prepare, simulate
+from tapeflow_tools.arguments import bind_arguments
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import run_function
+from targets.hardware import configure
 
 SPAD_BYTES = (64, 512, 4096)
 UNROLLS = (1, 2, 4)
@@ -108,6 +120,38 @@ def central_difference_gradients(
     return gradients
 
 
+def assert_matches_central_differences(
+    primal: ModuleOp,
+    args: list[np.ndarray],
+    seeds: list[np.ndarray | None],
+    gradients: list[np.ndarray],
+    label: str,
+) -> None:
+    """`gradients` (the shadows of the seeded `args`, in order) equal central
+    differences of `@f` in `primal` (`central_difference_gradients`) to within
+    rtol 1e-6, atol 1e-7."""
+    numeric = [g for g in central_difference_gradients(primal, "f", args, seeds) if g is not None]
+    assert len(numeric) == len(gradients), label
+    for i, (gradient, want) in enumerate(zip(gradients, numeric, strict=True)):
+        np.testing.assert_allclose(
+            gradient, want, rtol=1e-6, atol=1e-7, err_msg=f"{label}: d arg{i}"
+        )
+
+
+def assert_dup_gradient(stages: EnzymeStages, name: str, count: int) -> None:
+    """For a kernel whose caller passes each of the primal's `count` buffers
+    duplicated (`arg{2i}` the buffer, `arg{2i+1}` its seed and then its shadow),
+    the Enzyme stage's shadows match central differences of `@f`."""
+    module, given, reference = stages(name)
+    assert_matches_central_differences(
+        module,
+        [given[f"arg{2 * i}"] for i in range(count)],
+        [given[f"arg{2 * i + 1}"] for i in range(count)],
+        [reference[f"arg{2 * i + 1}"] for i in range(count)],
+        name,
+    )
+
+
 def _run(module: ModuleOp, function: str, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return run_function(module, function, {k: v.copy() for k, v in inputs.items()})
 
@@ -139,19 +183,11 @@ def _after(module: ModuleOp, passes: Iterable[ModulePass]) -> ModuleOp:
 def _simulated(
     module: ModuleOp, function: str, inputs: dict[str, np.ndarray], variant: str, fast: bool
 ) -> dict[str, np.ndarray]:
-    from sim.simulator import execute, prepare
-    from tapeflow_tools.arguments import bind_arguments
-    from targets.hardware import configure
-
     hardware = configure("Tflow32k" if variant == "tapeflow" else "Enzyme32k")
     lowered = module.clone()
     tape_bytes = prepare(make_context(), lowered, variant, hardware)
-    functions = {
-        f.sym_name.data: f
-        for f in lowered.walk()
-        if hasattr(f, "sym_name") and f.name == "func.func"
-    }
-    args = bind_arguments(functions[function], {k: v.copy() for k, v in inputs.items()})  # type: ignore[arg-type]
+    caller = function_named(lowered, function)
+    args = bind_arguments(caller, {k: v.copy() for k, v in inputs.items()})
     return execute(lowered, function, args, hardware, tape_bytes, fast=fast).outputs
 
 
@@ -206,3 +242,106 @@ def check_stages(
                 ),
             )
     return StageResults(enzyme, reference)
+
+
+def function_named(module: ModuleOp, name: str) -> func.FuncOp:
+    return next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == name)
+
+
+Stage = tuple[ModuleOp, dict[str, np.ndarray], dict[str, np.ndarray]]
+"""A fresh copy of a kernel's Enzyme stage, its caller's inputs, and the caller's
+outputs on the Enzyme stage (the reference every later stage must reproduce)."""
+
+
+class EnzymeStages:
+    """
+    Each kernel differentiated once, by `make(name)` (the Enzyme stage and the
+    caller's inputs), and its caller `function` run on it with the reference
+    executor; calling it with a name returns a `Stage` whose module is a fresh
+    copy, so a test may lower it.
+    """
+
+    def __init__(
+        self,
+        make: Callable[[str], tuple[ModuleOp, dict[str, np.ndarray]]],
+        function: str = "f_grad",
+    ):
+        self.make = make
+        self.function = function
+        self.cache: dict[str, Stage] = {}
+
+    def __call__(self, name: str) -> Stage:
+        if name not in self.cache:
+            module, given = self.make(name)
+            self.cache[name] = (module, given, _run(module, self.function, given))
+        module, given, reference = self.cache[name]
+        return module.clone(), given, reference
+
+
+def _assert_same(got: dict[str, np.ndarray], want: dict[str, np.ndarray], label: str) -> None:
+    differs = same_bits(got, want)
+    assert differs is None, f"{label}: {differs}"
+
+
+def assert_raise_tape_keeps(stages: EnzymeStages, name: str) -> None:
+    """After `tapeflow-raise-tape` the caller computes the Enzyme stage's bits."""
+    module, given, reference = stages(name)
+    TapeflowRaiseTapePass().apply(make_context(), module)
+    module.verify()
+    _assert_same(
+        _run(module, stages.function, given), reference, f"{name} after tapeflow-raise-tape"
+    )
+
+
+def assert_pipeline_keeps(stages: EnzymeStages, name: str, spad_bytes: int, unroll: int) -> None:
+    """After `tapeflow-pipeline{spad-bytes unroll}` the caller computes the Enzyme
+    stage's bits."""
+    module, given, reference = stages(name)
+    TapeflowPipelinePass(spad_bytes=spad_bytes, unroll=unroll).apply(make_context(), module)
+    module.verify()
+    _assert_same(
+        _run(module, stages.function, given),
+        reference,
+        f"{name} after tapeflow-pipeline{{spad-bytes={spad_bytes} unroll={unroll}}}",
+    )
+
+
+def assert_simulator_keeps(
+    stages: EnzymeStages, name: str, variant: str, hardware: str = "Tflow1k"
+) -> None:
+    """The simulator's `variant` computes the Enzyme stage's bits, and its report
+    gives the tape size `prepare` laid out."""
+    module, given, reference = stages(name)
+    machine = configure(hardware)
+    tape_bytes = prepare(make_context(), module, variant, machine)
+    caller = function_named(module, stages.function)
+    args = bind_arguments(caller, {k: v.copy() for k, v in given.items()})
+    result = simulate(module, stages.function, args, machine, tape_bytes)
+    _assert_same(result.outputs, reference, f"{name} on the simulator's {variant} variant")
+    assert result.report["tape_bytes"] == tape_bytes
+
+
+def stage_tests(
+    stages: EnzymeStages, names: Sequence[str], unrolls: Sequence[int] = (1, 2)
+) -> tuple[Callable[..., None], Callable[..., None], Callable[..., None]]:
+    """The three per-stage tests of a kernel suite, parametrized over `names`:
+    raise-tape, `tapeflow-pipeline{spad-bytes unroll}` (every `SPAD_BYTES`, the
+    `unrolls` given) and the simulator's `VARIANTS`. A suite binds them to
+    module-level `test_*` names for pytest to collect."""
+
+    @pytest.mark.parametrize("name", names)
+    def raise_tape(name: str) -> None:
+        assert_raise_tape_keeps(stages, name)
+
+    @pytest.mark.parametrize("unroll", unrolls)
+    @pytest.mark.parametrize("spad_bytes", SPAD_BYTES)
+    @pytest.mark.parametrize("name", names)
+    def pipeline(name: str, spad_bytes: int, unroll: int) -> None:
+        assert_pipeline_keeps(stages, name, spad_bytes, unroll)
+
+    @pytest.mark.parametrize("variant", VARIANTS)
+    @pytest.mark.parametrize("name", names)
+    def simulator(name: str, variant: str) -> None:
+        assert_simulator_keeps(stages, name, variant)
+
+    return raise_tape, pipeline, simulator

@@ -9,6 +9,9 @@ inactive-store.mlir.
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from xdsl.dialects import func, memref
 
 from lowering.enzyme.inactive_stores import (
@@ -17,6 +20,8 @@ from lowering.enzyme.inactive_stores import (
     route_inactive_stores,
     undo_store_routes,
 )
+from lowering.enzyme.upstream_mlir import MlirRejected, no_locator, run_pipeline
+from lowering.tapeflow_enzyme import CHECKPOINT_REJECTION
 from tapeflow_dialects.enzyme import Activity, AutoDiffOp
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
@@ -109,3 +114,54 @@ def test_stores_of_values_without_derivative_into_shadowed_buffers_are_routed() 
         for op in primal.walk()
     )
     module.verify()
+
+
+CHECKPOINTED = """
+func.func @k(%x: memref<4xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %half = arith.constant 0.5 : f64
+  %t = memref.alloca() : memref<f64>
+  BEFORE
+  scf.for %i = %c0 to %c4 step %c1 {
+    BODY
+  } {enzyme.enable_checkpointing = true}
+  return
+}
+func.func @k_grad(%x: memref<4xf64>, %dx: memref<4xf64>) {
+  enzyme.autodiff @k(%x, %dx) <{activity = [#enzyme.activity<enzyme_dup>], \
+ret_activity = []}> : (memref<4xf64>, memref<4xf64>) -> ()
+  return
+}
+"""
+ROUND_TRIP = "memref.store %half, %t[] : memref<f64>\n  %v = memref.load %t[] : memref<f64>"
+
+
+@pytest.mark.parametrize(
+    ("before", "body"),
+    [
+        # Enzyme's alone: no TapeFlow rewrite (the reproducer of docs/enzyme-bugs.md)
+        (
+            "",
+            "%v = memref.load %x[%i] : memref<4xf64>\n    %s = math.sin %v : f64\n"
+            "    memref.store %s, %x[%i] : memref<4xf64>",
+        ),
+        # the route of `x[i] = 0.5` as route_inactive_stores places it
+        ("", f"{ROUND_TRIP}\n    memref.store %v, %x[%i] : memref<4xf64>"),
+        # the same route with its read hoisted out of the checkpointed loop
+        (ROUND_TRIP, "memref.store %v, %x[%i] : memref<4xf64>"),
+    ],
+)
+def test_enzyme_cannot_checkpoint_a_loop_storing_a_value_read_from_memory(
+    before: str, body: str
+) -> None:
+    """Enzyme-MLIR 0.0.16 (its `enzyme` pass alone) rejects its own output for
+    this checkpointed loop that stores into an argument's buffer a value read from
+    memory, wherever that read is: no placement of the route of this constant store
+    avoids it, so tapeflow-enzyme reports it (CHECKPOINT_REJECTION, with notes)
+    rather than route differently. If a later Enzyme accepts these, the route can
+    be used under checkpointing and this test says so."""
+    text = CHECKPOINTED.replace("BEFORE", before).replace("BODY", body)
+    with pytest.raises(MlirRejected, match=re.escape(CHECKPOINT_REJECTION)):
+        run_pipeline(text, "enzyme", no_locator, what="Enzyme")

@@ -24,19 +24,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from stage_checks import central_difference_gradients, same_bits
-from xdsl.dialects import func
+from stage_checks import (
+    EnzymeStages,
+    assert_dup_gradient,
+    function_named,
+    stage_tests,
+)
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
 
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_pipeline import TapeflowPipelinePass
-from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass, raise_module
-from sim.simulator import prepare, simulate
+from lowering.tapeflow_raise_tape import raise_module
 from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.tapeflow_run import bind_arguments, run_function
-from targets.hardware import configure
+from tapeflow_tools.tapeflow_run import run_function
 
 FOLDER = Path(__file__).parent / "polybench"
 ALPHA, BETA = 1.5, 1.2  # PolyBench's init_array values
@@ -192,41 +193,28 @@ def _primal_inputs(name: str) -> list[np.ndarray]:
     return KERNELS[name].inputs(np.random.default_rng(sum(map(ord, name))))
 
 
-_ENZYME: dict[str, tuple[ModuleOp, dict[str, np.ndarray], dict[str, np.ndarray]]] = {}
+def _differentiated(name: str) -> tuple[ModuleOp, dict[str, np.ndarray]]:
+    """The Enzyme stage and the caller's inputs: the primal's, each with a seed."""
+    path = FOLDER / f"{name}.mlir"
+    module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    TapeflowEnzymePass().apply(make_context(), module)
+    module.verify()
+    rng = np.random.default_rng(7)
+    given: dict[str, np.ndarray] = {}
+    for i, value in enumerate(_primal_inputs(name)):
+        given[f"arg{2 * i}"] = value
+        given[f"arg{2 * i + 1}"] = rng.uniform(-1, 1, value.shape)
+    return module, given
 
 
-def enzyme_stage(name: str) -> tuple[ModuleOp, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """(a fresh copy of the Enzyme stage, the caller's inputs, the Enzyme stage's outputs)."""
-    if name not in _ENZYME:
-        path = FOLDER / f"{name}.mlir"
-        module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
-        TapeflowEnzymePass().apply(make_context(), module)
-        module.verify()
-        rng = np.random.default_rng(7)
-        given: dict[str, np.ndarray] = {}
-        for i, value in enumerate(_primal_inputs(name)):
-            given[f"arg{2 * i}"] = value
-            given[f"arg{2 * i + 1}"] = rng.uniform(-1, 1, value.shape)
-        _ENZYME[name] = (
-            module,
-            given,
-            run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}),
-        )
-    module, given, reference = _ENZYME[name]
-    return module.clone(), given, reference
-
-
-def _assert_same(got: dict[str, np.ndarray], want: dict[str, np.ndarray], label: str) -> None:
-    differs = same_bits(got, want)
-    assert differs is None, f"{label}: {differs}"
+enzyme_stage = EnzymeStages(_differentiated)
 
 
 def _primal_shapes(module: ModuleOp) -> list[tuple[int, ...]]:
-    primal = next(
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f"
-    )
     return [
-        tuple(a.type.get_shape()) for a in primal.body.block.args if isinstance(a.type, MemRefType)
+        tuple(a.type.get_shape())
+        for a in function_named(module, "f").body.block.args
+        if isinstance(a.type, MemRefType)
     ]
 
 
@@ -245,61 +233,15 @@ def test_the_primal_computes_polybench(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_enzyme_gradient_equals_central_differences(name: str) -> None:
-    module, given, reference = enzyme_stage(name)
-    count = len(_primal_shapes(module))
-    numeric = central_difference_gradients(
-        module,
-        "f",
-        [given[f"arg{2 * i}"] for i in range(count)],
-        [given[f"arg{2 * i + 1}"] for i in range(count)],
-    )
-    for i, gradient in enumerate(numeric):
-        assert gradient is not None
-        np.testing.assert_allclose(
-            reference[f"arg{2 * i + 1}"],
-            gradient,
-            rtol=1e-6,
-            atol=1e-7,
-            err_msg=f"{name}: d arg{i}",
-        )
+    module, _, _ = enzyme_stage(name)
+    assert_dup_gradient(enzyme_stage, name, len(_primal_shapes(module)))
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_raise_tape_keeps_the_values(name: str) -> None:
-    module, given, reference = enzyme_stage(name)
-    TapeflowRaiseTapePass().apply(make_context(), module)
-    module.verify()
-    _assert_same(
-        run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}), reference, "raise"
-    )
-
-
-@pytest.mark.parametrize("unroll", [1, 2])
-@pytest.mark.parametrize("spad_bytes", [64, 512, 4096])
-@pytest.mark.parametrize("name", NAMES)
-def test_pipeline_keeps_the_values(name: str, spad_bytes: int, unroll: int) -> None:
-    module, given, reference = enzyme_stage(name)
-    TapeflowPipelinePass(spad_bytes=spad_bytes, unroll=unroll).apply(make_context(), module)
-    module.verify()
-    got = run_function(module, "f_grad", {k: v.copy() for k, v in given.items()})
-    _assert_same(got, reference, f"tapeflow-pipeline{{spad-bytes={spad_bytes} unroll={unroll}}}")
-
-
-@pytest.mark.parametrize("variant", ["enzyme", "aos", "tapeflow"])
-@pytest.mark.parametrize("name", NAMES)
-def test_simulator_keeps_the_values(name: str, variant: str) -> None:
-    module, given, reference = enzyme_stage(name)
-    hardware = configure("Tflow1k")
-    tape_bytes = prepare(make_context(), module, variant, hardware)
-    caller = next(
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad"
-    )
-    args = bind_arguments(caller, {k: v.copy() for k, v in given.items()})
-    _assert_same(
-        simulate(module, "f_grad", args, hardware, tape_bytes).outputs,
-        reference,
-        f"simulator {variant}",
-    )
+(
+    test_raise_tape_keeps_the_values,
+    test_pipeline_keeps_the_values,
+    test_simulator_keeps_the_values,
+) = stage_tests(enzyme_stage, NAMES)
 
 
 @pytest.mark.parametrize(

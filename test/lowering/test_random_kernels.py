@@ -77,7 +77,8 @@ UPSTREAM_REJECTIONS = (
     "'tensor.insert' op failed to verify that scalar type matches",
     # checkpointing inside a loop with min-cut caching off, after another nest
     "does not dominate this use",
-    # a checkpointed loop that overwrites its input with a value of the carried one
+    # a checkpointed loop that stores a value read from memory into an argument
+    # (a routed store of a constant is one)
     "'scf.yield' op must be the last operation in the parent block",
 )
 """What Enzyme-MLIR 0.0.16 says when it rejects its own output (README, known

@@ -28,19 +28,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from stage_checks import central_difference_gradients, same_bits
-from xdsl.dialects import func, scf
+from stage_checks import (
+    EnzymeStages,
+    assert_matches_central_differences,
+    check_stages,
+    same_bits,
+    stage_tests,
+)
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_pipeline import TapeflowPipelinePass
-from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
+from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_while_to_for import Counter, find_counter, while_to_for
-from sim.simulator import prepare, simulate
+from tapeflow_dialects import tape
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.tapeflow_run import bind_arguments, run_function
-from targets.hardware import configure
+from tapeflow_tools.tapeflow_run import run_function
 
 FOLDER = Path(__file__).parent / "while_loops"
 
@@ -155,30 +159,24 @@ def _primal_args(name: str) -> dict[str, np.ndarray]:
     return args
 
 
-_ENZYME: dict[str, tuple[ModuleOp, dict[str, np.ndarray], dict[str, np.ndarray]]] = {}
+def _differentiated(name: str) -> tuple[ModuleOp, dict[str, np.ndarray]]:
+    """The Enzyme stage and the caller's inputs: each buffer with a seed, then
+    the index arguments."""
+    module = parse(name)
+    TapeflowEnzymePass().apply(make_context(), module)
+    module.verify()
+    buffers, indices = primal_inputs(name)
+    rng = np.random.default_rng(11)
+    given: dict[str, np.ndarray] = {}
+    for i, value in enumerate(buffers):
+        given[f"arg{2 * i}"] = value
+        given[f"arg{2 * i + 1}"] = rng.uniform(-1, 1, value.shape)
+    for j, value in enumerate(indices):
+        given[f"arg{2 * len(buffers) + j}"] = np.array(value)
+    return module, given
 
 
-def enzyme_stage(name: str) -> tuple[ModuleOp, dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """(a fresh copy of the Enzyme stage, the caller's inputs, the Enzyme stage's outputs)."""
-    if name not in _ENZYME:
-        module = parse(name)
-        TapeflowEnzymePass().apply(make_context(), module)
-        module.verify()
-        buffers, indices = primal_inputs(name)
-        rng = np.random.default_rng(11)
-        given: dict[str, np.ndarray] = {}
-        for i, value in enumerate(buffers):
-            given[f"arg{2 * i}"] = value
-            given[f"arg{2 * i + 1}"] = rng.uniform(-1, 1, value.shape)
-        for j, value in enumerate(indices):
-            given[f"arg{2 * len(buffers) + j}"] = np.array(value)
-        _ENZYME[name] = (
-            module,
-            given,
-            run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}),
-        )
-    module, given, reference = _ENZYME[name]
-    return module.clone(), given, reference
+enzyme_stage = EnzymeStages(_differentiated)
 
 
 def _method(name: str) -> str:
@@ -220,11 +218,8 @@ def test_the_enzyme_gradient_equals_central_differences_of_the_while_loop(name: 
     buffers, indices = primal_inputs(name)
     args = [*buffers, *(np.array(v) for v in indices)]
     seeds = [*(given[f"arg{2 * i + 1}"] for i in range(len(buffers))), *(None for _ in indices)]
-    numeric = central_difference_gradients(parse(name), "f", args, seeds)
-    for i in range(len(buffers)):
-        np.testing.assert_allclose(
-            reference[f"arg{2 * i + 1}"], numeric[i], rtol=1e-6, atol=1e-7, err_msg=f"d arg{i}"
-        )
+    gradients = [reference[f"arg{2 * i + 1}"] for i in range(len(buffers))]
+    assert_matches_central_differences(parse(name), args, seeds, gradients, name)
 
 
 def test_newton_gives_the_derivative_of_the_square_root() -> None:
@@ -249,43 +244,11 @@ def test_power_iteration_gives_the_derivative_of_the_eigenvalue() -> None:
     np.testing.assert_allclose(got["arg1"], given["arg5"][0] * np.outer(u, u), atol=1e-6)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_raise_tape_keeps_the_values(name: str) -> None:
-    module, given, reference = enzyme_stage(name)
-    TapeflowRaiseTapePass().apply(make_context(), module)
-    module.verify()
-    assert (
-        same_bits(
-            run_function(module, "f_grad", {k: v.copy() for k, v in given.items()}), reference
-        )
-        is None
-    )
-
-
-@pytest.mark.parametrize("unroll", [1, 2])
-@pytest.mark.parametrize("spad_bytes", [64, 512, 4096])
-@pytest.mark.parametrize("name", NAMES)
-def test_pipeline_keeps_the_values(name: str, spad_bytes: int, unroll: int) -> None:
-    module, given, reference = enzyme_stage(name)
-    TapeflowPipelinePass(spad_bytes=spad_bytes, unroll=unroll).apply(make_context(), module)
-    module.verify()
-    got = run_function(module, "f_grad", {k: v.copy() for k, v in given.items()})
-    assert same_bits(got, reference) is None
-
-
-@pytest.mark.parametrize("variant", ["enzyme", "aos", "tapeflow"])
-@pytest.mark.parametrize("name", NAMES)
-def test_simulator_keeps_the_values(name: str, variant: str) -> None:
-    module, given, reference = enzyme_stage(name)
-    hardware = configure("Tflow1k")
-    tape_bytes = prepare(make_context(), module, variant, hardware)
-    caller = next(
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "f_grad"
-    )
-    args = bind_arguments(caller, {k: v.copy() for k, v in given.items()})
-    assert (
-        same_bits(simulate(module, "f_grad", args, hardware, tape_bytes).outputs, reference) is None
-    )
+(
+    test_raise_tape_keeps_the_values,
+    test_pipeline_keeps_the_values,
+    test_simulator_keeps_the_values,
+) = stage_tests(enzyme_stage, NAMES)
 
 
 @pytest.mark.parametrize("name", ["bisection", "newton_sqrt"])
@@ -296,9 +259,6 @@ def test_a_data_dependent_trip_count_gives_run_time_tapes(name: str) -> None:
     allocates a buffer per element, and the tape's `?` extent is the largest
     count, computed before the forward sweep by replaying the counting loops
     (they have no side effects and read only `a`, which the sweep does not write)."""
-    from lowering.tapeflow_raise_tape import raise_module
-    from tapeflow_dialects import tape
-
     module, _, _ = enzyme_stage(name)
     (report,) = raise_module(module)
     assert not report.kept
@@ -336,8 +296,6 @@ def test_an_active_scalar_through_an_i64_counted_while() -> None:
     """Enzyme-JAX's test/lit_tests/diffrules/stablehlo/while3.mlir in scf form: an
     i64 counter to 3 squaring x, so f = x^8 and f'(2) = 8 * 2^7 = 1024 (the value
     that test expects), the same at every stage."""
-    from stage_checks import check_stages
-
     results = check_stages(ENZYME_JAX_WHILE3, "f_grad", {"arg0": np.array(2.0)}, unrolls=(1, 2))
     assert set(results.reference) == {"result0"}
     np.testing.assert_array_equal(results.reference["result0"], 1024.0)

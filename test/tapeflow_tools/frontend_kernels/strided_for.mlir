@@ -1,7 +1,8 @@
-// A known upstream limitation of Enzyme-MLIR 0.0.16: the caches of
-// `scf.for %i = %lb to %ub step %s` get (ub - lb) / s entries, rounded down. Here
-// `for i = 1 to 8 step 2` runs 4 times (i = 1, 3, 5, 7) and caches x[i] for the
-// reverse sweep in a memref<3xf64>: the fourth store is out of bounds. The
+// Enzyme-MLIR 0.0.16 alone gives the caches of `scf.for %i = %lb to %ub step %s`
+// (ub - lb) / s entries, rounded down (docs/enzyme-bugs.md). Here
+// `for i = 1 to 8 step 2` runs 4 times (i = 1, 3, 5, 7) and would cache x[i] for
+// the reverse sweep in a memref<3xf64>, the fourth store out of bounds;
+// tapeflow-enzyme hands Enzyme the loop with step 1 (`tapeflow-unit-steps`). The
 // gradient of y[i] = x[i] * y[i] is dx[i] = y[i] * dy[i], dy[i] = x[i] * dy[i].
 func.func @f(%x: memref<9xf64>, %y: memref<9xf64>) {
   %c1 = arith.constant 1 : index

@@ -1,13 +1,17 @@
-// Enzyme-MLIR 0.0.16 rejects a checkpointed loop that stores an active value into
-// a buffer (README, known upstream limitations). The store of a constant here is
-// handed to Enzyme as an active store (so that its adjoint zeroes the shadow,
-// docs/enzyme-bugs.md), and Enzyme's rejection says so; without it the gradient
-// would keep the seed of x[i] where the constant overwrote it. (Found by the
-// random-kernel property test.)
+// Enzyme-MLIR 0.0.16 cannot checkpoint some loops that store a value read from
+// memory into an argument's buffer: it rejects its own output (docs/enzyme-bugs.md,
+// with a reproducer that has no TapeFlow rewrite in it). The store of a constant here is
+// handed to Enzyme as a store of the constant read back from a scratch buffer (so
+// that its adjoint zeroes the shadow, docs/enzyme-bugs.md), which is such a store;
+// no placement of that route avoids it (the read hoisted out of the loop is
+// rejected the same way), and without the route the gradient would keep the seed
+// of x[i] where the constant overwrote it. The error says so, at the loop and at
+// the store. (Found by the random-kernel property test.)
 // RUN: not tapeflow-opt -p tapeflow-enzyme %s 2>&1 | filecheck %s
 
-// CHECK: inactive-store-checkpointing.mlir:[[# @LINE + 9]]:3: error: 'scf.yield' op must be the last operation in the parent block
-// CHECK: note: tapeflow-enzyme handed Enzyme the stores of values without a derivative in @k as active stores
+// CHECK: inactive-store-checkpointing.mlir:[[# @LINE + 10]]:3: error: 'scf.yield' op must be the last operation in the parent block
+// CHECK: inactive-store-checkpointing.mlir:[[# @LINE + 9]]:3: note: Enzyme-MLIR 0.0.16 rejects its own output for some checkpointed loops that store a value read from memory into an argument's buffer (docs/enzyme-bugs.md); differentiate this loop without enzyme.enable_checkpointing
+// CHECK-NEXT: inactive-store-checkpointing.mlir:[[# @LINE + 12]]:7: note: this store of a value without a derivative is such a store: tapeflow-enzyme hands it to Enzyme read back from a scratch buffer
 func.func @k(%x: memref<4xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

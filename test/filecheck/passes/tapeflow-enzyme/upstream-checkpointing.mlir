@@ -2,11 +2,13 @@
 
 // Enzyme-MLIR 0.0.16 emits invalid IR for this checkpointed loop (found by the
 // random-kernel property test; minimised by hand): the loop overwrites x[i] with
-// a value of the carried %a, and carries a value of %a alone. The error is
-// Enzyme's own, placed at the user's loop.
+// a value computed from x[i], which Enzyme cannot checkpoint here (docs/enzyme-bugs.md).
+// The error is Enzyme's own, placed at the user's loop, with a note saying why.
 
-// CHECK: upstream-checkpointing.mlir:[[# @LINE + 7]]:3: error: 'scf.yield' op must be the last operation in the parent block
+// CHECK: upstream-checkpointing.mlir:[[# @LINE + 9]]:3: error: 'scf.yield' op must be the last operation in the parent block
 // CHECK: (Enzyme rejected the module, pipeline
+// CHECK: upstream-checkpointing.mlir:[[# @LINE + 7]]:3: note: Enzyme-MLIR 0.0.16 rejects its own output for some checkpointed loops that store a value read from memory into an argument's buffer
+// CHECK-NOT: such a store
 func.func @k(%x: memref<2xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,0 +1,210 @@
+"""
+`tapeflow-unit-steps`: every loop with a step other than 1 becomes a loop of step 1
+over its trip count, its induction variable recomputed as `lb + k * s`.
+
+Why: Enzyme-MLIR 0.0.16 (enzyme-ad) differentiates `scf.for %i = %lb to %ub step
+%s` as if `s` were 1: its reverse sweep visits `ub - 1 - (i - lb)` (for `0 to 8
+step 2`, 7, 5, 3, 1 where the loop ran over 0, 2, 4, 6) and its caches get
+`(ub - lb) / s` entries rounded down (`1 to 8 step 2` runs 4 times and gets 3), so
+the gradient is wrong for every step other than 1 (docs/enzyme-bugs.md has the
+reproducer). Its rules for a loop of step 1 are right.
+`tapeflow-enzyme` runs this rewrite on the module it hands Enzyme; it is a pass of
+its own so that its output can be read and tested.
+
+The rewrite changes no function's value on any input where the loop is defined:
+
+* `scf.for` (index or integer bounds; the step constant or a run-time value):
+  `trips = lb < ub ? ceildivui(ub - lb, s) : 0` and `scf.for %k = 0 to trips step 1`
+  carrying the same values, `%i = lb + k * s` at the start of the body. `ub - lb`
+  is taken unsigned: where `lb < ub` (signed, as `scf.for` compares) the difference
+  is below 2^w, so it is exact even where the signed subtraction overflows, and
+  `ceildivui` (`(d - 1) / s + 1` for `d > 0`) does not round through `d + s - 1`.
+  The count is the number of values `lb, lb + s, ...` below `ub`; where every
+  one of them and the first one past `ub` are representable (the original loop
+  ends without its induction variable wrapping), that count is below 2^(w-1)
+  and `lb + k * s` is exactly the original's `k`-th value. An empty loop
+  (`ub <= lb`) stays empty and yields its initial values. `scf.for` requires
+  `s > 0`; a loop whose step is not (the original never ends) is outside that.
+  Constant bounds give a constant count (Enzyme's caches keep a static size).
+* `affine.for` (Enzyme's pipeline lowers it to `scf.for` with its step): with one
+  lower bound `L`, `affine.for %k = 0 to min_j ((U_j - L) ceildiv s)` and
+  `%i = affine.apply (L + k * s)`, which stays a valid affine dimension for the
+  body's affine accesses. A lower bound that is the max of several expressions
+  cannot be subtracted in one affine map; such a loop is refused by name
+  (`strided_loops_left`), rather than handed to Enzyme to get a wrong gradient.
+
+Nested loops are rewritten independently (an inner loop's bounds may use the
+outer induction variable, which is then the recomputed `lb + k * s`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, builtin, scf
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lowering.ir.locations import where
+from lowering.ir.loops import constant_value, trip_count
+
+PASS = "tapeflow-unit-steps"
+
+
+class _Builder:
+    """Emits ops before an insertion point, each at the loop's location."""
+
+    def __init__(self, at: InsertPoint, loop: Operation):
+        self.at = at
+        self.loop = loop
+
+    def emit(self, op: Operation) -> SSAValue:
+        op.location = self.loop.location
+        Rewriter.insert_op(op, self.at)
+        self.at = InsertPoint.after(op)
+        return op.results[0]
+
+    def constant(self, value: int, kind: Attribute) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(value, kind)))
+
+
+def _strided(step: SSAValue) -> bool:
+    """A step other than 1; a constant one that is not positive (not a valid
+    `scf.for`) is left to the verifiers."""
+    known = constant_value(step)
+    return known is None or known > 1
+
+
+def _trips(build: _Builder, loop: scf.ForOp) -> SSAValue:
+    """How many of `lb, lb + s, ...` are below `ub` (see the module's doc)."""
+    kind = loop.lb.type
+    count = trip_count(loop)
+    width = kind.width.data if isinstance(kind, IntegerType) else 64
+    if count is not None and count < 2 ** (width - 1):
+        return build.constant(count, kind)
+    count = build.emit(arith.CeilDivUIOp(build.emit(arith.SubiOp(loop.ub, loop.lb)), loop.step))
+    runs = build.emit(arith.CmpiOp(loop.lb, loop.ub, "slt"))
+    return build.emit(arith.SelectOp(runs, count, build.constant(0, kind)))
+
+
+def _unit_scf(loop: scf.ForOp) -> None:
+    """Rewrite `loop` in place: `0 to trips step 1`, the iv recomputed in the body."""
+    kind = loop.lb.type
+    build = _Builder(InsertPoint.before(loop), loop)
+    trips = _trips(build, loop)
+    zero, one = build.constant(0, kind), build.constant(1, kind)
+    iv = loop.body.block.args[0]
+    inside = _Builder(InsertPoint.at_start(loop.body.block), loop)
+    scaled = inside.emit(arith.MuliOp(iv, loop.step))
+    value = inside.emit(arith.AddiOp(loop.lb, scaled))
+    for use in list(iv.uses):
+        if use.operation is not scaled.owner:
+            use.operation.operands[use.index] = value
+    value.name_hint, iv.name_hint = iv.name_hint, None
+    loop.operands[0], loop.operands[1], loop.operands[2] = zero, trips, one
+
+
+def _unit_affine(loop: affine.ForOp) -> None:
+    """Replace `loop` (one lower bound `L`) by `0 to min_j ((U_j - L) ceildiv s)`."""
+    step = loop.step.value.data
+    lower, upper = loop.lowerBoundMap.data, loop.upperBoundMap.data
+    (low,) = lower.results
+    nld, nls = lower.num_dims, lower.num_symbols
+    nud, nus = upper.num_dims, upper.num_symbols
+    # Operands of the new upper bound: L's dims, U's dims, L's symbols, U's symbols.
+    shifted_low = low.replace_dims_and_symbols(
+        [AffineExpr.dimension(d) for d in range(nld)],
+        [AffineExpr.symbol(s) for s in range(nls)],
+    )
+    trips = [
+        (
+            up.replace_dims_and_symbols(
+                [AffineExpr.dimension(nld + d) for d in range(nud)],
+                [AffineExpr.symbol(nls + s) for s in range(nus)],
+            )
+            - shifted_low
+        ).ceil_div(step)
+        for up in upper.results
+    ]
+    low_dims = loop.lowerBoundOperands[:nld]
+    low_syms = loop.lowerBoundOperands[nld:]
+    up_dims = loop.upperBoundOperands[:nud]
+    up_syms = loop.upperBoundOperands[nud:]
+    body = loop.body.block
+    iv = body.args[0]
+    new = affine.ForOp.from_region(
+        [],
+        [*low_dims, *up_dims, *low_syms, *up_syms],
+        list(loop.inits),
+        list(loop.result_types),
+        0,
+        AffineMapAttr(AffineMap(nld + nud, nls + nus, tuple(trips))),
+        Rewriter.move_region_contents_to_new_regions(loop.body),
+        1,
+    )
+    new.location = loop.location
+    # %i = L + k * s over (L's dims, k)[L's symbols]
+    apply = affine.ApplyOp(
+        [*low_dims, iv, *low_syms],
+        AffineMapAttr(AffineMap(nld + 1, nls, (low + AffineExpr.dimension(nld) * step,))),
+    )
+    apply.location = loop.location
+    Rewriter.insert_op(apply, InsertPoint.at_start(body))
+    for use in list(iv.uses):
+        if use.operation is not apply:
+            use.operation.operands[use.index] = apply.result
+    Rewriter.replace_op(loop, new)
+
+
+def _strided_affine(op: Operation) -> bool:
+    return isinstance(op, affine.ForOp) and op.step.value.data != 1
+
+
+def _one_lower_bound(op: affine.ForOp) -> bool:
+    return len(op.lowerBoundMap.data.results) == 1
+
+
+def strided_loops_left(module: builtin.ModuleOp) -> list[affine.ForOp]:
+    """The strided loops `unit_steps` cannot rewrite: an `affine.for` whose lower
+    bound is the max of several expressions."""
+    return [op for op in module.walk() if _strided_affine(op) and not _one_lower_bound(op)]
+
+
+def unit_steps(module: builtin.ModuleOp) -> int:
+    """Give every `scf.for` and `affine.for` of `module` a step of 1 (see the
+    module's doc), except `strided_loops_left`; returns how many were rewritten."""
+    loops = [
+        op
+        for op in module.walk()
+        if (isinstance(op, scf.ForOp) and _strided(op.step))
+        or (_strided_affine(op) and _one_lower_bound(op))
+    ]
+    for loop in loops:
+        if isinstance(loop, scf.ForOp):
+            _unit_scf(loop)
+        else:
+            _unit_affine(loop)
+    return len(loops)
+
+
+@dataclass(frozen=True)
+class TapeflowUnitStepsPass(ModulePass):
+    """Give every strided loop step 1 (Enzyme-MLIR reverses a strided loop as if
+    its step were 1)."""
+
+    name = PASS
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        unit_steps(op)
+        for loop in strided_loops_left(op):
+            print(
+                f"{where(loop)}warning: {PASS}: 'affine.for' with step "
+                f"{loop.step.value.data} left as it is: its lower bound is the max of "
+                "several expressions",
+                file=sys.stderr,
+            )

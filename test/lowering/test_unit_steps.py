@@ -1,0 +1,221 @@
+"""
+`tapeflow-unit-steps` (run by `tapeflow-enzyme`): every strided loop gets step 1
+over its trip count, so that Enzyme-MLIR, which sizes a strided loop's caches
+`(ub - lb) / s` rounded down (docs/enzyme-bugs.md), sizes them right.
+
+- The rewrite changes no value: a nest of strided loops (run-time and constant
+  steps, iter_args, an inner loop bounded by the outer induction variable) run
+  with the reference executor before and after, on empty, one-trip, multiple and
+  non-multiple ranges, gives the same bits, and the iteration counts Python's
+  `range` gives.
+- The trip count is exact where `ub - lb` overflows the signed range.
+- Kernels with strided loops after MLIR's tests (sources in their headers:
+  test/lowering/kernels/strided_*.mlir go through every stage in
+  test_gradient_kernels.py): the run-time step kernel's gradient equals central
+  differences for ranges of every kind, and every later stage computes the Enzyme
+  stage's bits; the i32 kernel's gradient equals central differences.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from stage_checks import assert_matches_central_differences, check_stages, same_bits
+from xdsl.dialects import affine, func, scf
+from xdsl.dialects.builtin import ModuleOp
+
+from lowering.ir.loops import constant_value
+from lowering.tapeflow_enzyme import TapeflowEnzymePass
+from lowering.tapeflow_unit_steps import unit_steps
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.tapeflow_run import run_function
+
+FRONTEND = Path(__file__).parents[1] / "tapeflow_tools" / "frontend_kernels"
+
+NEST = """
+func.func @f(%x: memref<16xf64>, %lb: index, %ub: index, %s: index) -> (f64, index) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f64
+  %half = arith.constant 0.5 : f64
+  %r:2 = scf.for %i = %lb to %ub step %s iter_args(%acc = %zero, %n = %c0) -> (f64, index) {
+    %m = arith.remsi %i, %c16 : index
+    %p = arith.addi %m, %c16 : index
+    %at = arith.remsi %p, %c16 : index
+    %v = memref.load %x[%at] : memref<16xf64>
+    %ii = arith.index_cast %i : index to i64
+    %fi = arith.sitofp %ii : i64 to f64
+    %w = arith.mulf %v, %fi : f64
+    %a = arith.mulf %acc, %half : f64
+    %acc2 = arith.addf %a, %w : f64
+    %n2 = scf.for %j = %i to %ub step %c3 iter_args(%k = %n) -> (index) {
+      %k2 = arith.addi %k, %j : index
+      scf.yield %k2 : index
+    }
+    scf.yield %acc2, %n2 : f64, index
+  }
+  return %r#0, %r#1 : f64, index
+}
+"""
+"""A strided loop (run-time step) carrying a float and an index, with a strided
+loop (constant step 3) inside from the outer induction variable to `ub`: the
+index result is the sum of every inner induction value."""
+
+
+def _parse(text: str, name: str = "nest.mlir") -> ModuleOp:
+    return LocatingParser(make_context(), text, name).parse_module()
+
+
+def _nest_reference(x: np.ndarray, lb: int, ub: int, s: int) -> tuple[float, int]:
+    acc, n = 0.0, 0
+    for i in range(lb, ub, s):
+        acc = acc * 0.5 + x[i % 16] * float(i)
+        n += sum(range(i, ub, 3))
+    return acc, n
+
+
+RANGES = [
+    (lb, ub, s) for lb in (-3, 0, 2) for ub in (-5, 0, 1, 2, 7, 8, 9) for s in (1, 2, 3, 5, 9)
+]
+
+
+def test_the_rewrite_keeps_every_value() -> None:
+    original = _parse(NEST)
+    rewritten = _parse(NEST)
+    assert unit_steps(rewritten) == 2
+    for loop in rewritten.walk():
+        if isinstance(loop, scf.ForOp):
+            assert constant_value(loop.step) == 1
+            assert constant_value(loop.lb) == 0
+    x = np.random.default_rng(3).uniform(-1, 1, 16)
+    for lb, ub, s in RANGES:
+        given = {"arg0": x, "arg1": np.array(lb), "arg2": np.array(ub), "arg3": np.array(s)}
+        want = run_function(original, "f", {k: v.copy() for k, v in given.items()})
+        got = run_function(rewritten, "f", {k: v.copy() for k, v in given.items()})
+        assert same_bits(got, want) is None, (lb, ub, s)
+        acc, n = _nest_reference(x, lb, ub, s)
+        assert float(got["result0"]) == pytest.approx(acc, rel=1e-15, abs=1e-15), (lb, ub, s)
+        assert int(got["result1"]) == n, (lb, ub, s)
+
+
+COUNT = """
+func.func @count(%lb: index, %ub: index, %s: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = scf.for %i = %lb to %ub step %s iter_args(%k = %c0) -> (index) {
+    %k2 = arith.addi %k, %c1 : index
+    scf.yield %k2 : index
+  }
+  return %n : index
+}
+"""
+
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("lb", "ub", "s"),
+    [
+        (I64_MIN, I64_MAX - 2, 3),  # ub - lb = 2^64 - 3: overflows the signed range
+        (I64_MIN, 2**62, 2**62 + 7),
+        (-(2**62), 2**62 + 1, 2**60),
+        (I64_MAX - 1, I64_MIN, 5),  # empty: ub < lb, ub - lb wraps to a small value
+        (5, 5, 2),
+        (0, 17, 4),
+        (7, 2, 3),
+    ],
+)
+def test_the_trip_count_is_exact_where_ub_minus_lb_overflows(lb: int, ub: int, s: int) -> None:
+    """The loops are too long to run: the count the rewrite computes is returned
+    instead of the loop's result, and compared with Python's `range`, for ranges
+    where the original loop ends without its induction variable wrapping (its
+    first value past `ub` is representable)."""
+    trips = len(range(lb, ub, s))
+    assert lb + trips * s <= I64_MAX  # the original ends without wrapping
+    module = _parse(COUNT)
+    unit_steps(module)
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    (ret,) = [op for op in module.walk() if isinstance(op, func.ReturnOp)]
+    ret.operands[0] = loop.ub
+    loop.detach()
+    loop.erase()
+    given = {"arg0": np.array(lb), "arg1": np.array(ub), "arg2": np.array(s)}
+    assert int(run_function(module, "count", given)["result0"]) == trips
+
+
+def _strided_dynamic_inputs(lb: int, ub: int, s: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(lb * 100 + ub * 10 + s)
+    return {
+        "arg0": rng.uniform(-1, 1, 24),
+        "arg1": rng.uniform(-1, 1, 24),
+        "arg2": rng.uniform(-1, 1, 24),
+        "arg3": rng.uniform(-1, 1, 24),
+        "arg4": np.array(lb),
+        "arg5": np.array(ub),
+        "arg6": np.array(s),
+    }
+
+
+DYNAMIC_RANGES = [(1, 22, 5), (0, 24, 4), (2, 23, 7), (3, 3, 2), (9, 2, 3), (0, 24, 30)]
+"""Non-multiple, multiple, a partial last tile, empty, ub < lb, one trip."""
+
+
+@pytest.fixture(scope="module")
+def strided_dynamic() -> tuple[str, ModuleOp]:
+    path = FRONTEND / "strided_dynamic.mlir"
+    text = path.read_text()
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    TapeflowEnzymePass().apply(make_context(), module)
+    module.verify()
+    return text, module
+
+
+@pytest.mark.parametrize(("lb", "ub", "s"), DYNAMIC_RANGES)
+def test_a_run_time_step_gives_the_gradient_of_central_differences(
+    strided_dynamic: tuple[str, ModuleOp], lb: int, ub: int, s: int
+) -> None:
+    text, module = strided_dynamic
+    given = _strided_dynamic_inputs(lb, ub, s)
+    out = run_function(module, "f_grad", {k: v.copy() for k, v in given.items()})
+    primal = _parse(text, "strided_dynamic.mlir")
+    args = [given["arg0"], given["arg2"], given["arg4"], given["arg5"], given["arg6"]]
+    seeds = [given["arg1"], given["arg3"], None, None, None]
+    assert_matches_central_differences(
+        primal, args, seeds, [out["arg1"], out["arg3"]], f"strided_dynamic {lb, ub, s}"
+    )
+
+
+@pytest.mark.parametrize(("lb", "ub", "s"), [(1, 22, 5), (3, 3, 2)])
+def test_a_run_time_step_keeps_its_values_through_every_stage(
+    strided_dynamic: tuple[str, ModuleOp], lb: int, ub: int, s: int
+) -> None:
+    text, _ = strided_dynamic
+    check_stages(text, "f_grad", _strided_dynamic_inputs(lb, ub, s), unrolls=(1, 2))
+
+
+def test_an_i32_strided_loop_gives_the_gradient_of_central_differences() -> None:
+    path = FRONTEND / "strided_i32_tiles.mlir"
+    text = path.read_text()
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    TapeflowEnzymePass().apply(make_context(), module)
+    rng = np.random.default_rng(17)
+    x, dx, y, dy = (rng.uniform(0.5, 1.2, 17) for _ in range(4))
+    out = run_function(module, "f_grad", {"arg0": x, "arg1": dx, "arg2": y, "arg3": dy})
+    assert_matches_central_differences(
+        _parse(text), [x, y], [dx, dy], [out["arg1"], out["arg3"]], "strided_i32_tiles"
+    )
+
+
+def test_an_affine_loop_stays_affine() -> None:
+    """The strided tile loops of the affine tiling kernel become affine loops of
+    step 1, their induction variables affine.apply ops (valid affine dimensions)."""
+    path = Path(__file__).parent / "kernels" / "strided_affine_tiles.mlir"
+    module = _parse(path.read_text())
+    assert unit_steps(module) == 2
+    loops = [op for op in module.walk() if isinstance(op, affine.ForOp)]
+    assert len(loops) == 4 and all(op.step.value.data == 1 for op in loops)
+    assert len([op for op in module.walk() if isinstance(op, affine.ApplyOp)]) == 2
