@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from math import lcm
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -153,23 +152,23 @@ def _position(
     access: Operation,
     shared: dict[tuple[object, ...], SSAValue],
 ) -> SSAValue:
-    """The packed position of `access`'s entry. Its numerator (over the common
-    denominator) is built level by level: the terms whose deepest index is `m`
-    are added right after the last of `x0 .. xm` is defined, so that what
-    depends only on outer indices is computed once per outer iteration, and the
-    tapes of one nest (same layout, indices and sizes) share it all."""
+    """The packed position of `access`'s entry, built level by level. The terms
+    whose deepest index is `m` are the entries before `x_m` under the prefix
+    `x0 .. x(m-1)` (`lowering.ir.ragged.offset`): an integer, computed (and
+    divided by its own denominator) right after the last of `x0 .. xm` is
+    defined, so that what depends only on outer indices runs once per outer
+    iteration (lu's innermost level is `+ k`), and the tapes of one nest (same
+    layout, indices and sizes) share it all."""
     indices = list(access.indices)  # type: ignore[attr-defined]
-    denominator = lcm(*(c.denominator for c in position.terms.values())) if position.terms else 1
-    numerator = position.scale(denominator)
     names = {**symbols, **{dim(m): v for m, v in enumerate(indices)}}
     partial: SSAValue | None = None
     for m in range(len(indices)):
-        level = Poly({t: c for t, c in numerator.terms.items() if _deepest(t) == m})
-        if m == 0:  # and the terms of no index
-            level = level + Poly({t: c for t, c in numerator.terms.items() if _deepest(t) < 0})
-        key = ("level", numerator, m, tuple(indices[: m + 1]), tuple(symbols.values()))
+        level = Poly(
+            {t: c for t, c in position.terms.items() if _deepest(t) == m or (m == 0 > _deepest(t))}
+        )
+        key = (position, m, tuple(indices[: m + 1]), tuple(symbols.values()))
         if key not in shared and not level.terms and partial is not None:
-            shared[key] = partial  # no term ends at this index
+            shared[key] = partial  # no entry lies before x_m under this prefix
         if key not in shared:
             inputs = [*indices[: m + 1], *symbols.values(), *([partial] if partial else [])]
             at = _after_definitions(inputs, access)
@@ -181,16 +180,7 @@ def _position(
             shared[key] = value
         partial = shared[key]
     assert partial is not None
-    if denominator == 1:
-        return partial
-    key = ("position", numerator, tuple(indices), tuple(symbols.values()))
-    if key not in shared:
-        at = _after_definitions([partial], access)
-        divisor = located(arith.ConstantOp(IntegerAttr(denominator, IndexType())), access)
-        quotient = located(arith.DivSIOp(partial, divisor.result), access)
-        Rewriter.insert_op([divisor, quotient], at)
-        shared[key] = quotient.result
-    return shared[key]
+    return partial
 
 
 def _deepest(monomial: Monomial) -> int:
