@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from xdsl.ir import SSAValue
+from xdsl.ir import OpResult, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from lowering.ir.index_offsets import LinearForms
@@ -63,12 +63,17 @@ def _over_known(forms: LinearForms, extent: SSAValue, known: dict[SSAValue, Poly
     for value, coefficient in terms:
         if value not in known:
             raise NotAffineExtents(
-                f"the extent of dimension {m} depends on "
-                f"{'%' + value.name_hint if value.name_hint else 'a value'} that is not "
+                f"the extent of dimension {m} depends on {_describe(value)}, which is not "
                 "an affine function of the indices outside it or a size of the tape"
             )
         out = out + known[value].scale(Fraction(coefficient))
     return out
+
+
+def _describe(value: SSAValue) -> str:
+    if isinstance(value, OpResult):
+        return f"the result of '{value.op.name}'"
+    return f"%{value.name_hint}" if value.name_hint else "a block argument"
 
 
 __all__ = ["NotAffineExtents", "ragged_extents"]
