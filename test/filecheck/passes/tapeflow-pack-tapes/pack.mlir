@@ -3,6 +3,7 @@
 // RUN: tapeflow-opt -p 'tapeflow-regions,tapeflow-pack-tapes' %S/Inputs/triangle.mlir | filecheck %s --check-prefix=REGION
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-pack-tapes' %S/../tapeflow-raise-tape/dynamic.mlir | filecheck %s --check-prefix=SYMBOLIC
 // RUN: not tapeflow-opt -p tapeflow-pack-tapes %S/Inputs/bad-ragged.mlir 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=512}' %S/../../../lowering/polybench/lu.mlir | filecheck %s --check-prefix=PIPELINE
 
 // The j < i triangle of a 4x4 nest, ragged extents (4, i): packed, the tape holds
 // the 0 + 1 + 2 + 3 = 6 entries FWD writes (the bounding box held 4 x 3), entry
@@ -71,3 +72,12 @@
 // SYMBOLIC-NEXT:    tape.store %{{.*}}, %{{.*}}[%[[P]]] id 2 : f64, !tape.tape<?xf64>
 
 // BAD: error: tapeflow-pack-tapes: the 'tape.alloc' %t at {{.*}}bad-ragged.mlir:7:3: the extent of dimension 0 (d1) depends on d1: an extent may depend only on the dimensions before it
+
+// PolyBench lu through the tapeflow variant's lowering: two of its three regions
+// are tiled through the scratchpad (their DRAM tapes are slab stacks of tiles);
+// the one layers keeps in DRAM is packed: 10 entries of two slots, not 5 x 4.
+// PIPELINE-LABEL: func.func private @diffef
+// PIPELINE:       region.alloc {tapeflow.kept = "{{.*}}"} : !region.region<10, [f64, f64]>
+// PIPELINE:       stream.alloc slab
+// PIPELINE:       stream.alloc slab
+// PIPELINE-NOT:   tapeflow.ragged
