@@ -23,6 +23,9 @@ order (`offset`), both closed-form polynomials (`lowering.ir.polynomials`):
     size_r = 1,  size_m(x0 .. x(m-1)) = sum over y < E_m(x0 .. x(m-1)) of size_(m+1)(.., y)
 
 (lu's first nest: 10 entries for N = 5, not the bounding box's 5 * 4 * 3 = 60).
+Each level's term is a product of at most `r` indices and sizes over a small
+denominator, in 64-bit `index` arithmetic: exact while those products fit, far
+beyond any tape that fits in memory (lu's cubes for N up to 2**20).
 """
 
 from __future__ import annotations
