@@ -142,35 +142,31 @@ def lockstep_schedule(
     - a tape bin access in group 0, whatever its operands.
     """
     ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
-    carried = _carried(kernel)
-    weight = {
-        op: 0 if _is_bin(op) or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
-        for op in ops
-    }
+    body = _Body.of(ops, _carried(kernel), latency)
     if enclosing == 0:
         # A latching loop: the next iteration starts once this one has drained.
-        group = _groups(ops, carried, weight, _DRAINED)
+        group = body.groups(_DRAINED)
         assert group is not None
-        depth = max(group.values(), default=0) + 1
-        return LockstepSchedule(depth, *_issued(ops, group, latency), depth, latching=True)
+        depth = max(group, default=0) + 1
+        return LockstepSchedule(depth, *body.issued(group), depth, latching=True)
     # The least period whose groups are consistent: a period past the deepest
     # group leaves every cross-iteration constraint slack, and a longer period
     # never breaks one a shorter period met, so bisect between the two.
     low, high = INDUCTION_PERIOD, INDUCTION_PERIOD
-    while (group := _groups(ops, carried, weight, high)) is None:
+    while (group := body.groups(high)) is None:
         low, high = high + 1, 2 * high
     while low < high:
         middle = (low + high) // 2
-        if _groups(ops, carried, weight, middle) is None:
+        if body.groups(middle) is None:
             low = middle + 1
         else:
             high = middle
-    group = _groups(ops, carried, weight, high)
+    group = body.groups(high)
     assert group is not None
     return LockstepSchedule(
         high,
-        *_issued(ops, group, latency),
-        max(group.values(), default=0) + 1,
+        *body.issued(group),
+        max(group, default=0) + 1,
         continued=enclosing >= 2,
     )
 
@@ -179,62 +175,115 @@ _DRAINED = 1 << 30
 """A period no group reaches: every cross-iteration constraint slack."""
 
 
-def _issued(
-    ops: list[Operation], group: dict[Operation, int], latency: dict[Operation, int]
-) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, bool], ...]]:
-    """(group, cycles) of the compute ops that take a cycle or more, and (group,
-    is a write) of the cache accesses in body order."""
-    compute = tuple(
-        (group[op], latency[op]) for op in ops if isinstance(op, cgra.ComputeOp) and latency[op] > 0
-    )
-    accesses = tuple(
-        (group[op], isinstance(op, cgra.StoreOp))
-        for op in ops
-        if _is_cache(op, cgra.LoadOp) or _is_cache(op, cgra.StoreOp)
-    )
-    return compute, accesses
+@dataclass(frozen=True)
+class _Body:
+    """A kernel's placed ops by position, with what their groups depend on, read
+    from the IR once: the bisection over periods then works on integers."""
 
+    latency: tuple[int, ...]
+    compute: tuple[bool, ...]
+    bin: tuple[bool, ...]
+    """A tape bin access (`_is_bin`)."""
+    cache_load: tuple[bool, ...]
+    cache_store: tuple[bool, ...]
+    weight: tuple[int, ...]
+    """Groups from an op's group to its users' (0: a 0-cycle op or a bin load)."""
+    inputs: tuple[tuple[int, ...], ...]
+    """Positions of the op's operands produced in this iteration (none for a bin)."""
+    carried: tuple[tuple[int, ...], ...]
+    """Positions of the producers (in the previous iteration) of its loop-carried
+    operands (none for a bin)."""
+    carried_count: int
 
-def _groups(
-    ops: list[Operation],
-    carried: dict[SSAValue, Operation],
-    weight: dict[Operation, int],
-    period: int,
-) -> dict[Operation, int] | None:
-    """Each op's group at `period`, or None if no groups satisfy the constraints
-    (a cross-iteration dependence longer than the period allows). One pass in body
-    order settles every constraint within the iteration (operands come before
-    their uses); the cross-iteration ones (loop-carried values, the previous
-    iteration's late stores) are settled by repeating it, at most once per such
-    constraint on a path, unless they form a cycle that grows without end."""
-    group = dict.fromkeys(ops, 0)
-    for _ in range(len(carried) + 3):
-        changed = False
-        latest_store = max((group[s] for s in ops if _is_cache(s, cgra.StoreOp)), default=-1)
-        before = -1  # the latest group of a cache store earlier in the iteration
-        for op in ops:
-            g = 0
-            if not _is_bin(op):
+    @staticmethod
+    def of(
+        ops: list[Operation], carried: dict[SSAValue, Operation], latency: dict[Operation, int]
+    ) -> _Body:
+        index = {op: n for n, op in enumerate(ops)}
+        bins = tuple(_is_bin(op) for op in ops)
+        inputs: list[tuple[int, ...]] = []
+        carried_in: list[tuple[int, ...]] = []
+        for op, is_bin in zip(ops, bins, strict=True):
+            mine: list[int] = []
+            previous: list[int] = []
+            if not is_bin:
                 for value in op.operands:
-                    producer = value.owner
-                    if producer in group:
-                        g = max(g, group[producer] + weight[producer])  # type: ignore[index]
+                    if (n := index.get(value.owner)) is not None:  # type: ignore[arg-type]
+                        mine.append(n)
                     elif value in carried:
-                        p = carried[value]
-                        g = max(g, group[p] + weight[p] - period)
-                if _is_cache(op, cgra.LoadOp):
-                    g = max(g, before + 1)
-                    pending = latest_store > INDUCTION_PERIOD or period > INDUCTION_PERIOD
-                    if pending and period < _DRAINED:
-                        g = max(g, latest_store + 1 - period)
-            if _is_cache(op, cgra.StoreOp):
-                before = max(before, g)
-            if g != group[op]:
-                changed = True
-                group[op] = g
-        if not changed:
-            return group
-    return None
+                        previous.append(index[carried[value]])
+            inputs.append(tuple(mine))
+            carried_in.append(tuple(previous))
+        return _Body(
+            tuple(latency[op] for op in ops),
+            tuple(isinstance(op, cgra.ComputeOp) for op in ops),
+            bins,
+            tuple(_is_cache(op, cgra.LoadOp) for op in ops),
+            tuple(_is_cache(op, cgra.StoreOp) for op in ops),
+            tuple(
+                0 if b or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
+                for op, b in zip(ops, bins, strict=True)
+            ),
+            tuple(inputs),
+            tuple(carried_in),
+            len(carried),
+        )
+
+    def issued(
+        self, group: list[int]
+    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, bool], ...]]:
+        """(group, cycles) of the compute ops that take a cycle or more, and (group,
+        is a write) of the cache accesses in body order."""
+        compute = tuple(
+            (g, cycles)
+            for g, cycles, compute in zip(group, self.latency, self.compute, strict=True)
+            if compute and cycles > 0
+        )
+        accesses = tuple(
+            (g, store)
+            for g, load, store in zip(group, self.cache_load, self.cache_store, strict=True)
+            if load or store
+        )
+        return compute, accesses
+
+    def groups(self, period: int) -> list[int] | None:
+        """Each op's group at `period`, or None if no groups satisfy the constraints
+        (a cross-iteration dependence longer than the period allows). One pass in body
+        order settles every constraint within the iteration (operands come before
+        their uses); the cross-iteration ones (loop-carried values, the previous
+        iteration's late stores) are settled by repeating it, at most once per such
+        constraint on a path, unless they form a cycle that grows without end."""
+        weight, inputs, carried = self.weight, self.inputs, self.carried
+        loads, stores, bins = self.cache_load, self.cache_store, self.bin
+        group = [0] * len(weight)
+        store_at = [n for n, store in enumerate(stores) if store]
+        for _ in range(self.carried_count + 3):
+            changed = False
+            latest_store = max((group[n] for n in store_at), default=-1)
+            pending = latest_store > INDUCTION_PERIOD or period > INDUCTION_PERIOD
+            late = latest_store + 1 - period if pending and period < _DRAINED else None
+            before = -1  # the latest group of a cache store earlier in the iteration
+            for n in range(len(group)):
+                g = 0
+                if not bins[n]:
+                    for m in inputs[n]:
+                        if group[m] + weight[m] > g:
+                            g = group[m] + weight[m]
+                    for m in carried[n]:
+                        if group[m] + weight[m] - period > g:
+                            g = group[m] + weight[m] - period
+                    if loads[n]:
+                        g = max(g, before + 1)
+                        if late is not None:
+                            g = max(g, late)
+                if stores[n]:
+                    before = max(before, g)
+                if g != group[n]:
+                    changed = True
+                    group[n] = g
+            if not changed:
+                return group
+        return None
 
 
 __all__ = ["INDUCTION_PERIOD", "LockstepSchedule", "lockstep_schedule"]

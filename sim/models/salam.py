@@ -70,28 +70,47 @@ def run_cycles(schedule: LockstepSchedule, trips: int, latency: np.ndarray, port
     iteration, `schedule.accesses` order within one; any other count is spread
     evenly at its mean, which only an executor fallback could cause).
     """
-    if trips <= 0:
-        return 0.0
-    period = schedule.period
-    span = (trips - 1) * period
-    cost = np.ones(span + schedule.groups)  # a group is at least one tick
+    return float(runs_cycles(schedule, np.array([trips]), latency, ports)[0])
+
+
+def runs_cycles(
+    schedule: LockstepSchedule, trips: np.ndarray, latency: np.ndarray, ports: int
+) -> np.ndarray:
+    """
+    `run_cycles` of several runs of one kernel loop at once: run r has `trips[r]`
+    iterations, and `latency` holds the runs' access times one run after another.
+    The runs are laid side by side on one axis of groups, so that the whole batch
+    takes a fixed number of array operations however many runs there are (a layer
+    loop runs its kernels hundreds of thousands of times); each run's groups and
+    sums are those it would have alone.
+    """
+    trips = np.asarray(trips, dtype=np.int64)
+    period, accesses = schedule.period, len(schedule.accesses)
+    if accesses and latency.size != int(trips.sum()) * accesses:
+        # Only an executor fallback: each run's accesses at the batch's mean.
+        mean = float(latency.mean()) if latency.size else 0.0
+        latency = np.full(int(trips.sum()) * accesses, mean)
+    active = trips > 0
+    length = np.where(active, (trips - 1) * period + schedule.groups, 0)
+    begin = np.concatenate(([0], np.cumsum(length)))
+    cost = np.ones(int(begin[-1]))  # a group is at least one tick
+    # Where each iteration of each run launches on the shared axis.
+    launch = np.repeat(begin[:-1], trips) + period * (
+        np.arange(int(trips.sum()), dtype=np.int64) - np.repeat(np.cumsum(trips) - trips, trips)
+    )
     for group, cycles in schedule.compute:
-        lane = cost[group : group + span + 1 : period]
-        np.maximum(lane, cycles, out=lane)
-    accesses = len(schedule.accesses)
+        lane = launch + group
+        cost[lane] = np.maximum(cost[lane], cycles)
     if accesses:
-        if latency.size != trips * accesses:
-            mean = float(latency.mean()) if latency.size else 0.0
-            latency = np.full(trips * accesses, mean)
-        latency = latency.reshape(trips, accesses)
+        took_all = latency.reshape(-1, accesses)
         offsets = np.array([g for g, _ in schedule.accesses], dtype=np.int64)
         writes = np.array([w for _, w in schedule.accesses], dtype=bool)
-        group_of = np.arange(trips, dtype=np.int64)[:, None] * period + offsets[None, :]
+        group_of = launch[:, None] + offsets[None, :]
         for kind in (~writes, writes):
             if not kind.any():
                 continue
             where = group_of[:, kind].ravel()
-            took = latency[:, kind].ravel()
+            took = took_all[:, kind].ravel()
             count = np.bincount(where, minlength=cost.size)
             total = np.bincount(where, weights=took, minlength=cost.size)
             longest = np.zeros(cost.size)
@@ -99,32 +118,41 @@ def run_cycles(schedule: LockstepSchedule, trips: int, latency: np.ndarray, port
             rounds = -(-count // ports)
             mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
             np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
-    return float(cost.sum())
+    sums = np.zeros(len(trips))
+    if active.any():
+        sums[active] = np.add.reduceat(cost, begin[:-1][active])
+    return sums
 
 
-def _runs(windows: WindowTable) -> list[np.ndarray]:
+def whole_cycles(spent: np.ndarray) -> np.ndarray:
+    """Whole cycles, up from sums of fractional request times (a hit's mean 3.2).
+    A sum is first rounded to 1e-6 of a cycle: fifteen hits added one by one
+    give 48.00000000000001, which must stay 48 cycles, whatever order the sum
+    was taken in (no mechanism fixes one)."""
+    return np.ceil(np.round(spent, 6)).astype(np.int64)
+
+
+def _runs(windows: WindowTable) -> tuple[np.ndarray, np.ndarray]:
     """The kernel windows grouped into runs of the datapath: one window each,
     but consecutive windows of a `continued` kernel (its loop's enclosing loop
     does not latch either), with only ops windows between them, form one run
     whose iterations overlap across the windows (layer barriers included: the
-    authors' machine runs the program without layers)."""
-    runs: list[list[int]] = []
-    last = -1  # the kernel window the open run ended with
-    for i in np.flatnonzero(windows.kernel).tolist():
-        schedule = windows.lockstep[int(windows.kernel_id[i])]
-        assert schedule is not None
-        joins = (
-            last >= 0
-            and schedule.continued
-            and windows.kernel_id[i] == windows.kernel_id[last]
-            and not windows.kernel[last + 1 : i].any()
-        )
-        if joins:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-        last = i
-    return [np.array(r, dtype=np.int64) for r in runs]
+    authors' machine runs the program without layers). Gives the kernel windows
+    in program order and the run each belongs to (runs numbered in order)."""
+    kernels = np.flatnonzero(windows.kernel)
+    ids = windows.kernel_id[kernels]
+    continued = np.array([s is not None and s.continued for s in windows.lockstep])
+    starts = np.ones(kernels.size, dtype=bool)
+    starts[1:] = (ids[1:] != ids[:-1]) | ~continued[ids[1:]]
+    return kernels, np.cumsum(starts) - 1
+
+
+def _gather(windows: WindowTable, members: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`values[start:end]` of the windows `members`, one after another."""
+    start, end = windows.start[members], windows.end[members]
+    size = end - start
+    first = np.repeat(start - (np.cumsum(size) - size), size)
+    return values[first + np.arange(int(size.sum()), dtype=np.int64)]
 
 
 class SalamModel:
@@ -167,24 +195,27 @@ class SalamModel:
         spent = windows.compute + windows.hits * hit + windows.misses * miss
         busy = windows.compute + (windows.hits + windows.misses) * hit
         latency = np.where(windows.access_hit, hit, miss)
-        all_hits: dict[tuple[int, int], float] = {}
-        for run in _runs(windows):
-            kernel = int(windows.kernel_id[run[0]])
+        kernels, run_of = _runs(windows)
+        ids = windows.kernel_id[kernels]
+        for kernel in np.unique(ids).tolist():
             schedule = windows.lockstep[kernel]
             assert schedule is not None
-            trips = windows.trips[run]
-            total = int(trips.sum())
-            taken = np.concatenate([latency[windows.start[i] : windows.end[i]] for i in run])
-            cycles = run_cycles(schedule, total, taken, ports)
-            key = (kernel, total)
-            if key not in all_hits:
-                all_hits[key] = run_cycles(schedule, total, np.full(taken.size, hit), ports)
+            mine = ids == kernel
+            members_w = kernels[mine]
+            runs = run_of[mine]  # non-decreasing: a run's windows are consecutive
+            which = np.cumsum(np.concatenate(([0], runs[1:] != runs[:-1])))  # each window's run
+            sizes = np.bincount(which)
+            trips = windows.trips[members_w]
+            totals = np.bincount(which, weights=trips, minlength=sizes.size).astype(np.int64)
+            taken = _gather(windows, members_w, latency)
+            cycles = runs_cycles(schedule, totals, taken, ports)
+            all_hit = runs_cycles(schedule, totals, np.full(taken.size, hit), ports)
             # A continued run's cycles are shared by its windows by their trips.
-            share = trips / total if total else np.full(len(run), 1.0 / len(run))
-            spent[run] = cycles * share
-            busy[run] = min(all_hits[key], cycles) * share
-        cycles = np.ceil(spent).astype(np.int64)
-        busy_cycles = np.ceil(busy).astype(np.int64)
+            total = totals[which]
+            share = np.divide(trips, total, out=1.0 / sizes[which], where=total > 0)
+            spent[members_w] = cycles[which] * share
+            busy[members_w] = np.minimum(all_hit, cycles)[which] * share
+        cycles, busy_cycles = whole_cycles(spent), whole_cycles(busy)
         # What the misses cost beyond hits: the memory stall.
         stall = int((cycles - busy_cycles).sum())
         return Cycles(cycles, stall, 0, busy_cycles, np.zeros_like(cycles))
@@ -192,4 +223,4 @@ class SalamModel:
 
 SALAM_MODEL = SalamModel()
 
-__all__ = ["SALAM_MODEL", "SalamModel", "run_cycles"]
+__all__ = ["SALAM_MODEL", "SalamModel", "run_cycles", "runs_cycles", "whole_cycles"]

@@ -20,7 +20,7 @@ from sim.executor import Executor
 from sim.kernel_compiler import is_kernel_loop
 from sim.models import MODELS, UnknownModel, get_model
 from sim.models.cgra import CGRA
-from sim.models.salam import run_cycles
+from sim.models.salam import run_cycles, runs_cycles, whole_cycles
 from sim.simulator import SimulationError, prepare, simulate
 from sim.timing import TimingRecorder, authors_dram_bytes, report, window_table
 from sim.trace import MemoryTrace
@@ -202,6 +202,32 @@ def test_a_read_and_a_write_share_a_port_and_two_ports_serve_two_reads() -> None
     # A miss holds its slot while the other port serves the hits.
     mixed = np.array([miss, hit])
     assert run_cycles(two, 1, mixed, SALAM.ports) == pytest.approx(miss)
+
+
+def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    # Period 2: a load in group 0, a 4-cycle mulf in group 1, one write in group 1.
+    schedule = LockstepSchedule(2, ((1, 4),), ((0, False), (1, True)), 2)
+    trips = np.array([3, 0, 1, 2])
+    rng = np.random.default_rng(7)
+    latency = np.where(rng.random(2 * int(trips.sum())) < 0.5, hit, miss)
+    together = runs_cycles(schedule, trips, latency, SALAM.ports)
+    alone, at = [], 0
+    for t in trips.tolist():
+        alone.append(run_cycles(schedule, t, latency[at : at + 2 * t], SALAM.ports))
+        at += 2 * t
+    assert together.tolist() == alone
+    # By hand, the 1-trip run: group 0 its load, group 1 the mulf (4) beside the
+    # write.
+    load, write = latency[6], latency[7]
+    assert together[2] == pytest.approx(max(1.0, load) + max(4.0, write))
+    assert together[1] == 0.0
+
+
+def test_whole_cycles_do_not_count_the_rounding_of_a_sum() -> None:
+    fifteen_hits = sum([3.2] * 15)  # 48.00000000000001
+    assert fifteen_hits > 48
+    assert whole_cycles(np.array([fifteen_hits, 48.5, 3.0])).tolist() == [48, 49, 3]
 
 
 ORDERED = """
