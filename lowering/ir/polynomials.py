@@ -127,12 +127,13 @@ class Poly:
     def emit(
         self, value_of: Callable[[str], SSAValue], insert: Callable[[Operation], None]
     ) -> SSAValue:
-        """The polynomial as `index` arithmetic (`arith.constant/muli/addi/subi`,
-        one `arith.divsi` by the common denominator), each op passed to `insert`;
-        `value_of` gives the SSA value of a variable."""
-
+        """The polynomial as `index` arithmetic, each op passed to `insert`;
+        `value_of` gives the SSA value of a variable. The numerator over the
+        common denominator is evaluated by Horner's rule, in the variable of
+        highest degree first (its coefficients, polynomials of the others,
+        likewise), then divided once (`arith.divsi`, exact where the polynomial
+        takes integer values)."""
         constants: dict[int, SSAValue] = {}
-        products: dict[Monomial, SSAValue] = {}
 
         def constant(v: int) -> SSAValue:
             if v not in constants:
@@ -146,32 +147,33 @@ class Poly:
             insert(op)
             return op.results[0]
 
-        def product(m: Monomial) -> SSAValue:
-            """`m`'s value, sharing the products of its prefixes."""
-            if m not in products:
-                (v, e), rest = m[-1], m[:-1]
-                smaller = (*rest, (v, e - 1)) if e > 1 else rest
-                products[m] = (
-                    binary(arith.MuliOp, product(smaller), value_of(v)) if smaller else value_of(v)
+        def horner(poly: Poly) -> SSAValue:
+            value = poly.constant()
+            if value is not None:
+                return constant(int(value))
+            name = max(sorted(poly.variables()), key=poly.degree_in)
+            degree = poly.degree_in(name)
+            coefficients = [
+                Poly(
+                    {
+                        tuple((v, e) for v, e in m if v != name): c
+                        for m, c in poly.terms.items()
+                        if dict(m).get(name, 0) == k
+                    }
                 )
-            return products[m]
+                for k in range(degree + 1)
+            ]
+            top = coefficients[degree]
+            acc = None if top == Poly.const(1) else horner(top)  # None stands for 1
+            for k in reversed(range(degree)):
+                acc = value_of(name) if acc is None else binary(arith.MuliOp, acc, value_of(name))
+                if coefficients[k].terms:
+                    acc = binary(arith.AddiOp, acc, horner(coefficients[k]))
+            assert acc is not None
+            return acc
 
         denominator = lcm(*(c.denominator for c in self.terms.values())) if self.terms else 1
-        total: SSAValue | None = None
-        for m, c in sorted(self.terms.items()):
-            numerator = int(c * denominator)
-            term = product(m) if m else None
-            magnitude = abs(numerator)
-            if term is None:
-                term = constant(magnitude)
-            elif magnitude != 1:
-                term = binary(arith.MuliOp, term, constant(magnitude))
-            if total is None:
-                total = term if numerator > 0 else binary(arith.SubiOp, constant(0), term)
-            else:
-                total = binary(arith.AddiOp if numerator > 0 else arith.SubiOp, total, term)
-        if total is None:
-            return constant(0)
+        total = horner(self.scale(denominator))
         if denominator != 1:
             total = binary(arith.DivSIOp, total, constant(denominator))
         return total

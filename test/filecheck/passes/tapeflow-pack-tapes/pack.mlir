@@ -7,19 +7,18 @@
 
 // The j < i triangle of a 4x4 nest, ragged extents (4, i): packed, the tape holds
 // the 0 + 1 + 2 + 3 = 6 entries FWD writes (the bounding box held 4 x 3), entry
-// (i, j) at i*(i-1)/2 + j: the entries before row i, computed (as (i*i - i) / 2)
-// once per outer iteration, plus j in the inner loop. The loop that computed the
-// bounding box's extent goes.
+// (i, j) at i*(i-1)/2 + j: the entries before row i, computed (by Horner's rule,
+// as (i - 1) * i / 2) once per outer iteration, plus j in the inner loop. The
+// loop that computed the bounding box's extent goes.
 // CHECK-LABEL: func.func private @diffef
 // CHECK-NOT:    arith.maxsi
 // CHECK:        %[[T:.*]] = tape.alloc name "load_arg0" : !tape.tape<6xf64>
 // CHECK-NEXT:   scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:     %[[Z:.*]] = arith.constant 0 : index
-// CHECK-NEXT:     %[[NEG:.*]] = arith.subi %[[Z]], %[[I]] : index
-// CHECK-NEXT:     %[[SQ:.*]] = arith.muli %[[I]], %[[I]] : index
-// CHECK-NEXT:     %[[SUM:.*]] = arith.addi %[[NEG]], %[[SQ]] : index
+// CHECK-NEXT:     %[[M1:.*]] = arith.constant -1 : index
+// CHECK-NEXT:     %[[IM1:.*]] = arith.addi %[[I]], %[[M1]] : index
+// CHECK-NEXT:     %[[PROD:.*]] = arith.muli %[[IM1]], %[[I]] : index
 // CHECK-NEXT:     %[[TWO:.*]] = arith.constant 2 : index
-// CHECK-NEXT:     %[[ROW:.*]] = arith.divsi %[[SUM]], %[[TWO]] : index
+// CHECK-NEXT:     %[[ROW:.*]] = arith.divsi %[[PROD]], %[[TWO]] : index
 // CHECK-NEXT:     scf.for %[[J:.*]] = %{{.*}} to %[[I]] step %{{.*}} {
 // CHECK-NEXT:       %[[P:.*]] = arith.addi %[[ROW]], %[[J]] : index
 // CHECK-NEXT:       %[[V:.*]] = memref.load
@@ -27,10 +26,9 @@
 // REV reads (i, j) = (3 - r, 2 - r - c) at the same polynomial of its own indices.
 // CHECK:        scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:     %[[RI:.*]] = arith.subi %{{.*}}, %[[R]] : index
-// CHECK-NEXT:     arith.constant 0 : index
-// CHECK-NEXT:     arith.subi %{{.*}}, %[[RI]] : index
-// CHECK-NEXT:     arith.muli %[[RI]], %[[RI]] : index
-// CHECK-NEXT:     arith.addi
+// CHECK-NEXT:     arith.constant -1 : index
+// CHECK-NEXT:     %[[RIM1:.*]] = arith.addi %[[RI]], %{{.*}} : index
+// CHECK-NEXT:     arith.muli %[[RIM1]], %[[RI]] : index
 // CHECK-NEXT:     arith.constant 2 : index
 // CHECK-NEXT:     %[[RROW:.*]] = arith.divsi
 // CHECK-NEXT:     scf.for
@@ -50,26 +48,30 @@
 // REGION-NOT: tapeflow.ragged
 
 // A triangle whose size is an argument (for i < n; for j = i+1 .. n; for k < 4):
-// 4 * (n-1-i) entries per i, 2*n*n - 2*n in all, computed once before FWD and
-// shared by the three tapes of the nest, as is the position of each entry.
+// 4 * (n-1-i) entries per i, (2*n - 2) * n in all, computed once before FWD and
+// shared by the three tapes of the nest, as is the position of each entry
+// (4 * (n-1 + ... + n-i) + 4 * (j - i - 1) + k, one level per loop).
 // SYMBOLIC-LABEL: func.func private @diffetri
 // SYMBOLIC-SAME:    %[[N:[^:]*]]: index)
 // SYMBOLIC-NOT:     arith.maxsi
 // SYMBOLIC:         %[[TWO:.*]] = arith.constant 2 : index
-// SYMBOLIC-NEXT:    %[[N2:.*]] = arith.muli %[[N]], %[[TWO]] : index
-// SYMBOLIC-NEXT:    %[[Z:.*]] = arith.constant 0 : index
-// SYMBOLIC-NEXT:    %[[NEG:.*]] = arith.subi %[[Z]], %[[N2]] : index
-// SYMBOLIC-NEXT:    %[[NN:.*]] = arith.muli %[[N]], %[[N]] : index
-// SYMBOLIC-NEXT:    %[[NN2:.*]] = arith.muli %[[NN]], %[[TWO]] : index
-// SYMBOLIC-NEXT:    %[[COUNT:.*]] = arith.addi %[[NEG]], %[[NN2]] : index
+// SYMBOLIC-NEXT:    %[[N2:.*]] = arith.muli %[[TWO]], %[[N]] : index
+// SYMBOLIC-NEXT:    %[[M2:.*]] = arith.constant -2 : index
+// SYMBOLIC-NEXT:    %[[N2M2:.*]] = arith.addi %[[N2]], %[[M2]] : index
+// SYMBOLIC-NEXT:    %[[COUNT:.*]] = arith.muli %[[N2M2]], %[[N]] : index
 // SYMBOLIC-NEXT:    tape.alloc(%[[COUNT]]) name "load_arg0" : !tape.tape<?xf64>
 // SYMBOLIC-NEXT:    tape.alloc(%[[COUNT]]) name "load_arg0_2" : !tape.tape<?xf64>
 // SYMBOLIC-NEXT:    tape.alloc(%[[COUNT]]) name "load_arg2" : !tape.tape<?xf64>
-// SYMBOLIC:         tape.store %{{.*}}, %{{.*}}[%[[P:.*]]] id 0 : f64, !tape.tape<?xf64>
-// SYMBOLIC-NEXT:    memref.load
-// SYMBOLIC-NEXT:    tape.store %{{.*}}, %{{.*}}[%[[P]]] id 1 : f64, !tape.tape<?xf64>
-// SYMBOLIC-NEXT:    memref.load
-// SYMBOLIC-NEXT:    tape.store %{{.*}}, %{{.*}}[%[[P]]] id 2 : f64, !tape.tape<?xf64>
+// SYMBOLIC:         scf.for
+// SYMBOLIC:           scf.for
+// SYMBOLIC:             scf.for %[[K:[^ ]*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// SYMBOLIC-NEXT:      %[[P:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// SYMBOLIC-NEXT:      memref.load
+// SYMBOLIC-NEXT:      tape.store %{{.*}}, %{{.*}}[%[[P]]] id 0 : f64, !tape.tape<?xf64>
+// SYMBOLIC-NEXT:      memref.load
+// SYMBOLIC-NEXT:      tape.store %{{.*}}, %{{.*}}[%[[P]]] id 1 : f64, !tape.tape<?xf64>
+// SYMBOLIC-NEXT:      memref.load
+// SYMBOLIC-NEXT:      tape.store %{{.*}}, %{{.*}}[%[[P]]] id 2 : f64, !tape.tape<?xf64>
 
 // BAD: error: tapeflow-pack-tapes: the 'tape.alloc' %t at {{.*}}bad-ragged.mlir:7:3: the extent of dimension 0 (d1) depends on d1: an extent may depend only on the dimensions before it
 
