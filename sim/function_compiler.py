@@ -429,7 +429,9 @@ class _FunctionSource:
             self.emit(indent, f"{step}(fr)")  # it checks its step itself
             return
         kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
-        profile = self.constant(kernel_profile(kernel, self.timing.hardware), "P")
+        profile = self.constant(
+            kernel_profile(kernel, self.timing.hardware, self.timing.lockstep), "P"
+        )
         lb, ub, st = (self.slot(v) for v in (op.lb, op.ub, op.step))
         if not positive_constant(op.step):
             self.emit(indent, f"if {st} <= 0:", f"    raise {self.nonpositive(op)}({st})")

@@ -252,7 +252,7 @@ def execute(
     timeline shows (`sim/timeline.py`)."""
     check_model(model)
     trace = MemoryTrace(base=hardware.placement.base, alignment=hardware.placement.alignment)
-    timing = TimingRecorder(trace, hardware)
+    timing = TimingRecorder(trace, hardware, lockstep=get_model(model).lockstep)
     executor = Executor(module, trace, timing, fast=fast)
     if timeline:
         timing.collect(lambda: spad.entries_full if (spad := executor.scratchpad) else 0)

@@ -139,6 +139,10 @@ class TimingRecorder:
     after it, window that ends with its stream (-1: none), bytes streamed]: what
     the timing model needs to place the streams in time (`sim.models.streams`).
     A layer starts and ends a window, so its windows are its own."""
+    lockstep: bool = True
+    """Profile each kernel's iteration on the authors' lockstep datapath too
+    (`KernelProfile.lockstep`): only a model that issues in lockstep
+    (`TimingModel.lockstep`) reads it."""
     unplaced: int = 0
     """Ops a CGRA could have placed (compute and memory accesses) that ran outside
     any `cgra.kernel`, one after another: 0 when the compiler placed everything."""

@@ -211,8 +211,11 @@ def enclosing_loops(kernel: cgra.KernelOp) -> int:
     return count
 
 
-def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
-    """The initiation interval, length and op mix of one iteration of `kernel`."""
+def kernel_profile(
+    kernel: cgra.KernelOp, hardware: Hardware, lockstep: bool = True
+) -> KernelProfile:
+    """The initiation interval, length and op mix of one iteration of `kernel`,
+    and (`lockstep`) its iteration on the authors' lockstep datapath."""
     length = 0
     fu: Counter[str] = Counter()
     memory_ops = spad = 0
@@ -241,7 +244,9 @@ def kernel_profile(kernel: cgra.KernelOp, hardware: Hardware) -> KernelProfile:
         fu,
         memory_ops,
         spad,
-        lockstep_schedule(kernel, lockstep_latencies(kernel, hardware), enclosing_loops(kernel)),
+        lockstep_schedule(kernel, lockstep_latencies(kernel, hardware), enclosing_loops(kernel))
+        if lockstep
+        else None,
         tiled,
         looped,
     )

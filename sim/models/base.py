@@ -98,6 +98,9 @@ class Cycles:
 class TimingModel(Protocol):
     name: str
     summary: str
+    lockstep: bool
+    """The model reads each kernel's iteration on the authors' lockstep datapath
+    (`KernelProfile.lockstep`, which the run then computes)."""
     fields: frozenset[str]
     """The hardware fields (dotted, `targets.fields.HARDWARE_FIELDS`) the model
     simulates: a change to any other changes none of its numbers, and is refused

@@ -44,6 +44,7 @@ class CgraModel:
         "pipelined CGRA: modulo-scheduled kernel loops, misses overlapped with compute, "
         "hits holding a port, timed streams, tiles of one loop overlapped"
     )
+    lockstep = False
     fields = HARDWARE_FIELDS
     """Every field: the grid, latencies, ports, MSHRs, bandwidth, clock..."""
 

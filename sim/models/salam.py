@@ -162,6 +162,7 @@ class SalamModel:
         "inner-loop iterations overlapping, 2 ports with a read and a write slot each, "
         "free tape bins"
     )
+    lockstep = True
     fields = SALAM_FIELDS
 
     def __init__(self, machine: SalamMachine = SALAM):
