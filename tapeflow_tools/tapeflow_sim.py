@@ -163,7 +163,9 @@ def hardware_layers(args: argparse.Namespace) -> Hardware:
     model = MODELS[args.model]
     hardware = model.hardware(PRESETS[args.preset])  # the machine the model simulates
     try:
-        hardware = layered(hardware, args.hw, args.sets)  # errors name their layer
+        # A cache size given without its ways takes the model's: Table III's under
+        # cgra, the cluster cache's 4 ways at every size under salam.
+        hardware = layered(hardware, args.hw, args.sets, model.ways)  # errors name their layer
     except HardwareError as err:
         raise ToolError(str(err)) from None
     given = " ".join(
@@ -179,15 +181,13 @@ def hardware_layers(args: argparse.Namespace) -> Hardware:
         if value is not None
     )
     try:
-        # Under a model with its own cache organisation (salam: 4-way at every
-        # size), --cache-bytes keeps the model's ways; under cgra, Table III's.
-        keep_ways = args.model != DEFAULT_MODEL and args.cache_bytes is not None
         hardware = overridden(
             hardware,
             cache_bytes=args.cache_bytes,
-            assoc=args.assoc if args.assoc is not None or not keep_ways else hardware.cache.assoc,
+            assoc=args.assoc,
             spad_bytes=args.spad_bytes,
             energy=args.energy,
+            ways=model.ways,
         )
         check_simulated(args.model, hardware, model.hardware(PRESETS[args.preset]))
         check_schedulable(hardware)

@@ -27,7 +27,7 @@ from tapeflow_dialects.semantics import COST_CLASSES
 from tapeflow_dialects.stream import Stream
 from tapeflow_dialects.tape import Tape
 from targets.energy import ENERGY_PRESETS, FU_CLASSES
-from targets.hardware import Hardware, Latencies
+from targets.hardware import FunctionalUnits, Hardware, Latencies
 from targets.lockstep import LockstepSchedule, lockstep_schedule
 from targets.salam import SALAM
 
@@ -69,6 +69,8 @@ def _check_classes() -> None:
     """Every declared class is a latency of the hardware and has an energy in every
     energy preset, so that no op's cost falls back to a default."""
     latencies = {f.name for f in fields(Latencies)}
+    if {f.name for f in fields(FunctionalUnits)} != set(FU_CLASSES):
+        raise ImportError("targets.costs: FunctionalUnits must count exactly the FU classes")
     for table in (COST_CLASSES, OTHER_COST_CLASSES):
         unknown = sorted({c for c in table.values() if c not in FU_CLASSES})
         if unknown:
@@ -244,7 +246,17 @@ def kernel_profile(
         fu,
         memory_ops,
         spad,
-        lockstep_schedule(kernel, lockstep_latencies(kernel, hardware), enclosing_loops(kernel))
+        lockstep_schedule(
+            kernel,
+            lockstep_latencies(kernel, hardware),
+            enclosing_loops(kernel),
+            {
+                op: op_class(op.opcode.data)
+                for op in kernel.body.block.ops
+                if isinstance(op, cgra.ComputeOp)
+            },
+            hardware.datapath,
+        )
         if lockstep
         else None,
         tiled,

@@ -11,12 +11,17 @@ Sources, cited by key in each field's docstring:
 - `design`: the project's design card (64 B lines, LRU, write-back, write-allocate,
   1 cycle per operand-network hop, 2 GHz).
 - `assumption`: a value this project chose where no source gives one; each says why.
+- `salam`: the authors' gem5-SALAM fork (`sfu-arch/gem5-SALAM`, branch `binned`,
+  commit `a5e40f4be` unless another is named), read by the `salam` model only
+  (`DatapathConfig`); ../shared/papers/gem5-salam-mechanisms.md and
+  docs/research/gem5-salam.md describe it.
 
 Every value can be overridden (`configure`), so that sweeps can vary any of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 
 from targets.energy import ENERGY_PRESETS, EnergyModel
@@ -181,6 +186,58 @@ class MappingConfig:
 
 
 @dataclass(frozen=True)
+class FunctionalUnits:
+    """Functional units of each op class on a lockstep datapath (the `salam` model):
+    at most this many ops of the class issue in one lockstep group, 0 meaning no
+    limit. A unit is taken when its op launches and given back when the op commits
+    (gem5-SALAM `Instruction::launch`/`commit` in `LLVMRead/src/instruction.cc`,
+    `HWInterface::availableFunctionalUnit`/`clearFunctionalUnit`), so a group, which
+    ends only when all its ops have committed, leaves every unit free for the next:
+    whether a unit is pipelined (`fu_pipelined = 1` in the kernels' `.ini`) changes
+    nothing under lockstep. A 0-cycle op (`select`) commits at launch and holds none.
+
+    [salam] 0 for every class: the authors' runs had no limit. Their kernels'
+    `.ini` files list counts (`[FunctionalUnits]`: 1000 per class in
+    `benchmarks/AD/nn/hw/nn.ini` L61-75 and 100 in `top.ini`, stored at commit
+    `33a0fe08`; 1, 2 or 10 in the other kernels' per
+    ../shared/papers/authors-kernels.md), but at `a5e40f4be`
+    `configs/SALAM/HWAccConfig.py` reads only `clock_period`, `premap_data`,
+    `sched_threshold` and `lockstep_mode` from the `.ini` (L25-42) and builds
+    `FunctionalUnits()` with its defaults (L47), and the fork's
+    `Instruction::hasFunctionalUnit()` returns false
+    (`LLVMRead/src/instruction.hh`, stored at `0364f35d`), so `launch()` never asks
+    for a unit. Setting a count (`--set datapath.units.fmul=1`) models the `.ini`
+    as if it were read."""
+
+    fadd: int = 0
+    fmul: int = 0
+    fdiv: int = 0
+    sqrt: int = 0
+    transcendental: int = 0
+    integer: int = 0
+
+
+@dataclass(frozen=True)
+class DatapathConfig:
+    """Issue limits of the authors' lockstep datapath, read by the `salam` model
+    (`targets.lockstep`) and by no other."""
+
+    units: FunctionalUnits = field(default_factory=FunctionalUnits)
+    sched_threshold: int = 10000
+    """Reservation-table entries at which a block's terminator waits: a branch
+    launches (and schedules the next block) only while the table holds fewer
+    entries than this, itself included (`llvm_interface.cc` `processQueues`:
+    `isTerminator() && reservation.size() >= scheduling_threshold` skips it; upstream
+    `LLVMInterface.py`: "prevents scheduling windows size from exploding during
+    regions of high loop parallelism"). It bounds how far an inner loop's branches
+    run ahead of its ops [salam: `sched_threshold = 10000`, `[Scheduler]` of
+    `benchmarks/AD/nn/hw/nn.ini` L80 and `top.ini` (the `.ini` files stored, at
+    `33a0fe08`; `sddmm.ini` gives the same), read by `configs/SALAM/HWAccConfig.py`
+    L40 at `a5e40f4be`. The other kernels' `.ini` files are not stored: nn's value
+    applies to all]."""
+
+
+@dataclass(frozen=True)
 class Hardware:
     """One accelerator configuration."""
 
@@ -213,6 +270,8 @@ class Hardware:
     (least recently used first out), and switching back to a kept one loads
     nothing. A kernel larger than that is loaded each time it is switched to."""
     mapping: MappingConfig = field(default_factory=MappingConfig)
+    datapath: DatapathConfig = field(default_factory=DatapathConfig)
+    """The lockstep datapath's issue limits (the `salam` model's only)."""
 
     @property
     def dram_bytes_per_cycle(self) -> float:
@@ -317,12 +376,14 @@ def overridden(
     rows: int | None = None,
     cols: int | None = None,
     energy: str | None = None,
+    ways: Callable[[int], int] = associativity_for,
 ) -> Hardware:
     """`hardware` with some parameters changed, checked; a changed cache size takes
-    Table III's associativity unless `assoc` is given."""
+    `ways(size)` unless `assoc` is given (Table III's associativity by default; a
+    timing model's `ways` for the machine it simulates)."""
     cache = hardware.cache
     if cache_bytes is not None:
-        cache = replace(cache, size_bytes=cache_bytes, assoc=associativity_for(cache_bytes))
+        cache = replace(cache, size_bytes=cache_bytes, assoc=ways(cache_bytes))
     if assoc is not None:
         cache = replace(cache, assoc=assoc)
     changes: dict[str, object] = {"cache": cache}
@@ -356,7 +417,9 @@ def describe(hardware: Hardware) -> dict[str, object]:
 
 __all__ = [
     "CacheConfig",
+    "DatapathConfig",
     "DramConfig",
+    "FunctionalUnits",
     "Hardware",
     "HardwareError",
     "Latencies",

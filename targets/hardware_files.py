@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,9 +124,16 @@ def _merge(into: dict[str, Any], layer: Mapping[str, Any], path: list[str], sour
             into[key] = value
 
 
-def apply(hardware: Hardware, layer: Mapping[str, Any], source: str) -> Hardware:
+def apply(
+    hardware: Hardware,
+    layer: Mapping[str, Any],
+    source: str,
+    ways: Callable[[int], int] = associativity_for,
+) -> Hardware:
     """`hardware` with the fields `layer` gives changed; `source` names the layer in
-    messages (a file name, or `--set key=value`)."""
+    messages (a file name, or `--set key=value`). A cache size given without its
+    ways takes `ways(size)`: the machine's rule (Table III's by default; a timing
+    model's `ways` for the machine it simulates)."""
     try:
         from pydantic import TypeAdapter, ValidationError
     except ImportError:
@@ -145,7 +152,7 @@ def apply(hardware: Hardware, layer: Mapping[str, Any], source: str) -> Hardware
     ):
         size = merged["cache"]["size_bytes"]  # type: ignore[index]
         if isinstance(size, int) and size > 0:
-            merged["cache"]["assoc"] = associativity_for(size)  # type: ignore[index]
+            merged["cache"]["assoc"] = ways(size)  # type: ignore[index]
     try:
         result = TypeAdapter(Hardware).validate_json(json.dumps(merged), strict=True)
     except ValidationError as err:
@@ -173,10 +180,16 @@ def _at(data: Any, loc: Sequence[Any]) -> Any:
     return data
 
 
-def layered(hardware: Hardware, files: Sequence[str] = (), sets: Sequence[str] = ()) -> Hardware:
-    """`hardware` with each file, then each `--set`, applied in order."""
+def layered(
+    hardware: Hardware,
+    files: Sequence[str] = (),
+    sets: Sequence[str] = (),
+    ways: Callable[[int], int] = associativity_for,
+) -> Hardware:
+    """`hardware` with each file, then each `--set`, applied in order (a cache size
+    without its ways takes `ways(size)`, as `apply`)."""
     for path in files:
-        hardware = apply(hardware, load_file(path), str(path))
+        hardware = apply(hardware, load_file(path), str(path), ways)
     for text in sets:
-        hardware = apply(hardware, parse_assignment(text), f"--set {text}")
+        hardware = apply(hardware, parse_assignment(text), f"--set {text}", ways)
     return hardware

@@ -32,34 +32,60 @@ request. Which ops share a group:
 - **A load waits for every older store not yet issued** (`findDynamicDeps`,
   `llvm_interface.cc` near L544): for a store earlier in the same iteration, and
   for a store of the previous iteration that had not issued when this
-  iteration's block was scheduled. The branch schedules the next block
-  `INDUCTION_PERIOD` groups after its own, whatever the ops of the iteration
-  still have to do: at that period a previous store is pending if its group is
-  later than the branch's; when the iterations' ops need a longer period they
-  fall further behind the branches with every iteration, so every store of the
-  previous iteration is still pending when the next block is scheduled.
+  iteration's block was scheduled. "Earlier" is in the authors' program's order,
+  where Enzyme for LLVM put its cache stores, behind the loads of an unrolled
+  body (`targets.enzyme_llvm`), not right after each value as ours. The branch
+  schedules the next block `INDUCTION_PERIOD` groups after its own, whatever the
+  ops of the iteration still have to do: at that period a previous store is
+  pending if its group is later than the branch's; when the iterations' ops need
+  a longer period they fall further behind the branches with every iteration, so
+  every store of the previous iteration is still pending when the next block is
+  scheduled (as far as the scheduling threshold lets the branches run ahead, below).
 - **Tape bins commit at once.** In TapeFlow mode a load or store tagged as a tape
   access (`!read`/`!write`) commits at the first lockstep pass after its block is
   scheduled, without a memory request and without waiting for its operands
   (`llvm_interface.cc` ~L305-316, `instruction.cc` ~265): its cost is its issue
   slot, and a load's users see its value in the same group.
 
-What is *not* here: functional-unit counts (the kernels' `.ini` files give 1 to
-1000 units per class; whether a unit is pipelined is not in the notes), the
-scheduling threshold (`sched_threshold`, a cap on the reservation table's size,
-taken as never reached), and the ops of the middle loops between continued runs
-(counted one after another, as outside kernels).
+- **Functional units per class** (`targets.hardware.FunctionalUnits`): a unit
+  is taken at launch and given back at commit (`instruction.cc`
+  `launch`/`commit`), so under lockstep at most `units` ops of a class issue in
+  one group and the rest wait for the next; ops claim units in body order, and
+  the groups of overlapping iterations share them (an op in group g competes with
+  the ops of other iterations in groups congruent to g modulo the period). The
+  authors' runs had no limit (0): their simulator never asks for a unit.
+- **The scheduling threshold bounds the run-ahead** (`DatapathConfig.sched_threshold`,
+  `llvm_interface.cc` `processQueues`): a branch launches only while the
+  reservation table holds fewer entries than the threshold, itself included.
+  An iteration's entries are its placed ops, one address computation (`getelementptr`)
+  per access and the induction `add` and `icmp`; each leaves the table in its
+  op's group. A branch that schedules the next block `d` groups before that
+  iteration's ops need it finds pending the entries of earlier iterations that
+  issue later; the most it can lead by is the `d` at which they still number
+  fewer than the threshold less one. A period at which even `d = 0` overflows the
+  table is infeasible (the next block would come late), and a previous
+  iteration's store is pending for the next load only if the lead the threshold
+  allows reaches past it.
+
+What is *not* here: the ops of the middle loops between continued runs (counted
+one after another, as outside kernels), and which iteration's op wins a unit
+when two compete (body order stands in for the table's age order).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from tapeflow_dialects import cgra
 from tapeflow_dialects.cgra import MemPath
+from targets.energy import FU_CLASSES
+from targets.enzyme_llvm import authors_order
+from targets.hardware import DatapathConfig
 
 INDUCTION_PERIOD = 2
 """Groups between the launches of consecutive inner-loop iterations when nothing
@@ -118,89 +144,69 @@ def _carried(kernel: cgra.KernelOp) -> dict[SSAValue, Operation]:
     return carried
 
 
-def lockstep_schedule(
-    kernel: cgra.KernelOp, latency: dict[Operation, int], enclosing: int = 1
-) -> LockstepSchedule:
-    """
-    The lockstep schedule of `kernel` iterated by its loop, given every placed
-    op's cycles on the authors' datapath (`latency`; a cache access's entry is
-    ignored: its time is its port occupancy, which the model takes from the
-    trace) and the number of loops `enclosing` the kernel's loop in its function
-    (0: it is an outermost loop, whose iterations do not overlap; 2 or more: its
-    runs continue one another). The smallest period at which the groups below
-    are consistent, found by bisection from `INDUCTION_PERIOD`; for a period,
-    each op's group is the least that satisfies, in body order until nothing
-    changes:
-
-    - after each operand's group (+1 unless that operand takes 0 cycles, or is a
-      tape bin load); a loop-carried operand's producer is in the previous
-      iteration, `period` groups earlier;
-    - a cache load after every earlier cache store of its iteration (+1), and
-      after every cache store of the previous iteration still pending when its
-      block was scheduled (+1 - period): at `INDUCTION_PERIOD`, those in a
-      later group than the branch; at a longer period, all of them;
-    - a tape bin access in group 0, whatever its operands.
-    """
-    ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
-    body = _Body.of(ops, _carried(kernel), latency)
-    if enclosing == 0:
-        # A latching loop: the next iteration starts once this one has drained.
-        group = body.groups(_DRAINED)
-        assert group is not None
-        depth = max(group, default=0) + 1
-        return LockstepSchedule(depth, *body.issued(group), depth, latching=True)
-    # The least period whose groups are consistent: a period past the deepest
-    # group leaves every cross-iteration constraint slack, and a longer period
-    # never breaks one a shorter period met, so bisect between the two.
-    low, high = INDUCTION_PERIOD, INDUCTION_PERIOD
-    while (group := body.groups(high)) is None:
-        low, high = high + 1, 2 * high
-    while low < high:
-        middle = (low + high) // 2
-        if body.groups(middle) is None:
-            low = middle + 1
-        else:
-            high = middle
-    group = body.groups(high)
-    assert group is not None
-    return LockstepSchedule(
-        high,
-        *body.issued(group),
-        max(group, default=0) + 1,
-        continued=enclosing >= 2,
-    )
-
-
-_DRAINED = 1 << 30
-"""A period no group reaches: every cross-iteration constraint slack."""
+INDUCTION_ENTRIES = (0, 1)
+"""The groups, within an iteration, of the induction `add` and the `icmp`: the
+reservation-table entries of an iteration besides its placed ops and their
+address computations."""
 
 
 @dataclass(frozen=True)
-class _Body:
-    """A kernel's placed ops by position, with what their groups depend on, read
-    from the IR once: the bisection over periods then works on integers."""
+class _Iteration:
+    """The constraints one iteration's ops are placed under (`_groups`), op by op
+    by position in the body, read from the IR once: the bisection over periods
+    then works on integers."""
 
-    latency: tuple[int, ...]
-    compute: tuple[bool, ...]
-    bin: tuple[bool, ...]
-    """A tape bin access (`_is_bin`)."""
-    cache_load: tuple[bool, ...]
-    cache_store: tuple[bool, ...]
     weight: tuple[int, ...]
-    """Groups from an op's group to its users' (0: a 0-cycle op or a bin load)."""
+    """Groups an op's users wait after it: 1, or 0 for an op that commits at launch."""
     inputs: tuple[tuple[int, ...], ...]
-    """Positions of the op's operands produced in this iteration (none for a bin)."""
+    """The ops of this iteration whose results it reads (none for a tape bin,
+    which waits for no operand)."""
     carried: tuple[tuple[int, ...], ...]
-    """Positions of the producers (in the previous iteration) of its loop-carried
-    operands (none for a bin)."""
+    """The ops of the previous iteration whose loop-carried results it reads
+    (none for a tape bin)."""
     carried_count: int
+    """Loop-carried values the kernel reads."""
+    load: tuple[bool, ...]
+    """A cache load."""
+    store: tuple[bool, ...]
+    """A cache store."""
+    unit: tuple[str | None, ...]
+    """The FU class of each op that holds a limited unit."""
+    units: dict[str, int]
+    """Units of each limited class."""
+    entries: tuple[int, ...]
+    """Reservation-table entries each op stands for (an access: itself and its
+    address computation)."""
+    threshold: int
+    stores_in_order: tuple[int, ...]
+    """The cache stores in the order the authors' program has them
+    (`targets.enzyme_llvm.authors_order`)."""
+    stores_before: tuple[int, ...]
+    """Each cache load's count of cache stores before it in that order: it
+    waits for `stores_in_order[:count]`."""
+    store_rank: tuple[int, ...]
+    """Each cache store's place in `stores_in_order` (-1 for other ops)."""
+    in_body_order: bool
+    """Every load's earlier stores come before it in the body too (Enzyme for
+    LLVM moves a cache store later, not earlier), so that one pass in body order
+    has settled their groups by the load, and a running maximum over a prefix
+    of the stores in the authors' order serves."""
 
     @staticmethod
     def of(
-        ops: list[Operation], carried: dict[SSAValue, Operation], latency: dict[Operation, int]
-    ) -> _Body:
+        ops: list[Operation],
+        carried: dict[SSAValue, Operation],
+        latency: dict[Operation, int],
+        unit_class: dict[Operation, str],
+        datapath: DatapathConfig,
+    ) -> _Iteration:
         index = {op: n for n, op in enumerate(ops)}
-        bins = tuple(_is_bin(op) for op in ops)
+        bins = [_is_bin(op) for op in ops]
+        weight = tuple(
+            0 if b or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
+            for op, b in zip(ops, bins, strict=True)
+        )
+        units = {name: count for name in FU_CLASSES if (count := getattr(datapath.units, name)) > 0}
         inputs: list[tuple[int, ...]] = []
         carried_in: list[tuple[int, ...]] = []
         for op, is_bin in zip(ops, bins, strict=True):
@@ -214,76 +220,220 @@ class _Body:
                         previous.append(index[carried[value]])
             inputs.append(tuple(mine))
             carried_in.append(tuple(previous))
-        return _Body(
-            tuple(latency[op] for op in ops),
-            tuple(isinstance(op, cgra.ComputeOp) for op in ops),
-            bins,
-            tuple(_is_cache(op, cgra.LoadOp) for op in ops),
-            tuple(_is_cache(op, cgra.StoreOp) for op in ops),
-            tuple(
-                0 if b or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
-                for op, b in zip(ops, bins, strict=True)
-            ),
+        in_order: list[int] = []
+        before = [0] * len(ops)
+        for op in authors_order(ops):
+            if _is_cache(op, cgra.LoadOp):
+                before[index[op]] = len(in_order)
+            elif _is_cache(op, cgra.StoreOp):
+                in_order.append(index[op])
+        rank = [-1] * len(ops)
+        for r, n in enumerate(in_order):
+            rank[n] = r
+        reach = list(accumulate(in_order, max))  # the latest body position of a prefix
+        return _Iteration(
+            weight,
             tuple(inputs),
             tuple(carried_in),
             len(carried),
+            tuple(_is_cache(op, cgra.LoadOp) for op in ops),
+            tuple(_is_cache(op, cgra.StoreOp) for op in ops),
+            tuple(
+                cls if (cls := unit_class.get(op)) in units and weight[n] == 1 else None
+                for n, op in enumerate(ops)
+            ),
+            units,
+            tuple(2 if isinstance(op, cgra.LoadOp | cgra.StoreOp) else 1 for op in ops),
+            datapath.sched_threshold,
+            tuple(in_order),
+            tuple(before),
+            tuple(rank),
+            all(reach[before[n] - 1] < n for n in range(len(ops)) if before[n] > 0),
         )
 
-    def issued(
-        self, group: list[int]
-    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, bool], ...]]:
-        """(group, cycles) of the compute ops that take a cycle or more, and (group,
-        is a write) of the cache accesses in body order."""
-        compute = tuple(
-            (g, cycles)
-            for g, cycles, compute in zip(group, self.latency, self.compute, strict=True)
-            if compute and cycles > 0
-        )
-        accesses = tuple(
-            (g, store)
-            for g, load, store in zip(group, self.cache_load, self.cache_store, strict=True)
-            if load or store
-        )
-        return compute, accesses
+    def pending(self, group: list[int], period: int, lead: int) -> int:
+        """Entries of earlier iterations still in the table when the branch
+        schedules the next block `lead` groups before its ops need it (in
+        steady state at `period`): an entry `o` groups into its iteration, m
+        iterations back, is pending if m * period < o + lead."""
+        offsets = [*zip(group, self.entries, strict=True), *((o, 1) for o in INDUCTION_ENTRIES)]
+        return sum(n * max(0, -(-(o + lead) // period) - 1) for o, n in offsets)
 
-    def groups(self, period: int) -> list[int] | None:
-        """Each op's group at `period`, or None if no groups satisfy the constraints
-        (a cross-iteration dependence longer than the period allows). One pass in body
-        order settles every constraint within the iteration (operands come before
-        their uses); the cross-iteration ones (loop-carried values, the previous
-        iteration's late stores) are settled by repeating it, at most once per such
-        constraint on a path, unless they form a cycle that grows without end."""
-        weight, inputs, carried = self.weight, self.inputs, self.carried
-        loads, stores, bins = self.cache_load, self.cache_store, self.bin
-        group = [0] * len(weight)
-        store_at = [n for n, store in enumerate(stores) if store]
-        for _ in range(self.carried_count + 3):
-            changed = False
-            latest_store = max((group[n] for n in store_at), default=-1)
-            pending = latest_store > INDUCTION_PERIOD or period > INDUCTION_PERIOD
-            late = latest_store + 1 - period if pending and period < _DRAINED else None
-            before = -1  # the latest group of a cache store earlier in the iteration
-            for n in range(len(group)):
-                g = 0
-                if not bins[n]:
-                    for m in inputs[n]:
-                        if group[m] + weight[m] > g:
-                            g = group[m] + weight[m]
-                    for m in carried[n]:
-                        if group[m] + weight[m] - period > g:
-                            g = group[m] + weight[m] - period
-                    if loads[n]:
-                        g = max(g, before + 1)
-                        if late is not None:
-                            g = max(g, late)
-                if stores[n]:
-                    before = max(before, g)
-                if g != group[n]:
-                    changed = True
-                    group[n] = g
-            if not changed:
-                return group
+    def fits(self, group: list[int], period: int, lead: int) -> bool:
+        """The branch may launch with that lead: the pending entries and itself
+        are fewer than the threshold."""
+        return self.pending(group, period, lead) + 1 < self.threshold
+
+
+def lockstep_schedule(
+    kernel: cgra.KernelOp,
+    latency: dict[Operation, int],
+    enclosing: int = 1,
+    unit_class: dict[Operation, str] | None = None,
+    datapath: DatapathConfig | None = None,
+) -> LockstepSchedule:
+    """
+    The lockstep schedule of `kernel` iterated by its loop, given every placed
+    op's cycles on the authors' datapath (`latency`; a cache access's entry is
+    ignored: its time is its port occupancy, which the model takes from the
+    trace), the number of loops `enclosing` the kernel's loop in its function
+    (0: it is an outermost loop, whose iterations do not overlap; 2 or more: its
+    runs continue one another), each compute op's FU class (`unit_class`) and
+    the datapath's limits (`datapath`: units per class, scheduling threshold;
+    none by default). The smallest period at which the groups below are
+    consistent, found by bisection from `INDUCTION_PERIOD` (and from the periods
+    the units need); for a period, each op's group is the least that satisfies,
+    in body order until nothing changes:
+
+    - after each operand's group (+1 unless that operand takes 0 cycles, or is a
+      tape bin load); a loop-carried operand's producer is in the previous
+      iteration, `period` groups earlier;
+    - a cache load after every cache store before it in the authors' program
+      order (`targets.enzyme_llvm.authors_order`) (+1), and
+      after every cache store of the previous iteration still pending when its
+      block was scheduled (+1 - period): at `INDUCTION_PERIOD`, those in a
+      later group than the branch; at a longer period, those the lead the
+      scheduling threshold allows reaches past;
+    - a tape bin access in group 0, whatever its operands;
+    - a compute op of a limited class in a group (modulo the period) where
+      fewer ops of its class issue than it has units;
+
+    and a period is infeasible if the reservation table overflows the threshold
+    even when each block is scheduled just in time.
+    """
+    ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
+    iteration = _Iteration.of(
+        ops, _carried(kernel), latency, unit_class or {}, datapath or DatapathConfig()
+    )
+    if enclosing == 0:
+        # A latching loop: the next iteration starts once this one has drained.
+        group = _groups(iteration, _DRAINED)
+        assert group is not None
+        depth = max(group, default=0) + 1
+        return LockstepSchedule(depth, *_issued(ops, group, latency), depth, latching=True)
+    # The least period whose groups are consistent: a period past the deepest
+    # group leaves every cross-iteration constraint slack, and a longer period
+    # never breaks one a shorter period met, so bisect between the two. The
+    # units of a class bound the period from below: its ops per iteration, over
+    # its units.
+    needed = Counter(c for c in iteration.unit if c is not None)
+    low = max([INDUCTION_PERIOD, *(-(-n // iteration.units[c]) for c, n in needed.items())])
+    high = low
+    while (group := _groups(iteration, high)) is None:
+        low, high = high + 1, 2 * high
+    while low < high:
+        middle = (low + high) // 2
+        if _groups(iteration, middle) is None:
+            low = middle + 1
+        else:
+            high = middle
+    group = _groups(iteration, high)
+    assert group is not None
+    return LockstepSchedule(
+        high,
+        *_issued(ops, group, latency),
+        max(group, default=0) + 1,
+        continued=enclosing >= 2,
+    )
+
+
+_DRAINED = 1 << 30
+"""A period no group reaches: every cross-iteration constraint slack."""
+
+
+def _issued(
+    ops: list[Operation], group: list[int], latency: dict[Operation, int]
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, bool], ...]]:
+    """(group, cycles) of the compute ops that take a cycle or more, and (group,
+    is a write) of the cache accesses in body order."""
+    compute = tuple(
+        (g, latency[op])
+        for op, g in zip(ops, group, strict=True)
+        if isinstance(op, cgra.ComputeOp) and latency[op] > 0
+    )
+    accesses = tuple(
+        (g, isinstance(op, cgra.StoreOp))
+        for op, g in zip(ops, group, strict=True)
+        if _is_cache(op, cgra.LoadOp) or _is_cache(op, cgra.StoreOp)
+    )
+    return compute, accesses
+
+
+def _groups(iteration: _Iteration, period: int) -> list[int] | None:
+    """Each op's group at `period`, or None if no groups satisfy the constraints
+    (a cross-iteration dependence longer than the period allows, more ops of a
+    class than its units can issue in `period` groups, a reservation table the
+    threshold cannot hold). One pass in body order settles every constraint
+    within the iteration (operands come before their uses, and units are claimed
+    in that order); the cross-iteration ones (loop-carried values, the previous
+    iteration's late stores, units shared with other iterations) are settled by
+    repeating it, a bounded number of times, unless they form a cycle that grows
+    without end."""
+    weight, inputs, carried = iteration.weight, iteration.inputs, iteration.carried
+    loads, stores, unit, units = iteration.load, iteration.store, iteration.unit, iteration.units
+    in_order, before, rank = (
+        iteration.stores_in_order,
+        iteration.stores_before,
+        iteration.store_rank,
+    )
+    drained = period >= _DRAINED
+    needed = Counter(c for c in unit if c is not None)
+    if not drained and any(n > units[c] * period for c, n in needed.items()):
         return None
+    size = len(weight)
+    store_at = [n for n in range(size) if stores[n]]
+    group = [0] * size
+    for _ in range(iteration.carried_count + 3 + sum(needed.values())):
+        changed = False
+        latest_store = max((group[n] for n in store_at), default=-1)
+        # Whether the previous iteration's latest store is still in the table when
+        # this block is scheduled: at `INDUCTION_PERIOD` the branch keeps pace with
+        # the ops (no lead); at a longer one it runs ahead as far as the threshold
+        # lets it, and the store is pending if that lead reaches past it.
+        if period == INDUCTION_PERIOD:
+            pending = latest_store > period
+        else:
+            lead = period - latest_store + 1  # the lead that schedules it first
+            pending = bool(store_at) and (lead <= 0 or iteration.fits(group, period, lead))
+        late = latest_store + 1 - period if pending and not drained else None
+        used: Counter[tuple[str, int]] = Counter()
+        # The cache stores' groups as this pass settles them, by their place in
+        # the authors' order, and the running maximum over those before a load.
+        settled = [-1] * len(store_at)
+        seen, seen_max = 0, -1
+        for n in range(size):
+            g = 0
+            for m in inputs[n]:
+                if group[m] + weight[m] > g:
+                    g = group[m] + weight[m]
+            for m in carried[n]:
+                if group[m] + weight[m] - period > g:
+                    g = group[m] + weight[m] - period
+            if loads[n]:
+                if iteration.in_body_order:
+                    while seen < before[n]:
+                        seen_max = max(seen_max, settled[seen])
+                        seen += 1
+                    g = max(g, seen_max + 1)
+                else:
+                    g = max(g, max((group[s] for s in in_order[: before[n]]), default=-1) + 1)
+                if late is not None:
+                    g = max(g, late)
+            cls = unit[n]
+            if cls is not None:
+                while used[cls, g if drained else g % period] >= units[cls]:
+                    g += 1
+                used[cls, g if drained else g % period] += 1
+            if stores[n]:
+                settled[rank[n]] = g
+            if g != group[n]:
+                changed = True
+                group[n] = g
+        if not changed:
+            if not drained and not iteration.fits(group, period, 0):
+                return None  # the next block would be scheduled after its ops are due
+            return group
+    return None
 
 
 __all__ = ["INDUCTION_PERIOD", "LockstepSchedule", "lockstep_schedule"]

@@ -106,6 +106,11 @@ class TimingModel(Protocol):
     simulates: a change to any other changes none of its numbers, and is refused
     (`sim.models.check_simulated`)."""
 
+    def ways(self, size_bytes: int) -> int:
+        """The cache's ways at `size_bytes` on the machine the model simulates:
+        what a changed cache size takes unless the ways are given too."""
+        ...
+
     def hardware(self, hardware: Hardware) -> Hardware: ...
 
     def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware: ...

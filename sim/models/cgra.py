@@ -34,8 +34,8 @@ import numpy as np
 
 from sim.models.base import Cycles, WindowTable
 from sim.models.streams import stream_times
-from targets.fields import HARDWARE_FIELDS
-from targets.hardware import Hardware
+from targets.fields import HARDWARE_FIELDS, LOCKSTEP_FIELDS
+from targets.hardware import Hardware, associativity_for
 
 
 class CgraModel:
@@ -45,8 +45,11 @@ class CgraModel:
         "hits holding a port, timed streams, tiles of one loop overlapped"
     )
     lockstep = False
-    fields = HARDWARE_FIELDS
-    """Every field: the grid, latencies, ports, MSHRs, bandwidth, clock..."""
+    fields = HARDWARE_FIELDS - LOCKSTEP_FIELDS
+    """Every field but the lockstep datapath's: the grid, latencies, ports, MSHRs,
+    bandwidth, clock..."""
+    ways = staticmethod(associativity_for)
+    """Table III's ways for a cache size (2-way up to 16 KB, ...)."""
 
     def hardware(self, hardware: Hardware) -> Hardware:
         return hardware

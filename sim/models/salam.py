@@ -23,7 +23,10 @@ kernels' `.ini`):
   run over all their iterations, shared among their windows by trips). Ops
   outside kernel loops cost their latencies one after another.
 - **Loads wait for older unissued stores**, **bins commit at once**, **0-cycle
-  select**: in the groups (`targets.lockstep`).
+  select**, **functional units per class** and **the scheduling threshold**: in
+  the groups (`targets.lockstep`; the counts and the threshold are the hardware's
+  `datapath` fields, `targets.hardware.DatapathConfig`: no unit limit and 10,000
+  entries on the authors' machine).
 - **Ports** (`comm_interface.cc` ~L267-272; 2 ports, `parser.py` L233-234 at
   `eaad97011`): each port has a read slot and a write slot, each holding one
   request until its response. A group's reads are served by the 2 read slots,
@@ -44,11 +47,9 @@ kernels' `.ini`):
   lowered with a scratchpad as large as the tape (`lowering_hardware`) and the
   stream transfers and layer barriers are not timed.
 
-Not modelled: functional-unit counts (the notes give the `.ini` counts, not
-whether a unit is pipelined), the scheduling threshold, row-buffer hits in
-DRAM, bank and bus contention beyond the port slots, write-backs (they cost no
-datapath time), the outermost loop's latch between continued runs (one run spans
-it).
+Not modelled: row-buffer hits in DRAM, bank and bus contention beyond the port
+slots, write-backs (they cost no datapath time), the outermost loop's latch
+between continued runs (one run spans it).
 """
 
 from __future__ import annotations
@@ -167,6 +168,10 @@ class SalamModel:
 
     def __init__(self, machine: SalamMachine = SALAM):
         self.machine = machine
+
+    def ways(self, size_bytes: int) -> int:
+        """The cluster cache is 4-way at every size (`SalamMachine.cache_assoc`)."""
+        return self.machine.cache_assoc
 
     def hardware(self, hardware: Hardware) -> Hardware:
         return salam_hardware(hardware, self.machine)

@@ -9,6 +9,7 @@ and the model, instead of recording it as applied.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,8 @@ from tapeflow_benchmarks.harness.points import Group, Point
 from tapeflow_benchmarks.harness.runner import run_group
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools import tapeflow_sim
-from targets.fields import HARDWARE_FIELDS, field_values
+from targets.energy import FU_CLASSES
+from targets.fields import HARDWARE_FIELDS, LOCKSTEP_FIELDS, field_values
 from targets.hardware import PRESETS
 from targets.salam import SALAM_UNSIMULATED
 
@@ -40,8 +42,13 @@ def _changed(value: object) -> object:
     return value * 2  # type: ignore[operator]
 
 
-def test_cgra_simulates_every_field_and_salam_all_but_its_list() -> None:
-    assert MODELS["cgra"].fields == HARDWARE_FIELDS
+def test_cgra_reads_all_but_the_lockstep_datapath_and_salam_all_but_its_list() -> None:
+    assert MODELS["cgra"].fields == HARDWARE_FIELDS - LOCKSTEP_FIELDS
+    assert LOCKSTEP_FIELDS == {
+        "datapath.sched_threshold",
+        *(f"datapath.units.{name}" for name in FU_CLASSES),
+    }
+    assert LOCKSTEP_FIELDS <= MODELS["salam"].fields
     assert MODELS["salam"].fields == HARDWARE_FIELDS - SALAM_UNSIMULATED
     assert SALAM_UNSIMULATED <= HARDWARE_FIELDS
     assert {"rows", "cols", "cache.ports", "cache.mshrs"} <= SALAM_UNSIMULATED
@@ -99,3 +106,19 @@ def test_tapeflow_sim_refuses_a_field_salam_does_not_simulate(
     assert exit_.value.code != 0
     err = capsys.readouterr().err
     assert "the salam model does not simulate cache.mshrs" in err and "Traceback" not in err
+
+
+def test_cgra_ignores_the_lockstep_datapath_and_salam_reads_it() -> None:
+    """The datapath's units and threshold change no cgra number; under salam a
+    threshold of 2 (a branch waits until its iteration has issued) does."""
+    for model in ("cgra", "salam"):
+        base = Group("matdescent", "small", "enzyme", 0, 1, model)
+        reference = _numbers(base)
+        changed = [
+            _numbers(replace(base, settings=((key, value),)))
+            for key, value in (("datapath.units.fmul", 1), ("datapath.sched_threshold", 2))
+        ]
+        if model == "cgra":
+            assert changed == [reference, reference]
+        else:
+            assert changed[1] != reference

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,9 @@ from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
 from targets.costs import enclosing_loops, kernel_profile, lockstep_latencies, op_latency
-from targets.hardware import PlacementConfig, configure
+from targets.energy import FU_CLASSES
+from targets.enzyme_llvm import authors_order, is_cache_tape_store
+from targets.hardware import DatapathConfig, FunctionalUnits, PlacementConfig, configure
 from targets.lockstep import LockstepSchedule
 from targets.salam import SALAM, salam_hardware
 
@@ -278,6 +280,199 @@ def test_a_store_that_issues_by_the_branch_holds_no_load_back() -> None:
     assert schedule.period == 2
 
 
+FANOUT = """
+func.func @k(%x: memref<8xf64>, %out: memref<1xf64>, %p: f64, %q: f64, %r: f64) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %v = memref.load %x[%i] : memref<8xf64>
+    %a = arith.mulf %v, %p : f64
+    %b = arith.mulf %v, %q : f64
+    %c = arith.mulf %v, %r : f64
+    %s1 = arith.addf %a, %b : f64
+    %s2 = arith.addf %s1, %c : f64
+    %n = arith.addf %acc, %s2 : f64
+    scf.yield %n : f64
+  }
+  memref.store %s, %out[%c0] : memref<1xf64>
+  func.return
+}
+"""
+
+
+def with_datapath(hw: Any, threshold: int | None = None, **units: int) -> Any:
+    """`hw` with some functional-unit counts and the scheduling threshold set."""
+    datapath = replace(hw.datapath, units=replace(hw.datapath.units, **units))
+    if threshold is not None:
+        datapath = replace(datapath, sched_threshold=threshold)
+    changed = replace(hw, datapath=datapath)
+    changed.validate()
+    return changed
+
+
+def test_the_authors_datapath_has_no_unit_limit_and_a_threshold_of_10000() -> None:
+    # HWAccConfig.py at a5e40f4be reads no [FunctionalUnits] and the fork never
+    # asks for a unit; nn.ini's [Scheduler] gives sched_threshold = 10000.
+    hw = salam_hardware(configure("Enzyme32k"))
+    assert hw.datapath == DatapathConfig(FunctionalUnits(0, 0, 0, 0, 0, 0), 10000)
+    assert [f.name for f in fields(FunctionalUnits)] == list(FU_CLASSES)
+
+
+def test_ops_of_a_class_wait_for_a_free_unit() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    # Unlimited: {load} 0, {3 mulf} 1, {addf} 2, {addf} 3, {addf carried} 4; the
+    # carried addf allows period 2 (4 + 1 - 2 <= 4).
+    free = schedule_of(kernels_of(placed(nested(FANOUT), hw))[0], hw)
+    assert (free.period, free.groups) == (2, 5)
+    assert sorted(free.compute) == [(1, 4), (1, 4), (1, 4), (2, 5), (3, 5), (4, 5)]
+    # One multiplier: 3 mulfs an iteration need 3 groups of its modulo table, so
+    # period 3. mulf a takes group 1; b finds 1 taken, 2 free; c finds 1 and 2
+    # taken, 3 (= 0 mod 3) free. Then s1 3, s2 4, n 5.
+    one = with_datapath(hw, fmul=1)
+    module = placed(nested(FANOUT), one)
+    schedule = schedule_of(kernels_of(module)[0], one)
+    assert (schedule.period, schedule.groups) == (3, 6)
+    assert sorted(schedule.compute) == [(1, 4), (2, 4), (3, 4), (3, 5), (4, 5), (5, 5)]
+    # An outermost loop (no overlap): the same groups, one iteration after another.
+    outer = schedule_of(kernels_of(placed(FANOUT, one))[0], one)
+    assert outer.latching and outer.period == outer.groups == 6
+    # The cycles, 8 trips: iteration k's ops at 3k + (0 load, 1 a, 2 b, 3 c and s1,
+    # 4 s2, 5 n): 27 groups. Group 0 the first load (a miss; x is one line), 1 and
+    # 2 a mulf (4); from group 3 on every group holds an addf (5). Then the store
+    # of the sum (a miss, its own line).
+    x, out = np.arange(1.0, 9.0), np.zeros(1)
+    data, _, _ = run(module, one, [x, out, 2.0, 3.0, 4.0], "salam")
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    assert hit < 5
+    loop = miss + 4 + 4 + 24 * 5
+    assert data["cycles"]["total"] == math.ceil(loop) + math.ceil(miss) == 152
+    # Unlimited: 19 groups (7 x 2 + 5): group 0 the miss, group 1 the mulfs (4),
+    # every later one an addf (5).
+    data, _, _ = run(placed(nested(FANOUT), hw), hw, [x, np.zeros(1), 2.0, 3.0, 4.0], "salam")
+    assert data["cycles"]["total"] == math.ceil(miss + 4 + 17 * 5) + math.ceil(miss) == 113
+    assert out[0] == pytest.approx(np.sum(x * 9.0))
+
+
+def test_the_scheduling_threshold_holds_the_branch_back() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+
+    # FANOUT's entries: load 0 (with its address: 2), mulfs 1, s1 2, s2 3, n 4,
+    # and the induction add 0 and icmp 1. At period 2, when the branch schedules
+    # the next block just in time, the previous iteration's s2 (3 > 2) and n (4 >
+    # 2) are still in the table: 2 entries, and the branch itself makes 3.
+    def period(threshold: int) -> int:
+        tight = with_datapath(hw, threshold)
+        return schedule_of(kernels_of(placed(nested(FANOUT), tight))[0], tight).period
+
+    assert period(4) == 2
+    # A threshold of 3 holds it until only n is pending: period 3 (n, 4 > 3).
+    assert period(3) == 3
+    # 2: only the branch may be left, so the block is scheduled once the whole
+    # iteration (groups 0-4) has issued: period 4, when n issues before the branch.
+    assert period(2) == 4
+
+
+CARRIED_STORE = """
+func.func @k(%x: memref<8xf64>, %y: memref<8xf64>, %out: memref<1xf64>) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f64
+  %s = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %one) -> (f64) {
+    %v = memref.load %x[%i] : memref<8xf64>
+    %m = arith.mulf %acc, %v : f64
+    %a = arith.addf %m, %v : f64
+    memref.store %a, %y[%i] : memref<8xf64>
+    %n = arith.mulf %a, %v : f64
+    scf.yield %n : f64
+  }
+  memref.store %s, %out[%c0] : memref<1xf64>
+  func.return
+}
+"""
+
+
+def test_the_threshold_decides_whether_the_previous_store_holds_the_next_load() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+
+    # {load x} 0, {mulf m} 1, {addf a} 2, {store y, mulf n} 3. The carried chain
+    # m -> a -> n -> m needs period 3 (1 >= 3 + 1 - period). At period 3 the store
+    # (group 3) issues in the very pass the next block is due: it holds the next
+    # load back only if the branch, running ahead, scheduled that block a group
+    # early. With the default threshold it may, so the load waits (0 >= 3 + 1 -
+    # period): period 4.
+    def schedule(threshold: int | None) -> LockstepSchedule:
+        machine = with_datapath(hw, threshold)
+        return schedule_of(kernels_of(placed(nested(CARRIED_STORE), machine))[0], machine)
+
+    assert schedule(None).period == 4
+    assert schedule(None).accesses == ((0, False), (3, True))
+    # Scheduled a group early at period 3, the block finds pending the previous
+    # iteration's n and store y (group 3, ceil(4 / 3) - 1 = 1 iteration back):
+    # 1 + 2 entries, 4 with the branch. A threshold of 4 forbids that lead, so
+    # the store has issued when the block comes: period 3.
+    assert schedule(5).period == 4
+    assert schedule(4).period == 3
+
+
+UNROLLED_CACHE = """
+func.func @k(%x: memref<8xf64>, %out: memref<1xf64>, %k: f64) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f64
+  %t = memref.alloc() {tapeflow.tape} : memref<8xf64>
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %j0 = arith.muli %i, %c2 : index
+    %v0 = memref.load %x[%j0] : memref<8xf64>
+    %d0 = arith.divf %v0, %k : f64
+    memref.store %d0, %t[%j0] : memref<8xf64>
+    %j1 = arith.addi %j0, %c1 : index
+    %v1 = memref.load %x[%j1] : memref<8xf64>
+    %d1 = arith.divf %v1, %k : f64
+    memref.store %d1, %t[%j1] : memref<8xf64>
+    %p = arith.addf %d0, %d1 : f64
+    %n = arith.addf %acc, %p : f64
+    scf.yield %n : f64
+  }
+  memref.store %s, %out[%c0] : memref<1xf64>
+  func.return
+}
+"""
+
+
+def test_enzyme_llvm_gathers_an_unrolled_bodys_cache_stores_behind_its_loads() -> None:
+    """Two unrolled copies, each caching its quotient as Enzyme-MLIR does, right
+    after it. Enzyme for LLVM caches d1 first (its reverse sweep starts from the
+    body's end): right after d1; then d0 after the first store that follows d0,
+    d1's. Both stores come after both loads, which then wait for neither."""
+    hw = salam_hardware(configure("Enzyme32k"))
+    (kernel,) = kernels_of(placed(nested(UNROLLED_CACHE), hw))
+    body = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
+    tape = [op for op in body if is_cache_tape_store(op)]
+    loads = [op for op in body if isinstance(op, cgra.LoadOp)]
+    assert len(tape) == 2 and len(loads) == 2
+    order = authors_order(body)
+    assert max(order.index(op) for op in loads) < min(order.index(op) for op in tape)
+    assert order.index(tape[1]) < order.index(tape[0])  # d1's store was placed first
+    # In the iteration: {muli j0} 0, {load x0, addi j1} 1, {load x1} 2, then each
+    # divf a group after its load and each store after its divf: the stores at 3
+    # and 4, p 4, n 5. At period 2 the store at 4 is pending for the next block
+    # (4 > 2) and its loads would wait (>= 4 + 1 - 2 = 3), pushing the stores on
+    # without end. At period 3 (past the branch's pace, every store pending) the
+    # next loads wait till 4 + 1 - 3 = 2: {muli} 0, {addi} 1, {load x0, load x1}
+    # 2, {divf, divf} 3, {store, store, addf p} 4, {addf n} 5, which holds.
+    schedule = schedule_of(kernel, hw)
+    assert schedule.accesses == ((2, False), (4, True), (2, False), (4, True))
+    assert (schedule.period, schedule.groups) == (3, 6)
+    # In our order (store d0 before load x1) the load of x1 would wait for it (4),
+    # the last store would sit at 6, and the next loads at 6 + 1 - period <= 1
+    # would need period 6.
+
+
 SELECT = """
 func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
   %c0 = arith.constant 0 : index
@@ -363,13 +558,19 @@ def test_tape_bins_cost_their_issue_slot_only() -> None:
     # no access, holding no load back: {load x} 0, {mulf} 1.
     assert schedule.accesses == ((0, False),)
     assert schedule.latching and schedule.groups == 2
-    # The baseline's same stores go through the cache: the load of x waits for
-    # the store of the product before it, and the store of x[i] for the load:
-    # {store product} 0, {load x} 1, {store x[i], mulf} 2.
+    # The baseline's same stores go through the cache, where the authors' Enzyme
+    # put them: x[i]'s (the later value, cached first) right after its load, then
+    # the product's (a loop-carried value: from the body's start) after the first
+    # store that follows, x[i]'s. So no tape store precedes the load of x in the
+    # authors' order: {store product, load x} 0, {store x[i], mulf} 1. (In our
+    # order the product's store comes first and holds the load back a group.)
     _, _, (module, hw) = gradient("salam", "Enzyme32k", "enzyme")
+    body = [op for op in fwd_kernel(module).body.block.ops if isinstance(op, cgra.PlacedOp)]
+    product, load, _ = [op for op in body if isinstance(op, cgra.LoadOp | cgra.StoreOp)]
+    assert authors_order(body).index(load) < authors_order(body).index(product)
     baseline = schedule_of(fwd_kernel(module), hw)
-    assert baseline.accesses == ((0, True), (1, False), (2, True))
-    assert baseline.groups == 3
+    assert baseline.accesses == ((0, True), (0, False), (1, True))
+    assert baseline.groups == 2
 
 
 def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:

@@ -396,6 +396,47 @@ def test_a_salam_sweep_runs_what_tapeflow_sim_reports(tmp_path: Path) -> None:
     )
     assert small["report"]["hardware"]["cache"]["size_bytes"] == 1024
     assert small["report"]["cache"]["misses"] >= large["report"]["cache"]["misses"]
+    # The authors' cluster cache is 4-way at every size (AccCluster.py L15): a
+    # salam sweep's 1 KB point is 4-way, not Table III's 2-way, as the
+    # evaluation's salam point at 1 KB is.
+    assert small["report"]["hardware"]["cache"]["assoc"] == 4
+
+
+def test_one_ways_rule_for_a_changed_cache_size() -> None:
+    """A cache size given without its ways takes the ways of the machine the
+    model simulates: Table III's under cgra (2-way at 1 KB), 4 at every size
+    under salam; ways given explicitly are kept. The evaluation's points, a
+    sweep's machines and `tapeflow-sim --set` agree."""
+    from dataclasses import replace
+
+    from sim.models import MODELS
+    from tapeflow_benchmarks.harness.points import Group, Point
+    from tapeflow_benchmarks.harness.sweep.grid import machines
+    from tapeflow_benchmarks.harness.sweep.plan import SweepVariant
+    from targets.hardware import PRESETS, overridden
+    from targets.hardware_files import layered
+
+    salam, cgra = MODELS["salam"], MODELS["cgra"]
+    base = salam.hardware(PRESETS["Enzyme32k"])
+    one_k = ["cache.size_bytes=1024"]
+    assert layered(base, [], one_k, salam.ways).cache.assoc == 4
+    assert layered(PRESETS["Enzyme32k"], [], one_k, cgra.ways).cache.assoc == 2
+    assert layered(base, [], [*one_k, "cache.assoc=2"], salam.ways).cache.assoc == 2
+    assert overridden(base, cache_bytes=1024, ways=salam.ways).cache.assoc == 4
+    assert overridden(base, cache_bytes=1024, assoc=2, ways=salam.ways).cache.assoc == 2
+    for model in ("salam", "cgra"):
+        point = Point(Group("logsum", "small", "enzyme", 0, 1, model), 1024).hardware()
+        ((_, swept, _),) = machines(
+            Path("s.yaml"),
+            [SweepVariant("enzyme", 1, None, "Enzyme32k")],
+            [],
+            {"cache.size_bytes": [1024]},
+            [(1024,)],
+            model,
+        )
+        assert swept == point
+        assert point.cache.assoc == (4 if model == "salam" else 2)
+    assert replace(point, name="") == replace(layered(PRESETS["Enzyme32k"], [], one_k), name="")
 
 
 @pytest.mark.parametrize(

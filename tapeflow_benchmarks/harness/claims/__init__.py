@@ -33,11 +33,11 @@ from __future__ import annotations
 from tapeflow_benchmarks.harness.claims.base import Claim, Measured, Verdict
 from tapeflow_benchmarks.harness.claims.catalogue import CLAIMS
 from tapeflow_benchmarks.harness.claims.judge import Comparison, compare, judge, judge_claim
-from tapeflow_benchmarks.harness.claims.mechanisms import SALAM_MECHANISMS
+from tapeflow_benchmarks.harness.claims.mechanisms import SALAM_PARTS
 
 __all__ = [
     "CLAIMS",
-    "SALAM_MECHANISMS",
+    "SALAM_PARTS",
     "Claim",
     "Comparison",
     "Measured",

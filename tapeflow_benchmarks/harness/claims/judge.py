@@ -114,11 +114,11 @@ def judge_claim(claim: Claim, results: Summaries, model: str = "cgra") -> Verdic
 
 def _with_reason(verdict: Verdict, results: Summaries) -> Verdict:
     """The verdict with its reason: a model that stands for a machine says
-    whether that machine supports the claim and which mechanism decides
-    (`mechanisms.py`, on every measured claim); then, for each way the kernels
+    whether that machine supports the claim and which mechanism decides, both
+    read from the runs (`mechanisms.py`, on every measured claim); then, for each way the kernels
     break the tolerance, the numbers the runs give (left out where they give none)."""
     claim = verdict.claim
-    word = machine_word(claim, verdict.model, verdict.verdict)
+    word = machine_word(verdict, results)
     if verdict.verdict == "agrees":
         return Verdict(**{**verdict.__dict__, "reason": word})
     low = bool(verdict.below or verdict.missing) or verdict.verdict == "differs: lower"

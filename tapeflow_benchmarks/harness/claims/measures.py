@@ -28,7 +28,11 @@ def speedup(config: str = "Tflow32k", baseline: str = "Enzyme32k") -> Measure:
         ]
         if not rows:
             return None
-        return Measured(_per_kernel(rows, "speedup_total"), f"speedup of {config} over {baseline}")
+        return Measured(
+            _per_kernel(rows, "speedup_total"),
+            f"speedup of {config} over {baseline}",
+            source={r["kernel"]: r for r in rows},
+        )
 
     return measure
 
@@ -47,7 +51,11 @@ def cycles_ratio(config: str, baseline: str = "Enzyme32k") -> Measure:
         values = {
             r["kernel"]: (1 / r["speedup_total"] if r["speedup_total"] else None) for r in rows
         }
-        return Measured(values, f"{config}'s cycles relative to {baseline}'s")
+        return Measured(
+            values,
+            f"{config}'s cycles relative to {baseline}'s",
+            source={r["kernel"]: r for r in rows},
+        )
 
     return measure
 

@@ -94,7 +94,7 @@ def machines(
         machine = get_model(model).hardware(PRESETS[variant.preset])
         for layer, source in layers:
             try:
-                machine = apply(machine, layer, source)
+                machine = apply(machine, layer, source, get_model(model).ways)
             except HardwareDescriptionError as err:
                 raise ToolError(str(err)) from None
         if variant.spad is not None:
@@ -116,7 +116,7 @@ def machines(
                     + f" ({variant.variant} on {variant.preset})"
                 )
             try:
-                hardware = apply(machine, layer, where) if layer else machine
+                hardware = apply(machine, layer, where, get_model(model).ways) if layer else machine
             except HardwareDescriptionError as err:
                 raise ToolError(str(err)) from None
             try:
