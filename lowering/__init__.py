@@ -21,6 +21,7 @@ _PASSES = {
     "tapeflow-layers": "TapeflowLayersPass",
     "tapeflow-streams": "TapeflowStreamsPass",
     "tapeflow-spad-bind": "TapeflowSpadBindPass",
+    "tapeflow-pack-tapes": "TapeflowPackTapesPass",
     "tapeflow-pipeline": "TapeflowPipelinePass",
     "tapeflow-mark-rev-start": "TapeflowMarkRevStartPass",
     "tapeflow-to-cgra": "TapeflowToCgraPass",

@@ -18,11 +18,14 @@ its way, marks where the reverse sweep starts and places loop bodies on the grid
   through the cache;
 - `tapeflow`: all four passes; the tape lives in the scratchpad and streams.
 
+The variants that raise the tape end its passes with `tapeflow-pack-tapes`, which
+packs what is still a triangular tape or region in DRAM (`lowering.ir.ragged`).
+
 For example, the tapeflow variant on the paper's 4x4 grid with a 512 B scratchpad:
 
     tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,
     tapeflow-layers{spad-bytes=512},tapeflow-streams,tapeflow-spad-bind,
-    tapeflow-mark-rev-start,tapeflow-to-cgra{rows=4 cols=4 fadd=5 ...}
+    tapeflow-pack-tapes,tapeflow-mark-rev-start,tapeflow-to-cgra{rows=4 cols=4 fadd=5 ...}
 
 (one line, no spaces after the commas).
 """
@@ -94,13 +97,14 @@ def lowering_passes(
     passes = [] if raised else [pass_spec("tapeflow-raise-tape", _stats(stats))]
     if unroll > 1:
         passes.append(pass_spec("tapeflow-unroll", {"factor": unroll, **_stats(stats)}))
+    pack = pass_spec("tapeflow-pack-tapes", _stats(stats))
     if variant == "enzyme":
         if unroll == 1:
             return [pass_spec("tapeflow-mark-tape-buffers", _stats(stats))]
-        return [*passes, "tapeflow-sink-tape"]
+        return [*passes, pack, "tapeflow-sink-tape"]
     passes.append(pass_spec("tapeflow-regions", _stats(stats)))
     if variant == "aos":
-        return passes
+        return [*passes, pack]
     return [
         *passes,
         pass_spec(
@@ -113,6 +117,7 @@ def lowering_passes(
         ),
         "tapeflow-streams",
         "tapeflow-spad-bind",
+        pack,
     ]
 
 

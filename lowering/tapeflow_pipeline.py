@@ -6,7 +6,8 @@ It runs the tapeflow variant's layout passes exactly as `lowering.pipelines` spe
 them for every user of the variant -- `tapeflow-raise-tape`, `tapeflow-unroll`
 (when `unroll` > 1), then the paper's four passes `tapeflow-regions`,
 `tapeflow-layers`, `tapeflow-streams` and `tapeflow-spad-bind` (Section IV of
-Hakimi & Shriraman, CGO 2024) -- through xDSL's pipeline parser. A module whose tape
+Hakimi & Shriraman, CGO 2024), and `tapeflow-pack-tapes` for the triangular tapes
+left in DRAM -- through xDSL's pipeline parser. A module whose tape
 is already raised (or that has no buffer to raise) starts at `tapeflow-unroll`.
 Unlike `tapeflow-variant{variant=tapeflow}`, it neither differentiates nor places
 kernels: run `tapeflow-enzyme` before it to start from a primal with an

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref, scf
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -37,10 +38,12 @@ from lowering.enzyme.nested_caches import (
     max_extents,
     tape_shape,
 )
+from lowering.enzyme.ragged_extents import NotAffineExtents, ragged_extents
 from lowering.enzyme.tensor_caches import bufferize_tensor_caches
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.locations import located
+from lowering.ir.ragged import RAGGED, count, is_triangular
 from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.memref_views import subview_geometry
@@ -56,15 +59,25 @@ class TapeRecord:
     tape_type: tape.TapeType
     stores: int
     loads: int
+    ragged: AffineMap | None = None
+    """A triangular tape's extents (`lowering.ir.ragged`), packed by
+    `tapeflow-pack-tapes`."""
+    not_packed: str | None = None
+    """Why a chain of per-iteration caches stays the bounding box."""
 
     @property
     def values(self) -> int | None:
-        """Entries of the tape, None if its extents are known only at run time."""
+        """Entries of the tape (packed, if ragged), None if they are known only
+        at run time."""
+        if self.ragged is not None:
+            entries = count(self.ragged).constant()
+            return None if entries is None else int(entries)
         return self.tape_type.entries() if self.tape_type.is_static() else None
 
     @property
     def bytes(self) -> int | None:
-        return self.tape_type.size_bytes() if self.tape_type.is_static() else None
+        values = self.values
+        return None if values is None else values * tape.element_bytes(self.tape_type.element_type)
 
 
 @dataclass
@@ -121,6 +134,13 @@ class GradientReport:
                 f"  tape {t.name:<12} {str(t.tape_type):<28} {values:>9} values "
                 f"{size:>10} bytes  {t.stores} store(s), {t.loads} load(s)"
             )
+            if t.ragged is not None:
+                lines.append(
+                    f"    triangular, ragged extents {t.ragged} (values counted packed, "
+                    "as tapeflow-pack-tapes lays it out)"
+                )
+            elif t.not_packed is not None:
+                lines.append(f"    bounding box, not packed: {t.not_packed}")
         for buffer, reason in self.kept:
             kind = "tensors" if buffer.startswith("tensor cache") else "memref"
             lines.append(f"  kept as {kind}: {buffer}: {reason}")
@@ -314,6 +334,9 @@ def _rewrite_nested(
     store_id = next_id
     indices = [i for link in nested.chain for i in _buffer_indices(link.store)]
     indices += _buffer_indices(fwd_store)
+    ragged, not_packed = _ragged(nested, indices, sizes)
+    if ragged is not None:
+        alloc.attributes[RAGGED] = AffineMapAttr(ragged)
     Rewriter.replace_op(
         fwd_store.op,
         located(tape.StoreOp(fwd_store.op.value, alloc.tape, indices, store_id), fwd_store.op),
@@ -337,7 +360,26 @@ def _rewrite_nested(
         assert terminator is not None
         Rewriter.insert_op(tape.FreeOp(alloc.tape), InsertPoint.before(terminator))
     Rewriter.erase_op(nested.handles)
-    return TapeRecord(name, tape_type, 1, len(nested.rev)), next_id + 1
+    record = TapeRecord(name, tape_type, 1, len(nested.rev), ragged, not_packed)
+    return record, next_id + 1
+
+
+def _ragged(
+    nested: NestedCache, indices: list[SSAValue], sizes: list[SSAValue]
+) -> tuple[AffineMap | None, str | None]:
+    """The tape's ragged extents if its index space is triangular (None, None
+    if it is a box), or why they are not affine (None, the reason)."""
+    extents: list[int | SSAValue] = []
+    for buffer in nested.buffers():
+        buffer_type = buffer.memref.type
+        assert isinstance(buffer_type, MemRefType)
+        dynamic = iter(buffer.dynamic_sizes)
+        extents += [next(dynamic) if d == DYNAMIC_INDEX else d for d in buffer_type.get_shape()]
+    try:
+        ragged = ragged_extents(indices, extents, sizes)
+    except NotAffineExtents as reason:
+        return None, str(reason)
+    return (ragged, None) if is_triangular(ragged) else (None, None)
 
 
 def _erase_unused(ops: list[Operation]) -> None:

@@ -13,12 +13,13 @@ paper's "temporal order"); the region's base for an iteration is common to all i
 slots, as in Algorithm 1's FWDBase/REVBase.
 
 Tapes are grouped by (the loop nest that stores them, the branch that stores them,
-the loop nest that loads them, their shape); tapes stored outside any loop form one
-region of shape `[]`. A tape stored under a branch (`scf.if`) gets a region of its
-own branch, so that a region's stores in one iteration are all in one block: FWD
-fills its entries when (and only when) the branch runs, and REV reads them under
-the condition Enzyme cached, so its tiles (Pass 2, 3) form a stack pushed and
-popped under the same condition.
+the loop nest that loads them, their shape and ragged extents, see
+`lowering.ir.ragged`); tapes stored outside any loop form one region of shape `[]`.
+A tape stored under a branch (`scf.if`) gets a region of its own branch, so that
+a region's stores in one iteration are all in one block: FWD fills its entries
+when (and only when) the branch runs, and REV reads them under the condition
+Enzyme cached, so its tiles (Pass 2, 3) form a stack pushed and popped under the
+same condition.
 Each store keeps a unique `id` within its region and each load keeps naming its
 store (the FWD-to-REV map), renumbered in the region's FWD store order.
 
@@ -49,6 +50,7 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.ir.gradients import require_gradients
 from lowering.ir.locations import located
 from lowering.ir.loops import enclosing_loops
+from lowering.ir.ragged import RAGGED
 from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import region, tape
 
@@ -237,6 +239,8 @@ def _group_key(t: _TapeUses, function: func.FuncOp) -> tuple[object, ...]:
         shape_type.get_shape(),
         # Extents known only at run time: the same values, or not the same shape.
         tuple(id(v) for v in t.alloc.dynamic_sizes),
+        # Ragged extents (a triangular tape): the same, or not the same layout.
+        t.alloc.attributes.get(RAGGED),
     )
 
 
@@ -272,6 +276,9 @@ def _plan_region(
     # The members share their run-time extents (the group key says so); the
     # first alloc's operands dominate it.
     new_alloc = located(region.AllocOp(region_type, allocs[0].dynamic_sizes), allocs[0])
+    ragged = allocs[0].attributes.get(RAGGED)
+    if ragged is not None:  # the region packs like its tapes (`lowering.ir.ragged`)
+        new_alloc.attributes[RAGGED] = ragged
     Rewriter.insert_op(new_alloc, InsertPoint.before(allocs[0]))
     handle = new_alloc.region
 

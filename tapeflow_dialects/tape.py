@@ -14,8 +14,9 @@ see `ftor.py`).
 
 An extent may be `?` when the loop's trip count is known only at run time (a
 bound that is an argument; a triangular nest, whose tape is the bounding box of
-the per-iteration caches Enzyme allocates): `tape.alloc` then takes the extents as
-operands, and only the entries FWD writes may be read.
+the per-iteration caches Enzyme allocates until `tapeflow-pack-tapes` packs it,
+see `lowering/ir/ragged.py`): `tape.alloc` then takes the extents as operands,
+and only the entries FWD writes may be read.
 """
 
 from __future__ import annotations

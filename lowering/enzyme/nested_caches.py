@@ -36,8 +36,9 @@ buffer, computed at run time by a loop nest cloned from the FWD loops around it
 effects that read no buffer the FWD nest writes, such as the counting loop of a
 while loop; anything else and the buffers stay memrefs, with the reason). The tape is the bounding
 box of the triangle: entries outside it are never written and never read (the executor checks that
-every read entry was written). The handle stores, handle loads and per-iteration deallocs go; the
-handle buffer's dealloc frees the tape.
+every read entry was written); where the extents are affine in the indices, raise-tape records them
+(`lowering.enzyme.ragged_extents`) and `tapeflow-pack-tapes` later packs the tape. The handle
+stores, handle loads and per-iteration deallocs go; the handle buffer's dealloc frees the tape.
 """
 
 from __future__ import annotations

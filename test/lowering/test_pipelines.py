@@ -62,17 +62,17 @@ def test_the_three_variants_spelled_out() -> None:
         f"tapeflow-enzyme,tapeflow-mark-tape-buffers,tapeflow-mark-rev-start,{CGRA}"
     )
     assert hardware_pipeline("enzyme", tflow, unroll=4) == (
-        "tapeflow-enzyme,tapeflow-raise-tape,tapeflow-unroll{factor=4},tapeflow-sink-tape,"
-        f"tapeflow-mark-rev-start,{CGRA}"
+        "tapeflow-enzyme,tapeflow-raise-tape,tapeflow-unroll{factor=4},tapeflow-pack-tapes,"
+        f"tapeflow-sink-tape,tapeflow-mark-rev-start,{CGRA}"
     )
     assert hardware_pipeline("aos", tflow, unroll=2) == (
         "tapeflow-enzyme,tapeflow-raise-tape,tapeflow-unroll{factor=2},tapeflow-regions,"
-        f"tapeflow-mark-rev-start,{CGRA}"
+        f"tapeflow-pack-tapes,tapeflow-mark-rev-start,{CGRA}"
     )
     assert hardware_pipeline("tapeflow", tflow) == (
         "tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,"
         "tapeflow-layers{spad-bytes=512 tiles-in-flight=2},"
-        f"tapeflow-streams,tapeflow-spad-bind,tapeflow-mark-rev-start,{CGRA}"
+        f"tapeflow-streams,tapeflow-spad-bind,tapeflow-pack-tapes,tapeflow-mark-rev-start,{CGRA}"
     )
 
 
@@ -83,7 +83,8 @@ def test_tapeflow_pipeline_is_the_tapeflow_variants_lowering() -> None:
     assert spec == ",".join(lowering_passes("tapeflow", spad_bytes=64, unroll=2, stats=True))
     assert spec in variant_pipeline("tapeflow", spad_bytes=64, unroll=2, stats=True)
     assert TapeflowPipelinePass().pipeline_spec(raised=True) == (
-        "tapeflow-regions,tapeflow-layers{spad-bytes=512},tapeflow-streams,tapeflow-spad-bind"
+        "tapeflow-regions,tapeflow-layers{spad-bytes=512},tapeflow-streams,tapeflow-spad-bind,"
+        "tapeflow-pack-tapes"
     )
 
 

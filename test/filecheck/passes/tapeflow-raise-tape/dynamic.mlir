@@ -37,16 +37,17 @@ func.func @prod_grad(%x: memref<?xf64>, %dx: memref<?xf64>, %n: index) -> f64 {
 // (b) A triangular nest: Enzyme's buffer of per-outer-iteration caches becomes
 // one tape indexed [i, row, k], whose second extent is the largest per-iteration
 // extent, computed by a loop over the FWD nest's bounds before it runs (once
-// for the three caches, which have the same extents).
+// for the three caches, which have the same extents). Its ragged extents, for
+// tapeflow-pack-tapes, are n, n - 1 - i and 4 (s0 is %n, the first size operand).
 // CHECK-LABEL: func.func private @diffetri
 // CHECK-NOT:    memref<?xmemref
 // CHECK:        %[[MAX:.*]] = scf.for %[[O:.*]] = %{{.*}} to %[[M:.*]] step %{{.*}} iter_args(%[[BEST:.*]] = %{{.*}}) -> (index) {
 // CHECK:          %[[E:.*]] = arith.subi %[[M]], %{{.*}} : index
 // CHECK:          %[[NEXT:.*]] = arith.maxsi %[[BEST]], %[[E]] : index
 // CHECK:          scf.yield %[[NEXT]] : index
-// CHECK:        %[[T1:.*]] = tape.alloc(%[[M]], %[[MAX]]) name "{{.*}}" : !tape.tape<?x?x4xf64>
-// CHECK:        %[[T2:.*]] = tape.alloc(%[[M]], %[[MAX]]) name "{{.*}}" : !tape.tape<?x?x4xf64>
-// CHECK:        %[[T3:.*]] = tape.alloc(%[[M]], %[[MAX]]) name "{{.*}}" : !tape.tape<?x?x4xf64>
+// CHECK:        %[[T1:.*]] = tape.alloc(%[[M]], %[[MAX]]) name "{{.*}}" {tapeflow.ragged = affine_map<(d0, d1, d2)[s0, s1] -> (s0, (((d0 * -1) + -1) + s0), 4)>} : !tape.tape<?x?x4xf64>
+// CHECK:        %[[T2:.*]] = tape.alloc(%[[M]], %[[MAX]]) name "{{.*}}" {tapeflow.ragged = affine_map<(d0, d1, d2)[s0, s1] -> (s0, (((d0 * -1) + -1) + s0), 4)>} : !tape.tape<?x?x4xf64>
+// CHECK:        %[[T3:.*]] = tape.alloc(%[[M]], %[[MAX]]) name "{{.*}}" {tapeflow.ragged = affine_map<(d0, d1, d2)[s0, s1] -> (s0, (((d0 * -1) + -1) + s0), 4)>} : !tape.tape<?x?x4xf64>
 // CHECK:        scf.for %[[I:.*]] = %{{.*}} to %[[M]]
 // CHECK:          scf.for %[[J:.*]] =
 // CHECK:            %[[ROW:.*]] = arith.subi %[[J]], %{{.*}} : index
@@ -57,6 +58,8 @@ func.func @prod_grad(%x: memref<?xf64>, %dx: memref<?xf64>, %n: index) -> f64 {
 // CHECK-NOT:    memref.dealloc
 // CHECK:        tape.free
 // STATS: @diffetri: 3 tapes, 0 values, 0 bytes (+ 3 tapes sized at run time)
+// STATS:   tape {{.*}} !tape.tape<?x?x4xf64> {{ *}}? values {{ *}}? bytes  1 store(s), 1 load(s)
+// STATS-NEXT: triangular, ragged extents (d0, d1, d2)[s0, s1] -> (s0, (((d0 * -1) + -1) + s0), 4)
 func.func @tri(%A: memref<?x4xf64>, %C: memref<?x?xf64>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,0 +1,85 @@
+// RUN: tapeflow-opt -p 'tapeflow-pack-tapes{stats=true}' %S/Inputs/triangle.mlir 2>%t.stats | filecheck %s
+// RUN: filecheck %s --check-prefix=STATS < %t.stats
+// RUN: tapeflow-opt -p 'tapeflow-regions,tapeflow-pack-tapes' %S/Inputs/triangle.mlir | filecheck %s --check-prefix=REGION
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-pack-tapes' %S/../tapeflow-raise-tape/dynamic.mlir | filecheck %s --check-prefix=SYMBOLIC
+// RUN: not tapeflow-opt -p tapeflow-pack-tapes %S/Inputs/bad-ragged.mlir 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=512}' %S/../../../lowering/polybench/lu.mlir | filecheck %s --check-prefix=PIPELINE
+
+// The j < i triangle of a 4x4 nest, ragged extents (4, i): packed, the tape holds
+// the 0 + 1 + 2 + 3 = 6 entries FWD writes (the bounding box held 4 x 3), entry
+// (i, j) at i*(i-1)/2 + j: the entries before row i, computed (by Horner's rule,
+// as (i - 1) * i / 2) once per outer iteration, plus j in the inner loop. The
+// loop that computed the bounding box's extent goes.
+// CHECK-LABEL: func.func private @diffef
+// CHECK-NOT:    arith.maxsi
+// CHECK:        %[[T:.*]] = tape.alloc name "load_arg0" : !tape.tape<6xf64>
+// CHECK-NEXT:   scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:     %[[M1:.*]] = arith.constant -1 : index
+// CHECK-NEXT:     %[[IM1:.*]] = arith.addi %[[I]], %[[M1]] : index
+// CHECK-NEXT:     %[[PROD:.*]] = arith.muli %[[IM1]], %[[I]] : index
+// CHECK-NEXT:     %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:     %[[ROW:.*]] = arith.divsi %[[PROD]], %[[TWO]] : index
+// CHECK-NEXT:     scf.for %[[J:.*]] = %{{.*}} to %[[I]] step %{{.*}} {
+// CHECK-NEXT:       %[[P:.*]] = arith.addi %[[ROW]], %[[J]] : index
+// CHECK-NEXT:       %[[V:.*]] = memref.load
+// CHECK-NEXT:       tape.store %[[V]], %[[T]][%[[P]]] id 0 : f64, !tape.tape<6xf64>
+// REV reads (i, j) = (3 - r, 2 - r - c) at the same polynomial of its own indices.
+// CHECK:        scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:     %[[RI:.*]] = arith.subi %{{.*}}, %[[R]] : index
+// CHECK-NEXT:     arith.constant -1 : index
+// CHECK-NEXT:     %[[RIM1:.*]] = arith.addi %[[RI]], %{{.*}} : index
+// CHECK-NEXT:     arith.muli %[[RIM1]], %[[RI]] : index
+// CHECK-NEXT:     arith.constant 2 : index
+// CHECK-NEXT:     %[[RROW:.*]] = arith.divsi
+// CHECK-NEXT:     scf.for
+// CHECK-NEXT:       arith.subi
+// CHECK-NEXT:       %[[RJ:.*]] = arith.subi
+// CHECK-NEXT:       %[[RP:.*]] = arith.addi %[[RROW]], %[[RJ]] : index
+// CHECK-NEXT:       tape.load %[[T]][%[[RP]]] from 0 : !tape.tape<6xf64> -> f64
+// CHECK:        tape.free %[[T]] : !tape.tape<6xf64>
+// CHECK-NOT:    tapeflow.ragged
+// STATS: tapeflow-pack-tapes: @diffef: 1 packed
+// STATS-NEXT: packed !tape.tape<4x?xf64> -> !tape.tape<6xf64>
+
+// A region packs like its tapes.
+// REGION: %[[R:.*]] = region.alloc : !region.region<6, [f64]>
+// REGION: region.store %{{.*}}, %[[R]][%{{.*}}] slot 0 id 0 : f64, !region.region<6, [f64]>
+// REGION: region.load %[[R]][%{{.*}}] slot 0 from 0 : !region.region<6, [f64]> -> f64
+// REGION-NOT: tapeflow.ragged
+
+// A triangle whose size is an argument (for i < n; for j = i+1 .. n; for k < 4):
+// 4 * (n-1-i) entries per i, (2*n - 2) * n in all, computed once before FWD and
+// shared by the three tapes of the nest, as is the position of each entry
+// (4 * (n-1 + ... + n-i) + 4 * (j - i - 1) + k, one level per loop).
+// SYMBOLIC-LABEL: func.func private @diffetri
+// SYMBOLIC-SAME:    %[[N:[^:]*]]: index)
+// SYMBOLIC-NOT:     arith.maxsi
+// SYMBOLIC:         %[[TWO:.*]] = arith.constant 2 : index
+// SYMBOLIC-NEXT:    %[[N2:.*]] = arith.muli %[[TWO]], %[[N]] : index
+// SYMBOLIC-NEXT:    %[[M2:.*]] = arith.constant -2 : index
+// SYMBOLIC-NEXT:    %[[N2M2:.*]] = arith.addi %[[N2]], %[[M2]] : index
+// SYMBOLIC-NEXT:    %[[COUNT:.*]] = arith.muli %[[N2M2]], %[[N]] : index
+// SYMBOLIC-NEXT:    tape.alloc(%[[COUNT]]) name "load_arg0" : !tape.tape<?xf64>
+// SYMBOLIC-NEXT:    tape.alloc(%[[COUNT]]) name "load_arg0_2" : !tape.tape<?xf64>
+// SYMBOLIC-NEXT:    tape.alloc(%[[COUNT]]) name "load_arg2" : !tape.tape<?xf64>
+// SYMBOLIC:         scf.for
+// SYMBOLIC:           scf.for
+// SYMBOLIC:             scf.for %[[K:[^ ]*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// SYMBOLIC-NEXT:      %[[P:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// SYMBOLIC-NEXT:      memref.load
+// SYMBOLIC-NEXT:      tape.store %{{.*}}, %{{.*}}[%[[P]]] id 0 : f64, !tape.tape<?xf64>
+// SYMBOLIC-NEXT:      memref.load
+// SYMBOLIC-NEXT:      tape.store %{{.*}}, %{{.*}}[%[[P]]] id 1 : f64, !tape.tape<?xf64>
+// SYMBOLIC-NEXT:      memref.load
+// SYMBOLIC-NEXT:      tape.store %{{.*}}, %{{.*}}[%[[P]]] id 2 : f64, !tape.tape<?xf64>
+
+// BAD: error: tapeflow-pack-tapes: the 'tape.alloc' %t at {{.*}}bad-ragged.mlir:7:3: the extent of dimension 0 (d1) depends on d1: an extent may depend only on the dimensions before it
+
+// PolyBench lu through the tapeflow variant's lowering: two of its three regions
+// are tiled through the scratchpad (their DRAM tapes are slab stacks of tiles);
+// the one layers keeps in DRAM is packed: 10 entries of two slots, not 5 x 4.
+// PIPELINE-LABEL: func.func private @diffef
+// PIPELINE:       region.alloc {tapeflow.kept = "{{.*}}"} : !region.region<10, [f64, f64]>
+// PIPELINE:       stream.alloc slab
+// PIPELINE:       stream.alloc slab
+// PIPELINE-NOT:   tapeflow.ragged
