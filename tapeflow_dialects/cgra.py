@@ -52,7 +52,13 @@ from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from tapeflow_dialects.layer import PhaseAttr, SpadType, verify_yielded_types
+from tapeflow_dialects.layer import (
+    HoldsNoLayers,
+    LayerOp,
+    PhaseAttr,
+    SpadType,
+    verify_yielded_types,
+)
 from tapeflow_dialects.region import RegionType
 from tapeflow_dialects.stream import TapeType
 
@@ -295,6 +301,7 @@ class KernelOp(IRDLOperation):
     """
 
     name = "cgra.kernel"
+    traits = lazy_traits_def(lambda: (HoldsNoLayers(),))
     id = prop_def(IntegerAttr[I64])
     rows = prop_def(IntegerAttr[I64])
     cols = prop_def(IntegerAttr[I64])
@@ -340,6 +347,11 @@ class KernelOp(IRDLOperation):
         verify_yielded_types(self, terminator.values)
         busy: dict[tuple[int, int, int], PlacedOp] = {}
         for op in self.body.block.ops:
+            if layer := next((o for o in op.walk() if isinstance(o, LayerOp)), None):
+                raise VerifyException(
+                    f"'{self.name}' holds 'layer.layer' {layer.id.value.data}; a kernel is one "
+                    "configuration of placed dataflow, inside a layer or outside any"
+                )
             if not isinstance(op, PlacedOp):
                 continue
             row, col = op.pe()

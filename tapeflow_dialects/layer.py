@@ -43,7 +43,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, OpTrait
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -280,6 +280,13 @@ class LayerOp(IRDLOperation):
             )
 
 
+class HoldsNoLayers(OpTrait):
+    """An op whose body never holds a `layer.layer` (a `cgra.kernel`: one grid
+    configuration of placed dataflow), which the search for a layer's partner
+    (`_layers_in`) does not enter: a fully unrolled kernel has tens of thousands
+    of placed ops, and every layer searches its function."""
+
+
 def _layers_in(scope: Operation) -> Iterator[LayerOp]:
     """Every `layer.layer` in `scope`, without entering the layers' bodies (layers
     do not nest, which each layer's verifier checks on its own body). Each layer
@@ -294,7 +301,7 @@ def _layers_in(scope: Operation) -> Iterator[LayerOp]:
                 while op is not None:
                     if isinstance(op, LayerOp):
                         yield op
-                    elif op.regions:
+                    elif op.regions and not op.has_trait(HoldsNoLayers):
                         pending.append(op)
                     op = op.next_op
 

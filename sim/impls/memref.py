@@ -252,10 +252,15 @@ def build_subview(
         error = outside(starts, sizes, source.shape)
         if error is not None:
             raise error
+        # The trailing `...` keeps a rank-0 source's view a (0-d) view: indexing
+        # one with `()` would give a copy of its value, not a place to write.
         view = source[
-            tuple(
-                slice(start, start + size * stride, stride)
-                for start, size, stride in zip(starts, sizes, strides, strict=False)
+            (
+                *(
+                    slice(start, start + size * stride, stride)
+                    for start, size, stride in zip(starts, sizes, strides, strict=False)
+                ),
+                ...,
             )
         ]
         view = view.squeeze(axis=squeeze) if squeeze else view

@@ -82,6 +82,20 @@ offset: 8>>
     assert np.array_equal(m, expected)
 
 
+
+def test_a_rank_0_subview_is_a_view_a_copy_writes_through() -> None:
+    # Found by the property campaign: Enzyme's stage copied a rank-0 value into a
+    # rank-0 subview of a rank-0 buffer, and the subview was a copy of the value.
+    text = """
+    func.func @f(%a: memref<f64>, %b: memref<f64>) {
+      %v = memref.subview %b[] [] [] : memref<f64> to memref<f64>
+      memref.copy %a, %v : memref<f64> to memref<f64>
+      func.return
+    }"""
+    a, b = np.array(2.5), np.array(0.0)
+    _run(text, "f", a, b)
+    assert b == 2.5
+
 def test_tape_read_before_write_is_an_error() -> None:
     text = """
     func.func @f(%i: index, %j: index, %v: f64) -> f64 {

@@ -68,3 +68,23 @@ func.func @yield_types(%a: f64) {
   func.return
 }
 // CHECK: error: 'cgra.kernel' yields [] but its results are [f64]
+
+// -----
+
+// A kernel is one grid configuration: it holds no layer (the search for a
+// layer's partner does not enter kernels).
+func.func @layer_in_kernel() {
+  cgra.kernel 0 rows 4 cols 4 ii 1 {
+    layer.layer 0 fwd partner 1 {
+      %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x2>
+      layer.barrier
+    }
+    cgra.yield
+  }
+  layer.layer 1 rev partner 0 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x2>
+    layer.barrier
+  }
+  func.return
+}
+// CHECK: error: 'cgra.kernel' holds 'layer.layer' 0; a kernel is one configuration of placed dataflow, inside a layer or outside any
