@@ -7,6 +7,7 @@ simulator and the timeline both import it, and not each other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,9 @@ class Execution:
     """The timing model the module was lowered and run for."""
     replays: dict[CacheConfig, CacheResult] = field(default_factory=dict)
     """The trace's replay through each cache asked for so far."""
+    reports: dict[Hardware, dict[str, Any]] = field(default_factory=dict)
+    """The report on each machine asked for so far, by the machine without its
+    name and with the run's energy preset (`sim.simulator.evaluate`)."""
     variant: str | None = None
     """The variant the module was prepared for (None: the caller did not say)."""
     unroll: int = 1

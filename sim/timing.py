@@ -537,12 +537,7 @@ def report(
     by_role = dram_traffic(addresses, roles, cache, line)
     by_role[TAPE] += stream_read + stream_write
     assert sum(by_role) == read + write  # every byte credited once
-    energy = hardware.energy
-    e_cache = accesses * energy.cache_pj(hardware.cache.size_bytes)
-    e_spad = spad_accesses * energy.spad_pj
-    e_fu = sum(count * energy.op_pj(cls) for cls, count in fu.items())
-    e_dram = read * 8 * energy.dram_read_pj_per_bit + write * 8 * energy.dram_write_pj_per_bit
-    return {
+    data: dict[str, Any] = {
         "model": model,
         "cycles": {
             "fwd": cycles["fwd"],
@@ -586,11 +581,28 @@ def report(
         "tape_bytes": tape_bytes,
         "slabs": len(recorder.slabs),
         "tape_high_water_bytes": recorder.tape_high_water_bytes,
-        "energy_pj": {
-            "cache": e_cache,
-            "spad": e_spad,
-            "fu": e_fu,
-            "dram": e_dram,
-            "onchip": e_cache + e_spad + e_fu,
-        },
+    }
+    data["energy_pj"] = energy_pj(data, hardware)
+    return data
+
+
+def energy_pj(data: dict[str, Any], hardware: Hardware) -> dict[str, float]:
+    """The energy of the run `data` (a `report` without its energy) reports, by
+    `hardware.energy`: what the counts cost, so that another energy preset needs
+    no other number of the run (`sim.simulator.evaluate` reuses the rest)."""
+    energy = hardware.energy
+    cache, dram = data["cache"], data["dram_bytes"]
+    e_cache = (cache["hits"] + cache["misses"]) * energy.cache_pj(hardware.cache.size_bytes)
+    e_spad = data["spad"]["accesses"] * energy.spad_pj
+    e_fu = sum(count * energy.op_pj(cls) for cls, count in data["ops"]["fu"].items())
+    e_dram = (
+        dram["read"] * 8 * energy.dram_read_pj_per_bit
+        + dram["write"] * 8 * energy.dram_write_pj_per_bit
+    )
+    return {
+        "cache": e_cache,
+        "spad": e_spad,
+        "fu": e_fu,
+        "dram": e_dram,
+        "onchip": e_cache + e_spad + e_fu,
     }
