@@ -42,7 +42,7 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.locations import located
-from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
 from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
@@ -104,10 +104,14 @@ class BindPlan:
             inner = [trip_count(nested) for nested in loops[depth + 1 :]]
             assert step is not None and all(t is not None for t in inner), "checked by the plan"
             stride = prod(t for t in inner if t is not None)
-            position = index.div(index.sub(loop.body.block.args[0], loop.lb), step)
+            # The position counts in the loop's own type (`i32` for an `i32`
+            # loop), the row in index.
+            own = IndexBuilder(at, loop_type(loop))
+            position = own.div(own.sub(loop.body.block.args[0], loop.lb), step)
             if reverse:
-                count = index.ceildiv(index.sub(loop.ub, loop.lb), step)
-                position = index.sub(index.sub(count, 1), position)
+                count = own.ceildiv(own.sub(loop.ub, loop.lb), step)
+                position = own.sub(own.sub(count, 1), position)
+            position = index.cast(position, builtin.IndexType())
             row = index.add(row, index.mul(position, stride))
         self.rows[key] = index.value(row)
         return self.rows[key]

@@ -36,7 +36,7 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.locations import located
-from lowering.ir.loops import constant_value
+from lowering.ir.loops import constant_value, loop_type
 from lowering.ir.stages import Stage, require_stages
 from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
@@ -90,8 +90,11 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
     step = constant_value(loop.step)
     if step is None:
         raise _fail(f"the strip-mined loop of layer {op.id.value.data} has a variable step")
-    span = index.sub(loop.ub, loop.lb)
-    return index.value(index.mul(index.ceildiv(span, step), per_iteration.value.data))
+    # The bounds are in the loop's own type (`i32` for an `i32` loop), the rows
+    # an index.
+    bounds = IndexBuilder(at, loop_type(loop))
+    trips = bounds.ceildiv(bounds.sub(loop.ub, loop.lb), step)
+    return index.value(index.mul(index.cast(trips, builtin.IndexType()), per_iteration.value.data))
 
 
 def layered_regions(function: func.FuncOp) -> set[SSAValue]:

@@ -60,7 +60,7 @@ from lowering.enzyme.cache_accesses import (
     top_level_index,
     written_roots,
 )
-from lowering.ir.loops import top_level_op
+from lowering.ir.loops import loop_type, top_level_op
 
 
 class NotANestedCache(Exception):
@@ -273,7 +273,10 @@ def max_extents(inner: memref.AllocOp, body: Block, at: InsertPoint) -> list[SSA
         ):
             raise _NotComputable("an extent depends on a loop-carried value")
         bounds = [_materialize(v, mapping, outer, ip) for v in (loop.lb, loop.ub, loop.step)]
-        block = Block(arg_types=[IndexType(), *(IndexType() for _ in carried)])
+        # The clone counts in the loop's own type (an `i32` loop stays `i32`), so
+        # the cloned extent arithmetic -- an `index_cast` of the induction
+        # variable, say -- sees the operand types it was written for.
+        block = Block(arg_types=[loop_type(loop), *(IndexType() for _ in carried)])
         new = scf.ForOp(bounds[0], bounds[1], bounds[2], carried, block)
         Rewriter.insert_op(new, ip)
         inner_map = {**mapping, loop.body.block.args[0]: block.args[0]}

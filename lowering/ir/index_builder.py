@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -73,11 +73,14 @@ class IndexBuilder:
     """
     Builds index arithmetic before an insertion point, folding constants: operands
     may be Python ints, and a constant becomes an `arith.constant` only when an op
-    needs it (`value`).
+    needs it (`value`). The arithmetic is in `int_type`: `index` by default, a loop's
+    own type (`i32` for an `scf.for` over `i32` bounds) where it computes that loop's
+    bounds, since an `scf.for`'s bounds, step and induction variable share one type.
     """
 
-    def __init__(self, at: InsertPoint):
+    def __init__(self, at: InsertPoint, int_type: IntegerType | IndexType | None = None):
         self.at = at
+        self.int_type: IntegerType | IndexType = int_type if int_type is not None else IndexType()
 
     def _emit(self, op: Operation) -> SSAValue:
         Rewriter.insert_op(op, self.at)
@@ -90,8 +93,15 @@ class IndexBuilder:
     def value(self, x: Index) -> SSAValue:
         """`x` as an SSA value."""
         if isinstance(x, int):
-            return self._emit(arith.ConstantOp(IntegerAttr(x, IndexType())))
+            return self._emit(arith.ConstantOp(IntegerAttr(x, self.int_type)))
         return x
+
+    def cast(self, x: Index, to: IntegerType | IndexType) -> Index:
+        """`x` as a `to`, by `arith.index_cast` where its type differs (an index is
+        never cast to index; an `i32` or `i64` is, to index)."""
+        if isinstance(x, int) or x.type == to:
+            return x
+        return self._emit(arith.IndexCastOp(x, to))
 
     def const(self, value: int) -> SSAValue:
         return self.value(value)
@@ -99,7 +109,7 @@ class IndexBuilder:
     def _binary(self, a: Index, b: Index, make: type[Operation]) -> Index:
         x, y = self._known(a), self._known(b)
         if x is not None and y is not None:
-            folded = fold_int(make.name, x, y, IndexType())
+            folded = fold_int(make.name, x, y, self.int_type)
             if folded is not None:
                 return int(folded)
         return self._emit(make(self.value(a), self.value(b)))  # type: ignore[call-arg]

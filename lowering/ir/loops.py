@@ -7,7 +7,7 @@ group, cut and index the tape by loop nest share these.
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 
@@ -38,6 +38,14 @@ def constant_value(value: SSAValue) -> int | None:
         if isinstance(attr, IntegerAttr):
             return attr.value.data
     return None
+
+
+def loop_type(loop: scf.ForOp) -> IntegerType | IndexType:
+    """The type an `scf.for` counts in (its bounds', step's and induction
+    variable's): `index`, or a signless integer such as `i32`."""
+    iv_type = loop.body.block.args[0].type
+    assert isinstance(iv_type, IntegerType | IndexType)
+    return iv_type
 
 
 def trip_count(loop: scf.ForOp) -> int | None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from math import prod
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_builder import Index, IndexBuilder
-from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
 from lowering.layers.records import ROWS_PER_ITERATION, LayerRecord
 from lowering.layers.run_time import RunTimePlan
 from lowering.layers.state import (
@@ -44,7 +44,7 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
         (plan.fwd, fwd_id, rev_id, Phase.FWD),
         (plan.rev, rev_id, fwd_id, Phase.REV),
     ):
-        at = IndexBuilder(InsertPoint.before(loop))
+        at = IndexBuilder(InsertPoint.before(loop), loop_type(loop))
         trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
         count = at.value(at.ceildiv(trip, tile))
         strip_mine(
@@ -204,10 +204,12 @@ def strip_mine(
     iteration trip-1-j, so REV tile `t` undoes FWD tile `count-1-t`: REV
     iterations [max(trip - (first+1)*T, 0), trip - first*T).
     """
-    outside = IndexBuilder(InsertPoint.before(loop))
+    # The tile loop and the tiles' bounds count in the loop's own type.
+    int_type = loop_type(loop)
+    outside = IndexBuilder(InsertPoint.before(loop), int_type)
     zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
     inits = list(loop.iter_args)
-    body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+    body = Block(arg_types=[int_type, *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
     Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
     for old, new in zip(loop.results, tile_loop.results, strict=True):
@@ -218,7 +220,7 @@ def strip_mine(
         ident, phase, partner, Region(layer_block), [r.type for r in loop.results]
     )
     layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
-    index = IndexBuilder(InsertPoint.at_end(layer_block))
+    index = IndexBuilder(InsertPoint.at_end(layer_block), int_type)
     t = body.args[0]
     if phase is Phase.FWD:
         lo_iter = index.mul(t, tile)

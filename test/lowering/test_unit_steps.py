@@ -13,7 +13,8 @@ over its trip count, so that Enzyme-MLIR, which sizes a strided loop's caches
   test/lowering/kernels/strided_*.mlir go through every stage in
   test_gradient_kernels.py): the run-time step kernel's gradient equals central
   differences for ranges of every kind, and every later stage computes the Enzyme
-  stage's bits; the i32 kernel's gradient equals central differences.
+  stage's bits; the i32 kernel's gradient equals central differences, and every
+  later stage computes the Enzyme stage's bits.
 """
 
 from __future__ import annotations
@@ -208,6 +209,16 @@ def test_an_i32_strided_loop_gives_the_gradient_of_central_differences() -> None
     assert_matches_central_differences(
         _parse(text), [x, y], [dx, dy], [out["arg1"], out["arg3"]], "strided_i32_tiles"
     )
+
+
+def test_an_i32_strided_loop_keeps_its_values_through_every_stage() -> None:
+    """Issue 22: raise-tape sized the tile's extent with a clone of the i32 loop
+    counting in `index`, so the cloned `index_cast` of its induction variable
+    cast index to index and failed to verify."""
+    text = (FRONTEND / "strided_i32_tiles.mlir").read_text()
+    rng = np.random.default_rng(17)
+    x, dx, y, dy = (rng.uniform(0.5, 1.2, 17) for _ in range(4))
+    check_stages(text, "f_grad", {"arg0": x, "arg1": dx, "arg2": y, "arg3": dy})
 
 
 def test_an_affine_loop_stays_affine() -> None:
