@@ -44,14 +44,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, scf
-from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.locations import where
-from lowering.ir.loops import constant_value, trip_count
+from lowering.ir.loops import constant_value, loop_type
 
 PASS = "tapeflow-unit-steps"
 
@@ -69,9 +70,6 @@ class _Builder:
         self.at = InsertPoint.after(op)
         return op.results[0]
 
-    def constant(self, value: int, kind: Attribute) -> SSAValue:
-        return self.emit(arith.ConstantOp(IntegerAttr(value, kind)))
-
 
 def _strided(step: SSAValue) -> bool:
     """A step other than 1; a constant one that is not positive (not a valid
@@ -80,24 +78,11 @@ def _strided(step: SSAValue) -> bool:
     return known is None or known > 1
 
 
-def _trips(build: _Builder, loop: scf.ForOp) -> SSAValue:
-    """How many of `lb, lb + s, ...` are below `ub` (see the module's doc)."""
-    kind = loop.lb.type
-    count = trip_count(loop)
-    width = kind.width.data if isinstance(kind, IntegerType) else 64
-    if count is not None and count < 2 ** (width - 1):
-        return build.constant(count, kind)
-    count = build.emit(arith.CeilDivUIOp(build.emit(arith.SubiOp(loop.ub, loop.lb)), loop.step))
-    runs = build.emit(arith.CmpiOp(loop.lb, loop.ub, "slt"))
-    return build.emit(arith.SelectOp(runs, count, build.constant(0, kind)))
-
-
 def _unit_scf(loop: scf.ForOp) -> None:
     """Rewrite `loop` in place: `0 to trips step 1`, the iv recomputed in the body."""
-    kind = loop.lb.type
-    build = _Builder(InsertPoint.before(loop), loop)
-    trips = _trips(build, loop)
-    zero, one = build.constant(0, kind), build.constant(1, kind)
+    ints = IndexBuilder(InsertPoint.before(loop), loop_type(loop), loop.location)
+    trips = ints.value(ints.trips(loop.lb, loop.ub, loop.step))
+    zero, one = ints.const(0), ints.const(1)
     iv = loop.body.block.args[0]
     inside = _Builder(InsertPoint.at_start(loop.body.block), loop)
     scaled = inside.emit(arith.MuliOp(iv, loop.step))

@@ -335,10 +335,10 @@ def _space(counter: Counter, at: InsertPoint) -> _Space:
     lower = _cast(counter.lower, IndexType(), at)
     step = counter.step if isinstance(counter.step, int) else _cast(counter.step, IndexType(), at)
     upper = build.value(build.add(_cast(counter.upper, IndexType(), at), counter.upper_offset))
-    # max(0, ub - lb) / step, rounded up: the loop's trip count when step > 0;
-    # with lb >= ub it is 0 for any step, and with lb < ub and step <= 0 the
-    # while loop never ends.
-    trips = build.ceildiv(build.max(build.sub(upper, lower), 0), step)
+    # The loop's trip count when step > 0, exact where ub - lb overflows the
+    # signed range (`IndexBuilder.trips`); with lb >= ub it is 0 for any step,
+    # and with lb < ub and step <= 0 the while loop never ends.
+    trips = build.trips(lower, upper, step)
     last = _cast(build.value(build.add(lower, build.mul(trips, step))), counter.lower.type, at)
     one = build.value(1)
     if counter.step == 1:

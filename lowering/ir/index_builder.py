@@ -12,12 +12,12 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, LocationAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.loops import constant_value
-from tapeflow_dialects.semantics import fold_int
+from tapeflow_dialects.semantics import INDEX_WIDTH, fold_int, int_width
 
 Index = SSAValue | int
 """An index value: an SSA value, or a constant not yet materialized."""
@@ -78,11 +78,20 @@ class IndexBuilder:
     bounds, since an `scf.for`'s bounds, step and induction variable share one type.
     """
 
-    def __init__(self, at: InsertPoint, int_type: IntegerType | IndexType | None = None):
+    def __init__(
+        self,
+        at: InsertPoint,
+        int_type: IntegerType | IndexType | None = None,
+        location: LocationAttr | None = None,
+    ):
         self.at = at
         self.int_type: IntegerType | IndexType = int_type if int_type is not None else IndexType()
+        self.location = location
+        """Given to every op emitted (a rewrite's ops at the loop they replace)."""
 
     def _emit(self, op: Operation) -> SSAValue:
+        if self.location is not None:
+            op.location = self.location
         Rewriter.insert_op(op, self.at)
         return op.results[0]
 
@@ -144,6 +153,24 @@ class IndexBuilder:
         if self._known(b) == 1:
             return a
         return self._binary(a, b, arith.CeilDivSIOp)
+
+    def trips(self, lb: Index, ub: Index, step: Index) -> Index:
+        """How many of `lb, lb + s, ...` are below `ub` (`s > 0`, as `scf.for`
+        requires): `lb < ub ? ceildivui(ub - lb, s) : 0`. The difference is taken
+        unsigned: where `lb < ub` (signed, as `scf.for` compares) it is below 2^w,
+        so it is exact even where the signed subtraction overflows, and `ceildivui`
+        (`(d - 1) / s + 1` for `d > 0`) does not round through `d + s - 1`. Where
+        the values and the first one past `ub` are all representable, the count
+        is below 2^(w-1). Constants fold to the count, computed exactly."""
+        a, b, s = self._known(lb), self._known(ub), self._known(step)
+        if a is not None and b is not None and s is not None and s > 0:
+            count = max(0, -(-(b - a) // s))
+            if count < 2 ** ((int_width(self.int_type) or INDEX_WIDTH) - 1):
+                return count
+        difference = self._emit(arith.SubiOp(self.value(ub), self.value(lb)))
+        count = self._emit(arith.CeilDivUIOp(difference, self.value(step)))
+        runs = self._emit(arith.CmpiOp(self.value(lb), self.value(ub), "slt"))
+        return self._emit(arith.SelectOp(runs, count, self.value(0)))
 
     def min(self, a: Index, b: Index) -> Index:
         return self._binary(a, b, arith.MinSIOp)

@@ -299,3 +299,59 @@ def test_an_active_scalar_through_an_i64_counted_while() -> None:
     results = check_stages(ENZYME_JAX_WHILE3, "f_grad", {"arg0": np.array(2.0)}, unrolls=(1, 2))
     assert set(results.reference) == {"result0"}
     np.testing.assert_array_equal(results.reference["result0"], 1024.0)
+
+
+COUNTED_I64 = """
+func.func @f(%lb: i64, %ub: i64) -> (i64, i64) {{
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %s = arith.constant {step} : i64
+  %r:2 = scf.while (%i = %lb, %n = %c0) : (i64, i64) -> (i64, i64) {{
+    %go = arith.cmpi slt, %i, %ub : i64
+    scf.condition(%go) %i, %n : i64, i64
+  }} do {{
+  ^bb0(%i2: i64, %n2: i64):
+    %next = arith.addi %i2, %s : i64
+    %m = arith.addi %n2, %c1 : i64
+    scf.yield %next, %m : i64, i64
+  }}
+  return %r#0, %r#1 : i64, i64
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("lb", "ub", "step", "last", "trips"),
+    [
+        # ub - lb = 2^64 - 2 wraps to -2: the signed count was 0.
+        (-(2**63), 2**63 - 2, 2**63 - 1, 2**63 - 2, 2),
+        # ub - lb = 2^63, one past the signed range: -2^62, 0, then 2^62 = ub.
+        (-(2**62), 2**62, 2**62, 2**62, 2),
+        # ub - lb = 2^63 - 1, the largest signed difference: -2^62, 0, then 2^62.
+        (-(2**62), 2**62 - 1, 2**62, 2**62, 2),
+        # ub - lb = 2^63 with three trips: -2^62 + 1, 0, 2^62 - 1, then 2^63 - 2.
+        (-(2**62) + 1, 2**62 + 1, 2**62 - 1, 2**63 - 2, 3),
+        # An ordinary non-multiple range, and an empty one.
+        (-5, 7, 4, 7, 3),
+        (7, -5, 4, 7, 0),
+    ],
+)
+def test_a_counted_while_counts_exactly_where_ub_minus_lb_overflows(
+    lb: int, ub: int, step: int, last: int, trips: int
+) -> None:
+    """The counted loop's trip count is `lb < ub ? ceildivui(ub - lb, s) : 0`
+    (shared with tapeflow-unit-steps): the expected counter and count are Python
+    integers' (`range`), the original `scf.while` computes them, and so does the
+    rewritten loop."""
+    values = range(lb, ub, step)
+    assert (len(values), values[-1] + step if values else lb) == (trips, last)
+    text = COUNTED_I64.format(step=step)
+    args = {"arg0": np.array(lb, dtype=np.int64), "arg1": np.array(ub, dtype=np.int64)}
+    original = LocatingParser(make_context(), text, "counted_i64.mlir").parse_module()
+    got = run_function(original, "f", {k: v.copy() for k, v in args.items()})
+    assert (int(got["result0"]), int(got["result1"])) == (last, trips)
+    rewritten = original.clone()
+    assert while_to_for(rewritten) == []
+    assert not [o for o in rewritten.walk() if isinstance(o, scf.WhileOp)]
+    again = run_function(rewritten, "f", {k: v.copy() for k, v in args.items()})
+    assert (int(again["result0"]), int(again["result1"])) == (last, trips)
