@@ -26,12 +26,13 @@ func.func @counted(%x: memref<?xf64>, %lb: index, %n: index) -> f64 {
   return %r#1 : f64
 }
 
-// (b) A step other than 1 is normalized: `for t = 0 to ceil(max(0, n - lb) / 3)`,
-// the counter `lb + t * 3`.
+// (b) A step other than 1 is normalized: `for t = 0 to (lb < n ? ceildivui(n - lb, 3) : 0)`
+// (exact where the signed `n - lb` overflows), the counter `lb + t * 3`.
 // CHECK-LABEL: func.func @strided
-// CHECK:         %[[D:.*]] = arith.subi %{{.*}}, %{{.*}} : index
-// CHECK:         %[[P:.*]] = arith.maxsi %[[D]], %{{.*}} : index
-// CHECK:         %[[T:.*]] = arith.ceildivsi %[[P]], %{{.*}} : index
+// CHECK:         %[[D:.*]] = arith.subi %[[N:.*]], %[[LB:.*]] : index
+// CHECK:         %[[C:.*]] = arith.ceildivui %[[D]], %{{.*}} : index
+// CHECK:         %[[RUNS:.*]] = arith.cmpi slt, %[[LB]], %[[N]] : index
+// CHECK:         %[[T:.*]] = arith.select %[[RUNS]], %[[C]], %{{.*}} : index
 // CHECK:         scf.for %[[K:.*]] = %{{.*}} to %[[T]] step %{{.*}} {
 // CHECK:           %[[M:.*]] = arith.muli %[[K]], %{{.*}} : index
 // CHECK-NEXT:      %[[I:.*]] = arith.addi %{{.*}}, %[[M]] : index
