@@ -390,6 +390,8 @@ class _FunctionSource:
                 index.append(f"{starts[d]}:{stop}" + (f":{strides[d]}" if strides[d] != 1 else ""))
         while index and index[-1] == ":":
             index.pop()
+        if not kept:  # every dimension dropped: `...` keeps a 0-d view, not the value
+            index.append("...")
         moved = [f"{starts[d]} * st[{d}]" for d in range(rank) if starts[d] != "0"]
         offset = " + ".join(["lay[2]", *moved])
         new_strides = "".join(

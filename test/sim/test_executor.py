@@ -82,7 +82,6 @@ offset: 8>>
     assert np.array_equal(m, expected)
 
 
-
 def test_a_rank_0_subview_is_a_view_a_copy_writes_through() -> None:
     # Found by the property campaign: Enzyme's stage copied a rank-0 value into a
     # rank-0 subview of a rank-0 buffer, and the subview was a copy of the value.
@@ -95,6 +94,30 @@ def test_a_rank_0_subview_is_a_view_a_copy_writes_through() -> None:
     a, b = np.array(2.5), np.array(0.0)
     _run(text, "f", a, b)
     assert b == 2.5
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_a_subview_dropping_every_dimension_is_a_view(fast: bool) -> None:
+    # The property campaign's case: Enzyme copies a rank-0 value into element i of
+    # a cache through a subview that drops the cache's one dimension; the compiled
+    # path indexed the element (a copy of its value) instead of viewing it.
+    text = """
+    func.func @f(%a: memref<f64>, %i: index) -> f64 {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %b = memref.alloc() : memref<3xf64>
+      scf.for %j = %c0 to %c3 step %c1 {
+        %v = memref.subview %b[%j] [1] [1] : memref<3xf64> to memref<f64, strided<[], offset: ?>>
+        memref.copy %a, %v : memref<f64> to memref<f64, strided<[], offset: ?>>
+      }
+      %r = memref.load %b[%i] : memref<3xf64>
+      memref.dealloc %b : memref<3xf64>
+      func.return %r : f64
+    }"""
+    (value,) = Executor(_module(text), fast=fast).run("f", [np.array(2.5), 1])
+    assert value == 2.5
+
 
 def test_tape_read_before_write_is_an_error() -> None:
     text = """
