@@ -68,8 +68,13 @@ class _Clock:
         """Nanoseconds from cycle 0, rounded."""
         return int(round(cycles / self.ghz))
 
+    def ns_fine(self, cycles: float) -> float:
+        """Nanoseconds from cycle 0 to the picosecond: a rate's edges, whose
+        integral must give back the bytes however short the transfers."""
+        return round(cycles / self.ghz, 3)
+
     @staticmethod
-    def us(ns: int) -> float:
+    def us(ns: float) -> float:
         return ns / 1000
 
 
@@ -310,11 +315,11 @@ def trace_events(
     for t in times.transfers:
         rate(t.moving, t.moving + t.nbytes / bw, bw, 1)
     level = [0.0, 0.0]
-    samples: list[tuple[int, float, float]] = [(0, 0.0, 0.0)]
+    samples: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)]
     for at in sorted(changes):
         level[0] += changes[at][0]
         level[1] += changes[at][1]
-        ns = clock.ns(at)
+        ns = clock.ns_fine(at)
         gbs = tuple(round(max(0.0, v) * hardware.clock_ghz, 6) for v in level)
         if samples[-1][0] == ns:
             samples[-1] = (ns, *gbs)  # type: ignore[assignment]

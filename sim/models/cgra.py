@@ -20,7 +20,10 @@ cycles"; every parameter is a field of `targets.hardware.Hardware`).
   barrier: the scratchpad holds the next tile while the current one drains (double
   buffering, as the streams already assume), so the pipeline is filled once, not once
   per tile. Where the next tile is not resident in time (its REV stream stalled), the
-  pipeline has drained meanwhile and fills again.
+  pipeline has drained meanwhile and fills again. The loop's misses likewise keep
+  the miss file busy across the barrier: a continued tile adds its misses at the
+  loop's steady rate (`mshrs` per DRAM latency) and its hits at `ports` per cycle,
+  not a whole group of misses of its own.
 - A REV stream starts when the previous REV layer starts and delays its own
   layer only by what has not arrived by then; FWD streams drain in the
   background. Both take DRAM bandwidth.
@@ -83,9 +86,10 @@ class CgraModel:
         saved = np.where(continued, length - ii, 0)
         compute = compute - saved
         # max(compute, memory) for kernel loops; latencies plus misses outside.
-        # (float64 holds these integers exactly.)
-        ports_time = -(-m // mshrs) * latency + -(-hits // ports)
-        memory = np.maximum(windows.dram_bytes / bw, ports_time.astype(np.float64))
+        # (float64 holds these integers exactly; a continued tile's share of its
+        # loop's accesses is a fraction.)
+        ports_time = _ports_time(m, hits, continued, mshrs, ports, latency)
+        memory = np.maximum(windows.dram_bytes / bw, ports_time)
         spent = np.where(
             kernel,
             np.ceil(np.maximum(compute.astype(np.float64), memory)).astype(np.int64),
@@ -124,6 +128,24 @@ class CgraModel:
             fill_drain,
             times.prefetch_distance,
         )
+
+
+def _ports_time(
+    misses: np.ndarray,
+    hits: np.ndarray,
+    continued: np.ndarray,
+    mshrs: int,
+    ports: int,
+    latency: int,
+) -> np.ndarray:
+    """Each window's misses in groups of `mshrs`, each group the DRAM latency, plus
+    its hits over the ports. A window that continues the tile before it (the same
+    pipelined loop across a layer barrier) finds the miss file and the ports busy
+    with the run so far: it adds its accesses at the loop's steady rate (`mshrs`
+    misses per latency, `ports` hits per cycle), not a whole group of its own."""
+    whole = (-(-misses // mshrs) * latency + -(-hits // ports)).astype(np.float64)
+    steady = misses * (latency / mshrs) + hits / ports
+    return np.where(continued, steady, whole)
 
 
 def configuration_loads(windows: WindowTable, hardware: Hardware) -> np.ndarray:

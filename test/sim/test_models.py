@@ -717,7 +717,9 @@ def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
     ctx = make_context()
     module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
     hardware = configure("Tflow2k", spad_bytes=64)
-    hardware = replace(hardware, mapping=replace(hardware.mapping, tiles_in_flight=1))
+    hardware = replace(
+        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
+    )
     prepare(ctx, module, "tapeflow", hardware)
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
     args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
@@ -740,6 +742,49 @@ def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
     # the grid keeps it while the bookkeeping kernels run.
     config = sum(kernel.fu_ops.values()) + kernel.memory_ops
     assert [int(spent[i]) for i in fwd_kernels] == [3 * 4 + 7 + config, 4 * 4, 4 * 4, 4 * 4]
+
+
+def test_continued_tiles_share_the_miss_file_at_the_loops_rate() -> None:
+    """The same four FWD tiles, each given 2 misses and no hits (8 MSHRs, DRAM
+    latency 100): the first tile waits for a whole group of misses (100 cycles);
+    the next three continue the loop, whose misses stream through the 8 MSHRs at
+    8 per 100 cycles, so each adds 2 x 100 / 8 = 25 cycles, not a group of its
+    own (which would be 100 per tile, as if the loop restarted at each barrier)."""
+    ctx = make_context()
+    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
+    hardware = configure("Tflow2k", spad_bytes=64)
+    hardware = replace(
+        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
+    )
+    assert (hardware.cache.mshrs, hardware.dram.latency_cycles) == (8, 100)
+    prepare(ctx, module, "tapeflow", hardware)
+    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
+    trace = MemoryTrace()
+    recorder = TimingRecorder(trace, hardware)
+    Executor(module, trace, recorder).run("f_grad", args)
+    recorder.finish()
+    addresses, writes, _ = trace.arrays()
+    table = window_table(recorder, simulate_cache(addresses, writes, hardware.cache), hardware)
+    fwd = [
+        i
+        for i, w in enumerate(recorder.windows)
+        if w.kind == "kernel" and w.phase == "fwd" and w.profile.looped
+    ]
+    misses = np.zeros_like(table.misses)
+    misses[fwd] = 2
+    quiet = replace(
+        table,
+        hits=np.zeros_like(table.hits),
+        misses=misses,
+        dram_bytes=np.zeros_like(table.dram_bytes),
+        tiles=np.zeros((0, 6), dtype=np.int64),
+    )
+    spent = CGRA.cycles(quiet, hardware).spent
+    kernel = recorder.windows[fwd[0]].profile
+    config = sum(kernel.fu_ops.values()) + kernel.memory_ops
+    # Compute alone: 19 + config, then 16 per continued tile (the test above).
+    assert [int(spent[i]) for i in fwd] == [100 + config, 25, 25, 25]
 
 
 def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
@@ -823,7 +868,9 @@ def test_a_layer_of_straight_line_dataflow_runs_as_one_kernel() -> None:
     ctx = make_context()
     module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
     hardware = configure("Tflow2k", spad_bytes=64)
-    hardware = replace(hardware, mapping=replace(hardware.mapping, tiles_in_flight=1))
+    hardware = replace(
+        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
+    )
     prepare(ctx, module, "tapeflow", hardware, 16)
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
     x = np.arange(1.0, 17.0) / 16
