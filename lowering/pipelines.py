@@ -78,6 +78,7 @@ def lowering_passes(
     stats: bool = False,
     raised: bool = False,
     tiles_in_flight: int = 1,
+    loop_tiles_in_flight: int = 0,
 ) -> list[str]:
     """
     The passes that lay out the variant's tape, from the Enzyme-gradient stage
@@ -112,6 +113,11 @@ def lowering_passes(
             {
                 "spad_bytes": spad_bytes,
                 **({"tiles_in_flight": tiles_in_flight} if tiles_in_flight != 1 else {}),
+                **(
+                    {"loop_tiles_in_flight": loop_tiles_in_flight}
+                    if loop_tiles_in_flight not in (0, tiles_in_flight)
+                    else {}
+                ),
                 **_stats(stats),
             },
         ),
@@ -129,6 +135,7 @@ def variant_pipeline(
     cgra: Mapping[str, object] | None = None,
     stats: bool = False,
     tiles_in_flight: int = 1,
+    loop_tiles_in_flight: int = 0,
 ) -> str:
     """
     The whole pipeline of a variant, from a primal (or an Enzyme gradient) to
@@ -144,6 +151,7 @@ def variant_pipeline(
             unroll=unroll,
             stats=stats,
             tiles_in_flight=tiles_in_flight,
+            loop_tiles_in_flight=loop_tiles_in_flight,
         ),
         "tapeflow-mark-rev-start",
         pass_spec("tapeflow-to-cgra", {**(cgra or {}), **_stats(stats)}),
@@ -170,4 +178,5 @@ def hardware_pipeline(
         cgra={**hardware_options(hardware), **mapping_options(hardware)},
         stats=stats,
         tiles_in_flight=hardware.mapping.tiles_in_flight,
+        loop_tiles_in_flight=hardware.mapping.loop_tiles_in_flight,
     )

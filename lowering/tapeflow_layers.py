@@ -68,26 +68,49 @@ from lowering.ir.stages import Stage, require_stages
 from lowering.layers.pieces import make_pieces
 from lowering.layers.records import KeptRecord, LayersReport
 from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
-from lowering.layers.state import LayeringState, Unlayerable, fail, region_name, tile_entries
+from lowering.layers.state import (
+    LayeringState,
+    Unlayerable,
+    fail,
+    loop_tile_entries,
+    region_name,
+    tile_entries,
+)
 from lowering.layers.tiles import try_tile
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES
 
 
 def layer_module(
-    module: builtin.ModuleOp, spad_bytes: int, tiles_in_flight: int = 1
+    module: builtin.ModuleOp,
+    spad_bytes: int,
+    tiles_in_flight: int = 1,
+    loop_tiles_in_flight: int = 0,
 ) -> list[LayersReport]:
+    """Layer every gradient function of `module`. A layer of straight-line stores
+    takes at most `1/tiles_in_flight` of the scratchpad, a tile of a strip-mined
+    loop at most `1/loop_tiles_in_flight` (0: as straight-line layers), or a DRAM
+    burst if that is more and a straight-line layer's share holds one
+    (`loop_tile_entries`)."""
     if spad_bytes < ENTRY_BYTES or spad_bytes % ENTRY_BYTES:
         raise fail(f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}")
     if tiles_in_flight < 1:
         raise fail(f"tiles-in-flight must be at least 1, got {tiles_in_flight}")
-    entries = tile_entries(spad_bytes, tiles_in_flight)
+    if loop_tiles_in_flight < 0:
+        raise fail(
+            f"loop-tiles-in-flight must be at least 1 (or 0: as tiles-in-flight), "
+            f"got {loop_tiles_in_flight}"
+        )
+    straight = tile_entries(spad_bytes, tiles_in_flight)
+    entries = loop_tile_entries(spad_bytes, tiles_in_flight, loop_tiles_in_flight)
     gradients = require_gradients(module, "tapeflow-layers")
     require_stages(gradients, "tapeflow-layers", {Stage.REGIONS})
-    return [_layer_function(f, spad_bytes, entries) for f in gradients]
+    return [_layer_function(f, spad_bytes, entries, straight) for f in gradients]
 
 
-def _layer_function(function: func.FuncOp, spad_bytes: int, entries: int) -> LayersReport:
+def _layer_function(
+    function: func.FuncOp, spad_bytes: int, entries: int, straight: int
+) -> LayersReport:
     """
     Layer `function`. What cannot be layered never stops the pass: the region it
     belongs to is left as it is (a correct array-of-structs region in DRAM, read
@@ -105,7 +128,7 @@ def _layer_function(function: func.FuncOp, spad_bytes: int, entries: int) -> Lay
         work = function.clone()
         allocs = [op.region for op in work.walk() if isinstance(op, region.AllocOp)]
         try:
-            report = _attempt(work, spad_bytes, {allocs[i] for i in kept}, entries)
+            report = _attempt(work, spad_bytes, {allocs[i] for i in kept}, entries, straight)
         except Unlayerable as err:
             if err.target not in allocs:
                 raise fail(
@@ -133,14 +156,14 @@ def _layer_function(function: func.FuncOp, spad_bytes: int, entries: int) -> Lay
 
 
 def _attempt(
-    function: func.FuncOp, spad_bytes: int, kept: set[SSAValue], entries: int
+    function: func.FuncOp, spad_bytes: int, kept: set[SSAValue], entries: int, straight: int
 ) -> LayersReport:
     report = LayersReport(function.sym_name.data, spad_bytes)
     loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans = run_time_tiling_plans(function, entries)
+    plans = run_time_tiling_plans(function, max(entries, straight))
     unlayered = run_time_regions(function, plans)
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
@@ -164,6 +187,7 @@ def _attempt(
         unlayered=set(unlayered),
         plans=plans,
         tile_entries=entries,
+        layer_entries=straight,
     )
     state.refresh_positions()
     _layer_block(state, function.body.block)
@@ -249,7 +273,7 @@ def _layer_block(state: LayeringState, block: Block) -> None:
             )
         (target,) = {s.region for s in stores}
         if current and (
-            target is not current_region or current_count + len(stores) > state.entries
+            target is not current_region or current_count + len(stores) > state.straight_entries
         ):
             close()
         if not current:
@@ -288,11 +312,17 @@ class TapeflowLayersPass(ModulePass):
     share of it (1: the whole scratchpad, the paper's cut), so that while one
     tile is in use the streams of the next can fill the rest."""
 
+    loop_tiles_in_flight: int = 0
+    """The same for the tiles of a strip-mined loop (0: `tiles_in_flight`). A
+    loop's pipeline continues across its tiles' barriers, so smaller tiles cost
+    it little, while a layer of straight-line dataflow pays its whole schedule
+    each time it runs."""
+
     stats: bool = False
     """Print, per gradient function, the layers made and how often they run."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        reports = layer_module(op, self.spad_bytes, self.tiles_in_flight)
+        reports = layer_module(op, self.spad_bytes, self.tiles_in_flight, self.loop_tiles_in_flight)
         if self.stats:
             for report in reports:
                 print(f"tapeflow-layers: {report.table()}", file=sys.stderr)

@@ -45,6 +45,10 @@ class TapeflowPipelinePass(ModulePass):
     """Tiles the scratchpad holds at once (`tapeflow-layers`; the simulator passes
     its hardware's `mapping.tiles_in_flight`)."""
 
+    loop_tiles_in_flight: int = 0
+    """The same for a strip-mined loop's tiles (0: `tiles_in_flight`; the
+    simulator passes its hardware's `mapping.loop_tiles_in_flight`)."""
+
     stats: bool = False
     """Print the tape, region and layer statistics of each step to stderr."""
 
@@ -56,6 +60,7 @@ class TapeflowPipelinePass(ModulePass):
                 spad_bytes=self.spad_bytes,
                 unroll=self.unroll,
                 tiles_in_flight=self.tiles_in_flight,
+                loop_tiles_in_flight=self.loop_tiles_in_flight,
                 stats=self.stats,
                 raised=raised,
             )

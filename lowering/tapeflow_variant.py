@@ -49,6 +49,10 @@ class TapeflowVariantPass(HardwareOptions, ModulePass):
     """Tiles the scratchpad holds at once (`tapeflow-layers`; the simulator passes
     its hardware's `mapping.tiles_in_flight`)."""
 
+    loop_tiles_in_flight: int = 0
+    """The same for a strip-mined loop's tiles (0: `tiles_in_flight`; the
+    simulator passes its hardware's `mapping.loop_tiles_in_flight`)."""
+
     stats: bool = False
     """Print every step's statistics to stderr."""
 
@@ -60,6 +64,7 @@ class TapeflowVariantPass(HardwareOptions, ModulePass):
                 spad_bytes=self.spad_bytes,
                 unroll=self.unroll,
                 tiles_in_flight=self.tiles_in_flight,
+                loop_tiles_in_flight=self.loop_tiles_in_flight,
                 cgra=self.hardware_spec(),
                 stats=self.stats,
             )

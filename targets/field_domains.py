@@ -78,6 +78,7 @@ DOMAINS: dict[str, Domain] = {
     "config_cycles_per_op": Domain(0, 10**6, "cycles"),
     "config_contexts": Domain(0, 1 << 20),
     "mapping.tiles_in_flight": Domain(1, 1 << 20),
+    "mapping.loop_tiles_in_flight": Domain(0, 1 << 20),
     **{f"datapath.units.{name}": Domain(0, 1 << 20, "units") for name in FU_CLASSES},
     # The terminator counts itself: at 1 no branch would ever launch.
     "datapath.sched_threshold": Domain(2, 1 << 31, "entries"),

@@ -45,11 +45,23 @@ class LayeringState:
     """FWD loops of run-time trip count proven to be mirrored: strip-mined with a
     run-time number of tiles."""
     tile_entries: int = 0
-    """The most entries one layer's tile may take (`tile_entries`)."""
+    """The most entries one tile of a strip-mined loop may take (`tile_entries`
+    for the loop tiles in flight)."""
+    layer_entries: int = 0
+    """The most entries a layer of straight-line stores may take (`tile_entries`
+    for the tiles in flight; 0: as a loop's tile)."""
 
     @property
-    def entries(self) -> int:
-        return self.tile_entries
+    def straight_entries(self) -> int:
+        return self.layer_entries or self.tile_entries
+
+    def loop_entries(self, per_iteration: int) -> int:
+        """The entries a strip-mined loop's tile may take when an iteration stores
+        `per_iteration` values: a loop tile's share, or where one iteration does
+        not fit in it but fits in a straight-line layer's, one iteration."""
+        if per_iteration <= self.tile_entries or per_iteration > self.straight_entries:
+            return self.tile_entries
+        return per_iteration
 
     def new_ids(self) -> tuple[int, int]:
         ident = self.next_id
@@ -73,6 +85,21 @@ class LayeringState:
 
     def refresh_positions(self) -> None:
         self._positions = {op: i for i, op in enumerate(self.op.walk())}
+
+
+DRAM_BURST_BYTES = 64
+"""What one DRAM access moves: a DDR4 burst of 8 beats on a 64-bit channel (BL8),
+as the cache's 64-byte lines."""
+
+
+def loop_tile_entries(spad_bytes: int, tiles_in_flight: int, loop_tiles_in_flight: int) -> int:
+    """The entries one tile of a strip-mined loop may take: its share of the
+    scratchpad for `loop_tiles_in_flight` tiles, but no less than a DRAM burst
+    where a straight-line layer's share (`tiles_in_flight`) holds one: a smaller
+    tile would make each stream move less than a burst."""
+    share = tile_entries(spad_bytes, loop_tiles_in_flight or tiles_in_flight)
+    burst = DRAM_BURST_BYTES // ENTRY_BYTES
+    return max(share, min(tile_entries(spad_bytes, tiles_in_flight), burst))
 
 
 def tile_entries(spad_bytes: int, tiles_in_flight: int) -> int:

@@ -37,7 +37,7 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     from its own bounds (proven equal), where the loop runs."""
     slots = len(plan.stores)
     per = plan.rows_per_iteration
-    tile = state.entries // (slots * per)
+    tile = state.loop_entries(slots * per) // (slots * per)
     spad = layer.SpadType(tile * per, slots)
     fwd_id, rev_id = state.new_ids()
     for loop, ident, partner, phase in (
@@ -110,7 +110,7 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
     if set(rev_tape) != set(loads):
         return False
     per_iteration = len(stores) * prod(t for t in trips[1:] if t is not None)
-    if per_iteration == 0 or per_iteration > state.entries:
+    if per_iteration == 0 or per_iteration > state.loop_entries(per_iteration):
         return False
     if check_mirrors(stores, loads, state) is not None:
         return False
@@ -118,7 +118,7 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
     assert trip is not None
     if trip == 0:
         return False
-    tile = min(trip, state.entries // per_iteration)
+    tile = min(trip, state.loop_entries(per_iteration) // per_iteration)
     count = -(-trip // tile)
     rows_per_iteration = per_iteration // len(stores)
     spad = layer.SpadType(tile * rows_per_iteration, len(stores))
