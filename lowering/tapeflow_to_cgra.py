@@ -59,13 +59,6 @@ from xdsl.dialects import arith, builtin, memref, scf
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
@@ -111,66 +104,36 @@ class CgraReport:
         return text + f", {self.unmapped_loops} loops left unmapped"
 
 
-class PlaceLoad(RewritePattern):
+def _placed_access(op: Operation, schedule: Schedule) -> Operation:
     """A scheduled load -> `cgra.load` at its PE and cycle, through the cache
-    (buffers, regions) or the scratchpad (tiles, with the slot)."""
-
-    def __init__(self, schedule: Schedule):
-        self.schedule = schedule
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: memref.LoadOp | region.LoadOp | stream.LoadOp, rewriter: PatternRewriter
-    ) -> None:
-        new = cgra.LoadOp.create(
+    (buffers, regions) or the scratchpad (tiles, with the slot); a store ->
+    `cgra.store` (its operands: the value, the buffer, then its indices)."""
+    properties = _props(_path(op), *_where(schedule, op), _slot(op))
+    if isinstance(op, memref.LoadOp | region.LoadOp | stream.LoadOp):
+        return cgra.LoadOp.create(
             operands=list(op.operands),  # the buffer, then its indices
             result_types=[op.results[0].type],
-            properties=_props(_path(op), *_where(self.schedule, op), _slot(op)),
-        )
-        rewriter.replace(op, located(new, op))
-
-
-class PlaceStore(RewritePattern):
-    """A scheduled store -> `cgra.store` at its PE and cycle."""
-
-    def __init__(self, schedule: Schedule):
-        self.schedule = schedule
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: memref.StoreOp | region.StoreOp | stream.StoreOp, rewriter: PatternRewriter
-    ) -> None:
-        new = cgra.StoreOp.create(
-            operands=list(op.operands),  # the value, the buffer, then its indices
-            properties=_props(_path(op), *_where(self.schedule, op), _slot(op)),
-        )
-        rewriter.replace(op, located(new, op))
-
-
-class PlaceCompute(RewritePattern):
-    """A scheduled arith or math op -> `cgra.op "<name>"` at its PE and cycle, with
-    the op's properties and attributes."""
-
-    def __init__(self, schedule: Schedule):
-        self.schedule = schedule
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op not in self.schedule.place or memory_kind(op) is not None:
-            return
-        properties = _props(None, *_where(self.schedule, op))
-        properties["opcode"] = opcode_attr(op.name)
-        attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
-        if attrs:
-            properties["attrs"] = _dictionary(tuple(attrs.items()))
-        # `create`: the properties are made here, with no per-op checks to repeat
-        # on a fully unrolled body's tens of thousands of ops (the module is
-        # verified after the pass).
-        new = cgra.ComputeOp.create(
-            operands=list(op.operands),
-            result_types=[r.type for r in op.results],
             properties=properties,
         )
-        rewriter.replace(op, located(new, op))
+    return cgra.StoreOp.create(operands=list(op.operands), properties=properties)
+
+
+def _placed_compute(op: Operation, schedule: Schedule) -> Operation:
+    """A scheduled arith or math op -> `cgra.op "<name>"` at its PE and cycle, with
+    the op's properties and attributes."""
+    properties = _props(None, *_where(schedule, op))
+    properties["opcode"] = opcode_attr(op.name)
+    attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
+    if attrs:
+        properties["attrs"] = _dictionary(tuple(attrs.items()))
+    # `create`: the properties are made here, with no per-op checks to repeat on
+    # a fully unrolled body's tens of thousands of ops (the module is verified
+    # after the pass).
+    return cgra.ComputeOp.create(
+        operands=list(op.operands),
+        result_types=[r.type for r in op.results],
+        properties=properties,
+    )
 
 
 @cache
@@ -336,11 +299,27 @@ def _make_kernel(
 
 
 def _place(kernel: cgra.KernelOp, schedule: Schedule) -> None:
-    """Each scheduled op of `kernel` becomes its placed form."""
-    patterns = [PlaceLoad(schedule), PlaceStore(schedule), PlaceCompute(schedule)]
-    PatternRewriteWalker(
-        GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=False
-    ).rewrite_region(kernel.body)
+    """Each scheduled op of `kernel` becomes its placed form, in place (one pass
+    over the body: each op is replaced on its own, its results' uses moved to
+    the placed op's)."""
+    for op in list(kernel.body.block.ops):
+        if op not in schedule.place:
+            continue
+        if memory_kind(op) is not None:
+            if not isinstance(
+                op,
+                memref.LoadOp
+                | region.LoadOp
+                | stream.LoadOp
+                | memref.StoreOp
+                | region.StoreOp
+                | stream.StoreOp,
+            ):
+                continue
+            new = _placed_access(op, schedule)
+        else:
+            new = _placed_compute(op, schedule)
+        Rewriter.replace_op(op, located(new, op))
 
 
 def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraReport]:

@@ -158,6 +158,7 @@ class TimingRecorder:
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; `Window.kernel` indexes it (0: not a kernel)."""
         self._probe: Callable[[], int] | None = None
+        self._columns: tuple[int, RecordedColumns] | None = None
         self._in_layer: list[list[int]] = []
 
     def collect(self, probe: Callable[[], int]) -> None:
@@ -362,17 +363,63 @@ _WINDOW_COLUMNS = attrgetter(
 _COLUMNS = 12
 
 
-def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardware) -> WindowTable:
-    """The recorded windows as columns, with what the cache replay found in each
-    (what a timing model costs, `sim.models`)."""
-    line = hardware.cache.line_bytes
+@dataclass(frozen=True)
+class RecordedColumns:
+    """What the recorded windows give, whatever the cache: one array per column
+    (`recorded_columns`)."""
+
+    table: np.ndarray
+    """One row per window, the columns of `_WINDOW_COLUMNS`."""
+    ii: np.ndarray
+    length: np.ndarray
+    tiled: np.ndarray
+    looped: np.ndarray
+    placed: np.ndarray
+    rev: np.ndarray
+    phase: np.ndarray
+    tiles: np.ndarray
+    lockstep: tuple[Any, ...]
+
+
+def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
+    """The recorder's windows as arrays, built once per finished run and reused by
+    every evaluation of it (each cache and energy preset)."""
     windows = recorder.windows
-    # One row per window (the columns of _WINDOW_COLUMNS); every window at once.
+    cached = recorder._columns  # noqa: SLF001 - the recorder's own memo
+    if cached is not None and cached[0] == len(windows):
+        return cached[1]
     table = np.fromiter(
         chain.from_iterable(map(_WINDOW_COLUMNS, windows)),
         dtype=np.int64,
         count=_COLUMNS * len(windows),
     ).reshape(-1, _COLUMNS)
+    kernel = table[:, _COLUMNS - 1]
+    profiles = recorder.profiles
+    phase = np.array([w.phase for w in windows], dtype=object)
+    columns = RecordedColumns(
+        table=table,
+        ii=np.array([p.ii for p in profiles], dtype=np.int64)[kernel],
+        length=np.array([p.length for p in profiles], dtype=np.int64)[kernel],
+        tiled=np.array([p.tiled for p in profiles], dtype=bool)[kernel],
+        looped=np.array([p.looped for p in profiles], dtype=bool)[kernel] & (kernel > 0),
+        placed=np.array([sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64)[
+            kernel
+        ],
+        rev=phase == "rev",
+        phase=phase,
+        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
+        lockstep=tuple(p.lockstep for p in profiles),
+    )
+    recorder._columns = (len(windows), columns)  # noqa: SLF001
+    return columns
+
+
+def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardware) -> WindowTable:
+    """The recorded windows as columns, with what the cache replay found in each
+    (what a timing model costs, `sim.models`)."""
+    line = hardware.cache.line_bytes
+    recorded = recorded_columns(recorder)
+    table = recorded.table
     (
         start,
         end,
@@ -387,14 +434,6 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         trips,
         kernel,
     ) = table.T
-    profiles = recorder.profiles
-    ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
-    length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
-    tiled = np.array([p.tiled for p in profiles], dtype=bool)[kernel]
-    looped = np.array([p.looped for p in profiles], dtype=bool)[kernel] & (kernel > 0)
-    placed = np.array([sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64)[
-        kernel
-    ]
     m = prefix_counts(~cache.hit)
     h = prefix_counts(cache.hit)
     wb = prefix_counts(cache.evicts_dirty)
@@ -410,23 +449,23 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         dram_bytes=(misses + writebacks) * line + stream_write + stream_read,
         rev_stream_bytes=rev_bytes,
         trips=trips,
-        ii=ii,
-        length=length,
-        tiled=tiled,
+        ii=recorded.ii,
+        length=recorded.length,
+        tiled=recorded.tiled,
         kernel_id=kernel,
         layer=layer_of,
         spad_accesses=spad,
         memory_ops=memops,
         stream_write_bytes=stream_write,
         stream_read_bytes=stream_read,
-        kernel_ops=placed,
-        looped=looped,
-        rev=np.fromiter((w.phase == "rev" for w in windows), dtype=bool, count=len(windows)),
-        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
+        kernel_ops=recorded.placed,
+        looped=recorded.looped,
+        rev=recorded.rev,
+        tiles=recorded.tiles,
         start=start,
         end=end,
         access_hit=cache.hit,
-        lockstep=tuple(p.lockstep for p in profiles),
+        lockstep=recorded.lockstep,
     )
 
 
@@ -495,9 +534,8 @@ def report(
     timing_model = get_model(model)
     line = hardware.cache.line_bytes
     addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
-    windows = recorder.windows
     columns = window_table(recorder, cache, hardware)
-    phase = np.array([w.phase for w in windows], dtype=object)
+    phase = recorded_columns(recorder).phase
     spad, memops = columns.spad_accesses, columns.memory_ops
     stream_read, stream_write = columns.stream_read_bytes, columns.stream_write_bytes
     m, window_hits = columns.misses, columns.hits

@@ -174,10 +174,33 @@ class MappingConfig:
     other plus a non-zero constant, or both are different constants, or the
     region slots differ); off: every access of a buffer stays in program order."""
     tiles_in_flight: int = 2
-    """`tapeflow-layers` cuts tiles of at most this share of the scratchpad, so
-    that while one is in use the streams of the others fill the rest (1: a tile
-    may take the whole scratchpad, the paper's cut, and then no stream can
-    overlap its use) [`lowering/tapeflow_layers.py`]."""
+    """`tapeflow-layers` cuts layers of straight-line stores of at most this share
+    of the scratchpad, so that while one is in use the streams of the others fill
+    the rest (1: a tile may take the whole scratchpad, the paper's cut, and then
+    no stream can overlap its use) [`lowering/tapeflow_layers.py`]. [design] 2,
+    double buffering: such a layer is a kernel run once, which pays its whole
+    schedule (fill and drain) and, on the unrolled kernels, its configuration
+    every time, so each extra cut costs a layer's schedule."""
+    loop_tiles_in_flight: int = 4
+    """The same for the tiles of a strip-mined loop (0: as `tiles_in_flight`),
+    but a loop tile takes no less than a DRAM burst (64 B) where a straight-line
+    layer's share holds one (`lowering.layers.state.loop_tile_entries`).
+    [design] 4, three tiles ahead of the one in use: a loop's pipeline continues
+    across its tiles' barriers (`sim/models/cgra.py`), so a smaller tile costs
+    little, and a REV stream's data arrive the DRAM latency (100 cycles) plus
+    the tile's transfer after issue, while a REV loop uses a quarter of the
+    64-entry scratchpad (16 entries) in about 20-40 cycles (II 1-2 plus the
+    fill): three tiles ahead cover the latency where one ahead cannot
+    (matdescent's REV tiles waited 15% of its cycles with 2). Measured on the
+    nine kernels: README, "Tiles in flight", and the ablation table's "double
+    buffering only" row."""
+    modulo_schedule: bool = True
+    """`tapeflow-to-cgra` modulo-schedules each kernel on the grid (iterations
+    overlap, ops spread over the PEs); off: a sequential schedule, every op on
+    one PE in program order as soon as its operands are ready, no iteration
+    overlapping the next (a valid schedule in linear time, for a timing model
+    that does not read the grid's schedule: `salam` issues in lockstep groups of
+    its own) [`lowering/scheduling/scheduler.py`]."""
     runahead: bool = True
     """A REV stream is issued as soon as its tile's entries are free in the
     scratchpad (full/empty bits guard each entry), up to as many tiles ahead as

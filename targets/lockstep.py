@@ -323,12 +323,10 @@ def lockstep_schedule(
         low, high = high + 1, 2 * high
     while low < high:
         middle = (low + high) // 2
-        if _groups(iteration, middle) is None:
+        if (found := _groups(iteration, middle)) is None:
             low = middle + 1
         else:
-            high = middle
-    group = _groups(iteration, high)
-    assert group is not None
+            high, group = middle, found
     return LockstepSchedule(
         high,
         *_issued(ops, group, latency),

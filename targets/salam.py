@@ -228,6 +228,8 @@ SALAM_UNSIMULATED: frozenset[str] = frozenset(
         "dram.bandwidth_gbs",  # port slots, latency-bound; streams untimed
         "mapping.runahead",  # ... so no stream runs ahead
         "mapping.tiles_in_flight",  # one tile per loop (`lowering_hardware`)
+        "mapping.loop_tiles_in_flight",
+        "mapping.modulo_schedule",  # lockstep groups, not the grid's schedule
         "mapping.disambiguate",  # lockstep groups order accesses themselves
         "config_cycles_per_op",  # a fixed datapath: no configuration to load
         "config_contexts",

@@ -40,6 +40,7 @@ and nothing else of the hardware reaches a schedule."""
 MAPPING_OPTIONS: dict[str, tuple[str, ...]] = {
     "place_straight_line": ("mapping", "place_straight_line"),
     "disambiguate": ("mapping", "disambiguate"),
+    "modulo_schedule": ("mapping", "modulo_schedule"),
 }
 """Each mapping option of `tapeflow-to-cgra` (on or off, `targets.hardware.MappingConfig`)
 -> the `Hardware` field it sets: the steps of the pass beyond the paper."""
@@ -178,6 +179,9 @@ class HardwareOptions:
     disambiguate: bool | None = None
     """Order only the accesses whose indices may be equal (default: the preset's,
     on; `MappingConfig.disambiguate`)."""
+    modulo_schedule: bool | None = None
+    """Modulo-schedule each kernel on the grid; off: the sequential schedule
+    (default: the preset's, on; `MappingConfig.modulo_schedule`)."""
 
     def hardware(self) -> Hardware:
         """The hardware the options describe (checked)."""

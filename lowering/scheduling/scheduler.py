@@ -74,6 +74,8 @@ class Scheduler:
         follows, so nothing is carried, through values or memory, and no
         iteration overlaps it: `ii` is then the number of ops, so that no PE's
         slot is reused modulo `ii` and the schedule is a plain list schedule."""
+        if not self.hw.mapping.modulo_schedule:
+            return self.sequential(ops)
         pes = len(self.pes)
         cache_ops = sum(1 for o in ops if memory_kind(o) == "cache")
         spad_ops = sum(1 for o in ops if memory_kind(o) == "spad")
@@ -90,6 +92,28 @@ class Scheduler:
             if result is not None:
                 return result
             ii += max(1, ii // 8)
+
+    def sequential(self, ops: list[Operation]) -> Schedule:
+        """Every op on the first PE in program order, each issued a cycle after
+        the one before or once its operands are computed if later; `ii` is the
+        schedule's length, so no iteration overlaps the next and every carried
+        value and memory order holds."""
+        pe = self.pes[0]
+        place: dict[Operation, tuple[int, int, int]] = {}
+        finish: dict[Operation, int] = {}
+        cycle = -1
+        length = 0
+        for op in ops:
+            ready = cycle + 1
+            for operand in op.operands:
+                done = finish.get(operand.owner)  # type: ignore[call-overload]
+                if done is not None and done > ready:
+                    ready = done
+            cycle = ready
+            place[op] = (*pe, cycle)
+            finish[op] = cycle + op_latency(op, self.hw)
+            length = max(length, finish[op])
+        return Schedule(max(1, length), place, length)
 
     def _fixed_point(
         self, body: LoopBody, ii: int, carried: list[tuple[SSAValue, SSAValue]]

@@ -182,7 +182,10 @@ class SalamModel:
         whose size is known only at run time (a triangular nest's, measured as 0
         bytes) gets `SalamMachine.unsized_tape_bytes`. One tile may take all of it:
         the bins do not stream, so no tile waits for another's room
-        (`mapping.tiles_in_flight` 1)."""
+        (`mapping.tiles_in_flight` and `mapping.loop_tiles_in_flight` 1). No
+        variant's kernels are modulo-scheduled: the lockstep groups, not the
+        grid's schedule, time them (`mapping.modulo_schedule` off)."""
+        hardware = replace(hardware, mapping=replace(hardware.mapping, modulo_schedule=False))
         if hardware.scratchpad.size_bytes <= 0:
             return hardware  # the baseline: no bins, the tape goes through the cache
         unit = 8 * hardware.scratchpad.banks
@@ -191,7 +194,7 @@ class SalamModel:
         return replace(
             hardware,
             scratchpad=replace(hardware.scratchpad, size_bytes=size),
-            mapping=replace(hardware.mapping, tiles_in_flight=1),
+            mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1),
         )
 
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:

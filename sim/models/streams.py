@@ -36,12 +36,12 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import ceil
+from typing import NamedTuple
 
 import numpy as np
 
 
-@dataclass(frozen=True)
-class Transfer:
+class Transfer(NamedTuple):
     """One stream's transfer, in cycles from the start of the run."""
 
     direction: str
@@ -71,28 +71,38 @@ class StreamTimes:
 
 
 class _Clock:
-    """Window start times as stalls are added (a Fenwick tree over windows of the
-    cycles added to each)."""
+    """Window start times as stalls are added: each window's start without
+    stalls, plus the cycles added to the windows before it. The additions are
+    kept as windows in ascending order with running totals; stalls come almost
+    always in window order, so an addition is an append and a start a binary
+    search (an addition before the last one shifts the totals after it)."""
 
     def __init__(self, spent: np.ndarray):
-        self.base = np.concatenate([[0], np.cumsum(spent, dtype=np.int64)])
-        self.tree = [0] * (spent.size + 2)
+        self.base = np.concatenate([[0], np.cumsum(spent, dtype=np.int64)]).tolist()
+        self.windows: list[int] = []
+        """The windows that took more cycles, ascending."""
+        self.totals: list[int] = []
+        """Cycles added to those windows and the ones before them."""
 
     def start(self, window: int) -> int:
         """The start of `window` (the end of the run for `len(spent)`): its base
         plus the cycles added to the windows before it."""
-        total, i = 0, window  # windows 0..window-1 are tree positions 1..window
-        while i > 0:
-            total += self.tree[i]
-            i -= i & -i
-        return int(self.base[window]) + total
+        i = bisect_left(self.windows, window)
+        return self.base[window] + (self.totals[i - 1] if i else 0)
 
     def add(self, window: int, cycles: int) -> None:
         """`window` takes `cycles` more (every later window starts later)."""
-        i = window + 1
-        while i < len(self.tree):
-            self.tree[i] += cycles
-            i += i & -i
+        windows, totals = self.windows, self.totals
+        if not windows or window > windows[-1]:
+            windows.append(window)
+            totals.append((totals[-1] if totals else 0) + cycles)
+            return
+        i = bisect_left(windows, window)
+        if windows[i] != window:
+            windows.insert(i, window)
+            totals.insert(i, totals[i - 1] if i else 0)
+        for j in range(i, len(totals)):
+            totals[j] += cycles
 
 
 def stream_times(
@@ -152,40 +162,53 @@ def stream_times(
                 clock.add(j, int(refill[j] - refilled[j]))
                 refilled[j] = refill[j]
 
+    base, added, totals = clock.base, clock.windows, clock.totals
+
+    def start(window: int) -> int:  # clock.start, without the attribute lookups
+        i = bisect_left(added, window)
+        return base[window] + (totals[i - 1] if i else 0)
+
     for rev, entries, first, after, stream, nbytes in tiles:
-        entries = min(entries, capacity)
+        if entries > capacity:
+            entries = capacity
         transfer = nbytes / bytes_per_cycle
         if rev and stream >= 0:
-            need = clock.start(stream + 1)
-            floor = max(last_issue, float(clock.start(rev_start)))
-            if not runahead and previous_rev_start >= 0:
-                floor = max(floor, previous_rev_start)
-            issue = free_until(entries, floor)
+            need = start(stream + 1)
+            floor = float(start(rev_start))
+            if last_issue > floor:
+                floor = last_issue
+            if not runahead and previous_rev_start >= 0 and previous_rev_start > floor:
+                floor = previous_rev_start
+            issue = free_until(entries, floor) if resident else floor
             distances.append(resident_rev)
-            arrival = max(issue + latency, channel) + transfer
+            arrival = issue + latency
+            if channel > arrival:
+                arrival = channel
+            arrival += transfer
             transfers.append(Transfer("rev", issue, arrival - transfer, arrival, nbytes, stream))
             channel = arrival
             last_issue = issue
-            wait = ceil(max(0.0, arrival - need))
-            stall(stream, wait, at_start=False)
-            previous_rev_start = float(clock.start(first))
-            resident.append((float(clock.start(after)), entries, True))
+            if arrival > need:
+                stall(stream, ceil(arrival - need), at_start=False)
+            previous_rev_start = float(start(first))
+            resident.append((float(start(after)), entries, True))
             occupied += entries
             resident_rev += 1
             continue
-        start = clock.start(first)
-        ready = free_until(entries, float(start))
-        stall(first, ceil(ready - start), at_start=True)
+        begin = start(first)
+        ready = free_until(entries, float(begin)) if resident else float(begin)
+        if ready > begin:
+            stall(first, ceil(ready - begin), at_start=True)
         if rev:
-            previous_rev_start = float(clock.start(first))
+            previous_rev_start = float(start(first))
         if stream >= 0:  # a FWD stream reads the tile out when the layer ends
-            issued = float(clock.start(stream + 1))
-            moving = max(channel, issued)
+            issued = float(start(stream + 1))
+            moving = channel if channel > issued else issued
             channel = moving + transfer
             transfers.append(Transfer("fwd", issued, moving, channel + latency, nbytes, stream))
             freed = channel
         else:
-            freed = float(clock.start(after))
+            freed = float(start(after))
         resident.append((freed, entries, bool(rev)))
         occupied += entries
         resident_rev += bool(rev)

@@ -21,6 +21,7 @@ memory), scalar buffers and loop-carried accumulators.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from xdsl.dialects import arith, memref, scf
@@ -205,7 +206,40 @@ def test_recurrence_bound_matches_longest_paths(seed: int) -> None:
 def test_schedules_are_legal(seed: int) -> None:
     ops, carried = _body(100 + seed, 10 + 4 * seed)
     hw = HARDWARE[seed % 2]
+    _assert_legal(ops, carried, hw, Scheduler(hw).schedule(ops, carried))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sequential_schedules_are_legal_and_sequential(seed: int) -> None:
+    """Without the modulo schedule (`mapping.modulo_schedule` off): the same
+    legality, every op on the first PE one after another in program order, and
+    no iteration overlapping the next (ii is the schedule's length)."""
+    ops, carried = _body(200 + seed, 10 + 4 * seed)
+    hw = HARDWARE[seed % 2]
+    hw = replace(hw, mapping=replace(hw.mapping, modulo_schedule=False))
     schedule = Scheduler(hw).schedule(ops, carried)
+    _assert_legal(ops, carried, hw, schedule)
+    cycles = [schedule.place[op][2] for op in ops]
+    assert {schedule.place[op][:2] for op in ops} == {(0, 0)}
+    assert all(a < b for a, b in zip(cycles, cycles[1:], strict=False))
+    assert (
+        schedule.ii
+        == schedule.length
+        == max(c + op_latency(op, hw) for c, op in zip(cycles, ops, strict=True))
+    )
+    # Each op as soon as the PE is free and its operands are computed.
+    finish = {op: c + op_latency(op, hw) for c, op in zip(cycles, ops, strict=True)}
+    for n, op in enumerate(ops):
+        ready = max(
+            [
+                cycles[n - 1] + 1 if n else 0,
+                *(finish[v.owner] for v in op.operands if v.owner in finish),
+            ]
+        )
+        assert cycles[n] == ready
+
+
+def _assert_legal(ops: list[Operation], carried, hw, schedule) -> None:  # type: ignore[no-untyped-def]
     ii, place = schedule.ii, schedule.place
     assert set(place) == set(ops)
     index = {op: n for n, op in enumerate(ops)}

@@ -48,7 +48,7 @@ GRADIENT = ROOT / "test" / "filecheck" / "passes" / "Inputs" / "gradient.mlir"
 CGRA = (
     "tapeflow-to-cgra{rows=4 cols=4 fadd=5 fmul=4 fdiv=16 sqrt=16 transcendental=30 "
     "integer=1 hop=1 cache-hit-latency=2 cache-ports=2 spad-latency=1 spad-banks=8 "
-    "place-straight-line=true disambiguate=true}"
+    "place-straight-line=true disambiguate=true modulo-schedule=true}"
 )
 
 
@@ -71,7 +71,7 @@ def test_the_three_variants_spelled_out() -> None:
     )
     assert hardware_pipeline("tapeflow", tflow) == (
         "tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,"
-        "tapeflow-layers{spad-bytes=512 tiles-in-flight=2},"
+        "tapeflow-layers{spad-bytes=512 tiles-in-flight=2 loop-tiles-in-flight=4},"
         f"tapeflow-streams,tapeflow-spad-bind,tapeflow-pack-tapes,tapeflow-mark-rev-start,{CGRA}"
     )
 
@@ -207,6 +207,7 @@ def test_the_simulator_and_tapeflow_variant_run_the_same_pipeline(
         **hardware_options(hardware),
         **mapping_options(hardware),
         tiles_in_flight=hardware.mapping.tiles_in_flight,
+        loop_tiles_in_flight=hardware.mapping.loop_tiles_in_flight,
     ).apply(make_context(), optimized)
     assert str(simulated) == str(optimized)
 

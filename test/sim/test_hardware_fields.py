@@ -73,7 +73,7 @@ CASES: list[tuple[str, str, str, str, list[str], str]] = [
     ("cache.size_bytes=1024", "nn", "enzyme", "Enzyme32k", [], "misses"),
     ("cache.assoc=1", "nn", "enzyme", "Enzyme1k", [], "misses"),
     ("cache.mshrs=1", "nn", "enzyme", "Enzyme32k", [], "cycles"),
-    ("scratchpad.size_bytes=256", "nn", "tapeflow", "Tflow2k", [], "layers"),
+    ("scratchpad.size_bytes=256", "pathfinder", "tapeflow", "Tflow2k", [], "layers"),
     ("scratchpad.latency=4", "nn", "tapeflow", "Tflow2k", [], "cycles"),
     ("scratchpad.banks=1", "pathfinder", "tapeflow", "Tflow2k", [], "cycles"),
     ("dram.latency_cycles=400", "nn", "enzyme", "Enzyme32k", [], "cycles"),
@@ -88,14 +88,18 @@ CASES: list[tuple[str, str, str, str, list[str], str]] = [
     ("config_cycles_per_op=8", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
     # A grid that keeps no configuration reloads one at every switch.
     ("config_contexts=0", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
-    # Tiles of a quarter of the scratchpad: more layers.
-    ("mapping.tiles_in_flight=4", "nn", "tapeflow", "Tflow2k", [], "layers"),
+    # Loop tiles of an eighth of the scratchpad (the default is a quarter): more layers.
+    ("mapping.loop_tiles_in_flight=8", "matdescent", "tapeflow", "Tflow2k", [], "layers"),
+    # Straight-line layers of a quarter (the default is a half): more layers.
+    ("mapping.tiles_in_flight=4", "somier", "tapeflow", "Tflow2k", [], "layers"),
     # Streams issued one layer ahead wait longer for MTTKRP's REV tiles.
     ("mapping.runahead=false", "mttkrp", "tapeflow", "Tflow2k", [], "stream_stall"),
     # Straight-line runs outside kernel loops then run op by op.
     ("mapping.place_straight_line=false", "nn", "tapeflow", "Tflow2k", [], "unplaced"),
     # Accesses of one buffer whose indices differ by constants then wait for each other.
     ("mapping.disambiguate=false", "somier", "enzyme", "Enzyme32k", [], "cycles"),
+    # Without the modulo schedule, iterations no longer overlap.
+    ("mapping.modulo_schedule=false", "gravity", "enzyme", "Enzyme32k", [], "cycles"),
 ]
 
 
