@@ -316,15 +316,16 @@ def evaluate(
     key = replace(hardware, name="", energy=execution.hardware.energy)
     timed = execution.reports.get(key) if on_windows is None else None
     if timed is None:
-        timed = report(
-            execution.recorder,
-            cache,
-            execution.roles,
-            hardware,
-            execution.tape_bytes,
-            execution.model,
-            on_windows,
-        )
+        with _without_gc_pauses():  # the streams' transfers: a tuple per tile
+            timed = report(
+                execution.recorder,
+                cache,
+                execution.roles,
+                hardware,
+                execution.tape_bytes,
+                execution.model,
+                on_windows,
+            )
         execution.reports[key] = timed
     data = deepcopy(timed)
     data["energy_pj"] = energy_pj(data, hardware)

@@ -191,9 +191,10 @@ class MappingConfig:
     the tile's transfer after issue, while a REV loop uses a quarter of the
     64-entry scratchpad (16 entries) in about 20-40 cycles (II 1-2 plus the
     fill): three tiles ahead cover the latency where one ahead cannot
-    (matdescent's REV tiles waited 15% of its cycles with 2). Measured on the
-    nine kernels: README, "Tiles in flight", and the ablation table's "double
-    buffering only" row."""
+    (matdescent's REV tiles waited 15% of its cycles with 2; gravity, somier
+    and pathfinder lose 2-4% with 4). Measured on the nine kernels: README,
+    "The fair cgra mapping", and the ablation table's "loop tiles
+    double-buffered" row."""
     modulo_schedule: bool = True
     """`tapeflow-to-cgra` modulo-schedules each kernel on the grid (iterations
     overlap, ops spread over the PEs); off: a sequential schedule, every op on

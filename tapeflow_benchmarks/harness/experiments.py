@@ -596,7 +596,7 @@ ABLATION: dict[str, tuple[tuple[str, object], tuple[str, ...]]] = {
     ),
     "dependences in program order": (("mapping.disambiguate", False), ("enzyme", "tapeflow")),
     "streams one layer ahead": (("mapping.runahead", False), ("tapeflow",)),
-    "double buffering only": (("mapping.loop_tiles_in_flight", 2), ("tapeflow",)),
+    "loop tiles double-buffered": (("mapping.loop_tiles_in_flight", 2), ("tapeflow",)),
     "configuration loads free": (("config_cycles_per_op", 0), ("enzyme", "tapeflow")),
 }
 """Each step of the mapping beyond the paper switched off (and the configuration

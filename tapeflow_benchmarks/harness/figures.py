@@ -413,7 +413,7 @@ def _ablation(result: Result, ax: Any) -> None:
         )
 
     series = {"every step": [value(k, None) for k in kernels]}
-    series.update({f"without: {s}": [value(k, s) for k in kernels] for s in steps})
+    series.update({f"step off ({s})": [value(k, s) for k in kernels] for s in steps})
     _bars(ax, kernels, series, "speedup of Tflow32k over Enzyme32k (x)")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
