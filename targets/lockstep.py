@@ -315,7 +315,11 @@ def lockstep_schedule(
     # group leaves every cross-iteration constraint slack, and a longer period
     # never breaks one a shorter period met, so bisect between the two. The
     # units of a class bound the period from below: its ops per iteration, over
-    # its units.
+    # its units. (That monotonicity is assumed, not proved: it held on every
+    # kernel of the small evaluation on the authors' datapath, but with unit
+    # limits and a scheduling threshold of a few entries feasibility can
+    # alternate, and the bisection then finds a consistent period, not always
+    # the least.)
     needed = Counter(c for c in iteration.unit if c is not None)
     low = max([INDUCTION_PERIOD, *(-(-n // iteration.units[c]) for c, n in needed.items())])
     high = low
