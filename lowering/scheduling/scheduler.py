@@ -113,7 +113,9 @@ class Scheduler:
             place[op] = (*pe, cycle)
             finish[op] = cycle + op_latency(op, self.hw)
             length = max(length, finish[op])
-        return Schedule(max(1, length), place, length)
+        # ii covers the last issue too (an op of no latency ends where it issues),
+        # so every op keeps a modulo slot of its own.
+        return Schedule(max(1, length, cycle + 1), place, length)
 
     def _fixed_point(
         self, body: LoopBody, ii: int, carried: list[tuple[SSAValue, SSAValue]]
