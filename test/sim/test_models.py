@@ -687,18 +687,24 @@ def test_a_cache_hit_occupies_its_port() -> None:
     assert data["cycles"]["memory_stall"] == 16384 - (4095 * 1 + length)
 
 
-def _compute_only(module: Any, args: list[Any], hardware: Any) -> tuple[Any, Any, Any]:
-    """Run `@f_grad`; the recorder, each window's cycles under `cgra` with the
-    cache and the streams taken out of the picture (no hits, misses, DRAM bytes
-    or stream stalls: the kernel windows' compute is what is tested), and the
-    outputs."""
+def _windows(module: Any, args: list[Any], hardware: Any) -> tuple[Any, Any, Any]:
+    """Run `@f_grad`; its recorder, its window table after the cache replay, and
+    the outputs."""
     trace = MemoryTrace()
     recorder = TimingRecorder(trace, hardware)
     outputs = Executor(module, trace, recorder).run("f_grad", args)
     recorder.finish()
     addresses, writes, _ = trace.arrays()
     cache = simulate_cache(addresses, writes, hardware.cache)
-    table = window_table(recorder, cache, hardware)
+    return recorder, window_table(recorder, cache, hardware), outputs
+
+
+def _compute_only(module: Any, args: list[Any], hardware: Any) -> tuple[Any, Any, Any]:
+    """Run `@f_grad`; the recorder, each window's cycles under `cgra` with the
+    cache and the streams taken out of the picture (no hits, misses, DRAM bytes
+    or stream stalls: the kernel windows' compute is what is tested), and the
+    outputs."""
+    recorder, table, outputs = _windows(module, args, hardware)
     quiet = replace(
         table,
         hits=np.zeros_like(table.hits),
@@ -760,12 +766,7 @@ def test_continued_tiles_share_the_miss_file_at_the_loops_rate() -> None:
     prepare(ctx, module, "tapeflow", hardware)
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
     args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
-    trace = MemoryTrace()
-    recorder = TimingRecorder(trace, hardware)
-    Executor(module, trace, recorder).run("f_grad", args)
-    recorder.finish()
-    addresses, writes, _ = trace.arrays()
-    table = window_table(recorder, simulate_cache(addresses, writes, hardware.cache), hardware)
+    recorder, table, _ = _windows(module, args, hardware)
     fwd = [
         i
         for i, w in enumerate(recorder.windows)
