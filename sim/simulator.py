@@ -32,7 +32,9 @@ latencies, cache hit latency and ports, scratchpad latency and banks; and the
 scratchpad size, which the tapeflow variant's layers are cut for) are fixed by
 `prepare` and `execute`; the rest (cache size, ways, line, MSHRs and LRU policy,
 DRAM bandwidth and latency, clock, energy) only by `evaluate`, so one execution
-serves a sweep over them.
+serves a sweep over them. A model may also ignore part of the first kind
+(`TimingModel.run_hardware`: under `salam`, the scratchpad's size, since the bins
+are sized by the tape): `run_key` is what an execution fixes under its model.
 """
 
 from __future__ import annotations
@@ -221,9 +223,11 @@ class Simulation:
     """The trace-event timeline (`sim/timeline.py`), if asked for."""
 
 
-def _datapath(hardware: Hardware) -> Hardware:
-    """`hardware` without what `evaluate` may change: everything but the schedule's
-    inputs (see the module's docstring)."""
+def run_key(hardware: Hardware, model: str = DEFAULT_MODEL) -> Hardware:
+    """`hardware` without what `evaluate` may change nor what `model`'s lowering
+    and run ignore (`TimingModel.run_hardware`): one lowering and run of a module
+    serves every machine of equal run key, each evaluated on its own."""
+    hardware = get_model(model).run_hardware(hardware)
     cache = replace(hardware.cache, size_bytes=0, assoc=0, line_bytes=0, mshrs=0, lru_on_write=True)
     return replace(
         hardware,
@@ -296,14 +300,15 @@ def evaluate(
 ) -> dict[str, Any]:
     """The report of `execution` on `hardware` (default: the one it ran on), which
     may differ from it in the cache (but for its hit latency and ports), the DRAM,
-    the clock and the energy model only: the schedule and the trace do not depend
-    on them. `on_windows` hears what each window was charged (`sim.timing.report`)."""
+    the clock and the energy model only (and in what the run's model ignores,
+    `run_key`): the schedule and the trace do not depend on them. `on_windows`
+    hears what each window was charged (`sim.timing.report`)."""
     hardware = hardware or execution.hardware
-    if _datapath(hardware) != _datapath(execution.hardware):
+    if run_key(hardware, execution.model) != run_key(execution.hardware, execution.model):
         raise SimulationError(
             f"{hardware.name} differs from {execution.hardware.name}, on which the "
             "module was lowered and run, in what the schedule depends on (grid, "
-            "latencies, cache hit latency or ports, scratchpad)"
+            f"latencies, cache hit latency or ports, scratchpad) under {execution.model}"
         )
     started = time.perf_counter()
     cache = execution.replays.get(hardware.cache)
@@ -398,6 +403,7 @@ __all__ = [
     "evaluate",
     "execute",
     "prepare",
+    "run_key",
     "simulate",
     "unused_hardware",
 ]

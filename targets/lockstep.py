@@ -78,6 +78,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate
 
+import numpy as np
 from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
@@ -256,8 +257,9 @@ class _Iteration:
         schedules the next block `lead` groups before its ops need it (in
         steady state at `period`): an entry `o` groups into its iteration, m
         iterations back, is pending if m * period < o + lead."""
-        offsets = [*zip(group, self.entries, strict=True), *((o, 1) for o in INDUCTION_ENTRIES)]
-        return sum(n * max(0, -(-(o + lead) // period) - 1) for o, n in offsets)
+        back = -(-(np.asarray(group, dtype=np.int64) + lead) // period) - 1  # ceil, less one
+        ops = int((np.maximum(back, 0) * np.asarray(self.entries, dtype=np.int64)).sum())
+        return ops + sum(max(0, -(-(o + lead) // period) - 1) for o in INDUCTION_ENTRIES)
 
     def fits(self, group: list[int], period: int, lead: int) -> bool:
         """The branch may launch with that lead: the pending entries and itself
@@ -385,6 +387,9 @@ def _groups(iteration: _Iteration, period: int) -> list[int] | None:
     size = len(weight)
     store_at = [n for n in range(size) if stores[n]]
     group = [0] * size
+    ready = list(weight)
+    """Per op, `group + weight`: the least group of its users."""
+    ready_at = ready.__getitem__
     for _ in range(iteration.carried_count + 3 + sum(needed.values())):
         changed = False
         latest_store = max((group[n] for n in store_at), default=-1)
@@ -404,13 +409,11 @@ def _groups(iteration: _Iteration, period: int) -> list[int] | None:
         settled = [-1] * len(store_at)
         seen, seen_max = 0, -1
         for n in range(size):
-            g = 0
-            for m in inputs[n]:
-                if group[m] + weight[m] > g:
-                    g = group[m] + weight[m]
-            for m in carried[n]:
-                if group[m] + weight[m] - period > g:
-                    g = group[m] + weight[m] - period
+            # After each operand's group (+ its weight: `ready`), and the carried
+            # operands' a period earlier.
+            g = max(map(ready_at, inputs[n]), default=0)
+            if carried[n]:
+                g = max(g, max(map(ready_at, carried[n])) - period)
             if loads[n]:
                 if iteration.in_body_order:
                     while seen < before[n]:
@@ -431,6 +434,7 @@ def _groups(iteration: _Iteration, period: int) -> list[int] | None:
             if g != group[n]:
                 changed = True
                 group[n] = g
+                ready[n] = g + weight[n]
         if not changed:
             if not drained and not iteration.fits(group, period, 0):
                 return None  # the next block would be scheduled after its ops are due

@@ -115,4 +115,11 @@ class TimingModel(Protocol):
 
     def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware: ...
 
+    def run_hardware(self, hardware: Hardware) -> Hardware:
+        """`hardware` with what neither this model's lowering (`lowering_hardware`)
+        nor its run reads set to one value: machines with equal run hardware are
+        lowered and run alike, so one run serves them all, each evaluated on its
+        own machine (`sim.simulator.evaluate`; the evaluation shares runs so)."""
+        ...
+
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles: ...

@@ -60,6 +60,9 @@ class CgraModel:
     def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware:
         return hardware
 
+    def run_hardware(self, hardware: Hardware) -> Hardware:
+        return hardware
+
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
         bw = hardware.dram_bytes_per_cycle
         latency = hardware.dram.latency_cycles

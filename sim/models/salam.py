@@ -197,6 +197,16 @@ class SalamModel:
             mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1),
         )
 
+    def run_hardware(self, hardware: Hardware) -> Hardware:
+        """Of the scratchpad's size, the lowering reads only whether there is one
+        (`lowering_hardware` sizes the bins by the tape) and the run nothing: every
+        positive size is one run, the bins' unit of 8-byte entries in each bank."""
+        size = hardware.scratchpad.size_bytes
+        if size <= 0:
+            return hardware
+        unit = 8 * hardware.scratchpad.banks
+        return replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=unit))
+
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
         hit, miss = self.machine.hit_expected, self.machine.miss_expected
         ports = self.machine.ports

@@ -26,7 +26,11 @@ ran, so the results are the same either way.
 Groups that differ only in their timing model form one job (`run_bundle`), run
 one after another in one process: each model lowers the module for its own
 machine (`sim.models.TimingModel.lowering_hardware`), but the process
-differentiates the kernel once for all of them.
+differentiates the kernel once for all of them. Groups whose lowering and run
+are the same (`_run_identity`: equal `sim.simulator.run_key` under one model,
+such as TapeFlow under `salam` at every scratchpad size, whose bins hold the
+whole tape) join one job and share one lowering and run; each point is still
+evaluated on its own machine, so its numbers are those its own run would give.
 
 The worker processes ignore SIGINT: Ctrl-C (which the terminal sends to the whole
 process group) reaches the parent only, which stops the workers itself and
@@ -186,9 +190,12 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
     return _Lowered(module, tape_bytes, function, args, stats, time.perf_counter() - started)
 
 
-def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Point, Report]:
-    """Run the lowered module under the group's model; one report per point."""
+def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[Point, Report]:
+    """Run the lowered module under its model once; one report per point of every
+    group in `runs` (groups of one run key, `_run_identity`), each evaluated on
+    its own machine."""
     started = time.perf_counter()
+    group, points = runs[0]
     hardware = points[0].hardware()
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in lowered.args]
     stats = dict(lowered.stats)
@@ -207,7 +214,7 @@ def _simulate(group: Group, points: list[Point], lowered: _Lowered) -> dict[Poin
         stats["working_set_bytes"] = int(lines.size) * 64
     finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
     reports = {}
-    for point in points:
+    for point in (p for _, group_points in runs for p in group_points):
         report = simulator.evaluate(execution, point.hardware())
         record = json.loads(json.dumps(point.record()))  # as JSON reads back
         # What ran: a loop takes the largest divisor of its trip count up to the
@@ -228,18 +235,48 @@ def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
     return {p: {"error": message.strip()} for p in points}
 
 
-def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
-    """Lower and run `group` once; one report per point (each its own cache and
-    energy preset). A failure gives every point a report with an `error` key."""
+def _run_identity(group: Group, points: list[Point]) -> tuple[Any, ...]:
+    """What one lowering and run of `group` depend on: the kernel, variant,
+    unroll factor and model, and the machine as the model's lowering and run read
+    it (`sim.simulator.run_key`). Groups of equal identity share one run: under
+    `salam`, TapeFlow at every scratchpad size (its bins hold the whole tape)."""
+    return (
+        group.kernel,
+        group.size,
+        group.source,
+        group.variant,
+        group.unroll,
+        group.model,
+        simulator.run_key(points[0].hardware(), group.model),
+    )
+
+
+def run_runs(runs: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
+    """Groups of one run identity: lowered and run once (as the first group),
+    every point evaluated. A failure gives every point a report with an `error`
+    key."""
+    points = [p for _, group_points in runs for p in group_points]
     try:
-        return _simulate(group, points, _lower(group, points))
+        group, group_points = runs[0]
+        return _simulate(runs, _lower(group, group_points))
     except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
         return _failed(points, err)
 
 
+def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
+    """Lower and run `group` once; one report per point (each its own cache and
+    energy preset). A failure gives every point a report with an `error` key."""
+    return run_runs([(group, points)])
+
+
 def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
-    """Groups that differ only in their timing model, run one after another."""
-    return {p: r for group, points in bundle for p, r in run_group(group, points).items()}
+    """Groups that share the kernel (often differing only in their timing model),
+    run one after another; groups of equal run identity (`_run_identity`) share
+    one lowering and run."""
+    runs: dict[tuple[Any, ...], list[tuple[Group, list[Point]]]] = {}
+    for group, points in bundle:
+        runs.setdefault(_run_identity(group, points), []).append((group, points))
+    return {p: r for shared in runs.values() for p, r in run_runs(shared).items()}
 
 
 def _run_group_job(bundle: list[tuple[Group, list[Point]]]) -> list[tuple[Point, Report]]:
@@ -294,7 +331,10 @@ class RunSummary:
 def _bundle_label(bundle: list[tuple[Group, list[Point]]]) -> str:
     """The runs of one lowering, labelled with every model that times them:
     `logsum/small enzyme [cgra+salam]`."""
-    return replace(bundle[0][0], model="+".join(g.model for g, _ in bundle)).label()
+    models = dict.fromkeys(g.model for g, _ in bundle)
+    label = replace(bundle[0][0], model="+".join(models)).label()
+    others = len(bundle) - len(models)
+    return f"{label} (+{others} sharing its run)" if others else label
 
 
 def run_points(
@@ -321,8 +361,15 @@ def run_points(
             found[point] = report
             summary.cached += 1
     bundles: dict[Group, list[tuple[Group, list[Point]]]] = {}
+    bundle_of_run: dict[tuple[Any, ...], Group] = {}
     for group, group_points in grouped(missing).items():
-        bundles.setdefault(replace(group, model=DEFAULT_MODEL), []).append((group, group_points))
+        # Groups of one run (`_run_identity`) go to the same worker, which runs
+        # them once; otherwise a group joins the groups that differ from it only
+        # in the timing model.
+        key = bundle_of_run.setdefault(
+            _run_identity(group, group_points), replace(group, model=DEFAULT_MODEL)
+        )
+        bundles.setdefault(key, []).append((group, group_points))
     todo = sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
     bar = tqdm(
         total=sum(len(bundle) for _, bundle in todo),

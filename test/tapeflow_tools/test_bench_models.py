@@ -233,6 +233,62 @@ def test_groups_differing_in_model_run_each_on_its_machine() -> None:
     assert (second["hardware"]["clock_ghz"], second["hardware"]["cache"]["mshrs"]) == (0.1, 20)
 
 
+TIMING = {"group_seconds", "simulator"}
+
+
+def test_salam_runs_tapeflow_once_for_every_scratchpad_size() -> None:
+    """Under salam the bins hold the whole tape whatever the scratchpad's size, so
+    the groups of a scratchpad sweep share one lowering and run; each point is
+    still evaluated on its own machine, and its report equals the one its own run
+    gives. Under cgra the size cuts the layers: one run per size."""
+    from sim import simulator
+    from sim.simulator import SimulationError
+    from tapeflow_benchmarks.harness import runner
+
+    points = {
+        (model, spad): with_model(Point(Group("somier", "small", "tapeflow", spad), 4096), model)
+        for model in ("cgra", "salam")
+        for spad in (64, 4096)
+    }
+    identity = {k: runner._run_identity(p.group, [p]) for k, p in points.items()}
+    assert identity["salam", 64] == identity["salam", 4096]
+    assert identity["cgra", 64] != identity["cgra", 4096]
+    alone = {p: runner.run_group(p.group, [p])[p] for p in points.values()}
+    shared = runner.run_bundle([(p.group, [p]) for p in points.values()])
+    for key, point in points.items():
+        assert "error" not in shared[point], shared[point]
+        mine = {k: v for k, v in shared[point].items() if k not in TIMING}
+        assert mine == {k: v for k, v in alone[point].items() if k not in TIMING}, key
+        # Its own machine: a 4 KB cache beside this point's scratchpad.
+        assert shared[point]["hardware"]["scratchpad"]["size_bytes"] == key[1]
+        assert shared[point]["sram_bytes"] == 4096 + key[1]
+    # The salam points' numbers are one run's; the cgra points' are not.
+    numbers = {
+        k: {n: v for n, v in shared[p].items() if n not in TIMING | {"hardware", "sram_bytes"}}
+        for k, p in points.items()
+    }
+    assert numbers["salam", 64] == numbers["salam", 4096]
+    assert numbers["cgra", 64]["cycles"] != numbers["cgra", 4096]["cycles"]
+    # An execution is evaluated on another scratchpad only where its model ignores it.
+    for model, allowed in (("salam", True), ("cgra", False)):
+        small, large = points[model, 64], points[model, 4096]
+        lowered = runner._lower(small.group, [small])
+        execution = simulator.execute(
+            lowered.module,
+            lowered.function,
+            lowered.args,
+            small.hardware(),
+            lowered.tape_bytes,
+            variant="tapeflow",
+            model=model,
+        )
+        if allowed:
+            simulator.evaluate(execution, large.hardware())
+        else:
+            with pytest.raises(SimulationError, match="differs from .* under cgra"):
+                simulator.evaluate(execution, large.hardware())
+
+
 def test_the_extra_kernels_run_in_the_evaluation(tmp_path: Path) -> None:
     """The kernels beyond the paper's nine (loops of run-time trip count) run
     through every experiment they take part in; Table II has no paper values for
