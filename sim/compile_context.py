@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from functools import lru_cache
+from types import CodeType
 from typing import Any, Protocol
 
 from xdsl.ir import Block, Operation, SSAValue
@@ -97,4 +99,13 @@ class CompileContext(Protocol):
         """Function @name, compiled: takes its arguments, returns its results."""
 
 
-__all__ = ["CompileContext", "CompiledFunction", "Frame", "Step"]
+@lru_cache(maxsize=64)
+def compiled_code(source: str, filename: str) -> CodeType:
+    """`compile(source, filename, "exec")`, remembered for the last 64 sources: the
+    code generators give the same source for a kernel whose module was lowered
+    once per timing model (the models differ in the schedule, which the generated
+    code does not read), and compiling a fully unrolled kernel's takes a second."""
+    return compile(source, filename, "exec")
+
+
+__all__ = ["CompileContext", "CompiledFunction", "Frame", "Step", "compiled_code"]

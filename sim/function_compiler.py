@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
-from sim.compile_context import CompileContext, Frame
+from sim.compile_context import CompileContext, Frame, compiled_code
 from sim.errors import ExecutionError, nonpositive_step, undefined
 from sim.impls.func import too_deep
 from sim.instrument import layer_tile
@@ -529,7 +529,7 @@ class _FunctionSource:
             self.lines[1:1] = [f"    if not ({guard}):", "        return CLOSURES(fr)"]
         source = "\n".join(self.lines) + "\n"
         namespace = dict(self.env)
-        code = compile(source, f"<function @{self.fn.sym_name.data}>", "exec")
+        code = compiled_code(source, f"<function @{self.fn.sym_name.data}>")
         exec(code, namespace)  # noqa: S102 - our own generated code
         step = namespace["body"]
         step.source = source  # for debugging: print(step.source)

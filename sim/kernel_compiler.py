@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
-from sim.compile_context import CompileContext, Frame, Step
+from sim.compile_context import CompileContext, Frame, Step, compiled_code
 from sim.errors import nonpositive_step, undefined
 from sim.layouts import (
     FLAT,
@@ -544,7 +544,7 @@ class _KernelLoopSource:
         source = "\n".join(lines) + "\n"
         namespace = dict(self.env)
         filename = f"<kernel {'' if once else 'loop '}{kernel.id.value.data}>"
-        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+        exec(compiled_code(source, filename), namespace)  # noqa: S102 - our own generated code
         step = namespace["kernel_loop"]
         step.source = source  # for debugging: print(step.source)
         return step  # type: ignore[no-any-return]
