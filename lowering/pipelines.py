@@ -43,6 +43,11 @@ from targets.scheduling import hardware_options, mapping_options
 
 VARIANTS = ("enzyme", "aos", "tapeflow")
 
+HARDWARE_PASSES = ("tapeflow-layers", "tapeflow-to-cgra")
+"""The passes that take the machine's parameters (the scratchpad, the grid and
+its latencies): the passes before the first of them lower a module alike for
+every machine (`sim.simulator.LoweringMemo` runs them once for several)."""
+
 
 class PipelineError(ValueError):
     """A variant or option no pipeline can be built for; the message names it."""

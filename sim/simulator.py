@@ -51,11 +51,11 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
 from lowering.ir.gradients import require_gradients
 from lowering.ir.stages import Stage, is_placed, stage_of
-from lowering.pipelines import VARIANTS, hardware_pipeline, parse_pipeline
+from lowering.pipelines import HARDWARE_PASSES, VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_unroll import planned_factors
 from sim.cache import simulate_cache
@@ -113,6 +113,53 @@ def check_model(model: str) -> None:
         raise SimulationError(str(err)) from None
 
 
+class LoweringMemo:
+    """What `prepare` keeps for the next lowerings of one source module (their
+    caller makes one memo for `lowerings` of them, each of a fresh copy of that
+    module): the module after the passes before the first that takes the
+    machine's parameters (`lowering.pipelines.HARDWARE_PASSES`), with the tape's
+    size and the unroll factors. A lowering whose pipeline starts with the same
+    passes, options included, starts from it instead of running them (the cgra and
+    salam models lower a variant alike up to there); the last one takes it
+    without a copy."""
+
+    def __init__(self, lowerings: int) -> None:
+        self.left = lowerings
+        """Lowerings still to come (counting the one under way)."""
+        self.passes: tuple[ModulePass, ...] = ()
+        self.module: builtin.ModuleOp | None = None
+        self.tape_bytes = 0
+        self.factors: list[int] = []
+
+    def keep(
+        self,
+        passes: tuple[ModulePass, ...],
+        module: builtin.ModuleOp,
+        tape_bytes: int,
+        factors: list[int],
+    ) -> None:
+        self.passes = passes
+        self.module = module.clone()
+        self.tape_bytes = tape_bytes
+        self.factors = list(factors)
+
+    def take(self) -> builtin.ModuleOp:
+        """The kept module: a copy while later lowerings may need it, else itself."""
+        assert self.module is not None
+        if self.left > 0:
+            return self.module.clone()
+        module, self.module = self.module, None
+        return module
+
+
+def _adopt(module: builtin.ModuleOp, source: builtin.ModuleOp) -> None:
+    """Make `module` hold `source`'s body and attributes (`source` is emptied)."""
+    module.body.detach_block(0).erase(safe_erase=False)
+    module.body.add_block(source.body.detach_block(0))
+    module.attributes = dict(source.attributes)
+    module.properties = dict(source.properties)
+
+
 def prepare(
     ctx: Context,
     module: builtin.ModuleOp,
@@ -120,11 +167,13 @@ def prepare(
     hardware: Hardware,
     unroll: int = 1,
     model: str = DEFAULT_MODEL,
+    memo: LoweringMemo | None = None,
 ) -> int:
     """Lower `module` in place for `variant`; returns the tape's size in bytes.
     `hardware` is the machine `model` simulates (`MODELS[model].hardware(preset)`);
     the passes get `MODELS[model].lowering_hardware` of it (under `salam`, a
-    scratchpad as large as the tape, which needs the tape measured first)."""
+    scratchpad as large as the tape, which needs the tape measured first).
+    `memo`: shared by the lowerings of copies of one module (`LoweringMemo`)."""
     try:
         timing_model = get_model(model)
     except UnknownModel as err:
@@ -167,12 +216,26 @@ def prepare(
             factors[:] = planned_factors(module, unroll)  # what the pass will do
 
     lowering = timing_model.lowering_hardware(hardware, 0)
+    if memo is not None:
+        memo.left -= 1
     with _without_gc_pauses():
         if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
             # The passes' hardware depends on the tape: differentiate first, measure.
-            parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
+            if memo is not None and memo.module is not None:
+                tape_bytes = memo.tape_bytes
+            else:
+                parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
             lowering = timing_model.lowering_hardware(hardware, tape_bytes)
-        parse_pipeline(hardware_pipeline(variant, lowering, unroll), between).apply(ctx, module)
+        passes = parse_pipeline(hardware_pipeline(variant, lowering, unroll)).passes
+        cut = next((n for n, p in enumerate(passes) if p.name in HARDWARE_PASSES), len(passes))
+        if memo is not None and memo.module is not None and memo.passes == passes[:cut]:
+            _adopt(module, memo.take())
+            tape_bytes, factors[:] = memo.tape_bytes, memo.factors
+        else:
+            PassPipeline(passes[:cut], between).apply(ctx, module)
+            if memo is not None and memo.left > 0:
+                memo.keep(passes[:cut], module, tape_bytes, factors)
+        PassPipeline(passes[cut:], between).apply(ctx, module)
         module.verify()
     _UNROLLED[module] = list(factors)
     return tape_bytes
@@ -394,6 +457,7 @@ __all__ = [
     "MODELS",
     "VARIANTS",
     "Execution",
+    "LoweringMemo",
     "Simulation",
     "SimulationError",
     "check_model",

@@ -26,11 +26,13 @@ ran, so the results are the same either way.
 Groups that differ only in their timing model form one job (`run_bundle`), run
 one after another in one process: each model lowers the module for its own
 machine (`sim.models.TimingModel.lowering_hardware`), but the process
-differentiates the kernel once for all of them. Groups whose lowering and run
-are the same (`_run_identity`: equal `sim.simulator.run_key` under one model,
-such as TapeFlow under `salam` at every scratchpad size, whose bins hold the
-whole tape) join one job and share one lowering and run; each point is still
-evaluated on its own machine, so its numbers are those its own run would give.
+differentiates the kernel once for all of them and runs the passes before the
+first that takes the machine's parameters once (`sim.simulator.LoweringMemo`).
+Groups whose lowering and run are the same (`_run_identity`: equal
+`sim.simulator.run_key` under one model, such as TapeFlow under `salam` at every
+scratchpad size, whose bins hold the whole tape) join one job and share one
+lowering and run; each point is still evaluated on its own machine, so its
+numbers are those its own run would give.
 
 The worker processes ignore SIGINT: Ctrl-C (which the terminal sends to the whole
 process group) reaches the parent only, which stops the workers itself and
@@ -162,8 +164,11 @@ class _Lowered:
     seconds: float
 
 
-def _lower(group: Group, points: list[Point]) -> _Lowered:
-    """The group's module through Enzyme and the variant's passes."""
+def _lower(
+    group: Group, points: list[Point], memo: simulator.LoweringMemo | None = None
+) -> _Lowered:
+    """The group's module through Enzyme and the variant's passes (`memo`: shared
+    by the lowerings of one kernel, `sim.simulator.LoweringMemo`)."""
     started = time.perf_counter()
     ctx = make_context()
     source = group.source
@@ -177,7 +182,7 @@ def _lower(group: Group, points: list[Point]) -> _Lowered:
     if group.variant == "enzyme" and group.unroll == default_unroll:
         stats["tensors_per_loop"] = _tensors_per_loop(module)
     tape_bytes = simulator.prepare(
-        ctx, module, group.variant, points[0].hardware(), group.unroll, model=group.model
+        ctx, module, group.variant, points[0].hardware(), group.unroll, group.model, memo
     )
     if source is None:
         function = f"{group.kernel}_grad"
@@ -251,14 +256,16 @@ def _run_identity(group: Group, points: list[Point]) -> tuple[Any, ...]:
     )
 
 
-def run_runs(runs: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
+def run_runs(
+    runs: list[tuple[Group, list[Point]]], memo: simulator.LoweringMemo | None = None
+) -> dict[Point, Report]:
     """Groups of one run identity: lowered and run once (as the first group),
     every point evaluated. A failure gives every point a report with an `error`
     key."""
     points = [p for _, group_points in runs for p in group_points]
     try:
         group, group_points = runs[0]
-        return _simulate(runs, _lower(group, group_points))
+        return _simulate(runs, _lower(group, group_points, memo))
     except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
         return _failed(points, err)
 
@@ -276,7 +283,11 @@ def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
     runs: dict[tuple[Any, ...], list[tuple[Group, list[Point]]]] = {}
     for group, points in bundle:
         runs.setdefault(_run_identity(group, points), []).append((group, points))
-    return {p: r for shared in runs.values() for p, r in run_runs(shared).items()}
+    # Copies of one kernel's module: the passes before the first that takes the
+    # machine's parameters run once for all the runs.
+    kernels = {(g.kernel, g.size, g.source) for g, _ in bundle}
+    memo = simulator.LoweringMemo(len(runs)) if len(runs) > 1 and len(kernels) == 1 else None
+    return {p: r for shared in runs.values() for p, r in run_runs(shared, memo).items()}
 
 
 def _run_group_job(bundle: list[tuple[Group, list[Point]]]) -> list[tuple[Point, Report]]:

@@ -119,6 +119,61 @@ def test_tflow_without_a_scratchpad_is_refused(differentiated: Callable[[str], M
         prepare(make_context(), differentiated("logsum"), "tapeflow", configure("Enzyme32k"))
 
 
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+def test_lowerings_sharing_a_memo_print_what_each_alone_prints(
+    differentiated: Callable[[str], ModuleOp], variant: str
+) -> None:
+    """The cgra then the salam lowering of one kernel, unrolled, with a memo: the
+    second starts from the first's module after the passes before the first
+    that takes the machine's parameters, and both modules (and tape sizes) are
+    the ones each lowering gives alone."""
+    from sim.models import get_model
+    from sim.simulator import LoweringMemo
+
+    hardware = {
+        model: get_model(model).hardware(configure(PRESET_OF[variant]))
+        for model in ("cgra", "salam")
+    }
+    alone = {}
+    for model, machine in hardware.items():
+        module = differentiated("gravity")
+        tape_bytes = prepare(make_context(), module, variant, machine, 4, model)
+        alone[model] = (str(module), tape_bytes)
+    memo = LoweringMemo(2)
+    for model, machine in hardware.items():
+        module = differentiated("gravity")
+        tape_bytes = prepare(make_context(), module, variant, machine, 4, model, memo)
+        assert (str(module), tape_bytes) == alone[model], model
+        if model == "cgra":
+            names = [p.name for p in memo.passes]
+            assert "tapeflow-unroll" in names and "tapeflow-to-cgra" not in names
+            assert "tapeflow-layers" not in names
+    assert memo.module is None  # the last lowering took it without a copy
+    assert alone["cgra"][0] != alone["salam"][0]  # schedules (and, for TapeFlow, tiles) differ
+
+
+def test_the_passes_before_the_hardware_passes_take_no_hardware() -> None:
+    """Two machines that differ in everything the pipeline reads (scratchpad,
+    grid, latencies, tiles in flight, modulo scheduling) get the same passes up
+    to the first of `HARDWARE_PASSES`: what `LoweringMemo` shares."""
+    from dataclasses import replace
+
+    from lowering.pipelines import HARDWARE_PASSES, hardware_pipeline, parse_pipeline
+
+    one = configure("Tflow2k")
+    other = replace(
+        configure("Tflow32k", spad_bytes=4096),
+        rows=2,
+        cols=8,
+        mapping=replace(one.mapping, tiles_in_flight=3, modulo_schedule=False),
+    )
+    for variant in ("enzyme", "aos", "tapeflow"):
+        passes = [parse_pipeline(hardware_pipeline(variant, hw, 8)).passes for hw in (one, other)]
+        cut = next(n for n, p in enumerate(passes[0]) if p.name in HARDWARE_PASSES)
+        assert passes[0][:cut] == passes[1][:cut]
+        assert passes[0][cut:] != passes[1][cut:]
+
+
 CHAIN = """
 func.func @f(%x: memref<4xf64>) -> f64 {{
   %c0 = arith.constant 0 : index
