@@ -345,7 +345,7 @@ def _bundle_label(bundle: list[tuple[Group, list[Point]]]) -> str:
     models = dict.fromkeys(g.model for g, _ in bundle)
     label = replace(bundle[0][0], model="+".join(models)).label()
     others = len(bundle) - len(models)
-    return f"{label} (+{others} sharing its run)" if others else label
+    return f"{label} (+{others} groups sharing a run)" if others else label
 
 
 def run_points(
