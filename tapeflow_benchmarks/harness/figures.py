@@ -57,9 +57,11 @@ def save(fig: Any, stem: Path, formats: Sequence[str] = ("png",)) -> list[str]:
     names = []
     for fmt in formats:
         path = stem.with_name(f"{stem.name}.{fmt}")
-        # No creation date in SVG/PDF metadata: the same figure gives the same bytes.
+        # No creation date in SVG/PDF metadata, and SVG ids from a fixed salt (not
+        # a random one per figure): the same figure gives the same bytes.
         metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(fmt)
-        fig.savefig(path, dpi=110, format=fmt, metadata=metadata)
+        with plt.rc_context({"svg.hashsalt": "tapeflow"}):
+            fig.savefig(path, dpi=110, format=fmt, metadata=metadata)
         names.append(path.name)
     plt.close(fig)
     return names

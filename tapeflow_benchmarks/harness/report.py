@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,22 @@ def figure_name(name: str, model: str) -> str:
     return f"{name}-{model}"
 
 
+def _draw(job: tuple[Result, str, Path, Sequence[str], str | None]) -> list[str]:
+    result, title, path, formats, size = job
+    return draw(result, title, path, formats, size=size)
+
+
+def _draw_all(
+    jobs: list[tuple[Result, str, Path, Sequence[str], str | None]], processes: int
+) -> list[list[str]]:
+    """Each figure's file names, drawn in `processes` local processes (the
+    evaluation's `--jobs`; a figure takes half a second of matplotlib)."""
+    if processes <= 1 or len(jobs) <= 1:
+        return [_draw(job) for job in jobs]
+    with ProcessPoolExecutor(max_workers=min(processes, len(jobs))) as pool:
+        return list(pool.map(_draw, jobs))
+
+
 def _names(results: Models) -> list[str]:
     return list(dict.fromkeys(name for by_name in results.values() for name in by_name))
 
@@ -145,6 +162,8 @@ def _write_into(
     (out / "figures").mkdir()
     figures: list[str] = []
     shown: dict[tuple[str, str], str] = {}
+    jobs: list[tuple[Result, str, Path, Sequence[str], str | None]] = []
+    keys: list[tuple[str, str]] = []
     for name in _names(results):
         experiment = EXPERIMENTS[name]
         rows = [{"model": m, **r} for m, by_name in results.items() for r in by_name[name].rows]
@@ -153,10 +172,12 @@ def _write_into(
         for model, by_name in results.items():
             path = out / "figures" / figure_name(name, model)
             title = f"{experiment.title} ({experiment.paper}), {model} model"
-            drawn = draw(by_name[name], title, path, formats, size=meta["size"])
-            if drawn:
-                figures += drawn
-                shown[name, model] = drawn[0]
+            jobs.append((by_name[name], title, path, formats, meta["size"]))
+            keys.append((name, model))
+    for key, drawn in zip(keys, _draw_all(jobs, meta.get("jobs", 1)), strict=True):
+        if drawn:
+            figures += drawn
+            shown[key] = drawn[0]
     ordered = sorted(runs.items())
     _write_csv(out / "csv" / "runs.csv", [run_row(p, r) for p, r in ordered])
     programs = authors_rows(runs)

@@ -267,3 +267,22 @@ def test_sweep_of_ports_has_whole_number_ticks(tmp_path: Path) -> None:
     for ax in fig.axes:
         ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
         assert ticks and all(float(t).is_integer() for t in ticks), ticks
+
+
+def test_figures_drawn_in_processes_are_the_ones_drawn_in_order(tmp_path: Path) -> None:
+    """The report draws its figures in `--jobs` processes: the same files, byte
+    for byte, and the same names in the same order as drawn one by one."""
+    from tapeflow_benchmarks.harness.report import _draw_all
+
+    names = {}
+    for processes in (1, 2):
+        folder = tmp_path / str(processes)
+        folder.mkdir()
+        jobs = [
+            (make(), f"figure {n}", folder / f"f{n}", ("png", "svg"), "paper")
+            for n, make in enumerate([_dram, _tradeoff, _dram])
+        ]
+        names[processes] = _draw_all(jobs, processes)
+    assert names[1] == names[2] == [[f"f{n}.png", f"f{n}.svg"] for n in range(3)]
+    for path in (tmp_path / "1").iterdir():
+        assert path.read_bytes() == (tmp_path / "2" / path.name).read_bytes(), path.name
