@@ -699,6 +699,22 @@ def _windows(module: Any, args: list[Any], hardware: Any) -> tuple[Any, Any, Any
     return recorder, window_table(recorder, cache, hardware), outputs
 
 
+def _product_in_tiles(unroll: int = 1) -> tuple[Any, list[Any], Any]:
+    """PRODUCT lowered for TapeFlow on a 64 B scratchpad with one tile in flight
+    (its FWD loop cut into four tiles; pieces of 4 products when `unroll` is 16),
+    the caller's arguments and the hardware."""
+    ctx = make_context()
+    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
+    hardware = configure("Tflow2k", spad_bytes=64)
+    hardware = replace(
+        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
+    )
+    prepare(ctx, module, "tapeflow", hardware, unroll)
+    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
+    return module, args, hardware
+
+
 def _compute_only(module: Any, args: list[Any], hardware: Any) -> tuple[Any, Any, Any]:
     """Run `@f_grad`; the recorder, each window's cycles under `cgra` with the
     cache and the streams taken out of the picture (no hits, misses, DRAM bytes
@@ -720,15 +736,7 @@ def test_tiles_of_one_loop_overlap_across_layer_barriers() -> None:
     scratchpad, 2 tape values per row): the first tile fills the pipeline, the
     next three continue it, so tiles 2-4 cost `trips * ii` instead of
     `(trips - 1) * ii + length`."""
-    ctx = make_context()
-    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
-    hardware = configure("Tflow2k", spad_bytes=64)
-    hardware = replace(
-        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
-    )
-    prepare(ctx, module, "tapeflow", hardware)
-    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
-    args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
+    module, args, hardware = _product_in_tiles()
     recorder, spent, _ = _compute_only(module, args, hardware)
     # The tile loops (each tile's bookkeeping, its bounds and rows, runs in
     # kernels of its own, once per layer, in between).
@@ -756,16 +764,8 @@ def test_continued_tiles_share_the_miss_file_at_the_loops_rate() -> None:
     the next three continue the loop, whose misses stream through the 8 MSHRs at
     8 per 100 cycles, so each adds 2 x 100 / 8 = 25 cycles, not a group of its
     own (which would be 100 per tile, as if the loop restarted at each barrier)."""
-    ctx = make_context()
-    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
-    hardware = configure("Tflow2k", spad_bytes=64)
-    hardware = replace(
-        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
-    )
+    module, args, hardware = _product_in_tiles()
     assert (hardware.cache.mshrs, hardware.dram.latency_cycles) == (8, 100)
-    prepare(ctx, module, "tapeflow", hardware)
-    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
-    args = bind_arguments(function, {"arg0": np.arange(1.0, 17.0) / 16})
     recorder, table, _ = _windows(module, args, hardware)
     fwd = [
         i
@@ -866,16 +866,8 @@ def test_a_layer_of_straight_line_dataflow_runs_as_one_kernel() -> None:
     schedule's length (the last op's issue cycle plus its latency, read from the
     placed IR), not the ops' latencies one after another. The gradient is
     unchanged (prod / x_i)."""
-    ctx = make_context()
-    module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
-    hardware = configure("Tflow2k", spad_bytes=64)
-    hardware = replace(
-        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
-    )
-    prepare(ctx, module, "tapeflow", hardware, 16)
-    function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]
+    module, args, hardware = _product_in_tiles(16)
     x = np.arange(1.0, 17.0) / 16
-    args = bind_arguments(function, {"arg0": x})
     recorder, spent, outputs = _compute_only(module, args, hardware)
     assert outputs[0] == np.prod(x)
     np.testing.assert_allclose(args[1], np.prod(x) / x, rtol=1e-14)
