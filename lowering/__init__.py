@@ -14,6 +14,7 @@ _PASSES = {
     "tapeflow-unit-steps": "TapeflowUnitStepsPass",
     "tapeflow-enzyme": "TapeflowEnzymePass",
     "tapeflow-raise-tape": "TapeflowRaiseTapePass",
+    "tapeflow-recompute-loads": "TapeflowRecomputeLoadsPass",
     "tapeflow-mark-tape-buffers": "TapeflowMarkTapeBuffersPass",
     "tapeflow-unroll": "TapeflowUnrollPass",
     "tapeflow-sink-tape": "TapeflowSinkTapePass",

@@ -141,15 +141,19 @@ def variant_pipeline(
     stats: bool = False,
     tiles_in_flight: int = 1,
     loop_tiles_in_flight: int = 0,
+    recompute: bool = False,
 ) -> str:
     """
     The whole pipeline of a variant, from a primal (or an Enzyme gradient) to
     placed kernels: `cgra` holds the `tapeflow-to-cgra` options (a preset and any
     hardware values, e.g. `hardware_options(hardware)` from
-    `targets.scheduling`).
+    `targets.scheduling`). `recompute`: rebuild in the reverse sweep the cached
+    values Enzyme for LLVM would (`tapeflow-recompute-loads`, right after
+    differentiation).
     """
     passes = [
         "tapeflow-enzyme",
+        *([pass_spec("tapeflow-recompute-loads", _stats(stats))] if recompute else []),
         *lowering_passes(
             variant,
             spad_bytes=spad_bytes,
@@ -171,7 +175,11 @@ def parse_pipeline(spec: str, callback: PassPipelineCallbackType | None = None) 
 
 
 def hardware_pipeline(
-    variant: str, hardware: Hardware, unroll: int = 1, stats: bool = False
+    variant: str,
+    hardware: Hardware,
+    unroll: int = 1,
+    stats: bool = False,
+    recompute: bool = False,
 ) -> str:
     """The variant's pipeline for `hardware`: its scratchpad for the tapeflow
     variant's layers, and every value `tapeflow-to-cgra` schedules with, so that
@@ -184,4 +192,5 @@ def hardware_pipeline(
         stats=stats,
         tiles_in_flight=hardware.mapping.tiles_in_flight,
         loop_tiles_in_flight=hardware.mapping.loop_tiles_in_flight,
+        recompute=recompute,
     )

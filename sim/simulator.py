@@ -160,6 +160,10 @@ def _adopt(module: builtin.ModuleOp, source: builtin.ModuleOp) -> None:
     module.properties = dict(source.properties)
 
 
+_FRONT_END = ("tapeflow-enzyme", "tapeflow-recompute-loads")
+"""The passes after which `prepare` measures the gradient's tape."""
+
+
 def prepare(
     ctx: Context,
     module: builtin.ModuleOp,
@@ -168,12 +172,15 @@ def prepare(
     unroll: int = 1,
     model: str = DEFAULT_MODEL,
     memo: LoweringMemo | None = None,
+    recompute: bool = False,
 ) -> int:
     """Lower `module` in place for `variant`; returns the tape's size in bytes.
     `hardware` is the machine `model` simulates (`MODELS[model].hardware(preset)`);
     the passes get `MODELS[model].lowering_hardware` of it (under `salam`, a
     scratchpad as large as the tape, which needs the tape measured first).
-    `memo`: shared by the lowerings of copies of one module (`LoweringMemo`)."""
+    `memo`: shared by the lowerings of copies of one module (`LoweringMemo`).
+    `recompute`: `tapeflow-recompute-loads` after differentiation (the tape is
+    measured after it)."""
     try:
         timing_model = get_model(model)
     except UnknownModel as err:
@@ -191,11 +198,14 @@ def prepare(
     tape_bytes = 0
 
     def once_differentiated(
-        previous: ModulePass | None, module: builtin.ModuleOp, _: ModulePass | None
+        previous: ModulePass | None, module: builtin.ModuleOp, following: ModulePass | None
     ) -> None:
-        """After `tapeflow-enzyme`: the gradient must be unlowered; measure its tape."""
+        """After `tapeflow-enzyme` (and `tapeflow-recompute-loads`, if it follows):
+        the gradient must be unlowered; measure its tape."""
         nonlocal tape_bytes
-        if previous is None or previous.name != "tapeflow-enzyme":
+        if previous is None or previous.name not in _FRONT_END:
+            return
+        if following is not None and following.name == "tapeflow-recompute-loads":
             return
         gradients = require_gradients(module, "tapeflow-sim")
         if any(stage_of(f) is not Stage.GRADIENT or is_placed(f) for f in gradients):
@@ -224,9 +234,12 @@ def prepare(
             if memo is not None and memo.module is not None:
                 tape_bytes = memo.tape_bytes
             else:
-                parse_pipeline("tapeflow-enzyme", once_differentiated).apply(ctx, module)
+                front = _FRONT_END if recompute else _FRONT_END[:1]
+                parse_pipeline(",".join(front), once_differentiated).apply(ctx, module)
             lowering = timing_model.lowering_hardware(hardware, tape_bytes)
-        passes = parse_pipeline(hardware_pipeline(variant, lowering, unroll)).passes
+        passes = parse_pipeline(
+            hardware_pipeline(variant, lowering, unroll, recompute=recompute)
+        ).passes
         cut = next((n for n, p in enumerate(passes) if p.name in HARDWARE_PASSES), len(passes))
         if memo is not None and memo.module is not None and memo.passes == passes[:cut]:
             _adopt(module, memo.take())

@@ -507,13 +507,16 @@ def dram_traffic(
 
 
 def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
-    """DRAM traffic as the authors' `cache_stat_extractor.py` counts it (gem5-SALAM,
-    branch `binned`, commit `a5e40f4be`; ../shared/papers/gem5-salam-mechanisms.md):
-    the cluster cache's misses, in lines, plus, in TapeFlow mode, `ceil(bin bytes
-    fetched / 8)` (added as it is written there: bytes over 8, next to the lines'
-    bytes); write-backs and the tape's spills are not counted. Our fetched bin bytes
-    are the REV streams' (`streams.read_bytes`; 0 without a scratchpad)."""
-    return misses * line_bytes + -(-fetched_bytes // 8)
+    """DRAM traffic as the authors' `cache_stat_extractor.py` counts it (gem5-SALAM
+    `sfu-arch/gem5-SALAM`; ../shared/papers/gem5-salam-mechanisms.md): requests
+    are the cluster cache's misses plus, in TapeFlow mode, `ceil(reads / 8)` for
+    the bins' "Bins Total DRAM Reads" (8-byte entries, eight to a 64-B request:
+    their logsum's 21 spilled bins of 512 entries count 1,344), and the bytes are
+    the requests times the line (`* 8 * 8` there). Write-backs and the tape's
+    spills are not counted. Our fetched bin bytes are the REV streams'
+    (`streams.read_bytes`; 0 without a scratchpad)."""
+    entries = fetched_bytes // 8
+    return (misses + -(-entries // 8)) * line_bytes
 
 
 def report(

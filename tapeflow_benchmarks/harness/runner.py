@@ -175,14 +175,23 @@ def _lower(
     if source is None:
         module = _differentiated(group.kernel, group.size).clone()
         default_unroll = ALL_KERNELS[group.kernel].unroll_for(group.size)
+        recompute = ALL_KERNELS[group.kernel].recomputes(group.size, group.variant)
     else:
         module = _user_differentiated(source).clone()
         default_unroll = 1
+        recompute = False
     stats: dict[str, float] = {}
     if group.variant == "enzyme" and group.unroll == default_unroll:
         stats["tensors_per_loop"] = _tensors_per_loop(module)
     tape_bytes = simulator.prepare(
-        ctx, module, group.variant, points[0].hardware(), group.unroll, group.model, memo
+        ctx,
+        module,
+        group.variant,
+        points[0].hardware(),
+        group.unroll,
+        group.model,
+        memo,
+        recompute=recompute,
     )
     if source is None:
         function = f"{group.kernel}_grad"

@@ -220,9 +220,22 @@ class Kernel:
     Enzyme, so its templates write the primal unrolled (`unrolled_body`, size
     parameter `U`) instead."""
 
+    recompute: tuple[str, ...] = ()
+    """Presets whose Enzyme baseline recomputes, as `tapeflow-recompute-loads`
+    does, the cached values the reverse sweep can rebuild from memory that no
+    longer changes: the `artifact` programs whose authors' Enzyme for LLVM
+    re-loaded them (their `live_vars.txt`, ../shared/papers/authors-kernels.md).
+    Their TapeFlow runs keep the values on the tape: in the authors' binned
+    machine the re-loads are tagged bin reads."""
+
     def unroll_for(self, preset: str) -> int:
         """The preset's default unroll factor."""
         return self.unroll.get(preset, 1)
+
+    def recomputes(self, preset: str, variant: str) -> bool:
+        """The preset's `variant` runs `tapeflow-recompute-loads` (`recompute`:
+        the enzyme baseline only)."""
+        return variant == "enzyme" and preset in self.recompute
 
     # ------------------------------------------------------------------ MLIR
     def mlir(self, preset: str) -> str:

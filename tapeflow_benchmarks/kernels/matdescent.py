@@ -122,4 +122,8 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
+    # Their Enzyme re-loads the constant M (16 `_unwrap` loads per unrolled body)
+    # and `out[i] + out[i]` in the reverse sweep, caching only the product's
+    # 400 partial values (live_vars.txt; authors-kernels.md section 4.4).
+    recompute=("artifact",),
 )

@@ -265,3 +265,9 @@ def test_the_layer_census_counts_what_the_layers_pass_made(
     bind_module(module)
     census = layer_census(gradient_functions(module)[0])
     assert (census.pairs, census.executed) == (len(report.layers), report.dynamic_layers)
+
+
+def test_recompute_runs_right_after_differentiation() -> None:
+    spec = variant_pipeline("enzyme", recompute=True)
+    assert spec.startswith("tapeflow-enzyme,tapeflow-recompute-loads,tapeflow-mark-tape-buffers,")
+    assert "tapeflow-recompute-loads" not in variant_pipeline("enzyme")

@@ -587,12 +587,17 @@ def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:
 
 
 def test_dram_traffic_counted_the_authors_way() -> None:
-    # `cache_stat_extractor.py`: misses in 64 B lines, plus ceil(bin bytes / 8).
-    assert authors_dram_bytes(3, 64, 20) == 3 * 64 + 3
+    # `cache_stat_extractor.py`: requests = misses + ceil(bin entries read / 8),
+    # bytes = requests * 64. Their logsum at 16 KB (docs/research/gem5-salam.md
+    # section 4): 1,250 forward and 2,499 reverse misses, 21 spilled bins of 512
+    # entries read back (1,344 requests), 5,093 requests in all.
+    assert authors_dram_bytes(1250 + 2499, 64, 21 * 512 * 8) == 5093 * 64
+    assert authors_dram_bytes(3, 64, 8) == 4 * 64  # a part-filled request is one
     for variant, preset in (("tapeflow", "Tflow2k"), ("enzyme", "Enzyme32k")):
         r = gradient("salam", preset, variant)[0]
         fetched = r["streams"]["read_bytes"]
-        assert r["dram_bytes"]["authors"] == r["cache"]["misses"] * 64 + -(-fetched // 8)
+        requests = r["cache"]["misses"] + -(-fetched // 64)
+        assert r["dram_bytes"]["authors"] == requests * 64
     assert fetched == 0  # the baseline has no bins
 
 

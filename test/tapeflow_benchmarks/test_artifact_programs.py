@@ -67,7 +67,10 @@ def test_the_enzyme_gradient_equals_the_reference(key: str) -> None:
 def test_each_variant_on_the_authors_machine_equals_the_reference(key: str, variant: str) -> None:
     module = _differentiated(key).clone()
     hardware = MODELS["salam"].hardware(configure(PRESET_OF[variant]))
-    tape_bytes = prepare(make_context(), module, variant, hardware, model="salam")
+    recompute = KERNELS[key].recomputes("artifact", variant)
+    tape_bytes = prepare(
+        make_context(), module, variant, hardware, model="salam", recompute=recompute
+    )
     args = caller_arguments(module, key, "artifact")
     result = simulate(module, f"{key}_grad", args, hardware, tape_bytes, model="salam")
     check(key, result.outputs)
@@ -87,3 +90,20 @@ def test_matdescent_keeps_the_authors_zero_start() -> None:
     expected = kernel.expected("artifact", kernel.inputs("artifact"))
     assert expected["result0"] == 0.0
     assert not np.any(expected["arg2"])
+
+
+def test_matdescent_baseline_caches_what_the_authors_enzyme_cached() -> None:
+    # Their Enzyme re-loads M and out[i] in the reverse sweep and caches only the
+    # running product's 400 values (live_vars.txt, authors-kernels.md section 4.4);
+    # their TapeFlow run tags the re-loads as bins, so its tape keeps M's 160,000
+    # values and the second loop's 800 (the product and out[i] + out[i]).
+    kernel = KERNELS["matdescent"]
+    sizes = {}
+    for variant in ("enzyme", "tapeflow"):
+        module = _differentiated("matdescent").clone()
+        hardware = MODELS["salam"].hardware(configure(PRESET_OF[variant]))
+        recompute = kernel.recomputes("artifact", variant)
+        sizes[variant] = prepare(
+            make_context(), module, variant, hardware, model="salam", recompute=recompute
+        )
+    assert sizes == {"enzyme": 400 * 8, "tapeflow": (400 * 400 + 800) * 8}

@@ -1,0 +1,277 @@
+"""
+`tapeflow-recompute-loads`: rebuild in the reverse sweep, instead of caching, a
+value made of loads from memory that no longer changes.
+
+Enzyme for LLVM decides per value whether the reverse sweep (REV) reads it from a
+cache or recomputes it: a load whose memory is not written again before REV needs
+it is re-loaded, and so is an arithmetic value over such loads (its
+`legalRecompute`/`shouldRecompute` in `GradientUtils.cpp`); a call is cached. The
+authors' kernels were differentiated that way (their matdescent re-loads the
+constant matrix in REV, their gravity rebuilds each pair's factor from two
+re-loads of `x`; ../shared/papers/authors-kernels.md sections 2.4 and 4.4).
+Enzyme-MLIR has no such choice: it caches every value REV needs. This pass, run
+on the Enzyme gradient (after `tapeflow-enzyme`), turns each cache whose value can
+be rebuilt back into the computation, so that the baseline's program is theirs.
+
+A cache (`lowering.enzyme.caches`: one buffer written once in the forward sweep
+(FWD), read in REV) is recomputed when the value it stores is built only from
+
+- the indices it is stored at (the FWD store's indices into the buffer, composed
+  through its subviews; a REV load reads the entry its own indices name, so the
+  value is rebuilt with those indices in their place),
+- values defined at the top of the gradient function before REV (its arguments,
+  its constants and buffers), and constants,
+- `arith` ops without side effects, subviews, and `memref.load`s from memory that
+  no op writes at or after the load's place in the function (by top-level op):
+  a buffer of the function's own is written only through itself; the primal
+  arguments may alias one another, so a write to any of them counts for each;
+  shadows are disjoint from primal memory (Enzyme's contract for its duplicated
+  arguments); an op that may write memory some other way counts for every buffer.
+
+`math` ops stay cached: in the authors' C programs (built with `-fno-builtin`)
+`exp` and `log` are calls, which Enzyme for LLVM caches; where Enzyme-MLIR caches
+a call's operand to call it again in REV, that cache stays too (one tape value
+per call, as theirs). A loop-carried value (an
+`iter_args` block argument) and an index other than the stored ones cannot be
+rebuilt, so their caches stay. Each recomputed REV load becomes a clone of the
+value's ops ahead of it; the buffer, its views, its store and its dealloc go.
+The values REV computes are the same, bit for bit: the same ops on the same
+operands.
+
+With `stats`, the pass prints per gradient function how many caches it turned
+into recomputation and how many it kept.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, memref
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+
+from lowering.enzyme.cache_accesses import Access, Cache, NotACache, buffer_root, top_level_index
+from lowering.enzyme.caches import argument_roles, classify_cache, reverse_sweep_start
+from lowering.ir.gradients import require_gradients
+from lowering.ir.index_builder import compose_view_indices
+from lowering.ir.stages import Stage, require_stages
+from tapeflow_dialects import enzyme
+from tapeflow_dialects.enzyme import ArgumentRole
+from tapeflow_dialects.memref_views import subview_geometry
+
+PASS = "tapeflow-recompute-loads"
+
+_EVERY_BUFFER = None
+"""The key under which `_Writes.last` keeps ops that may write any memory."""
+
+
+class _NotRecomputable(Exception):
+    """A cached value that REV cannot rebuild; the message says why."""
+
+
+@dataclass
+class _Writes:
+    """Where the gradient function writes memory, by top-level op."""
+
+    body: Block
+    index: dict[Operation, int]
+    last: dict[SSAValue | None, int]
+    """Buffer (its root) -> the last top-level position that writes it; key
+    `_EVERY_BUFFER` for ops that may write any memory."""
+    primal_args: set[SSAValue]
+    shadows: set[SSAValue]
+
+    @classmethod
+    def of(cls, function: func.FuncOp) -> _Writes:
+        body = function.body.block
+        index = {op: i for i, op in enumerate(body.ops)}
+        roles = argument_roles(function, PASS)
+        primal = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.PRIMAL}
+        shadows = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SHADOW}
+        last: dict[SSAValue | None, int] = {}
+        for op in function.walk():
+            if op is function or op.regions:
+                continue
+            if isinstance(op, memref.StoreOp):
+                root: SSAValue | None = buffer_root(op.memref)
+            elif isinstance(op, enzyme.CacheStoreOp):
+                root = buffer_root(op.buffer)
+            elif isinstance(op, enzyme.FillZeroOp):
+                root = buffer_root(op.buffer)
+                shadows.add(root)  # Enzyme zero-fills the shadows of its own buffers
+            elif is_side_effect_free(op) or isinstance(
+                op,
+                memref.LoadOp
+                | enzyme.CacheLoadOp
+                | memref.AllocOp
+                | memref.AllocaOp
+                | memref.DeallocOp
+                | func.ReturnOp,
+            ):
+                continue
+            else:
+                root = _EVERY_BUFFER
+            at = top_level_index(op, body, index)
+            last[root] = max(last.get(root, -1), at)
+        return cls(body, index, last, primal, shadows)
+
+    def unchanged_after(self, load: memref.LoadOp) -> bool:
+        """No op at or after the load's top-level op may write what it reads."""
+        root = buffer_root(load.memref)
+        at = top_level_index(load, self.body, self.index)
+        if root in self.shadows:
+            return False  # REV accumulates into shadows
+        may_alias = {root} | (self.primal_args if root in self.primal_args else set())
+        return all(self.last.get(buffer, -1) < at for buffer in (*may_alias, _EVERY_BUFFER))
+
+
+def _stored_indices(access: Access) -> list[SSAValue | None]:
+    """The FWD store's index into the buffer per dimension, as the SSA value it
+    is (None where it is a constant); `_NotRecomputable` if a view scales or
+    shifts an index (Enzyme's views select a slice: offsets on the dimensions
+    they drop)."""
+    current: list[SSAValue | None] = list(access.op.indices)
+    for view in reversed(access.views):
+        geometry = subview_geometry(view)
+        inner = iter(current)
+        outer: list[SSAValue | None] = []
+        for dim, (offset, stride) in enumerate(
+            zip(geometry.offsets, geometry.strides, strict=False)
+        ):
+            if dim not in geometry.kept:
+                outer.append(offset if isinstance(offset, SSAValue) else None)
+            elif offset == 0 and stride == 1:
+                outer.append(next(inner))
+            else:
+                raise _NotRecomputable("a view of the cache shifts or scales its index")
+        current = outer
+    return current
+
+
+class _Rebuild:
+    """Rebuilds a cached value ahead of a REV load (`check` first, then `at`)."""
+
+    def __init__(self, writes: _Writes, stored: list[SSAValue | None], rev_start: int):
+        self.writes = writes
+        self.stored = {v for v in stored if v is not None}
+        self.rev_start = rev_start
+
+    def _dominates_rev(self, value: SSAValue) -> bool:
+        """Defined at the top of the function before REV (so before every REV op)."""
+        if isinstance(value, BlockArgument):
+            return value.block is self.writes.body
+        op = value.op
+        return op.parent_block() is self.writes.body and self.writes.index[op] < self.rev_start
+
+    def check(self, value: SSAValue) -> None:
+        if value in self.stored or self._dominates_rev(value):
+            return
+        if isinstance(value, BlockArgument):
+            raise _NotRecomputable("it depends on a loop's index or carried value")
+        op = value.op
+        if isinstance(op, memref.LoadOp):
+            if not self.writes.unchanged_after(op):
+                raise _NotRecomputable("the memory it loads may change before REV reads it")
+        elif isinstance(op, memref.SubviewOp | memref.CastOp):
+            pass
+        elif not (op.dialect_name() == "arith" and not op.regions and is_side_effect_free(op)):
+            raise _NotRecomputable(f"'{op.name}' is cached, not recomputed")
+        for operand in op.operands:
+            self.check(operand)
+
+    def at(
+        self, value: SSAValue, indices: dict[SSAValue, SSAValue], where: InsertPoint
+    ) -> SSAValue:
+        """The value rebuilt before `where`, the stored indices replaced by
+        `indices` (which also keeps what is rebuilt, so that each op is cloned
+        once)."""
+        if value in indices:
+            return indices[value]
+        if self._dominates_rev(value):
+            return value
+        assert isinstance(value, OpResult)
+        op = value.op
+        mapper = {o: self.at(o, indices, where) for o in op.operands}
+        new = op.clone(value_mapper=mapper)
+        Rewriter.insert_op(new, where)
+        indices.update(zip(op.results, new.results, strict=True))
+        return new.results[value.index]
+
+
+def _recompute(cache: Cache, writes: _Writes, rev_start: int) -> None:
+    (store,) = cache.stores
+    if any(
+        use.operation.dialect_name() == "math"
+        for load in cache.loads
+        for use in load.op.results[0].uses
+    ):
+        # Enzyme-MLIR caches a call's operand to call it again in REV where
+        # Enzyme for LLVM caches the call's result: one tape value a call either way.
+        raise _NotRecomputable("it is the operand of a call REV makes again")
+    stored = _stored_indices(store)
+    rebuild = _Rebuild(writes, stored, rev_start)
+    rebuild.check(store.op.value)
+    for access in cache.loads:
+        where = InsertPoint.before(access.op)
+        views = [subview_geometry(view) for view in access.views]
+        read = compose_view_indices(list(access.op.indices), views, where)
+        indices = {s: r for s, r in zip(stored, read, strict=True) if s is not None}
+        value = rebuild.at(store.op.value, indices, where)
+        Rewriter.replace_op(access.op, [], [value])
+    Rewriter.erase_op(store.op)
+    for dealloc in cache.deallocs:
+        Rewriter.erase_op(dealloc)
+    for view in reversed(cache.subviews):  # innermost views first
+        Rewriter.erase_op(view)
+    for dim in cache.dims:
+        Rewriter.erase_op(dim)
+    Rewriter.erase_op(cache.alloc)
+
+
+def recompute_loads(function: func.FuncOp) -> tuple[int, int]:
+    """Recompute the caches of one gradient function that REV can rebuild;
+    returns (recomputed, kept)."""
+    body = function.body.block
+    recomputed = kept = 0
+    for op in [op for op in body.ops if isinstance(op, memref.AllocOp)]:
+        # Positions change with every cache rewritten: read them afresh.
+        rev_start = reverse_sweep_start(function, PASS)
+        try:
+            cache = classify_cache(op, body, rev_start)
+        except NotACache:
+            continue
+        writes = _Writes.of(function)
+        try:
+            _recompute(cache, writes, rev_start)
+        except _NotRecomputable:
+            kept += 1
+            continue
+        recomputed += 1
+    return recomputed, kept
+
+
+@dataclass(frozen=True)
+class TapeflowRecomputeLoadsPass(ModulePass):
+    """Recompute in REV, as Enzyme for LLVM does, the cached values built from
+    loads of memory that no longer changes."""
+
+    name = PASS
+
+    stats: bool = False
+    """Print, per gradient function, the caches recomputed and kept to stderr."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        gradients = require_gradients(op, PASS)
+        require_stages(gradients, PASS, {Stage.GRADIENT})
+        for function in gradients:
+            recomputed, kept = recompute_loads(function)
+            if self.stats:
+                print(
+                    f"{PASS}: @{function.sym_name.data}: {recomputed} caches recomputed, "
+                    f"{kept} kept",
+                    file=sys.stderr,
+                )

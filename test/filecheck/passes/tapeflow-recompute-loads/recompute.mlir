@@ -1,0 +1,153 @@
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-recompute-loads{stats=true}' %s 2>%t.stats | filecheck %s
+// RUN: filecheck %s --check-prefix=STATS < %t.stats
+// RUN: not tapeflow-opt -p 'tapeflow-recompute-loads' %s 2>&1 | filecheck %s --check-prefix=PRIMAL
+
+// Which caches Enzyme for LLVM would rebuild in the reverse sweep (hand-checked
+// against the rule in lowering/tapeflow_recompute_loads.py):
+// - @constant: `m[i, 2*j+1] * 0.5` over a matrix nothing writes: rebuilt from the
+//   stored indices (its cache goes), and `u[i] + u[i]` over a buffer of the
+//   function's own written only before the loop that reads it: rebuilt too.
+// - @overwritten: `x[i]` is loaded, then x is written in a later loop: cached.
+// - @aliasing: `a[i]` is loaded in the loop that stores into `b`, another primal
+//   argument, which may be the same memory: cached.
+// - @call: `x[i] - 1` feeds `math.exp`, which REV calls again: cached.
+
+func.func @constant(%m: memref<4x8xf64>, %v: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %half = arith.constant 0.5 : f64
+  %zero = arith.constant 0.0 : f64
+  %u = memref.alloca() : memref<4xf64>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %dot = scf.for %j = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f64) {
+      %twice = arith.muli %j, %c2 : index
+      %col = arith.addi %twice, %c1 : index
+      %e = memref.load %m[%i, %col] : memref<4x8xf64>
+      %h = arith.mulf %e, %half : f64
+      %vj = memref.load %v[%j] : memref<4xf64>
+      %p = arith.mulf %h, %vj : f64
+      %n = arith.addf %acc, %p : f64
+      scf.yield %n : f64
+    }
+    memref.store %dot, %u[%i] : memref<4xf64>
+  }
+  %one = arith.constant 1.0 : f64
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %one) -> (f64) {
+    %o = memref.load %u[%i] : memref<4xf64>
+    %t = arith.addf %o, %o : f64
+    %n = arith.mulf %acc, %t : f64
+    scf.yield %n : f64
+  }
+  return %r : f64
+}
+
+func.func @constant_grad(%m: memref<4x8xf64>, %v: memref<4xf64>, %d_v: memref<4xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @constant(%m, %v, %d_v, %seed) <{activity = [#enzyme.activity<enzyme_const>, #enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<4x8xf64>, memref<4xf64>, memref<4xf64>, f64) -> f64
+  return %r : f64
+}
+
+func.func @overwritten(%x: memref<4xf64>, %w: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %xi = memref.load %x[%i] : memref<4xf64>
+    %wi = memref.load %w[%i] : memref<4xf64>
+    %p = arith.mulf %xi, %wi : f64
+    %n = arith.addf %acc, %p : f64
+    scf.yield %n : f64
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    memref.store %zero, %x[%i] : memref<4xf64>
+  }
+  return %s : f64
+}
+
+func.func @overwritten_grad(%x: memref<4xf64>, %w: memref<4xf64>, %d_w: memref<4xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @overwritten(%x, %w, %d_w, %seed) <{activity = [#enzyme.activity<enzyme_const>, #enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<4xf64>, memref<4xf64>, memref<4xf64>, f64) -> f64
+  return %r : f64
+}
+
+func.func @aliasing(%a: memref<4xf64>, %w: memref<4xf64>, %b: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %ai = memref.load %a[%i] : memref<4xf64>
+    %wi = memref.load %w[%i] : memref<4xf64>
+    %p = arith.mulf %ai, %wi : f64
+    memref.store %zero, %b[%i] : memref<4xf64>
+    %n = arith.addf %acc, %p : f64
+    scf.yield %n : f64
+  }
+  return %s : f64
+}
+
+func.func @aliasing_grad(%a: memref<4xf64>, %w: memref<4xf64>, %d_w: memref<4xf64>, %b: memref<4xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @aliasing(%a, %w, %d_w, %b, %seed) <{activity = [#enzyme.activity<enzyme_const>, #enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_const>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<4xf64>, memref<4xf64>, memref<4xf64>, memref<4xf64>, f64) -> f64
+  return %r : f64
+}
+
+func.func @call(%x: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f64
+  %zero = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (f64) {
+    %xi = memref.load %x[%i] : memref<4xf64>
+    %d = arith.subf %xi, %one : f64
+    %e = math.exp %d : f64
+    %n = arith.addf %acc, %e : f64
+    scf.yield %n : f64
+  }
+  return %s : f64
+}
+
+func.func @call_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @call(%x, %d_x, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<4xf64>, memref<4xf64>, f64) -> f64
+  return %r : f64
+}
+
+// CHECK-LABEL: func.func private @diffeconstant
+// The product's carried value is the one cache left.
+// CHECK:         %[[KEPT:.*]] = memref.alloc() : memref<4xf64>
+// CHECK-NOT:     memref.alloc()
+// CHECK:         scf.for
+// CHECK:           %[[ROW:.*]] = arith.subi %c3, %{{.*}} : index
+// CHECK:           memref.load %[[KEPT]][%[[ROW]]]
+// u[i] + u[i] from u itself:
+// CHECK-NEXT:      %[[U:.*]] = memref.load %alloca_1[%[[ROW]]] : memref<4xf64>
+// CHECK-NEXT:      arith.addf %[[U]], %[[U]] : f64
+// CHECK:         scf.for
+// CHECK:           %[[I:.*]] = arith.subi %c3, %{{.*}} : index
+// CHECK:           scf.for
+// CHECK-NEXT:        %[[J:.*]] = arith.subi %c3, %{{.*}} : index
+// m[i, 2*j+1] * 0.5 rebuilt at the reverse loop's indices:
+// CHECK-NEXT:        %[[TWICE:.*]] = arith.muli %[[J]], %c2 : index
+// CHECK-NEXT:        %[[COL:.*]] = arith.addi %[[TWICE]], %c1 : index
+// CHECK-NEXT:        %[[M:.*]] = memref.load %arg0[%[[I]], %[[COL]]] : memref<4x8xf64>
+// CHECK-NEXT:        %[[H:.*]] = arith.mulf %[[M]], %cst : f64
+// CHECK-NEXT:        arith.mulf %{{.*}}, %[[H]] fastmath<fast> : f64
+
+// CHECK-LABEL: func.func private @diffeoverwritten
+// CHECK:         memref.alloc() : memref<4xf64>
+// CHECK-LABEL: func.func private @diffealiasing
+// CHECK:         memref.alloc() : memref<4xf64>
+// CHECK-LABEL: func.func private @diffecall
+// CHECK:         memref.alloc() : memref<4xf64>
+
+// STATS: tapeflow-recompute-loads: @diffeconstant: 2 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffeoverwritten: 0 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffealiasing: 0 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffecall: 0 caches recomputed, 1 kept
+
+// PRIMAL: error: tapeflow-recompute-loads: the module has no gradient function
