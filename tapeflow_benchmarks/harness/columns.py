@@ -64,8 +64,8 @@ RUN_COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("energy_fu_pj", ("energy_pj", "fu")),
     ("energy_dram_pj", ("energy_pj", "dram")),
     ("energy_onchip_pj", ("energy_pj", "onchip")),
-    # DRAM as the authors' `cache_stat_extractor.py` counts it (misses in lines plus
-    # ceil(fetched bin bytes / 8), `sim.timing.authors_dram_bytes`), beside
+    # DRAM as the authors' `cache_stat_extractor.py` counts it (64-B requests for the
+    # misses and for the bin entries read back, `sim.timing.authors_dram_bytes`), beside
     # `dram_total`; last, so that the columns before it keep their places.
     ("dram_authors_bytes", ("dram_bytes", "authors")),
 )
