@@ -26,7 +26,8 @@ A cache (`lowering.enzyme.caches`: one buffer written once in the forward sweep
   a buffer of the function's own is written only through itself; the primal
   arguments may alias one another, so a write to any of them counts for each;
   shadows are disjoint from primal memory (Enzyme's contract for its duplicated
-  arguments); an op that may write memory some other way counts for every buffer.
+  arguments); an op that may write memory some other way (`written_roots`: a call,
+  a copy, a zero-fill) counts for every buffer.
 
 `math` ops stay cached: in the authors' C programs (built with `-fno-builtin`)
 `exp` and `log` are calls, which Enzyme for LLVM caches; where Enzyme-MLIR caches
@@ -54,12 +55,23 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
-from lowering.enzyme.cache_accesses import Access, Cache, NotACache, buffer_root, top_level_index
-from lowering.enzyme.caches import argument_roles, classify_cache, reverse_sweep_start
+from lowering.enzyme.cache_accesses import (
+    Access,
+    Cache,
+    NotACache,
+    buffer_root,
+    top_level_index,
+    written_roots,
+)
+from lowering.enzyme.caches import (
+    argument_roles,
+    classify_cache,
+    reverse_sweep_start,
+    shadow_buffers,
+)
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.stages import Stage, require_stages
-from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import ArgumentRole
 from tapeflow_dialects.memref_views import subview_geometry
 
@@ -88,36 +100,16 @@ class _Writes:
     @classmethod
     def of(cls, function: func.FuncOp) -> _Writes:
         body = function.body.block
-        index = {op: i for i, op in enumerate(body.ops)}
         roles = argument_roles(function, PASS)
         primal = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.PRIMAL}
-        shadows = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SHADOW}
         last: dict[SSAValue | None, int] = {}
-        for op in function.walk():
-            if op is function or op.regions:
-                continue
-            if isinstance(op, memref.StoreOp):
-                root: SSAValue | None = buffer_root(op.memref)
-            elif isinstance(op, enzyme.CacheStoreOp):
-                root = buffer_root(op.buffer)
-            elif isinstance(op, enzyme.FillZeroOp):
-                root = buffer_root(op.buffer)
-                shadows.add(root)  # Enzyme zero-fills the shadows of its own buffers
-            elif is_side_effect_free(op) or isinstance(
-                op,
-                memref.LoadOp
-                | enzyme.CacheLoadOp
-                | memref.AllocOp
-                | memref.AllocaOp
-                | memref.DeallocOp
-                | func.ReturnOp,
-            ):
-                continue
-            else:
-                root = _EVERY_BUFFER
-            at = top_level_index(op, body, index)
-            last[root] = max(last.get(root, -1), at)
-        return cls(body, index, last, primal, shadows)
+        ops = list(body.ops)[:-1]  # but the return
+        for at, op in enumerate(ops):
+            roots = written_roots(op, itself=True)
+            for root in (_EVERY_BUFFER,) if roots is None else roots:
+                last[root] = at
+        index = {op: i for i, op in enumerate(body.ops)}
+        return cls(body, index, last, primal, shadow_buffers(function, roles))
 
     def unchanged_after(self, load: memref.LoadOp) -> bool:
         """No op at or after the load's top-level op may write what it reads."""

@@ -88,12 +88,13 @@ def buffer_root(value: SSAValue) -> SSAValue:
     return value
 
 
-def written_roots(op: Operation) -> set[SSAValue] | None:
-    """The buffers (by `buffer_root`) the ops nested in `op` store into; None if
-    one of them may write memory another way (a call, a copy, ...)."""
+def written_roots(op: Operation, itself: bool = False) -> set[SSAValue] | None:
+    """The buffers (by `buffer_root`) the ops nested in `op` (and `op` itself, if
+    `itself`) store into; None if one of them may write memory another way (a
+    call, a copy, ...)."""
     roots: set[SSAValue] = set()
     for each in op.walk():
-        if each is op:
+        if each is op and not itself:
             continue
         if isinstance(each, memref.StoreOp):
             roots.add(buffer_root(each.memref))

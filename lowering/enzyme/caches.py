@@ -71,18 +71,25 @@ def argument_roles(function: func.FuncOp, pass_name: str) -> list[ArgumentRole]:
     return roles
 
 
-def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-tape") -> int:
-    """Index, in the gradient's body, of the first top-level op of the reverse
-    sweep (the body's length if there is none)."""
-    body = function.body.block
-    roles = argument_roles(function, pass_name)
-    seeds = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SEED}
+def shadow_buffers(function: func.FuncOp, roles: list[ArgumentRole]) -> set[SSAValue]:
+    """The gradient's shadow buffers: its shadow arguments and the buffers Enzyme
+    zero-fills (`enzyme.fill_zero`: the shadows of the function's own buffers)."""
     shadows: set[SSAValue] = {
         a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SHADOW
     }
     shadows |= {
         buffer_root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)
     }
+    return shadows
+
+
+def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-tape") -> int:
+    """Index, in the gradient's body, of the first top-level op of the reverse
+    sweep (the body's length if there is none)."""
+    body = function.body.block
+    roles = argument_roles(function, pass_name)
+    seeds = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SEED}
+    shadows = shadow_buffers(function, roles)
     index = {op: i for i, op in enumerate(body.ops)}
     start = len(index)
     for op in function.walk():
