@@ -39,6 +39,7 @@ from xdsl.passes import ModulePass
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
+from lowering.tapeflow_recompute_loads import TapeflowRecomputeLoadsPass
 from sim.simulator import execute, prepare, simulate
 from tapeflow_tools.arguments import bind_arguments
 from tapeflow_tools.context import make_context
@@ -306,6 +307,24 @@ def assert_pipeline_keeps(stages: EnzymeStages, name: str, spad_bytes: int, unro
     )
 
 
+def assert_recompute_keeps(stages: EnzymeStages, name: str) -> None:
+    """After `tapeflow-recompute-loads` the caller computes the Enzyme stage's bits,
+    and so does the simulator's enzyme variant that runs it (as the evaluation does
+    for the authors' programs)."""
+    module, given, reference = stages(name)
+    TapeflowRecomputeLoadsPass().apply(make_context(), module)
+    module.verify()
+    label = f"{name} after tapeflow-recompute-loads"
+    _assert_same(_run(module, stages.function, given), reference, label)
+    module, given, reference = stages(name)
+    machine = configure("Enzyme32k")
+    tape_bytes = prepare(make_context(), module, "enzyme", machine, recompute=True)
+    caller = function_named(module, stages.function)
+    args = bind_arguments(caller, {k: v.copy() for k, v in given.items()})
+    result = simulate(module, stages.function, args, machine, tape_bytes)
+    _assert_same(result.outputs, reference, f"{label}, on the simulator's enzyme variant")
+
+
 def assert_simulator_keeps(
     stages: EnzymeStages, name: str, variant: str, hardware: str = "Tflow1k"
 ) -> None:
@@ -323,11 +342,11 @@ def assert_simulator_keeps(
 
 def stage_tests(
     stages: EnzymeStages, names: Sequence[str], unrolls: Sequence[int] = (1, 2)
-) -> tuple[Callable[..., None], Callable[..., None], Callable[..., None]]:
-    """The three per-stage tests of a kernel suite, parametrized over `names`:
+) -> tuple[Callable[..., None], Callable[..., None], Callable[..., None], Callable[..., None]]:
+    """The four per-stage tests of a kernel suite, parametrized over `names`:
     raise-tape, `tapeflow-pipeline{spad-bytes unroll}` (every `SPAD_BYTES`, the
-    `unrolls` given) and the simulator's `VARIANTS`. A suite binds them to
-    module-level `test_*` names for pytest to collect."""
+    `unrolls` given), the simulator's `VARIANTS`, and `tapeflow-recompute-loads`.
+    A suite binds them to module-level `test_*` names for pytest to collect."""
 
     @pytest.mark.parametrize("name", names)
     def raise_tape(name: str) -> None:
@@ -344,4 +363,8 @@ def stage_tests(
     def simulator(name: str, variant: str) -> None:
         assert_simulator_keeps(stages, name, variant)
 
-    return raise_tape, pipeline, simulator
+    @pytest.mark.parametrize("name", names)
+    def recompute(name: str) -> None:
+        assert_recompute_keeps(stages, name)
+
+    return raise_tape, pipeline, simulator, recompute

@@ -241,6 +241,7 @@ def test_the_enzyme_gradient_equals_central_differences(name: str) -> None:
     test_raise_tape_keeps_the_values,
     test_pipeline_keeps_the_values,
     test_simulator_keeps_the_values,
+    test_recompute_keeps_the_values,
 ) = stage_tests(enzyme_stage, NAMES)
 
 

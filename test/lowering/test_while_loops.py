@@ -248,6 +248,7 @@ def test_power_iteration_gives_the_derivative_of_the_eigenvalue() -> None:
     test_raise_tape_keeps_the_values,
     test_pipeline_keeps_the_values,
     test_simulator_keeps_the_values,
+    test_recompute_keeps_the_values,
 ) = stage_tests(enzyme_stage, NAMES)
 
 

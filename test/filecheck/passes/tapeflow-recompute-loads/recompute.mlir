@@ -1,6 +1,7 @@
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-recompute-loads{stats=true}' %s 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
 // RUN: not tapeflow-opt -p 'tapeflow-recompute-loads' %s 2>&1 | filecheck %s --check-prefix=PRIMAL
+// RUN: not tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-recompute-loads' %s 2>&1 | filecheck %s --check-prefix=LATE
 
 // Which caches Enzyme for LLVM would rebuild in the reverse sweep (hand-checked
 // against the rule in lowering/tapeflow_recompute_loads.py):
@@ -151,3 +152,5 @@ func.func @call_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
 // STATS-NEXT: tapeflow-recompute-loads: @diffecall: 0 caches recomputed, 1 kept
 
 // PRIMAL: error: tapeflow-recompute-loads: the module has no gradient function
+
+// LATE: error: tapeflow-recompute-loads: @diffeconstant is at the tape stage (tape.alloc/store/load ops), past the Enzyme-gradient stage tapeflow-recompute-loads takes; run tapeflow-recompute-loads before tapeflow-raise-tape
