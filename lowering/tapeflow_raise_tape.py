@@ -35,6 +35,7 @@ from lowering.enzyme.nested_caches import (
     NotANestedCache,
     check_extents_computable,
     classify_nested_cache,
+    erase_unused,
     max_extents,
     tape_shape,
 )
@@ -351,7 +352,7 @@ def _rewrite_nested(
     trash: list[Operation] = list(nested.trash)
     for link in nested.chain:
         trash += [link.store.op, *link.views.subviews, *link.views.dims, link.alloc]
-    _erase_unused(trash)
+    erase_unused(trash)
     if nested.handle_deallocs:
         (dealloc,) = nested.handle_deallocs
         Rewriter.replace_op(dealloc, located(tape.FreeOp(alloc.tape), dealloc))
@@ -380,18 +381,6 @@ def _ragged(
     except NotAffineExtents as reason:
         return None, str(reason)
     return (ragged, None) if is_triangular(ragged) else (None, None)
-
-
-def _erase_unused(ops: list[Operation]) -> None:
-    """Erase `ops`, each once its results have no uses left (the list may name
-    an op before its users)."""
-    pending = list(dict.fromkeys(ops))
-    while pending:
-        ready = [op for op in pending if not any(r.uses for r in op.results)]
-        assert ready, "an op of a nested cache is still used after raising"
-        for op in ready:
-            Rewriter.erase_op(op)
-        pending = [op for op in pending if op not in ready]
 
 
 def format_reports(reports: list[GradientReport]) -> Iterator[str]:

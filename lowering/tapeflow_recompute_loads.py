@@ -14,11 +14,16 @@ on the Enzyme gradient (after `tapeflow-enzyme`), turns each cache whose value c
 be rebuilt back into the computation, so that the baseline's program is theirs.
 
 A cache (`lowering.enzyme.caches`: one buffer written once in the forward sweep
-(FWD), read in REV) is recomputed when the value it stores is built only from
+(FWD), read in REV; or `lowering.enzyme.nested_caches`: a triangular nest's
+buffers per outer iteration, reached through a buffer of handles) is recomputed
+when the value it stores is built only from
 
 - the indices it is stored at (the FWD store's indices into the buffer, composed
-  through its subviews; a REV load reads the entry its own indices name, so the
-  value is rebuilt with those indices in their place),
+  through its subviews, after the handle indices of a nested cache; a REV load
+  reads the entry its own indices name, so the value is rebuilt with those
+  indices in their place), and what they give: an operand of an `addi`/`subi`
+  index whose other operand can be rebuilt (Enzyme stores a triangle's values
+  at `j - (i + 1)`: `j` is the read index plus `i + 1`),
 - values defined at the top of the gradient function before REV (its arguments,
   its constants and buffers), and constants,
 - `arith` ops without side effects, subviews, and `memref.load`s from memory that
@@ -35,7 +40,8 @@ a call's operand to call it again in REV, that cache stays too (one tape value
 per call, as theirs). A loop-carried value (an
 `iter_args` block argument) and an index other than the stored ones cannot be
 rebuilt, so their caches stay. Each recomputed REV load becomes a clone of the
-value's ops ahead of it; the buffer, its views, its store and its dealloc go.
+value's ops ahead of it; the buffer, its views, its store and its dealloc go
+(for a nested cache, the whole chain: buffers, handle stores and loads, deallocs).
 The values REV computes are the same, bit for bit: the same ops on the same
 operands.
 
@@ -47,9 +53,10 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import partial
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, memref
+from xdsl.dialects import arith, builtin, func, memref
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -68,6 +75,12 @@ from lowering.enzyme.caches import (
     classify_cache,
     reverse_sweep_start,
     shadow_buffers,
+)
+from lowering.enzyme.nested_caches import (
+    NestedCache,
+    NotANestedCache,
+    classify_nested_cache,
+    erase_unused,
 )
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import compose_view_indices
@@ -145,12 +158,38 @@ def _stored_indices(access: Access) -> list[SSAValue | None]:
 
 
 class _Rebuild:
-    """Rebuilds a cached value ahead of a REV load (`check` first, then `at`)."""
+    """Rebuilds a cached value ahead of a REV load (`check` first, then `at`).
+
+    The FWD store's indices are known at a REV read (its own indices). So is an
+    operand of an `addi`/`subi` among them whose other operand can be rebuilt:
+    Enzyme stores a triangular nest's values at `j - (i + 1)`, and `j` is the
+    read index plus `i + 1`."""
 
     def __init__(self, writes: _Writes, stored: list[SSAValue | None], rev_start: int):
         self.writes = writes
-        self.stored = {v for v in stored if v is not None}
         self.rev_start = rev_start
+        self.known = {v for v in stored if v is not None}
+        self.solved: dict[SSAValue, tuple[type[Operation], SSAValue, SSAValue]] = {}
+        """An index solved from a known one: (the op that gives it, its operands)."""
+        pending = list(self.known)
+        while pending:
+            value = pending.pop()
+            if not isinstance(value, OpResult) or not isinstance(
+                value.op, arith.AddiOp | arith.SubiOp
+            ):
+                continue
+            lhs, rhs = value.op.operands
+            if isinstance(value.op, arith.AddiOp):  # lhs = value - rhs, rhs = value - lhs
+                options = ((lhs, (arith.SubiOp, value, rhs)), (rhs, (arith.SubiOp, value, lhs)))
+            else:  # lhs = value + rhs, rhs = lhs - value
+                options = ((lhs, (arith.AddiOp, value, rhs)), (rhs, (arith.SubiOp, lhs, value)))
+            for unknown, recipe in options:
+                other = recipe[2] if recipe[1] is value else recipe[1]
+                if unknown not in self.known and not self._rebuildable(unknown):
+                    if self._rebuildable(other):
+                        self.known.add(unknown)
+                        self.solved[unknown] = recipe
+                        pending.append(unknown)
 
     def _dominates_rev(self, value: SSAValue) -> bool:
         """Defined at the top of the function before REV (so before every REV op)."""
@@ -159,8 +198,15 @@ class _Rebuild:
         op = value.op
         return op.parent_block() is self.writes.body and self.writes.index[op] < self.rev_start
 
+    def _rebuildable(self, value: SSAValue) -> bool:
+        try:
+            self.check(value)
+        except _NotRecomputable:
+            return False
+        return True
+
     def check(self, value: SSAValue) -> None:
-        if value in self.stored or self._dominates_rev(value):
+        if value in self.known or self._dominates_rev(value):
             return
         if isinstance(value, BlockArgument):
             raise _NotRecomputable("it depends on a loop's index or carried value")
@@ -183,6 +229,12 @@ class _Rebuild:
         once)."""
         if value in indices:
             return indices[value]
+        if value in self.solved:
+            kind, lhs, rhs = self.solved[value]
+            new = kind(self.at(lhs, indices, where), self.at(rhs, indices, where))
+            Rewriter.insert_op(new, where)
+            indices[value] = new.result
+            return new.result
         if self._dominates_rev(value):
             return value
         assert isinstance(value, OpResult)
@@ -194,26 +246,44 @@ class _Rebuild:
         return new.results[value.index]
 
 
-def _recompute(cache: Cache, writes: _Writes, rev_start: int) -> None:
-    (store,) = cache.stores
+def _read_indices(access: Access, where: InsertPoint) -> list[SSAValue]:
+    """A REV access's indices into the buffer itself, composed before `where`."""
+    views = [subview_geometry(view) for view in access.views]
+    return compose_view_indices(list(access.op.indices), views, where)
+
+
+def _rebuild_reads(
+    store: Access,
+    stored: list[SSAValue | None],
+    reads: list[tuple[Access, list[Access]]],
+    writes: _Writes,
+    rev_start: int,
+) -> None:
+    """Replace each REV read (the value's load, after the handle loads that lead
+    to it) by the stored value rebuilt at its indices; `_NotRecomputable`, before
+    any change, if it cannot be."""
     if any(
         use.operation.dialect_name() == "math"
-        for load in cache.loads
+        for load, _ in reads
         for use in load.op.results[0].uses
     ):
         # Enzyme-MLIR caches a call's operand to call it again in REV where
         # Enzyme for LLVM caches the call's result: one tape value a call either way.
         raise _NotRecomputable("it is the operand of a call REV makes again")
-    stored = _stored_indices(store)
     rebuild = _Rebuild(writes, stored, rev_start)
     rebuild.check(store.op.value)
-    for access in cache.loads:
-        where = InsertPoint.before(access.op)
-        views = [subview_geometry(view) for view in access.views]
-        read = compose_view_indices(list(access.op.indices), views, where)
+    for load, handle_loads in reads:
+        where = InsertPoint.before(load.op)
+        read = [i for handle in handle_loads for i in _read_indices(handle, where)]
+        read += _read_indices(load, where)
         indices = {s: r for s, r in zip(stored, read, strict=True) if s is not None}
-        value = rebuild.at(store.op.value, indices, where)
-        Rewriter.replace_op(access.op, [], [value])
+        Rewriter.replace_op(load.op, [], [rebuild.at(store.op.value, indices, where)])
+
+
+def _recompute(cache: Cache, writes: _Writes, rev_start: int) -> None:
+    (store,) = cache.stores
+    reads = [(load, []) for load in cache.loads]
+    _rebuild_reads(store, _stored_indices(store), reads, writes, rev_start)
     Rewriter.erase_op(store.op)
     for dealloc in cache.deallocs:
         Rewriter.erase_op(dealloc)
@@ -222,6 +292,25 @@ def _recompute(cache: Cache, writes: _Writes, rev_start: int) -> None:
     for dim in cache.dims:
         Rewriter.erase_op(dim)
     Rewriter.erase_op(cache.alloc)
+
+
+def _recompute_nested(nested: NestedCache, writes: _Writes, rev_start: int) -> None:
+    """A chain of per-iteration caches (`lowering.enzyme.nested_caches`): the
+    value is stored at each level's handle index, then its index in the values'
+    buffer; a REV read names them by its handle loads and its own indices."""
+    (store,) = nested.leaf.views.stores
+    stored = [i for link in nested.chain for i in _stored_indices(link.store)]
+    stored += _stored_indices(store)
+    reads = [(path.leaf, path.handle_loads) for path in nested.rev]
+    _rebuild_reads(store, stored, reads, writes, rev_start)
+    Rewriter.erase_op(store.op)
+    trash: list[Operation] = list(nested.trash)
+    for link in nested.chain:
+        trash += [link.store.op, *link.views.subviews, *link.views.dims, link.alloc]
+    erase_unused(trash)
+    for dealloc in nested.handle_deallocs:
+        Rewriter.erase_op(dealloc)
+    Rewriter.erase_op(nested.handles)
 
 
 def recompute_loads(function: func.FuncOp) -> tuple[int, int]:
@@ -233,12 +322,14 @@ def recompute_loads(function: func.FuncOp) -> tuple[int, int]:
         # Positions change with every cache rewritten: read them afresh.
         rev_start = reverse_sweep_start(function, PASS)
         try:
-            cache = classify_cache(op, body, rev_start)
+            rewrite = partial(_recompute, classify_cache(op, body, rev_start))
         except NotACache:
-            continue
-        writes = _Writes.of(function)
+            try:
+                rewrite = partial(_recompute_nested, classify_nested_cache(op, body, rev_start))
+            except NotANestedCache:
+                continue
         try:
-            _recompute(cache, writes, rev_start)
+            rewrite(_Writes.of(function), rev_start)
         except _NotRecomputable:
             kept += 1
             continue

@@ -191,6 +191,18 @@ def classify_nested_cache(alloc: memref.AllocOp, body: Block, rev_start: int) ->
     return nested
 
 
+def erase_unused(ops: list[Operation]) -> None:
+    """Erase `ops` (what reached a chain's buffers), each once its results have no
+    uses left (the list may name an op before its users)."""
+    pending = list(dict.fromkeys(ops))
+    while pending:
+        ready = [op for op in pending if not any(r.uses for r in op.results)]
+        assert ready, "an op of a nested cache is still used after its buffers went"
+        for op in ready:
+            Rewriter.erase_op(op)
+        pending = [op for op in pending if op not in ready]
+
+
 # ---------------------------------------------------------------- extents
 
 

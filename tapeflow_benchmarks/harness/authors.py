@@ -37,10 +37,11 @@ AUTHORS_PROGRAMS: dict[str, AuthorsProgram] = {
     "gravity": AuthorsProgram(
         32640,
         "the literal j > i loop: 1 tape write and 3 reads per pair (32,640 pairs)",
-        "Same loop (-O1, no unroll). Enzyme-MLIR caches the factor -1/(r+0.001) as well "
-        "as the running product (2 values a pair); their Enzyme recomputes the factor "
-        "from 2 re-loads of x, so the baseline's second tape store, which holds the next "
-        "pair's loads until it issues, is ours alone.",
+        "Same loop (-O1, no unroll). The baseline caches what theirs does, the running "
+        "product: tapeflow-recompute-loads rebuilds r + 0.001 from 2 re-loads of x in the "
+        "reverse sweep, as their Enzyme does, where Enzyme-MLIR would cache it too. "
+        "TapeFlow keeps both values a pair on the tape (65,280); their bins hold the "
+        "product and the tagged re-loads.",
     ),
     "logsum": AuthorsProgram(
         11250,

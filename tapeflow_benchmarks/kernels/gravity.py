@@ -173,4 +173,8 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
+    # Their Enzyme rebuilds `r + 0.001` and the factor from two re-loads of x in the
+    # reverse sweep and caches only the running product (live_vars.txt: `add10_unwrap`,
+    # `div_unwrap`; authors-kernels.md section 2.4).
+    recompute=("artifact",),
 )

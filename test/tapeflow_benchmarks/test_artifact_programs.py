@@ -92,18 +92,29 @@ def test_matdescent_keeps_the_authors_zero_start() -> None:
     assert not np.any(expected["arg2"])
 
 
-def test_matdescent_baseline_caches_what_the_authors_enzyme_cached() -> None:
-    # Their Enzyme re-loads M and out[i] in the reverse sweep and caches only the
-    # running product's 400 values (live_vars.txt, authors-kernels.md section 4.4);
-    # their TapeFlow run tags the re-loads as bins, so its tape keeps M's 160,000
-    # values and the second loop's 800 (the product and out[i] + out[i]).
-    kernel = KERNELS["matdescent"]
+@pytest.mark.parametrize(
+    ("key", "enzyme_values", "tapeflow_values"),
+    [
+        # Their Enzyme re-loads M and out[i] in the reverse sweep and caches only the
+        # running product's 400 values (live_vars.txt, authors-kernels.md section
+        # 4.4); their TapeFlow run tags the re-loads as bins, so its tape keeps M's
+        # 160,000 values and the second loop's 800 (the product and out[i] + out[i]).
+        ("matdescent", 400, 400 * 400 + 800),
+        # Their Enzyme caches the running product, one per pair, and rebuilds the
+        # factor from two re-loads of x (section 2.4): 32,640 pairs.
+        ("gravity", 32640, 2 * 32640),
+    ],
+)
+def test_the_baseline_caches_what_the_authors_enzyme_cached(
+    key: str, enzyme_values: int, tapeflow_values: int
+) -> None:
+    kernel = KERNELS[key]
     sizes = {}
     for variant in ("enzyme", "tapeflow"):
-        module = _differentiated("matdescent").clone()
+        module = _differentiated(key).clone()
         hardware = MODELS["salam"].hardware(configure(PRESET_OF[variant]))
         recompute = kernel.recomputes("artifact", variant)
         sizes[variant] = prepare(
             make_context(), module, variant, hardware, model="salam", recompute=recompute
         )
-    assert sizes == {"enzyme": 400 * 8, "tapeflow": (400 * 400 + 800) * 8}
+    assert sizes == {"enzyme": enzyme_values * 8, "tapeflow": tapeflow_values * 8}

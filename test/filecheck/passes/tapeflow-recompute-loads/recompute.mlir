@@ -12,6 +12,9 @@
 // - @aliasing: `a[i]` is loaded in the loop that stores into `b`, another primal
 //   argument, which may be the same memory: cached.
 // - @call: `x[i] - 1` feeds `math.exp`, which REV calls again: cached.
+// - @triangle: `x[i] - x[j]` over the pairs j > i, which Enzyme caches per outer
+//   iteration at `j - (i + 1)`: rebuilt, with j solved as the read index plus i + 1;
+//   the running product stays cached.
 
 func.func @constant(%m: memref<4x8xf64>, %v: memref<4xf64>) -> f64 {
   %c0 = arith.constant 0 : index
@@ -118,6 +121,31 @@ func.func @call_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
   return %r : f64
 }
 
+func.func @triangle(%x: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f64
+  %u = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %one) -> (f64) {
+    %i1 = arith.addi %i, %c1 : index
+    %v = scf.for %j = %i1 to %c4 step %c1 iter_args(%b = %a) -> (f64) {
+      %xi = memref.load %x[%i] : memref<4xf64>
+      %xj = memref.load %x[%j] : memref<4xf64>
+      %r = arith.subf %xi, %xj : f64
+      %n = arith.mulf %b, %r : f64
+      scf.yield %n : f64
+    }
+    scf.yield %v : f64
+  }
+  return %u : f64
+}
+
+func.func @triangle_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @triangle(%x, %d_x, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<4xf64>, memref<4xf64>, f64) -> f64
+  return %r : f64
+}
+
 // CHECK-LABEL: func.func private @diffeconstant
 // The product's carried value is the one cache left.
 // CHECK:         %[[KEPT:.*]] = memref.alloc() : memref<4xf64>
@@ -146,10 +174,25 @@ func.func @call_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
 // CHECK-LABEL: func.func private @diffecall
 // CHECK:         memref.alloc() : memref<4xf64>
 
+// CHECK-LABEL: func.func private @diffetriangle
+// One buffer of handles left: the running product's.
+// CHECK:         %[[HANDLES:.*]] = memref.alloc() : memref<4xmemref<?xf64>>
+// CHECK-NOT:     memref.alloc() : memref<4xmemref<?xf64>>
+// CHECK:           memref.load %[[HANDLES]][%[[I:.*]]] :
+// CHECK:           scf.for
+// CHECK:             enzyme.load %{{[0-9]+}}[%[[K:[0-9]+]]] (
+// x[i] - x[j], j = k + (i + 1):
+// CHECK-NEXT:        %[[XI:.*]] = memref.load %arg0[%[[I]]] : memref<4xf64>
+// CHECK-NEXT:        %[[I1:.*]] = arith.addi %[[I]], %c1 : index
+// CHECK-NEXT:        %[[J:.*]] = arith.addi %[[K]], %[[I1]] : index
+// CHECK-NEXT:        %[[XJ:.*]] = memref.load %arg0[%[[J]]] : memref<4xf64>
+// CHECK-NEXT:        arith.subf %[[XI]], %[[XJ]] : f64
+
 // STATS: tapeflow-recompute-loads: @diffeconstant: 2 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffeoverwritten: 0 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffealiasing: 0 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffecall: 0 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffetriangle: 1 caches recomputed, 1 kept
 
 // PRIMAL: error: tapeflow-recompute-loads: the module has no gradient function
 
