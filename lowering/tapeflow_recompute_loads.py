@@ -262,11 +262,13 @@ def _rebuild_reads(
     """Replace each REV read (the value's load, after the handle loads that lead
     to it) by the stored value rebuilt at its indices; `_NotRecomputable`, before
     any change, if it cannot be."""
-    if any(
-        use.operation.dialect_name() == "math"
-        for load, _ in reads
-        for use in load.op.results[0].uses
-    ):
+    # A `math` op of REV that the value also feeds in FWD is the primal's call
+    # made again; one only REV makes (`math.copysign` in the derivative of
+    # `arith.minimumf`) is the derivative's own arithmetic.
+    called = {
+        use.operation.name for use in store.op.value.uses if use.operation.dialect_name() == "math"
+    }
+    if any(use.operation.name in called for load, _ in reads for use in load.op.results[0].uses):
         # Enzyme-MLIR caches a call's operand to call it again in REV where
         # Enzyme for LLVM caches the call's result: one tape value a call either way.
         raise _NotRecomputable("it is the operand of a call REV makes again")

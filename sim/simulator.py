@@ -42,7 +42,7 @@ from __future__ import annotations
 import gc
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass, replace
@@ -327,15 +327,21 @@ def execute(
     unroll: int = 1,
     model: str = DEFAULT_MODEL,
     timeline: bool = False,
+    addresses: Sequence[int | None] = (),
 ) -> Execution:
     """Run a prepared module; `args` as `tapeflow_tools.tapeflow_run.bind_arguments` makes them.
     `fast=False` runs the kernel loops with the closure executor (the reference
     the compiled kernel loops are tested against; same results, slower).
     `hardware` and `model` as given to `prepare`; `variant`, `unroll` and `model`
     are recorded in every report of the run; `timeline` also records what a
-    timeline shows (`sim/timeline.py`)."""
+    timeline shows (`sim/timeline.py`). `addresses`: per argument, the address its
+    program puts it at (None: none), kept on a machine with the program's memory
+    map (`placement.heap`) and ignored on others."""
     check_model(model)
-    trace = MemoryTrace(base=hardware.placement.base, alignment=hardware.placement.alignment)
+    placement = hardware.placement
+    trace = MemoryTrace(base=placement.base, alignment=placement.alignment, heap=placement.heap)
+    if placement.heap:
+        _place_arguments(trace, args, addresses)
     timing = TimingRecorder(trace, hardware, lockstep=get_model(model).lockstep)
     executor = Executor(module, trace, timing, fast=fast)
     if timeline:
@@ -367,6 +373,23 @@ def execute(
         unroll_requested=unroll,
         unroll_factors=unroll_factors(module),
     )
+
+
+def _place_arguments(trace: MemoryTrace, args: list[Any], addresses: Sequence[int | None]) -> None:
+    """Put each argument with an address there (`MemoryTrace.place`)."""
+    if len(addresses) > len(args):
+        raise SimulationError(
+            f"{len(addresses)} argument addresses given for {len(args)} arguments"
+        )
+    for position, (arg, address) in enumerate(zip(args, addresses, strict=False)):
+        if address is None:
+            continue
+        if not isinstance(arg, np.ndarray):
+            raise SimulationError(f"argument {position} has an address but is not a buffer")
+        try:
+            trace.place(arg, address)
+        except ValueError as error:
+            raise SimulationError(f"argument {position}: {error}") from None
 
 
 def evaluate(

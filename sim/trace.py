@@ -4,7 +4,9 @@ Memory address traces of a run, for the cache model.
 Every buffer the program touches gets a simulated base address the first time it
 is touched (a bump allocator from `base`, each buffer aligned to `alignment`:
 `targets.hardware.PlacementConfig`, by default packed at 64 B, one cache line, so
-that distinct buffers never share a line; 4096 gives page alignment): function arguments,
+that distinct buffers never share a line; 4096 gives page alignment), unless it was
+placed first (`place`: an argument at the address its program names; then the
+allocator starts at `heap` and steps over the placed ranges): function arguments,
 `memref.alloc/alloca` buffers, Enzyme's struct-of-arrays tapes (one buffer each) and
 array-of-structs regions (one buffer). A view (`memref.subview`) is located inside its buffer
 through numpy's own pointers and strides, so its addresses are exactly those of the buffer's
@@ -41,6 +43,10 @@ class MemoryTrace:
     """Simulated address of the first buffer."""
     alignment: int = 64
     """Every buffer starts at a multiple of this (a power of two)."""
+    heap: int = 0
+    """Where the allocator starts once a buffer was placed (`place`); 0: `base`."""
+    _placed: list[tuple[int, int]] = field(default_factory=list)
+    """(start, end) of the placed buffers' address ranges."""
     _bases: dict[int, int] = field(default_factory=dict)
     _next: int = -1
     _keep: list[np.ndarray] = field(default_factory=list)
@@ -89,17 +95,48 @@ class MemoryTrace:
     def _simulated_base(self, owner: np.ndarray) -> int:
         return self.base_of(owner, owner.ctypes.data)
 
+    def place(self, arr: np.ndarray, address: int) -> None:
+        """Put the buffer of `arr` at `address` (before anything is recorded); a
+        `ValueError` if it is placed already or would overlap a placed buffer."""
+        owner = self._base_array(arr)
+        end = address + max(owner.nbytes, 1)
+        if owner.ctypes.data in self._bases:
+            raise ValueError(f"a buffer is placed twice (at {address:#x})")
+        for start, stop in self._placed:
+            if address < stop and start < end:
+                raise ValueError(
+                    f"the buffer at {address:#x} ({owner.nbytes} bytes) overlaps the one "
+                    f"at {start:#x} ({stop - start} bytes)"
+                )
+        self._bases[owner.ctypes.data] = address
+        self._keep.append(owner)
+        self._placed.append((address, end))
+
+    def _free_at(self, size: int, alignment: int) -> int:
+        """The allocator's next base for `size` bytes: aligned, past the placed
+        ranges it would overlap."""
+        base = -(-self._next // alignment) * alignment
+        moved = True
+        while moved:
+            moved = False
+            for start, stop in self._placed:
+                if base < stop and start < base + size:
+                    base = -(-stop // alignment) * alignment
+                    moved = True
+        return base
+
     def base_of(self, owner: np.ndarray, pointer: int) -> int:
         """The simulated base of the buffer `owner` (whose data is at `pointer`),
         given to it now if it has none yet."""
         base = self._bases.get(pointer)
         if base is None:
             if self._next < 0:
-                self._next = self.base
-            base = self._next
+                self._next = self.heap if self._placed and self.heap else self.base
+            size = max(owner.nbytes, 1)
+            base = self._free_at(size, self.alignment)
             self._bases[pointer] = base
             self._keep.append(owner)  # keeps the pointer from being reused
-            self._next += -(-max(owner.nbytes, 1) // self.alignment) * self.alignment
+            self._next = base + -(-size // self.alignment) * self.alignment
         return base
 
     def _describe(
@@ -134,7 +171,7 @@ class MemoryTrace:
         simulated DRAM and record it (`slabs`); returns its base. Streams bypass
         the cache, so no access of the trace goes to it: the layout is what the
         trace keeps of it."""
-        base = -(-self._next // PAGE) * PAGE  # buffers before it may be packed
+        base = self._free_at(max(nbytes, 1), PAGE)  # buffers before it may be packed
         self._next = base + -(-max(nbytes, 1) // PAGE) * PAGE
         self._keep.append(slab)
         self.slabs.append((base, nbytes))

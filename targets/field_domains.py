@@ -75,6 +75,7 @@ DOMAINS: dict[str, Domain] = {
     "dram.latency_cycles": Domain(0, 10**6, "cycles"),
     "placement.base": Domain(0, 1 << 48, "bytes"),
     "placement.alignment": Domain(8, 1 << 30, "bytes", power_of_two=True),
+    "placement.heap": Domain(0, 1 << 48, "bytes"),
     "config_cycles_per_op": Domain(0, 10**6, "cycles"),
     "config_contexts": Domain(0, 1 << 20),
     "mapping.tiles_in_flight": Domain(1, 1 << 20),

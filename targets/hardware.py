@@ -139,8 +139,19 @@ class PlacementConfig:
     """[design] each buffer starts at a multiple of this: one cache line, so that
     distinct buffers never share a line but consecutive ones do not all start in
     the same cache set either (page alignment, 4096, is the option that does)."""
+    heap: int = 0
+    """[design] 0: every buffer is packed from `base` in the order it is first
+    touched. Otherwise the machine keeps a program's own memory map: the
+    arguments of a program that names their addresses (the `artifact` kernels'
+    `Kernel.addresses`, from the authors' `top()`) sit there, and every other
+    buffer is taken from `heap` up, as a bump allocator that steps over the
+    arguments' ranges (gem5-SALAM's accelerator `malloc`)."""
 
     def validate(self) -> None:
+        if self.heap < 0 or self.heap % 8:
+            raise HardwareError(
+                f"placement.heap {self.heap} is not a non-negative multiple of 8 bytes"
+            )
         if self.alignment < 8 or self.alignment & (self.alignment - 1):
             raise HardwareError(
                 "placement.alignment must be a power of two of at least 8 bytes, "

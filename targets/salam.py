@@ -110,9 +110,15 @@ class SalamMachine:
     base_address: int = 0x80C00000
     """Arrays are placed back to back from here (`hw/<kernel>.c` `top()`; the
     kernels' `malloc` is a bump allocator, `base_address += size` in
-    `llvm_interface.cc`)."""
+    `llvm_interface.cc`), when the program names no addresses."""
     alignment: int = 8
     """Packed with no padding beyond the 8 B of a double (`base_address += size`)."""
+    malloc_base: int = 0x80CF4240
+    """The accelerator's first `malloc` (0x80c00000 + 1,000,000 B,
+    `createMallocBaseAddress` in `src/hwacc/llvm_interface.cc`), from which every
+    buffer the kernel allocates is taken: Enzyme's caches and any shadow or array
+    the kernel mallocs. The arguments sit at the addresses `top()` gives them
+    (`Kernel.addresses`); `placement.heap`."""
 
     @property
     def hit_ns(self) -> float:
@@ -209,7 +215,9 @@ def salam_hardware(hardware: Hardware, machine: SalamMachine = SALAM) -> Hardwar
         latencies=latencies,
         cache=cache,
         dram=dram,
-        placement=PlacementConfig(base=machine.base_address, alignment=machine.alignment),
+        placement=PlacementConfig(
+            base=machine.base_address, alignment=machine.alignment, heap=machine.malloc_base
+        ),
     )
     adapted.validate()
     return adapted

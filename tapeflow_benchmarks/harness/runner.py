@@ -162,6 +162,8 @@ class _Lowered:
     args: list[Any]
     stats: dict[str, float]
     seconds: float
+    addresses: list[int | None]
+    """Per argument, where its program puts it (`Kernel.argument_addresses`)."""
 
 
 def _lower(
@@ -196,12 +198,16 @@ def _lower(
     if source is None:
         function = f"{group.kernel}_grad"
         args = caller_arguments(module, group.kernel, group.size)
+        addresses = ALL_KERNELS[group.kernel].argument_addresses(group.size)
     else:
         function = source.function
         args = bind_arguments(check_function(module, function), source_inputs(source))
+        addresses = []
     if stats:
         stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
-    return _Lowered(module, tape_bytes, function, args, stats, time.perf_counter() - started)
+    return _Lowered(
+        module, tape_bytes, function, args, stats, time.perf_counter() - started, addresses
+    )
 
 
 def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[Point, Report]:
@@ -222,6 +228,7 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
         variant=group.variant,
         unroll=group.unroll,
         model=group.model,
+        addresses=lowered.addresses,
     )
     if stats:
         lines = np.unique(execution.addresses >> 6)

@@ -177,4 +177,7 @@ KERNEL = Kernel(
     # reverse sweep and caches only the running product (live_vars.txt: `add10_unwrap`,
     # `div_unwrap`; authors-kernels.md section 2.4).
     recompute=("artifact",),
+    # The authors' top() (authors-kernels.md section 2.3): x_grad at x + N*N*8 for
+    # N = 512, though 256^2 doubles are used.
+    addresses={"artifact": {"x": 0x80C00000, "d_x": 0x80E00000}},
 )

@@ -228,6 +228,23 @@ class Kernel:
     Their TapeFlow runs keep the values on the tape: in the authors' binned
     machine the re-loads are tagged bin reads."""
 
+    addresses: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """Preset -> caller argument (a parameter or its shadow `d_<name>`) -> the
+    address its program puts it at: the `artifact` programs' arrays where the
+    authors' `top()` hard-codes them (../shared/papers/authors-kernels.md, an
+    address table per kernel). A machine with the program's memory map
+    (`placement.heap`: the salam model's, gem5-SALAM's `malloc` base) keeps them
+    and takes every other buffer from its heap; other machines pack every buffer."""
+
+    def argument_addresses(self, preset: str) -> list[int | None]:
+        """Per caller argument, its address in the preset's program (None: none)."""
+        named = self.addresses.get(preset, {})
+        args = self.caller_args(preset)
+        unknown = set(named) - {a.name for a in args}
+        if unknown:
+            raise ValueError(f"{self.key}: addresses for no argument: {sorted(unknown)}")
+        return [named.get(a.name) for a in args]
+
     def unroll_for(self, preset: str) -> int:
         """The preset's default unroll factor."""
         return self.unroll.get(preset, 1)

@@ -126,4 +126,8 @@ KERNEL = Kernel(
     # and `out[i] + out[i]` in the reverse sweep, caching only the product's
     # 400 partial values (live_vars.txt; authors-kernels.md section 4.4).
     recompute=("artifact",),
+    # The authors' top() (authors-kernels.md section 4.3: Min, Vin, Vout). Their
+    # malloc base lies inside Min, so their tape overlapped the matrix: undefined
+    # behaviour; the heap steps over Min here (`placement.heap`).
+    addresses={"artifact": {"M": 0x80C00A00, "v": 0x80E71A00, "d_v": 0x80FAA200}},
 )

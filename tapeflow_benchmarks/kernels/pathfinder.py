@@ -219,4 +219,9 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
+    # The authors' top() (authors-kernels.md section 7.3); their wall_grad is a
+    # malloc (so is our dst's shadow, which theirs lacks): both from the heap.
+    addresses={
+        "artifact": {"src": 0x80C00000, "d_src": 0x80C13880, "wall": 0x80C27100, "dst": 0x80C3A980}
+    },
 )

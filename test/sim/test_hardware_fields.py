@@ -139,6 +139,8 @@ def test_the_cases_cover_every_field() -> None:
     policy, energy, name: not a time)."""
     covered = {c[0].partition("=")[0] for c in CASES}
     covered |= {"cache.line_bytes", "cache.lru_on_write", "name", "placement.base"}
+    # A program's memory map: test_memory_map.py places arguments and the heap.
+    covered |= {"placement.heap"}
     # The lockstep datapath's fields are salam's alone, which test_models.py moves
     # (units of a class, the scheduling threshold) and cgra refuses.
     covered |= LOCKSTEP_FIELDS

@@ -95,7 +95,7 @@ def test_salam_access_costs_follow_from_the_stated_latencies() -> None:
     assert hw.clock_ghz == pytest.approx(0.1)
     assert (hw.latencies.fadd, hw.latencies.fmul, hw.latencies.fdiv) == (5, 4, 16)
     assert hw.latencies.transcendental == 1  # a libm call, committed at the next tick
-    assert hw.placement == PlacementConfig(base=0x80C00000, alignment=8)
+    assert hw.placement == PlacementConfig(base=0x80C00000, alignment=8, heap=0x80CF4240)
     assert hw.scratchpad == configure("Tflow2k").scratchpad
     assert salam_hardware(configure("Enzyme1k")).cache.assoc == 4  # at every size
 

@@ -12,6 +12,10 @@
 // - @aliasing: `a[i]` is loaded in the loop that stores into `b`, another primal
 //   argument, which may be the same memory: cached.
 // - @call: `x[i] - 1` feeds `math.exp`, which REV calls again: cached.
+// - @minimum: `min(x[i], y[i])` over memory nothing writes: its two operands are
+//   cached, and REV's derivative of `arith.minimumf` passes them to
+//   `math.copysign`, an op of the derivative, not a call of the primal: rebuilt
+//   (the running product stays cached).
 // - @triangle: `x[i] - x[j]` over the pairs j > i, which Enzyme caches per outer
 //   iteration at `j - (i + 1)`: rebuilt, with j solved as the read index plus i + 1;
 //   the running product stays cached.
@@ -121,6 +125,27 @@ func.func @call_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
   return %r : f64
 }
 
+func.func @minimum(%x: memref<4xf64>, %y: memref<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f64
+  %p = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %one) -> (f64) {
+    %xi = memref.load %x[%i] : memref<4xf64>
+    %yi = memref.load %y[%i] : memref<4xf64>
+    %m = arith.minimumf %xi, %yi : f64
+    %n = arith.mulf %acc, %m : f64
+    scf.yield %n : f64
+  }
+  return %p : f64
+}
+
+func.func @minimum_grad(%x: memref<4xf64>, %d_x: memref<4xf64>, %y: memref<4xf64>, %d_y: memref<4xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @minimum(%x, %d_x, %y, %d_y, %seed) <{activity = [#enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<4xf64>, memref<4xf64>, memref<4xf64>, memref<4xf64>, f64) -> f64
+  return %r : f64
+}
+
 func.func @triangle(%x: memref<4xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -174,6 +199,17 @@ func.func @triangle_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
 // CHECK-LABEL: func.func private @diffecall
 // CHECK:         memref.alloc() : memref<4xf64>
 
+// CHECK-LABEL: func.func private @diffeminimum
+// CHECK:         %[[PRODUCT:.*]] = memref.alloc() : memref<4xf64>
+// CHECK-NOT:     memref.alloc()
+// CHECK:         scf.for
+// CHECK:           %[[ROW:.*]] = arith.subi %c3, %{{.*}} : index
+// CHECK-NEXT:      %[[X:.*]] = memref.load %arg0[%[[ROW]]] : memref<4xf64>
+// CHECK-NEXT:      %[[Y:.*]] = memref.load %arg2[%[[ROW]]] : memref<4xf64>
+// CHECK-NEXT:      memref.load %[[PRODUCT]][%[[ROW]]]
+// CHECK:           math.copysign %{{.*}}, %[[X]]
+// CHECK:           math.copysign %{{.*}}, %[[Y]]
+
 // CHECK-LABEL: func.func private @diffetriangle
 // One buffer of handles left: the running product's.
 // CHECK:         %[[HANDLES:.*]] = memref.alloc() : memref<4xmemref<?xf64>>
@@ -192,6 +228,7 @@ func.func @triangle_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
 // STATS-NEXT: tapeflow-recompute-loads: @diffeoverwritten: 0 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffealiasing: 0 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffecall: 0 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffeminimum: 2 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffetriangle: 1 caches recomputed, 1 kept
 
 // PRIMAL: error: tapeflow-recompute-loads: the module has no gradient function
