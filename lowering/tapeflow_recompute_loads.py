@@ -84,7 +84,9 @@ from lowering.enzyme.nested_caches import (
 )
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import compose_view_indices
+from lowering.ir.later_writes import LaterWrites
 from lowering.ir.stages import Stage, require_stages
+from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import ArgumentRole
 from tapeflow_dialects.memref_views import subview_geometry
 
@@ -107,8 +109,14 @@ class _Writes:
     last: dict[SSAValue | None, int]
     """Buffer (its root) -> the last top-level position that writes it; key
     `_EVERY_BUFFER` for ops that may write any memory."""
+    stores: dict[SSAValue, list[tuple[int, memref.StoreOp]]]
+    """Buffer -> its `memref.store`s, with their top-level positions."""
+    otherwise: dict[SSAValue, int]
+    """Buffer -> the last top-level position that writes it other than by a
+    `memref.store` (a cache store)."""
     primal_args: set[SSAValue]
     shadows: set[SSAValue]
+    later: LaterWrites
 
     @classmethod
     def of(cls, function: func.FuncOp) -> _Writes:
@@ -116,22 +124,63 @@ class _Writes:
         roles = argument_roles(function, PASS)
         primal = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.PRIMAL}
         last: dict[SSAValue | None, int] = {}
+        stores: dict[SSAValue, list[tuple[int, memref.StoreOp]]] = {}
+        otherwise: dict[SSAValue, int] = {}
         ops = list(body.ops)[:-1]  # but the return
         for at, op in enumerate(ops):
             roots = written_roots(op, itself=True)
             for root in (_EVERY_BUFFER,) if roots is None else roots:
                 last[root] = at
+            for each in op.walk():
+                if isinstance(each, memref.StoreOp):
+                    stores.setdefault(buffer_root(each.memref), []).append((at, each))
+                elif isinstance(each, enzyme.CacheStoreOp):
+                    otherwise[buffer_root(each.buffer)] = at
         index = {op: i for i, op in enumerate(body.ops)}
-        return cls(body, index, last, primal, shadow_buffers(function, roles))
+        return cls(
+            body,
+            index,
+            last,
+            stores,
+            otherwise,
+            primal,
+            shadow_buffers(function, roles),
+            LaterWrites(function),
+        )
 
     def unchanged_after(self, load: memref.LoadOp) -> bool:
-        """No op at or after the load's top-level op may write what it reads."""
+        """No op that runs after the load may write what it reads: none at or
+        after its top-level op writes a buffer it may alias, or each that does is
+        a `memref.store` that never meets it (`_apart`)."""
         root = buffer_root(load.memref)
         at = top_level_index(load, self.body, self.index)
         if root in self.shadows:
             return False  # REV accumulates into shadows
+        if self.last.get(_EVERY_BUFFER, -1) >= at:
+            return False
         may_alias = {root} | (self.primal_args if root in self.primal_args else set())
-        return all(self.last.get(buffer, -1) < at for buffer in (*may_alias, _EVERY_BUFFER))
+        for buffer in may_alias:
+            if self.last.get(buffer, -1) < at:
+                continue
+            if self.otherwise.get(buffer, -1) >= at:
+                return False
+            for position, store in self.stores.get(buffer, []):
+                if position >= at and not self._apart(load, store):
+                    return False
+        return True
+
+    def _apart(self, load: memref.LoadOp, store: memref.StoreOp) -> bool:
+        """The store never writes the element the load read. Both must index
+        their buffers directly; two primal arguments are taken to be one buffer
+        or disjoint (not partly overlapping), so their indices are compared when
+        they have one type."""
+        if load.memref is not buffer_root(load.memref):
+            return False
+        if store.memref is not buffer_root(store.memref):
+            return False
+        if store.memref is not load.memref and store.memref.type != load.memref.type:
+            return False
+        return not self.later.may_write_after(load, store)
 
 
 def _stored_indices(access: Access) -> list[SSAValue | None]:

@@ -245,14 +245,21 @@ class Kernel:
             raise ValueError(f"{self.key}: addresses for no argument: {sorted(unknown)}")
         return [named.get(a.name) for a in args]
 
+    recompute_in_tapeflow: tuple[str, ...] = ()
+    """Presets of `recompute` whose TapeFlow runs recompute too: the authors'
+    machine reads those re-loads from memory in the reverse sweep, not from its
+    bins (their reverse sweep's count of memory accesses includes them)."""
+
     def unroll_for(self, preset: str) -> int:
         """The preset's default unroll factor."""
         return self.unroll.get(preset, 1)
 
     def recomputes(self, preset: str, variant: str) -> bool:
         """The preset's `variant` runs `tapeflow-recompute-loads` (`recompute`:
-        the enzyme baseline only)."""
-        return variant == "enzyme" and preset in self.recompute
+        the enzyme baseline, and the TapeFlow variants of `recompute_in_tapeflow`)."""
+        if preset not in self.recompute:
+            return False
+        return variant == "enzyme" or preset in self.recompute_in_tapeflow
 
     # ------------------------------------------------------------------ MLIR
     def mlir(self, preset: str) -> str:

@@ -219,6 +219,15 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
+    # Their Enzyme caches the wall values and rebuilds each minimum by re-loading
+    # src (live_vars.txt, authors-kernels.md section 7.4): recompute-loads proves
+    # the src rows are not written again (later rows only) and keeps wall, which
+    # the store to dst at the same element may overwrite if the two are one
+    # array. Their binned run reads those re-loads from memory too: its reverse
+    # sweep makes 163,845 memory accesses besides the tape, about 16.7 a cell,
+    # where bins holding src would leave about 10.
+    recompute=("artifact",),
+    recompute_in_tapeflow=("artifact",),
     # The authors' top() (authors-kernels.md section 7.3); their wall_grad is a
     # malloc (so is our dst's shadow, which theirs lacks): both from the heap.
     addresses={

@@ -16,6 +16,13 @@
 //   cached, and REV's derivative of `arith.minimumf` passes them to
 //   `math.copysign`, an op of the derivative, not a call of the primal: rebuilt
 //   (the running product stays cached).
+// - @rows: `x[i, 0]` is loaded while the loop writes x[i + 1, 0]: no later write
+//   reaches row i (the same iteration writes i + 1, later ones i + 2 and up):
+//   rebuilt. @same_row writes x[i, 0] itself after loading it: cached.
+// - @apart: `w[i]` is loaded while the loop writes `o[i + 1]`; two primal
+//   arguments of one type may be one array, so their indices are compared: later
+//   iterations write o[i + 2] and up, never w[i]: rebuilt. @together writes o[i],
+//   which is w[i] if the two are one array: cached.
 // - @triangle: `x[i] - x[j]` over the pairs j > i, which Enzyme caches per outer
 //   iteration at `j - (i + 1)`: rebuilt, with j solved as the read index plus i + 1;
 //   the running product stays cached.
@@ -146,6 +153,88 @@ func.func @minimum_grad(%x: memref<4xf64>, %d_x: memref<4xf64>, %y: memref<4xf64
   return %r : f64
 }
 
+func.func @rows(%x: memref<5x2xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f64
+  %p = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %one) -> (f64) {
+    %a = memref.load %x[%i, %c0] : memref<5x2xf64>
+    %n = arith.mulf %acc, %a : f64
+    %next = arith.addi %i, %c1 : index
+    memref.store %n, %x[%next, %c0] : memref<5x2xf64>
+    scf.yield %n : f64
+  }
+  return %p : f64
+}
+
+func.func @rows_grad(%x: memref<5x2xf64>, %d_x: memref<5x2xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @rows(%x, %d_x, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<5x2xf64>, memref<5x2xf64>, f64) -> f64
+  return %r : f64
+}
+
+func.func @same_row(%x: memref<5x2xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f64
+  %p = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %one) -> (f64) {
+    %a = memref.load %x[%i, %c0] : memref<5x2xf64>
+    %n = arith.mulf %acc, %a : f64
+    memref.store %n, %x[%i, %c0] : memref<5x2xf64>
+    scf.yield %n : f64
+  }
+  return %p : f64
+}
+
+func.func @same_row_grad(%x: memref<5x2xf64>, %d_x: memref<5x2xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @same_row(%x, %d_x, %seed) <{activity = [#enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<5x2xf64>, memref<5x2xf64>, f64) -> f64
+  return %r : f64
+}
+
+func.func @apart(%w: memref<5xf64>, %o: memref<5xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f64
+  %p = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %one) -> (f64) {
+    %a = memref.load %w[%i] : memref<5xf64>
+    %n = arith.mulf %acc, %a : f64
+    %next = arith.addi %i, %c1 : index
+    memref.store %n, %o[%next] : memref<5xf64>
+    scf.yield %n : f64
+  }
+  return %p : f64
+}
+
+func.func @apart_grad(%w: memref<5xf64>, %d_w: memref<5xf64>, %o: memref<5xf64>, %d_o: memref<5xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @apart(%w, %d_w, %o, %d_o, %seed) <{activity = [#enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<5xf64>, memref<5xf64>, memref<5xf64>, memref<5xf64>, f64) -> f64
+  return %r : f64
+}
+
+func.func @together(%w: memref<5xf64>, %o: memref<5xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f64
+  %p = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %one) -> (f64) {
+    %a = memref.load %w[%i] : memref<5xf64>
+    %n = arith.mulf %acc, %a : f64
+    memref.store %n, %o[%i] : memref<5xf64>
+    scf.yield %n : f64
+  }
+  return %p : f64
+}
+
+func.func @together_grad(%w: memref<5xf64>, %d_w: memref<5xf64>, %o: memref<5xf64>, %d_o: memref<5xf64>) -> f64 {
+  %seed = arith.constant 1.0 : f64
+  %r = enzyme.autodiff @together(%w, %d_w, %o, %d_o, %seed) <{activity = [#enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>], ret_activity = [#enzyme.activity<enzyme_active>]}> : (memref<5xf64>, memref<5xf64>, memref<5xf64>, memref<5xf64>, f64) -> f64
+  return %r : f64
+}
+
 func.func @triangle(%x: memref<4xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -210,6 +299,25 @@ func.func @triangle_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
 // CHECK:           math.copysign %{{.*}}, %[[X]]
 // CHECK:           math.copysign %{{.*}}, %[[Y]]
 
+// CHECK-LABEL: func.func private @differows
+// CHECK:         %[[PRODUCT:.*]] = memref.alloc() : memref<4xf64>
+// CHECK-NOT:     memref.alloc()
+// CHECK:         scf.for
+// CHECK:           %[[ROW:.*]] = arith.subi %c3, %{{.*}} : index
+// CHECK-NEXT:      memref.load %[[PRODUCT]][%[[ROW]]]
+// CHECK-NEXT:      memref.load %arg0[%[[ROW]], %c0] : memref<5x2xf64>
+// CHECK-LABEL: func.func private @diffesame_row
+// CHECK-COUNT-2: memref.alloc() : memref<4xf64>
+// CHECK-LABEL: func.func private @diffeapart
+// CHECK:         %[[PRODUCT:.*]] = memref.alloc() : memref<4xf64>
+// CHECK-NOT:     memref.alloc()
+// CHECK:         scf.for
+// CHECK:           %[[ROW:.*]] = arith.subi %c3, %{{.*}} : index
+// CHECK-NEXT:      memref.load %[[PRODUCT]][%[[ROW]]]
+// CHECK-NEXT:      memref.load %arg0[%[[ROW]]] : memref<5xf64>
+// CHECK-LABEL: func.func private @diffetogether
+// CHECK-COUNT-2: memref.alloc() : memref<4xf64>
+
 // CHECK-LABEL: func.func private @diffetriangle
 // One buffer of handles left: the running product's.
 // CHECK:         %[[HANDLES:.*]] = memref.alloc() : memref<4xmemref<?xf64>>
@@ -229,6 +337,10 @@ func.func @triangle_grad(%x: memref<4xf64>, %d_x: memref<4xf64>) -> f64 {
 // STATS-NEXT: tapeflow-recompute-loads: @diffealiasing: 0 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffecall: 0 caches recomputed, 1 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffeminimum: 2 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @differows: 1 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffesame_row: 0 caches recomputed, 2 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffeapart: 1 caches recomputed, 1 kept
+// STATS-NEXT: tapeflow-recompute-loads: @diffetogether: 0 caches recomputed, 2 kept
 // STATS-NEXT: tapeflow-recompute-loads: @diffetriangle: 1 caches recomputed, 1 kept
 
 // PRIMAL: error: tapeflow-recompute-loads: the module has no gradient function
