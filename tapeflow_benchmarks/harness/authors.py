@@ -59,7 +59,8 @@ AUTHORS_PROGRAMS: dict[str, AuthorsProgram] = {
         "in the reverse sweep as their Enzyme does, where Enzyme-MLIR would cache "
         "160,800 values, so only the product's 400 stay; TapeFlow keeps the 160,800 "
         "on the tape, as their bins hold the tagged re-loads. Their malloc'd `out` "
-        "overlaps M's rows from 311 (undefined behaviour, not reproduced).",
+        "overlaps M's rows from 311 (undefined behaviour, not reproduced: our heap "
+        "steps over M, the rest of their memory map kept).",
     ),
     "mttkrp": AuthorsProgram(
         12288,
@@ -67,8 +68,8 @@ AUTHORS_PROGRAMS: dict[str, AuthorsProgram] = {
         "iteration (20,480), 12,288 tape entries",
         "Same loop nest, reloads and tape (12,288 values). Not reproduced, being "
         "undefined behaviour: their permuted arguments, the 3-tensor read past "
-        "`vals[100]` into the gradient buffers, two shadows aliased 8 bytes apart. "
-        "Their 8ILP run reports fewer cycles than 2 ports could issue its 20,480 "
+        "`vals[100]` into the gradient buffers, two shadows aliased 8 bytes apart "
+        "(so their memory map is not kept: our arrays are packed). Their 8ILP run reports fewer cycles than 2 ports could issue its 20,480 "
         "forward accesses in at a 3-cycle hit (10,240 x 3 = 30,720): no faithful "
         "model of their machine meets it.",
     ),
@@ -84,10 +85,16 @@ AUTHORS_PROGRAMS: dict[str, AuthorsProgram] = {
         "163,845 non-tape reverse accesses; about 9,801 wall values on the tape, the "
         "minima recomputed by re-loading src",
         "Same loops (columns 1..99, unrolled by 16 before AD with the remainder in "
-        "line). Enzyme-MLIR caches the minimum's operands where their Enzyme re-loads "
-        "src in the reverse sweep, so our tape is larger and our reverse sweep reads "
-        "the tape where theirs reads src. Their constant dst shares a pointer with the "
-        "active src (its shadow is itself); ours keeps a shadow of its own.",
+        "line). The baseline caches what theirs does, the wall value of each cell: "
+        "tapeflow-recompute-loads proves no later store reaches the src row a minimum "
+        "read (only later rows are written) and rebuilds the minima from re-loads of "
+        "src in the reverse sweep, where Enzyme-MLIR would cache their 3 operands too; "
+        "wall stays cached, as the store to dst at the same element would overwrite it "
+        "if the two were one array. TapeFlow re-loads src as well, as their reverse "
+        "sweep's memory accesses show, and tapes the wall values (the last row's 3 "
+        "cells left over from the unrolling need no tape). Their constant dst shares a "
+        "pointer with the active src (its shadow is itself); ours keeps a shadow of its "
+        "own.",
     ),
     "somier": AuthorsProgram(
         4608,

@@ -225,7 +225,9 @@ KERNEL = Kernel(
     # the store to dst at the same element may overwrite if the two are one
     # array. Their binned run reads those re-loads from memory too: its reverse
     # sweep makes 163,845 memory accesses besides the tape, about 16.7 a cell,
-    # where bins holding src would leave about 10.
+    # where bins holding src would leave about 10 (ours: 127,417 this way, 99,000
+    # with src on the tape). An older sweep of another version of the kernel read
+    # 40,392 bin entries, about 4 a cell (docs/research/gem5-salam.md section 4).
     recompute=("artifact",),
     recompute_in_tapeflow=("artifact",),
     # The authors' top() (authors-kernels.md section 7.3); their wall_grad is a
