@@ -69,9 +69,10 @@ AUTHORS_PROGRAMS: dict[str, AuthorsProgram] = {
         "Same loop nest, reloads and tape (12,288 values). Not reproduced, being "
         "undefined behaviour: their permuted arguments, the 3-tensor read past "
         "`vals[100]` into the gradient buffers, two shadows aliased 8 bytes apart "
-        "(so their memory map is not kept: our arrays are packed). Their 8ILP run reports fewer cycles than 2 ports could issue its 20,480 "
-        "forward accesses in at a 3-cycle hit (10,240 x 3 = 30,720): no faithful "
-        "model of their machine meets it.",
+        "(so their memory map is not kept: our arrays are packed). Their 8ILP run "
+        "reports fewer cycles than 2 ports could issue its 20,480 forward accesses "
+        "in at a 3-cycle hit (10,240 x 3 = 30,720): no faithful model of their "
+        "machine meets it.",
     ),
     "nn": AuthorsProgram(
         7840,
