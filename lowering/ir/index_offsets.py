@@ -29,7 +29,7 @@ from xdsl.ir import OpResult, SSAValue
 Form = tuple[tuple[tuple[SSAValue, int], ...], int]
 """(sorted (value, coefficient) terms, constant)."""
 
-_LIMIT = 1 << 62
+FORM_LIMIT = _LIMIT = 1 << 62
 """Constants and coefficients beyond this are not followed (the difference of
 two forms must stay below 2**63 to be known non-zero after wrapping)."""
 
@@ -119,4 +119,4 @@ def may_meet(a: AccessKey, b: AccessKey) -> bool:
     return a.symbolic != b.symbolic or a.offsets == b.offsets
 
 
-__all__ = ["AccessKey", "LinearForms", "may_meet"]
+__all__ = ["FORM_LIMIT", "AccessKey", "LinearForms", "may_meet"]

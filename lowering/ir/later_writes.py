@@ -33,9 +33,8 @@ from xdsl.dialects import func, memref, scf
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from lowering.ir.index_eval import Bounds, static_bounds
+from lowering.ir.index_offsets import FORM_LIMIT as _LIMIT
 from lowering.ir.index_offsets import LinearForms
-
-_LIMIT = 1 << 62
 
 
 @dataclass(frozen=True)

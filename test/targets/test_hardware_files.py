@@ -62,6 +62,7 @@ def test_the_full_description_round_trips(tmp_path: Path) -> None:
         ("energy=foo", "unknown energy preset 'foo'"),
         ("rows=0", "a 0x4 grid (rows x cols) has no FUs"),
         ("nokey", "expected key.path=value"),
+        ("placement.heap=12", "placement.heap 12 is not a non-negative multiple of 8 bytes"),
     ],
 )
 def test_a_bad_setting_names_the_key(setting: str, message: str) -> None:
