@@ -15,6 +15,7 @@ _PASSES = {
     "tapeflow-enzyme": "TapeflowEnzymePass",
     "tapeflow-raise-tape": "TapeflowRaiseTapePass",
     "tapeflow-recompute-loads": "TapeflowRecomputeLoadsPass",
+    "tapeflow-measure-tape": "TapeflowMeasureTapePass",
     "tapeflow-mark-tape-buffers": "TapeflowMarkTapeBuffersPass",
     "tapeflow-unroll": "TapeflowUnrollPass",
     "tapeflow-sink-tape": "TapeflowSinkTapePass",

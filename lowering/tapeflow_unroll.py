@@ -51,6 +51,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.ir.facts import record_unroll_factors
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_eval import (
     Bounds,
@@ -96,6 +97,10 @@ class _Points:
     """Flattened element index per point (-1: outside the container)."""
     copy: np.ndarray
     """Which copy of the unrolled loop body executes the point."""
+
+
+MAX_UNROLL = 1024
+"""The largest factor the tools take: beyond it the unrolled IR explodes."""
 
 
 def _points(op: TapeAccess, unrolled: scf.ForOp | None, factor: int) -> _Points:
@@ -388,25 +393,14 @@ def _plan(function: func.FuncOp, factor: int) -> _Plan:
     return plan
 
 
-def planned_factors(module: builtin.ModuleOp, factor: int) -> list[int]:
-    """The factor each tape loop of the module's gradients would be unrolled by
-    (in program order; loops left rolled are 1), without changing anything: what
-    `tapeflow-unroll{factor}` will do, for a report to record what ran (a
-    32-iteration loop asked for 3 is unrolled by 2)."""
-    found: list[int] = []
-    for function in require_gradients(module, PASS):
-        plan = _plan(function, factor)
-        found += [plan.factors[loop] for loop in plan.loops]
-    return found
-
-
 def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
     """Unroll the tape-carrying innermost loops of one gradient function in place."""
     name = function.sym_name.data
     report = UnrollReport(name)
+    plan = _plan(function, factor)
+    record_unroll_factors(function, [plan.factors[loop] for loop in plan.loops])
     if factor == 1:
         return report
-    plan = _plan(function, factor)
     loops, factors, pairs, accesses, owner = (
         plan.loops,
         plan.factors,

@@ -432,7 +432,7 @@ class _FunctionSource:
             return
         kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
         profile = self.constant(
-            kernel_profile(kernel, self.timing.hardware, self.timing.lockstep), "P"
+            kernel_profile(kernel, self.timing.hardware, self.timing.planner), "P"
         )
         lb, ub, st = (self.slot(v) for v in (op.lb, op.ub, op.step))
         if not positive_constant(op.step):

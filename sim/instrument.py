@@ -94,7 +94,7 @@ def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:
     timing = ctx.timing
     assert timing is not None
     kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
-    profile = kernel_profile(kernel, timing.hardware, timing.lockstep)
+    profile = kernel_profile(kernel, timing.hardware, timing.planner)
     lb, ub, st = (ctx.slot(v) for v in (op.lb, op.ub, op.step))
 
     def loop_step(fr: Frame) -> None:
@@ -112,7 +112,7 @@ def _timed_straight_kernel(ctx: CompileContext, op: cgra.KernelOp, step: Step) -
     """A kernel no loop iterates (a layer's straight-line dataflow): one trip."""
     timing = ctx.timing
     assert timing is not None
-    profile = kernel_profile(op, timing.hardware, timing.lockstep)
+    profile = kernel_profile(op, timing.hardware, timing.planner)
 
     def kernel_step(fr: Frame) -> None:
         window = timing.kernel_loop(1, profile)

@@ -1,47 +1,30 @@
 """
 The simulator: a gradient module on the modelled accelerator.
 
-`prepare` runs the variant's pipeline (`lowering.pipelines`, the string
-`tapeflow-opt -p 'tapeflow-variant{...}'` runs too) on a module at the
-Enzyme-gradient stage (or a primal with `enzyme.autodiff`, which it differentiates
-first), with the simulated hardware's scratchpad and every value
-`tapeflow-to-cgra` schedules with, so the schedule is for that hardware:
+`prepare` differentiates the module if needed, records the tape's size on it
+(`tapeflow-measure-tape`) and runs the variant's pipeline (`lowering.pipelines`:
+`enzyme`, Enzyme's struct-of-arrays tape through the cache; `aos`, the tape in
+array-of-structs regions, still through the cache; `tapeflow`, all four passes,
+the tape streamed through the scratchpad) with the simulated machine's scratchpad
+and scheduling values, every plain loop body ending placed (`tapeflow-to-cgra`).
+`simulate` runs the result value for value with the reference executor,
+recording the address trace and the timing windows, replays the trace through the
+cache model and turns it into the report (`sim/timing.py`), whose `hardware`
+entry records the whole machine, the model, the variant and the unroll factors
+that ran (`tapeflow.unroll_factors` on the gradients: each tape loop takes the
+largest divisor of its trip count up to the factor asked).
 
-- `enzyme`: Enzyme's gradient as it is; its cache buffers (the tape) go through
-  the cache, as separate struct-of-arrays buffers (with `unroll` > 1 they are
-  raised to tape ops, unrolled and sunk back to the same buffers);
-- `aos`: the tape raised and merged into array-of-structs regions (Pass 1), still
-  through the cache;
-- `tapeflow`: all four passes; the tape lives in the scratchpad and streams.
-
-Every plain loop body ends placed and scheduled (`tapeflow-to-cgra`). `simulate`
-runs the result value for value with the reference executor, recording the
-address trace and the timing windows, replays the trace through the cache model
-and turns it all into the report (`sim/timing.py`), whose `hardware` entry is
-the record of `targets.provenance.hardware_record`: every field of the hardware
-it describes, the timing model, the variant, the unroll factor that ran (each
-tape loop takes the largest divisor of its trip count up to the factor asked, so
-a 32-iteration loop asked for 3 runs unrolled by 2: `unroll` records 2,
-`unroll_requested` 3, and the report's `unroll_factors` each loop's), the energy
-preset and the versions of the packages. With `timeline=True` it also exports
-the run's windows, layers and streams as a trace-event timeline (`sim/timeline.py`).
-
-What depends on which hardware field: the schedule and the run (every field
-`tapeflow-to-cgra` takes, `targets.scheduling.HARDWARE_OPTIONS`: grid,
-latencies, cache hit latency and ports, scratchpad latency and banks; and the
-scratchpad size, which the tapeflow variant's layers are cut for) are fixed by
-`prepare` and `execute`; the rest (cache size, ways, line, MSHRs and LRU policy,
-DRAM bandwidth and latency, clock, energy) only by `evaluate`, so one execution
-serves a sweep over them. A model may also ignore part of the first kind
-(`TimingModel.run_hardware`: under `salam`, the scratchpad's size, since the bins
-are sized by the tape): `run_key` is what an execution fixes under its model.
+What an execution fixes: the schedule and the run depend on the fields
+`tapeflow-to-cgra` takes and on the scratchpad size; the rest (cache, DRAM,
+clock, energy) only on `evaluate`, so one execution serves a sweep over them. A
+model may ignore part of the first kind (`TimingModel.run_hardware`): `run_key`
+is what an execution fixes under its model. More: docs/DESIGN.md, "Simulator".
 """
 
 from __future__ import annotations
 
 import gc
 import time
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from copy import deepcopy
@@ -53,11 +36,9 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
 
-from lowering.ir.gradients import require_gradients
-from lowering.ir.stages import Stage, is_placed, stage_of
+from lowering.ir.facts import tape_bytes, unroll_factors
 from lowering.pipelines import HARDWARE_PASSES, VARIANTS, hardware_pipeline, parse_pipeline
-from lowering.tapeflow_raise_tape import raise_module
-from lowering.tapeflow_unroll import planned_factors
+from lowering.tapeflow_measure_tape import AlreadyLowered
 from sim.cache import simulate_cache
 from sim.execution import Execution
 from sim.executor import Executor
@@ -66,9 +47,8 @@ from sim.timeline import trace_events
 from sim.timing import TimingRecorder, WindowTimes, energy_pj, report
 from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
-from targets.hardware import DramConfig, Hardware
+from targets.hardware import DramConfig, Hardware, HardwareError
 from targets.provenance import hardware_record
-from targets.scheduling import HARDWARE_OPTIONS, MAX_GRID_SIDE, MAX_OPTION_VALUE
 
 
 class SimulationError(ValueError):
@@ -76,20 +56,13 @@ class SimulationError(ValueError):
 
 
 def check_schedulable(hardware: Hardware) -> None:
-    """Raise `SimulationError` (naming the hardware key) unless `tapeflow-to-cgra`
-    can schedule for `hardware`: every value it takes at least 1, the grid at most
-    `MAX_GRID_SIDE` a side, the others at most `MAX_OPTION_VALUE`."""
-    for option, path in HARDWARE_OPTIONS.items():
-        value: object = hardware
-        for name in path:
-            value = getattr(value, name)
-        assert isinstance(value, int)
-        limit = MAX_GRID_SIDE if option in ("rows", "cols") else MAX_OPTION_VALUE
-        if not 1 <= value <= limit:
-            raise SimulationError(
-                f"hardware {'.'.join(path)} is {value}; the scheduler (tapeflow-to-cgra) "
-                f"takes 1 to {limit}"
-            )
+    """Raise `SimulationError` (naming the hardware key) unless every field of
+    `hardware` is in its domain (`targets.field_domains`), the scheduler's limits
+    among them: a machine built by hand (the Python API) is checked as a built one."""
+    try:
+        hardware.validate()
+    except HardwareError as err:
+        raise SimulationError(f"hardware: {err}") from None
 
 
 def unused_hardware(variant: str, hardware: Hardware) -> str | None:
@@ -117,8 +90,8 @@ class LoweringMemo:
     """What `prepare` keeps for the next lowerings of one source module (their
     caller makes one memo for `lowerings` of them, each of a fresh copy of that
     module): the module after the passes before the first that takes the
-    machine's parameters (`lowering.pipelines.HARDWARE_PASSES`), with the tape's
-    size and the unroll factors. A lowering whose pipeline starts with the same
+    machine's parameters (`lowering.pipelines.HARDWARE_PASSES`; the tape's size
+    and the unroll factors are on its gradients). A lowering whose pipeline starts with the same
     passes, options included, starts from it instead of running them (the cgra and
     salam models lower a variant alike up to there); the last one takes it
     without a copy."""
@@ -128,20 +101,10 @@ class LoweringMemo:
         """Lowerings still to come (counting the one under way)."""
         self.passes: tuple[ModulePass, ...] = ()
         self.module: builtin.ModuleOp | None = None
-        self.tape_bytes = 0
-        self.factors: list[int] = []
 
-    def keep(
-        self,
-        passes: tuple[ModulePass, ...],
-        module: builtin.ModuleOp,
-        tape_bytes: int,
-        factors: list[int],
-    ) -> None:
+    def keep(self, passes: tuple[ModulePass, ...], module: builtin.ModuleOp) -> None:
         self.passes = passes
         self.module = module.clone()
-        self.tape_bytes = tape_bytes
-        self.factors = list(factors)
 
     def take(self) -> builtin.ModuleOp:
         """The kept module: a copy while later lowerings may need it, else itself."""
@@ -161,7 +124,7 @@ def _adopt(module: builtin.ModuleOp, source: builtin.ModuleOp) -> None:
 
 
 _FRONT_END = ("tapeflow-enzyme", "tapeflow-recompute-loads")
-"""The passes after which `prepare` measures the gradient's tape."""
+"""The passes before `tapeflow-measure-tape` in `prepare`."""
 
 
 def prepare(
@@ -195,75 +158,55 @@ def prepare(
             "(use a Tflow preset, --spad-bytes, or scratchpad.size_bytes in --hw/--set)"
         )
     check_schedulable(hardware)
-    tape_bytes = 0
-
-    def once_differentiated(
-        previous: ModulePass | None, module: builtin.ModuleOp, following: ModulePass | None
-    ) -> None:
-        """After `tapeflow-enzyme` (and `tapeflow-recompute-loads`, if it follows):
-        the gradient must be unlowered; measure its tape."""
-        nonlocal tape_bytes
-        if previous is None or previous.name not in _FRONT_END:
-            return
-        if following is not None and following.name == "tapeflow-recompute-loads":
-            return
-        gradients = require_gradients(module, "tapeflow-sim")
-        if any(stage_of(f) is not Stage.GRADIENT or is_placed(f) for f in gradients):
-            raise SimulationError(
-                "tapeflow-sim takes a module at the Enzyme-gradient stage (or a primal with "
-                "enzyme.autodiff) and applies the variant's passes itself; this one is "
-                "already lowered"
-            )
-        tape_bytes = sum(r.bytes for r in raise_module(module.clone()))
-
-    factors: list[int] = []
-
-    def between(
-        previous: ModulePass | None, module: builtin.ModuleOp, following: ModulePass | None
-    ) -> None:
-        once_differentiated(previous, module, following)
-        if following is not None and following.name == "tapeflow-unroll":
-            factors[:] = planned_factors(module, unroll)  # what the pass will do
-
     lowering = timing_model.lowering_hardware(hardware, 0)
     if memo is not None:
         memo.left -= 1
     with _without_gc_pauses():
         if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
             # The passes' hardware depends on the tape: differentiate first, measure.
-            if memo is not None and memo.module is not None:
-                tape_bytes = memo.tape_bytes
-            else:
-                front = _FRONT_END if recompute else _FRONT_END[:1]
-                parse_pipeline(",".join(front), once_differentiated).apply(ctx, module)
-            lowering = timing_model.lowering_hardware(hardware, tape_bytes)
+            measured = memo.module if memo is not None and memo.module is not None else module
+            if measured is module:
+                _front_end(ctx, module, recompute)
+            lowering = timing_model.lowering_hardware(hardware, measured_tape(measured))
         passes = parse_pipeline(
             hardware_pipeline(variant, lowering, unroll, recompute=recompute)
         ).passes
         cut = next((n for n, p in enumerate(passes) if p.name in HARDWARE_PASSES), len(passes))
         if memo is not None and memo.module is not None and memo.passes == passes[:cut]:
             _adopt(module, memo.take())
-            tape_bytes, factors[:] = memo.tape_bytes, memo.factors
         else:
-            PassPipeline(passes[:cut], between).apply(ctx, module)
+            _front_end(ctx, module, recompute)
+            PassPipeline(passes[:cut]).apply(ctx, module)
             if memo is not None and memo.left > 0:
-                memo.keep(passes[:cut], module, tape_bytes, factors)
-        PassPipeline(passes[cut:], between).apply(ctx, module)
+                memo.keep(passes[:cut], module)
+        PassPipeline(passes[cut:]).apply(ctx, module)
         module.verify()
-    _UNROLLED[module] = list(factors)
-    return tape_bytes
+    return measured_tape(module)
 
 
-_UNROLLED: weakref.WeakKeyDictionary[builtin.ModuleOp, list[int]] = weakref.WeakKeyDictionary()
-"""The factor each tape loop of a module `prepare` lowered was unrolled by, kept
-beside the module (not in its IR, which stays what `tapeflow-opt -p
-tapeflow-variant` prints) for as long as the module lives."""
+def _front_end(ctx: Context, module: builtin.ModuleOp, recompute: bool) -> None:
+    """Differentiate (`tapeflow-enzyme`, then `tapeflow-recompute-loads` if asked)
+    and record the tape's size on the gradients (`tapeflow-measure-tape`), unless
+    done: the variant's pipeline then finds them differentiated."""
+    if tape_bytes(module) is not None:
+        return
+    front = _FRONT_END if recompute else _FRONT_END[:1]
+    try:
+        parse_pipeline(",".join([*front, "tapeflow-measure-tape"])).apply(ctx, module)
+    except AlreadyLowered:
+        raise SimulationError(
+            "the module is already lowered: the simulator takes a module at the "
+            "Enzyme-gradient stage (or a primal with enzyme.autodiff) and applies the "
+            "variant's passes itself"
+        ) from None
 
 
-def unroll_factors(module: builtin.ModuleOp) -> list[int]:
-    """The factor each tape loop of a prepared module was unrolled by (program
-    order; empty if it was not unrolled, or not prepared here)."""
-    return list(_UNROLLED.get(module, []))
+def measured_tape(module: builtin.ModuleOp) -> int:
+    """The tape's size in bytes that `tapeflow-measure-tape` recorded on the
+    module's gradients (`lowering.ir.facts.tape_bytes`)."""
+    found = tape_bytes(module)
+    assert found is not None, "prepare measures the tape before it lowers"
+    return found
 
 
 def unroll_used(module: builtin.ModuleOp) -> int:
@@ -342,7 +285,7 @@ def execute(
     trace = MemoryTrace(base=placement.base, alignment=placement.alignment, heap=placement.heap)
     if placement.heap:
         _place_arguments(trace, args, addresses)
-    timing = TimingRecorder(trace, hardware, lockstep=get_model(model).lockstep)
+    timing = TimingRecorder(trace, hardware, planner=get_model(model).kernel_plan)
     executor = Executor(module, trace, timing, fast=fast)
     if timeline:
         timing.collect(lambda: spad.entries_full if (spad := executor.scratchpad) else 0)

@@ -7,9 +7,8 @@ program as a sequence of *windows*: a run of a loop whose body is a `cgra.kernel
 of ops outside kernels, which issue one after another, each waiting its latency.
 Each window knows which memory accesses (of the address trace) it made, which
 stream transfers it started, and which sweep (FWD or REV) it belongs to. After the
-run the trace goes through the cache model, and a timing model (`sim.models`:
-`cgra`, the pipelined CGRA, or `salam`, the authors' gem5-SALAM machine) gives
-each window its cycles.
+run the trace goes through the cache model, and a timing model (`sim.models`)
+gives each window its cycles.
 
 `cycles.memory_stall` is the part of the total spent waiting for the cache and
 DRAM beyond the windows' compute, `cycles.stream_stall` the
@@ -35,7 +34,7 @@ from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
 from sim.models.streams import Transfer
 from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, MemoryTrace
-from targets.costs import KernelProfile
+from targets.costs import KernelPlanner, KernelProfile
 from targets.hardware import Hardware
 
 _NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
@@ -84,8 +83,8 @@ class Window:
         latencies of ops outside kernels other than memory accesses."""
         self.access_latency = 0
         """Ops outside kernels: the latencies of their memory accesses (what a
-        schedule-less machine charges for them; the `salam` model replaces them by
-        each access's port occupancy)."""
+        schedule-less machine charges for them; a model may charge each access's
+        own time instead)."""
         self.spad_accesses = 0
         self.memory_ops = 0
         self.stream_write_bytes = 0
@@ -139,10 +138,9 @@ class TimingRecorder:
     after it, window that ends with its stream (-1: none), bytes streamed]: what
     the timing model needs to place the streams in time (`sim.models.streams`).
     A layer starts and ends a window, so its windows are its own."""
-    lockstep: bool = True
-    """Profile each kernel's iteration on the authors' lockstep datapath too
-    (`KernelProfile.lockstep`): only a model that issues in lockstep
-    (`TimingModel.lockstep`) reads it."""
+    planner: KernelPlanner | None = None
+    """The timing model's plan of each kernel (`TimingModel.kernel_plan`), kept
+    in its profile (`KernelProfile.plan`); None: no plans."""
     unplaced: int = 0
     """Ops a CGRA could have placed (compute and memory accesses) that ran outside
     any `cgra.kernel`, one after another: 0 when the compiler placed everything."""
@@ -378,7 +376,7 @@ class RecordedColumns:
     rev: np.ndarray
     phase: np.ndarray
     tiles: np.ndarray
-    lockstep: tuple[Any, ...]
+    plans: tuple[Any, ...]
 
 
 def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
@@ -408,7 +406,7 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
         rev=phase == "rev",
         phase=phase,
         tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
-        lockstep=tuple(p.lockstep for p in profiles),
+        plans=tuple(p.plan for p in profiles),
     )
     recorder._columns = (len(windows), columns)  # noqa: SLF001
     return columns
@@ -465,7 +463,7 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         start=start,
         end=end,
         access_hit=cache.hit,
-        lockstep=recorded.lockstep,
+        plans=recorded.plans,
     )
 
 
@@ -504,19 +502,6 @@ def dram_traffic(
     written = np.concatenate([victims, cache.flushed])
     back = np.bincount(owner[np.searchsorted(lines, written)], minlength=len(DRAM_ROLES))
     return [int(n) * line for n in fetched + back]
-
-
-def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
-    """DRAM traffic as the authors' `cache_stat_extractor.py` counts it (gem5-SALAM
-    `sfu-arch/gem5-SALAM`; ../shared/papers/gem5-salam-mechanisms.md): requests
-    are the cluster cache's misses plus, in TapeFlow mode, `ceil(reads / 8)` for
-    the bins' "Bins Total DRAM Reads" (8-byte entries, eight to a 64-B request:
-    their logsum's 21 spilled bins of 512 entries count 1,344), and the bytes are
-    the requests times the line (`* 8 * 8` there). Write-backs and the tape's
-    spills are not counted. Our fetched bin bytes are the REV streams'
-    (`streams.read_bytes`; 0 without a scratchpad)."""
-    entries = fetched_bytes // 8
-    return (misses + -(-entries // 8)) * line_bytes
 
 
 def report(
@@ -609,7 +594,6 @@ def report(
             "shadow": by_role[SHADOW],
             "tape": by_role[TAPE],
             "total": read + write,
-            "authors": authors_dram_bytes(total_misses, line, stream_read),
         },
         "spad": {"accesses": spad_accesses, "peak_bytes": recorder.spad_peak_entries * 8},
         "streams": {
@@ -623,6 +607,7 @@ def report(
         "slabs": len(recorder.slabs),
         "tape_high_water_bytes": recorder.tape_high_water_bytes,
     }
+    timing_model.add_counts(data, hardware)
     data["energy_pj"] = energy_pj(data, hardware)
     return data
 

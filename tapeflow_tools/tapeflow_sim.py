@@ -5,7 +5,7 @@
 --inputs IN.npz --out OUT.npz --json REPORT.json [--timeline TRACE.json]`
 
 Simulates a gradient on the modelled CGRA (`--model cgra`, the default) or on the
-authors' gem5-SALAM machine (`--model salam`, `sim/models/salam.py`: the preset's
+authors' gem5-SALAM machine (`--model salam`, `sim/models/salam/`: the preset's
 cache size and scratchpad with their clock, latencies, 4-way cache and placement;
 an explicit `--assoc` still wins). FILE is at the Enzyme-gradient stage
 (or a primal with its `enzyme.autodiff` caller); the variant's passes are applied
@@ -23,7 +23,7 @@ tapeflow variant's layers are cut for, the cache, the timing and the energy.
 `--timeline FILE` also writes the run's timeline in the trace-event format that
 https://ui.perfetto.dev opens (`sim/timeline.py`, docs/timeline.md).
 
-The sizes are checked against stated ranges (`OPTION_RANGES`), a hardware file or
+The sizes are checked against their fields' ranges (`targets.field_domains`), a hardware file or
 `--set` that does not describe hardware is refused naming the file and the key,
 `--function` must name a gradient (or a function that calls one), not the
 primal it differentiates, another function or a `memref.global` (the message lists
@@ -51,12 +51,12 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.utils.exceptions import DiagnosticException
 
+    from lowering.tapeflow_unroll import MAX_UNROLL
     from sim.executor import ExecutionError
-    from sim.models import DEFAULT_MODEL, MODELS, UnsimulatedField, check_simulated
+    from sim.models import DEFAULT_MODEL, MODELS, UnsimulatedField, model_machine
     from sim.simulator import (
         VARIANTS,
         SimulationError,
-        check_schedulable,
         prepare,
         simulate,
         unroll_factors,
@@ -76,23 +76,20 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, reported_errors
     from targets.energy import ENERGY_PRESETS
-    from targets.hardware import PRESETS, Hardware, HardwareError, overridden
-    from targets.hardware_files import layered
-
-GiB = 1024**3
-OPTION_RANGES: dict[str, tuple[int, int]] = {
-    "--cache-bytes": (64, GiB),
-    "--assoc": (1, GiB // 64),
-    "--spad-bytes": (0, GiB),
-    "--unroll": (1, 1024),
-}
-"""What each size option may be: an on-chip cache or scratchpad of up to 1 GiB (the
-paper's are 1-128 KB and 512 B), at most one way per 64 B line, unroll factors up
-to 1024. Beyond these the model's arrays overflow or the IR explodes."""
+    from targets.field_domains import DOMAINS
+    from targets.hardware import PRESETS, Hardware, HardwareError
+    from targets.machine import file_layer, options_layer, setting_layer
 
 
 def _bounded(option: str) -> Callable[[str], int]:
-    low, high = OPTION_RANGES[option]
+    """An argparse type for a size option: an integer in its range (the hardware
+    field's domain, `targets.field_domains.DOMAINS`; `--unroll`, the factors
+    `tapeflow-unroll` takes)."""
+    if option == "--unroll":
+        low, high = 1, MAX_UNROLL
+    else:
+        domain = DOMAINS[OPTION_FIELDS[option]]
+        low, high = int(domain.low), int(domain.high)
 
     def parse(text: str) -> int:
         try:
@@ -154,20 +151,11 @@ def _check_contradictions(args: argparse.Namespace) -> None:
 
 
 def hardware_layers(args: argparse.Namespace) -> Hardware:
-    """The hardware of the command line: the preset (as the `--model` simulates
-    it: `sim.models.MODELS[model].hardware`), each `--hw` file in order,
-    each `--set` in order, then `--cache-bytes`, `--assoc`, `--spad-bytes` and
-    `--energy`; checked, and schedulable. Errors name the file, the `--set` or the
-    options, and the key."""
+    """The hardware of the command line (`sim.models.model_machine`): the preset
+    as the `--model` simulates it, each `--hw` file in order, each `--set` in
+    order, then `--cache-bytes`, `--assoc`, `--spad-bytes` and `--energy`;
+    checked. Errors name the file, the `--set` or the options, and the key."""
     _check_contradictions(args)
-    model = MODELS[args.model]
-    hardware = model.hardware(PRESETS[args.preset])  # the machine the model simulates
-    try:
-        # A cache size given without its ways takes the model's: Table III's under
-        # cgra, the cluster cache's 4 ways at every size under salam.
-        hardware = layered(hardware, args.hw, args.sets, model.ways)  # errors name their layer
-    except HardwareError as err:
-        raise ToolError(str(err)) from None
     given = " ".join(
         f"{option} {value}"
         for option, value in (
@@ -181,19 +169,25 @@ def hardware_layers(args: argparse.Namespace) -> Hardware:
         if value is not None
     )
     try:
-        hardware = overridden(
-            hardware,
-            cache_bytes=args.cache_bytes,
-            assoc=args.assoc,
-            spad_bytes=args.spad_bytes,
-            energy=args.energy,
-            ways=model.ways,
-        )
-        check_simulated(args.model, hardware, model.hardware(PRESETS[args.preset]))
-        check_schedulable(hardware)
-    except (HardwareError, SimulationError, UnsimulatedField) as err:
+        layers = [
+            *(file_layer(path) for path in args.hw),
+            *(setting_layer(text) for text in args.sets),
+        ]
+    except HardwareError as err:
+        raise ToolError(str(err)) from None
+    options = options_layer(
+        given,
+        cache_bytes=args.cache_bytes,
+        assoc=args.assoc,
+        spad_bytes=args.spad_bytes,
+        energy=args.energy,
+    )
+    try:
+        return model_machine(args.model, args.preset, [*layers, options])
+    except UnsimulatedField as err:
         raise ToolError(f"{given}: {err}") from None
-    return hardware
+    except HardwareError as err:
+        raise ToolError(str(err)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> None:

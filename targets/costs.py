@@ -13,10 +13,10 @@ so the two always agree. The numbers themselves (and their sources) are fields o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.memref import MemRef
 from xdsl.ir import Operation
 
@@ -28,8 +28,6 @@ from tapeflow_dialects.stream import Stream
 from tapeflow_dialects.tape import Tape
 from targets.energy import ENERGY_PRESETS, FU_CLASSES
 from targets.hardware import FunctionalUnits, Hardware, Latencies
-from targets.lockstep import LockstepSchedule, lockstep_schedule
-from targets.salam import SALAM
 
 OTHER_COST_CLASSES: Mapping[str, str] = {
     "arith.constant": "integer",
@@ -167,57 +165,27 @@ class KernelProfile:
     """Compute ops by FU class."""
     memory_ops: int
     spad_ops: int
-    lockstep: LockstepSchedule | None = None
-    """The iteration on the authors' lockstep datapath (`targets.lockstep`), for a
-    machine without a static schedule (the `salam` model)."""
     tiled: bool = False
     """The kernel's loop is one tile of a strip-mined loop: the body of a layer,
     marked `STRIP_MINED` by `tapeflow-layers`."""
     looped: bool = True
     """A loop iterates the kernel (its body is the kernel); False for a kernel
     run once where it stands (straight-line ops placed as a kernel)."""
+    plan: object = None
+    """What the timing model derived from the kernel's placed ops
+    (`sim.models.TimingModel.kernel_plan`), read by that model alone."""
 
 
-def lockstep_latencies(kernel: cgra.KernelOp, hardware: Hardware) -> dict[Operation, int]:
-    """Every placed op's cycles on the authors' datapath (`targets.lockstep`): its
-    latency on `hardware`, but 0 for the ops the authors' `CycleCounts.py` gives
-    none (`targets.salam.SalamMachine.zero_cycle_ops`)."""
-    return {
-        op: 0
-        if isinstance(op, cgra.ComputeOp) and op.opcode.data in SALAM.zero_cycle_ops
-        else op_latency(op, hardware)
-        for op in kernel.body.block.ops
-        if isinstance(op, cgra.PlacedOp)
-    }
-
-
-def enclosing_loops(kernel: cgra.KernelOp) -> int:
-    """How many loops of its function enclose the loop that iterates `kernel`
-    (the `targets.lockstep` nesting), not counting the tile loops `tapeflow-layers`
-    wraps around a strip-mined loop: the authors' machine runs the program as
-    Enzyme left it, without layers. A kernel no loop iterates counts as an
-    outermost loop of one trip."""
-    loop = kernel.parent_op()
-    if not isinstance(loop, scf.ForOp) or kernel.next_op is not loop.body.block.last_op:
-        return 0
-    count, child, op = 0, loop, loop.parent_op()
-    while op is not None and not isinstance(op, func.FuncOp):
-        tile_loop = (
-            isinstance(op, scf.ForOp)
-            and isinstance(child, layer.LayerOp)
-            and any(STRIP_MINED in o.attributes for o in child.body.block.ops)
-        )
-        if isinstance(op, scf.ForOp) and not tile_loop:
-            count += 1
-        child, op = op, op.parent_op()
-    return count
+KernelPlanner = Callable[[cgra.KernelOp, Hardware], object]
+"""What a timing model derives from a kernel's placed ops before the run
+(`sim.models.TimingModel.kernel_plan`)."""
 
 
 def kernel_profile(
-    kernel: cgra.KernelOp, hardware: Hardware, lockstep: bool = True
+    kernel: cgra.KernelOp, hardware: Hardware, planner: KernelPlanner | None = None
 ) -> KernelProfile:
     """The initiation interval, length and op mix of one iteration of `kernel`,
-    and (`lockstep`) its iteration on the authors' lockstep datapath."""
+    and the plan `planner` (a timing model's) makes of it."""
     length = 0
     fu: Counter[str] = Counter()
     memory_ops = spad = 0
@@ -246,19 +214,7 @@ def kernel_profile(
         fu,
         memory_ops,
         spad,
-        lockstep_schedule(
-            kernel,
-            lockstep_latencies(kernel, hardware),
-            enclosing_loops(kernel),
-            {
-                op: op_class(op.opcode.data)
-                for op in kernel.body.block.ops
-                if isinstance(op, cgra.ComputeOp)
-            },
-            hardware.datapath,
-        )
-        if lockstep
-        else None,
         tiled,
         looped,
+        None if planner is None else planner(kernel, hardware),
     )

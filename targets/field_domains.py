@@ -7,8 +7,10 @@ indexes by address bits (the cache line; the placement alignment). Every number
 must be finite: a NaN bandwidth or clock turns cycle counts into garbage (a NaN
 cast to an integer), so it is refused with the key path rather than simulated.
 The bounds are the widest values the models are meant for, not the paper's:
-caches and scratchpads up to 1 GiB (as `tapeflow-sim`'s `OPTION_RANGES`), a clock
-up to 100 GHz, latencies up to 10^6 cycles, DRAM up to 10^5 GB/s. The relations
+caches and scratchpads up to 1 GiB, a clock up to 100 GHz, latencies up to 10^6
+cycles, DRAM up to 10^5 GB/s, a grid up to 64x64. The tools' options
+(`tapeflow-sim --cache-bytes`, the scheduling pass's `rows`, ...) read their
+ranges here too. The relations
 between fields (ways times lines dividing the cache, banks dividing the
 scratchpad) stay in `targets.hardware`, which checks them after these.
 
@@ -56,8 +58,10 @@ def _number(value: float) -> str:
 _LATENCY = Domain(1, 10**6, "cycles")
 DOMAINS: dict[str, Domain] = {
     "clock_ghz": Domain(0, 100, "GHz", low_open=True),
-    "rows": Domain(1, 4096),
-    "cols": Domain(1, 4096),
+    # The scheduler tries every PE for every op: a 64x64 grid (4096 PEs, far
+    # beyond any CGRA studied) is still a schedule of seconds; larger is refused.
+    "rows": Domain(1, 64, "PEs"),
+    "cols": Domain(1, 64, "PEs"),
     **{
         f"latencies.{name}": _LATENCY
         for name in ("fadd", "fmul", "fdiv", "sqrt", "transcendental", "integer", "hop")

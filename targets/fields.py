@@ -33,8 +33,8 @@ def field_values(hardware: Hardware) -> dict[str, Any]:
 HARDWARE_FIELDS: frozenset[str] = frozenset(field_values(Hardware(name="")))
 """Every hardware field by dotted name: what a model that reads them all simulates."""
 
-LOCKSTEP_FIELDS: frozenset[str] = frozenset(k for k in HARDWARE_FIELDS if k.startswith("datapath."))
-"""The fields only a lockstep datapath reads (`targets.hardware.DatapathConfig`:
+DATAPATH_FIELDS: frozenset[str] = frozenset(k for k in HARDWARE_FIELDS if k.startswith("datapath."))
+"""The fields of a fixed (not reconfigurable) datapath (`targets.hardware.DatapathConfig`:
 functional units per class and the scheduling threshold); the CGRA's grid is
 `rows` x `cols` and its scheduler issues by its own table."""
 
@@ -69,4 +69,4 @@ size and ways are not here: set-associative LRU caches of different shapes are
 not ordered."""
 
 
-__all__ = ["HARDWARE_FIELDS", "LOCKSTEP_FIELDS", "RESOURCES", "field_values", "unsimulated"]
+__all__ = ["HARDWARE_FIELDS", "DATAPATH_FIELDS", "RESOURCES", "field_values", "unsimulated"]

@@ -143,7 +143,7 @@ class PlacementConfig:
     """[design] 0: every buffer is packed from `base` in the order it is first
     touched. Otherwise the machine keeps a program's own memory map: the
     arguments of a program that names their addresses (the `artifact` kernels'
-    `Kernel.addresses`, from the authors' `top()`) sit there, and every other
+    `Kernel.artifact.memory_map`, from the authors' `top()`) sit there, and every other
     buffer is taken from `heap` up, as a bump allocator that steps over the
     arguments' ranges (gem5-SALAM's accelerator `malloc`)."""
 

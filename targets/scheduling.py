@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 
 from xdsl.utils.exceptions import PassFailedException
 
+from targets.field_domains import DOMAINS, Domain
 from targets.hardware import PRESETS, Hardware, HardwareError
-from targets.hardware_files import layered
+from targets.machine import build_machine, file_layer
 
 HARDWARE_OPTIONS: dict[str, tuple[str, ...]] = {
     "rows": ("rows",),
@@ -44,14 +45,6 @@ MAPPING_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 """Each mapping option of `tapeflow-to-cgra` (on or off, `targets.hardware.MappingConfig`)
 -> the `Hardware` field it sets: the steps of the pass beyond the paper."""
-
-MAX_GRID_SIDE = 64
-"""The largest grid side scheduled: 64x64 = 4096 PEs, far beyond any CGRA studied,
-and still a schedule of seconds. Larger grids are refused, not attempted (the
-scheduler tries every PE for every op)."""
-
-MAX_OPTION_VALUE = 1_000_000
-"""The largest latency, port or bank count accepted (a million cycles is a typo)."""
 
 
 def hardware_options(hardware: Hardware) -> dict[str, int]:
@@ -81,8 +74,13 @@ def _with(base: object, path: tuple[str, ...], value: object) -> object:
     return replace(base, **{path[0]: inner})  # type: ignore[type-var]
 
 
+def option_domain(option: str) -> Domain:
+    """The values a hardware option may take: its field's (`targets.field_domains`)."""
+    return DOMAINS[".".join(HARDWARE_OPTIONS[option])]
+
+
 def _limit(option: str) -> int:
-    return MAX_GRID_SIDE if option in ("rows", "cols") else MAX_OPTION_VALUE
+    return int(option_domain(option).high)
 
 
 def scheduling_hardware(
@@ -93,41 +91,47 @@ def scheduling_hardware(
     mapping: dict[str, bool | None] | None = None,
 ) -> Hardware:
     """The scheduler's hardware: the preset, then the hardware file (every field it
-    sets), then the given options, each value the scheduler reads checked: at least
-    1, and the grid no larger than `MAX_GRID_SIDE` a side. Errors name `pass_name`
-    and the option or file."""
+    sets), then the given options, each value the scheduler reads checked against
+    its field's domain (`targets.field_domains.DOMAINS`: the grid at most 64x64).
+    Errors name `pass_name` and the option or file."""
     if preset not in PRESETS:
         raise PassFailedException(
             f"{pass_name}: unknown hardware preset '{preset}' (option preset); choose from "
             f"{', '.join(PRESETS)}"
         )
-    hardware = PRESETS[preset]
+    hardware = build_machine(preset)
     if hardware_file is not None:
         try:
-            hardware = layered(hardware, [hardware_file])
+            layer = file_layer(hardware_file)
+            for option, path in HARDWARE_OPTIONS.items():
+                value: object = layer[0]
+                for name in path:
+                    value = value.get(name) if isinstance(value, dict) else None
+                domain = option_domain(option)
+                if isinstance(value, int) and not domain.low <= value <= domain.high:
+                    raise PassFailedException(
+                        f"{pass_name}: hardware file {hardware_file} sets "
+                        f"{'.'.join(path)}={value}; the scheduler takes "
+                        f"{int(domain.low)} to {int(domain.high)}"
+                    )
+            hardware = build_machine(hardware, [layer])
         except HardwareError as err:
             raise PassFailedException(f"{pass_name}: option hardware-file: {err}") from None
-        for option, value in hardware_options(hardware).items():
-            if not 1 <= value <= _limit(option):
-                raise PassFailedException(
-                    f"{pass_name}: hardware file {hardware_file} sets "
-                    f"{'.'.join(HARDWARE_OPTIONS[option])}={value}; the scheduler takes "
-                    f"1 to {_limit(option)}"
-                )
     for option, value in overrides.items():
         if value is None:
             continue
         spelled = option.replace("_", "-")
-        if value < 1:
+        low = int(option_domain(option).low)
+        if value < low:
             raise PassFailedException(
-                f"{pass_name}: option {spelled} must be at least 1, got {value}"
+                f"{pass_name}: option {spelled} must be at least {low}, got {value}"
             )
         limit = _limit(option)
         if value > limit:
             raise PassFailedException(
                 f"{pass_name}: option {spelled}={value} is over the limit of {limit}"
                 + (
-                    f" PEs a side (a {MAX_GRID_SIDE}x{MAX_GRID_SIDE} grid at most)"
+                    f" PEs a side (a {limit}x{limit} grid at most)"
                     if option in ("rows", "cols")
                     else ""
                 )

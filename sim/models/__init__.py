@@ -2,40 +2,33 @@
 The timing models: how the simulator turns a recorded run into cycles.
 
 One run (`sim.simulator.execute`) records values, the address trace and the timing
-windows (`sim.timing.TimingRecorder`); the cache model replays the trace. A timing
-model then decides what each window costs. Everything else in the report (cache
-hits and misses, DRAM bytes, scratchpad accesses, energy) is counted the same way
-under every model, from the same trace and windows.
+windows (`sim.timing.TimingRecorder`); the cache model replays the trace; a timing
+model decides what each window costs. Everything else in the report (cache hits
+and misses, DRAM bytes, scratchpad accesses, energy) is counted the same way under
+every model. `MODELS` maps each name `--model` accepts to its model:
 
-`MODELS` maps each name `--model` accepts to its model:
+- `cgra` (`sim/models/cgra.py`): the project's pipelined CGRA;
+- `salam` (`sim/models/salam/`): the authors' gem5-SALAM machine.
 
-- `cgra` (`sim/models/cgra.py`): the project's pipelined CGRA (modulo-scheduled
-  kernel loops at 2 GHz, misses overlapped with compute, timed streams);
-- `salam` (`sim/models/salam.py`): the authors' gem5-SALAM machine (100 MHz
-  datapath issuing in lockstep groups, inner-loop iterations overlapping, two
-  ports with a read and a write slot each, free tape bins); its parameters are in
-  `targets/salam.py`, its issue rules in `targets/lockstep.py`.
-
-A model has three parts (`TimingModel`):
-
-- `hardware(preset)`: the machine it simulates, given a hardware preset (or
-  description): `cgra` keeps it, `salam` puts in the authors' clock, latencies,
-  cache ways, per-access costs and array placement. Callers apply it before
-  `prepare`/`execute` and before `evaluate` of another cache size;
-- `lowering_hardware(hardware, tape_bytes)`: the hardware the variant's passes
-  are given (`salam` lowers TapeFlow with a scratchpad as large as the tape,
-  since its bins have no capacity);
-- `cycles(windows, hardware)`: each window's cycles, and the memory and stream
-  stalls among them.
+A model (`TimingModel`) says which hardware fields it simulates (`fields`), turns a
+preset into the machine it simulates (`hardware`, `ways`), gives the hardware the
+variant's passes and the run see (`lowering_hardware`, `run_hardware`), plans each
+kernel before the run (`kernel_plan`), costs the windows (`cycles`) and adds the
+numbers only it has to the report (`add_counts`). `model_machine` builds the
+machine a model simulates from a preset and layers of changes: the one way the
+tools, the bench, sweeps and the Python API build one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sim.models.base import Cycles, TimingModel, WindowTable
 from sim.models.cgra import CGRA
-from sim.models.salam import SALAM_MODEL
+from sim.models.salam.model import SALAM_MODEL
 from targets.fields import HARDWARE_FIELDS, unsimulated
 from targets.hardware import Hardware
+from targets.machine import Layer, build_machine
 
 MODELS: dict[str, TimingModel] = {m.name: m for m in (CGRA, SALAM_MODEL)}
 """Every timing model by the name `--model` takes."""
@@ -65,6 +58,18 @@ def check_simulated(name: str, hardware: Hardware, reference: Hardware) -> None:
             f"leave {'it' if len(ignored) == 1 else 'them'} at the preset's value, or "
             "choose a model that simulates it"
         )
+
+
+def model_machine(model: str, preset: str | Hardware, layers: Sequence[Layer] = ()) -> Hardware:
+    """The machine `model` simulates: `preset` as the model simulates it, then
+    each layer (`targets.machine.build_machine`, a cache size taking the model's
+    ways); `UnsimulatedField` where the layers change a field the model does
+    not simulate, `HardwareError` naming the layer where one is bad."""
+    timing = get_model(model)
+    hardware = build_machine(preset, layers, simulated=timing.hardware, ways=timing.ways)
+    if layers:
+        check_simulated(model, hardware, build_machine(preset, simulated=timing.hardware))
+    return hardware
 
 
 def get_model(name: str) -> TimingModel:
@@ -98,4 +103,5 @@ __all__ = [
     "WindowTable",
     "check_models",
     "get_model",
+    "model_machine",
 ]

@@ -1,20 +1,20 @@
 """
 What a timing model is given and gives back (`TimingModel`): the run's windows as
 columns (`WindowTable`) in, each window's cycles (`Cycles`) out. Its own module so
-that the models (`sim/models/cgra.py`, `salam.py`) and the registry
+that the models (`sim/models/cgra.py`, `sim/models/salam/`) and the registry
 (`sim/models/__init__.py`) import it, and not each other.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from sim.models.streams import Transfer
+from tapeflow_dialects import cgra
 from targets.hardware import Hardware
-from targets.lockstep import LockstepSchedule
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class WindowTable:
     """One past its last access."""
     access_hit: np.ndarray
     """Per access of the trace: did it hit in the cache."""
-    lockstep: tuple[LockstepSchedule | None, ...]
-    """By `kernel_id`: the kernel's iteration on the authors' lockstep datapath
-    (`KernelProfile.lockstep`; None at index 0, the ops windows)."""
+    plans: tuple[Any, ...]
+    """By `kernel_id`: the model's plan of the kernel (`TimingModel.kernel_plan`;
+    None at index 0, the ops windows)."""
 
 
 @dataclass(frozen=True)
@@ -98,9 +98,6 @@ class Cycles:
 class TimingModel(Protocol):
     name: str
     summary: str
-    lockstep: bool
-    """The model reads each kernel's iteration on the authors' lockstep datapath
-    (`KernelProfile.lockstep`, which the run then computes)."""
     fields: frozenset[str]
     """The hardware fields (dotted, `targets.fields.HARDWARE_FIELDS`) the model
     simulates: a change to any other changes none of its numbers, and is refused
@@ -122,4 +119,14 @@ class TimingModel(Protocol):
         own machine (`sim.simulator.evaluate`; the evaluation shares runs so)."""
         ...
 
+    def kernel_plan(self, kernel: cgra.KernelOp, hardware: Hardware) -> Any:
+        """What the model derives from a kernel's placed ops before the run (None
+        if nothing): the run keeps it by kernel (`WindowTable.plans`)."""
+        ...
+
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles: ...
+
+    def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
+        """Add to `report` (the simulator's, before its energy) the numbers only
+        this model has."""
+        ...

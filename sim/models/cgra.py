@@ -32,12 +32,14 @@ cycles"; every parameter is a field of `targets.hardware.Hardware`).
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
 from sim.models.base import Cycles, WindowTable
 from sim.models.streams import stream_times
-from targets.fields import HARDWARE_FIELDS, LOCKSTEP_FIELDS
+from tapeflow_dialects import cgra
+from targets.fields import DATAPATH_FIELDS, HARDWARE_FIELDS
 from targets.hardware import Hardware, associativity_for
 
 
@@ -47,9 +49,8 @@ class CgraModel:
         "pipelined CGRA: modulo-scheduled kernel loops, misses overlapped with compute, "
         "hits holding a port, timed streams, tiles of one loop overlapped"
     )
-    lockstep = False
-    fields = HARDWARE_FIELDS - LOCKSTEP_FIELDS
-    """Every field but the lockstep datapath's: the grid, latencies, ports, MSHRs,
+    fields = HARDWARE_FIELDS - DATAPATH_FIELDS
+    """Every field but the fixed datapath's: the grid, latencies, ports, MSHRs,
     bandwidth, clock..."""
     ways = staticmethod(associativity_for)
     """Table III's ways for a cache size (2-way up to 16 KB, ...)."""
@@ -62,6 +63,13 @@ class CgraModel:
 
     def run_hardware(self, hardware: Hardware) -> Hardware:
         return hardware
+
+    def kernel_plan(self, kernel: cgra.KernelOp, hardware: Hardware) -> None:
+        """Nothing: a kernel's schedule is on its ops (`tapeflow-to-cgra`)."""
+        return None
+
+    def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
+        """Nothing beyond the simulator's own counts."""
 
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
         bw = hardware.dram_bytes_per_cycle

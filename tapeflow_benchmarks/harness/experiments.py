@@ -11,9 +11,9 @@ associativities), of the scratchpad (64 B-1 MB) and of the unroll factor.
 
 Experiments do not know the timing model: their points are built for the default
 one and the bench re-targets them to each model it runs (`points.with_model`),
-analysing each model's points separately. A point's unroll factor defaults to its
-size preset's (`Kernel.unroll_for`: 1, except in the `artifact` preset, which
-carries the authors' unroll pragmas).
+analysing each model's points separately. A point's unroll factor defaults to 1
+(the `artifact` preset's programs are written unrolled, as the authors' clang
+pragmas unrolled them before their Enzyme).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from math import exp, log
 from typing import Any
 
 from tapeflow_benchmarks.harness.points import FULL_UNROLL, KB, Group, Point
-from tapeflow_benchmarks.kernels import ALL_KERNELS
 from tapeflow_benchmarks.paper import TABLE_II, TableII
 
 Report = dict[str, Any]
@@ -48,18 +47,14 @@ TFLOW = {"Tflow32k": 32 * KB, "Tflow2k": 2 * KB, "Tflow1k": 1 * KB}
 ENZYME = {"Enzyme32k": 32 * KB, "Enzyme1k": 1 * KB}
 
 
-def _unroll(kernel: str, size: str, unroll: int | None) -> int:
-    return ALL_KERNELS[kernel].unroll_for(size) if unroll is None else unroll
-
-
 def enzyme(
     kernel: str, size: str, cache: int, energy: str = "paper", unroll: int | None = None
 ) -> Point:
-    return Point(Group(kernel, size, "enzyme", 0, _unroll(kernel, size, unroll)), cache, energy)
+    return Point(Group(kernel, size, "enzyme", 0, unroll or 1), cache, energy)
 
 
 def aos(kernel: str, size: str, cache: int, energy: str = "paper") -> Point:
-    return Point(Group(kernel, size, "aos", 0, _unroll(kernel, size, None)), cache, energy)
+    return Point(Group(kernel, size, "aos", 0, 1), cache, energy)
 
 
 def tapeflow(
@@ -70,9 +65,7 @@ def tapeflow(
     energy: str = "paper",
     unroll: int | None = None,
 ) -> Point:
-    return Point(
-        Group(kernel, size, "tapeflow", spad, _unroll(kernel, size, unroll)), cache, energy
-    )
+    return Point(Group(kernel, size, "tapeflow", spad, unroll or 1), cache, energy)
 
 
 @dataclass

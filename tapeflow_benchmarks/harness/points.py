@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sim.models import DEFAULT_MODEL
+from sim.models import DEFAULT_MODEL, model_machine
 from sim.models import get_model as timing_model
-from targets.hardware import Hardware, configure
+from targets.hardware import Hardware
+from targets.machine import merge_into, nested_key, options_layer
 from targets.provenance import hardware_record
 
 KB = 1024
@@ -170,29 +171,23 @@ class Point:
 def _hardware(point: Point) -> Hardware:
     g = point.group
     base = g.preset or ("Tflow32k" if g.variant == "tapeflow" else "Enzyme32k")
-    spad = g.spad_bytes if g.variant == "tapeflow" else None
-    hardware = configure(
-        base, cache_bytes=point.cache_bytes, spad_bytes=spad, energy=point.energy or None
-    )
-    hardware = timing_model(g.model).hardware(hardware)  # the machine the model simulates
-    if point.assoc:
-        hardware = replace(hardware, cache=replace(hardware.cache, assoc=point.assoc))
+    settings: dict[str, Any] = {}
     for key, value in g.settings:
-        hardware = with_setting(hardware, key, value)
-    if point.assoc or g.settings:
-        hardware.validate()
-    return hardware
-
-
-def with_setting(obj: Any, key: str, value: Any) -> Any:
-    """`obj` (a frozen dataclass) with the field at dotted `key` replaced; the
-    value must already have the field's type (a sweep checks it with pydantic)."""
-    head, _, rest = key.partition(".")
-    if not is_dataclass(obj) or head not in {f.name for f in fields(obj)}:
-        raise KeyError(key)
-    if rest:
-        value = with_setting(getattr(obj, head), rest, value)
-    return replace(obj, **{head: value})
+        merge_into(settings, nested_key(key, value))
+    return model_machine(
+        g.model,
+        base,
+        [
+            options_layer(
+                point.group.label(),
+                cache_bytes=point.cache_bytes,
+                assoc=point.assoc or None,
+                spad_bytes=g.spad_bytes if g.variant == "tapeflow" else None,
+                energy=point.energy or None,
+            ),
+            (settings, f"{point.group.label()}: settings"),
+        ],
+    )
 
 
 def _bytes(n: int) -> str:
@@ -254,5 +249,4 @@ __all__ = [
     "code_fingerprint",
     "grouped",
     "with_model",
-    "with_setting",
 ]

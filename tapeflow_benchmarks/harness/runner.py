@@ -176,14 +176,12 @@ def _lower(
     source = group.source
     if source is None:
         module = _differentiated(group.kernel, group.size).clone()
-        default_unroll = ALL_KERNELS[group.kernel].unroll_for(group.size)
         recompute = ALL_KERNELS[group.kernel].recomputes(group.size, group.variant)
     else:
         module = _user_differentiated(source).clone()
-        default_unroll = 1
         recompute = False
     stats: dict[str, float] = {}
-    if group.variant == "enzyme" and group.unroll == default_unroll:
+    if group.variant == "enzyme" and group.unroll == 1:
         stats["tensors_per_loop"] = _tensors_per_loop(module)
     tape_bytes = simulator.prepare(
         ctx,

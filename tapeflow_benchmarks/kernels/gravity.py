@@ -28,6 +28,7 @@ from __future__ import annotations
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.artifact import AUTHORS, ArtifactRun, MemoryMap, Recompute
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
     Kernel,
@@ -173,11 +174,16 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
-    # Their Enzyme rebuilds `r + 0.001` and the factor from two re-loads of x in the
-    # reverse sweep and caches only the running product (live_vars.txt: `add10_unwrap`,
-    # `div_unwrap`; authors-kernels.md section 2.4).
-    recompute=("artifact",),
-    # The authors' top() (authors-kernels.md section 2.3): x_grad at x + N*N*8 for
-    # N = 512, though 256^2 doubles are used.
-    addresses={"artifact": {"x": 0x80C00000, "d_x": 0x80E00000}},
+    artifact=ArtifactRun(
+        memory_map=MemoryMap(
+            {"x": 0x80C00000, "d_x": 0x80E00000},
+            f"{AUTHORS} benchmarks/AD/gravity/hw/gravity.c, top(): x_grad at x + N*N*8 "
+            "for N = 512, though 256^2 doubles are used",
+        ),
+        recompute=Recompute(
+            f"{AUTHORS} benchmarks/AD/gravity/hw/live_vars.txt: their Enzyme rebuilds "
+            "`r + 0.001` and the factor from two re-loads of x (`add10_unwrap`, "
+            "`div_unwrap`) and caches only the running product"
+        ),
+    ),
 )

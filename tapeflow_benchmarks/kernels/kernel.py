@@ -37,6 +37,8 @@ import autograd
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.artifact import ARTIFACT, ArtifactRun
+
 Sizes: TypeAlias = Mapping[str, int]
 """The size parameters of one preset, for example `{"R": 128, "C": 256}`."""
 
@@ -212,54 +214,27 @@ class Kernel:
     """The primal's MLIR body; it names its arguments `%<param name>`."""
     primal: Primal
     generate: Generator
-    unroll: Mapping[str, int] = field(default_factory=dict)
-    """Preset -> the factor `tapeflow-unroll` applies to the preset's tape loops by
-    default, after differentiation (1 where absent; the pass takes the largest
-    divisor of a loop's trip count up to that factor). No preset sets one: the
-    `artifact` preset's clang `unroll_count` pragmas act before the authors'
-    Enzyme, so its templates write the primal unrolled (`unrolled_body`, size
-    parameter `U`) instead."""
-
-    recompute: tuple[str, ...] = ()
-    """Presets whose Enzyme baseline recomputes, as `tapeflow-recompute-loads`
-    does, the cached values the reverse sweep can rebuild from memory that no
-    longer changes: the `artifact` programs whose authors' Enzyme for LLVM
-    re-loaded them (their `live_vars.txt`, ../shared/papers/authors-kernels.md).
-    Their TapeFlow runs keep the values on the tape: in the authors' binned
-    machine the re-loads are tagged bin reads."""
-
-    addresses: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    """Preset -> caller argument (a parameter or its shadow `d_<name>`) -> the
-    address its program puts it at: the `artifact` programs' arrays where the
-    authors' `top()` hard-codes them (../shared/papers/authors-kernels.md, an
-    address table per kernel). A machine with the program's memory map
-    (`placement.heap`: the salam model's, gem5-SALAM's `malloc` base) keeps them
-    and takes every other buffer from its heap; other machines pack every buffer."""
+    artifact: ArtifactRun = field(default_factory=ArtifactRun)
+    """What the authors' run of the `artifact` preset's program did beyond its
+    text (memory map, recompute policy), each with its source."""
 
     def argument_addresses(self, preset: str) -> list[int | None]:
         """Per caller argument, its address in the preset's program (None: none)."""
-        named = self.addresses.get(preset, {})
+        memory_map = self.artifact.memory_map
+        named = memory_map.addresses if preset == ARTIFACT and memory_map else {}
         args = self.caller_args(preset)
         unknown = set(named) - {a.name for a in args}
         if unknown:
             raise ValueError(f"{self.key}: addresses for no argument: {sorted(unknown)}")
         return [named.get(a.name) for a in args]
 
-    recompute_in_tapeflow: tuple[str, ...] = ()
-    """Presets of `recompute` whose TapeFlow runs recompute too: the authors'
-    machine reads those re-loads from memory in the reverse sweep, not from its
-    bins (their reverse sweep's count of memory accesses includes them)."""
-
-    def unroll_for(self, preset: str) -> int:
-        """The preset's default unroll factor."""
-        return self.unroll.get(preset, 1)
-
     def recomputes(self, preset: str, variant: str) -> bool:
-        """The preset's `variant` runs `tapeflow-recompute-loads` (`recompute`:
-        the enzyme baseline, and the TapeFlow variants of `recompute_in_tapeflow`)."""
-        if preset not in self.recompute:
+        """The preset's `variant` runs `tapeflow-recompute-loads`: the authors'
+        Enzyme baseline where it recomputed, and TapeFlow where calibrated to."""
+        recompute = self.artifact.recompute if preset == ARTIFACT else None
+        if recompute is None:
             return False
-        return variant == "enzyme" or preset in self.recompute_in_tapeflow
+        return variant == "enzyme" or bool(recompute.calibration)
 
     # ------------------------------------------------------------------ MLIR
     def mlir(self, preset: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.artifact import AUTHORS, ArtifactRun, MemoryMap
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
     Kernel,
@@ -89,6 +90,10 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
-    # The authors' top() (authors-kernels.md section 3.3): inputp = input + 80,000 B.
-    addresses={"artifact": {"x": 0x80C00A00, "d_x": 0x80C14280}},
+    artifact=ArtifactRun(
+        memory_map=MemoryMap(
+            {"x": 0x80C00A00, "d_x": 0x80C14280},
+            f"{AUTHORS} benchmarks/AD/logsum/hw/logsum.c, top(): inputp = input + 80,000 B",
+        )
+    ),
 )

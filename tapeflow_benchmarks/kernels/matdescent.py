@@ -30,6 +30,7 @@ from __future__ import annotations
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.artifact import AUTHORS, ArtifactRun, MemoryMap, Recompute
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
     Kernel,
@@ -122,12 +123,19 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
-    # Their Enzyme re-loads the constant M (16 `_unwrap` loads per unrolled body)
-    # and `out[i] + out[i]` in the reverse sweep, caching only the product's
-    # 400 partial values (live_vars.txt; authors-kernels.md section 4.4).
-    recompute=("artifact",),
-    # The authors' top() (authors-kernels.md section 4.3: Min, Vin, Vout). Their
-    # malloc base lies inside Min, so their tape overlapped the matrix: undefined
-    # behaviour; the heap steps over Min here (`placement.heap`).
-    addresses={"artifact": {"M": 0x80C00A00, "v": 0x80E71A00, "d_v": 0x80FAA200}},
+    artifact=ArtifactRun(
+        memory_map=MemoryMap(
+            {"M": 0x80C00A00, "v": 0x80E71A00, "d_v": 0x80FAA200},
+            f"{AUTHORS} benchmarks/AD/matd/hw/matd.c, top(): Min, Vin, Vout",
+        ),
+        recompute=Recompute(
+            f"{AUTHORS} benchmarks/AD/matd/hw/live_vars.txt: their Enzyme re-loads the "
+            "constant M (16 `_unwrap` loads per unrolled body) and `out[i] + out[i]`, "
+            "caching only the product's 400 partial values"
+        ),
+        notes=(
+            "Their malloc base lies inside Min, so their tape overlapped the matrix "
+            "(undefined behaviour); our heap steps over Min (`placement.heap`).",
+        ),
+    ),
 )

@@ -26,6 +26,7 @@ from __future__ import annotations
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.artifact import AUTHORS, ArtifactRun, MemoryMap
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
     Kernel,
@@ -156,16 +157,18 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
-    # The authors' top() (authors-kernels.md section 6.4): the image, then the
-    # network v = {b[10], W[10][784]} and its shadow v_grad, b first in each. Their
-    # softmax output at a fixed 0x80caa120 is a buffer of ours, from the heap.
-    addresses={
-        "artifact": {
-            "p": 0x80C00000,
-            "b": 0x80C01880,
-            "W": 0x80C01880 + 10 * 8,
-            "d_b": 0x80C10DD0,
-            "d_W": 0x80C10DD0 + 10 * 8,
-        }
-    },
+    artifact=ArtifactRun(
+        memory_map=MemoryMap(
+            {
+                "p": 0x80C00000,
+                "b": 0x80C01880,
+                "W": 0x80C01880 + 10 * 8,
+                "d_b": 0x80C10DD0,
+                "d_W": 0x80C10DD0 + 10 * 8,
+            },
+            f"{AUTHORS} benchmarks/AD/nn/hw/nn.c, top(): the image, then the network "
+            "v = {b[10], W[10][784]} and its shadow v_grad, b first in each",
+        ),
+        notes=("Their softmax output at a fixed 0x80caa120 is a buffer of ours, from the heap.",),
+    ),
 )

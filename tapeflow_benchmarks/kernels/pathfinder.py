@@ -39,6 +39,7 @@ from textwrap import indent
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.artifact import AUTHORS, ArtifactRun, MemoryMap, Recompute
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
     Kernel,
@@ -219,20 +220,25 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
-    # Their Enzyme caches the wall values and rebuilds each minimum by re-loading
-    # src (live_vars.txt, authors-kernels.md section 7.4): recompute-loads proves
-    # the src rows are not written again (later rows only) and keeps wall, which
-    # the store to dst at the same element may overwrite if the two are one
-    # array. Their binned run reads those re-loads from memory too: its reverse
-    # sweep makes 163,845 memory accesses besides the tape, about 16.7 a cell,
-    # where bins holding src would leave about 10 (ours: 127,417 this way, 99,000
-    # with src on the tape). An older sweep of another version of the kernel read
-    # 40,392 bin entries, about 4 a cell (docs/research/gem5-salam.md section 4).
-    recompute=("artifact",),
-    recompute_in_tapeflow=("artifact",),
-    # The authors' top() (authors-kernels.md section 7.3); their wall_grad is a
-    # malloc (so is our dst's shadow, which theirs lacks): both from the heap.
-    addresses={
-        "artifact": {"src": 0x80C00000, "d_src": 0x80C13880, "wall": 0x80C27100, "dst": 0x80C3A980}
-    },
+    artifact=ArtifactRun(
+        memory_map=MemoryMap(
+            {"src": 0x80C00000, "d_src": 0x80C13880, "wall": 0x80C27100, "dst": 0x80C3A980},
+            f"{AUTHORS} benchmarks/AD/pathfinder/hw/pathfinder.c, top() (their wall_grad "
+            "is a malloc, and so is our dst's shadow, which theirs lacks: both from the heap)",
+        ),
+        recompute=Recompute(
+            f"{AUTHORS} benchmarks/AD/pathfinder/hw/live_vars.txt: their Enzyme caches the "
+            "wall values and rebuilds each minimum by re-loading src (recompute-loads proves "
+            "the src rows are not written again and keeps wall, which the store to dst at "
+            "the same element may overwrite if the two are one array)",
+            calibration=(
+                "CALIBRATION: TapeFlow re-loads src too, to match one measurement: their "
+                "binned run's reverse sweep makes 163,845 memory accesses besides the tape, "
+                "about 16.7 a cell, where bins holding src would leave about 10 (ours: "
+                "127,417 this way, 99,000 with src on the tape). Against it: an older sweep "
+                "of another version of the kernel read 40,392 bin entries, about 4 a cell "
+                "(docs/research/gem5-salam.md section 4)."
+            ),
+        ),
+    ),
 )

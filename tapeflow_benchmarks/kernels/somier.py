@@ -25,6 +25,7 @@ from __future__ import annotations
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.artifact import AUTHORS, ArtifactRun, MemoryMap
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
     Kernel,
@@ -195,9 +196,11 @@ KERNEL = Kernel(
     body=body,
     primal=primal,
     generate=generate,
-    # The authors' top() (authors-kernels.md section 8.4: X, F, X_grad, F_grad; their
-    # F_grad is unused, as their F is constant: ours, F's shadow, sits there).
-    addresses={
-        "artifact": {"X": 0x80C00000, "F": 0x80C05DC0, "d_X": 0x80C0BB80, "d_F": 0x80C11940}
-    },
+    artifact=ArtifactRun(
+        memory_map=MemoryMap(
+            {"X": 0x80C00000, "F": 0x80C05DC0, "d_X": 0x80C0BB80, "d_F": 0x80C11940},
+            f"{AUTHORS} benchmarks/AD/somier/hw/somier.c, top(): X, F, X_grad, F_grad "
+            "(their F_grad is unused, as their F is constant: F's shadow sits there)",
+        )
+    ),
 )

@@ -26,7 +26,7 @@ from sim.cache import simulate_cache
 from sim.simulator import Execution, evaluate, execute, prepare
 from tapeflow_benchmarks.common import caller_arguments
 from tapeflow_tools.context import make_context
-from targets.fields import LOCKSTEP_FIELDS
+from targets.fields import DATAPATH_FIELDS
 from targets.hardware import PRESETS, Hardware, describe
 from targets.hardware_files import layered
 from targets.provenance import PACKAGES
@@ -143,7 +143,7 @@ def test_the_cases_cover_every_field() -> None:
     covered |= {"placement.heap"}
     # The lockstep datapath's fields are salam's alone, which test_models.py moves
     # (units of a class, the scheduling threshold) and cgra refuses.
-    covered |= LOCKSTEP_FIELDS
+    covered |= DATAPATH_FIELDS
     energy = describe(PRESETS["Tflow2k"])["energy"]
     covered |= {f"energy.{f}" for f in _leaves(energy)}  # type: ignore[arg-type]
     assert _leaves(describe(PRESETS["Tflow2k"])) == covered  # type: ignore[arg-type]
@@ -189,7 +189,7 @@ def test_the_record_is_the_whole_effective_machine(
     assert set(record["versions"]) == set(PACKAGES)
     assert record["versions"]["numpy"] == np.__version__
     # cgra simulates every field but the lockstep datapath's.
-    assert record["not_simulated"] == sorted(LOCKSTEP_FIELDS)
+    assert record["not_simulated"] == sorted(DATAPATH_FIELDS)
     assert record["unroll_requested"] == 1
     assert set(record) == {f.name for f in fields(Hardware)} | {
         "model",

@@ -1,5 +1,5 @@
 """
-A program's own memory map (`placement.heap`, `Kernel.addresses`): arguments at the
+A program's own memory map (`placement.heap`, `Kernel.artifact.memory_map`): arguments at the
 addresses the program names, every other buffer from the heap up, stepping over
 them, as gem5-SALAM's accelerator `malloc` does (authors-kernels.md section 1.2).
 
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
+from sim.models.salam.machine import SALAM, salam_hardware
 from sim.simulator import SimulationError, execute, prepare
 from sim.trace import MemoryTrace
 from tapeflow_benchmarks.common import caller_arguments
@@ -22,7 +23,6 @@ from tapeflow_benchmarks.kernels import ALL_KERNELS
 from tapeflow_tools.context import make_context
 from targets.hardware import PRESETS, HardwareError, PlacementConfig
 from targets.hardware_files import layered
-from targets.salam import SALAM, salam_hardware
 
 
 def test_placed_buffers_keep_their_address_and_the_heap_steps_over_them() -> None:

@@ -1,6 +1,6 @@
 """
 Each timing model states the hardware fields it simulates (`TimingModel.fields`,
-`targets.salam.SALAM_UNSIMULATED`). Checked from outside: changing a field the
+`sim.models.salam.machine.SALAM_UNSIMULATED`). Checked from outside: changing a field the
 salam model says it ignores leaves every number of its report unchanged (on an
 Enzyme and a TapeFlow run), and the tools refuse such a change, naming the field
 and the model, instead of recording it as applied.
@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from sim.models import MODELS, UnsimulatedField, check_simulated
+from sim.models.salam.machine import SALAM_UNSIMULATED
 from tapeflow_benchmarks.harness.points import Group, Point
 from tapeflow_benchmarks.harness.runner import run_group
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools import tapeflow_sim
 from targets.energy import FU_CLASSES
-from targets.fields import HARDWARE_FIELDS, LOCKSTEP_FIELDS, field_values
+from targets.fields import DATAPATH_FIELDS, HARDWARE_FIELDS, field_values
 from targets.hardware import PRESETS
-from targets.salam import SALAM_UNSIMULATED
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_NUMBERS = {"hardware", "simulator", "kernel_stats", "group_seconds"}
@@ -43,12 +43,12 @@ def _changed(value: object) -> object:
 
 
 def test_cgra_reads_all_but_the_lockstep_datapath_and_salam_all_but_its_list() -> None:
-    assert MODELS["cgra"].fields == HARDWARE_FIELDS - LOCKSTEP_FIELDS
-    assert LOCKSTEP_FIELDS == {
+    assert MODELS["cgra"].fields == HARDWARE_FIELDS - DATAPATH_FIELDS
+    assert DATAPATH_FIELDS == {
         "datapath.sched_threshold",
         *(f"datapath.units.{name}" for name in FU_CLASSES),
     }
-    assert LOCKSTEP_FIELDS <= MODELS["salam"].fields
+    assert DATAPATH_FIELDS <= MODELS["salam"].fields
     assert MODELS["salam"].fields == HARDWARE_FIELDS - SALAM_UNSIMULATED
     assert SALAM_UNSIMULATED <= HARDWARE_FIELDS
     assert {"rows", "cols", "cache.ports", "cache.mshrs"} <= SALAM_UNSIMULATED

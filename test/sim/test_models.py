@@ -1,7 +1,7 @@
 """
 The timing models (`sim.models`), one mechanism at a time, on tiny kernels whose
 cycles are computed by hand from the rules each model states (sim/models/cgra.py,
-sim/models/salam.py, targets/salam.py).
+sim/models/salam/).
 """
 
 from __future__ import annotations
@@ -20,21 +20,27 @@ from sim.executor import Executor
 from sim.kernel_compiler import is_kernel_loop
 from sim.models import MODELS, UnknownModel, get_model
 from sim.models.cgra import CGRA
-from sim.models.salam import run_cycles, runs_cycles, whole_cycles
+from sim.models.salam.enzyme_llvm import authors_order, is_cache_tape_store
+from sim.models.salam.lockstep import LockstepSchedule, enclosing_loops, lockstep_latencies
+from sim.models.salam.machine import SALAM, salam_hardware
+from sim.models.salam.model import (
+    SALAM_MODEL,
+    authors_dram_bytes,
+    run_cycles,
+    runs_cycles,
+    whole_cycles,
+)
 from sim.simulator import SimulationError, prepare, simulate
-from sim.timing import TimingRecorder, authors_dram_bytes, report, window_table
+from sim.timing import TimingRecorder, report, window_table
 from sim.trace import MemoryTrace
 from tapeflow_dialects import cgra
 from tapeflow_dialects.cgra import MemPath
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
-from targets.costs import enclosing_loops, kernel_profile, lockstep_latencies, op_latency
+from targets.costs import kernel_profile, op_latency
 from targets.energy import FU_CLASSES
-from targets.enzyme_llvm import authors_order, is_cache_tape_store
 from targets.hardware import DatapathConfig, FunctionalUnits, PlacementConfig, configure
-from targets.lockstep import LockstepSchedule
-from targets.salam import SALAM, salam_hardware
 
 HEADER = (
     "attributes {tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], "
@@ -52,7 +58,7 @@ def placed(text: str, hardware: Any) -> Any:
 
 def run(module: Any, hardware: Any, args: list[Any], model: str) -> tuple[dict[str, Any], Any, Any]:
     trace = MemoryTrace(base=hardware.placement.base, alignment=hardware.placement.alignment)
-    recorder = TimingRecorder(trace, hardware)
+    recorder = TimingRecorder(trace, hardware, planner=get_model(model).kernel_plan)
     Executor(module, trace, recorder).run("k", args)
     recorder.finish()
     addresses, writes, tape = trace.arrays()
@@ -110,8 +116,8 @@ def kernels_of(module: Any) -> list[cgra.KernelOp]:
 
 
 def schedule_of(kernel: cgra.KernelOp, hardware: Any) -> LockstepSchedule:
-    """The schedule the simulator uses (`KernelProfile.lockstep`)."""
-    schedule = kernel_profile(kernel, hardware).lockstep
+    """The schedule the simulator uses (`KernelProfile.plan` under salam)."""
+    schedule = kernel_profile(kernel, hardware, SALAM_MODEL.kernel_plan).plan
     assert schedule is not None
     return schedule
 
@@ -494,7 +500,7 @@ func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
 def test_select_takes_no_cycle() -> None:
     hw = salam_hardware(configure("Enzyme32k"))
     (kernel,) = kernels_of(placed(nested(SELECT), hw))
-    latencies = lockstep_latencies(kernel, hw)
+    latencies = lockstep_latencies(kernel, hw, SALAM)
     (select,) = [
         op
         for op in latencies

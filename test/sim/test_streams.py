@@ -187,7 +187,7 @@ def windows(kernel_ids: list[int], ops: list[int]) -> WindowTable:
         start=zero,
         end=zero,
         access_hit=np.zeros(0, dtype=bool),
-        lockstep=(None,) * (max(kernel_ids) + 1),
+        plans=(None,) * (max(kernel_ids) + 1),
     )
 
 

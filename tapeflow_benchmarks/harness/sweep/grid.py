@@ -10,20 +10,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sim.models import UnsimulatedField, check_simulated, get_model
+from sim.models import UnsimulatedField, model_machine
 from tapeflow_benchmarks.harness.points import Group, Point
 from tapeflow_benchmarks.harness.sweep.plan import (
     SweepKernel,
     SweepVariant,
     flat_keys,
-    merge_into,
-    nested_key,
     value_at,
 )
 from tapeflow_tools.diagnostics import ToolError
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import PRESETS, Hardware, describe
-from targets.hardware_files import HardwareDescriptionError, apply
+from targets.hardware_files import HardwareDescriptionError
+from targets.machine import Layer, merge_into, nested_key
 
 
 def preset_named(where: str, name: str) -> Hardware:
@@ -88,27 +87,19 @@ def machines(
     the swept keys' effective values: the variant's preset, the `layers`, its
     `spad`, then the combination."""
     found: list[tuple[SweepVariant, Hardware, dict[str, Any]]] = []
-    for variant in variants:
+    for index, variant in enumerate(variants):
         # The machine the model simulates (salam's clock, latencies, ways...),
         # then what the sweep changes, as `tapeflow-sim` layers them.
-        machine = get_model(model).hardware(PRESETS[variant.preset])
-        for layer, source in layers:
-            try:
-                machine = apply(machine, layer, source, get_model(model).ways)
-            except HardwareDescriptionError as err:
-                raise ToolError(str(err)) from None
+        spad: list[Layer] = []
         if variant.spad is not None:
-            where = f"{path}: variants[{variants.index(variant)}].spad"
-            try:
-                machine = apply(machine, {"scratchpad": {"size_bytes": variant.spad}}, where)
-            except HardwareDescriptionError as err:
-                raise ToolError(str(err)) from None
+            spad.append(
+                ({"scratchpad": {"size_bytes": variant.spad}}, f"{path}: variants[{index}].spad")
+            )
         for combo in combos:
             layer: dict[str, Any] = {}
             for key, value in zip(grid, combo, strict=True):
                 merge_into(layer, nested_key(key, value))
-            on = f"({variant.variant} on {variant.preset})"
-            where = f"{path}: variants[{variants.index(variant)}] {on}"
+            where = f"{path}: variants[{index}] ({variant.variant} on {variant.preset})"
             if combo:
                 where = (
                     f"{path}: grid point "
@@ -116,11 +107,9 @@ def machines(
                     + f" ({variant.variant} on {variant.preset})"
                 )
             try:
-                hardware = apply(machine, layer, where, get_model(model).ways) if layer else machine
+                hardware = model_machine(model, variant.preset, [*layers, *spad, (layer, where)])
             except HardwareDescriptionError as err:
                 raise ToolError(str(err)) from None
-            try:
-                check_simulated(model, hardware, get_model(model).hardware(PRESETS[variant.preset]))
             except UnsimulatedField as err:
                 raise ToolError(f"{where}: {err}") from None
             if variant.variant == "tapeflow" and hardware.scratchpad.size_bytes <= 0:

@@ -20,13 +20,12 @@ from tapeflow_benchmarks.harness.sweep.plan import (
     SweepKernel,
     SweepVariant,
     flat_keys,
-    merge_into,
-    nested_key,
 )
 from tapeflow_benchmarks.harness.sweep.spec import read_spec
 from tapeflow_tools.diagnostics import ToolError
 from targets.hardware import PRESETS, describe
 from targets.hardware_files import HardwareDescriptionError, apply, load_file
+from targets.machine import merge_into, nested_key
 
 MAX_POINTS = 100_000
 """A grid larger than this is refused: it is almost certainly a typo."""

@@ -1,6 +1,6 @@
 """
 A sweep once read: its kernels, variants and grid (`Sweep`), and the dotted
-hardware keys it is written in (`nested_key`, `merge_into`, `flat_keys`, `value_at`).
+hardware keys it is written in (`flat_keys`, `value_at`; `targets.machine` nests and merges them).
 """
 
 from __future__ import annotations
@@ -61,25 +61,6 @@ class Sweep:
         return list(self.grid)
 
 
-def nested_key(key: str, value: Any) -> dict[str, Any]:
-    nested: dict[str, Any] = {}
-    target = nested
-    parts = key.split(".")
-    for part in parts[:-1]:
-        target = target.setdefault(part, {})
-    target[parts[-1]] = value
-    return nested
-
-
-def merge_into(into: dict[str, Any], layer: Mapping[str, Any]) -> dict[str, Any]:
-    for key, value in layer.items():
-        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
-            merge_into(into[key], value)
-        else:
-            into[key] = value
-    return into
-
-
 def flat_keys(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in data.items():
@@ -107,7 +88,5 @@ __all__ = [
     "SweepKernel",
     "SweepVariant",
     "flat_keys",
-    "merge_into",
-    "nested_key",
     "value_at",
 ]

@@ -1,75 +1,23 @@
 """
 How the authors' gem5-SALAM datapath issues one kernel loop: the static half of
-the `salam` timing model (`sim/models/salam.py` adds the memory side from the
-trace). Sources are the authors' fork (`sfu-arch/gem5-SALAM`, branch `binned`,
-commit `a5e40f4be`), as read in ../shared/papers/gem5-salam-mechanisms.md; file
-and line numbers are that commit's.
+the `salam` timing model (`sim.models.salam.model` adds the memory side from the
+trace). `lockstep_schedule` gives each placed op of a kernel loop its lockstep
+group and the loop its period:
 
-The datapath issues in *lockstep groups* (`lockstep_mode = True` in
-`benchmarks/AD/<kernel>/hw/*.ini`; `llvm_interface.hh`
-`lockstepReady() { return !lockstep || queuesClear(); }`): at a tick whose
-compute, read and write queues are empty, every instruction of the reservation
-table whose operands are ready issues, and nothing more issues until all of them
-have finished. A group therefore lasts as long as its slowest op or memory
-request. Which ops share a group:
+- a group issues every op whose operands have committed, and the next waits
+  until all of it has finished (`lockstep_mode = True`);
+- inner-loop iterations overlap, `period` groups apart; an outermost loop's
+  iterations run one after another, and the runs of a loop nested two deep or
+  more continue one another;
+- a cache load waits for the older stores not yet issued (in the authors'
+  program order, `sim.models.salam.enzyme_llvm`);
+- tape bin accesses commit at once; 0-cycle ops (`select`) let their users issue
+  in the same group;
+- functional units per class and the scheduling threshold
+  (`targets.hardware.DatapathConfig`) bound what issues together and how far the
+  branches run ahead.
 
-- **Inner-loop iterations overlap.** Only the outermost loops' latch branches hold
-  the next iteration back until the queues drain (`src/hwacc/llvm_interface.cc`
-  ~L875-883 marks the latches of `loopInfo->begin()..end()`, the outermost loops
-  only; the exit barrier near L375 and `LLVMRead/src/instruction.hh` ~L224 apply
-  it): an outermost kernel loop's iterations run one after another
-  (`LockstepSchedule.latching`), and the runs of a loop nested two deep or more
-  continue one another, their enclosing loop not latching either
-  (`LockstepSchedule.continued`). An inner loop's branch launches as soon as its compare has
-  committed and schedules the next iteration's block at once, so iteration k+1 starts
-  `period` groups after iteration k: at least 2 (the induction `add`, then the
-  `icmp` the branch waits for; `CycleCounts.py`: add and icmp 1 cycle, phi and br
-  0), more when a loop-carried value or a store (below) needs longer.
-- **Ready means operands committed.** An op issues in the group after its
-  operands' groups, or in the same group after an op that takes 0 cycles
-  (`CycleCounts.py`: `select`, `getelementptr`, `phi`, `br` are 0 and commit at
-  launch, so their users issue in the same pass).
-- **A load waits for every older store not yet issued** (`findDynamicDeps`,
-  `llvm_interface.cc` near L544): for a store earlier in the same iteration, and
-  for a store of the previous iteration that had not issued when this
-  iteration's block was scheduled. "Earlier" is in the authors' program's order,
-  where Enzyme for LLVM put its cache stores, behind the loads of an unrolled
-  body (`targets.enzyme_llvm`), not right after each value as ours. The branch
-  schedules the next block `INDUCTION_PERIOD` groups after its own, whatever the
-  ops of the iteration still have to do: at that period a previous store is
-  pending if its group is later than the branch's; when the iterations' ops need
-  a longer period they fall further behind the branches with every iteration, so
-  every store of the previous iteration is still pending when the next block is
-  scheduled (as far as the scheduling threshold lets the branches run ahead, below).
-- **Tape bins commit at once.** In TapeFlow mode a load or store tagged as a tape
-  access (`!read`/`!write`) commits at the first lockstep pass after its block is
-  scheduled, without a memory request and without waiting for its operands
-  (`llvm_interface.cc` ~L305-316, `instruction.cc` ~265): its cost is its issue
-  slot, and a load's users see its value in the same group.
-
-- **Functional units per class** (`targets.hardware.FunctionalUnits`): a unit
-  is taken at launch and given back at commit (`instruction.cc`
-  `launch`/`commit`), so under lockstep at most `units` ops of a class issue in
-  one group and the rest wait for the next; ops claim units in body order, and
-  the groups of overlapping iterations share them (an op in group g competes with
-  the ops of other iterations in groups congruent to g modulo the period). The
-  authors' runs had no limit (0): their simulator never asks for a unit.
-- **The scheduling threshold bounds the run-ahead** (`DatapathConfig.sched_threshold`,
-  `llvm_interface.cc` `processQueues`): a branch launches only while the
-  reservation table holds fewer entries than the threshold, itself included.
-  An iteration's entries are its placed ops, one address computation (`getelementptr`)
-  per access and the induction `add` and `icmp`; each leaves the table in its
-  op's group. A branch that schedules the next block `d` groups before that
-  iteration's ops need it finds pending the entries of earlier iterations that
-  issue later; the most it can lead by is the `d` at which they still number
-  fewer than the threshold less one. A period at which even `d = 0` overflows the
-  table is infeasible (the next block would come late), and a previous
-  iteration's store is pending for the next load only if the lead the threshold
-  allows reaches past it.
-
-What is *not* here: the ops of the middle loops between continued runs (counted
-one after another, as outside kernels), and which iteration's op wins a unit
-when two compete (body order stands in for the table's age order).
+Each rule with the authors' files and lines: docs/research/salam-model.md.
 """
 
 from __future__ import annotations
@@ -79,14 +27,16 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
-from xdsl.dialects import scf
+from xdsl.dialects import func, scf
 from xdsl.ir import Operation, SSAValue
 
-from tapeflow_dialects import cgra
+from sim.models.salam.enzyme_llvm import authors_order
+from sim.models.salam.machine import SalamMachine
+from tapeflow_dialects import cgra, layer
 from tapeflow_dialects.cgra import MemPath
+from targets.costs import STRIP_MINED, op_class, op_latency
 from targets.energy import FU_CLASSES
-from targets.enzyme_llvm import authors_order
-from targets.hardware import DatapathConfig
+from targets.hardware import DatapathConfig, Hardware
 
 INDUCTION_PERIOD = 2
 """Groups between the launches of consecutive inner-loop iterations when nothing
@@ -442,4 +392,66 @@ def _groups(iteration: _Iteration, period: int) -> list[int] | None:
     return None
 
 
-__all__ = ["INDUCTION_PERIOD", "LockstepSchedule", "lockstep_schedule"]
+def lockstep_latencies(
+    kernel: cgra.KernelOp, hardware: Hardware, machine: SalamMachine
+) -> dict[Operation, int]:
+    """Every placed op's cycles on the authors' datapath: its latency on
+    `hardware`, but 0 for the ops the authors' `CycleCounts.py` gives none
+    (`SalamMachine.zero_cycle_ops`)."""
+    return {
+        op: 0
+        if isinstance(op, cgra.ComputeOp) and op.opcode.data in machine.zero_cycle_ops
+        else op_latency(op, hardware)
+        for op in kernel.body.block.ops
+        if isinstance(op, cgra.PlacedOp)
+    }
+
+
+def enclosing_loops(kernel: cgra.KernelOp) -> int:
+    """How many loops of its function enclose the loop that iterates `kernel`
+    (the nesting `lockstep_schedule` takes), not counting the tile loops
+    `tapeflow-layers` wraps around a strip-mined loop: the authors' machine runs
+    the program as Enzyme left it, without layers. A kernel no loop iterates
+    counts as an outermost loop of one trip."""
+    loop = kernel.parent_op()
+    if not isinstance(loop, scf.ForOp) or kernel.next_op is not loop.body.block.last_op:
+        return 0
+    count, child, op = 0, loop, loop.parent_op()
+    while op is not None and not isinstance(op, func.FuncOp):
+        tile_loop = (
+            isinstance(op, scf.ForOp)
+            and isinstance(child, layer.LayerOp)
+            and any(STRIP_MINED in o.attributes for o in child.body.block.ops)
+        )
+        if isinstance(op, scf.ForOp) and not tile_loop:
+            count += 1
+        child, op = op, op.parent_op()
+    return count
+
+
+def kernel_schedule(
+    kernel: cgra.KernelOp, hardware: Hardware, machine: SalamMachine
+) -> LockstepSchedule:
+    """`kernel`'s iteration on `machine`'s lockstep datapath, with `hardware`'s
+    latencies and datapath limits."""
+    return lockstep_schedule(
+        kernel,
+        lockstep_latencies(kernel, hardware, machine),
+        enclosing_loops(kernel),
+        {
+            op: op_class(op.opcode.data)
+            for op in kernel.body.block.ops
+            if isinstance(op, cgra.ComputeOp)
+        },
+        hardware.datapath,
+    )
+
+
+__all__ = [
+    "INDUCTION_PERIOD",
+    "LockstepSchedule",
+    "enclosing_loops",
+    "kernel_schedule",
+    "lockstep_latencies",
+    "lockstep_schedule",
+]

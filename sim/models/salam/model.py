@@ -1,67 +1,35 @@
 """
 The `salam` timing model: an emulator of the datapath the authors simulated
 TapeFlow on (gem5-SALAM, `sfu-arch/gem5-SALAM` branch `binned`, commit
-`a5e40f4be`), mechanism by mechanism, each with its source in the authors' files
-as ../shared/papers/gem5-salam-mechanisms.md reads them. Its parameters are in
-`targets/salam.py`, its issue rules in `targets/lockstep.py`. It times the run
-our executor made: the values are still computed and checked the same way.
+`a5e40f4be`), mechanism by mechanism. It times the run our executor made; the
+values are computed and checked as under every model.
 
-Mechanisms (cycles are 10 ns datapath cycles, `clock_period = 10` in the
-kernels' `.ini`):
+- Before the run, `kernel_plan` gives each kernel loop its lockstep schedule
+  (`sim.models.salam.lockstep`: groups, the period at which iterations overlap,
+  which access issues in which group).
+- After it, `cycles` lays the runs of each kernel loop on the schedule and charges
+  each group its slowest op or port round, with each access's request time from
+  the cache replay (`SalamMachine.expected_cycles`); ops outside kernel loops cost
+  their latencies one after another. Tape bins commit at once and are not timed.
+- `add_counts` reports what only this machine counts: DRAM traffic as the
+  authors' scripts count it (`dram_bytes.authors`, `authors_dram_bytes`).
 
-- **Lockstep groups** (`lockstep_mode = True`): all ready ops issue together and
-  the next group waits until every op and memory request of this one has
-  finished, so a group lasts as long as its slowest member, and at least one
-  tick. `targets.lockstep` gives each op of a kernel loop its group.
-- **Inner-loop iterations overlap** (only outermost loops latch,
-  `llvm_interface.cc` ~L875-883): iteration k of a kernel loop issues its ops
-  `k * period` groups after the loop's first, so one group holds ops of several
-  iterations; a run of N iterations spans `(N-1) * period + groups` groups, each
-  costing the slowest op or port among the iterations' ops that fall in it. An
-  outermost kernel loop's iterations run one after another (its period is its
-  depth); the runs of a loop nested two deep or more continue one another (one
-  run over all their iterations, shared among their windows by trips). Ops
-  outside kernel loops cost their latencies one after another.
-- **Loads wait for older unissued stores**, **bins commit at once**, **0-cycle
-  select**, **functional units per class** and **the scheduling threshold**: in
-  the groups (`targets.lockstep`; the counts and the threshold are the hardware's
-  `datapath` fields, `targets.hardware.DatapathConfig`: no unit limit and 10,000
-  entries on the authors' machine).
-- **Ports** (`comm_interface.cc` ~L267-272; 2 ports, `parser.py` L233-234 at
-  `eaad97011`): each port has a read slot and a write slot, each holding one
-  request until its response. A group's reads are served by the 2 read slots,
-  its writes by the 2 write slots, side by side: n reads take `ceil(n / 2)`
-  rounds of their mean time (exact when they take the same time), but never less
-  than the longest of them; likewise the writes.
-- **A request's time** (`targets.salam.SalamMachine.expected_cycles`): from issue
-  to the response seen by the datapath, the request reaching memory at the next
-  interface tick; a hit (local bus, parallel tag and data lookup of the 4-way
-  cluster cache, 20 cache cycles each, `AccCluster.py` L15) 3.2 cycles on
-  average, a miss (memory bus, DDR4-2400, response path) 11.4. Which access hits
-  is the trace's replay through the cache model, access by access: the executor
-  records a kernel loop's accesses iteration by iteration in body order, which
-  is the order of `LockstepSchedule.accesses`.
-- **Tape bins** (the `binned` branch): tape loads and stores commit without a
-  memory request; pushes and pops only count spilled and fetched entries, and
-  their capacity is not enforced (`IBin::pop` returns first), so the variant is
-  lowered with a scratchpad as large as the tape (`lowering_hardware`) and the
-  stream transfers and layer barriers are not timed.
-
-Not modelled: row-buffer hits in DRAM, bank and bus contention beyond the port
-slots, write-backs (they cost no datapath time), the outermost loop's latch
-between continued runs (one run spans it).
+Parameters and their sources: `sim.models.salam.machine`. Each mechanism, with
+the authors' files and lines it follows: docs/research/salam-model.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from sim.models.base import Cycles, WindowTable
+from sim.models.salam.lockstep import LockstepSchedule, kernel_schedule
+from sim.models.salam.machine import SALAM, SALAM_FIELDS, SalamMachine, salam_hardware
+from tapeflow_dialects import cgra
 from targets.hardware import Hardware
-from targets.lockstep import LockstepSchedule
-from targets.salam import SALAM, SALAM_FIELDS, SalamMachine, salam_hardware
 
 
 def run_cycles(schedule: LockstepSchedule, trips: int, latency: np.ndarray, ports: int) -> float:
@@ -125,6 +93,18 @@ def runs_cycles(
     return sums
 
 
+def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
+    """DRAM traffic as the authors' `cache_stat_extractor.py` counts it: requests
+    are the cluster cache's misses plus, in TapeFlow mode, `ceil(reads / 8)` for
+    the bins' "Bins Total DRAM Reads" (8-byte entries, eight to a 64-B request:
+    their logsum's 21 spilled bins of 512 entries count 1,344), and the bytes are
+    the requests times the line (`* 8 * 8` there). Write-backs and the tape's
+    spills are not counted. Our fetched bin bytes are the REV streams'
+    (`streams.read_bytes`; 0 without a scratchpad)."""
+    entries = fetched_bytes // 8
+    return (misses + -(-entries // 8)) * line_bytes
+
+
 def whole_cycles(spent: np.ndarray) -> np.ndarray:
     """Whole cycles, up from sums of fractional request times (a hit's mean 3.2).
     A sum is first rounded to 1e-6 of a cycle: fifteen hits added one by one
@@ -142,7 +122,7 @@ def _runs(windows: WindowTable) -> tuple[np.ndarray, np.ndarray]:
     in program order and the run each belongs to (runs numbered in order)."""
     kernels = np.flatnonzero(windows.kernel)
     ids = windows.kernel_id[kernels]
-    continued = np.array([s is not None and s.continued for s in windows.lockstep])
+    continued = np.array([s is not None and s.continued for s in windows.plans])
     starts = np.ones(kernels.size, dtype=bool)
     starts[1:] = (ids[1:] != ids[:-1]) | ~continued[ids[1:]]
     return kernels, np.cumsum(starts) - 1
@@ -163,7 +143,6 @@ class SalamModel:
         "inner-loop iterations overlapping, 2 ports with a read and a write slot each, "
         "free tape bins"
     )
-    lockstep = True
     fields = SALAM_FIELDS
 
     def __init__(self, machine: SalamMachine = SALAM):
@@ -175,6 +154,18 @@ class SalamModel:
 
     def hardware(self, hardware: Hardware) -> Hardware:
         return salam_hardware(hardware, self.machine)
+
+    def kernel_plan(self, kernel: cgra.KernelOp, hardware: Hardware) -> LockstepSchedule:
+        """The kernel loop's iteration on the lockstep datapath."""
+        return kernel_schedule(kernel, hardware, self.machine)
+
+    def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
+        """The authors' count of DRAM traffic, `dram_bytes.authors`."""
+        report["dram_bytes"]["authors"] = authors_dram_bytes(
+            report["cache"]["misses"],
+            hardware.cache.line_bytes,
+            report["streams"]["read_bytes"],
+        )
 
     def lowering_hardware(self, hardware: Hardware, tape_bytes: int) -> Hardware:
         """A scratchpad that holds the whole tape (the bins' capacity is never
@@ -217,7 +208,7 @@ class SalamModel:
         kernels, run_of = _runs(windows)
         ids = windows.kernel_id[kernels]
         for kernel in np.unique(ids).tolist():
-            schedule = windows.lockstep[kernel]
+            schedule = windows.plans[kernel]
             assert schedule is not None
             mine = ids == kernel
             members_w = kernels[mine]
@@ -242,4 +233,11 @@ class SalamModel:
 
 SALAM_MODEL = SalamModel()
 
-__all__ = ["SALAM_MODEL", "SalamModel", "run_cycles", "runs_cycles", "whole_cycles"]
+__all__ = [
+    "SALAM_MODEL",
+    "SalamModel",
+    "authors_dram_bytes",
+    "run_cycles",
+    "runs_cycles",
+    "whole_cycles",
+]

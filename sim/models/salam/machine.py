@@ -118,7 +118,7 @@ class SalamMachine:
     `createMallocBaseAddress` in `src/hwacc/llvm_interface.cc`), from which every
     buffer the kernel allocates is taken: Enzyme's caches and any shadow or array
     the kernel mallocs. The arguments sit at the addresses `top()` gives them
-    (`Kernel.addresses`); `placement.heap`."""
+    (`Kernel.artifact.memory_map`); `placement.heap`."""
 
     @property
     def hit_ns(self) -> float:
