@@ -9,21 +9,18 @@ on the Enzyme gradient (after `tapeflow-enzyme`), turns each cache
 (`lowering.enzyme.caches`, `lowering.enzyme.nested_caches`) whose value can be
 rebuilt back into the computation, so that the baseline's program is theirs.
 
-A cache is recomputed when its value is built only from the indices it is stored
-at (and what `addi`/`subi` indices give), values defined at the top of the
-gradient function before REV, constants, pure `arith` ops, subviews, and
-`memref.load`s from memory no op writes at or after the load (primal arguments
-may alias one another, shadows are disjoint from primal memory, and an op that
-may write memory some other way, `written_roots`, counts for every buffer).
-`math` ops (calls in the authors' programs), loop-carried values and other
-indices stay cached. Each recomputed REV load becomes a clone of the value's ops
-ahead of it, and the cache's buffers, views, stores and deallocs go. The values
-REV computes are the same, bit for bit: the same ops on the same operands.
+A value can be rebuilt from the indices it is stored at, values defined at the
+top of the function before REV, constants, pure `arith` ops, subviews and loads
+of memory no op writes at or after the load (`written_roots`); `math` ops,
+loop-carried values and other indices stay cached. Each recomputed REV load
+becomes a clone of the value's ops ahead of it, and the cache's buffers, views,
+stores and deallocs go. The values REV computes are the same, bit for bit: the
+same ops on the same operands.
 
 With `stats`, the pass prints per gradient function how many caches it turned
-into recomputation and how many it kept.
-
-The rules in full, with the Enzyme sources and the authors' caches they follow:
+into recomputation and how many it kept. The rules in full (indices solved
+through `addi`/`subi`, aliasing of primal arguments and shadows, nested caches),
+with the Enzyme sources and the authors' caches they follow:
 docs/research/recompute.md.
 """
 
