@@ -20,14 +20,8 @@ its way, marks where the reverse sweep starts and places loop bodies on the grid
 
 The variants that raise the tape end its passes with `tapeflow-pack-tapes`, which
 packs what is still a triangular tape or region in DRAM (`lowering.ir.ragged`).
-
-For example, the tapeflow variant on the paper's 4x4 grid with a 512 B scratchpad:
-
-    tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,
-    tapeflow-layers{spad-bytes=512},tapeflow-streams,tapeflow-spad-bind,
-    tapeflow-pack-tapes,tapeflow-mark-rev-start,tapeflow-to-cgra{rows=4 cols=4 fadd=5 ...}
-
-(one line, no spaces after the commas).
+The whole string of a variant, for example the tapeflow variant on the paper's
+4x4 grid with a 512 B scratchpad: docs/DESIGN.md, "One pipeline string per variant".
 """
 
 from __future__ import annotations

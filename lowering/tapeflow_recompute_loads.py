@@ -2,51 +2,26 @@
 `tapeflow-recompute-loads`: rebuild in the reverse sweep, instead of caching, a
 value made of loads from memory that no longer changes.
 
-Enzyme for LLVM decides per value whether the reverse sweep (REV) reads it from a
-cache or recomputes it: a load whose memory is not written again before REV needs
-it is re-loaded, and so is an arithmetic value over such loads (its
-`legalRecompute`/`shouldRecompute` in `GradientUtils.cpp`); a call is cached. The
-authors' kernels were differentiated that way (their matdescent re-loads the
-constant matrix in REV, their gravity rebuilds each pair's factor from two
-re-loads of `x`; ../shared/papers/authors-kernels.md sections 2.4 and 4.4).
-Enzyme-MLIR has no such choice: it caches every value REV needs. This pass, run
-on the Enzyme gradient (after `tapeflow-enzyme`), turns each cache whose value can
-be rebuilt back into the computation, so that the baseline's program is theirs.
+Enzyme for LLVM re-loads in the reverse sweep (REV) a load whose memory is not
+written again, and rebuilds arithmetic over such loads; the authors' kernels were
+differentiated that way. Enzyme-MLIR caches every value REV needs. This pass, run
+on the Enzyme gradient (after `tapeflow-enzyme`), turns each cache
+(`lowering.enzyme.caches`, `lowering.enzyme.nested_caches`) whose value can be
+rebuilt back into the computation, so that the baseline's program is theirs.
 
-A cache (`lowering.enzyme.caches`: one buffer written once in the forward sweep
-(FWD), read in REV; or `lowering.enzyme.nested_caches`: a triangular nest's
-buffers per outer iteration, reached through a buffer of handles) is recomputed
-when the value it stores is built only from
-
-- the indices it is stored at (the FWD store's indices into the buffer, composed
-  through its subviews, after the handle indices of a nested cache; a REV load
-  reads the entry its own indices name, so the value is rebuilt with those
-  indices in their place), and what they give: an operand of an `addi`/`subi`
-  index whose other operand can be rebuilt (Enzyme stores a triangle's values
-  at `j - (i + 1)`: `j` is the read index plus `i + 1`),
-- values defined at the top of the gradient function before REV (its arguments,
-  its constants and buffers), and constants,
-- `arith` ops without side effects, subviews, and `memref.load`s from memory that
-  no op writes at or after the load's place in the function (by top-level op):
-  a buffer of the function's own is written only through itself; the primal
-  arguments may alias one another, so a write to any of them counts for each;
-  shadows are disjoint from primal memory (Enzyme's contract for its duplicated
-  arguments); an op that may write memory some other way (`written_roots`: a call,
-  a copy, a zero-fill) counts for every buffer.
-
-`math` ops stay cached: in the authors' C programs (built with `-fno-builtin`)
-`exp` and `log` are calls, which Enzyme for LLVM caches; where Enzyme-MLIR caches
-a call's operand to call it again in REV, that cache stays too (one tape value
-per call, as theirs). A loop-carried value (an
-`iter_args` block argument) and an index other than the stored ones cannot be
-rebuilt, so their caches stay. Each recomputed REV load becomes a clone of the
-value's ops ahead of it; the buffer, its views, its store and its dealloc go
-(for a nested cache, the whole chain: buffers, handle stores and loads, deallocs).
-The values REV computes are the same, bit for bit: the same ops on the same
-operands.
+A value can be rebuilt from the indices it is stored at, values defined at the
+top of the function before REV, constants, pure `arith` ops, subviews and loads
+of memory no op writes at or after the load (`written_roots`); `math` ops,
+loop-carried values and other indices stay cached. Each recomputed REV load
+becomes a clone of the value's ops ahead of it, and the cache's buffers, views,
+stores and deallocs go. The values REV computes are the same, bit for bit: the
+same ops on the same operands.
 
 With `stats`, the pass prints per gradient function how many caches it turned
-into recomputation and how many it kept.
+into recomputation and how many it kept. The rules in full (indices solved
+through `addi`/`subi`, aliasing of primal arguments and shadows, nested caches),
+with the Enzyme sources and the authors' caches they follow:
+docs/research/recompute.md.
 """
 
 from __future__ import annotations

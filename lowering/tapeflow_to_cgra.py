@@ -5,46 +5,25 @@ loop bodies on the PE grid of the given hardware.
 Every innermost `scf.for` whose body is plain dataflow -- arithmetic, math, and
 memory accesses through the cache (memrefs, array-of-structs regions) or the
 scratchpad (tiles bound by `tapeflow-spad-bind`) -- becomes a `cgra.kernel` that
-the loop iterates. Each op of the body is placed on a PE and given an issue cycle
-by modulo list scheduling:
-
-- an op is ready when its operands have been computed (the producer's latency,
-  `targets.hardware.Latencies`) and routed over the mesh (one cycle per hop,
-  Manhattan distance between the PEs);
-- it takes the PE that can issue it earliest, with each PE issuing one op per
-  cycle modulo the initiation interval `ii`; the cache accepts `ports` and the
-  scratchpad `banks` accesses per cycle (modulo `ii`);
-- `ii` starts at the resource bound (ops / PEs, cache accesses / ports,
-  scratchpad accesses / banks) and grows until the schedule fits and every
-  loop-carried value (an `iter_args` recurrence, or a store to a buffer the body
-  also loads, unless both use the same iteration-dependent indices) reaches its
-  next-iteration consumer in time.
-
-Loop-invariant constants are hoisted out of the body first. Bodies with nested regions
-(`scf.if`, inner loops, layers) or calls are not kernels themselves. Every other run of
-placeable ops, in any block outside a kernel (between and around layers and loops, in a
-loop body that holds other loops or layers, in a branch, at the function's top level),
-is scheduled as straight-line code run once -- no iteration follows it, so nothing is
-carried and no slot is reused -- and moved into a `cgra.kernel` that runs once where the
-run was, its results the values the ops after it use: every op the simulator could place
-is placed (the REV computation with its REV layers, as the paper's Algorithm 2 puts it).
-With `place-straight-line=false` only loop-free layer bodies get such kernels (runs of
-two ops or more), the rest runs op by op outside the grid. With `disambiguate` (on by
-default) two accesses of one buffer in an iteration are ordered only when their indices
-may be equal (`lowering.ir.index_offsets`); off, every access of a buffer keeps program
-order. Loads and stores name their path: `cache` for buffers and regions, `spad` (with
-the slot) for scratchpad tiles. Scheduling is a whole-body algorithm; once a body is
-scheduled, it moves into a `cgra.kernel` and each of its ops becomes its placed form
+the loop iterates: each op is placed on a PE and given an issue cycle by modulo
+list scheduling, at the smallest initiation interval `ii` that the PEs, the cache
+ports, the scratchpad banks and the loop-carried values (an `iter_args`
+recurrence, or a store to a buffer the body also loads, unless both use the same
+iteration-dependent indices) allow. Every other run of placeable ops outside a
+kernel is scheduled as straight-line code and moved into a `cgra.kernel` that runs
+once where the run was (with `place-straight-line=false`, only loop-free layer
+bodies). With `disambiguate` (on by default) two accesses of one buffer in an
+iteration are ordered only when their indices may be equal
+(`lowering.ir.index_offsets`). Loads and stores name their path: `cache`, or
+`spad` with the slot. Each op of a scheduled body becomes its placed form
 (`cgra.op`, `cgra.load`, `cgra.store`) by a rewrite pattern.
 
-The hardware is the pass's options: every number the scheduler and the cost model
-(`targets.costs.op_latency`) read -- the grid, the FU latencies, the operand
-network's hop, the cache's hit latency and ports, the scratchpad's latency and
-banks, listed once in `targets.scheduling.HARDWARE_OPTIONS` -- defaults from the
-named `preset` (`targets.hardware.PRESETS`) and can be set one by one. The
-scheduler itself is `lowering.scheduling`; this module turns its schedules into
-`cgra.kernel` ops. The simulator passes its hardware's values, so the schedule is
-for the hardware it simulates. The pass runs at any stage of the lowering, once.
+The hardware is the pass's options (`targets.scheduling.HARDWARE_OPTIONS`),
+defaulting from the named `preset` (`targets.hardware.PRESETS`); the simulator
+passes its hardware's values, so the schedule is for the hardware it simulates.
+The scheduler itself is `lowering.scheduling`; this module turns its schedules into
+`cgra.kernel` ops. The pass runs at any stage of the lowering, once. The rules:
+docs/research/scheduling.md.
 """
 
 from __future__ import annotations

@@ -3,38 +3,26 @@
 over its trip count, its induction variable recomputed as `lb + k * s`.
 
 Why: Enzyme-MLIR 0.0.16 (enzyme-ad) differentiates `scf.for %i = %lb to %ub step
-%s` as if `s` were 1: its reverse sweep visits `ub - 1 - (i - lb)` (for `0 to 8
-step 2`, 7, 5, 3, 1 where the loop ran over 0, 2, 4, 6) and its caches get
-`(ub - lb) / s` entries rounded down (`1 to 8 step 2` runs 4 times and gets 3), so
-the gradient is wrong for every step other than 1 (docs/enzyme-bugs.md has the
-reproducer). Its rules for a loop of step 1 are right.
-`tapeflow-enzyme` runs this rewrite on the module it hands Enzyme; it is a pass of
-its own so that its output can be read and tested.
+%s` as if `s` were 1 (its reverse sweep visits the iterations of a step-1 loop and
+its caches get too few entries), so the gradient is wrong for every step other
+than 1 (docs/enzyme-bugs.md has the reproducer). Its rules for a loop of step 1
+are right. `tapeflow-enzyme` runs this rewrite on the module it hands Enzyme; it
+is a pass of its own so that its output can be read and tested.
 
 The rewrite changes no function's value on any input where the loop is defined:
 
-* `scf.for` (index or integer bounds; the step constant or a run-time value):
-  `trips = lb < ub ? ceildivui(ub - lb, s) : 0` and `scf.for %k = 0 to trips step 1`
-  carrying the same values, `%i = lb + k * s` at the start of the body. `ub - lb`
-  is taken unsigned: where `lb < ub` (signed, as `scf.for` compares) the difference
-  is below 2^w, so it is exact even where the signed subtraction overflows, and
-  `ceildivui` (`(d - 1) / s + 1` for `d > 0`) does not round through `d + s - 1`.
-  The count is the number of values `lb, lb + s, ...` below `ub`; where every
-  one of them and the first one past `ub` are representable (the original loop
-  ends without its induction variable wrapping), that count is below 2^(w-1)
-  and `lb + k * s` is exactly the original's `k`-th value. An empty loop
-  (`ub <= lb`) stays empty and yields its initial values. `scf.for` requires
-  `s > 0`; a loop whose step is not (the original never ends) is outside that.
-  Constant bounds give a constant count (Enzyme's caches keep a static size).
-* `affine.for` (Enzyme's pipeline lowers it to `scf.for` with its step): with one
-  lower bound `L`, `affine.for %k = 0 to min_j ((U_j - L) ceildiv s)` and
-  `%i = affine.apply (L + k * s)`, which stays a valid affine dimension for the
-  body's affine accesses. A lower bound that is the max of several expressions
-  cannot be subtracted in one affine map; such a loop is refused by name
-  (`strided_loops_left`), rather than handed to Enzyme to get a wrong gradient.
+* `scf.for`: `trips = lb < ub ? ceildivui(ub - lb, s) : 0` and `scf.for %k = 0 to
+  trips step 1` carrying the same values, `%i = lb + k * s` at the start of the
+  body: exact wherever the original loop ends without its induction variable
+  wrapping; an empty loop stays empty. Constant bounds give a constant count
+  (Enzyme's caches keep a static size).
+* `affine.for`: with one lower bound `L`, `affine.for %k = 0 to min_j ((U_j - L)
+  ceildiv s)` and `%i = affine.apply (L + k * s)`. A lower bound that is the max of
+  several expressions is refused by name (`strided_loops_left`), rather than
+  handed to Enzyme to get a wrong gradient.
 
-Nested loops are rewritten independently (an inner loop's bounds may use the
-outer induction variable, which is then the recomputed `lb + k * s`).
+Nested loops are rewritten independently. Why the count and the induction
+variable are exact: docs/research/loop-rewrites.md, "Unit steps".
 """
 
 from __future__ import annotations

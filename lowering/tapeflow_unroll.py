@@ -2,37 +2,27 @@
 `tapeflow-unroll{factor=U}`: unroll the tape-carrying inner loops of the gradient,
 FWD and REV alike, to widen the layers.
 
-The paper's layer graphs are compiler defined (Section VII.B, "Deep vs. Shallow
-Layer Graphs"): the same problem, unrolled by a low factor, gives a deep graph of
-narrow layers; unrolled by a high factor, a shallow graph of wide layers with more
-parallel operations per layer; Section VII.C goes to full unrolling. This pass is
+The paper's layer graphs are compiler defined: a low unroll factor gives a deep
+graph of narrow layers, a high one a shallow graph of wide layers; this pass is
 the knob. In every gradient function (`tapeflow.gradient_of`), each innermost
-`scf.for` that holds a tape or region store or load, and whose bounds and step are
-constants, becomes `U` copies of its body per iteration: copy `k` sees the
-induction variable `iv + k*step` (copy 0 sees `iv` itself), the iter_args flow
-from copy to copy, and the step is multiplied by `U`.
+`scf.for` that holds a tape or region store or load, and whose bounds and step
+are constants, becomes `U` copies of its body per iteration: copy `k` sees the
+induction variable `iv + k*step`, the iter_args flow from copy to copy, and the
+step is multiplied by `U`.
 
-The sweeps must be unrolled consistently. A REV loop reads, in reverse, what its
-FWD loop wrote, so both are unrolled by the same factor: the loops linked through
-a tape (a store in one, a load naming it in the other) form a group, and the
-group's factor is the largest divisor of the gcd of its trip counts that does
-not exceed `factor` (for Enzyme's usual FWD/REV pair, the largest divisor of the
-common trip count). A group that also reaches a tape op outside any unrollable
-loop is left alone. Loops with non-constant bounds are left alone.
+- The sweeps are unrolled consistently: the loops linked through a tape form a
+  group, unrolled by the largest divisor of the gcd of their trip counts that
+  does not exceed `factor`. A group that also reaches a tape op outside any
+  unrollable loop, and loops with non-constant bounds, are left alone.
+- The FWD-to-REV map survives: copy `k > 0` of store `N` gets a fresh id (copy 0
+  keeps `N`), and each load copy names the store copy that wrote the elements it
+  reads, computed by evaluating the index expressions over the iteration spaces.
+  A load copy that would read elements of several store copies (or indices the
+  evaluator cannot follow) stops the pass with an error naming the loop.
 
-The FWD-to-REV map must survive. Store ids are unique per tape, so copy `k > 0`
-of store `N` gets a fresh id; copy 0 keeps `N`. Each copy of a load then names
-the store copy that wrote the elements it reads. That copy is not assumed but
-computed: the index expressions of the store and of the load (`arith.constant`,
-`addi`, `subi`, `muli`, ... over the loop induction variables) are evaluated over
-their whole iteration spaces, which gives, for every element, the store copy that
-wrote it, and for every load copy the elements it reads. For Enzyme's REV loops,
-which run the FWD iterations backwards, load copy `k` of a loop unrolled by `U`
-reads what store copy `U-1-k` wrote. A load copy that would read elements written
-by several store copies (or indices the evaluator cannot follow) stops the pass
-with an error naming the loop.
-
-The pass takes a module at the tape or region stage (`lowering.ir.stages`).
+The pass takes a module at the tape or region stage (`lowering.ir.stages`). The
+paper's sections and the matching of store copies: docs/research/loop-rewrites.md,
+"Unrolling the tape loops".
 """
 
 from __future__ import annotations

@@ -4,43 +4,24 @@ value for value.
 
 It is the yardstick every pass is checked against (the passes move tape data,
 they never change arithmetic), so it favours plain, checkable semantics over
-speed: memrefs are numpy arrays (a `memref.subview` is a numpy view), scalars are
-Python floats, ints and bools computed as `tapeflow_dialects.semantics` says
-(MLIR's `arith` semantics: IEEE floats, integers wrapping at their width), and
-every tape access is checked (a tape entry read before it was written is an
-error, not a silent zero).
+speed: memrefs are numpy arrays, scalars are Python values computed as
+`tapeflow_dialects.semantics` says, and every tape access is checked (a tape
+entry read before it was written is an error, not a silent zero).
 
-Each function is compiled once into a list of Python closures over a frame of
-slots, one slot per SSA value, which runs several times faster than walking the
-IR on every step. Each op's closure is made by the builder registered for its
-class (`sim/impls/`, one module per dialect). By default (`fast=True`) the
-executor then goes further and runs generated Python for each function body and
-kernel loop (`sim/function_compiler.py`, `sim/kernel_compiler.py`), which falls
-back to these closures for anything unusual; `fast=False` runs the closures
-alone, the reference that path is tested against. Supported: func, scf (for,
-if, while, yield), arith, math, memref (alloc, alloca, dealloc, load, store,
-subview, copy, cast), the `enzyme` cache/gradient ops, and the TapeFlow dialects
-`tape`, `region`, `layer`, `stream` and `cgra`. Anything else is an
-`ExecutionError` that names the op and where it was written; so is every fault
-of a run (an index out of range, integer division by zero, an `scf.for` step
-that is not positive, a buffer beyond `sim.storage.ALLOCATION_LIMIT_BYTES`,
-calls or regions nested too deeply for Python).
+Each function is compiled once into Python closures over a frame of slots, one
+slot per SSA value, each made by the builder registered for its op class
+(`sim/impls/`, one module per dialect). By default (`fast=True`) the executor
+runs generated Python for each function body and kernel loop
+(`sim/function_compiler.py`, `sim/kernel_compiler.py`), which falls back to the
+closures for anything unusual; `fast=False` runs the closures alone, the
+reference that path is tested against. An op it does not support, and every
+fault of a run, is an `ExecutionError` that names the op and where it was
+written. The TapeFlow stages (`region`, `layer`, `stream`, `cgra`) run as the
+hardware would run them, every misuse an error. `Executor.stats` counts the
+stream traffic and the scratchpad's peak occupancy of the last `run`.
 
-The TapeFlow stages are run as the hardware would run them, with every misuse an
-error rather than a silently right (or wrong) value:
-
-- a `region` is an array of structs, `(*shape, slots)`, with a written mask;
-- a `layer.layer` runs its body each time it is reached and yields its barrier's
-  operands; its `layer.salloc` hands out a tile of the scratchpad. Each `run` has
-  one scratchpad (shared by the functions it calls), sized by the first salloc it
-  reaches, of 8-byte entries with a full/empty bit each;
-- a `stream.alloc` tape is a stack of tiles in DRAM with a byte budget:
-  `stream.fwd` spills full entries and empties them, `stream.rev` pops the tile of
-  the FWD stream it names and fills its entries, `stream.store/load` fill and read
-  single entries.
-
-`Executor.stats` counts the stream traffic and the scratchpad's peak occupancy of
-the last `run`.
+The supported ops, the faults, and how regions, layers, the scratchpad and
+streams behave at run time: docs/research/executor.md.
 """
 
 from __future__ import annotations

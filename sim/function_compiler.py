@@ -2,33 +2,23 @@
 The executor's fast path for whole functions: each function body becomes the
 source of one Python function over the closure executor's frame (a list with
 one slot per SSA value), exec'd once when the function is first called.
-
-Why: once kernel loops are compiled (`sim/kernel_compiler.py`), the time goes
-to the code around them. LeNet, for instance, runs 160k short kernel loops
-inside five-deep loop nests of index arithmetic, subviews and loads, and the
-closure executor pays several nested closure calls per op there (the op, its
-timing wrapper, its trace wrapper). The generated function does the same in
-straight-line Python:
-
-- `scf.for`, `scf.if` and `layer.layer` become Python `for`/`if` blocks, and
-  `func.call`/`func.return` plain calls and returns;
-- scalar ops are the statements of their semantics-table entry
-  (`tapeflow_dialects.semantics`), on frame slots: the same statements the
-  closures' functions are made from;
-- `memref.load/store` use the buffer layouts of the kernel compiler: one flat
-  index, one memoryview access, one packed trace append;
-- a kernel loop is its compiled function between the timing recorder's
-  `kernel_loop` and `end_kernel_loop`, as the closure executor does it;
-- the costs of consecutive ops outside kernels are given to the timing recorder
-  together (`TimingRecorder.ops`) by the first of them: nothing in between can
-  close the window they go to, so the windows get the same sums;
-- every other op runs its closure step, reading and writing the same frame.
-
-Each op keeps the closure executor's order of effects (trace record, REV phase,
-timing, then the op). A memref access that is out of range, or a buffer the
-layouts cannot describe, runs the op's closure step instead. Functions the
-generator cannot handle (Python's limit on nested blocks) keep the closures.
 It sees the executor only as a `sim.compile_context.CompileContext`.
+
+`scf.for`, `scf.if`, `layer.layer`, `func.call` and `func.return` become Python
+blocks, calls and returns; scalar ops the statements of their semantics-table
+entry (`tapeflow_dialects.semantics`); memref accesses use the kernel compiler's
+buffer layouts; kernel loops run their compiled functions between the timing
+recorder's `kernel_loop` and `end_kernel_loop`; every other op runs its closure
+step on the same frame. Each op keeps the closure executor's order of effects
+(trace record, REV phase, timing, then the op); the costs of consecutive ops
+outside kernels reach the timing recorder in one call (`TimingRecorder.ops`),
+which gives the windows the same sums. A memref access that is out of range, or
+a buffer the layouts cannot describe, runs the op's closure step instead.
+Functions the generator cannot handle (Python's limit on nested blocks) keep the
+closures.
+
+Why, and what each construct becomes: docs/research/executor.md, "Function
+bodies as generated Python".
 """
 
 from __future__ import annotations

@@ -4,39 +4,20 @@ The executor's fast path for kernel loops: each `scf.for` whose body is one
 function, exec'd once when the executor compiles the function around it. It sees the
 executor only as a `sim.compile_context.CompileContext`.
 
-Why: nearly all the dynamic ops of a gradient run inside kernel loops, and the
-closure executor spends most of its time there on interpretation (one closure
-call per op, frame-list indexing, rebuilding index tuples, numpy scalar boxing,
-and a trace record per access that looks up the buffer every time). The
-generated function does the same work with Python locals:
+The generated function computes every value the closure executor computes, bit
+for bit (a placed op is the statements of its semantics-table entry,
+`tapeflow_dialects.semantics.Scalar.render`), appends the same trace (one packed
+entry per access, `MemoryTrace.packed`) and keeps every check on scratchpad tiles
+and regions, in the same order. Anything unusual falls back to the closure
+executor, which stays the reference: a buffer that cannot be located sends the
+whole loop run to the closure step; an access out of range or to an unwritten
+entry sends that one op to its closure step, which raises the same error.
+`Executor(fast=False)` never uses this module; test/sim/test_fast_path.py and
+test/sim/test_semantics.py check that both paths give identical outputs, traces
+and reports.
 
-- the loop is a plain `for iv in range(lb, ub, step)`; SSA values are local
-  variables; values defined outside the loop are read from the frame once;
-- a placed op is the statements of its entry in the semantics table
-  (`tapeflow_dialects.semantics.Scalar.render`: `a + b` with its wrap-around
-  check, a comparison, or one call of the table's function), whose closure
-  calls that entry's function made from the same statements, so every value is
-  the one the closure executor computes, bit for bit; an op that cannot raise
-  and reads only loop-invariant values is computed once before the loop;
-- a buffer (memref view or region) is located once per run of the loop: its
-  owner's elements as a flat memoryview, the view's offset and strides in
-  elements, its shape and its simulated base address. An access is then one
-  flat index `k = offset + i*s0 + j*s1`, one element read or write, and one
-  trace append of `(k << 5) + packed_base` (address `base + 8k`, see
-  `MemoryTrace.packed`);
-- scratchpad tiles and regions keep every check of the closure executor (tile
-  bounds, full/empty bits, written masks), in the same order.
-
-Anything unusual falls back to the closure executor, which stays the
-reference: if a buffer cannot be located (an unexpected dtype, a read-only
-array, a freed region, a slot outside a tile...) the whole loop run is done by
-the closure step; if one access is out of range or reads an entry nobody wrote,
-that single op is done by its closure step, which raises the same error (a
-negative memref index included) and records the same trace entry; undefined
-behaviour (integer division by zero) and a loop step that is not positive are
-the same located errors as the closures raise. `Executor(fast=False)` never
-uses this module; test/sim/test_fast_path.py and test/sim/test_semantics.py check
-that both paths give identical outputs, traces and reports.
+Why it pays, and how the generated code locates buffers and hoists invariants:
+docs/research/executor.md, "Kernel loops as generated Python".
 """
 
 from __future__ import annotations

@@ -2,38 +2,20 @@
 A simulated run as a timeline in the trace-event format (the JSON that Chrome's
 `about:tracing` and Perfetto, https://ui.perfetto.dev, open): `tapeflow-sim
 --timeline FILE`, or `simulate(..., timeline=True).timeline`. docs/timeline.md
-shows how to read it.
+shows how to read it and what each track and counter holds.
 
 Everything in it is what `sim.timing.report` charged, laid out in time; nothing is
 measured anew:
 
-- track "windows": one slice per timing window that took cycles, a kernel loop
-  (`FWD kernel loop`, `REV kernel loop`) or a stretch of ops outside kernels
-  (`FWD ops`, `REV ops`), back to back from cycle 0 to `cycles.total`. Inside a
-  window, the stalls are child slices: `stall: REV tile` at its start (the cycles
-  it waited for its REV stream, `cycles.stream_stall`) and `stall: memory` at its
-  end (the cycles beyond its compute, `cycles.memory_stall`).
-- track "layers": one slice per `layer.layer` run (`FWD layer 3`, ...), from
-  where the layer started to where it ended. Inside a stretch of ops a point is
-  placed exactly: the window's stream stall, the latencies of the ops before it
-  and the DRAM latency of each miss before it (how the window's cycles are
-  counted); a layer boundary between windows falls on the window boundary.
+- track "windows": one slice per timing window that took cycles, back to back
+  from cycle 0 to `cycles.total`, its stream stall (`stall: REV tile`) and memory
+  stall (`stall: memory`) as child slices at its start and its end;
+- track "layers": one slice per `layer.layer` run, from where it started to where
+  it ended;
 - tracks "FWD spills n" and "REV preloads n": each stream transfer as the report
-  placed it (`sim.models.streams`), from its issue to its arrival: at least
-  `dram.latency_cycles` plus its bytes over the DRAM bandwidth, more when the
-  channel was busy with the transfers before it. A FWD spill is issued at the end
-  of the window that ran `stream.fwd`; a REV preload as soon as its tile's
-  entries were free. Transfers that overlap go on separate tracks (lanes), so
-  that each track's slices are disjoint.
-- counter "scratchpad occupancy" (bytes of full entries), sampled at the start of
-  every window and at the end of the run.
-- counter "DRAM bandwidth" (GB/s at the hardware's clock): each window's missed
-  and written-back lines spread evenly over the window (after its stream stall),
-  and each stream transfer at the full DRAM bandwidth while its bytes move (one
-  transfer at a time). The
-  model lets background FWD spills overlap with the windows' own traffic, so the
-  sum can exceed `dram.bandwidth_gbs`; the final flush of dirty lines, which the
-  report counts in `dram_bytes` but charges no time, is not shown.
+  placed it (`sim.models.streams`), from its issue to its arrival; transfers that
+  overlap go on separate tracks (lanes), so that each track's slices are disjoint;
+- counters "scratchpad occupancy" and "DRAM bandwidth".
 
 Time: simulated cycles at `clock_ghz`, in microseconds (the format's unit),
 rounded to whole nanoseconds (what Perfetto keeps); every slice's `args` hold its

@@ -10,33 +10,14 @@ all take an op's meaning from here, so it is written once. An entry is a
 function made from that same template (what the closures call), so the two
 paths cannot disagree.
 
-Values, as the executor holds them:
-
-- floats are Python floats. `f64` is IEEE double, with IEEE results (inf, nan)
-  where Python's `math` raises. `f32` and `f16` results are rounded to their
-  precision after every op (via `struct`, so an overflow gives inf), their
-  storage stays double; `bf16`, `f80` and `f128` are computed in double and not
-  rounded.
-- integers of width `w` (index: 64 bits, `INDEX_WIDTH`) are Python ints in the
-  signed range [-2^(w-1), 2^(w-1)); `i1` values are bools (or 0/1). Ops treat
-  their operands as MLIR `arith` does: two's-complement wrap-around at the width
-  (`addi`, `subi`, `muli`, `shli`, `trunci`, `index_cast` to narrower), operands
-  read as unsigned by the `*ui` ops and the unsigned `cmpi` predicates, `i1`
-  true read as -1 by the signed ones. Inputs are taken to be in that range.
-
-Where MLIR leaves a result undefined the table either raises `UndefinedBehavior`
-or picks a documented deterministic value:
-
-- division (`divsi`, `divui`, `remsi`, `remui`, `floordivsi`, `ceildivsi`,
-  `ceildivui`) by zero, and the signed divisions `divsi`, `floordivsi` and
-  `ceildivsi` of the minimum value by -1 (overflow), raise `UndefinedBehavior`
-  (the executor reports it where the op is written);
-- a shift by an amount >= the width (the amount read as unsigned, so a negative
-  one too) gives 0 for `shli` and `shrui`, and the sign fill (0 or -1) for
-  `shrsi`;
-- the `overflowFlags` (nsw/nuw) do not make a wrapped result poison: it wraps;
-- `fptosi`/`fptoui` of nan give 0, of a value out of the type's range the
-  nearest end of the range (saturation).
+Values follow MLIR's `arith`: floats are Python floats (IEEE `f64`; `f32` and
+`f16` rounded to their precision after every op); integers of width `w` (index:
+`INDEX_WIDTH` bits) are Python ints in the signed range, wrapping at the width,
+read as unsigned by the `*ui` ops and predicates. Where MLIR leaves a result
+undefined the table raises `UndefinedBehavior` (division by zero, signed
+division overflow) or picks a documented deterministic value (shifts by the
+width or more, wrapped nsw/nuw results, `fptosi`/`fptoui` of nan or out of
+range). Every rule: docs/research/executor.md, "Scalar values".
 
 The module imports only xDSL, numpy and the standard library, so that both the
 passes and the simulator can use it.

@@ -4,29 +4,23 @@ cycles"; every parameter is a field of `targets.hardware.Hardware`).
 
 - A kernel loop of N iterations costs `max(compute, memory)`. Compute is
   `(N-1)*ii + length` from its modulo schedule, or `N*ii` when the loop continues
-  the previous layer's tile of the same strip-mined loop (see below). Memory is
-  the larger of its DRAM bytes over the bandwidth and the ports' time: its misses,
-  in groups of `mshrs` outstanding ones, each group the DRAM latency, plus its
-  hits, each holding one of the `ports` cache ports for a cycle. Misses overlap
-  with each other and with compute, but a hit needs its port like any access:
-  while the miss file is full an in-order port cannot serve the hits behind the
-  waiting miss, so hits add to the miss time instead of hiding under it.
+  the previous layer's tile of the same strip-mined loop: the pipeline is filled
+  once, not once per tile, unless the tile's REV stream stalled. Memory is the
+  larger of its DRAM bytes over the bandwidth and the ports' time: its misses, in
+  groups of `mshrs` outstanding ones, each group the DRAM latency, plus its hits,
+  each holding one of the `ports` cache ports for a cycle (a hit does not hide
+  under a waiting miss). A continued tile adds its misses at the loop's steady
+  rate (`mshrs` per DRAM latency) and its hits at `ports` per cycle.
 - Ops outside kernels issue one after another: the sum of their latencies
   (memory accesses at the cache's hit latency), plus the DRAM latency per miss.
   A kernel no loop iterates (a layer's straight-line dataflow) is a kernel loop
   of one trip: its schedule's length.
-- Consecutive layers of one strip-mined loop (the same kernel loop, marked strip-mined
-  by `tapeflow-layers`, as the body of consecutive layers) overlap across the layer
-  barrier: the scratchpad holds the next tile while the current one drains (double
-  buffering, as the streams already assume), so the pipeline is filled once, not once
-  per tile. Where the next tile is not resident in time (its REV stream stalled), the
-  pipeline has drained meanwhile and fills again. The loop's misses likewise keep
-  the miss file busy across the barrier: a continued tile adds its misses at the
-  loop's steady rate (`mshrs` per DRAM latency) and its hits at `ports` per cycle,
-  not a whole group of misses of its own.
-- A REV stream starts when the previous REV layer starts and delays its own
-  layer only by what has not arrived by then; FWD streams drain in the
-  background. Both take DRAM bandwidth.
+- A REV stream delays its own layer only by what has not arrived when the layer
+  starts; FWD streams drain in the background. Both take DRAM bandwidth
+  (`sim.models.streams`).
+
+Why each rule (double buffering across layer barriers, in-order ports, the
+stream mechanisms): docs/DESIGN.md, "Timing models".
 """
 
 from __future__ import annotations

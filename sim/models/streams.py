@@ -3,30 +3,27 @@ The scratchpad's streams in time (the `cgra` model): when each tile's transfer
 is issued, when it completes, and what the layers wait for.
 
 The scratchpad is a ring of `capacity` 8-byte entries. Each layer run takes its
-tile's entries (`TimingRecorder.tiles`) from the ring and gives them back:
+tile's entries (`TimingRecorder.tiles`) from the ring and gives them back. One
+DRAM channel moves the streams in order, at the DRAM bandwidth.
 
-- A FWD layer takes its entries when it starts (it waits, stalled, until that many
-  entries are free) and gives them back once its FWD stream has read them out: the
-  stream is issued when the layer ends and drains at the DRAM bandwidth, after the
-  transfers issued before it (one DRAM channel, streams in order).
+- A FWD layer takes its entries when it starts (stalled until that many entries
+  are free) and gives them back once its FWD stream, issued when the layer ends,
+  has read them out.
 - A REV layer's stream fills its tile before the layer may read it. The stream
-  engine knows every REV stream in advance (they mirror the FWD streams, Pass 3),
-  and each entry has a full/empty bit, so it may issue the stream as soon as the
-  tile's entries are free (`runahead`): up to as many tiles ahead as the ring
-  holds. Without `runahead` a stream is issued no earlier than the start of the
-  previous REV layer (one layer ahead, as the paper's streams at the head of each
-  REV layer). Either way it is issued no earlier than the REV sweep starts and the
-  stream before it, and its data arrive the DRAM latency after issue, at the
-  bandwidth, after the transfers before it. The layer waits (a stream stall) for
+  engine knows every REV stream in advance (they mirror the FWD streams, Pass 3)
+  and each entry has a full/empty bit, so with `runahead` the stream is issued as
+  soon as the tile's entries are free, up to as many tiles ahead as the ring
+  holds; without, no earlier than the start of the previous REV layer (one layer
+  ahead, as the paper's streams at the head of each REV layer). Either way no
+  earlier than the REV sweep and the stream before it; its data arrive the DRAM
+  latency after issue, at the bandwidth. The layer waits (a stream stall) for
   whatever has not arrived when it would start; its entries are freed when it ends.
 
-A tile that fills the whole ring therefore cannot be fetched while the previous
-one is in use: its layer waits the whole transfer. The distance a stream was
-issued ahead is the number of REV tiles still resident when it was issued (1: one
-layer ahead; 0: nothing overlapped it).
-
-Times are in cycles from the start of the run; a stall is added to the window in
-which it happens and shifts every later window.
+The distance a stream was issued ahead is the number of REV tiles still resident
+when it was issued (1: one layer ahead; 0: nothing overlapped it). Times are in
+cycles from the start of the run; a stall is added to the window in which it
+happens and shifts every later window. What follows from this (a tile that fills
+the whole ring waits its whole transfer): docs/DESIGN.md, "Timing models".
 """
 
 from __future__ import annotations

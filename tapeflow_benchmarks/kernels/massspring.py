@@ -4,32 +4,25 @@ spring forces), with O = 2*S objects, S springs, H hidden units and 16 sine wave
 
 - nn1, per hidden unit i: `tanh` of the weighted sum of 16 sine features
   `sin(phase0 + 2*pi*j/16)`, of 4 state features per object (`0.05 * x[o][0]`,
-  `0.05 * x[o][1]`, `0.05 * v[o][0]`, `0.05 * v[o][1]`: the "x, x+1, v, v+1"
-  reads of adjacent words), of two constant features (the goal direction, fixed
-  here) and of a bias; W1 is `[H][16 + 4*O + 2]`. The sine phase is carried
-  through the loop as an inactive f64, so the kernel needs no int-to-float cast.
+  `0.05 * x[o][1]`, `0.05 * v[o][0]`, `0.05 * v[o][1]`), of two constant features
+  (the goal direction, fixed here) and of a bias; W1 is `[H][16 + 4*O + 2]`.
 - nn2, per spring s: `act[s] = tanh(sum_j W2[s][j] * hidden[j] + b2[s])`.
 - apply-force, per spring s between objects a = 2s and b = 2s+1: `dist = x[b] -
-  x[a]`, `len = |dist| + 1e-4`, `target = L[s] * (1 + act[s] * A[s])`,
+  x[a]`, `len = |dist| + 1e-4` (Euclidean), `target = L[s] * (1 + act[s] * A[s])`,
   `imp = (len - target) / len * dist`, `vinc[a] -= imp`, `vinc[b] += imp`.
 
-Choices where BENCHMARKS.md leaves room or is not self-consistent:
-- The state is two-dimensional (`x`, `v`, `vinc` are `[O][2]`), as in DiffTaichi:
-  that is what gives four state features per object. The spring length is then
-  DiffTaichi's Euclidean `sqrt(d0*d0 + d1*d1)`; BENCHMARKS.md's
-  `sqrt(x[a]*x[b] + x[a]*x[b])` is the authors' one-dimensional stand-in for it,
-  with the same op mix (two products, an add, a square root).
-- Springs join objects 2s and 2s+1 (that is why O = 2*S), computed from the loop
-  index: anchor tables would be integer buffers, and every buffer here is f64.
-- Only W1, b1, W2 and b2 are differentiated; the state x, v, the rest lengths L
-  and the actuation amplitudes A are constants; vinc is an output accumulated in
-  place, so after the gradient its shadow still holds its seed.
-- hidden and act are temporaries allocated with `memref.alloca`: Enzyme-MLIR
-  cannot differentiate a `memref.dealloc` of a buffer that carries derivatives.
+The state `x`, `v`, `vinc` is `[O][2]`, as in DiffTaichi. Only W1, b1, W2 and b2
+are differentiated; x, v, the rest lengths L and the actuation amplitudes A are
+constants; vinc is an output accumulated in place, so after the gradient its
+shadow still holds its seed. hidden and act are `memref.alloca` temporaries, and
+the sine phase is carried through the loop as an inactive f64.
 
 Sizes: `small` O = 4 objects (2 springs), H = 3 hidden; `paper` O = 128 (64
 springs), H = 32 (Table II); `artifact` O = 32 (16 springs), H = 16, the sizes of the
-authors' artifact (BENCHMARKS.md; no unroll pragma known, so not unrolled).
+authors' C version, not unrolled.
+
+Why each choice, and where it departs from the authors' C version:
+docs/research/kernels.md, "Mass Spring".
 """
 
 from __future__ import annotations

@@ -10,26 +10,18 @@ pointer swap of the original does: row t is read from `src` for even t and from
 differentiated; dst, an output, is passed with its shadow too (the values it
 carries between rows are active).
 
-Two choices keep the body straight-line code, which is what a CGRA maps:
-- the swap is implemented by unrolling the row loop by two (src->dst, then
-  dst->src), with the last step peeled when R-1 is odd, instead of an `scf.if`
-  on the parity of t. The unrolled loop counts pairs with step 1 and computes
-  t = 2 * pair: Enzyme-MLIR reverses an `scf.for` with a step other than 1
-  wrongly (it recomputes the induction variable as `ub - 1 - iv`, ignoring the
-  step), which gave wrong gradients and out-of-bounds accesses;
-- a missing neighbour is replaced by the cell itself (the index is clamped with
-  `arith.select`), since `min(m, m) = m`: the value is the artifact's, and the
-  derivative too, as both operands are the same buffer element.
+The body is straight-line code, which is what a CGRA maps: the swap is the row
+loop unrolled by two (src->dst, then dst->src; the last step peeled when R-1 is
+odd), counting pairs with step 1, and a missing neighbour is the cell itself (the
+index clamped with `arith.select`: `min(m, m) = m`, value and derivative alike).
 
 Sizes: `small` R = 6, C = 8 (five row steps: two unrolled pairs and the peeled
-step); `paper` R = 128, C = 256 (Table II; one version of the authors' artifact used
-32 x 32); `artifact` the authors' program (authors-kernels.md section 7): R = C =
-100, columns 1 .. 99 (column 0 never written), the column loop written unrolled by
-U = 16 before differentiation as clang applies their `unroll_count(16)` before their
-Enzyme runs (-O3): 6 trips of 16 cells, then the 3 remaining cells in line. Their dst
-is constant and its pointer swaps with the active src, so reverse-pass updates land
-in primal rows (section 7.5): that mixing of a constant and an active buffer in one
-pointer is not expressible with typed activities, so dst keeps its shadow here.
+step); `paper` R = 128, C = 256 (Table II); `artifact` the authors' program: R = C =
+100, columns 1 .. 99, the column loop written unrolled by U = 16 before
+differentiation (6 trips of 16 cells, then the 3 remaining cells in line).
+
+Why each choice, and how the artifact size follows the authors' source:
+docs/research/kernels.md, "PathFinder".
 """
 
 from __future__ import annotations
