@@ -387,10 +387,10 @@ def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
     """Unroll the tape-carrying innermost loops of one gradient function in place."""
     name = function.sym_name.data
     report = UnrollReport(name)
+    if factor == 1:
+        return report  # nothing to do, nothing recorded
     plan = _plan(function, factor)
     record_unroll_factors(function, [plan.factors[loop] for loop in plan.loops])
-    if factor == 1:
-        return report
     loops, factors, pairs, accesses, owner = (
         plan.loops,
         plan.factors,

@@ -6,17 +6,27 @@ its type. The harness checks every report against it (`result_cache`) and takes
 its `runs.csv` columns from paths into it (`harness/columns.py`).
 
 A type is one of `INT`, `NUM`, `STR`, `BOOL`, a nested mapping of keys, or
-`{str: T}`: a mapping of any keys to values of type T.
+`{str: T}`: a mapping of any keys to values of type T; `ModelOnly(T)` is a key of
+type T that only some timing models report (`TimingModel.add_counts`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 INT = "int"
 NUM = "number"
 STR = "str"
 BOOL = "bool"
+
+
+@dataclass(frozen=True)
+class ModelOnly:
+    """A key only some timing models report (absent under the others)."""
+
+    kind: Any
+
 
 HARDWARE_SCHEMA: dict[str, Any] = {
     "name": STR,
@@ -64,7 +74,7 @@ REPORT_SCHEMA: dict[str, Any] = {
         "shadow": INT,
         "tape": INT,
         "total": INT,
-        "authors": INT,
+        "authors": ModelOnly(INT),  # the salam model's: the authors' own count
     },
     "spad": {"accesses": INT, "peak_bytes": INT},
     "streams": {"write_bytes": INT, "read_bytes": INT, "prefetch_distance": NUM},
@@ -77,4 +87,4 @@ REPORT_SCHEMA: dict[str, Any] = {
 """What `sim.simulator.evaluate` returns (keys beyond these are allowed: a newer
 simulator may add some)."""
 
-__all__ = ["BOOL", "HARDWARE_SCHEMA", "INT", "NUM", "REPORT_SCHEMA", "STR"]
+__all__ = ["BOOL", "HARDWARE_SCHEMA", "INT", "NUM", "REPORT_SCHEMA", "STR", "ModelOnly"]

@@ -73,7 +73,7 @@ def unused_hardware(variant: str, hardware: Hardware) -> str | None:
         return (
             f"the {variant} variant never uses the scratchpad: {hardware.name}'s "
             f"{hardware.scratchpad.size_bytes} B scratchpad stays idle, yet counts in "
-            "sram_bytes (use an Enzyme preset, or --spad-bytes 0)"
+            "sram_bytes (an Enzyme preset, or scratchpad.size_bytes 0, has none)"
         )
     return None
 
@@ -151,11 +151,11 @@ def prepare(
     if variant not in VARIANTS:
         raise SimulationError(f"unknown variant '{variant}'; choose from {', '.join(VARIANTS)}")
     if unroll < 1:
-        raise SimulationError(f"--unroll must be at least 1, got {unroll}")
+        raise SimulationError(f"the unroll factor must be at least 1, got {unroll}")
     if variant == "tapeflow" and hardware.scratchpad.size_bytes <= 0:
         raise SimulationError(
             f"the tapeflow variant needs a scratchpad; {hardware.name} has none "
-            "(use a Tflow preset, --spad-bytes, or scratchpad.size_bytes in --hw/--set)"
+            "(scratchpad.size_bytes is 0; the Tflow presets have one)"
         )
     check_schedulable(hardware)
     lowering = timing_model.lowering_hardware(hardware, 0)

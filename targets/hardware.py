@@ -13,8 +13,7 @@ Sources, cited by key in each field's docstring:
 - `assumption`: a value this project chose where no source gives one; each says why.
 - `salam`: the authors' gem5-SALAM fork (`sfu-arch/gem5-SALAM`, branch `binned`,
   commit `a5e40f4be` unless another is named), read by the `salam` model only
-  (`DatapathConfig`); ../shared/papers/gem5-salam-mechanisms.md and
-  docs/research/gem5-salam.md describe it.
+  (`DatapathConfig`); docs/research/gem5-salam.md describes it.
 
 Every value can be overridden (`configure`), so that sweeps can vary any of them.
 """
@@ -255,7 +254,7 @@ class FunctionalUnits:
 @dataclass(frozen=True)
 class DatapathConfig:
     """Issue limits of the authors' lockstep datapath, read by the `salam` model
-    (`targets.lockstep`) and by no other."""
+    (`sim.models.salam.lockstep`) and by no other."""
 
     units: FunctionalUnits = field(default_factory=FunctionalUnits)
     sched_threshold: int = 10000

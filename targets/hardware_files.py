@@ -178,18 +178,3 @@ def _at(data: Any, loc: Sequence[Any]) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return data
-
-
-def layered(
-    hardware: Hardware,
-    files: Sequence[str] = (),
-    sets: Sequence[str] = (),
-    ways: Callable[[int], int] = associativity_for,
-) -> Hardware:
-    """`hardware` with each file, then each `--set`, applied in order (a cache size
-    without its ways takes `ways(size)`, as `apply`)."""
-    for path in files:
-        hardware = apply(hardware, load_file(path), str(path), ways)
-    for text in sets:
-        hardware = apply(hardware, parse_assignment(text), f"--set {text}", ways)
-    return hardware

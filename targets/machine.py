@@ -95,10 +95,23 @@ def build_machine(
     return hardware
 
 
+def layered(
+    hardware: Hardware,
+    files: Sequence[str] = (),
+    sets: Sequence[str] = (),
+    ways: Callable[[int], int] = associativity_for,
+) -> Hardware:
+    """`hardware` with each file, then each `--set key=value`, applied in order:
+    `build_machine` with file and setting layers."""
+    layers = [*(file_layer(str(f)) for f in files), *(setting_layer(t) for t in sets)]
+    return build_machine(hardware, layers, ways=ways)
+
+
 __all__ = [
     "Layer",
     "build_machine",
     "file_layer",
+    "layered",
     "merge_into",
     "nested_key",
     "options_layer",

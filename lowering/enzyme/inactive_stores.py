@@ -1,37 +1,16 @@
 """
 Stores of inactive values into active buffers, made correct under Enzyme-MLIR.
 
-The adjoint of `store c -> x[i]`, where `c` carries no derivative (a constant, a
-value computed from constants, integers and `enzyme_const` arguments), is
-`dx[i] = 0` at the matching point of the reverse sweep: the old value of `x[i]`
-is gone, so nothing read from `x[i]` afterwards depends on it. Enzyme-MLIR 0.0.16
-(enzyme-ad) emits no adjoint at all for such a store, so the shadow keeps what was
-accumulated into it (the seed of an output the function zeroes before summing
-into it: PolyBench's covariance, correlation, atax; Enzyme's own mincut tests).
-docs/enzyme-bugs.md has the reproducer.
-
-The fix gives Enzyme, for each such store, a stored value it treats as active and
-that is the same value bit for bit: `c` is written to a rank-0 scratch buffer and
-read back (`store c -> t; v = load t; store v -> x[i]`). Enzyme's adjoint of an
-active store is exactly the missing one (read `dx[i]`, zero it, pass it on to the
-value's adjoint, which lands in the scratch's shadow), and Enzyme places it where
-the store's reverse belongs at any loop depth and under any branch, in order with
-the other shadow accumulations. No value changes on any input, inf and NaN
-included: `v` is `c`.
-
-After Enzyme, `drop_store_routes` removes what the route leaves behind in the
-gradient: the forward sweep's scratch round trip (the load is replaced by the
-stored value) and the scratch's shadow (written, never read by anything else), so
-the gradient differs from Enzyme's only by the `dx[i] = 0` stores, and the primal
-functions Enzyme returns (lowered from affine, canonicalized) have their round
-trips undone (`undo_store_routes`).
-
-Which values are inactive is decided conservatively (a value is active unless
-shown otherwise): a load is inactive only from a buffer that is an `enzyme_const`
-argument or a local buffer into which only inactive values are stored; a value
-defined by an op with regions, or a block argument of a loop, counts as active.
-Stores whose value Enzyme finds inactive where this analysis does not are left as
-Enzyme makes them.
+The adjoint of `store c -> x[i]`, where `c` carries no derivative, is `dx[i] = 0`;
+Enzyme-MLIR 0.0.16 emits none, so the shadow keeps what was accumulated into it
+(docs/enzyme-bugs.md has the reproducer). Before Enzyme, each such store is routed
+through a rank-0 scratch buffer (`store c -> t; v = load t; store v -> x[i]`), which
+Enzyme treats as active and differentiates with exactly the missing adjoint, at
+the right place at any depth; no value changes (`v` is `c`). After Enzyme,
+`drop_store_routes` removes the route's leftovers from the gradient and
+`undo_store_routes` from the primal functions. Which values are inactive is
+decided conservatively (active unless shown otherwise). The argument in full:
+docs/research/enzyme-output.md.
 """
 
 from __future__ import annotations

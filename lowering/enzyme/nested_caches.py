@@ -1,44 +1,21 @@
 """
 Enzyme's caches nested per outer iteration, and the one tape each becomes.
 
-In a triangular nest (`for i < n; for j = i+1 .. n`, PolyBench's syrk, syr2k,
-covariance, lu) the inner trip count changes with `i`, so Enzyme-MLIR 0.0.16 cannot
-size one buffer for the whole nest. It allocates, in each FWD iteration of the
-outer loop, a buffer of that iteration's extent, and keeps its handle in a
-top-level buffer of handles (`memref<?xmemref<?x4xf64>>`); REV loads the handle back
-for the mirrored iteration, reads the values, and deallocates it:
+In a triangular nest (`for i < n; for j = i+1 .. n`) Enzyme-MLIR allocates, in each
+FWD iteration of the outer loop, a buffer of that iteration's extent and keeps its
+handle in a top-level buffer of handles (`memref<?xmemref<?x4xf64>>`); REV loads
+the handle back, reads the values and deallocates it. A nest triangular at several
+levels nests the buffers as deep. `classify_nested_cache` follows such a chain, at
+any depth, from the top-level buffer down to the buffers of values.
 
-    %H = memref.alloc(%n) : memref<?xmemref<?x4xf64>>
-    scf.for %i ... {                                   // FWD
-      %e = arith.subi %n, %i1 : index
-      %a = memref.alloc(%e) : memref<?x4xf64>
-      enzyme.store %a, %H[%i] ([%n]) : memref<?xmemref<?x4xf64>>
-      ... memref.store %v, (subview of %a)[%k] ...
-    }
-    scf.for %r ... {                                   // REV
-      %b = enzyme.load %H[%ri] ([%n]) : memref<?xmemref<?x4xf64>>
-      ... memref.load (subview of %b)[%k'] ...
-      memref.dealloc %b : memref<?x4xf64>
-    }
-
-A nest triangular at several levels (PolyBench lu's `i, j < i, k < j`) nests the
-buffers as deep: per `i` a buffer of per-`j` buffers
-(`memref<5xmemref<?xmemref<?xf64>>>`), each level's handle stored in the level
-above in FWD, loaded from it in REV. `classify_nested_cache` follows such a
-chain, at any depth, from the top-level buffer down to the buffers of values.
-
-`tapeflow-raise-tape` makes one value tape of a chain, indexed by each level's
-handle index followed by the values' buffer's: `!tape.tape<?x?x4xf64>`, or
-`!tape.tape<5x?x?xf64>` for lu. Its extents are the top-level buffer's and, for
-each `?` extent of a per-iteration buffer, its maximum over the loops around that
-buffer, computed at run time by a loop nest cloned from the FWD loops around it
-(their bounds and the computation of the extent: pure `arith`, or ops free of side
-effects that read no buffer the FWD nest writes, such as the counting loop of a
-while loop; anything else and the buffers stay memrefs, with the reason). The tape is the bounding
-box of the triangle: entries outside it are never written and never read (the executor checks that
-every read entry was written); where the extents are affine in the indices, raise-tape records them
-(`lowering.enzyme.ragged_extents`) and `tapeflow-pack-tapes` later packs the tape. The handle
-stores, handle loads and per-iteration deallocs go; the handle buffer's dealloc frees the tape.
+`tapeflow-raise-tape` makes one value tape of a chain (`!tape.tape<?x?x4xf64>`),
+indexed by each level's handle index then the values' buffer's, whose extents are
+the top-level buffer's and each per-iteration extent's maximum, computed at run
+time by a loop nest cloned from the FWD loops around it (pure arithmetic, or ops
+that read no buffer the FWD nest writes; anything else keeps the buffers, with the
+reason). The tape is the triangle's bounding box; affine extents are recorded for
+`tapeflow-pack-tapes`. The IR shapes and the rules in full:
+docs/research/enzyme-output.md.
 """
 
 from __future__ import annotations

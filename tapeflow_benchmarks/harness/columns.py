@@ -65,8 +65,8 @@ RUN_COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("energy_dram_pj", ("energy_pj", "dram")),
     ("energy_onchip_pj", ("energy_pj", "onchip")),
     # DRAM as the authors' `cache_stat_extractor.py` counts it (64-B requests for the
-    # misses and for the bin entries read back, `sim.timing.authors_dram_bytes`), beside
-    # `dram_total`; last, so that the columns before it keep their places.
+    # misses and for the bin entries read back): the salam model's, empty under the
+    # others; last, so that the columns before it keep their places.
     ("dram_authors_bytes", ("dram_bytes", "authors")),
 )
 """The report's numbers in `runs.csv`: column name, path into the report."""
@@ -78,7 +78,7 @@ def _in_schema(path: tuple[str, ...]) -> bool:
         if not isinstance(kind, dict) or key not in kind:
             return False
         kind = kind[key]
-    return not isinstance(kind, dict)
+    return not isinstance(kind, dict)  # a number, or a `ModelOnly` one
 
 
 _UNKNOWN = [name for name, path in RUN_COLUMNS if not _in_schema(path)]

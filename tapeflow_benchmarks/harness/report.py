@@ -212,6 +212,9 @@ def _write_into(
     return figures
 
 
+_MODEL_ONLY = {"authors_reduction"}
+"""Columns of numbers only some timing models report (`TimingModel.add_counts`)."""
+
 _ROW_COLUMNS = {
     "performance": [
         "kernel",
@@ -364,7 +367,14 @@ def _markdown(
                     f"Data: `csv/{name}.csv` (rows with model `{model}`).",
                     "",
                 ]
-                lines.append(markdown_table(result.rows, _ROW_COLUMNS.get(name)))
+                columns = _ROW_COLUMNS.get(name)
+                if columns is not None:  # not a number this model does not report
+                    columns = [
+                        c
+                        for c in columns
+                        if c not in _MODEL_ONLY or any(r.get(c) is not None for r in result.rows)
+                    ]
+                lines.append(markdown_table(result.rows, columns))
             for note in result.notes:
                 lines.append(f"- {note}")
             lines.append("")

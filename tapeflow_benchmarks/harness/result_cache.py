@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sim.report_keys import BOOL, INT, NUM, REPORT_SCHEMA, STR
+from sim.report_keys import BOOL, INT, NUM, REPORT_SCHEMA, STR, ModelOnly
 from tapeflow_benchmarks.harness.points import Point
 from tapeflow_tools.atomic import atomic_write_text
 
@@ -59,6 +59,10 @@ def _check_value(value: Any, kind: Any, path: str) -> None:
                 _check_value(item, kind[str], f"{path}.{key}")
             return
         for key, sub in kind.items():
+            if isinstance(sub, ModelOnly):
+                if key not in value:
+                    continue
+                sub = sub.kind
             if key not in value:
                 raise SchemaError(f"{path}.{key} is missing")
             _check_value(value[key], sub, f"{path}.{key}")

@@ -28,7 +28,7 @@ from tapeflow_benchmarks.common import caller_arguments
 from tapeflow_tools.context import make_context
 from targets.fields import DATAPATH_FIELDS
 from targets.hardware import PRESETS, Hardware, describe
-from targets.hardware_files import layered
+from targets.machine import layered
 from targets.provenance import PACKAGES
 
 

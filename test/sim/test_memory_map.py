@@ -22,7 +22,7 @@ from tapeflow_benchmarks.common import caller_arguments
 from tapeflow_benchmarks.kernels import ALL_KERNELS
 from tapeflow_tools.context import make_context
 from targets.hardware import PRESETS, HardwareError, PlacementConfig
-from targets.hardware_files import layered
+from targets.machine import layered
 
 
 def test_placed_buffers_keep_their_address_and_the_heap_steps_over_them() -> None:
@@ -80,7 +80,7 @@ def test_every_authors_address_table_names_arguments_that_do_not_overlap() -> No
         placed = dict(zip(args, ALL_KERNELS[key].argument_addresses("artifact"), strict=True))
         assert {name: placed[name] for name in table} == table
     for kernel in ALL_KERNELS.values():
-        if "artifact" not in kernel.addresses:
+        if kernel.artifact.memory_map is None:
             continue
         trace = MemoryTrace(heap=SALAM.malloc_base)
         inputs = kernel.inputs("artifact")
@@ -89,7 +89,7 @@ def test_every_authors_address_table_names_arguments_that_do_not_overlap() -> No
                 trace.place(array, address)  # raises if two overlap
     # mttkrp's structs overlap in the authors' map (a shadow 8 B past another):
     # undefined behaviour, so its program keeps the default packing.
-    assert "artifact" not in ALL_KERNELS["mttkrp"].addresses
+    assert ALL_KERNELS["mttkrp"].artifact.memory_map is None
 
 
 def _logsum(

@@ -27,7 +27,7 @@ from tapeflow_benchmarks.common import caller_arguments
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.context import make_context
 from targets.hardware import PRESETS
-from targets.hardware_files import layered
+from targets.machine import layered
 
 ROOT = Path(__file__).resolve().parents[2]
 METADATA_NAMES = {"process_name", "thread_name", "process_sort_index", "thread_sort_index"}

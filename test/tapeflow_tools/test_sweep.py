@@ -22,7 +22,7 @@ from tapeflow_tools import tapeflow_sim
 from tapeflow_tools.diagnostics import ToolError
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import PRESETS
-from targets.hardware_files import layered
+from targets.machine import layered
 from targets.provenance import PACKAGES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -414,7 +414,7 @@ def test_one_ways_rule_for_a_changed_cache_size() -> None:
     from tapeflow_benchmarks.harness.sweep.grid import machines
     from tapeflow_benchmarks.harness.sweep.plan import SweepVariant
     from targets.hardware import PRESETS, overridden
-    from targets.hardware_files import layered
+    from targets.machine import layered
 
     salam, cgra = MODELS["salam"], MODELS["cgra"]
     base = salam.hardware(PRESETS["Enzyme32k"])

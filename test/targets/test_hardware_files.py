@@ -9,7 +9,8 @@ import pytest
 from targets.energy import ENERGY_PRESETS
 from targets.field_domains import DOMAINS, domain_problem
 from targets.hardware import PRESETS, describe
-from targets.hardware_files import HardwareDescriptionError, layered
+from targets.hardware_files import HardwareDescriptionError
+from targets.machine import layered
 
 
 def test_layers_apply_in_order_over_the_preset(tmp_path: Path) -> None:

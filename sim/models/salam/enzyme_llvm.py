@@ -1,7 +1,7 @@
 """
 Where Enzyme for LLVM, the AD tool of the authors' runs, puts the stores that
 fill its cache (the Enzyme baseline's tape): the order of a loop body the `salam`
-model issues in (`targets.lockstep`), since a load on the authors' datapath waits
+model issues in (`sim.models.salam.lockstep`), since a load on the authors' datapath waits
 for every older store not yet issued and so depends on where those stores sit.
 
 Enzyme-MLIR, this project's Enzyme, stores each cached value right after it is

@@ -131,7 +131,7 @@ class _Iteration:
     threshold: int
     stores_in_order: tuple[int, ...]
     """The cache stores in the order the authors' program has them
-    (`targets.enzyme_llvm.authors_order`)."""
+    (`sim.models.salam.enzyme_llvm.authors_order`)."""
     stores_before: tuple[int, ...]
     """Each cache load's count of cache stores before it in that order: it
     waits for `stores_in_order[:count]`."""
@@ -241,7 +241,7 @@ def lockstep_schedule(
       tape bin load); a loop-carried operand's producer is in the previous
       iteration, `period` groups earlier;
     - a cache load after every cache store before it in the authors' program
-      order (`targets.enzyme_llvm.authors_order`) (+1), and
+      order (`sim.models.salam.enzyme_llvm.authors_order`) (+1), and
       after every cache store of the previous iteration still pending when its
       block was scheduled (+1 - period): at `INDUCTION_PERIOD`, those in a
       later group than the branch; at a longer period, those the lead the

@@ -7,7 +7,7 @@ file and line numbers below are that commit's unless another is named).
 
 Each field names the file of the authors' repository (or of upstream gem5, where
 the fork keeps gem5's default) its value comes from. The mechanism that uses them
-is `sim/models/salam.py`; `salam_hardware` turns a hardware preset into the
+is `sim/models/salam/model.py`; `salam_hardware` turns a hardware preset into the
 `targets.hardware.Hardware` the model runs on (the per-access costs it derives
 become fields there, so that `--set` can still vary them).
 
@@ -58,7 +58,7 @@ class SalamMachine:
     `getelementptr`, `phi`, `br`, `call`): they commit when launched, so their
     users issue in the same lockstep pass. Of them only `select` is an op of ours:
     addressing is folded into our loads and stores, phis and branches are loop
-    structure (`targets.lockstep.INDUCTION_PERIOD`), calls are `call` above."""
+    structure (`sim.models.salam.lockstep.INDUCTION_PERIOD`), calls are `call` above."""
     ports: int = 2
     """Memory ports of the accelerator, each with one read slot and one write
     slot (`src/hwacc/comm_interface.cc` ~L267-272, `getValidGlobalPort`): a read
@@ -247,7 +247,7 @@ SALAM_UNSIMULATED: frozenset[str] = frozenset(
         "dram.latency_cycles",
     }
 )
-"""The hardware fields the `salam` model does not read (`sim/models/salam.py`,
+"""The hardware fields the `salam` model does not read (`sim/models/salam/model.py`,
 "Mechanisms"): changing one changes no number it reports. Checked by
 test/sim/test_model_fields.py, which changes each and compares the reports."""
 

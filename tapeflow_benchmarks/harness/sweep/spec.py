@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from lowering.pipelines import VARIANTS
+from lowering.tapeflow_unroll import MAX_UNROLL
 from sim.models import DEFAULT_MODEL
 from tapeflow_tools.diagnostics import ToolError
+from targets.field_domains import DOMAINS
 
-MAX_UNROLL = 1024
-MAX_BYTES = 1 << 30
+_SPAD = DOMAINS["scratchpad.size_bytes"]
 
 
 def _models() -> dict[str, Any]:
@@ -39,7 +40,7 @@ def _models() -> dict[str, Any]:
     class VariantEntry(Strict):
         variant: Literal[VARIANTS]  # type: ignore[valid-type]
         unroll: Annotated[int, Field(ge=1, le=MAX_UNROLL)] = 1
-        spad: Annotated[int, Field(ge=0, le=MAX_BYTES)] | None = None
+        spad: Annotated[int, Field(ge=int(_SPAD.low), le=int(_SPAD.high))] | None = None
         preset: str | None = None
 
     class SweepFile(Strict):
@@ -135,4 +136,4 @@ def _shown(value: Any) -> str:
         return repr(value)[:60]
 
 
-__all__ = ["MAX_BYTES", "MAX_UNROLL", "read_spec"]
+__all__ = ["read_spec"]

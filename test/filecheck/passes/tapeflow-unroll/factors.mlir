@@ -7,7 +7,9 @@ func.func @f(%x: memref<13xf64>, %n: index) {
   func.return
 }
 
+// Every tape loop's factor, in program order (1: left rolled), on the gradient.
 // CHECK-LABEL: func.func private @diffef
+// CHECK-SAME:  tapeflow.unroll_factors = array<i64: 3, 1, 3, 1, 1>
 func.func private @diffef(%x: memref<13xf64>, %n: index) -> f64 attributes {tapeflow.gradient_of = @f} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
