@@ -12,9 +12,10 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 
 from lowering import get_all_passes
+from lowering.ir.facts import TAPE_BYTES
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.stages import Stage, stage_of
 from lowering.layers.records import layer_census
@@ -209,6 +210,10 @@ def test_the_simulator_and_tapeflow_variant_run_the_same_pipeline(
         tiles_in_flight=hardware.mapping.tiles_in_flight,
         loop_tiles_in_flight=hardware.mapping.loop_tiles_in_flight,
     ).apply(make_context(), optimized)
+    # The simulator also records the tape it measured (`tapeflow-measure-tape`).
+    (function,) = gradient_functions(simulated)
+    raised = sum(r.bytes for r in raise_module(differentiated("nn")))
+    assert function.attributes.pop(TAPE_BYTES) == IntegerAttr(raised, 64)
     assert str(simulated) == str(optimized)
 
 
