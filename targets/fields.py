@@ -13,11 +13,12 @@ from typing import Any
 from targets.hardware import Hardware, describe
 
 
-def _dotted(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def dotted(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested data's leaves by dotted key path (`cache.size_bytes`)."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
         if isinstance(value, Mapping):
-            flat.update(_dotted(value, f"{prefix}{key}."))
+            flat.update(dotted(value, f"{prefix}{key}."))
         else:
             flat[f"{prefix}{key}"] = value
     return flat
@@ -25,7 +26,7 @@ def _dotted(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def field_values(hardware: Hardware) -> dict[str, Any]:
     """Every field of `hardware` by dotted name (not its `name`)."""
-    values = _dotted(describe(hardware))
+    values = dotted(describe(hardware))
     del values["name"]
     return values
 

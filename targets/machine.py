@@ -13,10 +13,18 @@ hardware file all build machines here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from targets.energy import ENERGY_PRESETS
+from targets.fields import dotted, field_values
 from targets.hardware import PRESETS, Hardware, HardwareError, associativity_for
-from targets.hardware_files import apply, load_file, parse_assignment
+from targets.hardware_files import (
+    HardwareDescriptionError,
+    apply,
+    load_file,
+    parse_assignment,
+)
 
 Layer = tuple[Mapping[str, Any], str]
 """Fields to change (nested as in a hardware file) and where they come from."""
@@ -71,6 +79,43 @@ def options_layer(
     return layer, source
 
 
+def _replaced(obj: Any, key: str, value: Any) -> Any:
+    head, _, rest = key.partition(".")
+    return replace(obj, **{head: _replaced(getattr(obj, head), rest, value) if rest else value})
+
+
+def _typed(
+    hardware: Hardware, layer: Mapping[str, Any], source: str, ways: Callable[[int], int]
+) -> Hardware | None:
+    """`hardware` with `layer` set field by field, when every value already has
+    its field's type (the size options, a sweep's settings): no parser needed, so
+    the core install runs without the hardware-file libraries. None where a value
+    needs reading (a string, a section, another type): `apply` reads it."""
+    changes = dotted(layer)
+    current = field_values(hardware)
+    for key, value in changes.items():
+        if key == "energy":
+            if not isinstance(value, str):
+                return None
+            if value not in ENERGY_PRESETS:
+                raise HardwareDescriptionError(
+                    f"{source}: energy: unknown energy preset '{value}' "
+                    f"(choose from {', '.join(ENERGY_PRESETS)})"
+                )
+        elif key not in current or type(current[key]) is not type(value):
+            return None
+    for key, value in changes.items():
+        hardware = _replaced(hardware, key, ENERGY_PRESETS[value] if key == "energy" else value)
+    size = changes.get("cache.size_bytes")
+    if size is not None and "cache.assoc" not in changes and size > 0:
+        hardware = _replaced(hardware, "cache.assoc", ways(size))
+    try:
+        hardware.validate()
+    except HardwareError as err:
+        raise HardwareDescriptionError(f"{source}: {err}") from None
+    return hardware
+
+
 def build_machine(
     preset: str | Hardware,
     layers: Sequence[Layer] = (),
@@ -91,7 +136,8 @@ def build_machine(
     hardware = preset if simulated is None else simulated(preset)
     for layer, source in layers:
         if layer:
-            hardware = apply(hardware, layer, source, ways)
+            typed = _typed(hardware, layer, source, ways)
+            hardware = apply(hardware, layer, source, ways) if typed is None else typed
     return hardware
 
 

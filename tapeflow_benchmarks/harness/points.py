@@ -187,6 +187,7 @@ def _hardware(point: Point) -> Hardware:
             ),
             (settings, f"{point.group.label()}: settings"),
         ],
+        checked=False,  # a sweep checks its settings as it reads them, naming the line
     )
 
 

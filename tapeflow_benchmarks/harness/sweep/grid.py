@@ -15,11 +15,11 @@ from tapeflow_benchmarks.harness.points import Group, Point
 from tapeflow_benchmarks.harness.sweep.plan import (
     SweepKernel,
     SweepVariant,
-    flat_keys,
     value_at,
 )
 from tapeflow_tools.diagnostics import ToolError
 from targets.energy import ENERGY_PRESETS
+from targets.fields import dotted
 from targets.hardware import PRESETS, Hardware, describe
 from targets.hardware_files import HardwareDescriptionError
 from targets.machine import Layer, merge_into, nested_key
@@ -59,7 +59,7 @@ def point_of(kernel: SweepKernel, variant: SweepVariant, model: str, hardware: H
     )
     bare = Point(group, size, energy).hardware()
     assoc = hardware.cache.assoc if hardware.cache.assoc != bare.cache.assoc else 0
-    ours, theirs = flat_keys(describe(hardware)), flat_keys(describe(bare))
+    ours, theirs = dotted(describe(hardware)), dotted(describe(bare))
     settings = tuple(
         sorted(
             (key, value)

@@ -19,10 +19,10 @@ from tapeflow_benchmarks.harness.sweep.plan import (
     Sweep,
     SweepKernel,
     SweepVariant,
-    flat_keys,
 )
 from tapeflow_benchmarks.harness.sweep.spec import read_spec
 from tapeflow_tools.diagnostics import ToolError
+from targets.fields import dotted
 from targets.hardware import PRESETS, describe
 from targets.hardware_files import HardwareDescriptionError, apply, load_file
 from targets.machine import merge_into, nested_key
@@ -103,7 +103,7 @@ def _fields_set(probe: Any, key: str, value: Any) -> set[str]:
     """The dotted fields of the machine that setting `key` to `value` writes: the
     key itself, or every field of the section it names (`energy: cacti45` sets
     the whole energy table)."""
-    flat = flat_keys(describe(probe))
+    flat = dotted(describe(probe))
     if key in flat:
         return {key}
     inside = {k for k in flat if k.startswith(key + ".")}

@@ -1,6 +1,7 @@
 """
 A sweep once read: its kernels, variants and grid (`Sweep`), and the dotted
-hardware keys it is written in (`flat_keys`, `value_at`; `targets.machine` nests and merges them).
+hardware keys it is written in (`value_at`; `targets.machine` nests and merges
+them, `targets.fields.dotted` flattens them).
 """
 
 from __future__ import annotations
@@ -61,17 +62,6 @@ class Sweep:
         return list(self.grid)
 
 
-def flat_keys(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in data.items():
-        dotted = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            flat.update(flat_keys(value, dotted + "."))
-        else:
-            flat[dotted] = value
-    return flat
-
-
 def value_at(hardware: Hardware, key: str) -> Any:
     """The value of dotted `key` in `hardware` (a section's `name` for a section,
     as `energy` gives the energy preset's name)."""
@@ -87,6 +77,5 @@ __all__ = [
     "Sweep",
     "SweepKernel",
     "SweepVariant",
-    "flat_keys",
     "value_at",
 ]
