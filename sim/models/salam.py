@@ -27,8 +27,9 @@ kernels' `.ini`):
   the groups (`targets.lockstep`; the counts and the threshold are the hardware's
   `datapath` fields, `targets.hardware.DatapathConfig`: no unit limit and 10,000
   entries on the authors' machine).
-- **Ports** (`comm_interface.cc` ~L267-272; 2 ports, `parser.py` L233-234 at
-  `eaad97011`): each port has a read slot and a write slot, each holding one
+- **Ports** (`comm_interface.cc` ~L267-272; `datapath.ports`, 2 on the authors'
+  machine, `parser.py` L233-234 at `eaad97011`): each port has a read slot and a
+  write slot, each holding one
   request until its response. A group's reads are served by the 2 read slots,
   its writes by the 2 write slots, side by side: n reads take `ceil(n / 2)`
   rounds of their mean time (exact when they take the same time), but never less
@@ -209,7 +210,7 @@ class SalamModel:
 
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
         hit, miss = self.machine.hit_expected, self.machine.miss_expected
-        ports = self.machine.ports
+        ports = hardware.datapath.ports
         # Ops outside kernel loops: one after another, each access its request time.
         spent = windows.compute + windows.hits * hit + windows.misses * miss
         busy = windows.compute + (windows.hits + windows.misses) * hit
