@@ -29,11 +29,10 @@ kernels' `.ini`):
   entries on the authors' machine).
 - **Ports** (`comm_interface.cc` ~L267-272; `datapath.ports`, 2 on the authors'
   machine, `parser.py` L233-234 at `eaad97011`): each port has a read slot and a
-  write slot, each holding one
-  request until its response. A group's reads are served by the 2 read slots,
-  its writes by the 2 write slots, side by side: n reads take `ceil(n / 2)`
-  rounds of their mean time (exact when they take the same time), but never less
-  than the longest of them; likewise the writes.
+  write slot, each holding one request until its response. A group's reads are
+  served by the read slots, its writes by the write slots, side by side: n reads
+  take `ceil(n / ports)` rounds of their mean time (exact when they take the same
+  time), but never less than the longest of them; likewise the writes.
 - **A request's time** (`targets.salam.SalamMachine.expected_cycles`): from issue
   to the response seen by the datapath, the request reaching memory at the next
   interface tick; a hit (local bus, parallel tag and data lookup of the 4-way
