@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 _PASSES = {
     "tapeflow-while-to-for": "TapeflowWhileToForPass",
     "tapeflow-unit-steps": "TapeflowUnitStepsPass",
+    "tapeflow-unroll-primal": "TapeflowUnrollPrimalPass",
     "tapeflow-enzyme": "TapeflowEnzymePass",
     "tapeflow-raise-tape": "TapeflowRaiseTapePass",
     "tapeflow-recompute-loads": "TapeflowRecomputeLoadsPass",

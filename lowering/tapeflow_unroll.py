@@ -34,11 +34,10 @@ from math import gcd, prod
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, scf
+from xdsl.dialects import builtin, func, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.facts import record_unroll_factors
@@ -50,9 +49,9 @@ from lowering.ir.index_eval import (
     loop_name,
     static_bounds,
 )
-from lowering.ir.locations import located
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.unrolling import divisor_factor, unroll_loop
 from tapeflow_dialects import region, tape
 from tapeflow_dialects.locations import location_of
 
@@ -154,10 +153,7 @@ class _Group:
         common = 0
         for loop in self.loops:
             common = gcd(common, bounds[loop].trips)
-        if common == 0:
-            return 1  # loops that never run: nothing to widen
-        # Divisors above the common trip count are none: a huge request costs nothing.
-        return max(d for d in range(1, min(requested, common) + 1) if common % d == 0)
+        return divisor_factor(common, requested)
 
 
 @dataclass
@@ -316,44 +312,6 @@ def _pairing(
     return result
 
 
-def _index_constant(value: int, type_: Attribute, at: InsertPoint) -> SSAValue:
-    op = arith.ConstantOp(IntegerAttr(value, type_))
-    op.result.name_hint = f"c{value}" if value >= 0 else f"c_{-value}"
-    Rewriter.insert_op(op, at)
-    return op.result
-
-
-def _unroll(loop: scf.ForOp, factor: int, bounds: Bounds) -> dict[Operation, list[Operation]]:
-    """Unroll `loop` in place; for each tape op of its body, its copies in order."""
-    body = loop.body.block
-    iv, *carried_args = body.args
-    terminator = body.last_op
-    assert isinstance(terminator, scf.YieldOp)
-    originals = [op for op in body.ops if op is not terminator]
-    copies: dict[Operation, list[Operation]] = {
-        op: [op] for original in originals for op in original.walk() if _is_tape_access(op)
-    }
-    before_loop = InsertPoint.before(loop)
-    carried = list(terminator.arguments)
-    for k in range(1, factor):
-        offset = _index_constant(k * bounds.step, iv.type, before_loop)
-        shifted = arith.AddiOp(iv, offset)
-        shifted.result.name_hint = iv.name_hint
-        Rewriter.insert_op(located(shifted, loop), InsertPoint.before(terminator))
-        mapper: dict[SSAValue, SSAValue] = {iv: shifted.result}
-        mapper.update(zip(carried_args, carried, strict=True))
-        for original in originals:
-            clone = original.clone(value_mapper=mapper)
-            Rewriter.insert_op(clone, InsertPoint.before(terminator))
-            for old, new in zip(original.walk(), clone.walk(), strict=True):
-                if old in copies:
-                    copies[old].append(new)
-        carried = [mapper.get(v, v) for v in terminator.arguments]
-    Rewriter.replace_op(terminator, located(scf.YieldOp(*carried), terminator))
-    loop.operands[2] = _index_constant(bounds.step * factor, loop.step.type, before_loop)
-    return copies
-
-
 @dataclass
 class _Plan:
     """The loops of one gradient function that `tapeflow-unroll` may unroll, the
@@ -411,7 +369,7 @@ def unroll_function(function: func.FuncOp, factor: int) -> UnrollReport:
     copies: dict[Operation, list[Operation]] = {}
     for loop in loops:  # program order
         if factors[loop] > 1:
-            copies.update(_unroll(loop, factors[loop], loops[loop]))
+            copies.update(unroll_loop(loop, factors[loop], loops[loop].step, _is_tape_access))
             report.factors.append(factors[loop])
 
     # Fresh ids: copy 0 keeps the store's id; copies 1.. get ids above every id of

@@ -87,6 +87,7 @@ DOMAINS: dict[str, Domain] = {
     **{f"datapath.units.{name}": Domain(0, 1 << 20, "units") for name in FU_CLASSES},
     # The terminator counts itself: at 1 no branch would ever launch.
     "datapath.sched_threshold": Domain(2, 1 << 31, "entries"),
+    "datapath.ports": Domain(1, 1024, "ports"),
     "energy.spad_pj": Domain(0, 10**9, "pJ"),
     "energy.dram_read_pj_per_bit": Domain(0, 10**9, "pJ"),
     "energy.dram_write_pj_per_bit": Domain(0, 10**9, "pJ"),

@@ -253,8 +253,12 @@ class FunctionalUnits:
 
 @dataclass(frozen=True)
 class DatapathConfig:
-    """Issue limits of the authors' lockstep datapath, read by the `salam` model
-    (`sim.models.salam.lockstep`) and by no other."""
+    """The parameters gem5-SALAM's LLVM interface reads for its datapath, beyond
+    the op latencies (`Latencies`), read by the `salam` model (`sim.models.salam.lockstep`,
+    `sim/models/salam/model.py`) and by no other. The simulator has no issue width, no
+    reservation-table capacity and no read or write queue size to set (its
+    queues are unbounded maps and lists: docs/research/salam-memory-ordering.md,
+    section 5), so none is a field here."""
 
     units: FunctionalUnits = field(default_factory=FunctionalUnits)
     sched_threshold: int = 10000
@@ -269,6 +273,29 @@ class DatapathConfig:
     `33a0fe08`; `sddmm.ini` gives the same), read by `configs/SALAM/HWAccConfig.py`
     L40 at `a5e40f4be`. The other kernels' `.ini` files are not stored: nn's value
     applies to all]."""
+    ports: int = 2
+    """Memory ports of the accelerator, each with one read slot and one write
+    slot holding a request until its response (`src/hwacc/comm_interface.cc`,
+    `getValidGlobalPort`: a port is taken for a read only if `!port->readReq`,
+    for a write only if `!port->writeReq`), so a lockstep group's n reads take
+    `ceil(n / ports)` rounds, and likewise its writes [salam: the 2022 commit
+    stores no generated configuration; the authors' 2023 generator (`parser.py`
+    L233-234 at `eaad97011`) connects the accelerator's `acp` port twice]."""
+    lockstep: bool = True
+    """Nothing issues until the read, write and compute queues are all empty
+    (`lockstep_mode = True` in the kernels' `.ini` and upstream
+    `LLVMInterface.py`; `llvm_interface.hh`: `lockstepReady() { return !lockstep
+    || queuesClear(); }`). The `salam` model issues only in lockstep groups, so
+    `false` is refused (`validate`)."""
+
+    def validate(self) -> None:
+        if not self.lockstep:
+            raise HardwareError(
+                "datapath.lockstep = false is not simulated: the salam model issues in "
+                "lockstep groups only (gem5-SALAM's lockstep_mode, on in the authors' "
+                "runs); a datapath that launches while requests are in flight would need "
+                "a timing of its own"
+            )
 
 
 @dataclass(frozen=True)
@@ -336,6 +363,7 @@ class Hardware:
         self.cache.validate()
         self.scratchpad.validate()
         self.placement.validate()
+        self.datapath.validate()
         problem = domain_problem(describe(self))
         if problem:
             raise HardwareError(problem)

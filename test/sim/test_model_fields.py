@@ -46,6 +46,8 @@ def test_cgra_reads_all_but_the_lockstep_datapath_and_salam_all_but_its_list() -
     assert MODELS["cgra"].fields == HARDWARE_FIELDS - DATAPATH_FIELDS
     assert DATAPATH_FIELDS == {
         "datapath.sched_threshold",
+        "datapath.ports",
+        "datapath.lockstep",
         *(f"datapath.units.{name}" for name in FU_CLASSES),
     }
     assert DATAPATH_FIELDS <= MODELS["salam"].fields
@@ -109,16 +111,22 @@ def test_tapeflow_sim_refuses_a_field_salam_does_not_simulate(
 
 
 def test_cgra_ignores_the_lockstep_datapath_and_salam_reads_it() -> None:
-    """The datapath's units and threshold change no cgra number; under salam a
-    threshold of 2 (a branch waits until its iteration has issued) does."""
+    """The datapath's units, threshold and ports change no cgra number; under
+    salam a threshold of 2 (a branch waits until its iteration has issued) does,
+    and so does one port (a group's reads served one at a time)."""
     for model in ("cgra", "salam"):
         base = Group("matdescent", "small", "enzyme", 0, 1, model)
         reference = _numbers(base)
         changed = [
             _numbers(replace(base, settings=((key, value),)))
-            for key, value in (("datapath.units.fmul", 1), ("datapath.sched_threshold", 2))
+            for key, value in (
+                ("datapath.units.fmul", 1),
+                ("datapath.sched_threshold", 2),
+                ("datapath.ports", 1),
+            )
         ]
         if model == "cgra":
-            assert changed == [reference, reference]
+            assert changed == [reference] * 3
         else:
             assert changed[1] != reference
+            assert changed[2] != reference

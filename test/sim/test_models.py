@@ -40,7 +40,17 @@ from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
 from targets.costs import kernel_profile, op_latency
 from targets.energy import FU_CLASSES
-from targets.hardware import DatapathConfig, FunctionalUnits, PlacementConfig, configure
+from targets.hardware import (
+    DatapathConfig,
+    FunctionalUnits,
+    HardwareError,
+    PlacementConfig,
+    configure,
+)
+from targets.machine import layered
+
+PORTS = DatapathConfig().ports
+"""The authors' two memory ports."""
 
 HEADER = (
     "attributes {tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], "
@@ -94,8 +104,8 @@ def test_salam_access_costs_follow_from_the_stated_latencies() -> None:
     # at the 11th if at most 6.347 ns, else the 12th.
     assert SALAM.hit_expected == pytest.approx(3 + 2 / 10)
     assert SALAM.miss_expected == pytest.approx(11 + 3.653 / 10)
-    assert SALAM.ports == 2
     hw = salam_hardware(configure("Tflow2k"))
+    assert hw.datapath.ports == 2 and hw.datapath.lockstep
     assert (hw.cache.hit_latency, hw.dram.latency_cycles) == (3, 8)
     assert hw.cache.assoc == 4 and hw.cache.mshrs == 20 and hw.cache.size_bytes == 2048
     assert hw.clock_ghz == pytest.approx(0.1)
@@ -202,14 +212,24 @@ def test_inner_loop_iterations_overlap_in_lockstep_groups() -> None:
 def test_a_read_and_a_write_share_a_port_and_two_ports_serve_two_reads() -> None:
     hit, miss = SALAM.hit_expected, SALAM.miss_expected
     together = LockstepSchedule(2, (), ((0, False), (0, True)), 1)
-    assert run_cycles(together, 1, np.array([hit, hit]), SALAM.ports) == pytest.approx(hit)
+    assert run_cycles(together, 1, np.array([hit, hit]), PORTS) == pytest.approx(hit)
     two = LockstepSchedule(2, (), ((0, False), (0, False)), 1)
-    assert run_cycles(two, 1, np.array([hit, hit]), SALAM.ports) == pytest.approx(hit)
+    assert run_cycles(two, 1, np.array([hit, hit]), PORTS) == pytest.approx(hit)
     three = LockstepSchedule(2, (), ((0, False),) * 3, 1)
-    assert run_cycles(three, 1, np.full(3, hit), SALAM.ports) == pytest.approx(2 * hit)
+    assert run_cycles(three, 1, np.full(3, hit), PORTS) == pytest.approx(2 * hit)
     # A miss holds its slot while the other port serves the hits.
     mixed = np.array([miss, hit])
-    assert run_cycles(two, 1, mixed, SALAM.ports) == pytest.approx(miss)
+    assert run_cycles(two, 1, mixed, PORTS) == pytest.approx(miss)
+    # One port (`datapath.ports = 1`): its read slot serves the two reads in turn.
+    assert run_cycles(two, 1, np.array([hit, hit]), 1) == pytest.approx(2 * hit)
+    assert run_cycles(together, 1, np.array([hit, hit]), 1) == pytest.approx(hit)
+
+
+def test_a_datapath_that_does_not_lockstep_is_refused_with_its_reason() -> None:
+    with pytest.raises(HardwareError, match="datapath.lockstep = false is not simulated"):
+        layered(salam_hardware(configure("Enzyme32k")), [], ["datapath.lockstep=false"])
+    with pytest.raises(HardwareError, match="datapath.ports must be at least 1"):
+        layered(salam_hardware(configure("Enzyme32k")), [], ["datapath.ports=0"])
 
 
 def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
@@ -219,10 +239,10 @@ def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
     trips = np.array([3, 0, 1, 2])
     rng = np.random.default_rng(7)
     latency = np.where(rng.random(2 * int(trips.sum())) < 0.5, hit, miss)
-    together = runs_cycles(schedule, trips, latency, SALAM.ports)
+    together = runs_cycles(schedule, trips, latency, PORTS)
     alone, at = [], 0
     for t in trips.tolist():
-        alone.append(run_cycles(schedule, t, latency[at : at + 2 * t], SALAM.ports))
+        alone.append(run_cycles(schedule, t, latency[at : at + 2 * t], PORTS))
         at += 2 * t
     assert together.tolist() == alone
     # By hand, the 1-trip run: group 0 its load, group 1 the mulf (4) beside the
@@ -320,9 +340,10 @@ def with_datapath(hw: Any, threshold: int | None = None, **units: int) -> Any:
 
 def test_the_authors_datapath_has_no_unit_limit_and_a_threshold_of_10000() -> None:
     # HWAccConfig.py at a5e40f4be reads no [FunctionalUnits] and the fork never
-    # asks for a unit; nn.ini's [Scheduler] gives sched_threshold = 10000.
+    # asks for a unit; nn.ini's [Scheduler] gives sched_threshold = 10000; two
+    # ports; lockstep_mode on.
     hw = salam_hardware(configure("Enzyme32k"))
-    assert hw.datapath == DatapathConfig(FunctionalUnits(0, 0, 0, 0, 0, 0), 10000)
+    assert hw.datapath == DatapathConfig(FunctionalUnits(0, 0, 0, 0, 0, 0), 10000, 2, True)
     assert [f.name for f in fields(FunctionalUnits)] == list(FU_CLASSES)
 
 

@@ -34,10 +34,6 @@ class SalamMachine:
     system_clock_ns: float = 1.0
     """Cluster cache, buses and DRAM controller clock: gem5's full-system default
     `--sys-clock 1GHz` (`ad.sh`/`tf.sh` set none; UNVERIFIED, research notes 5.5)."""
-    lockstep: bool = True
-    """`lockstep_mode = True` (.ini `[Scheduler]`, upstream `LLVMInterface.py`
-    default); `llvm_interface.hh`: `lockstepReady() { return !lockstep || queuesClear(); }`.
-    The model implements only lockstep."""
     fadd: int = 5
     """fadd/fsub, in datapath cycles: `fadd = 5` (.ini `[CycleCounts]`, upstream
     `src/hwacc/HWModeling/SimObjects/CycleCounts.py`)."""
@@ -59,12 +55,6 @@ class SalamMachine:
     users issue in the same lockstep pass. Of them only `select` is an op of ours:
     addressing is folded into our loads and stores, phis and branches are loop
     structure (`sim.models.salam.lockstep.INDUCTION_PERIOD`), calls are `call` above."""
-    ports: int = 2
-    """Memory ports of the accelerator, each with one read slot and one write
-    slot (`src/hwacc/comm_interface.cc` ~L267-272, `getValidGlobalPort`): a read
-    and a write can be in flight on one port together. The 2022 commit does not
-    store the port count; the authors' 2023 configuration generator (`parser.py`
-    L233-234 at commit `eaad97011`) connects the accelerator's `acp` port twice."""
     cache_assoc: int = 4
     """Cluster-cache ways, at every size: `assoc = 4` (`src/hwacc/AccCluster.py`
     line 15, ClusterCache)."""
@@ -229,7 +219,7 @@ SALAM_UNSIMULATED: frozenset[str] = frozenset(
         "rows",  # lockstep issue ignores placement: no grid
         "cols",
         "latencies.hop",  # nor routing
-        "cache.ports",  # one port, one access in flight per slot (`SalamMachine`)
+        "cache.ports",  # the accelerator's ports are `datapath.ports`, read and write slots
         "cache.mshrs",  # never more than one read outstanding
         "scratchpad.banks",  # tape bins commit at once: no bank conflicts
         "scratchpad.latency",  # ... and take no time

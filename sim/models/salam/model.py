@@ -200,7 +200,7 @@ class SalamModel:
 
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
         hit, miss = self.machine.hit_expected, self.machine.miss_expected
-        ports = self.machine.ports
+        ports = hardware.datapath.ports
         # Ops outside kernel loops: one after another, each access its request time.
         spent = windows.compute + windows.hits * hit + windows.misses * miss
         busy = windows.compute + (windows.hits + windows.misses) * hit

@@ -1,0 +1,76 @@
+"""
+Unrolling one `scf.for` in place, shared by the passes that unroll: the primal's
+loops before differentiation (`tapeflow-unroll-primal`) and the gradient's tape
+loops after it (`tapeflow-unroll`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lowering.ir.locations import located
+
+
+def divisor_factor(trips: int, requested: int) -> int:
+    """The factor a loop of `trips` iterations is unrolled by when `requested` is
+    asked for: the largest divisor of `trips` not above it (so no remainder loop;
+    a request of `trips` or more unrolls it fully), 1 for a loop that never runs."""
+    if trips <= 0:
+        return 1
+    return max(d for d in range(1, min(requested, trips) + 1) if trips % d == 0)
+
+
+def index_constant(value: int, type_: Attribute, at: InsertPoint) -> SSAValue:
+    """An `arith.constant` of `value` and `type_` inserted at `at`."""
+    op = arith.ConstantOp(IntegerAttr(value, type_))
+    op.result.name_hint = f"c{value}" if value >= 0 else f"c_{-value}"
+    Rewriter.insert_op(op, at)
+    return op.result
+
+
+def unroll_loop(
+    loop: scf.ForOp, factor: int, step: int, tracked: Callable[[Operation], bool]
+) -> dict[Operation, list[Operation]]:
+    """
+    Unroll `loop`, whose constant step is `step` and whose trip count `factor`
+    divides, in place: its body becomes `factor` copies, copy `k` seeing the
+    induction variable plus `k * step` (copy 0 the variable itself), the
+    iter_args flowing from copy to copy, and the step becomes `factor * step`.
+    Returns, for each op of the body (nested ops included) that `tracked`
+    selects, its copies in order.
+    """
+    body = loop.body.block
+    iv, *carried_args = body.args
+    terminator = body.last_op
+    assert isinstance(terminator, scf.YieldOp)
+    originals = [op for op in body.ops if op is not terminator]
+    copies: dict[Operation, list[Operation]] = {
+        op: [op] for original in originals for op in original.walk() if tracked(op)
+    }
+    before_loop = InsertPoint.before(loop)
+    carried = list(terminator.arguments)
+    for k in range(1, factor):
+        offset = index_constant(k * step, iv.type, before_loop)
+        shifted = arith.AddiOp(iv, offset)
+        shifted.result.name_hint = iv.name_hint
+        Rewriter.insert_op(located(shifted, loop), InsertPoint.before(terminator))
+        mapper: dict[SSAValue, SSAValue] = {iv: shifted.result}
+        mapper.update(zip(carried_args, carried, strict=True))
+        for original in originals:
+            clone = original.clone(value_mapper=mapper)
+            Rewriter.insert_op(clone, InsertPoint.before(terminator))
+            for old, new in zip(original.walk(), clone.walk(), strict=True):
+                if old in copies:
+                    copies[old].append(new)
+        carried = [mapper.get(v, v) for v in terminator.arguments]
+    Rewriter.replace_op(terminator, located(scf.YieldOp(*carried), terminator))
+    loop.operands[2] = index_constant(step * factor, loop.step.type, before_loop)
+    return copies
+
+
+__all__ = ["divisor_factor", "index_constant", "unroll_loop"]
