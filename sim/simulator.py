@@ -36,7 +36,7 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
 
-from lowering.ir.facts import tape_bytes, unroll_factors
+from lowering.ir.facts import prepared_model, record_timing_model, tape_bytes, unroll_factors
 from lowering.pipelines import HARDWARE_PASSES, VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.tapeflow_measure_tape import AlreadyLowered
 from sim.cache import simulate_cache
@@ -181,6 +181,7 @@ def prepare(
                 memo.keep(passes[:cut], module)
         PassPipeline(passes[cut:]).apply(ctx, module)
         module.verify()
+    record_timing_model(module, model)
     return measured_tape(module)
 
 
@@ -281,6 +282,12 @@ def execute(
     program puts it at (None: none), kept on a machine with the program's memory
     map (`placement.heap`) and ignored on others."""
     check_model(model)
+    lowered_for = prepared_model(module)
+    if lowered_for is not None and lowered_for != model:
+        raise SimulationError(
+            f"the module was prepared for the {lowered_for} model and is run under {model}: "
+            f"the models lower a variant for different machines; prepare it under {model}"
+        )
     placement = hardware.placement
     trace = MemoryTrace(base=placement.base, alignment=placement.alignment, heap=placement.heap)
     if placement.heap:

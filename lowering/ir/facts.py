@@ -6,7 +6,9 @@ and read back the same way by anyone (the simulator, the tools, a user's script)
 - `tapeflow.tape_bytes` (i64): the size of the tape Enzyme's caches make, set by
   `tapeflow-measure-tape` (0 where an extent is known only at run time);
 - `tapeflow.unroll_factors` (array<i64>): the factor each tape loop was unrolled
-  by, in program order (1 for a loop left rolled), set by `tapeflow-unroll`.
+  by, in program order (1 for a loop left rolled), set by `tapeflow-unroll`;
+- `tapeflow.timing_model` (string): the timing model whose machine the gradient
+  was lowered for, set by the simulator's `prepare`.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
 
 from lowering.ir.gradients import gradient_functions
 
 TAPE_BYTES = "tapeflow.tape_bytes"
 UNROLL_FACTORS = "tapeflow.unroll_factors"
+TIMING_MODEL = "tapeflow.timing_model"
 
 
 def record_tape_bytes(function: func.FuncOp, size: int) -> None:
@@ -51,11 +54,28 @@ def unroll_factors(module: builtin.ModuleOp) -> list[int]:
     return factors
 
 
+def record_timing_model(module: builtin.ModuleOp, model: str) -> None:
+    for function in gradient_functions(module):
+        function.attributes[TIMING_MODEL] = StringAttr(model)
+
+
+def prepared_model(module: builtin.ModuleOp) -> str | None:
+    """The timing model the module's gradients were lowered for (None: not known)."""
+    for function in gradient_functions(module):
+        attr = function.attributes.get(TIMING_MODEL)
+        if isinstance(attr, StringAttr):
+            return attr.data
+    return None
+
+
 __all__ = [
+    "TIMING_MODEL",
     "TAPE_BYTES",
     "UNROLL_FACTORS",
     "record_tape_bytes",
+    "record_timing_model",
     "record_unroll_factors",
     "tape_bytes",
+    "prepared_model",
     "unroll_factors",
 ]

@@ -68,6 +68,10 @@ RUN_COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # misses and for the bin entries read back): the salam model's, empty under the
     # others; last, so that the columns before it keep their places.
     ("dram_authors_bytes", ("dram_bytes", "authors")),
+    # Each sweep's cache misses, as the authors' runs report them (after
+    # `dram_authors_bytes`, so that the columns before keep their places).
+    ("cache_misses_fwd", ("cache", "fwd", "misses")),
+    ("cache_misses_rev", ("cache", "rev", "misses")),
 )
 """The report's numbers in `runs.csv`: column name, path into the report."""
 

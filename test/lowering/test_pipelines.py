@@ -12,10 +12,10 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 
 from lowering import get_all_passes
-from lowering.ir.facts import TAPE_BYTES
+from lowering.ir.facts import TAPE_BYTES, TIMING_MODEL
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.stages import Stage, stage_of
 from lowering.layers.records import layer_census
@@ -214,6 +214,7 @@ def test_the_simulator_and_tapeflow_variant_run_the_same_pipeline(
     (function,) = gradient_functions(simulated)
     raised = sum(r.bytes for r in raise_module(differentiated("nn")))
     assert function.attributes.pop(TAPE_BYTES) == IntegerAttr(raised, 64)
+    assert function.attributes.pop(TIMING_MODEL) == StringAttr("cgra")
     assert str(simulated) == str(optimized)
 
 

@@ -17,9 +17,11 @@ import pytest
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
+from sim.models import MODELS
 from sim.simulator import SimulationError, prepare, simulate
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import tape
+from tapeflow_tools.arguments import check_function
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
@@ -345,3 +347,23 @@ def test_tapeflow_sim_command(tmp_path: Path) -> None:
     assert bad.returncode == 1
     assert "the tapeflow variant needs a scratchpad; Enzyme32k has none" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_a_module_prepared_under_one_model_is_refused_under_another(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    """The models lower a variant for different machines: a module prepared for
+    one and run under the other would report numbers neither tool gives."""
+    module = differentiated("logsum")
+    hardware = MODELS["salam"].hardware(configure("Enzyme32k"))
+    tape_bytes = prepare(make_context(), module, "enzyme", hardware, model="salam")
+    inputs = KERNELS["logsum"].inputs("small")
+    args = bind_arguments(
+        check_function(module, "logsum_grad"), {f"arg{i}": a for i, a in enumerate(inputs)}
+    )
+    with pytest.raises(SimulationError, match="prepared for the salam model and is run under cgra"):
+        simulate(module, "logsum_grad", args, hardware, tape_bytes, variant="enzyme", model="cgra")
+    report = simulate(
+        module, "logsum_grad", args, hardware, tape_bytes, variant="enzyme", model="salam"
+    ).report
+    assert report["model"] == "salam"
