@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tapeflow_tools.interrupt import quiet_interrupt
+from tapeflow_tools.interrupt import exit_status, quiet_interrupt, stopped
 
 with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from sim.models import MODELS, UnknownModel, check_models
@@ -75,7 +75,9 @@ def _default_cache() -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with quiet_interrupt("tapeflow-bench"):
+    # One line, never a traceback: Ctrl-C, SIGTERM or SIGHUP, memory running out, a
+    # standard output that cannot be written (`> /dev/full`).
+    with quiet_interrupt("tapeflow-bench"), reported_errors("tapeflow-bench"):
         return _main(argv)
 
 
@@ -291,13 +293,13 @@ def _finish(out: Path, summary: Any, write_folder: Callable[[], list[Any]], what
     except ToolError as err:
         print(f"tapeflow-bench: error: --out {err}; it is left as it was", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print(
-            f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
+            f"\ntapeflow-bench: {stopped(err)} while writing the results; {out} is left as "
             "it was, and the same command writes it again from the cache",
             file=sys.stderr,
         )
-        return 130
+        return exit_status(err)
     print(
         f"tapeflow-bench: {what}{summary.points} points ({summary.cached} cached, "
         f"{summary.computed_groups} runs computed) in {summary.seconds:.0f} s; "
@@ -326,13 +328,13 @@ def _run(points: Iterable[Point], cache: ResultCache, args: argparse.Namespace) 
     except ToolError as err:
         print(f"tapeflow-bench: error: {err}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print(
-            "\ntapeflow-bench: interrupted; the runs that finished are cached, and the "
+            f"\ntapeflow-bench: {stopped(err)}; the runs that finished are cached, and the "
             "same command continues from there",
             file=sys.stderr,
         )
-        return 130
+        return exit_status(err)
 
 
 def _sweep(

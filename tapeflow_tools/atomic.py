@@ -24,6 +24,10 @@ was. Each error names the option and the path.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -32,12 +36,14 @@ import signal
 import stat
 import sys
 import tempfile
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
 from tapeflow_tools.diagnostics import ToolError
+from tapeflow_tools.interrupt import killed_here
 
 
 def _resolved(path: str | os.PathLike[str]) -> Path:
@@ -319,13 +325,7 @@ def check_results_folder(path: str | os.PathLike[str], option: str, tool: str) -
             f"no {FOLDER_MARKER}, which {tool} writes into its folders); its files are "
             f"not {tool}'s to replace, so name a new or empty folder"
         )
-    changed = sorted(
-        name
-        for name, digest in written.items()
-        if (target / name).is_file()
-        and not (target / name).is_symlink()
-        and _digest(target / name) != digest
-    )
+    changed = _changed(target)
     if changed:
         raise ToolError(
             f"{where}: {', '.join(changed)} changed since {tool} wrote "
@@ -334,7 +334,18 @@ def check_results_folder(path: str | os.PathLike[str], option: str, tool: str) -
         )
 
 
-def _write_marker(folder: Path) -> None:
+def _changed(folder: Path) -> list[str]:
+    """The files the marker of `folder` lists that were changed since."""
+    return sorted(
+        name
+        for name, digest in (written_files(folder) or {}).items()
+        if (folder / name).is_file()
+        and not (folder / name).is_symlink()
+        and _digest(folder / name) != digest
+    )
+
+
+def _write_marker(folder: Path, run: str) -> None:
     files = {
         p.relative_to(folder).as_posix(): _digest(p)
         for p in sorted(folder.rglob("*"))
@@ -342,7 +353,7 @@ def _write_marker(folder: Path) -> None:
     }
     # The folders too: one the tool made may hold no file (a sweep without figures).
     dirs = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_dir())
-    manifest = {"written_by": "tapeflow", "files": files, "dirs": dirs}
+    manifest = {"written_by": "tapeflow", "files": files, "dirs": dirs, "run": run}
     text = json.dumps(manifest, indent=1, sort_keys=True)
     (folder / FOLDER_MARKER).write_text(text + "\n", encoding="utf-8")
 
@@ -378,82 +389,304 @@ def _foreign(folder: Path) -> list[str]:
     return found
 
 
-def _remove_written(old: Path) -> list[str]:
-    """Delete from `old` only what its marker lists (and the marker), then the
-    folders left empty; what remains (nothing, normally) is returned."""
-    for name in written_files(old) or {}:
-        (old / name).unlink(missing_ok=True)
-    (old / FOLDER_MARKER).unlink(missing_ok=True)
-    for root, _, _ in sorted(os.walk(old), key=lambda entry: -len(entry[0])):
-        with contextlib.suppress(OSError):
-            os.rmdir(root)  # only if empty
-    return [] if not old.exists() else [p.as_posix() for p in old.rglob("*")]
-
-
 def _note(message: str) -> None:
     print(f"tapeflow: note: {message}", file=sys.stderr)
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """`folder` locked (flock) against the other runs of the tools: they swap,
+    recover and clean up results folders in it one at a time. Where the folder
+    cannot be opened for the lock, unlocked."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _held(path: Path, how: int = fcntl.LOCK_EX) -> int | None:
+    """A descriptor of `path` holding its lock (`how`, without waiting): the mark
+    of a live run, for as long as it is open. None if another process holds it."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, how | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def claim_folder(folder: Path, debris: str) -> int | None:
+    """Mark a run of the tools as live in `folder` for as long as the returned
+    descriptor is open (a shared lock on it); first, if no other run is live
+    there, delete the files matching the pattern `debris` (a glob below `folder`:
+    the temporary files of interrupted runs). None if `folder` cannot be made or
+    opened."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = _held(folder)
+        if fd is not None:  # no other run: what matches is an interrupted run's
+            for leftover in folder.glob(debris):
+                if leftover.is_file() and not leftover.is_symlink():
+                    leftover.unlink(missing_ok=True)
+        else:
+            fd = os.open(folder, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except OSError:
+        return None
+    return fd
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the names `a` and `b` in one step (Linux's renameat2 with
+    RENAME_EXCHANGE); False where the system or file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_cwd, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), os.fspath(a))
+
+
+def _same_entry(a: Path, b: Path) -> bool:
+    """Whether `b` holds what `a` holds: the same file (a hard link), equal bytes,
+    or symbolic links to the same place."""
+    if a.is_symlink() or b.is_symlink():
+        return a.is_symlink() and b.is_symlink() and os.readlink(a) == os.readlink(b)
+    if not (a.is_file() and b.is_file()):
+        return False
+    return _same_file(a, b) or (
+        a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+    )
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def _bring_over(old: Path, new: Path, foreign: list[str]) -> None:
+    """The user's entries of `old` into `new` as hard links (copies where there
+    are none): both folders hold them until the swap is done."""
+    for name in foreign:
+        source, target = old / name, new / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir() and not source.is_symlink():
+            shutil.copytree(source, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(os.fspath(source), os.fspath(target))
+
+
+def _retire(old: Path, new: Path) -> list[str]:
+    """Empty `old`, a results folder `new` replaced: the files its marker lists
+    and its user's entries that `new` holds too are deleted, a user's entry `new`
+    lacks is moved there; what differs from `new`'s entry of its name is left in
+    `old` and returned (relative paths). `old` is removed once empty."""
+    written = set(written_files(old) or {}) | {FOLDER_MARKER}
+    left: list[str] = []
+    for root, dirs, files in os.walk(old, topdown=False):
+        base = Path(root)
+        for name in [*files, *(d for d in dirs if (base / d).is_symlink())]:
+            entry = base / name
+            rel = entry.relative_to(old).as_posix()
+            twin = new / rel
+            if rel in written or _same_entry(entry, twin):
+                entry.unlink()
+            elif not twin.exists() and not twin.is_symlink():
+                twin.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(entry, twin)
+            else:
+                left.append(rel)
+        with contextlib.suppress(OSError):
+            os.rmdir(base)  # only if empty
+    return sorted(left)
+
+
+def _journal(target: Path) -> Path:
+    return target.with_name(f".{target.name}.swap.json")
+
+
+def _recover(target: Path, notice: Callable[[str], None]) -> None:
+    """Under `_locked`: finish or roll back the swap of a run that died in it (its
+    journal is there), and remove what dead runs left beside `target` (a folder
+    whose lock no live run holds)."""
+    journal = _journal(target)
+    if journal.exists():
+        try:
+            record = json.loads(journal.read_text(encoding="utf-8"))
+            temp, aside = target.with_name(record["temp"]), target.with_name(record["aside"])
+            run = record["run"]
+        except (OSError, ValueError, KeyError, TypeError):
+            record = None
+        if record is not None:
+            notice(_resume(target, temp, aside, run))
+        journal.unlink(missing_ok=True)
+    for entry in sorted(target.parent.glob(f".{glob.escape(target.name)}.*")):
+        if entry.suffix not in (".tmp", ".old") or entry.is_symlink() or not entry.is_dir():
+            continue
+        fd = _held(entry)
+        if fd is None:
+            continue  # a live run's
+        try:
+            if entry.suffix == ".tmp":
+                shutil.rmtree(entry)  # a build no run finished: the user's files are links
+            elif not target.exists():
+                os.rename(entry, target)
+                notice(f"{target}: restored the earlier results from {entry.name}")
+            else:
+                left = _retire(entry, target)
+                if left:
+                    notice(f"{entry}: holds files no run wrote ({', '.join(left)}); left there")
+        finally:
+            os.close(fd)
+
+
+def _resume(target: Path, temp: Path, aside: Path, run: str) -> str:
+    """Finish or roll back the swap of a run killed in it; what was done."""
+    if not target.exists() and aside.exists() and temp.exists() and _run_of(temp) == run:
+        os.rename(temp, target)  # killed between the two renames
+    if target.exists() and _run_of(target) == run:  # the new folder is in place
+        old = temp if temp.exists() else aside  # exchanged, or also renamed aside
+        left = _retire(old, target) if old.exists() else []
+        kept = f"; {old} holds files no run wrote ({', '.join(left)}), left there" if left else ""
+        return f"{target}: finished putting in place the results of a run killed doing so{kept}"
+    if not target.exists() and aside.exists():
+        os.rename(aside, target)
+    shutil.rmtree(temp, ignore_errors=True)  # the new build; the user's files are links
+    return f"{target}: a run was killed before its results replaced these; they are as before"
+
+
+def _run_of(folder: Path) -> str | None:
+    try:
+        run = json.loads((folder / FOLDER_MARKER).read_text(encoding="utf-8")).get("run")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return run if isinstance(run, str) else None
 
 
 @contextmanager
 def atomic_directory(
     path: str | os.PathLike[str], notice: Callable[[str], None] | None = None
 ) -> Iterator[Path]:
-    if notice is None:
-        notice = _note
     """
     A fresh temporary folder beside `path`; when the block ends normally it
-    replaces the files of `path` that an earlier run wrote (as its marker,
-    `FOLDER_MARKER`, lists them), and gets a marker listing what it holds. An
-    older run's files do not survive next to the new ones; anything else in
-    `path` (a user's notes) is moved into the new folder untouched, and `notice`
-    hears which. If a user's file has the name of a new one, the
-    block's result is refused (ToolError) and `path` left as it was. If the block
-    raises or is interrupted, `path` is untouched and the temporary folder
-    removed. The swap runs with SIGINT and SIGTERM deferred, so Ctrl-C cannot land
-    in the middle of it.
+    replaces `path` whole, with the files of `path` that no earlier run wrote
+    (as its marker, `FOLDER_MARKER`, lists them: a user's notes) brought over
+    untouched (`notice` hears which), and gets a marker listing what it holds. If
+    a user's file has the name of a new one, or a listed file was changed since
+    it was written, the block's result is refused (ToolError) and `path` left as
+    it was. If the block raises or is interrupted, `path` is untouched and the
+    temporary folder removed. The swap is one atomic exchange of names, under a
+    lock on the folder around `path` and with a journal beside it, so that a run
+    killed at any instant leaves `path` complete (old or new) and the next run
+    finishes or undoes it, and says so (docs/outputs.md).
     """
+    say = notice if notice is not None else _note
     target = _resolved(path)  # a symlink to a folder: the folder is replaced
     target.parent.mkdir(parents=True, exist_ok=True)
-    temp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    with _locked(target.parent):
+        _recover(target, say)
+        temp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+        live = _held(temp)  # ours until the swap: no other run cleans it up
+    swapping = False
     try:
         os.chmod(temp, 0o777 & ~_umask())
         yield temp
-        _write_marker(temp)
-        foreign = _foreign(target) if target.exists() else []
-        clashes = [name for name in foreign if (temp / name).exists()]
-        if clashes:
-            raise ToolError(
-                f"{target}: {', '.join(clashes)} would be replaced by this run's "
-                f"file{'s' if len(clashes) > 1 else ''} of the same name, but an earlier "
-                "run did not write it; move it away and run again (the results are cached)"
-            )
-        with _signals_deferred():
-            old: Path | None = None
-            if target.exists():
-                old = Path(
-                    tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old")
-                )
-                os.rmdir(old)
-                os.rename(target, old)
+        run = uuid.uuid4().hex
+        _write_marker(temp, run)
+        with _locked(target.parent):
+            _recover(target, say)  # a run that was killed meanwhile
+            foreign = _foreign(target) if target.exists() else []
+            _refuse(target, temp, foreign)
+            _bring_over(target, temp, foreign)
+            swapping = True
+            left = _swap(temp, target, run)
+        if foreign:
+            shown = [name + ("/" if (target / name).is_dir() else "") for name in sorted(foreign)]
+            say(f"{target}: kept what no earlier run wrote there: {', '.join(shown)}")
+        if left:  # never deleted: not ours
+            old = target.with_name(temp.name[: -len(".tmp")] + ".old")
+            say(f"{old}: holds files unlike the new folder's ({', '.join(left)}); left there")
+    except BaseException:
+        if not swapping:
+            shutil.rmtree(temp, ignore_errors=True)
+        raise
+    finally:
+        if live is not None:
+            os.close(live)
+
+
+def _refuse(target: Path, temp: Path, foreign: list[str]) -> None:
+    """ToolError if writing `temp` over `target` would lose a user's work."""
+    changed = _changed(target) if target.exists() else []
+    if changed:
+        raise ToolError(
+            f"{target}: {', '.join(changed)} changed since "
+            f"{'it was' if len(changed) == 1 else 'they were'} written; the new results "
+            "would replace the changes: move them away and run again (the results are cached)"
+        )
+    clashes = [name for name in foreign if (temp / name).exists()]
+    if clashes:
+        raise ToolError(
+            f"{target}: {', '.join(clashes)} would be replaced by this run's "
+            f"file{'s' if len(clashes) > 1 else ''} of the same name, but an earlier "
+            "run did not write it; move it away and run again (the results are cached)"
+        )
+
+
+def _swap(temp: Path, target: Path, run: str) -> list[str]:
+    """Put the complete `temp` in the place of `target` and retire the old folder
+    (`_retire`); what of it is left. Journaled (`_recover`), signals deferred. A
+    failure before the swap removes `temp`; one after it leaves the journal."""
+    with _signals_deferred():
+        if not target.exists():
             try:
                 os.rename(temp, target)
             except BaseException:
-                if old is not None:
-                    os.rename(old, target)
+                shutil.rmtree(temp, ignore_errors=True)
                 raise
-            if old is not None:
-                for name in foreign:
-                    (target / name).parent.mkdir(parents=True, exist_ok=True)
-                    os.rename(old / name, target / name)
-        left = _remove_written(old) if old is not None else []
-        if foreign:
-            shown = [name + ("/" if (target / name).is_dir() else "") for name in sorted(foreign)]
-            notice(f"{target}: kept what no earlier run wrote there: {', '.join(shown)}")
-        if left:  # never deleted: not ours
-            notice(f"{old}: holds files no run wrote ({', '.join(left)}); left there")
-    except BaseException:
-        shutil.rmtree(temp, ignore_errors=True)
-        raise
+            return []
+        aside = target.with_name(temp.name[: -len(".tmp")] + ".old")
+        record = {"written_by": "tapeflow", "temp": temp.name, "aside": aside.name, "run": run}
+        journal = _journal(target)
+        try:
+            atomic_write_text(journal, json.dumps(record) + "\n")
+            killed_here("swap:journal")
+            if _exchange(temp, target):
+                killed_here("swap:exchanged")
+                os.rename(temp, aside)
+            else:  # two renames: `target` is missing for an instant (the journal says why)
+                os.rename(target, aside)
+                killed_here("swap:between")
+                try:
+                    os.rename(temp, target)
+                except BaseException:
+                    os.rename(aside, target)
+                    raise
+        except BaseException:
+            if _run_of(target) != run:
+                shutil.rmtree(temp, ignore_errors=True)
+                journal.unlink(missing_ok=True)
+            raise
+        killed_here("swap:done")
+        left = _retire(aside, target)
+        journal.unlink()
+        return left
 
 
 __all__ = [
@@ -464,6 +697,7 @@ __all__ = [
     "atomic_write_text",
     "atomic_writer",
     "check_distinct",
+    "claim_folder",
     "check_results_folder",
     "written_dirs",
     "check_output_directory",

@@ -22,6 +22,8 @@ import re
 import signal
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -57,6 +59,8 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
     try:
         from enzyme_ad.jax import enzyme_call
     except ImportError as err:
+        if "Cannot allocate memory" in str(err):  # loading its native library
+            raise MemoryError(f"loading enzyme-ad's native library: {err}") from None
         raise MlirUnavailable(
             "this needs MLIR and Enzyme-MLIR from the PyPI package 'enzyme-ad' "
             f"(pip install 'tapeflow[enzyme]'), which could not be imported: {err}"
@@ -90,23 +94,41 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
     return result
 
 
-def _die_with_parent() -> None:
-    """In the forked child: end with the process that forked it (a tool's or a
-    bench worker's), and with the terminal's Ctrl-C even where the parent ignores
-    it (bench workers leave Ctrl-C to their parent, which then stops them): an
-    interrupted run leaves no Enzyme child behind. Linux's PR_SET_PDEATHSIG;
-    elsewhere only the Ctrl-C part."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    if sys.platform.startswith("linux"):
+def end_with_parent(parent: int) -> None:
+    """In a child process of `parent`: end when `parent` does, whatever ends it
+    (SIGKILL too). Linux's PR_SET_PDEATHSIG; where it is missing, a thread that
+    checks the parent every half second. A parent already gone ends the child at
+    once."""
+    watched = not sys.platform.startswith("linux")
+    if not watched:
         import ctypes
 
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            watched = libc.prctl(1, signal.SIGKILL) != 0  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
-            pass
-        if os.getppid() == 1:  # the parent died before the call took effect
-            os._exit(70)
+            watched = True
+    if os.getppid() != parent:  # the parent died before the call took effect
+        os._exit(70)
+    if watched:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the forked child: end with the process that forked it (a tool's or a
+    bench worker's), and with the terminal's Ctrl-C even where the parent ignores
+    it (bench workers leave Ctrl-C to their parent, which then stops them): an
+    interrupted run leaves no Enzyme child behind. SIGTERM and SIGHUP end it at
+    once (the tool's own handlers, inherited, are for the tool)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    end_with_parent(parent)
 
 
 def _isolated(run: Callable[[], str]) -> tuple[str, ValueError | None, str | None]:
@@ -123,11 +145,12 @@ def _isolated(run: Callable[[], str]) -> tuple[str, ValueError | None, str | Non
     read_end, write_end = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: run, send the outcome, leave without Python's exit
         code = 0
         try:
-            _die_with_parent()
+            _die_with_parent(parent)
             os.close(read_end)
             try:
                 outcome: tuple[str, str | None] = (run(), None)

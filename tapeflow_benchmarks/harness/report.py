@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from tapeflow_benchmarks.harness.columns import point_fields, run_row
 from tapeflow_benchmarks.harness.experiments import BREAKDOWN, EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import draw
 from tapeflow_benchmarks.harness.points import KB, Point
+from tapeflow_benchmarks.harness.workers import local_pool, signals_held, stopped_on_interrupt
 from tapeflow_tools.atomic import atomic_directory
 
 Report = dict[str, Any]
@@ -142,8 +142,10 @@ def _draw_all(
     evaluation's `--jobs`; a figure takes half a second of matplotlib)."""
     if processes <= 1 or len(jobs) <= 1:
         return [_draw(job) for job in jobs]
-    with ProcessPoolExecutor(max_workers=min(processes, len(jobs))) as pool:
-        return list(pool.map(_draw, jobs))
+    with stopped_on_interrupt(local_pool(min(processes, len(jobs)))) as pool:
+        with signals_held():  # the workers start here
+            names = pool.map(_draw, jobs)
+        return list(names)
 
 
 def _names(results: Models) -> list[str]:
