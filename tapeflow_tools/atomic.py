@@ -86,6 +86,10 @@ def check_output_file(path: str | os.PathLike[str], option: str) -> None:
         return
     parent = target.parent
     if not parent.is_dir():
+        existing = next(p for p in parent.parents if p.exists() or p == p.parent)
+        if parent.exists() or not existing.is_dir():
+            file = parent if parent.exists() else existing
+            raise ToolError(f"{where}: {file} is a file, not a directory")
         raise ToolError(f"{where}: the directory {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ToolError(f"{where}: the directory {parent} is not writable")
@@ -142,7 +146,10 @@ def check_distinct(outputs: Sequence[Named], inputs: Sequence[Named] = ()) -> No
                 raise ToolError(f"{option} and {other} both name {os.fspath(path)}")
 
 
-def commit_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str], bytes]]) -> None:
+def commit_outputs(
+    outputs: Sequence[tuple[str, str | os.PathLike[str], bytes]],
+    notice: Callable[[str], None] | None = None,
+) -> None:
     """Write every (option, path, contents) of one run, or none of them.
 
     Each regular file is written to a temporary file beside it; then each device
@@ -150,15 +157,20 @@ def commit_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str], bytes]])
     temporary files renamed over their targets (with Ctrl-C deferred), an older
     file kept as a hard link until every rename is done, so that a failure
     restores it. An error names the option and the path and says that nothing was
-    kept."""
+    kept. A journal beside the first output lists the renames while they run: a
+    run killed among them (SIGKILL) is completed by the next run that writes
+    beside it (`recover_outputs`, which `notice` hears)."""
+    say = notice if notice is not None else _note
+    recover_outputs([path for _, path, _ in outputs], say)
     staged: list[tuple[str, str, Path, Path]] = []  # option, path, temp, target
+    held: list[int] = []
     try:
         for option, path, data in outputs:
             target = _resolved(path)
             if _is_special(target):
                 continue
             try:
-                staged.append((option, os.fspath(path), _staged(target, data), target))
+                staged.append((option, os.fspath(path), _staged(target, data, held), target))
             except OSError as err:
                 raise _write_error(option, path, err) from None
         for option, path, data in outputs:
@@ -169,16 +181,106 @@ def commit_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str], bytes]])
                         out.write(data)
                 except OSError as err:
                     raise _write_error(option, path, err) from None
-        with _signals_deferred():
-            _rename_all(staged)
+        if staged:
+            with _signals_deferred():
+                journal = _begin_commit(staged, held)
+                try:
+                    _rename_all(staged)
+                finally:
+                    journal.unlink(missing_ok=True)
     finally:
         for _, _, temp, _ in staged:
             temp.unlink(missing_ok=True)
+        for fd in held:
+            os.close(fd)
 
 
-def _staged(target: Path, data: bytes) -> Path:
+def _backup(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.old")
+
+
+def _begin_commit(staged: list[tuple[str, str, Path, Path]], held: list[int]) -> Path:
+    """The journal of the renames about to run, beside the first output, locked
+    while this run lives (`held`)."""
+    first = staged[0][3]
+    record = {
+        "written_by": "tapeflow",
+        "renames": [[os.fspath(temp), os.fspath(target)] for _, _, temp, target in staged],
+        "backups": [os.fspath(_backup(target)) for _, _, _, target in staged],
+    }
+    journal = first.with_name(f".{first.name}.commit.json")
+    fd, name = tempfile.mkstemp(dir=first.parent, prefix=f".{first.name}.", suffix=".tmp")
+    held.append(fd)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        os.write(fd, (json.dumps(record) + "\n").encode())
+        os.fsync(fd)
+        os.rename(name, journal)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return journal
+
+
+def recover_outputs(
+    paths: Sequence[str | os.PathLike[str] | None], notice: Callable[[str], None]
+) -> None:
+    """Before a run writes `paths`: complete the renames of a run killed among them
+    (its journal beside them, whose lock no live run holds), so that its outputs
+    are all that run's, and delete the temporary files dead runs left beside
+    `paths` (`notice` hears what was completed)."""
+    targets = [_resolved(p) for p in paths if p is not None]
+    for folder in dict.fromkeys(t.parent for t in targets if not _is_special(t)):
+        if not folder.is_dir():
+            continue
+        with _locked(folder):
+            for journal in sorted(folder.glob(".*.commit.json")):
+                fd = _held(journal)
+                if fd is None:
+                    continue  # a live run's
+                try:
+                    _complete(journal, notice)
+                finally:
+                    os.close(fd)
+            for target in (t for t in targets if t.parent == folder):
+                for temp in folder.glob(f".{glob.escape(target.name)}.*.tmp"):
+                    fd = _held(temp) if temp.is_file() and not temp.is_symlink() else None
+                    if fd is not None:
+                        temp.unlink(missing_ok=True)
+                        os.close(fd)
+
+
+def _complete(journal: Path, notice: Callable[[str], None]) -> None:
+    try:
+        record = json.loads(journal.read_text(encoding="utf-8"))
+        renames = [(Path(temp), Path(target)) for temp, target in record["renames"]]
+        backups = [Path(b) for b in record["backups"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # not a journal of ours
+    if record.get("written_by") != "tapeflow":
+        return
+    for temp, target in renames:
+        if temp.exists():
+            os.replace(temp, target)
+    for backup in backups:
+        backup.unlink(missing_ok=True)
+    journal.unlink()
+    notice(
+        f"{', '.join(os.fspath(t) for _, t in renames)}: completed the outputs of a run "
+        "killed while it put them in place; they are all that run's"
+    )
+
+
+def _staged(target: Path, data: bytes, held: list[int]) -> Path:
+    """`data` in a temporary file beside `target`, locked while this run lives
+    (`held`) so that no other run takes it for a dead run's."""
     file_mode = _new_file_mode(target)
-    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    with _locked(target.parent):
+        fd, temp_name = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+        held.append(os.dup(fd))
+        fcntl.flock(held[-1], fcntl.LOCK_EX)
     temp = Path(temp_name)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -201,7 +303,7 @@ def _rename_all(staged: list[tuple[str, str, Path, Path]]) -> None:
             backup: Path | None = None
             existed = target.exists()
             if existed:
-                backup = target.with_name(f".{target.name}.{os.getpid()}.old")
+                backup = _backup(target)
                 try:
                     os.link(target, backup)
                 except OSError:
@@ -213,6 +315,7 @@ def _rename_all(staged: list[tuple[str, str, Path, Path]]) -> None:
                     backup.unlink(missing_ok=True)
                 raise _write_error(option, path, err) from None
             kept.append((target, backup, existed))
+            killed_here("commit:renamed")
     except BaseException:
         for target, backup, existed in reversed(kept):
             if backup is not None:
@@ -703,5 +806,6 @@ __all__ = [
     "check_output_directory",
     "check_output_file",
     "commit_outputs",
+    "recover_outputs",
     "written_files",
 ]
