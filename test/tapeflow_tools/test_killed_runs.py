@@ -376,3 +376,39 @@ def test_a_standard_output_that_cannot_be_written(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         "tapeflow-sim: error: the standard output cannot be written: No space left on device"
     )
+
+
+def test_ctrl_c_under_a_local_dask_cluster_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C to the whole process group (as a terminal sends it) while a local
+    Dask cluster runs the groups: the tool's one line, status 130, none of the
+    workers' tracebacks or Dask's warnings, no worker left running."""
+    pytest.importorskip("distributed")
+    run = subprocess.Popen(
+        [
+            *BENCH,
+            "--dask",
+            "local",
+            "--out",
+            str(tmp_path / "results"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    _workers_busy(run, tmp_path)
+    os.killpg(run.pid, signal.SIGINT)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert err.strip() == (
+        "tapeflow-bench: interrupted; the runs that finished are cached, and the same "
+        "command continues from there"
+    )
+    deadline = time.monotonic() + 10
+    while _group_alive(run.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _group_alive(run.pid) == []
