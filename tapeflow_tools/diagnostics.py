@@ -310,8 +310,8 @@ def reported_errors(tool: str) -> Iterator[None]:
         _fail(f"{tool}: error: {err}")
     except _StdoutError as err:
         _fail(f"{tool}: error: the standard output cannot be written: {err}")
-    except MemoryError:
-        _fail(f"{tool}: error: {out_of_memory()}")
+    except MemoryError as err:
+        _fail(f"{tool}: error: {out_of_memory(err)}")
     except OSError as err:
         if err.errno == errno.ENOMEM:
             _fail(f"{tool}: error: {out_of_memory()}")
@@ -347,10 +347,12 @@ def peak_memory() -> str:
     return f"{peak / (2**20 if sys.platform == 'darwin' else 2**10):.0f} MiB"
 
 
-def out_of_memory() -> str:
-    """The message for a MemoryError: the phase (`entering`) and the peak."""
+def out_of_memory(err: MemoryError | None = None) -> str:
+    """The message for a MemoryError: the phase (`entering`), what failed (if
+    said) and the peak."""
+    what = f": {err}" if err is not None and str(err) else ""
     return (
-        f"out of memory while {_phase[0]} (this process's resident memory peaked at "
+        f"out of memory while {_phase[0]}{what} (this process's resident memory peaked at "
         f"{peak_memory()}); free memory or raise the limit, or choose smaller inputs"
     )
 

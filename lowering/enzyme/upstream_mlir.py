@@ -59,7 +59,8 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
     try:
         from enzyme_ad.jax import enzyme_call
     except ImportError as err:
-        if "Cannot allocate memory" in str(err):  # loading its native library
+        if "failed to map segment" in str(err) or "Cannot allocate memory" in str(err):
+            # Its native library is there, but the memory to load it is not.
             raise MemoryError(f"loading enzyme-ad's native library: {err}") from None
         raise MlirUnavailable(
             "this needs MLIR and Enzyme-MLIR from the PyPI package 'enzyme-ad' "

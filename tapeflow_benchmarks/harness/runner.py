@@ -253,7 +253,7 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
 
 
 def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
-    message = out_of_memory() if isinstance(err, MemoryError) else f"{type(err).__name__}: {err}"
+    message = out_of_memory(err) if isinstance(err, MemoryError) else f"{type(err).__name__}: {err}"
     return {p: {"error": message.strip()} for p in points}
 
 

@@ -412,3 +412,42 @@ def test_ctrl_c_under_a_local_dask_cluster_is_one_line(tmp_path: Path) -> None:
     while _group_alive(run.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _group_alive(run.pid) == []
+
+
+def test_memory_running_out_is_said_with_phase_and_peak(tmp_path: Path) -> None:
+    """Under an address-space limit too small to load Enzyme's native library:
+    the message says memory ran out, in which phase, and the peak; it does not
+    blame a missing install."""
+    import resource
+
+    limit = 500 * 2**20
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tapeflow_tools.tapeflow_sim",
+            str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
+            "--function",
+            "logsum_grad",
+            "--variant",
+            "tapeflow",
+            "--preset",
+            "Tflow32k",
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("tapeflow-sim: error: out of memory while lowering the gradient")
+    assert "peaked at" in done.stderr and "MiB" in done.stderr
+    assert "Traceback" not in done.stderr and "pip install" not in done.stderr
+    assert not (tmp_path / "r.json").exists()
