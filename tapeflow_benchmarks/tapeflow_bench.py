@@ -34,7 +34,8 @@ refused), `--cache-dir` a folder apart from it; `--no-cache` with `--cache-dir` 
 refused. The results folder is written into a temporary folder beside it and renamed
 into place when complete; Ctrl-C leaves the previous folder as it was and the finished
 runs cached. Exit status 1 if any run failed (the report lists them) or the sweep file
-is wrong, 2 for bad options, 130 when interrupted.
+is wrong, 2 for bad options, 130 when interrupted (143 for SIGTERM, 129 for
+SIGHUP; docs/outputs.md).
 
 The runs go to local processes (`--jobs`), or with `--dask` to a Dask cluster
 (`harness/dask_pool.py`); the results are the same either way.
@@ -65,7 +66,11 @@ with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.harness.result_cache import ResultCache
     from tapeflow_benchmarks.harness.runner import RunSummary, run_points
     from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS, PRESETS
-    from tapeflow_tools.atomic import check_output_directory, check_results_folder
+    from tapeflow_tools.atomic import (
+        check_output_directory,
+        check_results_folder,
+        recover_directory,
+    )
     from tapeflow_tools.diagnostics import ToolError, reported_errors
 
 
@@ -263,6 +268,7 @@ def _check_locations(
         )
     try:
         check_output_directory(out, "--out")
+        recover_directory(out, lambda note: print(f"tapeflow-bench: note: {note}", file=sys.stderr))
         check_results_folder(out, "--out", "tapeflow-bench")
         if cache_dir is not None:
             check_output_directory(cache_dir, "--cache-dir")

@@ -1,13 +1,14 @@
 """
-Writing outputs so that a failed or interrupted run never destroys or half-writes
-them.
+Writing outputs so that a failed, interrupted or killed run never destroys,
+half-writes or mixes them (docs/outputs.md).
 
 Every file a TapeFlow tool writes goes to a temporary file in the same directory
 first and is renamed over the target only once it is complete (`os.replace` is
 atomic within a file system): a reader sees the old file or the new one, never an
 empty or partial one, and a run that fails leaves the old file as it was. A
-results folder is written the same way, as a temporary sibling folder renamed into
-place (`atomic_directory`).
+results folder is built complete as a temporary sibling folder and swapped in by
+one exchange of names, under a lock, with a journal that the next run uses to
+finish or undo a swap that was killed (`atomic_directory`).
 
 The `check_*` functions let a tool refuse an output location before it computes
 anything: a directory named as an output file, a missing or read-only parent, a
@@ -18,7 +19,9 @@ A run with several output files (`tapeflow-sim --out --json --timeline`) commits
 them together (`commit_outputs`): all are written to temporary files first, and
 only when every one is complete are they renamed into place, so one that fails
 (a full disk) leaves none of the run's outputs behind and every older file as it
-was. Each error names the option and the path.
+was; a journal lets the next run complete renames a kill interrupted
+(`recover_outputs`). Each error names the option and the path. What a killed run
+left is deleted only when no live run holds it (`flock`).
 """
 
 from __future__ import annotations
@@ -655,8 +658,21 @@ def _recover(target: Path, notice: Callable[[str], None]) -> None:
                 left = _retire(entry, target)
                 if left:
                     notice(f"{entry}: holds files no run wrote ({', '.join(left)}); left there")
+        except OSError as err:
+            notice(f"{entry}: left by a run that was killed; cannot be cleaned up: {err}")
         finally:
             os.close(fd)
+
+
+def recover_directory(path: str | os.PathLike[str], notice: Callable[[str], None]) -> None:
+    """Finish or undo the swap of a run killed while it replaced the results folder
+    `path`, and remove what dead runs left beside it (as `atomic_directory` does
+    before it writes); `notice` hears what was done. For a tool to call before it
+    checks `path`."""
+    target = _resolved(path)
+    if target.parent.is_dir():
+        with _locked(target.parent):
+            _recover(target, notice)
 
 
 def _resume(target: Path, temp: Path, aside: Path, run: str) -> str:
@@ -697,7 +713,7 @@ def atomic_directory(
     temporary folder removed. The swap is one atomic exchange of names, under a
     lock on the folder around `path` and with a journal beside it, so that a run
     killed at any instant leaves `path` complete (old or new) and the next run
-    finishes or undoes it, and says so (docs/outputs.md).
+    finishes or undoes it, and says so.
     """
     say = notice if notice is not None else _note
     target = _resolved(path)  # a symlink to a folder: the folder is replaced
@@ -787,9 +803,11 @@ def _swap(temp: Path, target: Path, run: str) -> list[str]:
                 journal.unlink(missing_ok=True)
             raise
         killed_here("swap:done")
-        left = _retire(aside, target)
-        journal.unlink()
-        return left
+        journal.unlink()  # the new folder is in place: what remains is cleaning up
+        try:
+            return _retire(aside, target)
+        except OSError as err:
+            return [f"(it cannot be emptied: {err})"]
 
 
 __all__ = [
@@ -806,6 +824,7 @@ __all__ = [
     "check_output_directory",
     "check_output_file",
     "commit_outputs",
+    "recover_directory",
     "recover_outputs",
     "written_files",
 ]

@@ -34,13 +34,10 @@ scratchpad size, whose bins hold the whole tape) join one job and share one
 lowering and run; each point is still evaluated on its own machine, so its
 numbers are those its own run would give.
 
-The local worker processes leave Ctrl-C to the parent and end with it
-(`workers.py`). A worker process lost to a signal (SIGKILL, as the out-of-memory
-killer sends) costs only the groups it ran: the others' results are kept, and its
-groups run again in a fresh pool, each alone, so that a second loss names the
-group at fault (`LOST`). A run out of memory in a worker fails its points with the
-phase and the peak memory (`diagnostics.out_of_memory`). A report that does not
-have the shape of one (`result_cache.check_report`) counts as a failed run.
+Local workers leave Ctrl-C to the parent and end with it (`workers.py`); the
+groups of a worker lost to a signal run again, each alone, then fail (`LOST`); a
+run out of memory fails with its phase and peak (`diagnostics.out_of_memory`). A
+report not of the shape of one (`result_cache.check_report`) is a failed run.
 """
 
 from __future__ import annotations
