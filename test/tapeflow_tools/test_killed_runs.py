@@ -245,23 +245,94 @@ def _workers_busy(run: subprocess.Popen, tmp_path: Path) -> None:
         time.sleep(0.05)  # the first group finished: the workers are busy
 
 
-@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
-def test_workers_end_with_their_parent(tmp_path: Path, signum: int) -> None:
-    """SIGKILL or SIGTERM to the parent alone, mid-run: no worker survives it;
-    SIGTERM gets one line and status 143, like Ctrl-C, and no traceback."""
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results folder of the same command run once, without a cache."""
+    where = tmp_path_factory.mktemp("clean")
+    done = subprocess.run(
+        [*BENCH, "--out", str(where / "results"), "--no-cache"],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return where / "results"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
+def test_workers_end_with_their_parent(tmp_path: Path, clean_run: Path, signum: int) -> None:
+    """SIGKILL, SIGTERM or SIGHUP to the parent alone, mid-run: no worker
+    survives it; SIGTERM and SIGHUP get one line and status 128 + N, as Ctrl-C
+    gets 130, and no traceback. The same command then finishes from the cache,
+    leaves no temporary file there, and its tables are a clean run's, byte for
+    byte."""
     run = _bench(tmp_path)
     _workers_busy(run, tmp_path)
     os.kill(run.pid, signum)
     _, err = run.communicate(timeout=60)
     assert run.returncode == (-signum if signum == signal.SIGKILL else 128 + signum), err
-    if signum == signal.SIGTERM:
-        assert err.strip().startswith("tapeflow-bench: terminated (SIGTERM)"), err
+    if signum != signal.SIGKILL:
+        name = signal.Signals(signum).name
+        assert err.strip().startswith(f"tapeflow-bench: terminated ({name})"), err
         assert "Traceback" not in err
     deadline = time.monotonic() + 5
     while _group_alive(run.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _group_alive(run.pid) == [], "workers outlived their parent"
     assert not (tmp_path / "results").exists()
+    again = _bench(tmp_path)
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    for table in ("runs.csv", "performance.csv"):
+        resumed = (tmp_path / "results" / "csv" / table).read_bytes()
+        assert resumed == (clean_run / "csv" / table).read_bytes(), table
+    assert not list((tmp_path / "cache").glob("*/.*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "results"]
+
+
+def test_half_written_cache_entries_are_removed_when_no_run_is_live(tmp_path: Path) -> None:
+    """A cache entry's temporary file a killed run left is deleted by the next run
+    that finds no other run using the cache, never while one is (its temporary
+    files could be in flight); a file of another name is never touched."""
+    cache = tmp_path / "cache"
+    (cache / "ab").mkdir(parents=True)
+    leftover = cache / "ab" / ".ab12.json.k3y9x0.tmp"
+    mine = cache / "ab" / "notes.tmp"
+    mine.write_text("mine")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; "
+            "from tapeflow_benchmarks.harness.result_cache import ResultCache; "
+            "ResultCache(Path(sys.argv[1])); print('live', flush=True); time.sleep(60)",
+            str(cache),
+        ],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "live"  # type: ignore[union-attr]
+        leftover.write_text('{"half": ')  # as a run killed while writing it leaves it
+        check = [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; "
+            "from tapeflow_benchmarks.harness.result_cache import ResultCache; "
+            "ResultCache(Path(sys.argv[1]))",
+            str(cache),
+        ]
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        subprocess.run(check, env=env, check=True, timeout=60)
+        assert leftover.exists()  # another run is live: kept
+    finally:
+        holder.kill()
+        holder.wait()
+    subprocess.run(check, env=env, check=True, timeout=60)
+    assert not leftover.exists()
+    assert mine.read_text() == "mine"
 
 
 def test_a_worker_lost_twice_fails_its_point_only(tmp_path: Path) -> None:
