@@ -39,7 +39,15 @@ def start_worker(parent: int) -> None:
 def local_pool(jobs: int) -> ProcessPoolExecutor:
     """A pool of `jobs` worker processes set up by `start_worker` (fork them inside
     `signals_held`)."""
-    return ProcessPoolExecutor(max_workers=jobs, initializer=start_worker, initargs=(os.getpid(),))
+    # Forked from this process (as Python 3.11 does on Linux), never through a
+    # fork server, so that this process is the worker's parent.
+    fork = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    return ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context(fork),
+        initializer=start_worker,
+        initargs=(os.getpid(),),
+    )
 
 
 @contextmanager
