@@ -522,3 +522,49 @@ def test_memory_running_out_is_said_with_phase_and_peak(tmp_path: Path) -> None:
     assert "peaked at" in done.stderr and "MiB" in done.stderr
     assert "Traceback" not in done.stderr and "pip install" not in done.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_point_out_of_memory_names_itself_and_the_phase(tmp_path: Path) -> None:
+    """`tapeflow-bench` under the same limit: each point fails naming itself, the
+    phase and the peak; the run exits 1, nothing of the failed points cached."""
+    import resource
+
+    limit = 700 * 2**20
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tapeflow_benchmarks.tapeflow_bench",
+            "--quick",
+            "--only",
+            "table2",
+            "--kernels",
+            "logsum",
+            "--model",
+            "cgra",
+            "--no-progress",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path / "results"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited,
+    )
+    assert done.returncode == 1, done.stderr
+    failed = [line for line in done.stderr.splitlines() if "failed:" in line]
+    assert len(failed) == 2, done.stderr
+    for line in failed:
+        assert line.startswith("tapeflow-bench: failed: logsum/small ")
+        assert ": out of memory while lowering it" in line and "peaked at" in line
+    assert "Traceback" not in done.stderr
+    assert not list((tmp_path / "cache").rglob("*.json"))
