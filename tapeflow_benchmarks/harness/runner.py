@@ -391,7 +391,12 @@ def _drive(
         for future in running:
             future.cancel()
         raise
-    return [*lost, *running.values()] if lost else []
+    if not lost:
+        return []
+    for future in [f for f in running if f.done() and f.exception() is None]:
+        running.pop(future)
+        finished(future.result())  # finished before the pool broke
+    return [*lost, *running.values()]
 
 
 def _crowded(job: Job, running: dict[Any, Job], alone: set[Group]) -> bool:
@@ -416,9 +421,9 @@ def _run_local(
         again = [job for job in lost if job[0] not in retried]
         if again:
             bar.write(
-                "tapeflow-bench: a worker process was lost (killed from outside) while "
-                f"running {', '.join(_bundle_label(b) for _, b in again)}; running "
-                f"{'it' if len(again) == 1 else 'them'} again, one at a time",
+                "tapeflow-bench: a worker process was lost (killed from outside); the "
+                f"runs in flight then ({', '.join(_bundle_label(b) for _, b in again)}) "
+                "run again, one at a time",
                 file=sys.stderr,
             )
         for group, bundle in lost:
