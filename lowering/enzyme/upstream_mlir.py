@@ -97,28 +97,33 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
 
 def end_with_parent(parent: int) -> None:
     """In a child process of `parent`: end when `parent` does, whatever ends it
-    (SIGKILL too). Linux's PR_SET_PDEATHSIG; where it is missing, a thread that
-    checks the parent every half second. A parent already gone ends the child at
-    once."""
-    watched = not sys.platform.startswith("linux")
-    if not watched:
+    (SIGKILL too). Linux's PR_SET_PDEATHSIG; where it is missing, `watch_parent`.
+    A parent already gone ends the child at once."""
+    death_signal = False
+    if sys.platform.startswith("linux"):
         import ctypes
 
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            watched = libc.prctl(1, signal.SIGKILL) != 0  # PR_SET_PDEATHSIG
+            death_signal = libc.prctl(1, signal.SIGKILL) == 0  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
-            watched = True
+            pass
     if os.getppid() != parent:  # the parent died before the call took effect
         os._exit(70)
-    if watched:
-        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if not death_signal:
+        watch_parent(parent)
 
 
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os.kill(os.getpid(), signal.SIGKILL)
+def watch_parent(parent: int) -> None:
+    """A thread that ends this process (SIGKILL) once `parent` is no longer its
+    parent, checked every half second."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
 
 
 def _die_with_parent(parent: int) -> None:

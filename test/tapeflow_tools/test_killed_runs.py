@@ -569,3 +569,43 @@ def test_a_point_out_of_memory_names_itself_and_the_phase(tmp_path: Path) -> Non
         assert ": out of memory while lowering it" in line and "peaked at" in line
     assert "Traceback" not in done.stderr
     assert not list((tmp_path / "cache").rglob("*.json"))
+
+
+def test_a_child_watching_its_parent_ends_with_it() -> None:
+    """Where PR_SET_PDEATHSIG is missing, a thread watches the parent: a child
+    that runs only the watch (no death signal) ends within a second of its
+    parent's SIGKILL."""
+    script = textwrap.dedent(
+        """
+        import os, sys, time
+        from lowering.enzyme.upstream_mlir import watch_parent
+        parent = os.getpid()
+        child = os.fork()
+        if child == 0:
+            watch_parent(parent)
+            time.sleep(60)
+            os._exit(0)
+        print(child, flush=True)
+        time.sleep(60)
+        """
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    child = int(run.stdout.readline())  # type: ignore[union-attr]
+    assert _group_state(child) not in ("", "Z")
+    run.kill()
+    run.wait()
+    deadline = time.monotonic() + 3
+    while _group_state(child) not in ("", "Z") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _group_state(child) in ("", "Z"), "the child outlived its parent"
+
+
+def _group_state(pid: int) -> str:
+    """`ps`'s first state letter of `pid` ('' once it is gone)."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True)
+    return state.stdout.strip()[:1]
