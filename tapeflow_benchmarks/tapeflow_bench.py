@@ -34,7 +34,8 @@ refused), `--cache-dir` a folder apart from it; `--no-cache` with `--cache-dir` 
 refused. The results folder is written into a temporary folder beside it and renamed
 into place when complete; Ctrl-C leaves the previous folder as it was and the finished
 runs cached. Exit status 1 if any run failed (the report lists them) or the sweep file
-is wrong, 2 for bad options, 130 when interrupted.
+is wrong, 2 for bad options, 130 when interrupted (143 for SIGTERM, 129 for
+SIGHUP; docs/outputs.md).
 
 The runs go to local processes (`--jobs`), or with `--dask` to a Dask cluster
 (`harness/dask_pool.py`); the results are the same either way.
@@ -51,7 +52,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tapeflow_tools.interrupt import quiet_interrupt
+from tapeflow_tools.interrupt import exit_status, quiet_interrupt, stopped
 
 with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from sim.models import MODELS, UnknownModel, check_models
@@ -65,7 +66,11 @@ with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.harness.result_cache import ResultCache
     from tapeflow_benchmarks.harness.runner import RunSummary, run_points
     from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS, PRESETS
-    from tapeflow_tools.atomic import check_output_directory, check_results_folder
+    from tapeflow_tools.atomic import (
+        check_output_directory,
+        check_results_folder,
+        recover_directory,
+    )
     from tapeflow_tools.diagnostics import ToolError, reported_errors
 
 
@@ -75,7 +80,9 @@ def _default_cache() -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with quiet_interrupt("tapeflow-bench"):
+    # One line, never a traceback: Ctrl-C, SIGTERM or SIGHUP, memory running out, a
+    # standard output that cannot be written (`> /dev/full`).
+    with quiet_interrupt("tapeflow-bench"), reported_errors("tapeflow-bench"):
         return _main(argv)
 
 
@@ -261,6 +268,7 @@ def _check_locations(
         )
     try:
         check_output_directory(out, "--out")
+        recover_directory(out, lambda note: print(f"tapeflow-bench: note: {note}", file=sys.stderr))
         check_results_folder(out, "--out", "tapeflow-bench")
         if cache_dir is not None:
             check_output_directory(cache_dir, "--cache-dir")
@@ -291,13 +299,13 @@ def _finish(out: Path, summary: Any, write_folder: Callable[[], list[Any]], what
     except ToolError as err:
         print(f"tapeflow-bench: error: --out {err}; it is left as it was", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print(
-            f"\ntapeflow-bench: interrupted while writing the results; {out} is left as "
+            f"\ntapeflow-bench: {stopped(err)} while writing the results; {out} is left as "
             "it was, and the same command writes it again from the cache",
             file=sys.stderr,
         )
-        return 130
+        return exit_status(err)
     print(
         f"tapeflow-bench: {what}{summary.points} points ({summary.cached} cached, "
         f"{summary.computed_groups} runs computed) in {summary.seconds:.0f} s; "
@@ -326,13 +334,13 @@ def _run(points: Iterable[Point], cache: ResultCache, args: argparse.Namespace) 
     except ToolError as err:
         print(f"tapeflow-bench: error: {err}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print(
-            "\ntapeflow-bench: interrupted; the runs that finished are cached, and the "
+            f"\ntapeflow-bench: {stopped(err)}; the runs that finished are cached, and the "
             "same command continues from there",
             file=sys.stderr,
         )
-        return 130
+        return exit_status(err)
 
 
 def _sweep(

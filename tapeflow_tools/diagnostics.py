@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import errno
 import os
 import sys
 from collections.abc import Iterator
@@ -44,6 +45,7 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.lexer import Span
 
 from tapeflow_dialects.locations import location_of
+from tapeflow_tools.interrupt import exit_status, stopped
 
 
 class ToolError(Exception):
@@ -308,10 +310,14 @@ def reported_errors(tool: str) -> Iterator[None]:
         _fail(f"{tool}: error: {err}")
     except _StdoutError as err:
         _fail(f"{tool}: error: the standard output cannot be written: {err}")
+    except MemoryError as err:
+        _fail(f"{tool}: error: {out_of_memory(err)}")
     except OSError as err:
+        if err.errno == errno.ENOMEM:
+            _fail(f"{tool}: error: {out_of_memory()}")
         _fail(f"{tool}: error: {err.strerror or err}: {err.filename or ''}".rstrip(": "))
-    except KeyboardInterrupt:
-        _fail(f"{tool}: interrupted", code=130)
+    except KeyboardInterrupt as err:
+        _fail(f"{tool}: {stopped(err)}", code=exit_status(err))
     except Exception as err:  # noqa: BLE001 - the last line of defence for users
         if os.environ.get("TAPEFLOW_TRACEBACK"):
             raise
@@ -322,6 +328,33 @@ def reported_errors(tool: str) -> Iterator[None]:
     finally:
         if isinstance(sys.stdout, _GuardedStdout):
             sys.stdout = stdout
+
+
+_phase = ["starting"]
+
+
+def entering(phase: str) -> None:
+    """Name what the process does now (`lowering the gradient`), for the message
+    if memory runs out (`out_of_memory`)."""
+    _phase[0] = phase
+
+
+def peak_memory() -> str:
+    """The highest resident memory this process reached, in MiB."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB; bytes on macOS
+    return f"{peak / (2**20 if sys.platform == 'darwin' else 2**10):.0f} MiB"
+
+
+def out_of_memory(err: MemoryError | None = None) -> str:
+    """The message for a MemoryError: the phase (`entering`), what failed (if
+    said) and the peak."""
+    what = f": {err}" if err is not None and str(err) else ""
+    return (
+        f"out of memory while {_phase[0]}{what} (this process's resident memory peaked at "
+        f"{peak_memory()}); free memory or raise the limit, or choose smaller inputs"
+    )
 
 
 class _StdoutError(Exception):

@@ -74,7 +74,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     )
     from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
     from tapeflow_tools.context import make_context
-    from tapeflow_tools.diagnostics import ToolError, reported_errors
+    from tapeflow_tools.diagnostics import ToolError, entering, reported_errors
     from targets.energy import ENERGY_PRESETS
     from targets.field_domains import DOMAINS
     from targets.hardware import PRESETS, Hardware, HardwareError
@@ -262,6 +262,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             # Bound before the (slower) lowering; it keeps the caller's signature.
             bound = bind_arguments(check_function(module, args.function), given, warn)
         ctx = make_context()
+        entering("lowering the gradient (Enzyme and the variant's passes)")
         try:
             tape_bytes = prepare(ctx, module, args.variant, hardware, args.unroll, args.model)
         except SimulationError as err:
@@ -281,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         check_simulable(module, args.function, "tapeflow-sim")
         if bound is None:
             bound = bind_arguments(function, given, warn)
+        entering("simulating")
         try:
             result = simulate(
                 module,
@@ -310,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             written.append(("--timeline", args.timeline, trace.encode()))
         if args.json:
             written.append(("--json", args.json, text.encode()))
+        entering("writing the outputs")
         commit_outputs(written)  # all of them, or none
         if not args.json:
             print(text, end="")

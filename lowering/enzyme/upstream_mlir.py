@@ -22,6 +22,8 @@ import re
 import signal
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -57,6 +59,9 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
     try:
         from enzyme_ad.jax import enzyme_call
     except ImportError as err:
+        if "failed to map segment" in str(err) or "Cannot allocate memory" in str(err):
+            # Its native library is there, but the memory to load it is not.
+            raise MemoryError(f"loading enzyme-ad's native library: {err}") from None
         raise MlirUnavailable(
             "this needs MLIR and Enzyme-MLIR from the PyPI package 'enzyme-ad' "
             f"(pip install 'tapeflow[enzyme]'), which could not be imported: {err}"
@@ -90,23 +95,46 @@ def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: s
     return result
 
 
-def _die_with_parent() -> None:
-    """In the forked child: end with the process that forked it (a tool's or a
-    bench worker's), and with the terminal's Ctrl-C even where the parent ignores
-    it (bench workers leave Ctrl-C to their parent, which then stops them): an
-    interrupted run leaves no Enzyme child behind. Linux's PR_SET_PDEATHSIG;
-    elsewhere only the Ctrl-C part."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def end_with_parent(parent: int) -> None:
+    """In a child process of `parent`: end when `parent` does, whatever ends it
+    (SIGKILL too). Linux's PR_SET_PDEATHSIG; where it is missing, `watch_parent`.
+    A parent already gone ends the child at once."""
+    death_signal = False
     if sys.platform.startswith("linux"):
         import ctypes
 
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            death_signal = libc.prctl(1, signal.SIGKILL) == 0  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
-        if os.getppid() == 1:  # the parent died before the call took effect
-            os._exit(70)
+    if os.getppid() != parent:  # the parent died before the call took effect
+        os._exit(70)
+    if not death_signal:
+        watch_parent(parent)
+
+
+def watch_parent(parent: int) -> None:
+    """A thread that ends this process (SIGKILL) once `parent` is no longer its
+    parent, checked every half second."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the forked child: end with the process that forked it (a tool's or a
+    bench worker's), and with the terminal's Ctrl-C even where the parent ignores
+    it (bench workers leave Ctrl-C to their parent, which then stops them): an
+    interrupted run leaves no Enzyme child behind. SIGTERM and SIGHUP end it at
+    once (the tool's own handlers, inherited, are for the tool)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    end_with_parent(parent)
 
 
 def _isolated(run: Callable[[], str]) -> tuple[str, ValueError | None, str | None]:
@@ -123,11 +151,12 @@ def _isolated(run: Callable[[], str]) -> tuple[str, ValueError | None, str | Non
     read_end, write_end = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: run, send the outcome, leave without Python's exit
         code = 0
         try:
-            _die_with_parent()
+            _die_with_parent(parent)
             os.close(read_end)
             try:
                 outcome: tuple[str, str | None] = (run(), None)

@@ -4,7 +4,8 @@
 `ADDRESS` is an existing scheduler (`tcp://host:8786`, as `dask scheduler` prints
 it); `local` starts a small `distributed.LocalCluster` of worker processes on this
 machine (one single-threaded worker per job, at most `jobs`), which is closed at
-the end. The cluster's `concurrent.futures` executor (`Client.get_executor`) takes
+the end; its workers leave Ctrl-C to this process (`_terminal_signals_held`). The
+cluster's `concurrent.futures` executor (`Client.get_executor`) takes
 the place of the local process pool in `runner.run_points`; nothing else changes.
 
 Each group is computed from what the point carries (a user's kernel travels as
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 from collections.abc import Iterator
 from concurrent.futures import Executor
 
@@ -45,11 +47,19 @@ class OneLine(logging.Formatter):
         return f"dask: {record.levelname.lower()}: {message[0] if message else ''}"
 
 
+def _not_cancelled(record: logging.LogRecord) -> bool:
+    """A task cancelled is the tool's doing (it cancels only when interrupted, and
+    says so itself)."""
+    return "Task cancelled" not in record.getMessage()
+
+
 def quiet_dask_logs() -> None:
     """Dask's loggers print through `OneLine` only, at WARNING and above (Dask logs
-    each worker's start and stop at INFO; the tool's own lines suffice)."""
+    each worker's start and stop at INFO; the tool's own lines suffice), and not
+    the cancelled tasks of an interrupted run."""
     handler = logging.StreamHandler()
     handler.setFormatter(OneLine())
+    handler.addFilter(_not_cancelled)
     for name in LOGGERS:
         logger = logging.getLogger(name)
         for old in list(logger.handlers):
@@ -57,6 +67,24 @@ def quiet_dask_logs() -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
         logger.propagate = False
+
+
+@contextlib.contextmanager
+def _terminal_signals_held() -> Iterator[None]:
+    """SIGINT and SIGHUP ignored while a local cluster starts its worker processes,
+    which keep that through their exec: the terminal's Ctrl-C (sent to the whole
+    process group) then reaches this process alone, which closes the cluster and
+    reports once, instead of every worker printing its tracebacks. Blocked
+    meanwhile, so that one sent here is delivered when the block ends."""
+    held = (signal.SIGINT, signal.SIGHUP)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    handlers = {signum: signal.signal(signum, signal.SIG_IGN) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def check_address(address: str) -> str:
@@ -86,13 +114,14 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
     cluster = None
     try:
         if address == LOCAL:
-            cluster = LocalCluster(
-                n_workers=max(1, jobs),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            )
-            client = Client(cluster)
+            with _terminal_signals_held():
+                cluster = LocalCluster(
+                    n_workers=max(1, jobs),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
+                client = Client(cluster)
             client.run(quiet_dask_logs)  # the workers are processes of their own
         else:
             try:
@@ -104,6 +133,12 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
             # A remote cluster gets a second group per thread queued, so that no
             # worker waits for the next submission.
             yield client.get_executor(pure=False), threads if cluster else 2 * threads
+        except KeyboardInterrupt:
+            # The tasks cancelled by the close are the interrupt's doing: one line
+            # (the tool's) says so, not Dask's warnings.
+            for name in LOGGERS:
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            raise
         finally:
             client.close()
     finally:

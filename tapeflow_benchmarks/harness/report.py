@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from tapeflow_benchmarks.harness.columns import point_fields, run_row
 from tapeflow_benchmarks.harness.experiments import BREAKDOWN, EXPERIMENTS, Result
 from tapeflow_benchmarks.harness.figures import draw
 from tapeflow_benchmarks.harness.points import KB, Point
+from tapeflow_benchmarks.harness.workers import local_pool, signals_held, stopped_on_interrupt
 from tapeflow_tools.atomic import atomic_directory
 
 Report = dict[str, Any]
@@ -139,11 +140,17 @@ def _draw_all(
     jobs: list[tuple[Result, str, Path, Sequence[str], str | None]], processes: int
 ) -> list[list[str]]:
     """Each figure's file names, drawn in `processes` local processes (the
-    evaluation's `--jobs`; a figure takes half a second of matplotlib)."""
-    if processes <= 1 or len(jobs) <= 1:
-        return [_draw(job) for job in jobs]
-    with ProcessPoolExecutor(max_workers=min(processes, len(jobs))) as pool:
-        return list(pool.map(_draw, jobs))
+    evaluation's `--jobs`; a figure takes half a second of matplotlib); in this
+    process if a worker is lost (killed, as the out-of-memory killer does)."""
+    if processes > 1 and len(jobs) > 1:
+        try:
+            with stopped_on_interrupt(local_pool(min(processes, len(jobs)))) as pool:
+                with signals_held():  # the workers start here
+                    names = pool.map(_draw, jobs)
+                return list(names)
+        except BrokenProcessPool:
+            pass
+    return [_draw(job) for job in jobs]
 
 
 def _names(results: Models) -> list[str]:

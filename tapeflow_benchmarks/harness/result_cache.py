@@ -13,7 +13,9 @@ every hardware parameter, model, variant, unroll, energy preset, versions). An
 entry that fails any check is not used: the caller recomputes the point, and
 `notify` is told, in one line naming the entry and the reason. A
 failed run is never cached. Entries are written through a temporary file renamed
-into place, so a reader never sees half an entry.
+into place, so a reader never sees half an entry; the temporary files a killed run
+left are deleted by the next run that finds no other run using the cache
+(`atomic.claim_folder`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 
 from sim.report_keys import BOOL, INT, NUM, REPORT_SCHEMA, STR, ModelOnly
 from tapeflow_benchmarks.harness.points import Point
-from tapeflow_tools.atomic import atomic_write_text
+from tapeflow_tools.atomic import atomic_write_text, claim_folder
 
 Report = dict[str, Any]
 
@@ -126,6 +128,15 @@ class ResultCache:
     def __init__(self, root: Path | None, notify: Callable[[str], None] = _stderr):
         self.root = root
         self.notify = notify
+        self._live: int | None = None
+        if root is not None and root.is_dir():
+            self._claim(root)
+
+    def _claim(self, root: Path) -> None:
+        """Mark this process as using the cache (while it lives); delete the entries
+        interrupted runs half-wrote if no other run uses it."""
+        if self._live is None:
+            self._live = claim_folder(root, "*/.*.json.*.tmp")
 
     def path(self, point: Point) -> Path:
         assert self.root is not None
@@ -196,6 +207,7 @@ class ResultCache:
         entry = {"format": FORMAT, "key": point.key(), "sha256": checksum(report), "report": report}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            self._claim(self.root)
             atomic_write_text(path, json.dumps(entry, sort_keys=True, allow_nan=False))
         except OSError as err:
             self.notify(

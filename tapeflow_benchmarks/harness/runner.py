@@ -34,28 +34,21 @@ scratchpad size, whose bins hold the whole tape) join one job and share one
 lowering and run; each point is still evaluated on its own machine, so its
 numbers are those its own run would give.
 
-The worker processes ignore SIGINT: Ctrl-C (which the terminal sends to the whole
-process group) reaches the parent only, which stops the workers itself and
-reports once, instead of every worker printing a traceback. A report that does
-not have the shape of one (`result_cache.check_report`) counts as a failed run.
+Local workers leave Ctrl-C to the parent and end with it (`workers.py`); the
+groups of a worker lost to a signal run again, each alone, then fail (`LOST`); a
+run out of memory fails with its phase and peak (`diagnostics.out_of_memory`). A
+report not of the shape of one (`result_cache.check_report`) is a failed run.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import multiprocessing
-import signal
+import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import (
-    FIRST_COMPLETED,
-    Executor,
-    Future,
-    ProcessPoolExecutor,
-    wait,
-)
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -75,11 +68,13 @@ from tapeflow_benchmarks.harness.result_cache import (
     SchemaError,
     check_report,
 )
+from tapeflow_benchmarks.harness.workers import local_pool, signals_held, stopped_on_interrupt
 from tapeflow_benchmarks.kernels import ALL_KERNELS
 from tapeflow_tools.arguments import bind_arguments, check_function
 from tapeflow_tools.context import make_context
-from tapeflow_tools.diagnostics import verify_located
+from tapeflow_tools.diagnostics import entering, out_of_memory, verify_located
 from tapeflow_tools.frontend import parse_module_text
+from tapeflow_tools.interrupt import killed_here
 
 Report = dict[str, Any]
 
@@ -172,6 +167,7 @@ def _lower(
     """The group's module through Enzyme and the variant's passes (`memo`: shared
     by the lowerings of one kernel, `sim.simulator.LoweringMemo`)."""
     started = time.perf_counter()
+    entering("lowering it (Enzyme and the variant's passes)")
     ctx = make_context()
     source = group.source
     if source is None:
@@ -217,6 +213,7 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
     hardware = points[0].hardware()
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in lowered.args]
     stats = dict(lowered.stats)
+    entering("simulating it")
     execution = simulator.execute(
         lowered.module,
         lowered.function,
@@ -232,6 +229,7 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
         lines = np.unique(execution.addresses >> 6)
         stats["working_set_bytes"] = int(lines.size) * 64
     finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
+    entering("evaluating its caches and energy")
     reports = {}
     for point in (p for _, group_points in runs for p in group_points):
         report = simulator.evaluate(execution, point.hardware())
@@ -250,7 +248,7 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
 
 
 def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
-    message = f"{type(err).__name__}: {err}"
+    message = out_of_memory(err) if isinstance(err, MemoryError) else f"{type(err).__name__}: {err}"
     return {p: {"error": message.strip()} for p in points}
 
 
@@ -305,33 +303,8 @@ def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
 
 
 def _run_group_job(bundle: list[tuple[Group, list[Point]]]) -> list[tuple[Point, Report]]:
+    killed_here(f"worker:{bundle[0][0].kernel}")
     return list(run_bundle(bundle).items())
-
-
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """SIGINT held back while workers are forked: a child inherits the blocked
-    mask, so a Ctrl-C before its initializer runs cannot reach it either (the
-    parent receives it when the block ends)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """After Ctrl-C: drop the queued groups and end the running ones now."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for child in multiprocessing.active_children():
-        child.terminate()
-    for child in multiprocessing.active_children():
-        child.join(timeout=5)
 
 
 def _checked(report: Report) -> Report:
@@ -360,6 +333,102 @@ def _bundle_label(bundle: list[tuple[Group, list[Point]]]) -> str:
     label = replace(bundle[0][0], model="+".join(models)).label()
     others = len(bundle) - len(models)
     return f"{label} (+{others} groups sharing a run)" if others else label
+
+
+Job = tuple[Group, list[tuple[Group, list[Point]]]]
+"""A bundle of groups run by one worker (`run_bundle`), under its key."""
+
+LOST = (
+    "the worker process running it was lost twice, killed from outside: most often by "
+    "the system's out-of-memory killer, when the machine runs out of memory; the "
+    "finished runs are cached, and the same command retries it (fewer --jobs leave "
+    "more memory to each run)"
+)
+
+
+def _drive(
+    executor: Executor,
+    pending: list[Job],
+    jobs: int,
+    finished: Callable[[list[tuple[Point, Report]]], None],
+    bar: tqdm,
+    alone: set[Group],
+) -> list[Job]:
+    """Run the jobs of `pending` (taken from its front) on `executor`, `jobs` at a
+    time, a job whose key is in `alone` with no other beside it (a lost worker is
+    then its own). Returns the jobs lost if the pool broke (a worker process
+    died), the others left in `pending`; empty once every job has run."""
+    running: dict[Future[list[tuple[Point, Report]]], Job] = {}
+    lost: list[Job] = []
+    try:
+        while (pending or running) and not lost:
+            while pending and len(running) < jobs and not _crowded(pending[0], running, alone):
+                job = pending.pop(0)
+                try:
+                    with signals_held():  # a local pool forks its workers here
+                        running[executor.submit(_run_group_job, job[1])] = job
+                except BrokenProcessPool:
+                    lost.append(job)
+                    break
+            if not running:
+                break
+            bar.set_postfix_str(" | ".join(_bundle_label(b) for _, b in running.values()))
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                job = running.pop(future)
+                try:
+                    pairs = future.result()
+                except BrokenProcessPool:
+                    lost.append(job)
+                    continue
+                except Exception as err:  # noqa: BLE001 - a worker lost, not a run's error
+                    message = f"the worker running it failed: {type(err).__name__}: {err}"
+                    pairs = [(p, {"error": message.strip()}) for _, ps in job[1] for p in ps]
+                finished(pairs)
+    except KeyboardInterrupt:
+        for future in running:
+            future.cancel()
+        raise
+    if not lost:
+        return []
+    for future in [f for f in running if f.done() and f.exception() is None]:
+        running.pop(future)
+        finished(future.result())  # finished before the pool broke
+    return [*lost, *running.values()]
+
+
+def _crowded(job: Job, running: dict[Any, Job], alone: set[Group]) -> bool:
+    """Whether `job` must wait: it runs alone, or beside one that does."""
+    return bool(running) and (job[0] in alone or any(g in alone for g, _ in running.values()))
+
+
+def _run_local(
+    todo: list[Job],
+    jobs: int,
+    finished: Callable[[list[tuple[Point, Report]]], None],
+    bar: tqdm,
+) -> None:
+    """Run `todo` in `jobs` local processes. The jobs a lost worker process took
+    down with it (SIGKILL, as the out-of-memory killer sends) run again in a fresh
+    pool, each alone; one lost a second time fails with `LOST`."""
+    pending = list(todo)
+    retried: set[Group] = set()
+    while pending:
+        with stopped_on_interrupt(local_pool(jobs)) as executor:
+            lost = _drive(executor, pending, jobs, finished, bar, retried)
+        again = [job for job in lost if job[0] not in retried]
+        if again:
+            bar.write(
+                "tapeflow-bench: a worker process was lost (killed from outside); the "
+                f"runs in flight then ({', '.join(_bundle_label(b) for _, b in again)}) "
+                "run again, one at a time",
+                file=sys.stderr,
+            )
+        for group, bundle in lost:
+            if group in retried:
+                finished([(p, {"error": LOST}) for _, points in bundle for p in points])
+        retried.update(g for g, _ in again)
+        pending[:0] = again
 
 
 def run_points(
@@ -423,48 +492,10 @@ def run_points(
             for _, bundle in todo:
                 bar.set_postfix_str(_bundle_label(bundle))
                 finished(_run_group_job(bundle))
+        elif pool is None:
+            _run_local(todo, jobs, finished, bar)
         else:
-            owned = pool is None
-            executor = (
-                ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
-                if pool is None
-                else pool
-            )
-            running: dict[
-                Future[list[tuple[Point, Report]]], tuple[Group, list[tuple[Group, list[Point]]]]
-            ] = {}
-            with executor if owned else nullcontext(executor):
-                try:
-                    pending = list(todo)
-                    while pending or running:
-                        while pending and len(running) < jobs:
-                            group, bundle = pending.pop(0)
-                            with _sigint_blocked():
-                                future = executor.submit(_run_group_job, bundle)
-                            running[future] = (group, bundle)
-                        bar.set_postfix_str(
-                            " | ".join(_bundle_label(b) for _, b in running.values())
-                        )
-                        done, _ = wait(running, return_when=FIRST_COMPLETED)
-                        for future in done:
-                            group, bundle = running.pop(future)
-                            try:
-                                pairs = future.result()
-                            except Exception as err:  # noqa: BLE001 - a worker lost, not a run's error
-                                message = (
-                                    f"the worker running it failed: {type(err).__name__}: {err}"
-                                )
-                                pairs = [
-                                    (p, {"error": message.strip()}) for _, ps in bundle for p in ps
-                                ]
-                            finished(pairs)
-                except KeyboardInterrupt:
-                    if owned:
-                        _stop_workers(executor)  # type: ignore[arg-type]
-                    else:
-                        for future in running:
-                            future.cancel()
-                    raise
+            _drive(pool, list(todo), jobs, finished, bar, set())  # only a local pool breaks
     finally:
         bar.close()
     summary.seconds = time.perf_counter() - started
