@@ -48,6 +48,7 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
+from lowering.enzyme.carried_order import order_carried_values
 from lowering.enzyme.inactive_stores import (
     drop_store_routes,
     primal_activities,
@@ -173,9 +174,9 @@ class TapeflowEnzymePass(ModulePass):
         _refuse_strided_loops_left(op)
         unit_steps(op)  # Enzyme-MLIR reverses a strided loop as if its step were 1
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
-        routed = route_inactive_stores(
-            op, primal_activities(op, (r for rs in requests.values() for r in rs))
-        )
+        activities = primal_activities(op, (r for rs in requests.values() for r in rs))
+        order_carried_values(op, activities)  # Enzyme-MLIR pairs carried adjoints by rank
+        routed = route_inactive_stores(op, activities)
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
         locate = _locator(ctx, op, text.getvalue())

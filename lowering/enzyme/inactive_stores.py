@@ -67,7 +67,7 @@ def _root(buffer: SSAValue) -> SSAValue:
     return buffer
 
 
-class _Activity:
+class InactiveValues:
     """Which values and buffers of one function may carry a derivative."""
 
     def __init__(self, function: func.FuncOp, activity: Iterable[Activity] | None):
@@ -193,7 +193,7 @@ def route_inactive_stores(
         function = functions.get(name)
         if function is None or not function.body.blocks:
             continue
-        analysis = _Activity(function, activity)
+        analysis = InactiveValues(function, activity)
         targets = [
             op
             for op in function.walk()
