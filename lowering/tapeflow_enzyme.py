@@ -56,6 +56,13 @@ from lowering.enzyme.inactive_stores import (
     routed_stores,
     undo_store_routes,
 )
+from lowering.enzyme.refused_ops import (
+    MEMORY_REFUSAL,
+    differentiated_functions,
+    inline_memory_calls,
+    restore_erf,
+    rewrite_refused_ops,
+)
 from lowering.enzyme.upstream_mlir import (
     Locator,
     MlirCrashed,
@@ -170,9 +177,12 @@ class TapeflowEnzymePass(ModulePass):
                 f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
             )
         _refuse_written_globals(op, requests)
+        primals = [ad.fn.root_reference.data for ads in requests.values() for ad in ads]
+        inline_memory_calls(op, primals)  # Enzyme-MLIR refuses calls that touch memory
         left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         _refuse_strided_loops_left(op)
         unit_steps(op)  # Enzyme-MLIR reverses a strided loop as if its step were 1
+        rewrite_refused_ops(op, differentiated_functions(op, primals))
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         activities = primal_activities(op, (r for rs in requests.values() for r in rs))
         order_carried_values(op, activities)  # Enzyme-MLIR pairs carried adjoints by rank
@@ -195,7 +205,7 @@ class TapeflowEnzymePass(ModulePass):
                 f"'scf.while' into an 'scf.for': {each.reason}"
                 for each in left
             )
-            checkpointed = _checkpoint_notes(op, str(err))
+            checkpointed = _checkpoint_notes(op, str(err)) or _call_note(str(err))
             notes += checkpointed or (_route_note(routed) if routed else "")
             if not notes:
                 raise
@@ -221,6 +231,9 @@ class TapeflowEnzymePass(ModulePass):
                 undo_store_routes(function)
         for gradient in gradient_functions(differentiated):
             drop_store_routes(gradient)
+        for function in differentiated.body.block.ops:
+            if isinstance(function, func.FuncOp):
+                restore_erf(function)
         block = op.body.block
         for old in list(block.ops):
             old.detach()
@@ -239,6 +252,19 @@ def _route_note(routed: list[str]) -> str:
         f"derivative in {names} as active stores of the same values, so that their "
         "adjoint zeroes the shadow (docs/enzyme-bugs.md); Enzyme's rejection may "
         "concern those stores"
+    )
+
+
+def _call_note(error: str) -> str:
+    """What Enzyme's refusal of a call that touches memory means."""
+    if MEMORY_REFUSAL not in error:
+        return ""
+    return (
+        "\nnote: Enzyme-MLIR 0.0.16 differentiates a call in reverse mode only where the "
+        "callee reads and writes no memory (it does not save what the callee overwrites); "
+        "tapeflow-enzyme inlines the calls of the module's functions, but not those of a "
+        "recursive function or of a declaration: write the recursion as a loop, or define "
+        "the function in the module"
     )
 
 
