@@ -29,7 +29,7 @@ taken out of its output again (`lowering/enzyme/inactive_stores.py`,
 docs/enzyme-bugs.md). Enzyme-MLIR reverses a loop with a step other than 1 as if
 its step were 1 (the reverse sweep in the wrong order, the caches one entry short),
 so every such loop reaches Enzyme with step 1 over its trip count
-(`tapeflow-unit-steps`).
+(`tapeflow-unit-steps`); also `lowering/enzyme/carried_order.py` and `refused_ops.py`.
 Importing Enzyme maps a ~0.5 GB library, so it happens only when the pass runs.
 """
 
@@ -60,7 +60,7 @@ from lowering.enzyme.refused_ops import (
     MEMORY_REFUSAL,
     differentiated_functions,
     inline_memory_calls,
-    restore_erf,
+    restore_derivative_ops,
     rewrite_refused_ops,
 )
 from lowering.enzyme.upstream_mlir import (
@@ -233,7 +233,7 @@ class TapeflowEnzymePass(ModulePass):
             drop_store_routes(gradient)
         for function in differentiated.body.block.ops:
             if isinstance(function, func.FuncOp):
-                restore_erf(function)
+                restore_derivative_ops(function)
         block = op.body.block
         for old in list(block.ops):
             old.detach()

@@ -42,7 +42,7 @@ from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import AnyFloat, MemRefType, UnitAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from tapeflow_dialects.enzyme import Activity, AutoDiffOp, FillZeroOp
+from tapeflow_dialects.enzyme import Activity, AutoDiffOp, FillZeroOp, IgnoreDerivativesOp
 
 STORE_ROUTE = "tapeflow.store_route"
 """Unit attribute on the scratch buffer `route_inactive_stores` creates, so that
@@ -112,6 +112,8 @@ class InactiveValues:
             carried = _carried_in(value)
             return carried is not None and all(self.value_inactive(v, seen) for v in carried)
         op = value.op
+        if isinstance(op, IgnoreDerivativesOp):
+            return True  # Enzyme passes no derivative through it
         if isinstance(op, _LOADS):
             return self.buffer_inactive(op.memref)
         if isinstance(op, scf.IfOp | scf.ForOp):

@@ -7,12 +7,14 @@ same function:
 
 - `math.rsqrt(x)` (RMSNorm, LLaMA) becomes `1.0 / math.sqrt(x)`, which is how it
   is defined and lowered (Enzyme has no adjoint for rsqrt).
-- `math.erf(x)` (GELU) has no elementary form; Enzyme has no adjoint for it, so it
-  is handed `erf(s) + (x - s) * (2 / sqrt(pi)) * exp(-s * s)` with
-  `s = enzyme.ignore_derivatives(x)`: the derivative Enzyme takes is erf's
-  own, `2 / sqrt(pi) * exp(-x^2)`. After Enzyme, `restore_erf` replaces each sum
-  by its `erf(s)` (the two differ for x = -0 and x = +-inf), so every function
-  computes `erf(x)` again.
+- `math.erf(x)` (GELU) has no elementary form, nor do tan, sinh, cosh, their
+  inverses, expm1, log10 and atan2, which Enzyme has no adjoint for either. Such an
+  op `f(x)` reaches Enzyme as `f(s) + (x - s) * f'(s)` with `s =
+  enzyme.ignore_derivatives(x)` (a term per operand for atan2): Enzyme takes the
+  derivative `f'`. After it, `restore_derivative_ops` replaces each sum by its
+  `f(s)` (they differ for x = -0 and infinities), so every function computes
+  `f(x)` again. trunc, round and roundeven (derivative 0) get `s` as operand;
+  minnumf becomes the selects that define it.
 - `memref.dealloc` of a buffer the function allocates itself (Enzyme has no
   adjoint for a dealloc) is dropped: the buffer lives until the function returns
   (Enzyme's reverse sweep may read it there anyway).
@@ -26,17 +28,33 @@ same function:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from xdsl.dialects import affine, arith, builtin, func, memref
 from xdsl.dialects.builtin import AnyFloat, FloatAttr
-from xdsl.dialects.math import ErfOp, ExpOp, RsqrtOp, SqrtOp
+from xdsl.dialects.math import (
+    AcoshOp,
+    AcosOp,
+    AsinhOp,
+    AsinOp,
+    Atan2Op,
+    AtanhOp,
+    CoshOp,
+    ErfOp,
+    ExpM1Op,
+    ExpOp,
+    Log10Op,
+    RoundEvenOp,
+    RoundOp,
+    RsqrtOp,
+    SinhOp,
+    SqrtOp,
+    TanOp,
+    TruncOp,
+)
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from tapeflow_dialects.enzyme import IgnoreDerivativesOp
-
-TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-"""erf'(x) = 2 / sqrt(pi) * exp(-x^2)."""
 
 MEMORY_REFUSAL = "cannot differentiate a call in reverse mode whose callee touches memory"
 """What Enzyme-MLIR 0.0.16 says at a call whose callee reads or writes memory."""
@@ -133,8 +151,7 @@ def _inline(call: func.CallOp, callee: func.FuncOp) -> None:
 
 
 def rewrite_refused_ops(module: builtin.ModuleOp, names: Iterable[str]) -> None:
-    """rsqrt, erf and the deallocation of a function's own buffers, in the
-    functions `names`, as the module docstring says."""
+    """The ops of the module docstring, in the functions `names`."""
     functions = _functions(module)
     for name in names:
         function = functions.get(name)
@@ -143,8 +160,12 @@ def rewrite_refused_ops(module: builtin.ModuleOp, names: Iterable[str]) -> None:
         for op in list(function.walk()):
             if isinstance(op, RsqrtOp):
                 _rsqrt(op)
-            elif isinstance(op, ErfOp):
-                _erf(op)
+            elif type(op) in _DERIVATIVES or isinstance(op, Atan2Op):
+                _with_derivative(op)
+            elif isinstance(op, _FLAT):
+                op.operands[0] = _ignored(op, op.operands[0])
+            elif isinstance(op, arith.MinnumfOp):
+                _minnumf(op)
             elif isinstance(op, memref.DeallocOp) and _allocated_here(op.memref):
                 op.detach()
                 op.erase()
@@ -174,48 +195,149 @@ def _rsqrt(op: RsqrtOp) -> None:
     op.erase()
 
 
-def _erf(op: ErfOp) -> None:
-    """`erf(x)` -> `erf(s) + (x - s) * (2 / sqrt(pi) * exp(-(s * s)))`,
-    `s = enzyme.ignore_derivatives(x)`."""
-    kind = op.result.type
+class _Emit:
+    """Float ops of one type, collected in order."""
+
+    def __init__(self, kind: AnyFloat):
+        self.kind = kind
+        self.ops: list[Operation] = []
+
+    def __call__(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def const(self, value: float) -> SSAValue:
+        return self(_constant(value, self.kind))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self(arith.MulfOp(a, b))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self(arith.AddfOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self(arith.SubfOp(a, b))
+
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self(arith.DivfOp(a, b))
+
+    def inverse_root(self, a: SSAValue) -> SSAValue:
+        """1 / sqrt(a)."""
+        return self.div(self.const(1.0), self(SqrtOp(a)))
+
+
+Derivative = Callable[[_Emit, SSAValue, SSAValue], SSAValue]
+"""f'(s), given s and f(s)."""
+
+_DERIVATIVES: dict[type[Operation], Derivative] = {
+    ErfOp: lambda e, s, f: e.mul(
+        e.const(2.0 / math.sqrt(math.pi)), e(ExpOp(e(arith.NegfOp(e.mul(s, s)))))
+    ),
+    ExpM1Op: lambda e, s, f: e(ExpOp(s)),
+    Log10Op: lambda e, s, f: e.div(e.const(1.0), e.mul(s, e.const(math.log(10.0)))),
+    TanOp: lambda e, s, f: e.add(e.const(1.0), e.mul(f, f)),
+    SinhOp: lambda e, s, f: e(CoshOp(s)),
+    CoshOp: lambda e, s, f: e(SinhOp(s)),
+    AsinhOp: lambda e, s, f: e.inverse_root(e.add(e.mul(s, s), e.const(1.0))),
+    AcoshOp: lambda e, s, f: e.inverse_root(e.sub(e.mul(s, s), e.const(1.0))),
+    AtanhOp: lambda e, s, f: e.div(e.const(1.0), e.sub(e.const(1.0), e.mul(s, s))),
+    AsinOp: lambda e, s, f: e.inverse_root(e.sub(e.const(1.0), e.mul(s, s))),
+    AcosOp: lambda e, s, f: e(arith.NegfOp(e.inverse_root(e.sub(e.const(1.0), e.mul(s, s))))),
+}
+"""The unary ops Enzyme-MLIR 0.0.16 has no adjoint for, and their derivatives (in
+ops it differentiates, or of the inactive `s`)."""
+
+_FLAT = (TruncOp, RoundOp, RoundEvenOp)
+"""Piecewise constant: derivative 0 wherever it exists."""
+
+_RESTORED = (*_DERIVATIVES, Atan2Op)
+
+
+def _ignored(op: Operation, value: SSAValue) -> SSAValue:
+    ignore = IgnoreDerivativesOp(value)
+    _before(op, [ignore])
+    return ignore.result
+
+
+def _with_derivative(op: Operation) -> None:
+    """`f(x..)` -> `f(s..) + sum_k (x_k - s_k) * d_k f(s..)`, `s_k` ignoring
+    derivatives."""
+    kind = op.results[0].type
     assert isinstance(kind, AnyFloat)
-    x = op.operand
-    s = IgnoreDerivativesOp(x)
-    scale = _constant(TWO_OVER_SQRT_PI, kind)
-    square = arith.MulfOp(s.result, s.result)
-    negated = arith.NegfOp(square.result)
-    gauss = ExpOp(negated.result)
-    slope = arith.MulfOp(scale.result, gauss.result)
-    offset = arith.SubfOp(x, s.result)
-    linear = arith.MulfOp(offset.result, slope.result)
-    _before(op, [s, scale, square, negated, gauss, slope, offset, linear])
-    op.operands[0] = s.result
-    total = arith.AddfOp(op.result, linear.result)
+    xs = list(op.operands)
+    ss = [_ignored(op, x) for x in xs]
+    for k, s in enumerate(ss):
+        op.operands[k] = s
+    emit = _Emit(kind)
+    f = op.results[0]
+    if isinstance(op, Atan2Op):  # atan2(y, x): (x, -y) / (x^2 + y^2)
+        y, x = ss
+        norm = emit.add(emit.mul(x, x), emit.mul(y, y))
+        slopes = [emit.div(x, norm), emit.div(emit(arith.NegfOp(y)), norm)]
+    else:
+        slopes = [_DERIVATIVES[type(op)](emit, ss[0], f)]
+    terms = [emit.mul(emit.sub(x, s), d) for x, s, d in zip(xs, ss, slopes, strict=True)]
+    derivative = list(emit.ops)
+    total = f
+    for term in terms:
+        total = emit.add(total, term)
     block = op.parent_block()
     assert block is not None
-    total.location = op.location
-    block.insert_op_after(total, op)
-    for use in list(op.result.uses):
-        if use.operation is not total:
-            use.operation.operands[use.index] = total.result
+    anchor: Operation = op
+    for new in emit.ops:  # after f: the derivative may use it (tan' = 1 + tan^2)
+        new.location = op.location
+        block.insert_op_after(new, anchor)
+        anchor = new
+    _redirect(f, total, derivative)
 
 
-def restore_erf(function: func.FuncOp) -> None:
-    """Each `erf(a) + (a - a) * d` of `_erf` in `function` (as Enzyme returns it,
-    `s` replaced by `x`) becomes `erf(a)`; the ops only it used go."""
-    for erf in [op for op in function.walk() if isinstance(op, ErfOp)]:
-        a = erf.operand
-        for use in list(erf.result.uses):
-            add = use.operation
-            if not isinstance(add, arith.AddfOp):
-                continue
-            other = add.operands[1 - use.index]
-            if not (isinstance(other, OpResult) and isinstance(other.op, arith.MulfOp)):
-                continue
-            if not any(_zero_of(v, a) for v in other.op.operands):
-                continue
-            add.result.replace_all_uses_with(erf.result)
-            _erase_dead(add)
+def _redirect(f: SSAValue, total: SSAValue, derivative_ops: list[Operation]) -> None:
+    """Every use of `f` outside its own sum and derivative takes the sum."""
+    chain: set[Operation] = set(derivative_ops)
+    value = total
+    while isinstance(value, OpResult) and isinstance(value.op, arith.AddfOp):
+        chain.add(value.op)
+        value = value.op.lhs
+    for use in list(f.uses):
+        if use.operation not in chain:
+            use.operation.operands[use.index] = total
+
+
+def _minnumf(op: arith.MinnumfOp) -> None:
+    """minnumf(a, b) = isnan(a) ? b : (b < a ? b : a) (a NaN b gives a)."""
+    a, b = op.lhs, op.rhs
+    nan_a = arith.CmpfOp(a, a, "uno")
+    less = arith.CmpfOp(b, a, "olt")
+    smaller = arith.SelectOp(less.result, b, a)
+    pick = arith.SelectOp(nan_a.result, b, smaller.result)
+    _before(op, [nan_a, less, smaller, pick])
+    op.results[0].replace_all_uses_with(pick.result)
+    op.detach()
+    op.erase()
+
+
+def restore_derivative_ops(function: func.FuncOp) -> None:
+    """Each `f(a..) + (a - a) * d ..` of `_with_derivative` in `function` (as
+    Enzyme returns it, `s` replaced by `x`) becomes `f(a..)`; the ops only the
+    sum used go."""
+    for op in [op for op in function.walk() if isinstance(op, _RESTORED)]:
+        f = op.results[0]
+        found = True
+        while found:
+            found = False
+            for use in list(f.uses):
+                add = use.operation
+                if not isinstance(add, arith.AddfOp):
+                    continue
+                other = add.operands[1 - use.index]
+                if not (isinstance(other, OpResult) and isinstance(other.op, arith.MulfOp)):
+                    continue
+                if not any(_zero_of(v, a) for v in other.op.operands for a in op.operands):
+                    continue
+                add.result.replace_all_uses_with(f)
+                _erase_dead(add)
+                found = True
+                break
 
 
 def _zero_of(value: SSAValue, a: SSAValue) -> bool:

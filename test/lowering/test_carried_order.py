@@ -22,9 +22,11 @@ are compared with central differences of the primal, run by the reference execut
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from stage_checks import central_difference_gradients, differentiate
+from stage_checks import central_difference_gradients, check_stages, differentiate
 
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
@@ -219,3 +221,13 @@ def test_scf_for_carried_values_in_any_order(pattern: str) -> None:
 @pytest.mark.parametrize("shape", ["nested", "affine", "while"])
 def test_nested_affine_and_while_loops(pattern: str, shape: str) -> None:
     _check(pattern, shape)
+
+
+def test_the_reproducer_of_docs_enzyme_bugs_through_every_stage() -> None:
+    """docs/enzyme-bugs.md's reproducer, as written there: f(r) = r + r^2, so
+    df/dr = 1 + 2r = 2.4 at r = 0.7 (Enzyme-MLIR alone gives 1.7), at every stage."""
+    text = (Path(__file__).parents[2] / "docs" / "enzyme-bugs.md").read_text()
+    section = text.split("## The adjoint of a loop's carried value")[1]
+    reproducer = section.split("```mlir")[1].split("```")[0]
+    results = check_stages(reproducer, "f_grad", {"arg0": np.array(0.7)}, unrolls=(1, 2))
+    np.testing.assert_allclose(results.reference["result0"], 1.0 + 2.0 * 0.7, rtol=1e-15)
