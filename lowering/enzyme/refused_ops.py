@@ -158,6 +158,8 @@ def rewrite_refused_ops(module: builtin.ModuleOp, names: Iterable[str]) -> None:
         if function is None:
             continue
         for op in list(function.walk()):
+            if op.results and not isinstance(op.results[0].type, AnyFloat):
+                continue  # vectors and tensors: left for Enzyme to take or refuse
             if isinstance(op, RsqrtOp):
                 _rsqrt(op)
             elif type(op) in _DERIVATIVES or isinstance(op, Atan2Op):
