@@ -128,7 +128,7 @@ def _touches_memory(function: func.FuncOp, functions: dict[str, func.FuncOp]) ->
             if isinstance(op, func.CallOp):
                 callee = functions.get(op.callee.root_reference.data)
                 if callee is None:
-                    return True  # a declaration: nothing says it leaves memory alone
+                    return True  # an unknown symbol: nothing says it leaves memory alone
                 pending.append(callee)
     return False
 
