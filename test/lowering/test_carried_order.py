@@ -186,6 +186,9 @@ PATTERNS = [
     "ica",
     "cpia",
     "kala",
+    "ccaa",
+    "acca",
+    "lkca",
 ]
 
 
