@@ -29,7 +29,7 @@ taken out of its output again (`lowering/enzyme/inactive_stores.py`,
 docs/enzyme-bugs.md). Enzyme-MLIR reverses a loop with a step other than 1 as if
 its step were 1 (the reverse sweep in the wrong order, the caches one entry short),
 so every such loop reaches Enzyme with step 1 over its trip count
-(`tapeflow-unit-steps`).
+(`tapeflow-unit-steps`); also `lowering/enzyme/carried_order.py` and `refused_ops.py`.
 Importing Enzyme maps a ~0.5 GB library, so it happens only when the pass runs.
 """
 
@@ -48,12 +48,20 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
+from lowering.enzyme.carried_order import order_carried_values
 from lowering.enzyme.inactive_stores import (
     drop_store_routes,
     primal_activities,
     route_inactive_stores,
     routed_stores,
     undo_store_routes,
+)
+from lowering.enzyme.refused_ops import (
+    MEMORY_REFUSAL,
+    differentiated_functions,
+    inline_memory_calls,
+    restore_derivative_ops,
+    rewrite_refused_ops,
 )
 from lowering.enzyme.upstream_mlir import (
     Locator,
@@ -169,13 +177,16 @@ class TapeflowEnzymePass(ModulePass):
                 f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
             )
         _refuse_written_globals(op, requests)
+        primals = [ad.fn.root_reference.data for ads in requests.values() for ad in ads]
+        inline_memory_calls(op, primals)  # Enzyme-MLIR refuses calls that touch memory
         left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while
         _refuse_strided_loops_left(op)
         unit_steps(op)  # Enzyme-MLIR reverses a strided loop as if its step were 1
+        rewrite_refused_ops(op, differentiated_functions(op, primals))
         symbols = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
-        routed = route_inactive_stores(
-            op, primal_activities(op, (r for rs in requests.values() for r in rs))
-        )
+        activities = primal_activities(op, (r for rs in requests.values() for r in rs))
+        order_carried_values(op, activities)  # Enzyme-MLIR pairs carried adjoints by rank
+        routed = route_inactive_stores(op, activities)
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(op)
         locate = _locator(ctx, op, text.getvalue())
@@ -194,7 +205,7 @@ class TapeflowEnzymePass(ModulePass):
                 f"'scf.while' into an 'scf.for': {each.reason}"
                 for each in left
             )
-            checkpointed = _checkpoint_notes(op, str(err))
+            checkpointed = _checkpoint_notes(op, str(err)) or _call_note(str(err))
             notes += checkpointed or (_route_note(routed) if routed else "")
             if not notes:
                 raise
@@ -220,6 +231,9 @@ class TapeflowEnzymePass(ModulePass):
                 undo_store_routes(function)
         for gradient in gradient_functions(differentiated):
             drop_store_routes(gradient)
+        for function in differentiated.body.block.ops:
+            if isinstance(function, func.FuncOp):
+                restore_derivative_ops(function)
         block = op.body.block
         for old in list(block.ops):
             old.detach()
@@ -238,6 +252,19 @@ def _route_note(routed: list[str]) -> str:
         f"derivative in {names} as active stores of the same values, so that their "
         "adjoint zeroes the shadow (docs/enzyme-bugs.md); Enzyme's rejection may "
         "concern those stores"
+    )
+
+
+def _call_note(error: str) -> str:
+    """What Enzyme's refusal of a call that touches memory means."""
+    if MEMORY_REFUSAL not in error:
+        return ""
+    return (
+        "\nnote: Enzyme-MLIR 0.0.16 differentiates a call in reverse mode only where the "
+        "callee reads and writes no memory (it does not save what the callee overwrites); "
+        "tapeflow-enzyme inlines the calls of the module's functions, but not those of a "
+        "recursive function or of a declaration: write the recursion as a loop, or define "
+        "the function in the module"
     )
 
 

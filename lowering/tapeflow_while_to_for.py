@@ -12,13 +12,16 @@ often and in exactly that order, so that side effects (stores, in either
 region) happen as in the original; it only changes how `n` is known:
 
 * **Counted** (`n` computable before the loop): the condition is a counter test
-  `%k < %ub` (or `<=`, or written `%ub > %k`, signed) on a carried index or
+  `%k < %ub` (or `<=`, or written `%ub > %k`) on a carried index or
   integer `%k` (C's `int`, counted in index, sign-extended) that the loop
   advances by a positive constant or loop-invariant step (in the `after`
   region, or in the `before` region of a do-while), `%ub` and `%k`'s initial
-  value defined outside the loop. Then `n = max(0, ceil((ub - lb) / step))` and
+  value defined outside the loop; the test may be unsigned (`ult`, `ule`,
+  mirrored `ugt`, `uge`: C's `unsigned` and `size_t`), the values then compared
+  and counted unsigned. Then `n = max(0, ceil((ub - lb) / step))` and
   the loop is `scf.for %k = %lb to %ub` carrying the other arguments (normalized
-  to `0 to n step 1`, `%k = lb + t * step`, where the step is not 1), followed
+  to `0 to n step 1`, `%k = lb + t * step`, where the step is not 1 or the
+  test unsigned), followed
   by one more run of `before` (at `%k = lb + n * step`) for the results: the
   usual `while (i < n)` form of a counted loop.
 * **Bounded** (a counter test among other conjuncts, `%k < %max && !converged`,
@@ -85,10 +88,12 @@ PASS = "tapeflow-while-to-for"
 # The `scf.if` and `scf.while` made here are the subclasses that print as MLIR
 # reads them (`tapeflow_dialects.upstream_syntax`): the module goes to Enzyme as text.
 
-_BELOW = {"slt": 0, "sle": 1}
+_BELOW = {"slt": 0, "sle": 1, "ult": 0, "ule": 1}
 """Counter tests `%k pred %ub`: the exclusive bound is `%ub + this`."""
-_ABOVE = {"sgt": 0, "sge": 1}
+_ABOVE = {"sgt": 0, "sge": 1, "ugt": 0, "uge": 1}
 """The same tests written `%ub pred %k`."""
+_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+"""`arith.cmpi`'s predicates, by their number."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,9 @@ class Counter:
     loop terminates only if it is positive, as `scf.for` requires)."""
     test: SSAValue
     """The `arith.cmpi` that tests it."""
+    unsigned: bool = False
+    """The test compares unsigned (`ult`, `ule`, `ugt`, `uge`): the counter and its
+    bounds are then counted as unsigned values."""
 
 
 @dataclass(frozen=True)
@@ -167,24 +175,32 @@ def _plus(value: SSAValue, base: SSAValue, op: Operation) -> SSAValue | int | No
 def find_counter(op: scf.WhileOp) -> Counter | None:
     """A conjunct of the condition that tests a counted integer or index argument
     (C's `int i` comes as an `i32`): `%t < %ub`
-    (or `<=`, or `%ub > %t`, signed), `%t` an argument `%k` or `%k + c` (a
-    do-while's update in the before region), `%k` advanced by the after region
+    (or `<=`, or `%ub > %t`, signed or unsigned), `%t` an argument `%k` or `%k + c`
+    (a do-while's update in the before region), `%k` advanced by the after region
     (`yield %k' + c2` of the forwarded `%k` or `%t`) by a positive step."""
+    found = _find_counter(op)
+    return found if isinstance(found, Counter) else None
+
+
+def _find_counter(op: scf.WhileOp) -> Counter | str:
+    """`find_counter`'s counter, or what in the condition was not one."""
     before, after = op.before_region.block, op.after_region.block
     forwarded = list(_condition(op).args)
     yielded = list(_yield(op).operands)
-    names = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+    missed: list[str] = []
     for term in _conjuncts(_condition(op).condition):
         if not isinstance(term, OpResult) or not isinstance(term.op, arith.CmpiOp):
             continue
-        name = names[term.op.predicate.value.data]
+        name = _PREDICATES[term.op.predicate.value.data]
         if name in _BELOW:
             tested, ub, offset = term.op.lhs, term.op.rhs, _BELOW[name]
         elif name in _ABOVE:
             ub, tested, offset = term.op.lhs, term.op.rhs, _ABOVE[name]
         else:
+            missed.append(f"'arith.cmpi {name}' is not an ordering test")
             continue
-        if not isinstance(tested.type, IndexType | IntegerType) or not _defined_outside(ub, op):
+        if not _defined_outside(ub, op):
+            missed.append(f"the bound of 'arith.cmpi {name}' is computed in the loop")
             continue
         for position, k in enumerate(before.args):
             before_step = _plus(tested, k, op)
@@ -204,9 +220,21 @@ def find_counter(op: scf.WhileOp) -> Counter | None:
                 if isinstance(step, int) and step <= 0:
                     continue
                 return Counter(
-                    position, op.arguments[position], ub, offset - before_step, step, term
+                    position,
+                    op.arguments[position],
+                    ub,
+                    offset - before_step,
+                    step,
+                    term,
+                    name.startswith("u"),
                 )
-    return None
+        missed.append(
+            f"'arith.cmpi {name}' does not test a loop argument (plus a constant) that the "
+            "loop advances by a positive constant or loop-invariant step"
+        )
+    if not missed:
+        return "its condition has no integer comparison ('arith.cmpi')"
+    return "; ".join(missed)
 
 
 # ------------------------------------------------------------------ slices
@@ -319,7 +347,7 @@ class _Space:
         (computed at the start of `body` where it is not `iv` itself)."""
         at = InsertPoint.at_start(body)
         value = iv
-        if self.counter.step != 1:
+        if self.counter.step != 1 or self.counter.unsigned:
             build = IndexBuilder(at)
             value = build.value(build.add(self.counter_lower, build.mul(iv, self.counter_step)))
         return _cast(value, self.counter.lower.type, at)
@@ -331,25 +359,39 @@ def _space(counter: Counter, at: InsertPoint) -> _Space:
     sizes the caches of `scf.for lb to ub step s` as `(ub - lb) / s` rounded
     down, one entry short when `s` does not divide `ub - lb`."""
     build = IndexBuilder(at)
-    # An integer counter is counted in index (sign-extended: its tests are signed).
-    lower = _cast(counter.lower, IndexType(), at)
-    step = counter.step if isinstance(counter.step, int) else _cast(counter.step, IndexType(), at)
-    upper = build.value(build.add(_cast(counter.upper, IndexType(), at), counter.upper_offset))
+    # An integer counter is counted in index (sign-extended where its test is
+    # signed, zero-extended where it is unsigned).
+    unsigned = counter.unsigned
+    lower = _cast(counter.lower, IndexType(), at, unsigned)
+    step = (
+        counter.step
+        if isinstance(counter.step, int)
+        else _cast(counter.step, IndexType(), at, unsigned)
+    )
+    upper = build.value(
+        build.add(_cast(counter.upper, IndexType(), at, unsigned), counter.upper_offset)
+    )
     # The loop's trip count when step > 0, exact where ub - lb overflows the
     # signed range (`IndexBuilder.trips`); with lb >= ub it is 0 for any step,
     # and with lb < ub and step <= 0 the while loop never ends.
-    trips = build.trips(lower, upper, step)
+    trips = build.trips(lower, upper, step, unsigned)
     last = _cast(build.value(build.add(lower, build.mul(trips, step))), counter.lower.type, at)
     one = build.value(1)
-    if counter.step == 1:
+    # `scf.for` compares signed: an unsigned count runs from 0 to its trip count.
+    if counter.step == 1 and not unsigned:
         return _Space(counter, lower, upper, one, last, lower, step)
     return _Space(counter, build.value(0), build.value(trips), one, last, lower, step)
 
 
-def _cast(value: SSAValue, to: Attribute, at: InsertPoint) -> SSAValue:
-    """`value` as a `to` (an index or integer), by `arith.index_cast` if needed."""
+def _cast(value: SSAValue, to: Attribute, at: InsertPoint, unsigned: bool = False) -> SSAValue:
+    """`value` as a `to` (an index or integer), by `arith.index_cast` if needed;
+    an `unsigned` integer narrower than the index is zero-extended first."""
     if value.type == to:
         return value
+    if unsigned and isinstance(value.type, IntegerType) and value.type.width.data < 64:
+        wide = arith.ExtUIOp(value, IntegerType(64))
+        Rewriter.insert_op(wide, at)
+        value = wide.result
     cast = arith.IndexCastOp(value, to)
     Rewriter.insert_op(cast, at)
     return cast.result
@@ -534,7 +576,7 @@ def _rewrite_while(op: scf.WhileOp) -> str | None:
         return None
     if counter is not None:
         return _bounded(op, counter)
-    return f"{found}, and no counter bounds its trip count"
+    return f"{found}, and no counter bounds its trip count: {_find_counter(op)}"
 
 
 def while_to_for(module: builtin.ModuleOp) -> list[Left]:

@@ -468,6 +468,28 @@ class SetOp(IRDLOperation):
 
 
 @irdl_op_definition
+class IgnoreDerivativesOp(IRDLOperation):
+    """Its operand's value, through which Enzyme passes no derivative (a stop
+    gradient). Enzyme-MLIR differentiates through it and then replaces it by its
+    operand; `tapeflow-enzyme` uses it to give an op a derivative of its own."""
+
+    name = "enzyme.ignore_derivatives"
+    input = operand_def()
+    result = result_def()
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value], result_types=[value.type])
+
+    def verify_(self) -> None:
+        if self.input.type != self.result.type:
+            raise VerifyException(
+                f"'{self.name}' must return its operand's type ({self.input.type}), "
+                f"not {self.result.type}"
+            )
+
+
+@irdl_op_definition
 class FillZeroOp(IRDLOperation):
     """Zeroes a buffer (Enzyme emits it for the shadows of temporary buffers)."""
 
@@ -699,6 +721,17 @@ class CacheLoadOp(IRDLOperation):
 
 Enzyme = Dialect(
     "enzyme",
-    [AutoDiffOp, InitOp, PushOp, PopOp, GetOp, SetOp, FillZeroOp, CacheStoreOp, CacheLoadOp],
+    [
+        AutoDiffOp,
+        InitOp,
+        PushOp,
+        PopOp,
+        GetOp,
+        SetOp,
+        FillZeroOp,
+        IgnoreDerivativesOp,
+        CacheStoreOp,
+        CacheLoadOp,
+    ],
     [ActivityAttr, CacheType, GradientType],
 )

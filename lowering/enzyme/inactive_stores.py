@@ -21,7 +21,7 @@ from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import AnyFloat, MemRefType, UnitAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from tapeflow_dialects.enzyme import Activity, AutoDiffOp, FillZeroOp
+from tapeflow_dialects.enzyme import Activity, AutoDiffOp, FillZeroOp, IgnoreDerivativesOp
 
 STORE_ROUTE = "tapeflow.store_route"
 """Unit attribute on the scratch buffer `route_inactive_stores` creates, so that
@@ -46,7 +46,7 @@ def _root(buffer: SSAValue) -> SSAValue:
     return buffer
 
 
-class _Activity:
+class InactiveValues:
     """Which values and buffers of one function may carry a derivative."""
 
     def __init__(self, function: func.FuncOp, activity: Iterable[Activity] | None):
@@ -91,6 +91,8 @@ class _Activity:
             carried = _carried_in(value)
             return carried is not None and all(self.value_inactive(v, seen) for v in carried)
         op = value.op
+        if isinstance(op, IgnoreDerivativesOp):
+            return True  # Enzyme passes no derivative through it
         if isinstance(op, _LOADS):
             return self.buffer_inactive(op.memref)
         if isinstance(op, scf.IfOp | scf.ForOp):
@@ -172,7 +174,7 @@ def route_inactive_stores(
         function = functions.get(name)
         if function is None or not function.body.blocks:
             continue
-        analysis = _Activity(function, activity)
+        analysis = InactiveValues(function, activity)
         targets = [
             op
             for op in function.walk()

@@ -154,22 +154,28 @@ class IndexBuilder:
             return a
         return self._binary(a, b, arith.CeilDivSIOp)
 
-    def trips(self, lb: Index, ub: Index, step: Index) -> Index:
+    def trips(self, lb: Index, ub: Index, step: Index, unsigned: bool = False) -> Index:
         """How many of `lb, lb + s, ...` are below `ub` (`s > 0`, as `scf.for`
         requires): `lb < ub ? ceildivui(ub - lb, s) : 0`. The difference is taken
         unsigned: where `lb < ub` (signed, as `scf.for` compares) it is below 2^w,
         so it is exact even where the signed subtraction overflows, and `ceildivui`
         (`(d - 1) / s + 1` for `d > 0`) does not round through `d + s - 1`. Where
         the values and the first one past `ub` are all representable, the count
-        is below 2^(w-1). Constants fold to the count, computed exactly."""
+        is below 2^(w-1). Constants fold to the count, computed exactly. With
+        `unsigned`, `lb < ub` compares the values unsigned (C's `unsigned` and
+        `size_t` counters), and the count is exact the same way."""
         a, b, s = self._known(lb), self._known(ub), self._known(step)
+        width = int_width(self.int_type) or INDEX_WIDTH
         if a is not None and b is not None and s is not None and s > 0:
+            if unsigned:
+                a, b = a % 2**width, b % 2**width
             count = max(0, -(-(b - a) // s))
-            if count < 2 ** ((int_width(self.int_type) or INDEX_WIDTH) - 1):
+            if count < 2 ** (width - 1):
                 return count
         difference = self._emit(arith.SubiOp(self.value(ub), self.value(lb)))
         count = self._emit(arith.CeilDivUIOp(difference, self.value(step)))
-        runs = self._emit(arith.CmpiOp(self.value(lb), self.value(ub), "slt"))
+        below = "ult" if unsigned else "slt"
+        runs = self._emit(arith.CmpiOp(self.value(lb), self.value(ub), below))
         return self._emit(arith.SelectOp(runs, count, self.value(0)))
 
     def min(self, a: Index, b: Index) -> Index:

@@ -1,7 +1,8 @@
 """
 Kernels of the kinds researchers bring (Enzyme-MLIR's own reverse-mode tests,
-PolyBench kernels as Polygeist emits them), each written anew under `kernels/`
-with its source named in a header comment, through every stage.
+PolyBench kernels as Polygeist emits them, ML building blocks after LLaMA, Flax,
+PyTorch and Darknet, scientific codes after Numerical Recipes), each written anew
+under `kernels/` with its source named in a header comment, through every stage.
 
 For each kernel:
 

@@ -99,6 +99,14 @@ def power_iteration(A: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
     out[0] = lam
 
 
+def unsigned_stride(x: np.ndarray, y: np.ndarray, last: int) -> None:
+    acc, i = 0.0, 0
+    while i <= last:
+        acc += math.exp(-x[i]) * y[i]
+        y[i] = acc
+        i += 3
+
+
 def _symmetric(rng: np.random.Generator) -> np.ndarray:
     q, _ = np.linalg.qr(rng.uniform(-1, 1, (4, 4)))
     return q @ np.diag([4.0, 1.0, 0.5, 0.2]) @ q.T
@@ -137,6 +145,11 @@ KERNELS = {
         power_iteration,
         "bounded",
         1e-10,
+    ),
+    "unsigned_stride": Kernel(
+        lambda rng: ([rng.uniform(-1, 1, 10), rng.uniform(-1, 1, 10)], [8]),
+        unsigned_stride,
+        "counted",
     ),
 }
 NAMES = sorted(KERNELS)
@@ -356,3 +369,70 @@ def test_a_counted_while_counts_exactly_where_ub_minus_lb_overflows(
     assert not [o for o in rewritten.walk() if isinstance(o, scf.WhileOp)]
     again = run_function(rewritten, "f", {k: v.copy() for k, v in args.items()})
     assert (int(again["result0"]), int(again["result1"])) == (last, trips)
+
+
+COUNTED_UNSIGNED = """
+func.func @f(%lb: {ty}, %ub: {ty}) -> ({ty}, {ty}) {{
+  %c0 = arith.constant 0 : {ty}
+  %c1 = arith.constant 1 : {ty}
+  %s = arith.constant {step} : {ty}
+  %r:2 = scf.while (%i = %lb, %n = %c0) : ({ty}, {ty}) -> ({ty}, {ty}) {{
+    %go = arith.cmpi {test} : {ty}
+    scf.condition(%go) %i, %n : {ty}, {ty}
+  }} do {{
+  ^bb0(%i2: {ty}, %n2: {ty}):
+    %next = arith.addi %i2, %s : {ty}
+    %m = arith.addi %n2, %c1 : {ty}
+    scf.yield %next, %m : {ty}, {ty}
+  }}
+  return %r#0, %r#1 : {ty}, {ty}
+}}
+"""
+
+UNSIGNED_TESTS = {"ult": "ult, %i, %ub", "ule": "ule, %i, %ub", "ugt": "ugt, %ub, %i"}
+UNSIGNED_TESTS["uge"] = "uge, %ub, %i"
+
+
+@pytest.mark.parametrize("test", sorted(UNSIGNED_TESTS))
+@pytest.mark.parametrize(
+    ("width", "lb", "ub", "step"),
+    [
+        # Both below 2^(w-1): what a signed test would count too.
+        (64, 3, 17, 4),
+        # ub at or past 2^63: negative as a signed value, the signed count 0.
+        (64, 2**63 - 3, 2**63 + 5, 3),
+        (64, 5, 2**64 - 2**62, 2**62),
+        # lb past ub (unsigned): no trip, though lb < ub signed.
+        (64, 2**63 + 1, 4, 1),
+        # A 32-bit counter (C's unsigned int) past 2^31: zero-extended.
+        (32, 2**31 - 2, 2**31 + 7, 2),
+        (32, 0, 10, 3),
+    ],
+)
+def test_an_unsigned_counter_counts_as_unsigned_values(
+    test: str, width: int, lb: int, ub: int, step: int
+) -> None:
+    """`ult`, `ule` and their mirrored forms (`ugt`, `uge` with the bound first)
+    are counted: the expected counter and count are Python integers' (`range` over
+    the unsigned values), the original `scf.while` computes them, and so does
+    the rewritten loop."""
+    inclusive = test in ("ule", "uge")
+    values = range(lb, ub + inclusive, step)
+    trips, last = len(values), lb + len(values) * step
+    assert last < 2**width  # the counter does not wrap: the while loop ends
+
+    def signed(v: int) -> int:
+        v %= 2**width
+        return v - 2**width if v >= 2 ** (width - 1) else v
+
+    kind = np.int64 if width == 64 else np.int32
+    text = COUNTED_UNSIGNED.format(ty=f"i{width}", step=signed(step), test=UNSIGNED_TESTS[test])
+    args = {"arg0": np.array(signed(lb), dtype=kind), "arg1": np.array(signed(ub), dtype=kind)}
+    original = LocatingParser(make_context(), text, f"unsigned_{test}.mlir").parse_module()
+    got = run_function(original, "f", {k: v.copy() for k, v in args.items()})
+    assert (int(got["result0"]), int(got["result1"])) == (signed(last), trips)
+    rewritten = original.clone()
+    assert while_to_for(rewritten) == []
+    assert not [o for o in rewritten.walk() if isinstance(o, scf.WhileOp)]
+    again = run_function(rewritten, "f", {k: v.copy() for k, v in args.items()})
+    assert (int(again["result0"]), int(again["result1"])) == (signed(last), trips)

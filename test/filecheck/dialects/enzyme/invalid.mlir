@@ -93,3 +93,11 @@ func.func @cache_load_negative(%m: memref<?xf64>, %i: index) -> f64 {
   func.return %r : f64
 }
 // CHECK: error: 'enzyme.load' has a negative extent -3
+
+// -----
+
+func.func @ignore_derivatives_type(%x: f64) -> f32 {
+  %r = "enzyme.ignore_derivatives"(%x) : (f64) -> f32
+  func.return %r : f32
+}
+// CHECK: error: 'enzyme.ignore_derivatives' must return its operand's type (f64), not f32

@@ -35,6 +35,7 @@ func.func @grad_attrs(%x: memref<4xf64>, %seed: f64) {
 // CHECK-NEXT: %[[MC:.*]] = enzyme.init : !enzyme.Cache<memref<8xf64>>
 // CHECK-NEXT: enzyme.push %[[MC]], %{{.*}} : !enzyme.Cache<memref<8xf64>>, memref<8xf64>
 // CHECK-NEXT: enzyme.fill_zero %{{.*}} : memref<8xf64>
+// CHECK-NEXT: %{{.*}} = enzyme.ignore_derivatives %[[P]] : f64 -> f64
 func.func @tape_ops(%v: f64, %m: memref<8xf64>) -> f64 {
   %0 = "enzyme.init"() : () -> !enzyme.Cache<f64>
   "enzyme.push"(%0, %v) : (!enzyme.Cache<f64>, f64) -> ()
@@ -45,5 +46,6 @@ func.func @tape_ops(%v: f64, %m: memref<8xf64>) -> f64 {
   %4 = "enzyme.init"() : () -> !enzyme.Cache<memref<8xf64>>
   "enzyme.push"(%4, %m) : (!enzyme.Cache<memref<8xf64>>, memref<8xf64>) -> ()
   "enzyme.fill_zero"(%m) : (memref<8xf64>) -> ()
+  %5 = "enzyme.ignore_derivatives"(%1) : (f64) -> f64
   func.return %3 : f64
 }

@@ -77,6 +77,57 @@ func.func @counted_i32(%x: memref<8xf64>, %n: i32) {
   return
 }
 
+// (b3) An unsigned test (C's `unsigned`/`size_t` counter, `ult`): counted from
+// 0 to the trip count, compared unsigned, the counter `lb + t`.
+// CHECK-LABEL: func.func @counted_ult
+// CHECK:         %[[D:.*]] = arith.subi %[[N:.*]], %[[LB:.*]] : index
+// CHECK:         %[[C:.*]] = arith.ceildivui %[[D]], %{{.*}} : index
+// CHECK:         %[[RUNS:.*]] = arith.cmpi ult, %[[LB]], %[[N]] : index
+// CHECK:         %[[T:.*]] = arith.select %[[RUNS]], %[[C]], %{{.*}} : index
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[T]] step %{{.*}} iter_args
+// CHECK-NEXT:      %[[K:.*]] = arith.addi %[[LB]], %[[I]] : index
+// CHECK:           memref.load %{{.*}}[%[[K]]]
+func.func @counted_ult(%x: memref<?xf64>, %lb: index, %n: index) -> f64 {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %r:2 = scf.while (%i = %lb, %acc = %zero) : (index, f64) -> (index, f64) {
+    %c = arith.cmpi ult, %i, %n : index
+    scf.condition(%c) %i, %acc : index, f64
+  } do {
+  ^bb0(%i2: index, %acc2: f64):
+    %v = memref.load %x[%i2] : memref<?xf64>
+    %s = arith.addf %acc2, %v : f64
+    %i3 = arith.addi %i2, %c1 : index
+    scf.yield %i3, %s : index, f64
+  }
+  return %r#1 : f64
+}
+
+// (b4) Mirrored and inclusive (`%n uge %i`) on an i32 counter: zero-extended,
+// one past the bound, step 2.
+// CHECK-LABEL: func.func @counted_uge_i32
+// CHECK:         %[[W:.*]] = arith.extui %{{.*}} : i32 to i64
+// CHECK:         arith.index_cast %[[W]] : i64 to index
+// CHECK:         arith.cmpi ult
+// CHECK:         scf.for
+// CHECK-NOT:     scf.while
+func.func @counted_uge_i32(%x: memref<8xf64>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c2 = arith.constant 2 : i32
+  %r = scf.while (%i = %c0) : (i32) -> i32 {
+    %c = arith.cmpi uge, %n, %i : i32
+    scf.condition(%c) %i : i32
+  } do {
+  ^bb0(%i2: i32):
+    %f = arith.uitofp %i2 : i32 to f64
+    %ix = arith.index_cast %i2 : i32 to index
+    memref.store %f, %x[%ix] : memref<8xf64>
+    %i3 = arith.addi %i2, %c2 : i32
+    scf.yield %i3 : i32
+  }
+  return
+}
+
 // (c) Counted by a first run: a data-dependent exit whose condition depends on
 // pure arithmetic only (Newton's iteration). A counting scf.while over the
 // control slice carries the count, then the loop is replayed n times.
@@ -151,7 +202,7 @@ func.func @bounded(%y: memref<1xf64>, %max: index) -> index {
 // The loop stays, with a warning that says why.
 // CHECK-LABEL: func.func @unbounded
 // CHECK:         scf.while
-// WARN: forms.mlir:[[# @LINE + 5]]:3: warning: tapeflow-while-to-for: 'scf.while' left as it is: its exit condition depends on memory the loop writes ('memref.load' of a buffer a store in the loop changes), and no counter bounds its trip count
+// WARN-DAG: forms.mlir:[[# @LINE + 5]]:3: warning: tapeflow-while-to-for: 'scf.while' left as it is: its exit condition depends on memory the loop writes ('memref.load' of a buffer a store in the loop changes), and no counter bounds its trip count: its condition has no integer comparison ('arith.cmpi')
 func.func @unbounded(%y: memref<1xf64>) {
   %c0 = arith.constant 0 : index
   %ten = arith.constant 10.0 : f64
@@ -165,6 +216,31 @@ func.func @unbounded(%y: memref<1xf64>) {
     %v = memref.load %y[%c0] : memref<1xf64>
     %w = arith.mulf %v, %two : f64
     memref.store %w, %y[%c0] : memref<1xf64>
+    scf.yield
+  }
+  return
+}
+
+// (f) No method, with a comparison that is not a counter test: the warning says
+// which comparison and why it was not taken for one.
+// CHECK-LABEL: func.func @unrecognised
+// CHECK:         scf.while
+// WARN-DAG: forms.mlir:[[# @LINE + 5]]:3: warning: tapeflow-while-to-for: 'scf.while' left as it is: its exit condition depends on memory the loop writes ('memref.load' of a buffer a store in the loop changes), and no counter bounds its trip count: 'arith.cmpi ne' is not an ordering test; 'arith.cmpi ult' does not test a loop argument (plus a constant) that the loop advances by a positive constant or loop-invariant step
+func.func @unrecognised(%y: memref<4xindex>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.while (%i = %c0) : (index) -> () {
+    %v = memref.load %y[%c0] : memref<4xindex>
+    %more = arith.cmpi ne, %v, %c3 : index
+    %below = arith.cmpi ult, %v, %n : index
+    %go = arith.andi %more, %below : i1
+    scf.condition(%go)
+  } do {
+  ^bb0():
+    %v = memref.load %y[%c0] : memref<4xindex>
+    %w = arith.addi %v, %c1 : index
+    memref.store %w, %y[%c0] : memref<4xindex>
     scf.yield
   }
   return
