@@ -21,11 +21,10 @@ shadow or tape); energy is per event (`targets.energy`).
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -42,7 +41,8 @@ _NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
 
 
 class Window:
-    """One window of the run: a kernel loop, or a stretch of ops outside kernels."""
+    """One window of the run: a kernel loop, or a stretch of ops outside kernels
+    (`TimingRecorder.windows` makes them from the recorded columns)."""
 
     __slots__ = (
         "kind",
@@ -111,12 +111,62 @@ class Window:
         return Counter({k: v * self._trips for k, v in self._fu.items()})
 
 
+_COLUMN_NAMES = (
+    "start",
+    "end",
+    "compute",
+    "access_latency",
+    "stream_write_bytes",
+    "stream_read_bytes",
+    "rev_stream_bytes",
+    "spad_accesses",
+    "memory_ops",
+    "layer",
+    "trips",
+    "kernel",
+)
+_COLUMNS = len(_COLUMN_NAMES)
+_END, _COMPUTE, _ACCESS, _WRITE, _READ, _REV, _SPAD, _MEMOPS = range(1, 9)
+
+
+class _OpsWindow:
+    """The open window of ops outside kernels, counted here until it closes
+    (then its row of `TimingRecorder.rows` gets the counts)."""
+
+    __slots__ = (
+        "index",
+        "phase",
+        "compute",
+        "access_latency",
+        "spad_accesses",
+        "memory_ops",
+        "stream_write_bytes",
+        "stream_read_bytes",
+        "rev_stream_bytes",
+        "fu",
+    )
+
+    def __init__(self, index: int, phase: str, fu: dict[str, int]) -> None:
+        self.index = index
+        self.phase = phase
+        self.compute = self.access_latency = self.spad_accesses = self.memory_ops = 0
+        self.stream_write_bytes = self.stream_read_bytes = self.rev_stream_bytes = 0
+        self.fu = fu
+
+
 @dataclass
 class TimingRecorder:
+    """The run as windows, recorded as columns: `rows` holds one row of
+    `_COLUMN_NAMES` per window, `phases` its sweep; `windows` makes objects of
+    them (for tests and timelines; the report reads the columns)."""
+
     trace: MemoryTrace
     hardware: Hardware
     phase: str = "fwd"
-    windows: list[Window] = field(default_factory=list)
+    rows: array = field(default_factory=lambda: array("q"))
+    """Every window's row of `_COLUMN_NAMES`, in the order the windows opened."""
+    phases: array = field(default_factory=lambda: array("b"))
+    """Per window: its sweep, as an index into `phase_names`."""
     layers: int = 0
     spad_peak_entries: int = 0
     slabs: list[tuple[int | None, int]] = field(default_factory=list)
@@ -124,7 +174,7 @@ class TimingRecorder:
     bytes), in allocation order."""
     tape_high_water_bytes: int = 0
     """The most bytes the stream tapes held at once (set after the run)."""
-    _open: Window | None = None
+    _open: _OpsWindow | None = None
     marks: list[tuple[str, str, int, int, int]] | None = None
     """Only when collecting for a timeline (`collect`): each layer's start and end
     as (`"layer"` or `"end_layer"`, phase, window, compute cycles of the window
@@ -153,11 +203,45 @@ class TimingRecorder:
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
         self._kernel_trips: dict[int, list[Any]] = {}  # id(fu): [fu, trips, index]
+        self._window_fu: dict[int, dict[str, int]] = {}  # ops window: its FU ops
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
-        """Every kernel run so far; `Window.kernel` indexes it (0: not a kernel)."""
+        """Every kernel run so far; a window's `kernel` column indexes it (0: not a kernel)."""
+        self.phase_names: list[str] = ["fwd", "rev"]
+        self._phase_code = 0
         self._probe: Callable[[], int] | None = None
         self._columns: tuple[int, RecordedColumns] | None = None
         self._in_layer: list[list[int]] = []
+        self.set_phase(self.phase)
+
+    @property
+    def count(self) -> int:
+        """Windows so far."""
+        return len(self.phases)
+
+    @property
+    def windows(self) -> list[Window]:
+        """The windows so far as objects (made anew on each call)."""
+        rows = self.rows
+        made = []
+        for index, code in enumerate(self.phases):
+            row = rows[index * _COLUMNS : (index + 1) * _COLUMNS]
+            kernel = row[-1]
+            profile = self.profiles[kernel] if kernel else None
+            phase = self.phase_names[code]
+            if profile is not None:
+                w = Window("kernel", phase, row[0], profile.fu_ops, row[-2])
+                w.profile = profile
+            else:
+                w = Window("ops", phase, row[0], self._window_fu.get(index, {}))
+            for name, value in zip(_COLUMN_NAMES[1:], row[1:], strict=True):
+                setattr(w, name, value)
+            open_ = self._open
+            if open_ is not None and open_.index == index:
+                w.end = -1
+                for name in _OpsWindow.__slots__[2:-1]:
+                    setattr(w, name, getattr(open_, name))
+            made.append(w)
+        return made
 
     def collect(self, probe: Callable[[], int]) -> None:
         """Also record what a timeline shows (`marks`, `spad_samples`), with
@@ -169,15 +253,15 @@ class TimingRecorder:
 
     def _sample(self) -> None:
         if self.spad_samples is not None and self._probe is not None:
-            self.spad_samples.append((len(self.windows), self._probe()))
+            self.spad_samples.append((len(self.phases), self._probe()))
 
     def _mark(self, what: str) -> None:
         if self.marks is not None:
             w = self._open  # always the last window when open
             if w is None:
-                self.marks.append((what, self.phase, len(self.windows), 0, self._covered))
+                self.marks.append((what, self.phase, len(self.phases), 0, self._covered))
             else:
-                index = len(self.windows) - 1
+                index = len(self.phases) - 1
                 self.marks.append((what, self.phase, index, w.compute, len(self._accesses)))
 
     @property
@@ -192,25 +276,45 @@ class TimingRecorder:
                 totals[cls] += count * trips
         return totals
 
-    def _ops_window(self) -> Window:
+    def _ops_window(self) -> _OpsWindow:
         w = self._open
         if w is None or w.phase != self.phase:
             if w is not None:
-                w.end = self._covered = len(self._accesses)
+                self._close()
             if self.spad_samples is not None:
                 self._sample()
-            w = self._open = Window("ops", self.phase, self._covered)
-            self.windows.append(w)
+            index = len(self.phases)
+            fu: dict[str, int] = {}
+            self._window_fu[index] = fu
+            w = self._open = _OpsWindow(index, self.phase, fu)
+            self.rows.extend((self._covered, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+            self.phases.append(self._phase_code)
         return w
 
     def _close(self) -> None:
-        if self._open is not None:
-            self._open.end = self._covered = len(self._accesses)
+        w = self._open
+        if w is not None:
+            self._covered = len(self._accesses)
+            base = w.index * _COLUMNS
+            rows = self.rows
+            rows[base + _END] = self._covered
+            rows[base + _COMPUTE] = w.compute
+            rows[base + _ACCESS] = w.access_latency
+            rows[base + _WRITE] = w.stream_write_bytes
+            rows[base + _READ] = w.stream_read_bytes
+            rows[base + _REV] = w.rev_stream_bytes
+            rows[base + _SPAD] = w.spad_accesses
+            rows[base + _MEMOPS] = w.memory_ops
+            if not w.fu:
+                del self._window_fu[w.index]
             self._open = None
 
     def set_phase(self, phase: str) -> None:
         self._close()
         self.phase = phase
+        if phase not in self.phase_names:
+            self.phase_names.append(phase)
+        self._phase_code = self.phase_names.index(phase)
 
     def op(self, latency: int, fu_class: str | None, memory: str | None) -> None:
         """One op outside kernels ran."""
@@ -222,7 +326,7 @@ class TimingRecorder:
         else:
             w.access_latency += latency
         if fu_class is not None:
-            w._fu[fu_class] = w._fu.get(fu_class, 0) + 1
+            w.fu[fu_class] = w.fu.get(fu_class, 0) + 1
             if fu_class in self._ops_fu:
                 self._ops_fu[fu_class] += 1
             else:
@@ -250,7 +354,7 @@ class TimingRecorder:
         w.access_latency += access_latency
         self.unplaced += memory_ops + sum(count for _, count in fu)
         if fu:
-            window_fu, totals = w._fu, self._ops_fu
+            window_fu, totals = w.fu, self._ops_fu
             for cls, count in fu:
                 window_fu[cls] = window_fu.get(cls, 0) + count
                 if cls in totals:
@@ -261,19 +365,14 @@ class TimingRecorder:
         w.memory_ops += memory_ops
         w.spad_accesses += spad
 
-    def kernel_loop(self, trips: int, profile: KernelProfile) -> Window:
+    def kernel_loop(self, trips: int, profile: KernelProfile) -> int:
         """A loop of `trips` iterations of the kernel `profile` describes is about
-        to run; returns its window."""
+        to run; returns its window's index (for `end_kernel_loop`)."""
         if self._open is not None:
             self._close()
-        # The kernel's FU counts per iteration (not changed afterwards), times trips.
         if self.spad_samples is not None:
             self._sample()
-        fu, memory_ops, spad = profile.fu_ops, profile.memory_ops, profile.spad_ops
-        w = Window("kernel", self.phase, self._covered, fu, trips)
-        w.compute = (trips - 1) * profile.ii + profile.length if trips > 0 else 0
-        w.layer = self.layers
-        w.profile = profile
+        fu = profile.fu_ops
         known = self._kernel_trips.get(id(fu))
         if known is None:
             known = self._kernel_trips[id(fu)] = [fu, 0, len(self.profiles)]
@@ -281,14 +380,28 @@ class TimingRecorder:
             for cls in fu:
                 self._fu_order.setdefault(cls)
         known[1] += trips
-        w.kernel = known[2]
-        w.memory_ops = memory_ops * trips
-        w.spad_accesses = spad * trips
-        self.windows.append(w)
-        return w
+        index = len(self.phases)
+        self.rows.extend(
+            (
+                self._covered,
+                -1,
+                (trips - 1) * profile.ii + profile.length if trips > 0 else 0,
+                0,
+                0,
+                0,
+                0,
+                profile.spad_ops * trips,
+                profile.memory_ops * trips,
+                self.layers,
+                trips,
+                known[2],
+            )
+        )
+        self.phases.append(self._phase_code)
+        return index
 
-    def end_kernel_loop(self, w: Window) -> None:
-        w.end = self._covered = len(self._accesses)
+    def end_kernel_loop(self, index: int) -> None:
+        self.rows[index * _COLUMNS + _END] = self._covered = len(self._accesses)
 
     def stream(self, direction: str, nbytes: int) -> None:
         w = self._ops_window()
@@ -302,7 +415,7 @@ class TimingRecorder:
         self._close()
         if self._in_layer:
             tile = self._in_layer[-1]
-            tile[4] = len(self.windows) - 1
+            tile[4] = len(self.phases) - 1
             tile[5] += nbytes
 
     def layer(self, entries: int = 0, rev: bool = False) -> None:
@@ -310,7 +423,7 @@ class TimingRecorder:
         `rev`)."""
         self.layers += 1
         self._close()
-        tile = [int(rev), entries, len(self.windows), -1, -1, 0]
+        tile = [int(rev), entries, len(self.phases), -1, -1, 0]
         self.tiles.append(tile)
         self._in_layer.append(tile)
         if self.marks is not None:
@@ -320,7 +433,7 @@ class TimingRecorder:
         """A layer's body ended."""
         self._close()
         if self._in_layer:
-            self._in_layer.pop()[3] = len(self.windows)
+            self._in_layer.pop()[3] = len(self.phases)
         if self.marks is not None:
             self._mark("end_layer")
 
@@ -344,21 +457,9 @@ def prefix_counts(flags: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(flags, dtype=np.int64)])
 
 
-_WINDOW_COLUMNS = attrgetter(
-    "start",
-    "end",
-    "compute",
-    "access_latency",
-    "stream_write_bytes",
-    "stream_read_bytes",
-    "rev_stream_bytes",
-    "spad_accesses",
-    "memory_ops",
-    "layer",
-    "trips",
-    "kernel",
-)
-_COLUMNS = 12
+def _counts_in(positions: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per window, how many of the sorted `positions` are in [start, end)."""
+    return np.searchsorted(positions, end) - np.searchsorted(positions, start)
 
 
 @dataclass(frozen=True)
@@ -367,7 +468,7 @@ class RecordedColumns:
     (`recorded_columns`)."""
 
     table: np.ndarray
-    """One row per window, the columns of `_WINDOW_COLUMNS`."""
+    """One row per window, the columns of `_COLUMN_NAMES`."""
     ii: np.ndarray
     length: np.ndarray
     tiled: np.ndarray
@@ -382,18 +483,15 @@ class RecordedColumns:
 def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
     """The recorder's windows as arrays, built once per finished run and reused by
     every evaluation of it (each cache and energy preset)."""
-    windows = recorder.windows
+    count = recorder.count
     cached = recorder._columns  # noqa: SLF001 - the recorder's own memo
-    if cached is not None and cached[0] == len(windows):
+    if cached is not None and cached[0] == count:
         return cached[1]
-    table = np.fromiter(
-        chain.from_iterable(map(_WINDOW_COLUMNS, windows)),
-        dtype=np.int64,
-        count=_COLUMNS * len(windows),
-    ).reshape(-1, _COLUMNS)
+    table = np.frombuffer(recorder.rows, dtype=np.int64).reshape(-1, _COLUMNS).copy()
     kernel = table[:, _COLUMNS - 1]
     profiles = recorder.profiles
-    phase = np.array([w.phase for w in windows], dtype=object)
+    codes = np.frombuffer(recorder.phases, dtype=np.int8)
+    phase = np.array(recorder.phase_names, dtype=object)[codes]
     columns = RecordedColumns(
         table=table,
         ii=np.array([p.ii for p in profiles], dtype=np.int64)[kernel],
@@ -408,7 +506,7 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
         tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
         plans=tuple(p.plan for p in profiles),
     )
-    recorder._columns = (len(windows), columns)  # noqa: SLF001
+    recorder._columns = (count, columns)  # noqa: SLF001
     return columns
 
 
@@ -432,16 +530,13 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         trips,
         kernel,
     ) = table.T
-    m = prefix_counts(~cache.hit)
-    h = prefix_counts(cache.hit)
-    wb = prefix_counts(cache.evicts_dirty)
-    misses = m[end] - m[start]
-    writebacks = wb[end] - wb[start]
+    misses = _counts_in(np.flatnonzero(~cache.hit), start, end)
+    writebacks = _counts_in(np.flatnonzero(cache.evicts_dirty), start, end)
     return WindowTable(
         kernel=kernel > 0,
         compute=compute,
         access_latency=access_latency,
-        hits=h[end] - h[start],
+        hits=end - start - misses,
         misses=misses,
         writebacks=writebacks,
         dram_bytes=(misses + writebacks) * line + stream_write + stream_read,
@@ -495,12 +590,26 @@ def dram_traffic(
     is a write-back, whether an eviction (whichever access evicted it) or the
     final flush."""
     shift = line.bit_length() - 1
-    lines, first, inverse = np.unique(addresses >> shift, return_index=True, return_inverse=True)
-    owner = roles[first]
-    fetched = np.bincount(owner[inverse[~cache.hit]], minlength=len(DRAM_ROLES))
+    lines = addresses >> shift
     victims = cache.victim[cache.victim >= 0]
     written = np.concatenate([victims, cache.flushed])
-    back = np.bincount(owner[np.searchsorted(lines, written)], minlength=len(DRAM_ROLES))
+    low = int(lines.min()) if lines.size else 0
+    span = int(lines.max()) - low + 1 if lines.size else 0
+    if span <= 4 * lines.size + (1 << 20):
+        # Lines numbered densely from the lowest: each line's first access is
+        # the smallest index that names it.
+        first = np.full(span, lines.size, dtype=np.int64)
+        np.minimum.at(first, lines - low, np.arange(lines.size, dtype=np.int64))
+        touched = first < lines.size
+        owner = np.zeros(span, dtype=roles.dtype)
+        owner[touched] = roles[first[touched]]
+        fetched = np.bincount(owner[lines[~cache.hit] - low], minlength=len(DRAM_ROLES))
+        back = np.bincount(owner[written - low], minlength=len(DRAM_ROLES))
+    else:
+        known, first, inverse = np.unique(lines, return_index=True, return_inverse=True)
+        owner = roles[first]
+        fetched = np.bincount(owner[inverse[~cache.hit]], minlength=len(DRAM_ROLES))
+        back = np.bincount(owner[np.searchsorted(known, written)], minlength=len(DRAM_ROLES))
     return [int(n) * line for n in fetched + back]
 
 

@@ -7,6 +7,7 @@ here, so that a test of the dialects or the passes alone needs none of them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
@@ -27,6 +28,14 @@ try:  # the property tests' budgets: `pytest --hypothesis-profile=campaign` for 
     settings.load_profile("default")
 except ImportError:  # hypothesis is a test dependency; without it those tests are not collected
     pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The tools' default caches (`tapeflow-bench`'s results under
+    `$XDG_CACHE_HOME`) in this session's own folder, for the tests and the tools
+    they start: parallel workers (`pytest -n auto`) and the user's cache stay apart."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache-home"))
 
 
 @cache

@@ -1,0 +1,97 @@
+"""
+`python -m tapeflow_benchmarks.speed [--kernels lenet,logsum,pathfinder] [--repeat 3]
+[--evaluation] [--suite]`: how long the project's own loops take.
+
+- the simulator against `tapeflow-run`'s fast path, per kernel at paper size: one
+  gradient (the Enzyme32k configuration's, lowered once), then the best of
+  `--repeat` runs of each: the executor alone (`Executor(module).run`, what
+  `tapeflow-run` does after loading) and the simulator (`execute` with the trace
+  and the timing, then `evaluate`: the cache replay and the report); the ratio
+  is the simulator's time over the executor's. Both are CPU seconds of this
+  process (`time.process_time`), steadier than wall time on a shared machine;
+- `--evaluation`: the wall time of `tapeflow-bench --quick --no-cache --jobs 1`
+  in a subprocess (the full evaluation: `--full`);
+- `--suite`: the wall time of the README's test command's pytest (`pytest -n auto`).
+
+The machine may be shared: compare ratios of back-to-back runs, not seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sim.executor import Executor
+from sim.simulator import evaluate, execute, prepare
+from tapeflow_benchmarks.common import caller_arguments, chosen, parse_kernel
+from tapeflow_benchmarks.kernels import KERNELS, PRESETS
+from tapeflow_tools.context import make_context
+from targets.hardware import configure
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def simulator_against_executor(key: str, preset: str, repeat: int) -> tuple[float, float, int]:
+    """(executor seconds, simulator seconds, dynamic ops) on `key`'s Enzyme32k gradient."""
+    ctx = make_context()
+    module = parse_kernel(ctx, key, preset)
+    hardware = configure("Enzyme32k")
+    tape_bytes = prepare(ctx, module, "enzyme", hardware)
+    run_best = sim_best = float("inf")
+    ops = 0
+    for _ in range(repeat):
+        args = caller_arguments(module, key, preset)
+        started = time.process_time()
+        Executor(module).run(f"{key}_grad", args)
+        run_best = min(run_best, time.process_time() - started)
+        args = caller_arguments(module, key, preset)
+        started = time.process_time()
+        execution = execute(module, f"{key}_grad", args, hardware, tape_bytes, variant="enzyme")
+        report = evaluate(execution)
+        sim_best = min(sim_best, time.process_time() - started)
+        ops = report["ops"]["total"]
+    return run_best, sim_best, ops
+
+
+def wall(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tapeflow_benchmarks.speed")
+    parser.add_argument("--preset", choices=PRESETS, default="paper")
+    parser.add_argument("--kernels", default="lenet,logsum,pathfinder")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--evaluation", action="store_true", help="time tapeflow-bench --quick")
+    parser.add_argument("--full", action="store_true", help="with --evaluation: the full one")
+    parser.add_argument("--suite", action="store_true", help="time pytest -n auto")
+    args = parser.parse_args(argv)
+    keys = chosen(parser, args.kernels, KERNELS)
+    if keys:
+        print("| kernel | ops | tapeflow-run CPU s | simulator CPU s | simulator / run |")
+        print("|---|---|---|---|---|")
+    for key in keys:
+        run, sim, ops = simulator_against_executor(key, args.preset, args.repeat)
+        print(f"| {key} | {ops} | {run:.3f} | {sim:.3f} | {sim / run:.2f}x |", flush=True)
+    if args.evaluation:
+        with tempfile.TemporaryDirectory() as out:
+            command = [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench"]
+            command += [] if args.full else ["--quick"]
+            command += ["--no-cache", "--no-progress", "--jobs", "1", "--out", out]
+            print(
+                f"evaluation ({'full' if args.full else 'quick'}, --jobs 1): {wall(command):.1f} s"
+            )
+    if args.suite:
+        command = [sys.executable, "-m", "pytest", "-q", "-n", "auto", "-p", "no:cacheprovider"]
+        print(f"test suite (pytest -n auto): {wall(command):.1f} s")
+
+
+if __name__ == "__main__":
+    main()
