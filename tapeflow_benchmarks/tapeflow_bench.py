@@ -1,44 +1,22 @@
 """
-`tapeflow-bench [--size {small,paper,artifact} | --quick] [--model cgra,salam]
-[--only EXPERIMENT,...] [--kernels A,B] [--extra-kernels] [--jobs N]
-[--out DIR] [--cache-dir DIR | --no-cache] [--no-progress]
-[--dask ADDRESS|local] [--format png,svg,pdf]`
+`tapeflow-bench`: the paper's evaluation end to end, or (`--sweep FILE`) a grid of
+hardware parameters over kernels and variants described in YAML (docs/sweeps.md).
 
-`tapeflow-bench --sweep FILE [--jobs N] [--out DIR] [--cache-dir DIR | --no-cache]
-[--dask ADDRESS|local] [--format ...]`: a grid of hardware parameters over kernels
-(built-in or the user's own MLIR) and variants, described in a YAML file
-(tapeflow_benchmarks/harness/sweep/, docs/sweeps.md), checked whole before
-anything runs.
+Each kernel goes through the real Enzyme, the variant's passes and the simulator
+for every configuration the chosen experiments (`--only`) need, under every timing
+model chosen (`--model`), at a size preset (`--size`: `paper`, `small` alias
+`--quick`, `artifact`); the results folder (`report.md`, `results.json`, `csv/`,
+`figures/`) is written beside `--out` and swapped in whole when complete.
 
-Runs the paper's evaluation end to end: each primal kernel in `tapeflow_benchmarks/`
-through the real Enzyme, the TapeFlow passes and the simulator, for every
-configuration the chosen experiments need, under every timing model chosen
-(`--model`, a comma list; default every model the simulator has:
-`sim.models.MODELS`), and writes the results folder (`report.md`, `results.json`,
-`csv/`, `figures/`; see tapeflow_benchmarks/harness/). `--size` picks the kernels'
-size preset: `paper` (Table II, the default), `small` (seconds per run; `--quick`
-is the same) or `artifact` (the sizes and unroll factors of the authors'
-gem5-SALAM runs).
-
-Results are cached on disk, one file per simulated point, keyed by kernel, size,
-pass options, timing model, every hardware parameter and a fingerprint of the code: a repeated
-or interrupted run computes only what is missing. Every cache entry is checked
-when read (its schema and a checksum of its content); one that fails is
-recomputed, with a one-line notice naming it.
-
-The output locations are checked before anything is computed: `--out` must be a folder
-that can be created or written (an existing non-empty folder only if it is an earlier
-results folder, recognised by the marker `.tapeflow-results.json` that lists the files
-written: those are replaced, any other file is kept, and a listed file changed since is
-refused), `--cache-dir` a folder apart from it; `--no-cache` with `--cache-dir` is
-refused. The results folder is written into a temporary folder beside it and renamed
-into place when complete; Ctrl-C leaves the previous folder as it was and the finished
-runs cached. Exit status 1 if any run failed (the report lists them) or the sweep file
-is wrong, 2 for bad options, 130 when interrupted (143 for SIGTERM, 129 for
-SIGHUP; docs/outputs.md).
-
-The runs go to local processes (`--jobs`), or with `--dask` to a Dask cluster
-(`harness/dask_pool.py`); the results are the same either way.
+Contract: finished points are cached on disk (`--cache-dir`), keyed by everything
+that can change their numbers and checked when read, so a repeated or interrupted
+run computes only what is missing; the output locations are checked before any
+work; an earlier results folder is replaced, the user's files in it kept
+(docs/outputs.md tells what a killed run leaves and how the next recovers it).
+Exit status 1 if any run failed or the sweep file is wrong, 2 for bad options,
+130 when interrupted (143 for SIGTERM, 129 for SIGHUP). Runs go to local
+processes (`--jobs`) or a Dask cluster (`--dask`); the results are the same
+either way. The options in full: `tapeflow-bench --help` and the README.
 """
 
 from __future__ import annotations

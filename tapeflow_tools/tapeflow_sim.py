@@ -4,37 +4,22 @@
 [--cache-bytes N --assoc N --spad-bytes N --energy {paper,cacti45} --unroll N]
 --inputs IN.npz --out OUT.npz --json REPORT.json [--timeline TRACE.json]`
 
-Simulates a gradient on the modelled CGRA (`--model cgra`, the default) or on the
-authors' gem5-SALAM machine (`--model salam`, `sim/models/salam/`: the preset's
-cache size and scratchpad with their clock, latencies, 4-way cache and placement;
-an explicit `--assoc` still wins). FILE is at the Enzyme-gradient stage
-(or a primal with its `enzyme.autodiff` caller); the variant's passes are applied
-here. Inputs and outputs are as for `tapeflow-run`; the JSON report has the cycles,
-cache, DRAM, scratchpad and energy figures (see sim/timing.py) and, under
-`hardware`, the whole machine it describes (`targets.provenance.hardware_record`).
+Simulates a gradient (FILE at the Enzyme-gradient stage, or a primal with its
+`enzyme.autodiff` caller) on the modelled CGRA or on the authors' gem5-SALAM
+machine (`--model`), applying the variant's passes itself. The machine is built in
+layers, later ones winning (`hardware_layers`, `sim.models.model_machine`): the
+preset as the model simulates it, each `--hw` file, each `--set`, then the size
+options; every field reaches the schedule, the layers, the cache, the timing and
+the energy, and a field the model does not simulate is refused.
 
-The hardware is built in layers, later ones winning (`hardware_layers`): the
-`--preset`, then each `--hw` file in the order given (YAML or JSON nested like the
-hardware description, `targets.hardware_files`), then each `--set key.path=value`
-in order, then the options `--cache-bytes`, `--assoc`, `--spad-bytes`, `--energy`.
-Every field reaches the run: the schedule (`tapeflow-to-cgra`), the scratchpad the
-tapeflow variant's layers are cut for, the cache, the timing and the energy.
-
-`--timeline FILE` also writes the run's timeline in the trace-event format that
-https://ui.perfetto.dev opens (`sim/timeline.py`, docs/timeline.md).
-
-The sizes are checked against their fields' ranges (`targets.field_domains`), a hardware file or
-`--set` that does not describe hardware is refused naming the file and the key,
-`--function` must name a gradient (or a function that calls one), not the
-primal it differentiates, another function or a `memref.global` (the message lists
-what can be named), and `--out`, `--json` and `--timeline` are checked before anything
-runs (none may name the module, `--inputs`, a `--hw` file or another output) and
-written only once the simulation succeeded, together: all through temporary files
-renamed into place when every one is complete, so that one failing (a full disk)
-leaves none of them. A variant that leaves part of the hardware idle (a scratchpad
-under enzyme or aos) gets a warning. The report is
-deterministic: the same input gives the same bytes, apart from the simulator's
-own timing (`simulator.seconds`, `simulator.ops_per_second`).
+Contract: sizes are checked against their fields' domains; a file or `--set` that
+does not describe hardware is refused naming it and the key; `--function` must
+name a gradient or its caller; `--out`, `--json` and `--timeline` are checked
+before anything runs and written together, all or none (docs/outputs.md); a
+variant that leaves hardware idle gets a warning. The report (cycles, cache, DRAM,
+scratchpad, energy, and the whole machine under `hardware`) is deterministic but
+for the simulator's own timing; `--timeline` writes the run in the trace-event
+format https://ui.perfetto.dev opens (docs/timeline.md).
 """
 
 from __future__ import annotations

@@ -1,43 +1,22 @@
 """
 Running the points an evaluation needs: from the disk cache when they are there,
-otherwise group by group (one lowering and run per group, one replay per cache),
-in parallel processes, with a progress bar.
+otherwise group by group (one lowering and run per group, one replay per cache
+and energy preset), in parallel processes, with a progress bar.
 
-Each group runs from the primal kernel in `tapeflow_benchmarks/`: the real Enzyme
-(`tapeflow-enzyme`, once per kernel and size in each process), the variant's
-passes and `tapeflow-to-cgra` (`sim.simulator.prepare`), the simulator
-(`execute`), and one replay per cache and energy preset (`evaluate`), each with
-the group's timing model. Results are
-written to the cache (`result_cache`, which checks every entry it reads) as each
-group finishes, so an interrupted run loses only the groups in flight.
-
-A user's kernel (a sweep's `file` entry, `points.KernelSource`) runs the same way
-from its own text: parsed as the tools read a file (`tapeflow_tools.frontend`),
-differentiated if it holds an `enzyme.autodiff`, its inputs bound to the function
-the sweep names as `tapeflow-sim` binds them. Each report's `hardware` is the
-point's full record (`Point.record`: every hardware parameter, model, variant,
-unroll, energy preset, package versions).
-
-The groups run in local processes by default; `run_points(pool=...)` hands them to
-another `concurrent.futures.Executor` instead (a Dask cluster's, see
-`dask_pool.py`). Each group's numbers depend only on the group, never on where it
-ran, so the results are the same either way.
-
-Groups that differ only in their timing model form one job (`run_bundle`), run
-one after another in one process: each model lowers the module for its own
-machine (`sim.models.TimingModel.lowering_hardware`), but the process
-differentiates the kernel once for all of them and runs the passes before the
-first that takes the machine's parameters once (`sim.simulator.LoweringMemo`).
-Groups whose lowering and run are the same (`_run_identity`: equal
-`sim.simulator.run_key` under one model, such as TapeFlow under `salam` at every
-scratchpad size, whose bins hold the whole tape) join one job and share one
-lowering and run; each point is still evaluated on its own machine, so its
-numbers are those its own run would give.
+A group runs from its kernel (built-in, or a user's file: `points.KernelSource`)
+through `tapeflow-enzyme`, the variant's passes and the simulator (`prepare`,
+`execute`, `evaluate`) under its timing model; each result is cached as its group
+finishes, so an interrupted run loses only the groups in flight. Groups that
+differ only in their model form one job and share the passes before the first
+that takes the machine's parameters (`sim.simulator.LoweringMemo`); groups whose
+lowering and run are the same (equal `sim.simulator.run_key`) share one run, each
+point still evaluated on its own machine. A group's numbers depend only on the
+group, never on where it ran (`run_points(pool=...)` takes a Dask executor too).
 
 Local workers leave Ctrl-C to the parent and end with it (`workers.py`); the
-groups of a worker lost to a signal run again, each alone, then fail (`LOST`); a
-run out of memory fails with its phase and peak (`diagnostics.out_of_memory`). A
-report not of the shape of one (`result_cache.check_report`) is a failed run.
+groups of a lost worker run again, each alone, then fail (`LOST`); a run out of
+memory fails with its phase and peak; a report not of the shape of one
+(`result_cache.check_report`) is a failed run.
 """
 
 from __future__ import annotations
