@@ -78,7 +78,7 @@ from lowering.layers.state import (
 )
 from lowering.layers.tiles import try_tile
 from tapeflow_dialects import layer, region
-from tapeflow_dialects.layer import ENTRY_BYTES
+from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
 
 def layer_module(
@@ -191,7 +191,7 @@ def _attempt(
     )
     state.refresh_positions()
     _layer_block(state, function.body.block)
-    _check_one_region_per_layer(function, kept, set(unlayered))
+    _check_layer_contents(function, kept, set(unlayered))
     # Regions of run-time trip counts that could not be strip-mined are kept like
     # any region that cannot be layered: in DRAM, read through the cache.
     allocs = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
@@ -207,31 +207,47 @@ def _attempt(
     return report
 
 
-def _check_one_region_per_layer(
+def _check_layer_contents(
     function: func.FuncOp, kept: set[SSAValue], unlayered: set[SSAValue]
 ) -> None:
-    """A layer streams one region's tile. If the accesses of a second region still
-    being layered ended up inside one (found by the random-kernel campaigns, with
-    values Enzyme caches inside branches), that region is kept instead: the attempt
-    is dropped and retried with it read through the cache."""
-    for op in function.walk():
-        if not isinstance(op, layer.LayerOp):
-            continue
-        touched: list[SSAValue] = []
-        for inner in op.walk():
-            if isinstance(inner, region.StoreOp | region.LoadOp):
-                handle = inner.region
-                if handle not in kept and handle not in touched:
-                    touched.append(handle)
-        if len(touched) > 1:
-            # Keep a region left on the cache path if one is there, else the last.
-            victim = next((r for r in touched if r in unlayered), touched[-1])
-            other = next(r for r in touched if r is not victim)
+    """A REV layer reads the values its FWD partner's tile holds. If the accesses of
+    another region still being layered ended up inside a layer (found by the
+    random-kernel campaigns, with values Enzyme caches inside branches), that region
+    is kept instead: the attempt is dropped and retried with it read through the
+    cache."""
+    layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
+    held: dict[int, set[tuple[SSAValue, int]]] = {}
+    for op in layers:
+        if op.phase.data is Phase.FWD:
+            held[op.id.value.data] = {
+                (s.region, s.store_id)
+                for s in op.walk()
+                if isinstance(s, region.StoreOp) and s.region not in kept
+            }
+    for op in layers:
+        owner = op.id.value.data if op.phase.data is Phase.FWD else op.partner.value.data
+        strays = [
+            access
+            for access in op.walk()
+            if isinstance(access, region.StoreOp | region.LoadOp)
+            and access.region not in kept
+            and (
+                isinstance(access, region.LoadOp) is (op.phase.data is Phase.FWD)
+                or (access.region, _value_id(access)) not in held.get(owner, set())
+            )
+        ]
+        if strays:
+            # Keep a region left on the cache path if one is there, else the first.
+            victim = next((a.region for a in strays if a.region in unlayered), strays[0].region)
             raise Unlayerable(
                 victim,
-                f"its accesses fall into layer {op.id.value.data} of region "
-                f"{region_name(other)}, and a layer streams one region",
+                f"its accesses fall into layer {op.id.value.data}, whose tile does not "
+                "hold its values",
             )
+
+
+def _value_id(access: region.StoreOp | region.LoadOp) -> int:
+    return access.store_id if isinstance(access, region.StoreOp) else access.loaded_id
 
 
 def _layer_block(state: LayeringState, block: Block) -> None:
