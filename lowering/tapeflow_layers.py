@@ -66,14 +66,13 @@ from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
 from lowering.layers.pieces import make_pieces
-from lowering.layers.records import KeptRecord, LayersReport
+from lowering.layers.records import KeptRecord, LayersReport, region_name
 from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
 from lowering.layers.state import (
     LayeringState,
     Unlayerable,
     fail,
     loop_tile_entries,
-    region_name,
     tile_entries,
 )
 from lowering.layers.tiles import try_tile
@@ -163,8 +162,8 @@ def _attempt(
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans = run_time_tiling_plans(function, max(entries, straight))
-    unlayered = run_time_regions(function, plans)
+    plans, reasons = run_time_tiling_plans(function, max(entries, straight), kept)
+    unlayered = run_time_regions(function, plans, reasons)
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:

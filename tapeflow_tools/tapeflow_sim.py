@@ -62,6 +62,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
         unroll_factors,
         unused_hardware,
     )
+    from sim.tape_warnings import tape_warnings
     from tapeflow_tools.arguments import (
         bind_arguments,
         check_function,
@@ -301,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
         except ExecutionError as err:
             raise ToolError(str(err)) from None
+        if args.variant == "tapeflow":
+            for text in tape_warnings(module, result.report, hardware.scratchpad.size_bytes):
+                warn(text)
         result.report["variant"] = args.variant
         result.report["function"] = args.function
         text = json.dumps(result.report, indent=2, sort_keys=True) + "\n"

@@ -16,13 +16,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
 from lowering.layers.layout import tile_layout
-from lowering.layers.records import ROWS_PER_ITERATION, LayerRecord
+from lowering.layers.records import ROWS_PER_ITERATION, LayerRecord, region_name
 from lowering.layers.run_time import RunTimePlan
 from lowering.layers.state import (
     LayeringState,
     check_mirrors,
     outer_instances,
-    region_name,
     under_branch,
 )
 from tapeflow_dialects import layer, region
@@ -34,10 +33,10 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     iterations, `ceil(trip / T)` of them at run time, the last one partial; REV
     visits the same tiles in the inverse order. Each side computes its trip count
     from its own bounds (proven equal), where the loop runs."""
-    slots = len(plan.stores)
-    per = plan.rows_per_iteration
-    tile = state.loop_entries(slots * per) // (slots * per)
-    spad = layer.SpadType(tile * per, slots)
+    per_iteration = plan.layout.entries_per_iteration
+    tile = state.loop_entries(per_iteration) // per_iteration
+    rows = plan.layout.rows_per_iteration
+    spad = layer.SpadType(tile * rows, plan.layout.slots)
     fwd_id, rev_id = state.new_ids()
     for loop, ident, partner, phase in (
         (plan.fwd, fwd_id, rev_id, Phase.FWD),
@@ -47,15 +46,15 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
         trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
         count = at.value(at.ceildiv(trip, tile))
         strip_mine(
-            loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per
+            loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, rows
         )
     state.report.layers.append(
         LayerRecord(
             fwd_id,
             rev_id,
-            region_name(plan.region),
-            tile * per,
-            slots,
+            regions_named(list(plan.stores)),
+            tile * rows,
+            plan.layout.slots,
             True,
             0,
             run_time=True,
