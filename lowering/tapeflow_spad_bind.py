@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin, func, scf
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -42,7 +42,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import require_gradients
-from lowering.ir.index_builder import IndexBuilder
+from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
 from lowering.ir.stages import Stage, require_stages
@@ -78,6 +78,8 @@ class _Binding:
 
     owner: layer.LayerOp
     place: Placement
+    grouped: bool
+    """The layer's tile holds several groups of stores (`lowering.layers.layout`)."""
 
 
 @dataclass
@@ -93,9 +95,11 @@ class BindPlan:
         The access's row in the tile: the row-major position of the current
         iteration of the loops between the layer and the access (mirrored for REV),
         each iteration of the strip-mined loop taking its rows per iteration and
-        each inner one the place's stride, from the place's first row. Each loop's
-        share is added at the head of its body, once per layer and strides (the
-        outer ones stay out of the inner loops).
+        each inner one the place's stride, from the place's first row. In a tile of
+        one group (all stores in one loop body, the paper's tiles) the row is
+        computed at the head of the innermost body, once per layer and loop; in a
+        tile of several, each loop's share at the head of its own body (the outer
+        ones stay out of the inner loops, `_shares`).
         """
         owner, place = bound.owner, bound.place
         loops = enclosing_loops(access, owner)
@@ -108,28 +112,42 @@ class BindPlan:
                 strides.append(per_iteration.value.data)
             else:
                 strides.append(prod(t for t in inner if t is not None) * place.stride)
+        if bound.grouped:
+            return self._shares(owner, loops, strides, place.row, reverse)
+        key = ("row", owner, loops[-1] if loops else None)
+        if key not in self.rows:
+            at = (
+                InsertPoint.at_start(loops[-1].body.block)
+                if loops
+                else InsertPoint.after(owner.salloc)
+            )
+            index = IndexBuilder(at)
+            row: Index = 0
+            for loop, stride in zip(loops, strides, strict=True):
+                row = index.add(row, index.mul(_position(loop, at, reverse), stride))
+            self.rows[key] = index.value(row)
+        return self.rows[key]
+
+    def _shares(
+        self,
+        owner: layer.LayerOp,
+        loops: tuple[scf.ForOp, ...],
+        strides: list[int],
+        offset: int,
+        reverse: bool,
+    ) -> SSAValue:
         row: SSAValue | None = None
         for depth, loop in enumerate(loops):
-            key = ("loops", owner, loop, tuple(strides[: depth + 1]))
+            key = ("share", owner, loop, tuple(strides[: depth + 1]))
             if key not in self.rows:
                 at = InsertPoint.at_start(loop.body.block)
-                step = constant_value(loop.step)
-                assert step is not None, "checked by the plan"
-                # The position counts in the loop's own type (`i32` for an `i32`
-                # loop), the row in index.
-                own = IndexBuilder(at, loop_type(loop))
-                position = own.div(own.sub(loop.body.block.args[0], loop.lb), step)
-                if reverse:
-                    count = own.ceildiv(own.sub(loop.ub, loop.lb), step)
-                    position = own.sub(own.sub(count, 1), position)
                 index = IndexBuilder(at)
-                position = index.cast(position, builtin.IndexType())
-                share = index.mul(position, strides[depth])
+                share = index.mul(_position(loop, at, reverse), strides[depth])
                 self.rows[key] = index.value(share if row is None else index.add(row, share))
             row = self.rows[key]
-        if row is not None and not place.row:
+        if row is not None and not offset:
             return row
-        key = ("row", owner, loops[-1] if loops else None, tuple(strides), place.row)
+        key = ("offset", owner, loops[-1] if loops else None, tuple(strides), offset)
         if key not in self.rows:
             # After the loops' share (at the head of the innermost body), or the tile.
             if isinstance(row, OpResult):
@@ -139,8 +157,22 @@ class BindPlan:
             else:
                 at = InsertPoint.after(owner.salloc)
             index = IndexBuilder(at)
-            self.rows[key] = index.value(place.row if row is None else index.add(row, place.row))
+            self.rows[key] = index.value(offset if row is None else index.add(row, offset))
         return self.rows[key]
+
+
+def _position(loop: scf.ForOp, at: InsertPoint, reverse: bool) -> Index:
+    """The position of the loop's current iteration (in REV, mirrored: its loops run
+    the FWD iterations backwards), as an index computed at `at`."""
+    step = constant_value(loop.step)
+    assert step is not None, "checked by the plan"
+    # The position counts in the loop's own type (`i32` for an `i32` loop).
+    own = IndexBuilder(at, loop_type(loop))
+    position = own.div(own.sub(loop.body.block.args[0], loop.lb), step)
+    if reverse:
+        count = own.ceildiv(own.sub(loop.ub, loop.lb), step)
+        position = own.sub(own.sub(count, 1), position)
+    return IndexBuilder(at).cast(position, builtin.IndexType())
 
 
 def _check_rows(access: Operation, owner: layer.LayerOp) -> None:
@@ -210,8 +242,8 @@ def _plan(function: func.FuncOp) -> BindPlan:
     in a FWD layer and each load in the REV partner of the store's layer."""
     name = function.sym_name.data
     plan = BindPlan()
-    places: dict[tuple[SSAValue, int], tuple[int, Placement]] = {}
-    """(region, store id) -> (FWD layer id, place in the tile)."""
+    places: dict[tuple[SSAValue, int], tuple[int, Placement, bool]] = {}
+    """(region, store id) -> (FWD layer id, place in the tile, of several groups)."""
     # Regions tapeflow-layers kept (unlayerable, or of run-time trip counts that
     # could not be strip-mined) stay in DRAM, read through the cache.
 
@@ -235,8 +267,12 @@ def _plan(function: func.FuncOp) -> BindPlan:
         layout = _layout(owner, mine)
         for store in mine:
             place = layout.places[store]
-            places[(store.region, store.store_id)] = (owner.id.value.data, place)
-            plan.bindings[store] = _Binding(owner, place)
+            places[(store.region, store.store_id)] = (
+                owner.id.value.data,
+                place,
+                layout.groups > 1,
+            )
+            plan.bindings[store] = _Binding(owner, place, layout.groups > 1)
     for load in loads:
         owner = _enclosing_layer(load)
         if owner is None or owner.phase.data is not Phase.REV:
@@ -244,14 +280,14 @@ def _plan(function: func.FuncOp) -> BindPlan:
         key = (load.region, load.loaded_id)
         if key not in places:
             raise _fail(f"@{name}: a region.load reads store {key[1]}, which no layer binds")
-        fwd_layer, place = places[key]
+        fwd_layer, place, grouped = places[key]
         if owner.partner.value.data != fwd_layer:
             raise _fail(
                 f"REV layer {owner.id.value.data} reads a value stored by FWD layer "
                 f"{fwd_layer}, which is not its partner"
             )
         _check_rows(load, owner)
-        plan.bindings[load] = _Binding(owner, place)
+        plan.bindings[load] = _Binding(owner, place, grouped)
     return plan
 
 

@@ -117,6 +117,10 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
     if check_mirrors(stores, loads, state) is not None:
         return False
     tile = min(trip, state.loop_entries(per_iteration) // per_iteration)
+    if layout.groups > 1 and tile == 1 < trip:
+        # A tile of one iteration saves only the pieces' layers, and costs the
+        # inner loop the pipeline a tile of its own iterations keeps across tiles.
+        return False
     count = -(-trip // tile)
     spad = layer.SpadType(tile * layout.rows_per_iteration, layout.slots)
     fwd_id, rev_id = state.new_ids()

@@ -30,6 +30,7 @@ from tapeflow_benchmarks.kernels import (
     nn,
     pathfinder,
     rnn,
+    rowlse,
     softmax,
     somier,
     syrk_tri,
@@ -78,7 +79,8 @@ runs them when asked (`tapeflow-bench --extra-kernels`, or by name in
 `--kernels`); the paper's experiments and claims stay on the nine."""
 
 NEST_KERNELS: dict[str, Kernel] = {
-    module.KERNEL.key: module.KERNEL for module in (conv1d, conv1d_n, mlp, rnn, softmax, logreg)
+    module.KERNEL.key: module.KERNEL
+    for module in (conv1d, conv1d_n, mlp, rnn, softmax, logreg, rowlse)
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
 loss): nests whose outer body caches a per-iteration value beside an inner loop's
