@@ -32,7 +32,8 @@ runs (none may name the module, `--inputs`, a `--hw` file or another output) and
 written only once the simulation succeeded, together: all through temporary files
 renamed into place when every one is complete, so that one failing (a full disk)
 leaves none of them. A variant that leaves part of the hardware idle (a scratchpad
-under enzyme or aos) gets a warning. The report is
+under enzyme or aos) gets a warning, and so does a tapeflow run that keeps tape in
+DRAM or uses under a quarter of its scratchpad (`sim/tape_warnings.py`). The report is
 deterministic: the same input gives the same bytes, apart from the simulator's
 own timing (`simulator.seconds`, `simulator.ops_per_second`).
 """
