@@ -29,7 +29,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -98,8 +98,8 @@ class BindPlan:
         each inner one the place's stride, from the place's first row. In a tile of
         one group (all stores in one loop body, the paper's tiles) the row is
         computed at the head of the innermost body, once per layer and loop; in a
-        tile of several, each loop's share at the head of its own body (the outer
-        ones stay out of the inner loops, `_shares`).
+        tile of several, each loop's share in its own body (the outer ones stay out
+        of the inner loops, `_add_share`).
         """
         owner, place = bound.owner, bound.place
         loops = enclosing_loops(access, owner)
@@ -136,29 +136,43 @@ class BindPlan:
         offset: int,
         reverse: bool,
     ) -> SSAValue:
+        if not loops:
+            key: tuple[object, ...] = ("offset", owner, offset)
+            if key not in self.rows:
+                self.rows[key] = IndexBuilder(InsertPoint.after(owner.salloc)).value(offset)
+            return self.rows[key]
         row: SSAValue | None = None
         for depth, loop in enumerate(loops):
-            key = ("share", owner, loop, tuple(strides[: depth + 1]))
+            last = offset if depth == len(loops) - 1 else 0
+            key = ("share", owner, loop, tuple(strides[: depth + 1]), last)
             if key not in self.rows:
-                at = InsertPoint.at_start(loop.body.block)
-                index = IndexBuilder(at)
-                share = index.mul(_position(loop, at, reverse), strides[depth])
-                self.rows[key] = index.value(share if row is None else index.add(row, share))
+                self.rows[key] = _add_share(loop, strides[depth], row, last, reverse)
             row = self.rows[key]
-        if row is not None and not offset:
-            return row
-        key = ("offset", owner, loops[-1] if loops else None, tuple(strides), offset)
-        if key not in self.rows:
-            # After the loops' share (at the head of the innermost body), or the tile.
-            if isinstance(row, OpResult):
-                at = InsertPoint.after(row.owner)
-            elif loops:  # the position is the loop's induction variable itself
-                at = InsertPoint.at_start(loops[-1].body.block)
-            else:
-                at = InsertPoint.after(owner.salloc)
-            index = IndexBuilder(at)
-            self.rows[key] = index.value(offset if row is None else index.add(row, offset))
-        return self.rows[key]
+        assert row is not None
+        return row
+
+
+def _add_share(
+    loop: scf.ForOp, stride: int, outer: SSAValue | None, offset: int, reverse: bool
+) -> SSAValue:
+    """`outer + offset + stride * (the position of the loop's iteration)`, mirrored
+    for REV. With a unit step the position is affine in the induction variable,
+    `iv - lb` (REV: `ub - 1 - iv`): the part fixed while the loop runs is added
+    before it, and each iteration adds (REV: subtracts) `stride * iv` alone."""
+    index = builtin.IndexType()
+    if constant_value(loop.step) != 1:
+        at = InsertPoint.at_start(loop.body.block)
+        head = IndexBuilder(at)
+        share = head.mul(_position(loop, at, reverse), stride)
+        return head.value(head.add(head.add(outer if outer is not None else 0, offset), share))
+    before = IndexBuilder(InsertPoint.before(loop))
+    head = IndexBuilder(InsertPoint.at_start(loop.body.block))
+    edge = before.sub(before.cast(loop.ub, index), 1) if reverse else loop.lb
+    fixed = before.mul(before.cast(edge, index), stride)
+    base = before.add(outer if outer is not None else 0, offset)
+    base = before.value(before.add(base, fixed) if reverse else before.sub(base, fixed))
+    term = head.mul(head.cast(loop.body.block.args[0], index), stride)
+    return head.value(head.sub(base, term) if reverse else head.add(base, term))
 
 
 def _position(loop: scf.ForOp, at: InsertPoint, reverse: bool) -> Index:

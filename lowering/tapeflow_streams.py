@@ -26,10 +26,7 @@ the streams move. The pass takes a module at the layer stage.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from fractions import Fraction
-from math import ceil
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
@@ -43,11 +40,9 @@ from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, loop_type
 from lowering.ir.stages import Stage, require_stages
-from lowering.layers.layout import tile_layout
 from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
-from tapeflow_dialects.layout import SLOT_BYTES
 
 
 def _fail(message: str) -> PassFailedException:
@@ -122,42 +117,14 @@ def _in_layer(op: Operation) -> bool:
     return False
 
 
-def _tape_alloc(
-    regions: list[SSAValue], padding: dict[SSAValue, Fraction], slab_bytes: int
-) -> stream.AllocOp:
-    """A tape of the regions' size (with the empty entries their tiles stream,
-    `padding`) if it is known and no slabs are asked for, else a slab tape (a
-    region of run-time extent has no size to reserve)."""
-    sizes = [
-        t.size_bytes()
-        for r in regions
-        if isinstance(t := r.type, region.RegionType) and t.is_static()
-    ]
+def _tape_alloc(regions: list[SSAValue], slab_bytes: int) -> stream.AllocOp:
+    """A tape of the regions' size if it is known and no slabs are asked for,
+    else a slab tape (a region of run-time extent has no size to reserve)."""
+    types = [r.type for r in regions]
+    sizes = [t.size_bytes() for t in types if isinstance(t, region.RegionType) and t.is_static()]
     if slab_bytes == 0 and len(sizes) == len(regions):
-        total = sum(
-            (size * padding.get(r, Fraction(1)) for r, size in zip(regions, sizes, strict=True)),
-            Fraction(0),
-        )
-        return stream.AllocOp(ceil(total / SLOT_BYTES) * SLOT_BYTES)
+        return stream.AllocOp(sum(sizes))
     return stream.AllocOp(slab_bytes=slab_bytes or DEFAULT_SLAB_BYTES)
-
-
-def _padding(fwd_layers: Iterable[layer.LayerOp]) -> dict[SSAValue, Fraction]:
-    """Per region, the entries its layer's tiles stream per value they hold (above
-    1 where the tile layout leaves entries empty, `lowering.layers.layout`)."""
-    found: dict[SSAValue, Fraction] = {}
-    for op in fwd_layers:
-        stores = [
-            o for o in op.walk() if isinstance(o, region.StoreOp) and not region.is_kept(o.region)
-        ]
-        if not stores:
-            continue
-        loop = _tile_loop(op)
-        layout = tile_layout(stores, loop if loop is not None else op)
-        ratio = Fraction(layout.entries_per_iteration, layout.values_per_iteration)
-        for store in stores:
-            found[store.region] = max(found.get(store.region, Fraction(1)), ratio)
-    return found
 
 
 def _shared_tapes(held: list[list[SSAValue]]) -> dict[SSAValue, SSAValue]:
@@ -195,7 +162,6 @@ def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
         and region.KEPT not in op.attributes  # kept in DRAM: no stream
         and op.region in layered
     }
-    padding = _padding(op for op in layers if op.phase.data is Phase.FWD)
     tapes: dict[SSAValue, SSAValue] = {}
     for handle, alloc in allocs.items():
         leader = shared.get(handle, handle)
@@ -203,7 +169,7 @@ def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
             tapes[handle] = tapes[leader]
             continue
         members = [r for r in allocs if shared.get(r, r) is leader]
-        tape = located(_tape_alloc(members, padding, slab_bytes), alloc)
+        tape = located(_tape_alloc(members, slab_bytes), alloc)
         Rewriter.insert_op(tape, InsertPoint.after(alloc))
         tapes[handle] = tapes[leader] = tape.tape
     for op in layers:

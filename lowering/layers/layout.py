@@ -1,34 +1,31 @@
 """
 Where each tape value of a layer sits in its scratchpad tile: the one rule
-`tapeflow-layers` sizes tiles by, `tapeflow-streams` sizes tapes by and
-`tapeflow-spad-bind` binds accesses by.
+`tapeflow-layers` sizes tiles by and `tapeflow-spad-bind` binds accesses by.
 
 A layer's stores are grouped by the innermost loop around them inside the layer
 (stores in no loop form one group), in the order of their first store. A group of
 `k` stores in loops of `n` iterations per iteration of the strip-mined loop (1 for
 a piece of straight-line stores) holds `n * k` values. The tile has `S` slots, the
-`k` of the group holding the most values, so that it keeps one row per inner
-iteration and every store its own slot, as the paper's tiles (with one group this
-is all there is). Every group takes `ceil(k / S)` rows per inner iteration, its
-stores filling them in order, slot by slot: a group of fewer stores leaves the
-rest of its rows empty. One iteration of the strip-mined loop takes the groups'
-rows one group after the other (`tapeflow.rows_per_iteration`). A store's entry is
-`(row, slot)` with
+greatest common divisor of the groups' `k`, so that no entry stays empty (a tile
+streams whole rows, and the tape holds exactly the values). A group takes `k / S`
+rows per inner iteration, its stores filling them in order, slot by slot; one
+iteration of the strip-mined loop takes the groups' rows one group after the other
+(`tapeflow.rows_per_iteration`). A store's entry is `(row, slot)` with
 
     row  = position of the strip-mined iteration in the tile * rows per iteration
          + first row of its group + (its index in the group) // S
-         + (row-major position of the group's inner loops) * ceil(k / S)
+         + (row-major position of the group's inner loops) * k / S
     slot = (its index in the group) % S
 
-so that the stores of an inner iteration share a row and the row arithmetic stays
-out of their way.
+With one group (all stores in one loop body, the paper's tiles) that is a row per
+inner iteration and a slot per store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import prod
+from math import gcd, prod
 
 from xdsl.ir import Operation
 
@@ -52,8 +49,6 @@ class TileLayout:
     slots: int
     rows_per_iteration: int
     places: dict[region.StoreOp, Placement]
-    values_per_iteration: int
-    """The entries the stores fill per iteration (the rest stay empty)."""
     groups: int
 
     @property
@@ -72,15 +67,14 @@ def tile_layout(stores: Sequence[region.StoreOp], outer: Operation) -> TileLayou
         groups.setdefault(key, []).append(store)
         rows[key] = prod(trip_count(each) or 0 for each in loops)
     if not groups:
-        return TileLayout(1, 0, {}, 0, 0)
-    biggest = max(groups, key=lambda key: rows[key] * len(groups[key]))
-    slots = len(groups[biggest])
+        return TileLayout(1, 0, {}, 0)
+    slots = 0
+    for members in groups.values():
+        slots = gcd(slots, len(members))
     places: dict[region.StoreOp, Placement] = {}
-    start = used = 0
+    start = 0
     for key, members in groups.items():
-        per_row = -(-len(members) // slots)
         for index, store in enumerate(members):
-            places[store] = Placement(start + index // slots, per_row, index % slots)
-        start += rows[key] * per_row
-        used += rows[key] * len(members)
-    return TileLayout(slots, start, places, used, len(groups))
+            places[store] = Placement(start + index // slots, len(members) // slots, index % slots)
+        start += rows[key] * len(members) // slots
+    return TileLayout(slots, start, places, len(groups))
