@@ -9,15 +9,17 @@ tile) and ends with `layer.barrier`. FWD layers run in program order and their
 partners in the inverse order, so that one region's tiles form a stack (Pass 3
 spills and reloads them as such). Two shapes of layer are made:
 
-* **Tiles of iterations** (strip-mining). A loop whose stores all go to one region,
-  in one loop body, and whose REV loop mirrors it (same depth and trip counts,
-  touching only those values) is strip-mined: each layer runs `T` consecutive
-  iterations, with `T` as large as the scratchpad allows. The REV loop is
-  strip-mined into the same tiles, visited in the inverse order. The tile is
-  `!layer.spad<rows x slots>` with one row per innermost iteration and one slot per
-  store of the loop body.
+* **Tiles of iterations** (strip-mining). A loop whose stores sit in loop bodies
+  inside it (of constant trip counts), and whose REV loop mirrors it (same depth and
+  trip counts, touching only those values) is strip-mined: each layer runs `T`
+  consecutive iterations, with `T` as large as the scratchpad allows. The REV loop
+  is strip-mined into the same tiles, visited in the inverse order. The stores may
+  go to several regions (a value cached per iteration beside an inner loop's tape):
+  the tile `!layer.spad<rows x slots>` holds them all, one group of rows per loop
+  body (`lowering.layers.layout`); with one group, one row per innermost iteration
+  and one slot per store of the loop body.
 * **Pieces of one iteration.** When a loop does not qualify (its iteration stores
-  more values than fit, or it writes several regions), the pass descends into its
+  more values than fit, or its REV loop does not mirror it), the pass descends into its
   body and cuts the body's straight-line stores into consecutive pieces of one region
   that fit (Algorithm 2's "terminate the layer when the count exceeds the
   scratchpad"). The REV partner gathers the loads of those values at the head of the

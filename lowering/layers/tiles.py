@@ -1,7 +1,8 @@
 """
-Tiles of iterations (strip-mining) for `tapeflow-layers`: a loop whose stores all
-go to one region and whose REV loop mirrors it is strip-mined into tiles of as
-many iterations as the scratchpad holds, with a constant or (once proven, see
+Tiles of iterations (strip-mining) for `tapeflow-layers`: a loop whose stores (of
+one region or several, in loop bodies inside it) are read back by a REV loop that
+mirrors it is strip-mined into tiles of as many iterations as the scratchpad
+holds, laid out by `lowering.layers.layout`, with a constant or (once proven, see
 `lowering.layers.run_time`) a run-time number of tiles; the REV loop visits the
 same tiles in the inverse order.
 """
