@@ -9,15 +9,17 @@ tile) and ends with `layer.barrier`. FWD layers run in program order and their
 partners in the inverse order, so that one region's tiles form a stack (Pass 3
 spills and reloads them as such). Two shapes of layer are made:
 
-* **Tiles of iterations** (strip-mining). A loop whose stores all go to one region,
-  in one loop body, and whose REV loop mirrors it (same depth and trip counts,
-  touching only those values) is strip-mined: each layer runs `T` consecutive
-  iterations, with `T` as large as the scratchpad allows. The REV loop is
-  strip-mined into the same tiles, visited in the inverse order. The tile is
-  `!layer.spad<rows x slots>` with one row per innermost iteration and one slot per
-  store of the loop body.
+* **Tiles of iterations** (strip-mining). A loop whose stores sit in loop bodies
+  inside it (of constant trip counts), and whose REV loop mirrors it (same depth and
+  trip counts, touching only those values) is strip-mined: each layer runs `T`
+  consecutive iterations, with `T` as large as the scratchpad allows. The REV loop
+  is strip-mined into the same tiles, visited in the inverse order. The stores may
+  go to several regions (a value cached per iteration beside an inner loop's tape):
+  the tile `!layer.spad<rows x slots>` holds them all, one group of rows per loop
+  body (`lowering.layers.layout`); with one group, one row per innermost iteration
+  and one slot per store of the loop body.
 * **Pieces of one iteration.** When a loop does not qualify (its iteration stores
-  more values than fit, or it writes several regions), the pass descends into its
+  more values than fit, or its REV loop does not mirror it), the pass descends into its
   body and cuts the body's straight-line stores into consecutive pieces of one region
   that fit (Algorithm 2's "terminate the layer when the count exceeds the
   scratchpad"). The REV partner gathers the loads of those values at the head of the
@@ -66,19 +68,18 @@ from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
 from lowering.layers.pieces import make_pieces
-from lowering.layers.records import KeptRecord, LayersReport
+from lowering.layers.records import KeptRecord, LayersReport, region_name
 from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
 from lowering.layers.state import (
     LayeringState,
     Unlayerable,
     fail,
     loop_tile_entries,
-    region_name,
     tile_entries,
 )
 from lowering.layers.tiles import try_tile
 from tapeflow_dialects import layer, region
-from tapeflow_dialects.layer import ENTRY_BYTES
+from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 
 
 def layer_module(
@@ -163,8 +164,8 @@ def _attempt(
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans = run_time_tiling_plans(function, max(entries, straight))
-    unlayered = run_time_regions(function, plans)
+    plans, reasons = run_time_tiling_plans(function, max(entries, straight), kept)
+    unlayered = run_time_regions(function, plans, reasons)
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
@@ -191,7 +192,7 @@ def _attempt(
     )
     state.refresh_positions()
     _layer_block(state, function.body.block)
-    _check_one_region_per_layer(function, kept, set(unlayered))
+    _check_layer_contents(function, kept, set(unlayered))
     # Regions of run-time trip counts that could not be strip-mined are kept like
     # any region that cannot be layered: in DRAM, read through the cache.
     allocs = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
@@ -207,31 +208,47 @@ def _attempt(
     return report
 
 
-def _check_one_region_per_layer(
+def _check_layer_contents(
     function: func.FuncOp, kept: set[SSAValue], unlayered: set[SSAValue]
 ) -> None:
-    """A layer streams one region's tile. If the accesses of a second region still
-    being layered ended up inside one (found by the random-kernel campaigns, with
-    values Enzyme caches inside branches), that region is kept instead: the attempt
-    is dropped and retried with it read through the cache."""
-    for op in function.walk():
-        if not isinstance(op, layer.LayerOp):
-            continue
-        touched: list[SSAValue] = []
-        for inner in op.walk():
-            if isinstance(inner, region.StoreOp | region.LoadOp):
-                handle = inner.region
-                if handle not in kept and handle not in touched:
-                    touched.append(handle)
-        if len(touched) > 1:
-            # Keep a region left on the cache path if one is there, else the last.
-            victim = next((r for r in touched if r in unlayered), touched[-1])
-            other = next(r for r in touched if r is not victim)
+    """A REV layer reads the values its FWD partner's tile holds. If the accesses of
+    another region still being layered ended up inside a layer (found by the
+    random-kernel campaigns, with values Enzyme caches inside branches), that region
+    is kept instead: the attempt is dropped and retried with it read through the
+    cache."""
+    layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
+    held: dict[int, set[tuple[SSAValue, int]]] = {}
+    for op in layers:
+        if op.phase.data is Phase.FWD:
+            held[op.id.value.data] = {
+                (s.region, s.store_id)
+                for s in op.walk()
+                if isinstance(s, region.StoreOp) and s.region not in kept
+            }
+    for op in layers:
+        owner = op.id.value.data if op.phase.data is Phase.FWD else op.partner.value.data
+        strays = [
+            access
+            for access in op.walk()
+            if isinstance(access, region.StoreOp | region.LoadOp)
+            and access.region not in kept
+            and (
+                isinstance(access, region.LoadOp) is (op.phase.data is Phase.FWD)
+                or (access.region, _value_id(access)) not in held.get(owner, set())
+            )
+        ]
+        if strays:
+            # Keep a region left on the cache path if one is there, else the first.
+            victim = next((a.region for a in strays if a.region in unlayered), strays[0].region)
             raise Unlayerable(
                 victim,
-                f"its accesses fall into layer {op.id.value.data} of region "
-                f"{region_name(other)}, and a layer streams one region",
+                f"its accesses fall into layer {op.id.value.data}, whose tile does not "
+                "hold its values",
             )
+
+
+def _value_id(access: region.StoreOp | region.LoadOp) -> int:
+    return access.store_id if isinstance(access, region.StoreOp) else access.loaded_id
 
 
 def _layer_block(state: LayeringState, block: Block) -> None:

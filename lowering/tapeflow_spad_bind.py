@@ -3,13 +3,15 @@
 Algorithm 3 of Hakimi & Shriraman, CGO 2024).
 
 Every region access inside a layer becomes an access of the layer's scratchpad
-tile. Within a FWD layer, the tape stores get offsets (slots of a tile row) in the
-order they appear, from 0 up; the REV load of a value uses the offset of the store
-that wrote it (found through the FWD-to-REV link `from`), in the partner layer. The
-row is the iteration's position in the tile: for a strip-mined layer, the
-iteration count of the loops between the layer and the access, row-major; in REV,
-whose loops run the FWD iterations backwards, the mirrored count. Together with the
-tile's base entry (`layer.salloc`) this is Algorithm 3's `SAlloc + offset`.
+tile. Within a FWD layer, the tape stores get their rows and slots by the layout
+rule of `lowering.layers.layout` (one store per slot, in the order they appear,
+when all sit in one loop body); the REV load of a value uses the place of the
+store that wrote it (found through the FWD-to-REV link `from`), in the partner
+layer. The row counts the iteration's position in the tile: for a strip-mined
+layer, the iteration count of the loops between the layer and the access,
+row-major; in REV, whose loops run the FWD iterations backwards, the mirrored
+count. Together with the tile's base entry (`layer.salloc`) this is Algorithm 3's
+`SAlloc + offset`. A layer may hold the values of several regions.
 
 After binding, the regions carry no accesses and are removed; the tape lives in the
 scratchpad and, between layers, in the DRAM stream tape. A region `tapeflow-layers`
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin, func, scf
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -44,6 +46,8 @@ from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
 from lowering.ir.stages import Stage, require_stages
+from lowering.layers.layout import Placement, TileLayout, tile_layout
+from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 
@@ -70,10 +74,12 @@ def _enclosing_layer(op: Operation) -> layer.LayerOp | None:
 
 @dataclass
 class _Binding:
-    """Where one region access goes: its layer's tile and the slot in a row."""
+    """Where one region access goes: its layer's tile and its place in the rows."""
 
     owner: layer.LayerOp
-    offset: int
+    place: Placement
+    grouped: bool
+    """The layer's tile holds several groups of stores (`lowering.layers.layout`)."""
 
 
 @dataclass
@@ -81,40 +87,106 @@ class BindPlan:
     """The slots of a function's region accesses, for the patterns to apply."""
 
     bindings: dict[Operation, _Binding] = field(default_factory=dict)
-    rows: dict[tuple[layer.LayerOp, Operation | None], SSAValue] = field(default_factory=dict)
-    """The row value computed for each (layer, innermost loop), shared by accesses."""
+    rows: dict[tuple[object, ...], SSAValue] = field(default_factory=dict)
+    """The row values computed, by layer, loop and strides, shared by accesses."""
 
-    def row(self, access: Operation, owner: layer.LayerOp, reverse: bool) -> SSAValue:
+    def row(self, access: Operation, bound: _Binding, reverse: bool) -> SSAValue:
         """
         The access's row in the tile: the row-major position of the current
-        iteration of the loops between the layer and the access (mirrored for REV).
-        Computed once per layer and innermost loop, at the head of that loop's body.
+        iteration of the loops between the layer and the access (mirrored for REV),
+        each iteration of the strip-mined loop taking its rows per iteration and
+        each inner one the place's stride, from the place's first row. In a tile of
+        one group (all stores in one loop body, the paper's tiles) the row is
+        computed at the head of the innermost body, once per layer and loop; in a
+        tile of several, each loop's share in its own body (the outer ones stay out
+        of the inner loops, `_add_share`).
         """
+        owner, place = bound.owner, bound.place
         loops = enclosing_loops(access, owner)
-        key = (owner, loops[-1] if loops else None)
-        if key in self.rows:
-            return self.rows[key]
-        at = (
-            InsertPoint.at_start(loops[-1].body.block) if loops else InsertPoint.after(owner.salloc)
-        )
-        index = IndexBuilder(at)
-        row: Index = 0
+        strides: list[int] = []
         for depth, loop in enumerate(loops):
-            step = constant_value(loop.step)
             inner = [trip_count(nested) for nested in loops[depth + 1 :]]
-            assert step is not None and all(t is not None for t in inner), "checked by the plan"
-            stride = prod(t for t in inner if t is not None)
-            # The position counts in the loop's own type (`i32` for an `i32`
-            # loop), the row in index.
-            own = IndexBuilder(at, loop_type(loop))
-            position = own.div(own.sub(loop.body.block.args[0], loop.lb), step)
-            if reverse:
-                count = own.ceildiv(own.sub(loop.ub, loop.lb), step)
-                position = own.sub(own.sub(count, 1), position)
-            position = index.cast(position, builtin.IndexType())
-            row = index.add(row, index.mul(position, stride))
-        self.rows[key] = index.value(row)
+            assert all(t is not None for t in inner), "checked by the plan"
+            per_iteration = loop.attributes.get(ROWS_PER_ITERATION)
+            if isinstance(per_iteration, builtin.IntegerAttr):
+                strides.append(per_iteration.value.data)
+            else:
+                strides.append(prod(t for t in inner if t is not None) * place.stride)
+        if bound.grouped:
+            return self._shares(owner, loops, strides, place.row, reverse)
+        key = ("row", owner, loops[-1] if loops else None)
+        if key not in self.rows:
+            at = (
+                InsertPoint.at_start(loops[-1].body.block)
+                if loops
+                else InsertPoint.after(owner.salloc)
+            )
+            index = IndexBuilder(at)
+            row: Index = 0
+            for loop, stride in zip(loops, strides, strict=True):
+                row = index.add(row, index.mul(_position(loop, at, reverse), stride))
+            self.rows[key] = index.value(row)
         return self.rows[key]
+
+    def _shares(
+        self,
+        owner: layer.LayerOp,
+        loops: tuple[scf.ForOp, ...],
+        strides: list[int],
+        offset: int,
+        reverse: bool,
+    ) -> SSAValue:
+        if not loops:
+            key: tuple[object, ...] = ("offset", owner, offset)
+            if key not in self.rows:
+                self.rows[key] = IndexBuilder(InsertPoint.after(owner.salloc)).value(offset)
+            return self.rows[key]
+        row: SSAValue | None = None
+        for depth, loop in enumerate(loops):
+            last = offset if depth == len(loops) - 1 else 0
+            key = ("share", owner, loop, tuple(strides[: depth + 1]), last)
+            if key not in self.rows:
+                self.rows[key] = _add_share(loop, strides[depth], row, last, reverse)
+            row = self.rows[key]
+        assert row is not None
+        return row
+
+
+def _add_share(
+    loop: scf.ForOp, stride: int, outer: SSAValue | None, offset: int, reverse: bool
+) -> SSAValue:
+    """`outer + offset + stride * (the position of the loop's iteration)`, mirrored
+    for REV. With a unit step the position is affine in the induction variable,
+    `iv - lb` (REV: `ub - 1 - iv`): the part fixed while the loop runs is added
+    before it, and each iteration adds (REV: subtracts) `stride * iv` alone."""
+    index = builtin.IndexType()
+    if constant_value(loop.step) != 1:
+        at = InsertPoint.at_start(loop.body.block)
+        head = IndexBuilder(at)
+        share = head.mul(_position(loop, at, reverse), stride)
+        return head.value(head.add(head.add(outer if outer is not None else 0, offset), share))
+    before = IndexBuilder(InsertPoint.before(loop))
+    head = IndexBuilder(InsertPoint.at_start(loop.body.block))
+    edge = before.sub(before.cast(loop.ub, index), 1) if reverse else loop.lb
+    fixed = before.mul(before.cast(edge, index), stride)
+    base = before.add(outer if outer is not None else 0, offset)
+    base = before.value(before.add(base, fixed) if reverse else before.sub(base, fixed))
+    term = head.mul(head.cast(loop.body.block.args[0], index), stride)
+    return head.value(head.sub(base, term) if reverse else head.add(base, term))
+
+
+def _position(loop: scf.ForOp, at: InsertPoint, reverse: bool) -> Index:
+    """The position of the loop's current iteration (in REV, mirrored: its loops run
+    the FWD iterations backwards), as an index computed at `at`."""
+    step = constant_value(loop.step)
+    assert step is not None, "checked by the plan"
+    # The position counts in the loop's own type (`i32` for an `i32` loop).
+    own = IndexBuilder(at, loop_type(loop))
+    position = own.div(own.sub(loop.body.block.args[0], loop.lb), step)
+    if reverse:
+        count = own.ceildiv(own.sub(loop.ub, loop.lb), step)
+        position = own.sub(own.sub(count, 1), position)
+    return IndexBuilder(at).cast(position, builtin.IndexType())
 
 
 def _check_rows(access: Operation, owner: layer.LayerOp) -> None:
@@ -141,8 +213,8 @@ class RegionStoreToSpad(RewritePattern):
         bound = self.plan.bindings.get(op)
         if bound is None:
             return  # a store of a region left in DRAM (kept by tapeflow-layers)
-        row = self.plan.row(op, bound.owner, False)
-        new = stream.StoreOp(op.value, bound.owner.salloc.tile, row, bound.offset, op.store_id)
+        row = self.plan.row(op, bound, False)
+        new = stream.StoreOp(op.value, bound.owner.salloc.tile, row, bound.place.slot, op.store_id)
         rewriter.replace(op, located(new, op))
 
 
@@ -158,9 +230,9 @@ class RegionLoadToSpad(RewritePattern):
         bound = self.plan.bindings.get(op)
         if bound is None:
             return  # a load of a region left in DRAM (kept by tapeflow-layers)
-        row = self.plan.row(op, bound.owner, True)
+        row = self.plan.row(op, bound, True)
         new = stream.LoadOp(
-            bound.owner.salloc.tile, row, bound.offset, op.loaded_id, op.result.type
+            bound.owner.salloc.tile, row, bound.place.slot, op.loaded_id, op.result.type
         )
         rewriter.replace(op, located(new, op))
 
@@ -184,8 +256,8 @@ def _plan(function: func.FuncOp) -> BindPlan:
     in a FWD layer and each load in the REV partner of the store's layer."""
     name = function.sym_name.data
     plan = BindPlan()
-    offsets: dict[tuple[SSAValue, int], tuple[int, int]] = {}
-    """(region, store id) -> (FWD layer id, offset in the tile row)."""
+    places: dict[tuple[SSAValue, int], tuple[int, Placement, bool]] = {}
+    """(region, store id) -> (FWD layer id, place in the tile, of several groups)."""
     # Regions tapeflow-layers kept (unlayerable, or of run-time trip counts that
     # could not be strip-mined) stay in DRAM, read through the cache.
 
@@ -198,40 +270,63 @@ def _plan(function: func.FuncOp) -> BindPlan:
     loads = [
         op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)
     ]
-    next_offset: dict[layer.LayerOp, int] = {}
+    held: dict[layer.LayerOp, list[region.StoreOp]] = {}
     for store in stores:
         owner = _enclosing_layer(store)
         if owner is None or owner.phase.data is not Phase.FWD:
             raise _fail(f"@{name}: a region.store outside a FWD layer")
         _check_rows(store, owner)
-        offset = next_offset.get(owner, 0)
-        next_offset[owner] = offset + 1
-        offsets[(store.region, store.store_id)] = (owner.id.value.data, offset)
-        plan.bindings[store] = _Binding(owner, offset)
-    for owner, used in next_offset.items():
-        tile = owner.salloc.tile.type
-        assert isinstance(tile, layer.SpadType)
-        if used != tile.slots.data:
-            raise _fail(
-                f"FWD layer {owner.id.value.data} stores {used} values per row but its "
-                f"tile has {tile.slots.data} slots"
+        held.setdefault(owner, []).append(store)
+    for owner, mine in held.items():
+        layout = _layout(owner, mine)
+        for store in mine:
+            place = layout.places[store]
+            places[(store.region, store.store_id)] = (
+                owner.id.value.data,
+                place,
+                layout.groups > 1,
             )
+            plan.bindings[store] = _Binding(owner, place, layout.groups > 1)
     for load in loads:
         owner = _enclosing_layer(load)
         if owner is None or owner.phase.data is not Phase.REV:
             raise _fail(f"@{name}: a region.load outside a REV layer")
         key = (load.region, load.loaded_id)
-        if key not in offsets:
+        if key not in places:
             raise _fail(f"@{name}: a region.load reads store {key[1]}, which no layer binds")
-        fwd_layer, offset = offsets[key]
+        fwd_layer, place, grouped = places[key]
         if owner.partner.value.data != fwd_layer:
             raise _fail(
                 f"REV layer {owner.id.value.data} reads a value stored by FWD layer "
                 f"{fwd_layer}, which is not its partner"
             )
         _check_rows(load, owner)
-        plan.bindings[load] = _Binding(owner, offset)
+        plan.bindings[load] = _Binding(owner, place, grouped)
     return plan
+
+
+def _layout(owner: layer.LayerOp, stores: list[region.StoreOp]) -> TileLayout:
+    """The layout of a FWD layer's stores in its tile, checked against the tile's
+    slots and the strip-mined loop's rows per iteration."""
+    ident = owner.id.value.data
+    loop = next((o for o in owner.body.block.ops if ROWS_PER_ITERATION in o.attributes), None)
+    layout = tile_layout(stores, loop if loop is not None else owner)
+    tile = owner.salloc.tile.type
+    assert isinstance(tile, layer.SpadType)
+    if layout.slots != tile.slots.data:
+        raise _fail(
+            f"FWD layer {ident} stores {layout.slots} values per row but its "
+            f"tile has {tile.slots.data} slots"
+        )
+    if loop is not None:
+        per_iteration = loop.attributes[ROWS_PER_ITERATION]
+        assert isinstance(per_iteration, builtin.IntegerAttr)
+        if per_iteration.value.data != layout.rows_per_iteration:
+            raise _fail(
+                f"FWD layer {ident} stores {layout.rows_per_iteration} rows per "
+                f"iteration but its loop is marked {per_iteration.value.data}"
+            )
+    return layout
 
 
 def _bind_function(function: func.FuncOp) -> None:

@@ -2,16 +2,18 @@
 `tapeflow-streams`: TapeFlow's Pass 3, explicit streaming (Section IV.C of Hakimi &
 Shriraman, CGO 2024).
 
-Each region gets a tape in DRAM (`stream.alloc`), used as a stack of scratchpad
-tiles: of the region's size, or a slab tape that grows by slabs as it runs (a
-region whose size is known only at run time, or `slab-bytes=N`). At the end of every FWD layer a
-FWD-stream (`stream.fwd`) appends the layer's tile -- the rows it filled, fewer for the last tile of
-a strip-mined loop -- to the tail of the tape; at the head of every REV layer a REV-stream
-(`stream.rev`) preloads the tile of its FWD partner, naming that FWD-stream (`of`) and moving the
-same number of rows, so REV reads back exactly what FWD wrote. REV layers run in the inverse order
-of their partners, so each REV-stream takes the top tile of the stack. The stream engine may issue a
-REV-stream as soon as the previous layer's tile has been consumed, overlapping the previous layer
-(timing is the simulator's business; the IR fixes what moves and in which order).
+Each region gets a tape in DRAM (`stream.alloc`), used as a stack of scratchpad tiles
+(regions whose values share a layer share a tape): of the regions' size, or a slab tape
+that grows by slabs as it runs (a region whose size is known only at run time, or
+`slab-bytes=N`). At the end of every FWD layer a FWD-stream (`stream.fwd`) appends the layer's
+tile -- the rows it filled, fewer for the last tile of a strip-mined loop -- to the tail
+of the tape; at the head of every REV layer a REV-stream (`stream.rev`) preloads the
+tile of its FWD partner, naming that FWD-stream (`of`) and moving the same number of
+rows, so REV reads back exactly what FWD wrote. REV layers run in the inverse order of
+their partners, so each REV-stream takes the top tile of the stack. The stream engine
+may issue a REV-stream as soon as the previous layer's tile has been consumed,
+overlapping the previous layer (timing is the simulator's business; the IR fixes what
+moves and in which order).
 
 The tape accesses still go to the region; `tapeflow-spad-bind` (Pass 4) moves them
 to the scratchpad tile. A region `tapeflow-layers` kept (`tapeflow.kept`) gets no
@@ -61,15 +63,14 @@ def stream_module(module: builtin.ModuleOp, slab_bytes: int = 0) -> None:
         _stream_function(function, slab_bytes)
 
 
-def _layer_region(op: layer.LayerOp) -> SSAValue | None:
-    regions = {
-        o.region
-        for o in op.walk()
-        if isinstance(o, region.StoreOp | region.LoadOp) and not region.is_kept(o.region)
-    }
-    if len(regions) > 1:
-        raise _fail(f"layer {op.id.value.data} touches several regions")
-    return regions.pop() if regions else None
+def _layer_regions(op: layer.LayerOp) -> list[SSAValue]:
+    """The regions a layer holds values of, in the order it first accesses them."""
+    found: list[SSAValue] = []
+    for o in op.walk():
+        if isinstance(o, region.StoreOp | region.LoadOp) and not region.is_kept(o.region):
+            if o.region not in found:
+                found.append(o.region)
+    return found
 
 
 def _tile_loop(op: layer.LayerOp) -> scf.ForOp | None:
@@ -116,38 +117,69 @@ def _in_layer(op: Operation) -> bool:
     return False
 
 
-def _tape_alloc(region_type: region.RegionType, slab_bytes: int) -> stream.AllocOp:
-    """A tape of the region's size if it is known and no slabs are asked for,
+def _tape_alloc(regions: list[SSAValue], slab_bytes: int) -> stream.AllocOp:
+    """A tape of the regions' size if it is known and no slabs are asked for,
     else a slab tape (a region of run-time extent has no size to reserve)."""
-    if slab_bytes == 0 and region_type.is_static():
-        return stream.AllocOp(region_type.size_bytes())
+    types = [r.type for r in regions]
+    sizes = [t.size_bytes() for t in types if isinstance(t, region.RegionType) and t.is_static()]
+    if slab_bytes == 0 and len(sizes) == len(regions):
+        return stream.AllocOp(sum(sizes))
     return stream.AllocOp(slab_bytes=slab_bytes or DEFAULT_SLAB_BYTES)
+
+
+def _shared_tapes(held: list[list[SSAValue]]) -> dict[SSAValue, SSAValue]:
+    """Regions whose values share a layer share its tape: each region of a layer
+    holding several, mapped to the first region of its group (the groups are
+    the connected components of "held by one layer"). `tapeflow-layers` puts all
+    of a region's stores in one loop nest, so a group's layers are one stack."""
+    leader: dict[SSAValue, SSAValue] = {}
+
+    def find(r: SSAValue) -> SSAValue:
+        while leader.get(r, r) is not r:
+            r = leader[r]
+        return r
+
+    for regions in held:
+        for other in regions[1:]:
+            a, b = find(regions[0]), find(other)
+            if a is not b:
+                leader[b] = a
+    return {r: find(r) for r in leader}
 
 
 def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
     layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
     if not layers:
         return  # a gradient without a tape: nothing to stream
-    tapes: dict[SSAValue, SSAValue] = {}
+    held = {op: _layer_regions(op) for op in layers}
+    fwd_held = {op.id.value.data: held[op] for op in layers if op.phase.data is Phase.FWD}
+    shared = _shared_tapes(list(held.values()))
     layered = layered_regions(function)
-    for alloc in [op for op in function.walk() if isinstance(op, region.AllocOp)]:
-        if region.KEPT in alloc.attributes or alloc.region not in layered:
-            continue  # kept in DRAM by tapeflow-layers, read through the cache: no stream
-        region_type = alloc.region.type
-        assert isinstance(region_type, region.RegionType)
-        tape = located(_tape_alloc(region_type, slab_bytes), alloc)
-        Rewriter.insert_op(tape, InsertPoint.after(alloc))
-        tapes[alloc.region] = tape.tape
-    fwd_region = {
-        op.id.value.data: _layer_region(op) for op in layers if op.phase.data is Phase.FWD
+    allocs = {
+        op.region: op
+        for op in function.walk()
+        if isinstance(op, region.AllocOp)
+        and region.KEPT not in op.attributes  # kept in DRAM: no stream
+        and op.region in layered
     }
-    for op in layers:
-        target = _layer_region(op)
-        if target is None and op.phase.data is Phase.REV:
-            # A REV partner that reads none of its tile still pops it.
-            target = fwd_region.get(op.partner.value.data)
-        if target is None:
+    tapes: dict[SSAValue, SSAValue] = {}
+    for handle, alloc in allocs.items():
+        leader = shared.get(handle, handle)
+        if leader in tapes:
+            tapes[handle] = tapes[leader]
             continue
+        members = [r for r in allocs if shared.get(r, r) is leader]
+        tape = located(_tape_alloc(members, slab_bytes), alloc)
+        Rewriter.insert_op(tape, InsertPoint.after(alloc))
+        tapes[handle] = tapes[leader] = tape.tape
+    for op in layers:
+        mine = held[op]
+        if not mine and op.phase.data is Phase.REV:
+            # A REV partner that reads none of its tile still pops it.
+            mine = fwd_held.get(op.partner.value.data, [])
+        if not mine:
+            continue
+        target = mine[0]
         tile = op.salloc.tile
         block = op.body.block
         if op.phase.data is Phase.FWD:

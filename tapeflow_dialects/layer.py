@@ -1,16 +1,16 @@
 """
 TapeFlow's layers (Pass 2, layering).
 
-A layer is a piece of the forward (FWD) or reverse (REV) dataflow whose tape
-accesses all fall in one tile of one region, small enough to sit in the
-scratchpad. It opens with `layer.salloc`, which reserves that tile in the
-scratchpad, and ends with `layer.barrier`, after which every tape value of the
-tile has been written (FWD) or consumed (REV), so the tile can be streamed out or
-reused. FWD layers run in program order; their REV partners run in the inverse
-order, and each layer names its partner in the other phase.
+A layer is a piece of the forward (FWD) or reverse (REV) dataflow whose tape accesses
+all fall in one tile, small enough to sit in the scratchpad (the tile may hold the
+values of several regions). It opens with `layer.salloc`, which reserves that tile in
+the scratchpad, and ends with `layer.barrier`, after which every tape value of the tile
+has been written (FWD) or consumed (REV), so the tile can be streamed out or reused. FWD
+layers run in program order; their REV partners run in the inverse order, and each layer
+names its partner in the other phase.
 
 The scratchpad is a set of 8-byte entries, each with a full/empty bit. A tile
-`!layer.spad<4x3>` is 4 rows (iterations) of 3 slots (the region's struct,
+`!layer.spad<4x3>` is 4 rows (iterations) of 3 slots (a region's struct,
 or part of it), laid out row-major from entry `base`.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import I64, IntAttr, IntegerAttr
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -48,7 +49,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from tapeflow_dialects.layout import SLOT_BYTES
-from tapeflow_dialects.region import RegionType, is_kept
+from tapeflow_dialects.region import StoreOp, is_kept
 
 ENTRY_BYTES = SLOT_BYTES
 """One scratchpad entry holds one tape value in a 64-bit word, whatever its type
@@ -175,9 +176,10 @@ class BarrierOp(IRDLOperation):
 class LayerOp(IRDLOperation):
     """
     One layer of the FWD or REV dataflow: `layer.layer 3 fwd partner 8 { ... }`.
-    Its body starts with `layer.salloc` and ends with `layer.barrier`, and its
-    tape accesses touch a single region (besides regions `tapeflow-layers` kept in
-    DRAM, `region.KEPT`, which it may read or write through the cache like memory).
+    Its body starts with `layer.salloc` and ends with `layer.barrier`, and the
+    values it stores to regions outside any loop fit its tile (regions
+    `tapeflow-layers` kept in DRAM, `region.KEPT`, it may read or write through the
+    cache like memory).
     """
 
     name = "layer.layer"
@@ -223,7 +225,7 @@ class LayerOp(IRDLOperation):
         if not isinstance(barrier, BarrierOp):
             raise VerifyException(f"'{self.name}' {ident} must end with 'layer.barrier'")
         verify_yielded_types(self, barrier.values, f" {ident}")
-        self._verify_single_region(ident)
+        self._verify_capacity(ident)
         self._verify_partner(ident)
 
     def _verify_not_nested(self, ident: int, op: Operation) -> None:
@@ -233,18 +235,21 @@ class LayerOp(IRDLOperation):
                 "(each is one step of the flat FWD or REV layer sequence)"
             )
 
-    def _verify_single_region(self, ident: int) -> None:
-        regions: set[SSAValue] = set()
+    def _verify_capacity(self, ident: int) -> None:
+        """The stores that run once per layer (in no loop inside it) must fit its
+        tile: each takes an entry of it."""
+        stored = 0
         for op in self.body.walk():
             self._verify_not_nested(ident, op)
-            regions.update(
-                v for v in op.operands if isinstance(v.type, RegionType) and not is_kept(v)
-            )
-        if len(regions) > 1:
-            names = sorted(str(r.type) for r in regions)
+            if isinstance(op, StoreOp) and not is_kept(op.region) and not _in_loop(op, self):
+                stored += 1
+        tile = self.salloc.tile.type
+        assert isinstance(tile, SpadType)
+        entries = tile.rows.data * tile.slots.data
+        if stored > entries:
             raise VerifyException(
-                f"'{self.name}' {ident} touches {len(regions)} regions ({', '.join(names)}); "
-                "a layer reads or writes the tiles of a single region"
+                f"'{self.name}' {ident} stores {stored} values outside loops but its tile "
+                f"{tile} has {entries} entries"
             )
 
     def _verify_partner(self, ident: int) -> None:
@@ -285,6 +290,16 @@ class HoldsNoLayers(OpTrait):
     configuration of placed dataflow), which the search for a layer's partner
     (`_layers_in`) does not enter: a fully unrolled kernel has tens of thousands
     of placed ops, and every layer searches its function."""
+
+
+def _in_loop(op: Operation, layer: Operation) -> bool:
+    """`op` sits in a loop inside `layer`."""
+    parent = op.parent_op()
+    while parent is not None and parent is not layer:
+        if isinstance(parent, scf.ForOp | scf.WhileOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _layers_in(scope: Operation) -> Iterator[LayerOp]:

@@ -16,7 +16,8 @@ Contract: sizes are checked against their fields' domains; a file or `--set` tha
 does not describe hardware is refused naming it and the key; `--function` must
 name a gradient or its caller; `--out`, `--json` and `--timeline` are checked
 before anything runs and written together, all or none (docs/outputs.md); a
-variant that leaves hardware idle gets a warning. The report (cycles, cache, DRAM,
+variant that leaves hardware idle gets a warning, and so does a tapeflow run that
+keeps tape in DRAM or uses under a quarter of its scratchpad (`sim/tape_warnings.py`). The report (cycles, cache, DRAM,
 scratchpad, energy, and the whole machine under `hardware`) is deterministic but
 for the simulator's own timing; `--timeline` writes the run in the trace-event
 format https://ui.perfetto.dev opens (docs/timeline.md).
@@ -47,6 +48,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
         unroll_factors,
         unused_hardware,
     )
+    from sim.tape_warnings import tape_warnings
     from tapeflow_tools.arguments import (
         bind_arguments,
         check_function,
@@ -282,6 +284,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
         except ExecutionError as err:
             raise ToolError(str(err)) from None
+        if args.variant == "tapeflow":
+            for text in tape_warnings(module, result.report, hardware.scratchpad.size_bytes):
+                warn(text)
         result.report["variant"] = args.variant
         result.report["function"] = args.function
         text = json.dumps(result.report, indent=2, sort_keys=True) + "\n"

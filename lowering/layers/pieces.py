@@ -13,13 +13,12 @@ from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_eval import PURE_INDEX_OPS
-from lowering.layers.records import LayerRecord
+from lowering.layers.records import LayerRecord, region_name
 from lowering.layers.state import (
     LayeringState,
     Unlayerable,
     check_mirrors,
     outer_instances,
-    region_name,
     stores_in,
     under_branch,
 )

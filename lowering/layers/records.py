@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.dialects import func
+from xdsl.ir import SSAValue
 
 from lowering.ir.loops import enclosing_loops, trip_count
 from tapeflow_dialects import layer
@@ -17,6 +18,10 @@ from tapeflow_dialects.layer import Phase
 
 ROWS_PER_ITERATION = "tapeflow.rows_per_iteration"
 """Marks the strip-mined loop of a tiled layer: scratchpad rows per iteration."""
+
+
+def region_name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else str(value.type)
 
 
 @dataclass(frozen=True)

@@ -9,32 +9,36 @@ read through the cache).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
 
 import numpy as np
 from xdsl.dialects import arith, func, scf
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.layers.layout import TileLayout, tile_layout
+from lowering.layers.records import region_name
 from tapeflow_dialects import region
 
 
 def run_time_regions(
-    function: func.FuncOp, plans: dict[scf.ForOp, RunTimePlan] | None = None
+    function: func.FuncOp,
+    plans: dict[scf.ForOp, RunTimePlan] | None = None,
+    reasons: dict[SSAValue, str] | None = None,
 ) -> dict[SSAValue, str]:
     """
     The regions this pass leaves unlayered because a trip count they depend on is
-    known only at run time, with the reason: a region of `?` extents, or one
-    accessed inside a loop whose bounds are not constants.
+    known only at run time and their loops could not be strip-mined, with the
+    reason (`reasons`, from `run_time_tiling_plans`): a region of `?` extents, or
+    one accessed inside a loop whose bounds are not constants.
 
-    The proof that REV mirrors FWD (`_mirror_error`) evaluates every index over
-    the loops' iteration spaces, which needs their trip counts. Where they are
-    run-time values the region stays a correct DRAM region, read through the
-    cache (the pipeline never rejects a gradient Enzyme produced); the report
-    (`stats=true`) says which and why.
+    The proof that REV mirrors FWD for constant trip counts (`_mirror_error`)
+    evaluates every index over the loops' iteration spaces, which needs their trip
+    counts. Where they are run-time values and the symbolic proof fails, the region
+    stays a correct DRAM region, read through the cache (the pipeline never rejects
+    a gradient Enzyme produced); the report (`stats=true`) says which and why.
     """
     found: dict[SSAValue, str] = {}
-    planned = {plan.region for plan in (plans or {}).values()}
+    planned = {r for plan in (plans or {}).values() for r in plan.regions}
     for op in function.walk():
         if not isinstance(op, region.StoreOp | region.LoadOp) or op.region in found:
             continue
@@ -42,15 +46,13 @@ def run_time_regions(
             continue  # strip-mined with a run-time number of tiles
         region_type = op.region.type
         assert isinstance(region_type, region.RegionType)
-        if not region_type.is_static():
-            found[op.region] = "its extents are known only at run time"
-            continue
-        for loop in enclosing_loops(op, function):
-            if trip_count(loop) is None:
-                found[op.region] = (
-                    "a loop around its accesses has a trip count known only at run time"
-                )
-                break
+        run_time = not region_type.is_static() or any(
+            trip_count(loop) is None for loop in enclosing_loops(op, function)
+        )
+        if run_time:
+            found[op.region] = (reasons or {}).get(
+                op.region, "its loops could not be strip-mined with a run-time number of tiles"
+            )
     return found
 
 
@@ -107,34 +109,120 @@ def _scale(a: Form, factor: int) -> Form:
 
 @dataclass(frozen=True)
 class RunTimePlan:
-    """A FWD loop of run-time trip count, its REV mirror, and the region they
-    carry, proven to mirror for every trip count (`prove_run_time_mirror`)."""
+    """A FWD loop of run-time trip count (or a constant loop inside one), its REV
+    mirror, and the regions they carry, proven to mirror for every trip count
+    (`prove_run_time_mirror`)."""
 
-    region: SSAValue
+    regions: tuple[SSAValue, ...]
     fwd: scf.ForOp
     rev: scf.ForOp
     stores: tuple[region.StoreOp, ...]
     loads: tuple[region.LoadOp, ...]
-    rows_per_iteration: int = 1
-    """Iterations of the constant-trip loops inside the strip-mined one."""
+    layout: TileLayout
+    """Where each iteration's values go in the tile (`lowering.layers.layout`)."""
 
 
-def run_time_tiling_plans(function: func.FuncOp, entries: int) -> dict[scf.ForOp, RunTimePlan]:
-    """The FWD loops of run-time trip count whose region can be strip-mined with a
-    run-time number of tiles, by FWD loop (see `prove_run_time_mirror`)."""
+@dataclass(frozen=True)
+class MirrorProof:
+    """A region whose REV nest mirrors its FWD nest for all values of the bounds."""
+
+    region: SSAValue
+    fwd_nest: tuple[scf.ForOp, ...]
+    rev_nest: tuple[scf.ForOp, ...]
+    stores: tuple[region.StoreOp, ...]
+    loads: tuple[region.LoadOp, ...]
+    depth: int
+    """The innermost loop of run-time trip count; the loops inside it have
+    constant trip counts, the same in REV."""
+
+
+def run_time_tiling_plans(
+    function: func.FuncOp, entries: int, kept: set[SSAValue] | None = None
+) -> tuple[dict[scf.ForOp, RunTimePlan], dict[SSAValue, str]]:
+    """
+    The FWD loops that can be strip-mined with a run-time number of tiles, by FWD
+    loop, and why the other regions of run-time trip counts cannot be. A loop is
+    strip-mined with every region it stores to (besides those in `kept`): their
+    values share its tiles. The loop is the innermost of run-time trip count
+    around their stores, or, where one of its iterations stores more than a tile
+    of `entries` holds, the constant loop inside it whose iteration fits (as the
+    constant-trip tiler descends).
+    """
+    kept = kept or set()
     stores_of: dict[SSAValue, list[region.StoreOp]] = {}
     loads_of: dict[SSAValue, list[region.LoadOp]] = {}
     for op in function.walk():
-        if isinstance(op, region.StoreOp):
+        if isinstance(op, region.StoreOp) and op.region not in kept:
             stores_of.setdefault(op.region, []).append(op)
-        elif isinstance(op, region.LoadOp):
+        elif isinstance(op, region.LoadOp) and op.region not in kept:
             loads_of.setdefault(op.region, []).append(op)
-    plans: dict[scf.ForOp, RunTimePlan] = {}
+    proofs: dict[SSAValue, MirrorProof] = {}
+    reasons: dict[SSAValue, str] = {}
     for target, stores in stores_of.items():
-        plan = prove_run_time_mirror(function, target, stores, loads_of.get(target, []), entries)
-        if plan is not None and plan.fwd not in plans:
-            plans[plan.fwd] = plan
-    return plans
+        proof = prove_run_time_mirror(function, target, stores, loads_of.get(target, []))
+        if isinstance(proof, MirrorProof):
+            proofs[target] = proof
+        else:
+            reasons[target] = proof
+    plans: dict[scf.ForOp, RunTimePlan] = {}
+    for target, proof in proofs.items():
+        if any(target in plan.regions for plan in plans.values()):
+            continue
+        reason = "one iteration of its innermost loop stores more values than a tile holds"
+        for level in range(proof.depth, len(proof.fwd_nest)):
+            found = _plan_at(proofs, proof, level, entries, kept, plans)
+            if isinstance(found, RunTimePlan):
+                plans[found.fwd] = found
+                break
+            if found is not None:
+                reason = found
+                break
+        if not any(target in plan.regions for plan in plans.values()):
+            reasons[target] = reason
+    return plans, reasons
+
+
+def _plan_at(
+    proofs: dict[SSAValue, MirrorProof],
+    proof: MirrorProof,
+    level: int,
+    entries: int,
+    kept: set[SSAValue],
+    plans: dict[scf.ForOp, RunTimePlan],
+) -> RunTimePlan | str | None:
+    """A plan strip-mining the loop at `level` of the region's nest with every
+    region it holds; None if one iteration does not fit a tile (a loop inside it
+    may), or why it cannot be."""
+    fwd, rev = proof.fwd_nest[level], proof.rev_nest[level]
+    members: list[SSAValue] = []
+    for loop in (fwd, rev):
+        for op in loop.walk():
+            if isinstance(op, region.StoreOp | region.LoadOp) and op.region not in kept:
+                if op.region not in members:
+                    members.append(op.region)
+    for other in members:
+        mine = proofs.get(other)
+        name = region_name(other)
+        if mine is None:
+            return f"its loop also holds region {name}, which could not be proven mirrored"
+        if any(other in plan.regions for plan in plans.values()):
+            return f"its loop also holds region {name}, strip-mined in a loop inside it"
+        if (
+            mine.fwd_nest[: level + 1] != proof.fwd_nest[: level + 1]
+            or mine.rev_nest[: level + 1] != proof.rev_nest[: level + 1]
+        ):
+            return f"its loop also holds region {name}, which REV reads in other loops"
+        if mine.depth > level:
+            return (
+                f"its loop also holds region {name}, stored in a loop of run-time trip "
+                "count inside it"
+            )
+    stores = tuple(o for o in fwd.walk() if isinstance(o, region.StoreOp) and o.region in members)
+    loads = tuple(o for o in rev.walk() if isinstance(o, region.LoadOp) and o.region in members)
+    layout = tile_layout(stores, fwd)
+    if layout.entries_per_iteration > entries:
+        return None
+    return RunTimePlan(tuple(members), fwd, rev, stores, loads, layout)
 
 
 def prove_run_time_mirror(
@@ -142,15 +230,15 @@ def prove_run_time_mirror(
     target: SSAValue,
     stores: list[region.StoreOp],
     loads: list[region.LoadOp],
-    entries: int,
-) -> RunTimePlan | None:
+) -> MirrorProof | str:
     """
-    A plan if the region's tape is written directly in the body of one FWD loop
-    `F_d` of a nest `F_0 .. F_d` (each with a constant lower bound and step 1; the
-    innermost's trip count known only at run time, the others' may be too) and
-    read directly in the body of one REV loop `R_d` of a nest `R_0 .. R_d` of the
-    same shape, and if REV reads, for all values of the bounds, exactly what the
-    mirrored FWD iteration wrote.
+    A proof if the region's tape is written directly in the body of one FWD loop
+    `F_d` of a nest `F_0 .. F_d` (each with a constant lower bound and step 1;
+    one at least with a trip count known only at run time, those inside the
+    innermost such loop constant) and read directly in the body of one REV loop
+    `R_d` of a nest `R_0 .. R_d` of the same shape, and if REV reads, for all
+    values of the bounds, exactly what the mirrored FWD iteration wrote; else why
+    not.
 
     The proof is symbolic. Every index and bound is an exact affine form over the
     induction variables and the values fixed while the loops run (arguments such
@@ -161,49 +249,35 @@ def prove_run_time_mirror(
     REV upper bound equals `sigma(ub_k)` (the same trip counts), and each REV
     index equals `sigma` of its store's index (the same element). FWD must write
     each element once: the indices, as a linear map of the induction variables,
-    have full column rank. Anything else gets no plan: the region stays on the
+    have full column rank. Anything else gets no proof: the region stays on the
     cache path.
     """
-    if not stores or not loads:
-        return None
+    if not loads:
+        return "REV reads none of its values"
     fwd_nest = enclosing_loops(stores[0], function)
     rev_nest = enclosing_loops(loads[0], function)
-    if not fwd_nest or len(fwd_nest) != len(rev_nest):
-        return None
-    if any(r in fwd_nest for r in rev_nest):
-        return None
-    if any(enclosing_loops(st, function) != fwd_nest for st in stores):
-        return None
-    if any(enclosing_loops(each, function) != rev_nest for each in loads):
-        return None
-    inner = fwd_nest[-1]
-    if any(st.parent_op() is not inner for st in stores) or any(
+    if not fwd_nest or len(fwd_nest) != len(rev_nest) or any(r in fwd_nest for r in rev_nest):
+        return "REV reads it in a loop nest of another depth than FWD writes it"
+    if any(enclosing_loops(st, function) != fwd_nest for st in stores) or any(
+        enclosing_loops(each, function) != rev_nest for each in loads
+    ):
+        return "its values are written or read in several loop nests"
+    if any(st.parent_op() is not fwd_nest[-1] for st in stores) or any(
         each.parent_op() is not rev_nest[-1] for each in loads
     ):
-        return None
-    # The strip-mined loop: the innermost of run-time trip count; the loops inside
-    # it have constant trip counts (rows per iteration), mirrored in REV.
+        return "its values are written or read under a branch of a loop of run-time trip count"
     depth = max((k for k, each in enumerate(fwd_nest) if trip_count(each) is None), default=None)
     if depth is None:
-        return None
+        return "its loops have constant trip counts"
     inner_trips = [trip_count(each) for each in fwd_nest[depth + 1 :]]
     if [trip_count(each) for each in rev_nest[depth + 1 :]] != inner_trips:
-        return None
-    rows_per_iteration = prod(t for t in inner_trips if t is not None)
-    if rows_per_iteration == 0 or len(stores) * rows_per_iteration > entries:
-        return None
-    fwd, rev = fwd_nest[depth], rev_nest[depth]
+        return "REV's inner loops run other trip counts than FWD's"
     if any(constant_value(each.step) != 1 for each in (*fwd_nest, *rev_nest)):
-        return None
+        return "a loop around its accesses has a step other than 1"
+    by_id = {st.store_id: st for st in stores}
+    if len(by_id) != len(stores) or {each.loaded_id for each in loads} - set(by_id):
+        return "REV reads a value no store of its loop writes"
     try:
-        # The loops touch this region's tape and nothing else of the tape.
-        for loop, mine in ((fwd, stores), (rev, loads)):
-            tape_ops = [o for o in loop.walk() if isinstance(o, region.StoreOp | region.LoadOp)]
-            if set(tape_ops) != set(mine):
-                return None
-        by_id = {st.store_id: st for st in stores}
-        if len(by_id) != len(stores) or {each.loaded_id for each in loads} - set(by_id):
-            return None
         f_ivs = [each.body.block.args[0] for each in fwd_nest]
         r_ivs = [each.body.block.args[0] for each in rev_nest]
         sigma: dict[SSAValue, Form] = {}
@@ -213,7 +287,7 @@ def prove_run_time_mirror(
             r_upper = affine_form(r_loop.ub, set(r_ivs), rev_nest[0])
             r_lower = affine_form(r_loop.lb, set(r_ivs), rev_nest[0])
             if _combine(r_upper, r_lower, -1) != _combine(upper, lower, -1):
-                return None  # not the same trip count at mirrored iterations
+                return "REV's loops do not run FWD's trip counts at mirrored iterations"
             # FWD iteration T-1-u, u = R_k.iv - rlb_k: F_k.iv = ub_k - 1 - R_k.iv + rlb_k
             sigma[f_ivs[k]] = _combine(_combine(upper, {r_ivs[k]: 1, 1: 1}, -1), r_lower, 1)
         for load in loads:
@@ -223,15 +297,15 @@ def prove_run_time_mirror(
                 f = affine_form(f_index, set(f_ivs), fwd_nest[0])
                 g = affine_form(g_index, set(r_ivs), rev_nest[0])
                 if _substitute(f, sigma) != g:
-                    return None
+                    return "REV does not read the elements in the inverse order FWD wrote them"
                 columns.append([f.get(iv, 0) for iv in f_ivs])
             if np.linalg.matrix_rank(np.array(columns, dtype=float).reshape(-1, len(f_ivs))) < len(
                 f_ivs
             ):
-                return None  # some element could be written twice
-    except _NotAffine:
-        return None
-    return RunTimePlan(target, fwd, rev, tuple(stores), tuple(loads), rows_per_iteration)
+                return "FWD may write some tape element more than once"
+    except _NotAffine as err:
+        return f"an index or bound is not an affine form of the loops' indices ({err})"
+    return MirrorProof(target, fwd_nest, rev_nest, tuple(stores), tuple(loads), depth)
 
 
 def _substitute(form: Form, sigma: dict[SSAValue, Form]) -> Form:

@@ -170,10 +170,6 @@ def stores_in(op: Operation) -> list[region.StoreOp]:
     return [o for o in op.walk() if isinstance(o, region.StoreOp)]
 
 
-def region_name(value: SSAValue) -> str:
-    return f"%{value.name_hint}" if value.name_hint else str(value.type)
-
-
 def under_branch(op: Operation, function: func.FuncOp) -> bool:
     """`op` runs under an `scf.if` (within `function`)."""
     parent = op.parent_op()

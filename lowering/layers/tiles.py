@@ -1,14 +1,13 @@
 """
-Tiles of iterations (strip-mining) for `tapeflow-layers`: a loop whose stores all
-go to one region and whose REV loop mirrors it is strip-mined into tiles of as
-many iterations as the scratchpad holds, with a constant or (once proven, see
+Tiles of iterations (strip-mining) for `tapeflow-layers`: a loop whose stores (of
+one region or several, in loop bodies inside it) are read back by a REV loop that
+mirrors it is strip-mined into tiles of as many iterations as the scratchpad
+holds, laid out by `lowering.layers.layout`, with a constant or (once proven, see
 `lowering.layers.run_time`) a run-time number of tiles; the REV loop visits the
 same tiles in the inverse order.
 """
 
 from __future__ import annotations
-
-from math import prod
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerAttr
@@ -17,13 +16,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
-from lowering.layers.records import ROWS_PER_ITERATION, LayerRecord
+from lowering.layers.layout import tile_layout
+from lowering.layers.records import ROWS_PER_ITERATION, LayerRecord, region_name
 from lowering.layers.run_time import RunTimePlan
 from lowering.layers.state import (
     LayeringState,
     check_mirrors,
     outer_instances,
-    region_name,
     under_branch,
 )
 from tapeflow_dialects import layer, region
@@ -35,10 +34,10 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     iterations, `ceil(trip / T)` of them at run time, the last one partial; REV
     visits the same tiles in the inverse order. Each side computes its trip count
     from its own bounds (proven equal), where the loop runs."""
-    slots = len(plan.stores)
-    per = plan.rows_per_iteration
-    tile = state.loop_entries(slots * per) // (slots * per)
-    spad = layer.SpadType(tile * per, slots)
+    per_iteration = plan.layout.entries_per_iteration
+    tile = state.loop_entries(per_iteration) // per_iteration
+    rows = plan.layout.rows_per_iteration
+    spad = layer.SpadType(tile * rows, plan.layout.slots)
     fwd_id, rev_id = state.new_ids()
     for loop, ident, partner, phase in (
         (plan.fwd, fwd_id, rev_id, Phase.FWD),
@@ -48,15 +47,15 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
         trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
         count = at.value(at.ceildiv(trip, tile))
         strip_mine(
-            loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, per
+            loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, rows
         )
     state.report.layers.append(
         LayerRecord(
             fwd_id,
             rev_id,
-            region_name(plan.region),
-            tile * per,
-            slots,
+            regions_named(list(plan.stores)),
+            tile * rows,
+            plan.layout.slots,
             True,
             0,
             run_time=True,
@@ -67,38 +66,41 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
 
 
 def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]) -> bool:
-    """Strip-mine `loop` and its REV mirror into tiles of iterations, if they qualify."""
+    """Strip-mine `loop` and its REV mirror into tiles of iterations, if they qualify:
+    `stores` (of one region or several) sit in loop bodies inside `loop` of constant
+    trip counts, their loads in one REV loop that mirrors `loop` and reads nothing
+    else of the tape, and one iteration's values fit a tile."""
     if loop in state.plans:
         return _tile_run_time(state, state.plans[loop])
     function = state.op
-    target = stores[0].region
-    if any(s.region is not target for s in stores):
+    trip = trip_count(loop)
+    if not trip:
         return False
-    fwd_chain = enclosing_loops(stores[0], function)
-    if any(enclosing_loops(s, function) != fwd_chain for s in stores):
-        return False
-    if not all(_in_loop_body(s, fwd_chain[-1]) for s in stores):
-        return False
-    depth = fwd_chain.index(loop)
-    inner = fwd_chain[depth + 1 :]
-    trips = [trip_count(each) for each in (loop, *inner)]
-    if any(t is None for t in trips):
-        return False
+    depth = len(enclosing_loops(loop, function))
+    fwd_chains = {store: enclosing_loops(store, function) for store in stores}
+    for store, chain in fwd_chains.items():
+        if not _in_loop_body(store, chain[-1]):
+            return False
+        if any(trip_count(each) is None for each in chain[depth:]):
+            return False
     loads = state.loads_of(stores)
     if not loads:
         return False
-    rev_chains = {enclosing_loops(each, function) for each in loads}
-    if len(rev_chains) != 1:
+    by_id = {(s.region, s.id.value.data): s for s in stores}
+    rev_loops: set[scf.ForOp] = set()
+    for load in loads:
+        chain = enclosing_loops(load, function)
+        mine = fwd_chains[by_id[(load.region, load.store.value.data)]]
+        if len(chain) != len(mine) or not _in_loop_body(load, chain[-1]):
+            return False
+        if [trip_count(each) for each in chain[depth:]] != [
+            trip_count(each) for each in mine[depth:]
+        ]:
+            return False
+        rev_loops.add(chain[depth])
+    if len(rev_loops) != 1:
         return False
-    (rev_chain,) = rev_chains
-    if not rev_chain or not all(_in_loop_body(each, rev_chain[-1]) for each in loads):
-        return False
-    if len(rev_chain) != len(fwd_chain):
-        return False
-    rev_loop = rev_chain[depth]
-    rev_trips = [trip_count(each) for each in rev_chain[depth:]]
-    if rev_trips != trips:
-        return False
+    (rev_loop,) = rev_loops
     # The REV loop must read this loop's values and nothing else of the tape.
     rev_tape = [
         o
@@ -109,19 +111,21 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
     ]
     if set(rev_tape) != set(loads):
         return False
-    per_iteration = len(stores) * prod(t for t in trips[1:] if t is not None)
+    layout = tile_layout(sorted(stores, key=state.position), loop)
+    per_iteration = layout.entries_per_iteration
     if per_iteration == 0 or per_iteration > state.loop_entries(per_iteration):
         return False
     if check_mirrors(stores, loads, state) is not None:
         return False
-    trip = trips[0]
-    assert trip is not None
-    if trip == 0:
-        return False
     tile = min(trip, state.loop_entries(per_iteration) // per_iteration)
+    if layout.groups > 1 and (tile == 1 < trip or tile == trip):
+        # A tile of one iteration saves only the pieces' layers, and costs the
+        # inner loop the pipeline a tile of its own iterations keeps across tiles;
+        # a tile of the whole loop (a scratchpad as large as the tape) cuts
+        # nothing into fewer layers that matter (LeNet is 1.3% slower under salam).
+        return False
     count = -(-trip // tile)
-    rows_per_iteration = per_iteration // len(stores)
-    spad = layer.SpadType(tile * rows_per_iteration, len(stores))
+    spad = layer.SpadType(tile * layout.rows_per_iteration, layout.slots)
     fwd_id, rev_id = state.new_ids()
     for each, ident, partner, phase in (
         (loop, fwd_id, rev_id, Phase.FWD),
@@ -141,13 +145,13 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
             phase,
             spad,
             state.spad_bytes,
-            rows_per_iteration,
+            layout.rows_per_iteration,
         )
     state.report.layers.append(
         LayerRecord(
             fwd_id,
             rev_id,
-            region_name(target),
+            regions_named(stores),
             spad.rows.data,
             spad.slots.data,
             True,
@@ -156,6 +160,11 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         )
     )
     return True
+
+
+def regions_named(stores: list[region.StoreOp]) -> str:
+    """The regions of `stores`, named in the order they are first stored."""
+    return ", ".join(region_name(r) for r in dict.fromkeys(s.region for s in stores))
 
 
 def _in_loop_body(access: Operation, loop: scf.ForOp) -> bool:

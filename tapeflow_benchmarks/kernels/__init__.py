@@ -16,15 +16,22 @@ import autograd
 import numpy as np
 
 from tapeflow_benchmarks.kernels import (
+    conv1d,
+    conv1d_n,
     gravity,
     lenet,
+    logreg,
     logsum,
     logsum_n,
     massspring,
     matdescent,
+    mlp,
     mttkrp,
     nn,
     pathfinder,
+    rnn,
+    rowlse,
+    softmax,
     somier,
     syrk_tri,
 )
@@ -34,6 +41,7 @@ __all__ = [
     "ALL_KERNELS",
     "EXTRA_KERNELS",
     "KERNELS",
+    "NEST_KERNELS",
     "PRESETS",
     "CallerArg",
     "Kernel",
@@ -70,8 +78,18 @@ triangular SYRK (PolyBench) and logsum over a run-time length. The evaluation
 runs them when asked (`tapeflow-bench --extra-kernels`, or by name in
 `--kernels`); the paper's experiments and claims stay on the nine."""
 
-ALL_KERNELS: dict[str, Kernel] = {**KERNELS, **EXTRA_KERNELS}
-"""The nine and the extra kernels, by key."""
+NEST_KERNELS: dict[str, Kernel] = {
+    module.KERNEL.key: module.KERNEL
+    for module in (conv1d, conv1d_n, mlp, rnn, softmax, logreg, rowlse)
+}
+"""Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
+loss): nests whose outer body caches a per-iteration value beside an inner loop's
+tape, one with a run-time trip count. `python -m tapeflow_benchmarks.nest_stats`
+measures how TapeFlow streams them; the evaluation runs them when named in
+`--kernels`."""
+
+ALL_KERNELS: dict[str, Kernel] = {**KERNELS, **EXTRA_KERNELS, **NEST_KERNELS}
+"""The nine, the extra and the nest kernels, by key."""
 
 
 def central_differences(

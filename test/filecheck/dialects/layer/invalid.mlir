@@ -1,12 +1,13 @@
 // RUN: tapeflow-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-func.func @two_regions(%v: f64, %i: index) {
+func.func @over_capacity(%v: f64, %i: index) {
   %a = region.alloc : !region.region<8, [f64]>
-  %b = region.alloc : !region.region<8, [f64]>
+  %b = region.alloc : !region.region<8, [f64, f64]>
   layer.layer 0 fwd partner 1 {
     %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x2>
     region.store %v, %a[%i] slot 0 id 0 : f64, !region.region<8, [f64]>
-    region.store %v, %b[%i] slot 0 id 0 : f64, !region.region<8, [f64]>
+    region.store %v, %b[%i] slot 0 id 1 : f64, !region.region<8, [f64, f64]>
+    region.store %v, %b[%i] slot 1 id 2 : f64, !region.region<8, [f64, f64]>
     layer.barrier
   }
   layer.layer 1 rev partner 0 {
@@ -15,7 +16,7 @@ func.func @two_regions(%v: f64, %i: index) {
   }
   func.return
 }
-// CHECK: invalid.mlir:6:3: error: 'layer.layer' 0 touches 2 regions (!region.region<8, [f64]>, !region.region<8, [f64]>); a layer reads or writes the tiles of a single region
+// CHECK: invalid.mlir:6:3: error: 'layer.layer' 0 stores 3 values outside loops but its tile !layer.spad<1x2> has 2 entries
 
 // -----
 

@@ -35,3 +35,25 @@ func.func @layers(%v: f64, %acc: f64) -> f64 {
   }
   func.return %out : f64
 }
+
+// A layer may hold the values of several regions, as many as its tile has entries.
+// CHECK-LABEL: func.func @two_regions
+// CHECK:      layer.layer 0 fwd partner 1 {
+// CHECK-NEXT:   %{{.*}} = layer.salloc base 0 capacity 512 : !layer.spad<1x2>
+// CHECK-NEXT:   region.store %{{.*}}, %{{.*}}[%{{.*}}] slot 0 id 0 : f64, !region.region<8, [f64]>
+// CHECK-NEXT:   region.store %{{.*}}, %{{.*}}[%{{.*}}] slot 0 id 1 : f64, !region.region<8, [f64]>
+func.func @two_regions(%v: f64, %i: index) {
+  %a = region.alloc : !region.region<8, [f64]>
+  %b = region.alloc : !region.region<8, [f64]>
+  layer.layer 0 fwd partner 1 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x2>
+    region.store %v, %a[%i] slot 0 id 0 : f64, !region.region<8, [f64]>
+    region.store %v, %b[%i] slot 0 id 1 : f64, !region.region<8, [f64]>
+    layer.barrier
+  }
+  layer.layer 1 rev partner 0 {
+    %tile = layer.salloc base 0 capacity 512 : !layer.spad<1x2>
+    layer.barrier
+  }
+  func.return
+}

@@ -9,7 +9,7 @@
 // Region %b, of run-time extents, is kept in DRAM like any region that cannot be
 // layered: its region.alloc says so and why.
 // CHECK-LABEL: func.func private @diffeg
-// CHECK:        region.alloc(%{{.*}}) {tapeflow.kept = "its extents are known only at run time"} : !region.region<?, [f64]>
+// CHECK:        region.alloc(%{{.*}}) {tapeflow.kept = "REV does not read the elements in the inverse order FWD wrote them"} : !region.region<?, [f64]>
 // CHECK:        %[[TRIP:[^ ]+]] = arith.maxsi %{{.*}}, %{{.*}} : index
 // CHECK:        %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
 // CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %[[COUNT]] step %{{.*}} {
@@ -40,7 +40,7 @@
 
 // STATS:      tapeflow-layers: @diffeg: 1 FWD/REV layer pairs, 0 layers executed (scratchpad 64 B)
 // STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs ceil(trip count / 4) times per run of the loops around it (known at run time)
-// STATS-NEXT:   region #1 %b kept in DRAM, read through the cache: its extents are known only at run time
+// STATS-NEXT:   region #1 %b kept in DRAM, read through the cache: REV does not read the elements in the inverse order FWD wrote them
 
 // After streams and binding: %a's tiles go to a slab tape (its size is known only
 // at run time) and to the scratchpad; %b keeps its region ops.

@@ -1,0 +1,54 @@
+"""
+What a TapeFlow run leaves on the table, said after it ran (`tapeflow-sim` prints
+these as warnings): the regions `tapeflow-layers` kept in DRAM, read through the
+cache, each named with the reason its `region.alloc` carries (`tapeflow.kept`), and
+a scratchpad used under a quarter of its bytes at its peak, with the largest tile
+the layers asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xdsl.dialects import builtin, func
+
+from tapeflow_dialects import layer, region
+from tapeflow_dialects.layer import ENTRY_BYTES
+
+
+def tape_warnings(
+    module: builtin.ModuleOp, report: Mapping[str, object], spad_bytes: int
+) -> list[str]:
+    """The warnings for a lowered tapeflow `module` and its simulation `report`."""
+    found: list[str] = []
+    tiles: list[tuple[int, int, layer.SpadType]] = []
+    for function in module.ops:
+        if not isinstance(function, func.FuncOp):
+            continue
+        for alloc in [op for op in function.walk() if isinstance(op, region.AllocOp)]:
+            reason = alloc.attributes.get(region.KEPT)
+            if isinstance(reason, builtin.StringAttr):
+                name = alloc.region.name_hint
+                found.append(
+                    f"@{function.sym_name.data}: region "
+                    f"{'%' + name if name else alloc.region.type} keeps its tape in DRAM, "
+                    f"read through the cache: {reason.data}"
+                )
+        for op in function.walk():
+            if isinstance(op, layer.SAllocOp) and isinstance(op.tile.type, layer.SpadType):
+                tile = op.tile.type
+                layer_op = op.parent_op()
+                assert isinstance(layer_op, layer.LayerOp)
+                entries = tile.rows.data * tile.slots.data
+                tiles.append((entries, layer_op.id.value.data, tile))
+    spad = report.get("spad")
+    peak = spad.get("peak_bytes", 0) if isinstance(spad, Mapping) else 0
+    if tiles and spad_bytes and 4 * int(peak) < spad_bytes:
+        entries, ident, tile = max(tiles, key=lambda t: t[0])
+        found.append(
+            f"the scratchpad's peak use is {peak} of {spad_bytes} bytes, under a quarter: "
+            f"the largest tile, layer {ident}'s {tile}, holds {entries * ENTRY_BYTES} bytes "
+            "(a loop's tile holds whole iterations, at most its trip count and its share "
+            "of the scratchpad for the tiles in flight)"
+        )
+    return found

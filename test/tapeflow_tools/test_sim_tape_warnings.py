@@ -1,0 +1,84 @@
+"""
+`tapeflow-sim --variant tapeflow` warns when the run keeps tape in DRAM (naming
+the region and the reason `tapeflow-layers` gave) or uses under a quarter of its
+scratchpad at its peak (naming the largest tile); a run that streams its whole
+tape through a well-used scratchpad gets no warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tapeflow_benchmarks.kernels import ALL_KERNELS
+from tapeflow_tools import tapeflow_sim
+
+ROOT = Path(__file__).resolve().parents[2] / "tapeflow_benchmarks" / "mlir"
+
+
+def _simulate(tmp_path: Path, key: str, *extra: str) -> None:
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(ALL_KERNELS[key].inputs("small"))})
+    tapeflow_sim.main(
+        [
+            str(ROOT / f"{key}.small.mlir"),
+            "--function",
+            f"{key}_grad",
+            "--variant",
+            "tapeflow",
+            "--inputs",
+            str(inputs),
+            "--json",
+            str(tmp_path / "report.json"),
+            *extra,
+        ]
+    )
+
+
+def _stderr_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+
+
+def test_a_region_kept_in_dram_is_named_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At 32 bytes one iteration of conv1d_n's loop of run-time trip count (7
+    values) does not fit: its inner loop is strip-mined, and the per-output value
+    stays in DRAM."""
+    _simulate(
+        tmp_path,
+        "conv1d_n",
+        "--preset",
+        "Tflow2k",
+        "--spad-bytes",
+        "32",
+        "--set",
+        "scratchpad.banks=4",
+        "--set",
+        "mapping.tiles_in_flight=1",
+        "--set",
+        "mapping.loop_tiles_in_flight=1",
+    )
+    (kept,) = [line for line in _stderr_lines(capsys) if "DRAM" in line]
+    assert "region !region.region<?, [f64]> keeps its tape in DRAM" in kept
+    assert "strip-mined in a loop inside it" in kept
+
+
+def test_a_scratchpad_used_under_a_quarter_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """logsum (small: 16 iterations of 2 values) fills at most 256 of Tflow32k's
+    512 bytes with one tile; on 4096 bytes its largest tile is still 256 bytes."""
+    _simulate(tmp_path, "logsum", "--preset", "Tflow32k", "--spad-bytes", "4096")
+    (low,) = _stderr_lines(capsys)
+    assert "the scratchpad's peak use is" in low and "of 4096 bytes, under a quarter" in low
+    assert "holds 256 bytes" in low
+
+
+def test_a_well_streamed_run_gets_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _simulate(tmp_path, "logsum", "--preset", "Tflow2k", "--spad-bytes", "512")
+    assert _stderr_lines(capsys) == []
