@@ -17,10 +17,11 @@ does not describe hardware is refused naming it and the key; `--function` must
 name a gradient or its caller; `--out`, `--json` and `--timeline` are checked
 before anything runs and written together, all or none (docs/outputs.md); a
 variant that leaves hardware idle gets a warning, and so does a tapeflow run that
-keeps tape in DRAM or uses under a quarter of its scratchpad (`sim/tape_warnings.py`). The report (cycles, cache, DRAM,
-scratchpad, energy, and the whole machine under `hardware`) is deterministic but
-for the simulator's own timing; `--timeline` writes the run in the trace-event
-format https://ui.perfetto.dev opens (docs/timeline.md).
+keeps tape in DRAM or uses under a quarter of its scratchpad (`sim/tape_warnings.py`).
+The report (cycles, cache, DRAM, scratchpad, energy, and the whole machine under
+`hardware`) is deterministic but for the simulator's own timing; `--timeline`
+writes the run in the trace-event format https://ui.perfetto.dev opens
+(docs/timeline.md).
 """
 
 from __future__ import annotations
