@@ -202,7 +202,7 @@ class MappingConfig:
     64-entry scratchpad (16 entries) in about 20-40 cycles (II 1-2 plus the
     fill): three tiles ahead cover the latency where one ahead cannot
     (matdescent's REV tiles waited 15% of its cycles with 2; gravity, somier
-    and pathfinder lose 2-4% with 4). Measured on the nine kernels: README,
+    and pathfinder lose 2-4% with 4). Measured on the nine kernels: docs/evaluation.md,
     "The fair cgra mapping", and the ablation table's "loop tiles
     double-buffered" row."""
     modulo_schedule: bool = True
