@@ -1,8 +1,8 @@
 """
 The numbers the paper reports for its kernels (Table II), for side-by-side tables.
 
-Transcribed from the shared benchmark notes (BENCHMARKS.md, "Table II of the
-paper"); `working_set_k` and `inputs_k` are in thousands, as the paper prints them.
+Transcribed from the paper's Table II; `working_set_k` and `inputs_k` are in
+thousands, as the paper prints them.
 """
 
 from __future__ import annotations

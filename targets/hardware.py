@@ -8,7 +8,7 @@ Sources, cited by key in each field's docstring:
   configurations and their cache associativities).
 - `gem5`: the authors' gem5 configuration as recorded in the shared benchmark notes
   (fadd/fsub 5 cycles, fmul 4, fdiv 16).
-- `design`: the project's design card (64 B lines, LRU, write-back, write-allocate,
+- `design`: the project's own design choice (64 B lines, LRU, write-back, write-allocate,
   1 cycle per operand-network hop, 2 GHz).
 - `assumption`: a value this project chose where no source gives one; each says why.
 - `salam`: the authors' gem5-SALAM fork (`sfu-arch/gem5-SALAM`, branch `binned`,
@@ -202,7 +202,7 @@ class MappingConfig:
     64-entry scratchpad (16 entries) in about 20-40 cycles (II 1-2 plus the
     fill): three tiles ahead cover the latency where one ahead cannot
     (matdescent's REV tiles waited 15% of its cycles with 2; gravity, somier
-    and pathfinder lose 2-4% with 4). Measured on the nine kernels: README,
+    and pathfinder lose 2-4% with 4). Measured on the nine kernels: docs/evaluation.md,
     "The fair cgra mapping", and the ablation table's "loop tiles
     double-buffered" row."""
     modulo_schedule: bool = True
@@ -233,8 +233,8 @@ class FunctionalUnits:
     [salam] 0 for every class: the authors' runs had no limit. Their kernels'
     `.ini` files list counts (`[FunctionalUnits]`: 1000 per class in
     `benchmarks/AD/nn/hw/nn.ini` L61-75 and 100 in `top.ini`, stored at commit
-    `33a0fe08`; 1, 2 or 10 in the other kernels' per
-    ../shared/papers/authors-kernels.md), but at `a5e40f4be`
+    `33a0fe08`; 1, 2 or 10 in the other kernels'
+    `benchmarks/AD/<kernel>/hw/<kernel>.ini`), but at `a5e40f4be`
     `configs/SALAM/HWAccConfig.py` reads only `clock_period`, `premap_data`,
     `sched_threshold` and `lockstep_mode` from the `.ini` (L25-42) and builds
     `FunctionalUnits()` with its defaults (L47), and the fork's

@@ -4,11 +4,12 @@ through clang and their Enzyme fork for LLVM 12; gem5-SALAM branch `binned`,
 commit `a5e40f4be`) and where this project's `artifact` programs still differ,
 kernel by kernel, with the access counts side by side.
 
-Their counts are the ones ../shared/papers/gem5-salam-mechanisms.md ("The authors'
-programs") and ../shared/papers/authors-kernels.md (Appendix A, from their
-`live_vars.txt`) give; ours are read from the `salam` runs of the report: the
-tape values TapeFlow streams out and back (`streams.write_bytes` and `read_bytes`,
-8 bytes a value) and the baseline's cache accesses per sweep. The residual
+Their counts are read from that commit: tape values from each kernel's
+`benchmarks/AD/<kernel>/hw/live_vars.txt`, accesses from the committed sweep
+results (docs/research/gem5-salam.md, section 4); ours are read from the `salam`
+runs of the report: the tape values TapeFlow streams out and back
+(`streams.write_bytes` and `read_bytes`, 8 bytes a value) and the baseline's
+cache accesses per sweep. The residual
 differences are stated in words: they are what an MLIR front end with Enzyme-MLIR
 cannot reproduce (its caching choices) or what relies on undefined behaviour.
 """
@@ -26,7 +27,7 @@ Report = dict[str, Any]
 @dataclass(frozen=True)
 class AuthorsProgram:
     tape_values: int | None
-    """Values their Enzyme keeps on the tape (authors-kernels.md, Appendix A)."""
+    """Values their Enzyme keeps on the tape (their `live_vars.txt`)."""
     counts: str
     """Their access counts as the notes give them."""
     residual: str

@@ -70,7 +70,7 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def headline(results: dict[str, Result]) -> list[dict[str, Any]]:
     """Per kernel: the speedups, DRAM, energy and SRAM reductions of TapeFlow over
-    Enzyme32k (the README's and the report's first table)."""
+    Enzyme32k (docs/evaluation.md's and the report's first table)."""
     perf = results.get("performance")
     dram = results.get("dram")
     energy = results.get("energy")

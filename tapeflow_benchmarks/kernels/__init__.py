@@ -73,7 +73,7 @@ KERNELS: dict[str, Kernel] = {
 EXTRA_KERNELS: dict[str, Kernel] = {
     module.KERNEL.key: module.KERNEL for module in (syrk_tri, logsum_n)
 }
-"""Kernels beyond the paper's nine (issue 13: loops with run-time trip counts):
+"""Kernels beyond the paper's nine (loops with run-time trip counts):
 triangular SYRK (PolyBench) and logsum over a run-time length. The evaluation
 runs them when asked (`tapeflow-bench --extra-kernels`, or by name in
 `--kernels`); the paper's experiments and claims stay on the nine."""

@@ -51,7 +51,7 @@ def params(s: Sizes) -> tuple[Param, ...]:
 
 def triangular_body(s: Sizes) -> str:
     """The authors' loop as written (`G:benchmarks/AD/gravity/hw/gravity.c` L27-30
-    at gem5-SALAM `a5e40f4be`, authors-kernels.md section 2): `for i < H; for j =
+    at gem5-SALAM `a5e40f4be`): `for i < H; for j =
     i+1 .. H`, the loop-invariant row offset `i*H` hoisted out of the inner loop as
     clang's -O1 does. Enzyme caches the running product per pair in one chunk per
     outer iteration, as their Enzyme does for a triangular nest."""

@@ -91,7 +91,7 @@ def unrolled_body(
     """
     `factor` copies of a loop body's text (its ops, without the `scf.yield`), as
     clang's `#pragma clang loop unroll_count(factor)` makes them before Enzyme sees
-    the loop (the authors' flow, authors-kernels.md section 1.1): the enclosing loop
+    the loop (the authors' flow, each kernel's `hw/Makefile`): the enclosing loop
     then steps by `factor` and Enzyme differentiates the unrolled body, so its
     caches sit between the copies' loads as theirs do. Copy `k` sees the induction
     variable `%<iv>` plus `k` (as `%<iv>_u<k>`; it needs the index constant

@@ -8,7 +8,7 @@ dataflow: one loop-carried multiply fed by an `exp` per element.
 Sizes: `small` N = 16; `paper` N = 10000 (Table II, "input 10K"); `artifact` N = 10000
 with the loop written unrolled by U = 8 before differentiation, as clang applies the
 authors' `unroll_count(8)` before their Enzyme does (`G:benchmarks/AD/logsum/hw/logsum.c`
-L26-38 at gem5-SALAM `a5e40f4be`, -O1; authors-kernels.md section 3).
+L26-38 at gem5-SALAM `a5e40f4be`, -O1, its `hw/Makefile`).
 """
 
 from __future__ import annotations

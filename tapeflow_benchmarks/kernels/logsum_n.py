@@ -6,7 +6,7 @@ A)` for `i < n` from `sema = 1`, result `log(sema) + A`.
 
 Enzyme sizes its caches with `n` at run time (`memref.alloc(%n)`, accessed with
 `enzyme.store/load`); TapeFlow strip-mines the loop into `ceil(n / T)` tiles and
-streams them through a slab tape (issue 13). The buffer is longer than `n` in the
+streams them through a slab tape. The buffer is longer than `n` in the
 `small` preset, so the bound really is the argument.
 
 Sizes: `small` buffer N = 16, n = 13; `paper` N = n = 10000 (an extra kernel).

@@ -4,13 +4,13 @@ Matdescent: a matrix-vector product, then a product reduction (Enzyme's examples
 `out[i] = sum_j M[i][j] * v[j]` in an i/j nest into a temporary buffer, then
 `sum = sum * (out[i] + out[i])`. M is constant, v is differentiated.
 
-Deviation, as BENCHMARKS.md allows, in the `small` and `paper` presets: the
+Deviation, documented here, in the `small` and `paper` presets: the
 reduction starts from `sum = 1`, not 0. From 0 the result and gradient are
 identically zero, so no reference could tell a right gradient from a wrong one; the
 loop structure, dataflow and tape are the same either way. The `artifact` preset is
 the authors' program, quirk included: `start` = 0 (`G:benchmarks/AD/matd/hw/matd.c`
-L22-37 at gem5-SALAM `a5e40f4be`, where `+=` became `*=`; authors-kernels.md
-section 4), so its gradient is identically zero, which the reference says too.
+L22-37 at gem5-SALAM `a5e40f4be`, where `+=` became `*=`), so its gradient is
+identically zero, which the reference says too.
 Their `out` comes from the accelerator's malloc and overlaps `mat`'s rows from 311
 on; that aliasing is undefined behaviour in C and is not reproduced (`out` is a
 buffer of its own).

@@ -14,7 +14,7 @@ every dimension, the j loop written fully unrolled before differentiation (their
 `unroll(full)`, applied by clang before their Enzyme runs, -O3) and `B[i][k][l]`
 reloaded in every copy (`reload_b`). Their run also permutes the arguments, reads
 the 3-tensor past `vals[100]` into the gradient buffers and aliases two shadows 8
-bytes apart (authors-kernels.md section 5.4): undefined behaviour in C, so the
+bytes apart (`benchmarks/AD/mttkrp/hw/mttkrp.c` at `a5e40f4be`): undefined behaviour in C, so the
 nearest defined program is kept, with distinct buffers.
 """
 
@@ -67,7 +67,7 @@ RELOADED_B = """
 memref.store %sum, %A[%i, %j] : $at
 """
 """The authors' j body (`G:benchmarks/AD/mttkrp/hw/mttkrp.c` L35-65 at gem5-SALAM
-`a5e40f4be`, authors-kernels.md section 5): `B[lB]` is loaded again in every
+`a5e40f4be`): `B[lB]` is loaded again in every
 unrolled copy, their compiler being unable to hoist it past the stores to A: five
 accesses per inner iteration."""
 

@@ -11,8 +11,8 @@ differentiate a `memref.dealloc` of a buffer that carries derivatives ("could no
 compute the adjoint"), and a stack buffer needs none.
 
 Sizes: `small` a 4x4 image (S = 16) and L = 4 labels; `paper` 28x28 (S = 784) and
-L = 10 (Table II, "image 28x28"); `artifact` the authors' program (authors-kernels.md
-section 6): the same sizes with the pixel loop written unrolled by U = 8 before
+L = 10 (Table II, "image 28x28"); `artifact` the authors' program
+(`benchmarks/AD/nn/hw/nn.c`): the same sizes with the pixel loop written unrolled by U = 8 before
 differentiation (clang applies their `unroll_count(8)` before their Enzyme runs, -O3),
 the pixel scaled before the multiply (`pixel_first`) and their label, 1. The label is
 a size parameter so that the loss picks a fixed entry at any size. Their softmax

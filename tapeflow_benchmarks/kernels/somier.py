@@ -7,12 +7,12 @@ interior point (i, j, k in [1, N-1)) and each of three neighbours (i-1, j, k),
 (i+1, j, k), (i, j-1, k): `d = X[:, nb] - X[:, here]`, `dl = d.d`,
 `f = 0.25 * K * (dl - 1)` with K = 10, and `F[c][nb] += f * d_c / dl` for each
 component c (a read-modify-write at the neighbour). The artifact's three
-neighbours and no square root are used (BENCHMARKS.md allows either; RiVEC's
+neighbours and no square root are used (either is a faithful somier; RiVEC's
 original has six neighbours and a root). X is differentiated; F is an output
 updated in place, so after the gradient its shadow still holds its seed.
 
 Sizes: `small` N = 4 (8 interior points); `paper` N = 8 (Table II, "8x8x8": 216
-interior points); `artifact` the authors' program (authors-kernels.md section 8):
+interior points); `artifact` the authors' program (`benchmarks/AD/somier/hw/somier.c`):
 N = 10 (512 interior points), no unroll pragma at their commit, and the point's own
 position loaded again in each neighbour block (`reload_self`): 36 accesses per point
 forward, as theirs. Their F is constant, with the primal pointer standing for its

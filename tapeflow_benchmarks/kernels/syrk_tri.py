@@ -13,7 +13,7 @@ PolyBench's kernel, as Polygeist would see it:
 
 The inner trip count `i + 1` changes with the outer index, so Enzyme cannot size
 one cache for the nest: it allocates one cache per outer iteration and keeps their
-handles in a buffer of buffers (the triangular case of issue 13). The `sin` makes
+handles in a buffer of buffers (the triangular case of a run-time trip count). The `sin` makes
 the gradient need the triangle's values, so there is a tape to lay out (PolyBench's
 syrk alone is linear in C). alpha = 1.5 and beta = 1.2 are PolyBench's.
 

@@ -1,7 +1,7 @@
 """
 Kernels that read a constant table (`memref.global` + `memref.get_global`: a
-layer's weights, a stencil's coefficients, a splat gain) go through every stage
-(issue 24): the front end reads MLIR's custom form of `memref.global`, Enzyme
+layer's weights, a stencil's coefficients, a splat gain) go through every stage:
+the front end reads MLIR's custom form of `memref.global`, Enzyme
 differentiates through the table (inactive, as a constant), raise-tape, every
 TapeFlow pass, the reference executor, and the simulator's variants under both
 timing models.

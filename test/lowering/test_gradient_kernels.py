@@ -91,7 +91,7 @@ def test_enzyme_gradient_equals_central_differences(name: str) -> None:
 
 
 def test_a_non_mirrored_cache_is_kept_and_the_rest_layered() -> None:
-    """Issue 12 item 3: the loop-invariant cache read through remsi stays a region
+    """The loop-invariant cache read through remsi stays a region
     (marked with the reason); the two mirrored tapes are still tiled and streamed."""
     module, _, _ = enzyme_stage("invariant_cache_remsi")
     TapeflowPipelinePass(spad_bytes=64).apply(make_context(), module)
@@ -106,7 +106,7 @@ def test_a_non_mirrored_cache_is_kept_and_the_rest_layered() -> None:
 
 
 def test_an_i1_slot_takes_one_word_everywhere() -> None:
-    """Issue 12 item 4: a tape of an f64 and an i1 per iteration (8 iterations) is
+    """A tape of an f64 and an i1 per iteration (8 iterations) is
     8 x 2 words = 128 bytes in the DRAM stream tape, in the scratchpad tiles the
     streams move, and in the simulator's stream traffic and tape size."""
     module, given, _ = enzyme_stage("branch_cached_condition")

@@ -1,5 +1,5 @@
 """
-Triangular tapes packed (issue 22, class 3): a chain of Enzyme's per-iteration
+Triangular tapes packed: a chain of Enzyme's per-iteration
 caches is raised to one tape indexed by every loop index, with its ragged extents
 (`lowering.ir.ragged`); `tapeflow-pack-tapes` lays it out as exactly the entries
 FWD writes.

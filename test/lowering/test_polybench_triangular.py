@@ -1,11 +1,11 @@
 """
-PolyBench/C 4.2's triangular kernels (issue 22, class 3): loop nests whose inner
+PolyBench/C 4.2's triangular kernels: loop nests whose inner
 trip counts depend on outer indices, three and four deep, for which Enzyme-MLIR
 caches into buffers of per-iteration buffers nested as deep as the nest
 (`memref<5xmemref<?xmemref<?xf64>>>` for lu). Each kernel is written anew under
 `polybench/`, its source named in its header.
 
-For each kernel (the 11 checks of issue 22, plus the primal):
+For each kernel (11 checks, plus the primal):
 
 - the primal computes what PolyBench's C loops compute (a Python transcription
   of them, or numpy's factorizations);

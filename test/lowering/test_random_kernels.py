@@ -81,7 +81,7 @@ UPSTREAM_REJECTIONS = (
     # (a routed store of a constant is one)
     "'scf.yield' op must be the last operation in the parent block",
 )
-"""What Enzyme-MLIR 0.0.16 says when it rejects its own output (README, known
+"""What Enzyme-MLIR 0.0.16 says when it rejects its own output (docs/tools.md, known
 upstream limitations); the property is about kernels Enzyme differentiates."""
 
 # Restrictions of the suite's strategy (none now). With min-cut caching off
@@ -102,7 +102,7 @@ def test_every_stage_computes_the_enzyme_values(kernel: RandomKernel) -> None:
     except StageFailure as failure:
         upstream = [u for u in UPSTREAM_REJECTIONS if u in failure.what]
         if failure.stage == "tapeflow-enzyme" and upstream:
-            # Enzyme-MLIR 0.0.16 rejects its own output (README, known upstream
+            # Enzyme-MLIR 0.0.16 rejects its own output (docs/tools.md, known upstream
             # limitations): not a kernel Enzyme differentiates.
             _log(f"rejected: Enzyme rejects its own output: {upstream[0]}")
             reject()

@@ -1,5 +1,5 @@
 """
-Kernels with loops of run-time trip count pass every stage (issue 13): triangular
+Kernels with loops of run-time trip count pass every stage: triangular
 SYRK (PolyBench, a nest whose inner trip count is the outer index) and logsum
 over a run-time length `n` (a loop bounded by an argument, on a buffer of dynamic
 shape).

@@ -212,7 +212,7 @@ def test_an_i32_strided_loop_gives_the_gradient_of_central_differences() -> None
 
 
 def test_an_i32_strided_loop_keeps_its_values_through_every_stage() -> None:
-    """Issue 22: raise-tape sized the tile's extent with a clone of the i32 loop
+    """A regression: raise-tape once sized the tile's extent with a clone of the i32 loop
     counting in `index`, so the cloned `index_cast` of its induction variable
     cast index to index and failed to verify."""
     text = (FRONTEND / "strided_i32_tiles.mlir").read_text()

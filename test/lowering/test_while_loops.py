@@ -1,5 +1,5 @@
 """
-While loops are differentiated (issue 22, class 2): `tapeflow-enzyme` first
+While loops are differentiated: `tapeflow-enzyme` first
 rewrites each `scf.while` into an `scf.for` (`tapeflow-while-to-for`), counted,
 bounded by a counter, or counted by a first run of its control slice, and the
 gradient then goes through every stage. Kernels under `while_loops/`, each

@@ -1,10 +1,11 @@
 """
 A program's own memory map (`placement.heap`, `Kernel.artifact.memory_map`): arguments at the
 addresses the program names, every other buffer from the heap up, stepping over
-them, as gem5-SALAM's accelerator `malloc` does (authors-kernels.md section 1.2).
+them, as gem5-SALAM's accelerator `malloc` does (`src/hwacc/llvm_interface.cc`,
+`handleMallocCall`, of `sfu-arch/gem5-SALAM` at commit `a5e40f4be`).
 
 Expected addresses are worked out by hand from the rule; the kernels' tables are
-the authors' `top()` (authors-kernels.md, one table per kernel).
+the authors' `top()` (`benchmarks/AD/<kernel>/hw/<kernel>.c` at `a5e40f4be`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """
-The `artifact` preset: the authors' programs (../shared/papers/authors-kernels.md),
+The `artifact` preset: the authors' programs (`sfu-arch/gem5-SALAM`, commit `a5e40f4be`,
+`benchmarks/AD/<kernel>/hw/<kernel>.c`; docs/research/kernels.md),
 checked at every stage of the flow on the authors' machine.
 
 Each kernel's gradient after the real Enzyme (the Enzyme-gradient stage, run by
@@ -96,8 +97,9 @@ def test_matdescent_keeps_the_authors_zero_start() -> None:
     ("key", "enzyme_values", "tapeflow_values"),
     [
         # Their Enzyme re-loads M and out[i] in the reverse sweep and caches only the
-        # running product's 400 values (live_vars.txt, authors-kernels.md section
-        # 4.4); their TapeFlow run tags the re-loads as bins, so its tape keeps M's
+        # running product's 400 values (`benchmarks/AD/matd/hw/live_vars.txt` at
+        # gem5-SALAM `a5e40f4be`); their TapeFlow run tags the re-loads as bins, so
+        # its tape keeps M's
         # 160,000 values and the second loop's 800 (the product and out[i] + out[i]).
         ("matdescent", 400, 400 * 400 + 800),
         # Their Enzyme caches the running product, one per pair, and rebuilds the

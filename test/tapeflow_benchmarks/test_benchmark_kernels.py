@@ -4,7 +4,7 @@ The benchmark kernels' references, inputs and committed MLIR.
 The references are what every later stage of the flow is checked against, so they
 are checked three ways here: the autograd gradient against central finite
 differences of the numpy primal, the (vectorised) numpy primal against a direct
-loop-by-loop reading of BENCHMARKS.md, and the committed .mlir files against the
+loop-by-loop transcription of each kernel's loops, and the committed .mlir files against the
 renderer (plus xDSL's parser and verifier).
 """
 
@@ -102,7 +102,8 @@ def test_expected_state_is_complete_and_finite(key: str, preset: str) -> None:
     for name, value in expected.items():
         assert np.all(np.isfinite(value)), name
     # matdescent's `artifact` preset is the authors' program, whose product starts
-    # at 0 (authors-kernels.md section 4.5): result and gradient are exactly 0.
+    # at 0 (`benchmarks/AD/matd/hw/matd.c` at gem5-SALAM `a5e40f4be`): result and
+    # gradient are exactly 0.
     degenerate = kernel.sizes[preset].get("start", 1) == 0
     if kernel.returns_scalar:
         if degenerate:
@@ -142,7 +143,7 @@ def test_overwritten_rows_lose_their_seed() -> None:
 
 
 # ----------------------------------------------------------------------------
-# Loop-by-loop readings of BENCHMARKS.md, against the vectorised numpy primals.
+# Loop-by-loop transcriptions of the kernels' loops, against the vectorised numpy primals.
 
 
 def gravity_loops(s: dict[str, int], x: np.ndarray) -> tuple[float, dict]:

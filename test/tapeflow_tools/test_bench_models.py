@@ -1,4 +1,4 @@
-"""`tapeflow-bench`'s timing models and size presets (issue 14): bad values are
+"""`tapeflow-bench`'s timing models and size presets: bad values are
 usage errors, a point's model is part of its cache key, the artifact preset
 carries the authors' unroll factors, Fig. 18 unrolls fully, and each claim is
 judged on the kernel it names, per model, from hand-built results."""

@@ -196,7 +196,7 @@ def test_reused_out_folder_keeps_the_users_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An earlier run's files are replaced (none survives); a user's file in the
-    folder is kept as it was, and the run says so (issue 23, point 10)."""
+    folder is kept as it was, and the run says so."""
     out = tmp_path / "results"
     _older_results(out)
     (out / "notes.txt").write_text("mine\n")

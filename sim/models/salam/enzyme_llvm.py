@@ -19,7 +19,7 @@ joins it. An unrolled body's cache stores therefore gather behind its last cache
 value, after the loads before it, where Enzyme-MLIR's sit between them. The
 authors' tape numbering agrees: in `benchmarks/AD/nn/hw/live_vars.txt` the
 reverse sweep's loads of `div.7` ... `div` are `%103` ... `%257`, the last copy's
-first (../shared/papers/authors-kernels.md, sections 1.5 and 6.5).
+first (`benchmarks/AD/nn/hw/live_vars.txt` of `sfu-arch/gem5-SALAM` at `a5e40f4be`).
 
 Only the order changes: the values, the addresses and the trace are the
 program's own.

@@ -2,7 +2,7 @@
 The parameters of the `salam` timing model: the machine the authors simulated
 TapeFlow on (gem5-SALAM, GitHub `sfu-arch/gem5-SALAM`, branch `binned`, commit
 `a5e40f4be` "Add cache results"; the notes read from it are
-../shared/papers/gem5-salam-mechanisms.md and docs/research/gem5-salam.md, and
+docs/research/gem5-salam.md and docs/research/salam-model.md, and
 file and line numbers below are that commit's unless another is named).
 
 Each field names the file of the authors' repository (or of upstream gem5, where

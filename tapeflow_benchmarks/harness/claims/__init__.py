@@ -1,5 +1,5 @@
 """
-The paper's claims (from its evaluation, as summarised in the shared BENCHMARKS.md)
+The paper's claims (from its evaluation, Sections VI-VII and Figs. 10-18)
 and how each is measured here. A claim is the paper's statement, a measure
 computed from the runs (one value per kernel), a tolerance, and how the kernels'
 values are judged; its verdict and its reasons are printed from the numbers.

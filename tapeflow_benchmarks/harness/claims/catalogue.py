@@ -1,6 +1,6 @@
 """
-The paper's claims (from its evaluation, as summarised in the shared
-BENCHMARKS.md): each the paper's statement, a measure computed from the runs, a
+The paper's claims (from its evaluation, Sections VI-VII and
+Figs. 10-18): each the paper's statement, a measure computed from the runs, a
 tolerance and how the kernels' values are judged, with the reasons that explain
 a difference from the runs' own numbers.
 """

@@ -1,4 +1,4 @@
-// The README's first command runs tapeflow-opt on this example; keep it valid.
+// tapeflow-opt reads the example module of examples/; keep it valid.
 // RUN: tapeflow-opt %S/../../../examples/logsum-tape.mlir | filecheck %s
 
 // CHECK: %[[ACC:.*]] = tape.alloc name "acc" : !tape.tape<8xf64>

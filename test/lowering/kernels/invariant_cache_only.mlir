@@ -1,7 +1,7 @@
 // A gradient whose only cache is loop-invariant and read through `arith.remsi`
 // (written 3x8, read 3x10): tapeflow-layers keeps every region, and the later
 // passes, placement and the simulator must take a function with no layer at all.
-// Kind: as invariant_cache_remsi.mlir (issue 12's report on Enzyme-MLIR's
+// Kind: as invariant_cache_remsi.mlir (Enzyme-MLIR's
 // loop-invariant caches), with the output in a separate buffer so x and y are
 // never overwritten and need no cache. Written by hand at the Enzyme-gradient
 // stage, in the form `tapeflow-enzyme` leaves; checked against central differences.

@@ -1,7 +1,7 @@
 // A gradient whose REV loop does not mirror its FWD loop: a loop-invariant cache
 // written 3x8 and read 3x10 through `arith.remsi`.
 // Kind: the shape Enzyme-MLIR gives a value cached where it is defined and read
-// where it is used (its loop-invariant caches; issue 12's report), on a primal of
+// where it is used (its loop-invariant caches, read through remsi), on a primal of
 // the PolyBench kind (a row of temporaries t[j] = sin(x[i][j]) reused cyclically
 // by a longer sweep y[i][k] *= t[k mod 8]). Written by hand at the Enzyme-gradient
 // stage, in the form `tapeflow-enzyme` leaves (memref caches, activities on the

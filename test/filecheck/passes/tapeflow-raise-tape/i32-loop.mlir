@@ -1,6 +1,6 @@
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape' %s | filecheck %s
 
-// Issue 22: an `scf.for` over i32 bounds whose induction variable is cast to index
+// An `scf.for` over i32 bounds whose induction variable is cast to index
 // for an inner loop's bound. The per-iteration caches of the inner loop get a `?`
 // extent, their maximum over the outer loop, computed by a clone of the outer loop
 // before the forward sweep; that clone counts in i32 like the loop it copies, so

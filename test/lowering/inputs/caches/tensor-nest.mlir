@@ -5,7 +5,7 @@
 // tensor cache goes into the outer one's with tensor.insert_slice and comes back
 // out with tensor.extract_slice in the reverse sweep. (atax's second nest,
 // y[j] += A[i][j] * tmp[i], writes a buffer inside the tensor-cached loop, which
-// Enzyme-MLIR 0.0.16 rejects: see README, known upstream limitations.)
+// Enzyme-MLIR 0.0.16 rejects: see docs/tools.md, known upstream limitations.)
 func.func @k(%A: memref<4x5xf64>, %x: memref<5xf64>) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,6 +1,6 @@
 // Region-stage gradient: %m (an f64 and an i1 per iteration) mirrors its FWD loop;
 // %k is written 3x8 and read 3x10 through arith.remsi (a loop-invariant cache,
-// as in issue 12), so REV does not mirror FWD.
+// as Enzyme-MLIR makes them), so REV does not mirror FWD.
 func.func private @diffef(%x: memref<3x8xf64>, %dx: memref<3x8xf64>, %y: memref<3x10xf64>) attributes {tapeflow.gradient_of = @f, tapeflow.activity = [#enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_const>], tapeflow.ret_activity = []} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -1,5 +1,6 @@
 // A FWD stream of a 4x2 tile (64 bytes) onto a DRAM tape sized with packed widths
-// (4 iterations of an f64 and an i1: 36 bytes, rounded to 40), as issue 12 found.
+// (4 iterations of an f64 and an i1: 36 bytes, rounded to 40), which a tile of one word
+// per value would overflow.
 func.func @f(%v: f64, %p: i1) {
   %t = stream.alloc bytes 40 : !stream.tape
   layer.layer 0 fwd partner 1 {
