@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -67,6 +68,18 @@ def differentiate(text: str, name: str = "kernel.mlir") -> ModuleOp:
     TapeflowEnzymePass().apply(ctx, module)
     module.verify()
     return module
+
+
+def kernel_inputs(kernel: Any, preset: str) -> dict[str, np.ndarray]:
+    """A benchmark kernel's caller arguments at `preset`, as `--inputs` names them."""
+    return {f"arg{i}": a for i, a in enumerate(kernel.inputs(preset))}
+
+
+def kernel_enzyme_outputs(kernel: Any, preset: str) -> dict[str, np.ndarray]:
+    """A benchmark kernel's gradient at the Enzyme stage, run by the reference
+    executor: what every later stage must give bit for bit."""
+    module = differentiate(kernel.mlir(preset), f"{kernel.key}.mlir")
+    return run_function(module, f"{kernel.key}_grad", kernel_inputs(kernel, preset))
 
 
 def same_bits(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str | None:

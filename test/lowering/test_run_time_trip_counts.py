@@ -22,6 +22,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from stage_checks import kernel_enzyme_outputs, kernel_inputs, same_bits
 from xdsl.dialects.builtin import ModuleOp
 
 from lowering.pipelines import parse_pipeline
@@ -40,25 +41,17 @@ KEYS = list(EXTRA_KERNELS)
 
 
 def _inputs(key: str) -> dict[str, np.ndarray]:
-    return {f"arg{i}": a for i, a in enumerate(EXTRA_KERNELS[key].inputs(PRESET))}
+    return kernel_inputs(EXTRA_KERNELS[key], PRESET)
 
 
 @cache
 def _enzyme_outputs(key: str) -> dict[str, np.ndarray]:
-    from lowering.tapeflow_enzyme import TapeflowEnzymePass
-    from tapeflow_tools.diagnostics import LocatingParser
-
-    ctx = make_context()
-    module = LocatingParser(ctx, EXTRA_KERNELS[key].mlir(PRESET), f"{key}.mlir").parse_module()
-    TapeflowEnzymePass().apply(ctx, module)
-    return run_function(module, f"{key}_grad", _inputs(key))
+    return kernel_enzyme_outputs(EXTRA_KERNELS[key], PRESET)
 
 
 def _assert_same(got: dict[str, np.ndarray], key: str, stage: str) -> None:
-    want = _enzyme_outputs(key)
-    assert set(got) == set(want), stage
-    for name, value in want.items():
-        np.testing.assert_array_equal(got[name], value, err_msg=f"{key} at {stage}: {name}")
+    problem = same_bits(got, _enzyme_outputs(key))
+    assert problem is None, f"{key} at {stage}: {problem}"
 
 
 @pytest.mark.parametrize("key", KEYS)
