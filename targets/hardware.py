@@ -254,8 +254,8 @@ class FunctionalUnits:
 @dataclass(frozen=True)
 class DatapathConfig:
     """The parameters gem5-SALAM's LLVM interface reads for its datapath, beyond
-    the op latencies (`Latencies`), read by the `salam` model (`sim.models.salam.lockstep`,
-    `sim/models/salam/model.py`) and by no other. The simulator has no issue width, no
+    the op latencies (`Latencies`), read by the `salam` model (its lockstep scheduler
+    and its ports) and by no other. The simulator has no issue width, no
     reservation-table capacity and no read or write queue size to set (its
     queues are unbounded maps and lists: docs/research/salam-memory-ordering.md,
     section 5), so none is a field here."""

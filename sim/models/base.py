@@ -1,8 +1,8 @@
 """
 What a timing model is given and gives back (`TimingModel`): the run's windows as
 columns (`WindowTable`) in, each window's cycles (`Cycles`) out. Its own module so
-that the models (`sim/models/cgra.py`, `sim/models/salam/`) and the registry
-(`sim/models/__init__.py`) import it, and not each other.
+that every model and the registry (`sim/models/__init__.py`) import it, and not
+each other.
 """
 
 from __future__ import annotations
