@@ -72,8 +72,9 @@ class TapeflowOptMain(xDSLOptMain):
 
     def prepare_output(self) -> IO[str]:
         """`-o FILE`: check that FILE can be written before any work, then collect
-        the output in memory (`run` writes it)."""
-        if self.args.output_file is None:
+        the output in memory (`run` writes it). `-o -` is the standard output, as
+        for mlir-opt."""
+        if self.args.output_file in (None, "-"):
             return sys.stdout
         check_output_file(self.args.output_file, "-o")
         self._pending_output = _KeptStringIO()
