@@ -40,7 +40,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
 
     from lowering.tapeflow_unroll import MAX_UNROLL
     from sim.executor import ExecutionError
-    from sim.models import DEFAULT_MODEL, MODELS, UnsimulatedField, model_machine
+    from sim.models import DEFAULT_MODEL, MODELS, UnsimulatedField, model_machine, set_aside
     from sim.simulator import (
         VARIANTS,
         SimulationError,
@@ -241,6 +241,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         unused = unused_hardware(args.variant, hardware)
         if unused:
             warn(unused)
+        aside = set_aside(args.model, hardware, model_machine(args.model, args.preset))
+        if aside:
+            warn(
+                f"the {args.model} model does not simulate {', '.join(aside)} as given: "
+                "it runs every value alike, so no number reflects it (docs/DESIGN.md, "
+                "Timing models); the report records the machine as given"
+            )
         module = load_module(args.file)
         _check_not_primal(module, args.function)
         check_simulable(module, args.function, "tapeflow-sim")

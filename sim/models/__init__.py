@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from sim.models.base import Cycles, TimingModel, WindowTable
 from sim.models.cgra import CGRA
 from sim.models.salam.model import SALAM_MODEL
-from targets.fields import HARDWARE_FIELDS, unsimulated
+from targets.fields import HARDWARE_FIELDS, field_values, unsimulated
 from targets.hardware import Hardware
 from targets.machine import Layer, build_machine
 
@@ -76,6 +76,17 @@ def model_machine(
     return hardware
 
 
+def set_aside(model: str, hardware: Hardware, reference: Hardware) -> list[str]:
+    """The fields changed from `reference` (the preset as `model` simulates it)
+    that the model's run does not see as given (`TimingModel.run_hardware` sets
+    them to one value: `salam`'s scratchpad size, since its bins hold the whole
+    tape): a run would not reflect them, though the model reads the field."""
+    timing = get_model(model)
+    ours, theirs = field_values(hardware), field_values(reference)
+    ran = field_values(timing.run_hardware(hardware))
+    return sorted(k for k in ours if ours[k] != theirs.get(k) and ran[k] != ours[k])
+
+
 def get_model(name: str) -> TimingModel:
     try:
         return MODELS[name]
@@ -108,4 +119,5 @@ __all__ = [
     "check_models",
     "get_model",
     "model_machine",
+    "set_aside",
 ]

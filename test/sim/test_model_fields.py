@@ -130,3 +130,34 @@ def test_cgra_ignores_the_lockstep_datapath_and_salam_reads_it() -> None:
         else:
             assert changed[1] != reference
             assert changed[2] != reference
+
+
+@pytest.mark.parametrize("model, warned", [("salam", True), ("cgra", False)])
+def test_tapeflow_sim_warns_of_a_scratchpad_size_salam_runs_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str, warned: bool
+) -> None:
+    """salam's bins hold the whole tape: every scratchpad size runs alike there, so
+    a size given is named on stderr; cgra simulates it and says nothing."""
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(KERNELS["logsum"].inputs("small"))})
+    tapeflow_sim.main(
+        [
+            str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
+            "--function",
+            "logsum_grad",
+            "--variant",
+            "tapeflow",
+            "--preset",
+            "Tflow2k",
+            "--model",
+            model,
+            "--set",
+            "scratchpad.size_bytes=256",
+            "--inputs",
+            str(inputs),
+            "--json",
+            str(tmp_path / "report.json"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert ("does not simulate scratchpad.size_bytes as given" in err) is warned
