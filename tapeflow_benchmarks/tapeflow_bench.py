@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tapeflow_tools import tapeflow_version
 from tapeflow_tools.interrupt import exit_status, quiet_interrupt, stopped
 
 with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
@@ -69,6 +70,7 @@ def _main(argv: Sequence[str] | None) -> int:
         prog="tapeflow-bench",
         description="Reproduce the TapeFlow paper's evaluation on the simulated CGRA.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {tapeflow_version()}")
     parser.add_argument(
         "--size",
         choices=PRESETS,

@@ -19,10 +19,10 @@ import dataclasses
 import sys
 import time
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from io import StringIO
 from typing import IO
 
+from tapeflow_tools import tapeflow_version
 from tapeflow_tools.interrupt import quiet_interrupt
 
 with quiet_interrupt("tapeflow-opt"):  # Ctrl-C while the modules load
@@ -47,15 +47,8 @@ with quiet_interrupt("tapeflow-opt"):  # Ctrl-C while the modules load
     from tapeflow_tools.pass_options import check_pass_options, unknown_pass
 
 
-def _tapeflow_version() -> str:
-    try:
-        return version("tapeflow")
-    except PackageNotFoundError:
-        return "(source checkout)"
-
-
 class TapeflowOptMain(xDSLOptMain):
-    version_format = f"tapeflow-opt {_tapeflow_version()}, built on xdsl {{xdsl_version}}"
+    version_format = f"tapeflow-opt {tapeflow_version()}, built on xdsl {{xdsl_version}}"
 
     def __init__(self, args: Sequence[str] | None = None):
         self._chunk_line_offset = 0

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from tapeflow_tools import tapeflow_version
 from tapeflow_tools.interrupt import quiet_interrupt
 
 with quiet_interrupt("tapeflow-run"):  # Ctrl-C while the modules load
@@ -68,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="tapeflow-run", description="Run a function with the reference executor."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {tapeflow_version()}")
     parser.add_argument("file", help="module to run (.mlir)")
     parser.add_argument("--function", required=True, help="function name, without @")
     parser.add_argument("--inputs", help="arguments as arg0, arg1, ... (.npz)")

@@ -31,6 +31,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 
+from tapeflow_tools import tapeflow_version
 from tapeflow_tools.interrupt import quiet_interrupt
 
 with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
@@ -182,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="tapeflow-sim", description="Simulate a gradient on the modelled CGRA."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {tapeflow_version()}")
     parser.add_argument("file", help="module at the Enzyme-gradient stage (.mlir)")
     parser.add_argument("--function", required=True, help="function to run, without @")
     parser.add_argument("--variant", choices=VARIANTS, required=True)
