@@ -355,22 +355,29 @@ def test_a_worker_lost_twice_fails_its_point_only(tmp_path: Path) -> None:
     assert computed["failed"] == [] and 0 < computed["cached"] < computed["points"]
 
 
+def _sim_logsum(variant: str, preset: str) -> list[str]:
+    """`tapeflow-sim` on the small logsum gradient, in a process of its own."""
+    return [
+        sys.executable,
+        "-m",
+        "tapeflow_tools.tapeflow_sim",
+        str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
+        "--function",
+        "logsum_grad",
+        "--variant",
+        variant,
+        "--preset",
+        preset,
+    ]
+
+
 def _sim(tmp_path: Path, run: str, kill: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if kill is not None:
         env[KILL_HOOK] = kill
     return subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "tapeflow_tools.tapeflow_sim",
-            str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
-            "--function",
-            "logsum_grad",
-            "--variant",
-            "tapeflow",
-            "--preset",
-            "Tflow32k",
+            *_sim_logsum("tapeflow", "Tflow32k"),
             "--inputs",
             str(tmp_path / "in.npz"),
             "--out",
@@ -427,16 +434,7 @@ def test_a_standard_output_that_cannot_be_written(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(
             [
-                sys.executable,
-                "-m",
-                "tapeflow_tools.tapeflow_sim",
-                str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
-                "--function",
-                "logsum_grad",
-                "--variant",
-                "enzyme",
-                "--preset",
-                "Enzyme32k",
+                *_sim_logsum("enzyme", "Enzyme32k"),
             ],
             env=dict(os.environ, PYTHONPATH=str(ROOT)),
             stdout=full,
@@ -499,16 +497,7 @@ def test_memory_running_out_is_said_with_phase_and_peak(tmp_path: Path) -> None:
 
     done = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "tapeflow_tools.tapeflow_sim",
-            str(ROOT / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"),
-            "--function",
-            "logsum_grad",
-            "--variant",
-            "tapeflow",
-            "--preset",
-            "Tflow32k",
+            *_sim_logsum("tapeflow", "Tflow32k"),
             "--json",
             str(tmp_path / "r.json"),
         ],
