@@ -27,11 +27,12 @@ The whole string of a variant, for example the tapeflow variant on the paper's
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from xdsl.passes import PassPipeline, PassPipelineCallbackType
 
 from lowering import get_all_passes
+from lowering.layers.cost import StreamMachine
 from targets.hardware import Hardware
 from targets.scheduling import hardware_options, mapping_options
 
@@ -78,11 +79,13 @@ def lowering_passes(
     raised: bool = False,
     tiles_in_flight: int = 1,
     loop_tiles_in_flight: int = 0,
+    stream: Mapping[str, object] | None = None,
 ) -> list[str]:
     """
     The passes that lay out the variant's tape, from the Enzyme-gradient stage
     (from the tape stage if `raised`: the tape is already raised). `stats` asks
-    every pass that reports for its statistics on stderr.
+    every pass that reports for its statistics on stderr. `stream`: the
+    `tapeflow-layers` options of its cost model (`stream_options`).
     """
     if variant not in VARIANTS:
         raise PipelineError(
@@ -117,6 +120,7 @@ def lowering_passes(
                     if loop_tiles_in_flight not in (0, tiles_in_flight)
                     else {}
                 ),
+                **(stream or {}),
                 **_stats(stats),
             },
         ),
@@ -136,6 +140,7 @@ def variant_pipeline(
     tiles_in_flight: int = 1,
     loop_tiles_in_flight: int = 0,
     recompute: bool = False,
+    stream: Mapping[str, object] | None = None,
 ) -> str:
     """
     The whole pipeline of a variant, from a primal (or an Enzyme gradient) to
@@ -155,6 +160,7 @@ def variant_pipeline(
             stats=stats,
             tiles_in_flight=tiles_in_flight,
             loop_tiles_in_flight=loop_tiles_in_flight,
+            stream=stream,
         ),
         "tapeflow-mark-rev-start",
         pass_spec("tapeflow-to-cgra", {**(cgra or {}), **_stats(stats)}),
@@ -175,9 +181,10 @@ def hardware_pipeline(
     stats: bool = False,
     recompute: bool = False,
 ) -> str:
-    """The variant's pipeline for `hardware`: its scratchpad for the tapeflow
-    variant's layers, and every value `tapeflow-to-cgra` schedules with, so that
-    the schedule is for that hardware whatever preset it started from."""
+    """The variant's pipeline for `hardware`: its scratchpad and the numbers of
+    its cost model (`stream_options`) for the tapeflow variant's layers, and every
+    value `tapeflow-to-cgra` schedules with, so that the schedule is for that
+    hardware whatever preset it started from."""
     return variant_pipeline(
         variant,
         spad_bytes=hardware.scratchpad.size_bytes,
@@ -187,4 +194,31 @@ def hardware_pipeline(
         tiles_in_flight=hardware.mapping.tiles_in_flight,
         loop_tiles_in_flight=hardware.mapping.loop_tiles_in_flight,
         recompute=recompute,
+        stream=stream_options(hardware),
     )
+
+
+STREAM_FIELDS: dict[str, Callable[[Hardware], int]] = {
+    "cache_bytes": lambda h: h.cache.size_bytes,
+    "cache_line_bytes": lambda h: h.cache.line_bytes,
+    "cache_mshrs": lambda h: h.cache.mshrs,
+    "cache_ports": lambda h: h.cache.ports,
+    "dram_latency": lambda h: h.dram.latency_cycles,
+    "integer": lambda h: h.latencies.integer,
+}
+"""Each `tapeflow-layers` option of its cost model -> the `Hardware` field it
+takes (`lowering.layers.cost.StreamMachine`)."""
+
+
+def stream_options(hardware: Hardware) -> dict[str, object]:
+    """The `tapeflow-layers` options of `hardware`'s cost model that differ from
+    the pass's defaults, or `stream=always` without it (`mapping.stream_by_cost`)."""
+    defaults = StreamMachine()
+    given: dict[str, object] = {}
+    if not hardware.mapping.stream_by_cost:
+        given["stream"] = "always"
+    else:
+        for option, value in STREAM_FIELDS.items():
+            if value(hardware) != getattr(defaults, option):
+                given[option] = value(hardware)
+    return given

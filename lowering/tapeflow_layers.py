@@ -57,7 +57,7 @@ later stage by `layer_census`). The pass takes a module at the region stage.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, scf
@@ -67,8 +67,15 @@ from xdsl.passes import ModulePass
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
+from lowering.layers.cost import (
+    STREAM_CHOICES,
+    StreamMachine,
+    added_cycles,
+    footprint,
+    saved_cycles,
+)
 from lowering.layers.pieces import make_pieces
-from lowering.layers.records import KeptRecord, LayersReport, region_name
+from lowering.layers.records import KeptRecord, LayersReport, NestChoice, region_name
 from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
 from lowering.layers.state import (
     LayeringState,
@@ -87,12 +94,14 @@ def layer_module(
     spad_bytes: int,
     tiles_in_flight: int = 1,
     loop_tiles_in_flight: int = 0,
+    machine: StreamMachine | None = None,
 ) -> list[LayersReport]:
     """Layer every gradient function of `module`. A layer of straight-line stores
     takes at most `1/tiles_in_flight` of the scratchpad, a tile of a strip-mined
     loop at most `1/loop_tiles_in_flight` (0: as straight-line layers), or a DRAM
     burst if that is more and a straight-line layer's share holds one
-    (`loop_tile_entries`)."""
+    (`loop_tile_entries`). With a `machine`, the cost model keeps the nests
+    streaming does not pay for (`stream=auto`)."""
     if spad_bytes < ENTRY_BYTES or spad_bytes % ENTRY_BYTES:
         raise fail(f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}")
     if tiles_in_flight < 1:
@@ -106,18 +115,24 @@ def layer_module(
     entries = loop_tile_entries(spad_bytes, tiles_in_flight, loop_tiles_in_flight)
     gradients = require_gradients(module, "tapeflow-layers")
     require_stages(gradients, "tapeflow-layers", {Stage.REGIONS})
-    return [_layer_function(f, spad_bytes, entries, straight) for f in gradients]
+    return [_layer_function(f, spad_bytes, entries, straight, machine) for f in gradients]
 
 
 def _layer_function(
-    function: func.FuncOp, spad_bytes: int, entries: int, straight: int
+    function: func.FuncOp,
+    spad_bytes: int,
+    entries: int,
+    straight: int,
+    machine: StreamMachine | None = None,
 ) -> LayersReport:
     """
     Layer `function`. What cannot be layered never stops the pass: the region it
     belongs to is left as it is (a correct array-of-structs region in DRAM, read
     through the cache) and reported, and the rest is layered. Layering rewrites
     the function as it goes, so each attempt works on a copy; an attempt that finds
-    an unlayerable region is dropped and the next one keeps that region too.
+    an unlayerable region is dropped and the next one keeps that region too. With
+    a `machine` (`stream=auto`), the nests the cost model finds streaming does not
+    pay for (`lowering.layers.cost`) are kept too, and the layering is redone.
     """
     marked = [op for op in function.walk() if isinstance(op, region.AllocOp)]
     kept: dict[int, str] = {  # regions the input already keeps stay kept
@@ -125,6 +140,36 @@ def _layer_function(
         for i, op in enumerate(marked)
         if isinstance(op.attributes.get(region.KEPT), builtin.StringAttr)
     }
+    work, report, allocs = _attempts(function, spad_bytes, kept, entries, straight)
+    if machine is not None:
+        choices = _choose(function, work, allocs, set(kept), machine)
+        declined = {
+            index: choice.reason
+            for indices, choice in choices
+            if not choice.stream
+            for index in indices
+        }
+        if declined:
+            kept.update(declined)
+            work, report, allocs = _attempts(function, spad_bytes, kept, entries, straight)
+        report.nests = [choice for _, choice in choices]
+    for index, reason in kept.items():
+        alloc = allocs[index].owner
+        assert isinstance(alloc, region.AllocOp)
+        alloc.attributes[region.KEPT] = builtin.StringAttr(reason)
+        report.kept.append(KeptRecord(f"#{index} {region_name(allocs[index])}", reason))
+    for block in list(function.body.blocks):  # the attempt that succeeded replaces the body
+        function.body.detach_block(block).erase(safe_erase=False)
+    work.body.move_blocks(function.body)
+    report.function = function.sym_name.data
+    return report
+
+
+def _attempts(
+    function: func.FuncOp, spad_bytes: int, kept: dict[int, str], entries: int, straight: int
+) -> tuple[func.FuncOp, LayersReport, list[SSAValue]]:
+    """Layer a copy of `function`, keeping the regions `kept` (by position) and
+    each found unlayerable (added to `kept` with the reason)."""
     while True:
         work = function.clone()
         allocs = [op.region for op in work.walk() if isinstance(op, region.AllocOp)]
@@ -143,17 +188,47 @@ def _layer_function(
                 ) from err
             kept[index] = err.reason
             continue
-        break
-    for index, reason in kept.items():
-        alloc = allocs[index].owner
-        assert isinstance(alloc, region.AllocOp)
-        alloc.attributes[region.KEPT] = builtin.StringAttr(reason)
-        report.kept.append(KeptRecord(f"#{index} {region_name(allocs[index])}", reason))
-    for block in list(function.body.blocks):  # the attempt that succeeded replaces the body
-        function.body.detach_block(block).erase(safe_erase=False)
-    work.body.move_blocks(function.body)
-    report.function = function.sym_name.data
-    return report
+        return work, report, allocs
+
+
+def _choose(
+    function: func.FuncOp,
+    work: func.FuncOp,
+    allocs: list[SSAValue],
+    kept: set[int],
+    machine: StreamMachine,
+) -> list[tuple[list[int], NestChoice]]:
+    """The cost model's choice for each nest of the layered copy `work`: the
+    regions its FWD layers share (by position; not the `kept` ones, whose
+    accesses a layer may hold), streamed or kept."""
+    originals = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
+    groups: list[set[int]] = []
+    for op in work.walk():
+        if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD:
+            mine = {
+                allocs.index(o.region)
+                for o in op.walk()
+                if isinstance(o, region.StoreOp)
+                and o.region in allocs
+                and allocs.index(o.region) not in kept
+            }
+            touching = [g for g in groups if g & mine]
+            for g in touching:
+                groups.remove(g)
+                mine |= g
+            if mine:
+                groups.append(mine)
+    choices = []
+    for group in groups:
+        indices = sorted(group)
+        names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
+        saved = saved_cycles(function, {originals[i] for i in indices}, machine)
+        if saved is None:  # run-time trip counts: no estimate
+            continue
+        added = added_cycles(work, {allocs[i] for i in indices}, machine)
+        fits = footprint(function) <= machine.cache_bytes
+        choices.append((indices, NestChoice(names, saved > added, saved, added, fits)))
+    return choices
 
 
 def _attempt(
@@ -335,11 +410,52 @@ class TapeflowLayersPass(ModulePass):
     it little, while a layer of straight-line dataflow pays its whole schedule
     each time it runs."""
 
+    stream: str = "auto"
+    """`auto`: stream a nest's tape only where the cost model
+    (`lowering.layers.cost`) finds it saves more cycles than its tiles add, else
+    keep the nest's regions in DRAM, read through the cache; `always`: stream
+    every nest that can be layered (the paper's Pass 2)."""
+
+    cache_bytes: int = 32 * 1024
+    """The cost model's machine (defaults: `targets.hardware`'s): cache capacity."""
+    cache_line_bytes: int = 64
+    cache_mshrs: int = 8
+    """Outstanding misses the cache overlaps."""
+    cache_ports: int = 2
+    """Cache accesses per cycle."""
+    dram_latency: int = 100
+    """Cycles of a miss beyond a hit."""
+    integer: int = 1
+    """Cycles of an integer op (the tiles' bookkeeping)."""
+
     stats: bool = False
-    """Print, per gradient function, the layers made and how often they run."""
+    """Print, per gradient function, the layers made and how often they run, and
+    the cost model's choice per nest."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        reports = layer_module(op, self.spad_bytes, self.tiles_in_flight, self.loop_tiles_in_flight)
+        if self.stream not in STREAM_CHOICES:
+            raise fail(
+                f"option stream must be one of {', '.join(STREAM_CHOICES)}, got '{self.stream}'"
+            )
+        for option in ("cache_bytes", "cache_line_bytes", "cache_mshrs", "cache_ports"):
+            if getattr(self, option) < 1:
+                raise fail(
+                    f"option {option.replace('_', '-')} must be at least 1, "
+                    f"got {getattr(self, option)}"
+                )
+        if self.dram_latency < 0 or self.integer < 1:
+            raise fail(
+                "options dram-latency and integer must be at least 0 and 1, got "
+                f"{self.dram_latency} and {self.integer}"
+            )
+        machine = (
+            StreamMachine(**{f.name: getattr(self, f.name) for f in fields(StreamMachine)})
+            if self.stream == "auto"
+            else None
+        )
+        reports = layer_module(
+            op, self.spad_bytes, self.tiles_in_flight, self.loop_tiles_in_flight, machine
+        )
         if self.stats:
             for report in reports:
                 print(f"tapeflow-layers: {report.table()}", file=sys.stderr)

@@ -49,6 +49,11 @@ class TapeflowPipelinePass(ModulePass):
     """The same for a strip-mined loop's tiles (0: `tiles_in_flight`; the
     simulator passes its hardware's `mapping.loop_tiles_in_flight`)."""
 
+    stream: str = "auto"
+    """`tapeflow-layers`'s choice per loop nest: `auto`, by its cost model (on the
+    default machine's numbers; the simulator passes its hardware's), or `always`
+    stream (the simulator: `mapping.stream_by_cost` off)."""
+
     stats: bool = False
     """Print the tape, region and layer statistics of each step to stderr."""
 
@@ -61,6 +66,7 @@ class TapeflowPipelinePass(ModulePass):
                 unroll=self.unroll,
                 tiles_in_flight=self.tiles_in_flight,
                 loop_tiles_in_flight=self.loop_tiles_in_flight,
+                stream={} if self.stream == "auto" else {"stream": self.stream},
                 stats=self.stats,
                 raised=raised,
             )

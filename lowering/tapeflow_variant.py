@@ -53,6 +53,11 @@ class TapeflowVariantPass(HardwareOptions, ModulePass):
     """The same for a strip-mined loop's tiles (0: `tiles_in_flight`; the
     simulator passes its hardware's `mapping.loop_tiles_in_flight`)."""
 
+    stream: str = "auto"
+    """`tapeflow-layers`'s choice per loop nest: `auto`, by its cost model (on the
+    default machine's numbers; the simulator passes its hardware's), or `always`
+    stream (the simulator: `mapping.stream_by_cost` off)."""
+
     stats: bool = False
     """Print every step's statistics to stderr."""
 
@@ -65,6 +70,7 @@ class TapeflowVariantPass(HardwareOptions, ModulePass):
                 unroll=self.unroll,
                 tiles_in_flight=self.tiles_in_flight,
                 loop_tiles_in_flight=self.loop_tiles_in_flight,
+                stream={} if self.stream == "auto" else {"stream": self.stream},
                 cgra=self.hardware_spec(),
                 stats=self.stats,
             )

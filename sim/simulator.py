@@ -246,16 +246,20 @@ class Simulation:
 def run_key(hardware: Hardware, model: str = DEFAULT_MODEL) -> Hardware:
     """`hardware` without what `evaluate` may change nor what `model`'s lowering
     and run ignore (`TimingModel.run_hardware`): one lowering and run of a module
-    serves every machine of equal run key, each evaluated on its own."""
+    serves every machine of equal run key, each evaluated on its own. With a
+    scratchpad and `mapping.stream_by_cost`, `tapeflow-layers`' cost model reads
+    the cache's size, lines and MSHRs and the DRAM latency: they stay."""
     hardware = get_model(model).run_hardware(hardware)
-    cache = replace(hardware.cache, size_bytes=0, assoc=0, line_bytes=0, mshrs=0, lru_on_write=True)
+    if hardware.mapping.stream_by_cost and hardware.scratchpad.size_bytes > 0:
+        cache = replace(hardware.cache, assoc=0, lru_on_write=True)
+        dram = DramConfig(0.0, hardware.dram.latency_cycles)
+    else:
+        cache = replace(
+            hardware.cache, size_bytes=0, assoc=0, line_bytes=0, mshrs=0, lru_on_write=True
+        )
+        dram = DramConfig(0.0, 0)
     return replace(
-        hardware,
-        name="",
-        clock_ghz=0.0,
-        cache=cache,
-        dram=DramConfig(0.0, 0),
-        energy=ENERGY_PRESETS["paper"],
+        hardware, name="", clock_ghz=0.0, cache=cache, dram=dram, energy=ENERGY_PRESETS["paper"]
     )
 
 

@@ -217,6 +217,13 @@ class MappingConfig:
     scratchpad (full/empty bits guard each entry), up to as many tiles ahead as
     fit; off: no earlier than the start of the previous REV layer (one layer
     ahead) [`sim/models/streams.py`]."""
+    stream_by_cost: bool = True
+    """`tapeflow-layers` streams a loop nest's tape only where its cost model
+    finds that streaming saves more cycles than its tiles add, from this
+    machine's cache, DRAM and integer latency, and keeps the other nests' regions
+    in DRAM, read through the cache (`stream=auto`); off: every nest that can be
+    layered is streamed (`stream=always`, the paper's Pass 2)
+    [`lowering/layers/cost.py`; docs/research/stream-cost.md]."""
 
 
 @dataclass(frozen=True)

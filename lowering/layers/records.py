@@ -53,6 +53,29 @@ class KeptRecord:
     reason: str
 
 
+@dataclass(frozen=True)
+class NestChoice:
+    """The cost model's decision for one nest, with its numbers."""
+
+    regions: str
+    stream: bool
+    saved: float
+    """Cycles streaming saves at most (`saved_cycles`)."""
+    added: float
+    """Cycles streaming adds (`added_cycles`)."""
+    fits: bool
+    """The function's tape and arrays fit the cache (REV tape reads hit)."""
+
+    @property
+    def reason(self) -> str:
+        fits = "fit" if self.fits else "do not fit"
+        return (
+            f"cost model: streaming would add {self.added:.0f} cycles of tile bookkeeping "
+            f"and save at most {self.saved:.0f} (tape misses and cache-port cycles; "
+            f"the tape and arrays {fits} the cache)"
+        )
+
+
 @dataclass
 class LayersReport:
     function: str
@@ -60,6 +83,8 @@ class LayersReport:
     layers: list[LayerRecord] = field(default_factory=list)
     kept: list[KeptRecord] = field(default_factory=list)
     """Regions kept in DRAM, read through the cache, with the reason."""
+    nests: list[NestChoice] = field(default_factory=list)
+    """The cost model's choice per nest (`stream=auto`; run-time nests have none)."""
 
     @property
     def dynamic_layers(self) -> int:
@@ -87,6 +112,12 @@ class LayersReport:
             )
         for k in self.kept:
             lines.append(f"  region {k.region} kept in DRAM, read through the cache: {k.reason}")
+        for n in self.nests:
+            choice = "streamed" if n.stream else "kept"
+            lines.append(
+                f"  nest {n.regions}: {choice} (cost model: streaming saves at most "
+                f"{n.saved:.0f} cycles, adds {n.added:.0f})"
+            )
         return "\n".join(lines)
 
 

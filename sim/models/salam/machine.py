@@ -229,6 +229,7 @@ SALAM_UNSIMULATED: frozenset[str] = frozenset(
         "mapping.loop_tiles_in_flight",
         "mapping.modulo_schedule",  # lockstep groups, not the grid's schedule
         "mapping.disambiguate",  # lockstep groups order accesses themselves
+        "mapping.stream_by_cost",  # untimed bins: every nest streamed (`lowering_hardware`)
         "config_cycles_per_op",  # a fixed datapath: no configuration to load
         "config_contexts",
         # A request's time is `SalamMachine`'s (the authors' bus, cache and DDR4

@@ -175,8 +175,11 @@ class SalamModel:
         the bins do not stream, so no tile waits for another's room
         (`mapping.tiles_in_flight` and `mapping.loop_tiles_in_flight` 1). No
         variant's kernels are modulo-scheduled: the lockstep groups, not the
-        grid's schedule, time them (`mapping.modulo_schedule` off)."""
-        hardware = replace(hardware, mapping=replace(hardware.mapping, modulo_schedule=False))
+        grid's schedule, time them (`mapping.modulo_schedule` off). Every nest is
+        streamed (`mapping.stream_by_cost` off): the bins are not timed, so the cost
+        model's misses, ports and bookkeeping are not this machine's."""
+        mapping = replace(hardware.mapping, modulo_schedule=False, stream_by_cost=False)
+        hardware = replace(hardware, mapping=mapping)
         if hardware.scratchpad.size_bytes <= 0:
             return hardware  # the baseline: no bins, the tape goes through the cache
         unit = 8 * hardware.scratchpad.banks
@@ -191,7 +194,9 @@ class SalamModel:
     def run_hardware(self, hardware: Hardware) -> Hardware:
         """Of the scratchpad's size, the lowering reads only whether there is one
         (`lowering_hardware` sizes the bins by the tape) and the run nothing: every
-        positive size is one run, the bins' unit of 8-byte entries in each bank."""
+        positive size is one run, the bins' unit of 8-byte entries in each bank. Nor
+        does it read `mapping.stream_by_cost` (every nest is streamed)."""
+        hardware = replace(hardware, mapping=replace(hardware.mapping, stream_by_cost=False))
         size = hardware.scratchpad.size_bytes
         if size <= 0:
             return hardware

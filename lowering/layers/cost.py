@@ -1,0 +1,220 @@
+"""
+The cost model of `tapeflow-layers{stream=auto}`: per loop nest (the regions that
+share its layers), whether streaming its tape through the scratchpad saves more
+cycles than it adds; if not, the nest's regions are kept in DRAM, read through the
+cache as the aos variant reads them. Estimates in cycles, from the machine's own
+numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
+models charge; each mechanism and its source: docs/research/stream-cost.md).
+
+* Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
+  loop, or of the straight-line ops of a loop body) is taken as memory-bound.
+  Streaming removes its tape accesses from the cache ports (`ports` a cycle) and
+  its tape misses, which cost only the groups of `mshrs` outstanding misses they
+  add to the window's primal ones (`dram_latency` a group). A tape line misses in
+  FWD (its first touch) and in REV unless the function's tape and arrays fit the
+  cache.
+* Added (`added_cycles`), from the layered IR: each layer executed runs its tile
+  bookkeeping (the bounds of its tile, a chain of integer ops on the tile index)
+  and its stream op as kernels run once, each its chain at `integer` per op plus
+  one cycle to issue; an iteration of a strip-mined loop whose body holds inner
+  loops computes its row offset as another such kernel; a piece of straight-line
+  stores cuts the kernel it sits in, one more kernel run once.
+
+A nest whose trip counts are known only at run time is streamed (no estimate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil, prod
+
+from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+
+from lowering.ir.loops import enclosing_loops, trip_count
+from lowering.layers.records import ROWS_PER_ITERATION
+from tapeflow_dialects import layer, region
+from tapeflow_dialects.layer import ENTRY_BYTES
+
+STREAM_CHOICES = ("auto", "always")
+"""`tapeflow-layers`'s `stream` option: decide per nest by the cost model, or
+stream every nest that can be layered (the paper's Pass 2)."""
+
+
+@dataclass(frozen=True)
+class StreamMachine:
+    """The machine numbers the cost model reads; defaults: `targets.hardware`'s."""
+
+    cache_bytes: int = 32 * 1024
+    cache_line_bytes: int = 64
+    cache_mshrs: int = 8
+    cache_ports: int = 2
+    dram_latency: int = 100
+    integer: int = 1
+
+
+def static_bytes(value: SSAValue) -> int:
+    typ = value.type
+    if isinstance(typ, region.RegionType) and typ.is_static():
+        return typ.size_bytes()
+    if isinstance(typ, builtin.MemRefType) and all(d >= 0 for d in typ.get_shape()):
+        return prod(typ.get_shape()) * ENTRY_BYTES
+    return 0
+
+
+def footprint(function: func.FuncOp, arrays: bool = True, regions: bool = True) -> int:
+    """Bytes of the function's arrays (arguments and allocations) and regions."""
+    kinds = (memref.AllocOp,) * arrays + (region.AllocOp,) * regions
+    values = [*function.body.block.args] if arrays else []
+    values += [r for op in function.walk() if isinstance(op, kinds) for r in op.results]
+    return sum(static_bytes(v) for v in values)
+
+
+def _window(access: Operation, function: func.FuncOp) -> tuple[Block, int, int] | None:
+    """The window `access` runs in: its block, the iterations of one run (the
+    trip count of an innermost loop, else 1) and the runs (the trips of the loops
+    around it); None if a trip count is known only at run time."""
+    block = access.parent_block()
+    owner = block.parent_op() if block is not None else None
+    while isinstance(owner, scf.IfOp):
+        block = owner.parent_block()
+        owner = block.parent_op() if block is not None else None
+    assert block is not None
+    loops = enclosing_loops(access, function)
+    trips = [trip_count(each) for each in loops]
+    if any(t is None for t in trips):
+        return None
+    innermost = isinstance(owner, scf.ForOp) and not any(
+        isinstance(o, scf.ForOp) for o in owner.body.walk()
+    )
+    if innermost:
+        return block, trips[-1] or 0, prod(t or 0 for t in trips[:-1])
+    return block, 1, prod(t or 0 for t in trips)
+
+
+def _in_window(block: Block) -> list[Operation]:
+    """The ops of a window's block, looking through branches, not loops."""
+    found: list[Operation] = []
+    for op in block.ops:
+        found.append(op)
+        if isinstance(op, scf.IfOp):
+            for body in op.regions:
+                for inner in body.blocks:
+                    found += _in_window(inner)
+    return found
+
+
+def saved_cycles(
+    function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine
+) -> float | None:
+    """At most the cycles streaming `regions` saves (None: run-time trip counts)."""
+    arrays = footprint(function, regions=False)
+    arrays_fit = arrays <= machine.cache_bytes
+    fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
+    windows: dict[Block, tuple[int, int]] = {}
+    for op in function.walk():
+        if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
+            window = _window(op, function)
+            if window is None:
+                return None
+            windows[window[0]] = window[1:]
+    saved = 0.0
+    for block, (iterations, runs) in windows.items():
+        ops = _in_window(block)
+        tape = [
+            o for o in ops if isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
+        ]
+        primal = [o for o in ops if isinstance(o, memref.LoadOp | memref.StoreOp)]
+        reused = sum(_reused(o, function) for o in primal)
+        words = iterations * ENTRY_BYTES / machine.cache_line_bytes
+        missing = sum(isinstance(o, region.StoreOp) or not fits for o in tape)
+        # Primal misses with the tape streamed: none if the arrays stay in the cache,
+        # else a line per line of elements an access touches once; with the tape in
+        # the cache, that does not hold them both, the reused elements miss too.
+        streamed = 0 if arrays_fit else (len(primal) - reused) * words
+        kept = streamed if fits else len(primal) * words
+        mshrs = machine.cache_mshrs
+        groups = _groups(kept, missing * words, mshrs) - _groups(streamed, 0.0, mshrs)
+        ports = len(tape) * iterations / machine.cache_ports
+        saved += runs * (groups * machine.dram_latency + ports)
+    return saved
+
+
+def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bool:
+    """The access touches an element again across a loop around it: its indices
+    leave out that loop's index."""
+    used: set[SSAValue] = set()
+    pending = list(access.indices)
+    while pending:
+        value = pending.pop()
+        if value in used:
+            continue
+        used.add(value)
+        if isinstance(value, OpResult):
+            pending += value.op.operands
+    return any(loop.body.block.args[0] not in used for loop in enclosing_loops(access, function))
+
+
+def _groups(primal: float, tape: float, mshrs: int) -> float:
+    """Expected groups of `mshrs` misses per window run, for `primal` and `tape`
+    expected misses of streams that advance with the iterations: under one miss
+    per run, a run misses at the densest stream's line crossings (the others' fall
+    on them), in the fraction `max(primal, tape)` of the runs."""
+    share = min(1.0, max(primal, tape))
+    if share == 0:
+        return 0.0
+    return share * ceil((primal + tape) / share / mshrs)
+
+
+def _depth(ops: list[Operation], start: SSAValue | None) -> int:
+    """Integer ops on the longest chain from `start` (the tile index) within `ops`;
+    ops on constants alone fold away."""
+    depth: dict[SSAValue, int] = {} if start is None else {start: 0}
+    longest = 0
+    for op in ops:
+        if isinstance(op, arith.ConstantOp) or op.regions:
+            continue
+        inputs = [depth[v] for v in op.operands if v in depth]
+        if not inputs:
+            continue
+        for result in op.results:
+            depth[result] = max(inputs) + 1
+        longest = max(longest, max(inputs) + 1)
+    return longest
+
+
+def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine) -> float:
+    """The cycles the layers of `regions` in the layered `function` add."""
+    kernel = machine.integer + 1  # one integer op issued as a kernel run once
+    added = 0.0
+    for op in function.walk():
+        if not isinstance(op, layer.LayerOp) or not any(
+            isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
+        ):
+            continue
+        runs = prod(trip_count(each) or 1 for each in enclosing_loops(op, function))
+        loop = next(
+            (
+                o
+                for o in op.body.block.ops
+                if isinstance(o, scf.ForOp) and ROWS_PER_ITERATION in o.attributes
+            ),
+            None,
+        )
+        tile_loop = op.parent_op()
+        if loop is None:
+            added += runs * 2 * kernel  # the stream op and the cut kernel
+            continue
+        index = tile_loop.body.block.args[0] if isinstance(tile_loop, scf.ForOp) else None
+        if isinstance(tile_loop, scf.ForOp) and trip_count(tile_loop) == 1:
+            index = None  # one tile: its bounds are constants
+        chain = _depth(list(op.body.block.ops), index)
+        added += runs * ((chain * machine.integer + 1 if chain else 0) + kernel)
+        if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
+            per_iteration = loop.attributes[ROWS_PER_ITERATION]
+            assert isinstance(per_iteration, builtin.IntegerAttr)
+            tile = op.salloc.tile.type
+            assert isinstance(tile, layer.SpadType)
+            iterations = tile.rows.data // per_iteration.value.data
+            added += runs * iterations * kernel  # a row offset per iteration
+    return added

@@ -1,0 +1,132 @@
+"""
+The cost model of `tapeflow-layers{stream=auto}` (`lowering.layers.cost`) on cases
+computed by hand from its rules, and `stream=always` as the paper's pass:
+
+- a tape that fits the cache, cut into many small tiles, is kept (its REV reads
+  hit; streaming saves FWD's first-touch misses and the ports, less than the tiles'
+  bookkeeping);
+- a nest far beyond the cache is streamed;
+- misses of the tape that fall in the primal's groups save nothing;
+- rowlse (a row log-sum-exp, 1000 rows of 4) is kept by `auto` on the cgra
+  machine and layered by `always` as before, and both compute Enzyme's values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from stage_checks import kernel_enzyme_outputs, same_bits
+from xdsl.dialects.builtin import ModuleOp
+
+from lowering.layers.cost import StreamMachine, _groups
+from lowering.tapeflow_enzyme import TapeflowEnzymePass
+from lowering.tapeflow_layers import layer_module
+from lowering.tapeflow_raise_tape import raise_module
+from lowering.tapeflow_regions import form_regions
+from sim.simulator import prepare, simulate
+from tapeflow_benchmarks.common import caller_arguments, parse_kernel
+from tapeflow_benchmarks.kernels import NEST_KERNELS
+from tapeflow_dialects import region
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser
+from targets.hardware import configure
+
+INPUTS = Path(__file__).parents[1] / "filecheck" / "passes" / "tapeflow-layers" / "Inputs"
+CGRA = StreamMachine()  # Tflow32k under cgra: 32 KB, 64 B lines, 8 MSHRs, 2 ports, 100 cycles
+
+
+def _layered(name: str, spad: int, machine: StreamMachine | None) -> tuple[ModuleOp, object]:
+    path = INPUTS / name
+    module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    (report,) = layer_module(module, spad, machine=machine)
+    return module, report
+
+
+def _kept(module: ModuleOp) -> list[str]:
+    return [
+        op.attributes[region.KEPT].data  # type: ignore[attr-defined]
+        for op in module.walk()
+        if isinstance(op, region.AllocOp) and region.KEPT in op.attributes
+    ]
+
+
+def test_a_tape_that_fits_the_cache_in_small_tiles_is_kept() -> None:
+    # 64 iterations storing 2 values: FWD's 128 first touches fill 16 lines, 2
+    # groups of 8 misses (200 cycles), and 128 port cycles in each sweep over 2
+    # ports (64 + 64); REV hits. A 32 B scratchpad: tiles of 2 iterations, 32 of
+    # them, each FWD layer 3 integer ops + 1 issue + 2 for its stream, each REV
+    # layer 5 + 1 + 2.
+    module, report = _layered("short-tape.mlir", 32, CGRA)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    assert (choice.saved, choice.added, choice.fits) == (200 + 64 + 64, 32 * (6 + 8), True)
+    assert not choice.stream
+    assert report.layers == [] and len(_kept(module)) == 1  # type: ignore[attr-defined]
+
+
+def test_a_nest_far_beyond_the_cache_is_streamed() -> None:
+    # 8192 iterations: 1024 lines of x and 2048 of tape miss in ceil(3072 / 8) =
+    # 384 groups where x alone takes 128 (FWD; REV likewise with dx), and 8192
+    # port cycles per sweep. Tiles of 32 iterations (64 entries of 512 B): 256.
+    module, report = _layered("long-tape.mlir", 512, CGRA)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    assert choice.saved == 2 * (256 * 100 + 8192)
+    assert choice.added == 256 * (6 + 8)
+    assert choice.stream and not _kept(module)
+
+
+def test_always_streams_what_auto_keeps() -> None:
+    module, report = _layered("short-tape.mlir", 32, None)
+    assert not _kept(module) and not report.nests  # type: ignore[attr-defined]
+    assert [(r.rows, r.slots, r.instances) for r in report.layers] == [(2, 2, 32)]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("primal", "tape", "saved"),
+    [
+        (0.5, 0.5, 0.0),  # rows of 4 words of x and of tape: both miss every 2nd row
+        (1250.0, 2500.0, 469 - 157),  # one long window: the tape's misses add groups
+        (0.0, 0.25, 0.25),  # no primal miss: a tape line every 4th run costs a group
+    ],
+)
+def test_tape_misses_cost_only_the_groups_they_add(
+    primal: float, tape: float, saved: float
+) -> None:
+    assert _groups(primal, tape, 8) - _groups(primal, 0.0, 8) == pytest.approx(saved)
+
+
+def _rowlse(preset: str) -> ModuleOp:
+    ctx = make_context()
+    module = parse_kernel(ctx, "rowlse", preset)
+    TapeflowEnzymePass().apply(ctx, module)
+    raise_module(module)
+    form_regions(module)
+    return module
+
+
+def test_rowlse_is_kept_by_auto_and_layered_by_always_as_before() -> None:
+    # 1000 rows of 4: a tile of 16 entries (512 B, 4 tiles in flight) holds 3 rows
+    # of 5 values (4 of the row, its sum): 334 tiles, 668 layers.
+    (always,) = layer_module(_rowlse("paper"), 512, 2, 4)
+    assert always.dynamic_layers == 668 and not always.kept
+    (auto,) = layer_module(_rowlse("paper"), 512, 2, 4, CGRA)
+    assert auto.dynamic_layers == 0 and len(auto.kept) == 2
+    assert all(k.reason.startswith("cost model:") for k in auto.kept)
+
+
+@pytest.mark.parametrize("by_cost", [True, False])
+def test_both_choices_compute_the_enzyme_values(by_cost: bool) -> None:
+    # At paper size on Tflow32k the cost model keeps rowlse's nest; off, it streams.
+    hardware = configure("Tflow32k")
+    hardware = replace(hardware, mapping=replace(hardware.mapping, stream_by_cost=by_cost))
+    ctx = make_context()
+    module = parse_kernel(ctx, "rowlse", "paper")
+    tape_bytes = prepare(ctx, module, "tapeflow", hardware)
+    assert bool(_kept(module)) is by_cost
+    args = caller_arguments(module, "rowlse", "paper")
+    result = simulate(module, "rowlse_grad", args, hardware, tape_bytes)
+    want = kernel_enzyme_outputs(NEST_KERNELS["rowlse"], "paper")
+    problem = same_bits({k: np.asarray(v) for k, v in result.outputs.items()}, want)
+    assert problem is None, problem
