@@ -15,8 +15,10 @@ that ran (`tapeflow.unroll_factors` on the gradients: each tape loop takes the
 largest divisor of its trip count up to the factor asked).
 
 What an execution fixes: the schedule and the run depend on the fields
-`tapeflow-to-cgra` takes and on the scratchpad size; the rest (cache, DRAM,
-clock, energy) only on `evaluate`, so one execution serves a sweep over them. A
+`tapeflow-to-cgra` takes and on the scratchpad size (and, with a scratchpad and
+`mapping.stream_by_cost`, on the cache and DRAM latency `tapeflow-layers`' cost
+model reads); the rest (cache, DRAM, clock, energy) only on `evaluate`, so one
+execution serves a sweep over them. A
 model may ignore part of the first kind (`TimingModel.run_hardware`): `run_key`
 is what an execution fixes under its model. More: docs/DESIGN.md, "Simulator".
 """

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from math import exp, log
 from typing import Any
 
+from sim.tape_warnings import COST_MODEL
 from tapeflow_benchmarks.harness.points import FULL_UNROLL, KB, Group, Point
 from tapeflow_benchmarks.paper import TABLE_II, TableII
 
@@ -652,6 +653,51 @@ def _ablation(kernels: list[str], size: str, lookup: Lookup) -> Result:
     return result
 
 
+# ------------------------------------------------------------------ streaming
+STREAM_ALWAYS = ("mapping.stream_by_cost", False)
+"""Every nest streamed: `tapeflow-layers{stream=always}`, the paper's Pass 2."""
+
+
+def _streaming_points(kernels: list[str], size: str) -> list[Point]:
+    points = []
+    for k in kernels:
+        for cache in TFLOW.values():
+            points += [tapeflow(k, size, cache), _ablated(tapeflow(k, size, cache), STREAM_ALWAYS)]
+    return points
+
+
+def _streaming(kernels: list[str], size: str, lookup: Lookup) -> Result:
+    """Per kernel and TapeFlow configuration: the nests the cost model kept in
+    DRAM and why, and the cycles with every nest streamed beside the chosen ones."""
+    result = Result("streaming")
+    for k in kernels:
+        for name, cache in TFLOW.items():
+            chosen = _ok(lookup, result, tapeflow(k, size, cache))
+            always = _ok(lookup, result, _ablated(tapeflow(k, size, cache), STREAM_ALWAYS))
+            if chosen is None or always is None:
+                continue
+            kept = chosen.get("kept_regions", {})
+            by_cost = {r: why for r, why in kept.items() if why.startswith(COST_MODEL)}
+            result.rows.append(
+                {
+                    "kernel": k,
+                    "config": name,
+                    "kept_by_cost": len(by_cost),
+                    "kept_otherwise": len(kept) - len(by_cost),
+                    "cycles": chosen["cycles"]["total"],
+                    "cycles_always": always["cycles"]["total"],
+                    "gain": _ratio(always["cycles"]["total"], chosen["cycles"]["total"]),
+                    "why": "; ".join(
+                        f"{r}: {why.removeprefix(COST_MODEL).strip()}" for r, why in by_cost.items()
+                    ),
+                }
+            )
+    gains = [r["gain"] for r in result.rows if r["kept_by_cost"]]
+    result.summary["kept_nests"] = sum(r["kept_by_cost"] for r in result.rows)
+    result.summary["gain_where_kept"] = geomean(gains)
+    return result
+
+
 # ------------------------------------------------------------------ Table II
 def _table2_points(kernels: list[str], size: str) -> list[Point]:
     return [p for k in kernels for p in (enzyme(k, size, 32 * KB), tapeflow(k, size, 32 * KB))]
@@ -748,6 +794,14 @@ EXPERIMENTS: dict[str, Experiment] = {
             "Table II",
             _table2_points,
             _table2,
+        ),
+        Experiment(
+            "streaming",
+            "Nests the cost model keeps in DRAM, and the cycles with every nest streamed",
+            "beyond the paper",
+            _streaming_points,
+            _streaming,
+            models=("cgra",),
         ),
         Experiment(
             "ablation",

@@ -421,7 +421,23 @@ def _ablation(result: Result, ax: Any) -> None:
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
 
 
+def _streaming(result: Result, ax: Any) -> None:
+    kernels = _kernels(result.rows)
+    configs = list(dict.fromkeys(r["config"] for r in result.rows))
+    series = {
+        c: [
+            next((r["gain"] for r in result.rows if r["kernel"] == k and r["config"] == c), None)
+            for k in kernels
+        ]
+        for c in configs
+    }
+    _bars(ax, kernels, series, "cycles with every nest streamed / chosen (x)")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.legend(fontsize="x-small")
+
+
 _LAYOUTS: dict[str, tuple[tuple[int, int], Callable[[Result, Any], None]]] = {
+    "streaming": ((1, 1), _streaming),
     "ablation": ((1, 1), _ablation),
     "performance": ((1, 3), _performance),
     "layout": ((1, 1), _layout),

@@ -287,6 +287,16 @@ _ROW_COLUMNS = {
         "enzyme_ops_unplaced",
         *(f"{prefix}{part}" for prefix in ("", "enzyme_") for part in BREAKDOWN),
     ],
+    "streaming": [
+        "kernel",
+        "config",
+        "kept_by_cost",
+        "kept_otherwise",
+        "cycles",
+        "cycles_always",
+        "gain",
+        "why",
+    ],
     "ablation": [
         "kernel",
         "without",

@@ -40,6 +40,7 @@ from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from sim import simulator
 from sim.models import DEFAULT_MODEL
+from sim.tape_warnings import kept_regions
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
 from tapeflow_benchmarks.harness.points import Group, KernelSource, Point, grouped
 from tapeflow_benchmarks.harness.result_cache import (
@@ -138,6 +139,8 @@ class _Lowered:
     seconds: float
     addresses: list[int | None]
     """Per argument, where its program puts it (`Kernel.argument_addresses`)."""
+    kept: dict[str, str]
+    """The regions `tapeflow-layers` kept in DRAM, with why (`kept_regions`)."""
 
 
 def _lower(
@@ -178,8 +181,9 @@ def _lower(
         addresses = []
     if stats:
         stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+    kept = kept_regions(module) if group.variant == "tapeflow" else {}
     return _Lowered(
-        module, tape_bytes, function, args, stats, time.perf_counter() - started, addresses
+        module, tape_bytes, function, args, stats, time.perf_counter() - started, addresses, kept
     )
 
 
@@ -219,6 +223,7 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
         report["hardware"] = record
         report["kernel_stats"] = stats
         report["outputs_finite"] = bool(finite)
+        report["kept_regions"] = dict(lowered.kept)
         reports[point] = report
     seconds = lowered.seconds + time.perf_counter() - started
     for report in reports.values():
@@ -273,7 +278,13 @@ def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
     one lowering and run."""
     runs: dict[tuple[Any, ...], list[tuple[Group, list[Point]]]] = {}
     for group, points in bundle:
-        runs.setdefault(_run_identity(group, points), []).append((group, points))
+        # A group's points differ in what `evaluate` may change, unless the
+        # lowering reads it too (the cost model of `tapeflow-layers`: the cache).
+        parts: dict[Any, list[Point]] = {}
+        for point in points:
+            parts.setdefault(simulator.run_key(point.hardware(), group.model), []).append(point)
+        for part in parts.values():
+            runs.setdefault(_run_identity(group, part), []).append((group, part))
     # Copies of one kernel's module: the passes before the first that takes the
     # machine's parameters run once for all the runs.
     kernels = {(g.kernel, g.size, g.source) for g, _ in bundle}
