@@ -63,14 +63,21 @@ def tape_warnings(
                 assert isinstance(layer_op, layer.LayerOp)
                 entries = tile.rows.data * tile.slots.data
                 tiles.append((entries, layer_op.id.value.data, tile))
-    spad = report.get("spad")
-    peak = spad.get("peak_bytes", 0) if isinstance(spad, Mapping) else 0
-    if tiles and spad_bytes and 4 * int(peak) < spad_bytes:
+    low = underused(report, spad_bytes)
+    if tiles and low:
         entries, ident, tile = max(tiles, key=lambda t: t[0])
         found.append(
-            f"the scratchpad's peak use is {peak} of {spad_bytes} bytes, under a quarter: "
-            f"the largest tile, layer {ident}'s {tile}, holds {entries * ENTRY_BYTES} bytes "
-            "(a loop's tile holds whole iterations, at most its trip count and its share "
-            "of the scratchpad for the tiles in flight)"
+            f"{low}: the largest tile, layer {ident}'s {tile}, holds {entries * ENTRY_BYTES} "
+            "bytes (a loop's tile holds whole iterations, at most its trip count and its "
+            "share of the scratchpad for the tiles in flight)"
         )
     return found
+
+
+def underused(report: Mapping[str, object], spad_bytes: int) -> str | None:
+    """What a run whose scratchpad's peak use is under a quarter of it says."""
+    spad = report.get("spad")
+    peak = spad.get("peak_bytes", 0) if isinstance(spad, Mapping) else 0
+    if spad_bytes and 4 * int(peak) < spad_bytes:
+        return f"the scratchpad's peak use is {peak} of {spad_bytes} bytes, under a quarter"
+    return None

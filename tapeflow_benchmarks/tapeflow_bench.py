@@ -330,7 +330,12 @@ def _sweep(
     formats: list[str],
 ) -> int:
     """`--sweep FILE`: check the file whole, run its points, write the folder."""
-    from tapeflow_benchmarks.harness.sweep import load_sweep, unroll_notes, write_sweep
+    from tapeflow_benchmarks.harness.sweep import (
+        load_sweep,
+        tape_notes,
+        unroll_notes,
+        write_sweep,
+    )
 
     given = list(argv if argv is not None else sys.argv[1:])
     for option in ("--quick", "--only", "--kernels", "--size", "--model", "--extra-kernels"):
@@ -350,6 +355,8 @@ def _sweep(
         return ran
     runs, summary = ran
     for note in unroll_notes(sweep, runs):  # what ran is recorded; say so
+        print(f"tapeflow-bench: warning: {note}", file=sys.stderr)
+    for note in tape_notes(sweep, runs):  # once per kernel and finding
         print(f"tapeflow-bench: warning: {note}", file=sys.stderr)
     meta = {
         "command": shlex.join(["tapeflow-bench", *given]),

@@ -18,12 +18,12 @@ from tapeflow_tools import tapeflow_sim
 ROOT = Path(__file__).resolve().parents[2] / "tapeflow_benchmarks" / "mlir"
 
 
-def _simulate(tmp_path: Path, key: str, *extra: str) -> None:
+def _simulate(tmp_path: Path, key: str, *extra: str, size: str = "small") -> None:
     inputs = tmp_path / "in.npz"
-    np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(ALL_KERNELS[key].inputs("small"))})
+    np.savez(inputs, **{f"arg{i}": a for i, a in enumerate(ALL_KERNELS[key].inputs(size))})
     tapeflow_sim.main(
         [
-            str(ROOT / f"{key}.small.mlir"),
+            str(ROOT / f"{key}.{size}.mlir"),
             "--function",
             f"{key}_grad",
             "--variant",
@@ -64,6 +64,20 @@ def test_a_region_kept_in_dram_is_named_with_its_reason(
     (kept,) = [line for line in _stderr_lines(capsys) if "DRAM" in line]
     assert "region !region.region<?, [f64]> keeps its tape in DRAM" in kept
     assert "strip-mined in a loop inside it" in kept
+
+
+def test_a_region_the_cost_model_kept_is_called_its_choice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rowlse at paper size (1000 rows of 4): on Tflow32k the cost model keeps both
+    of its nest's regions in DRAM; the warning says it chose to, and how to stream."""
+    _simulate(tmp_path, "rowlse", "--preset", "Tflow32k", size="paper")
+    kept = [line for line in _stderr_lines(capsys) if "DRAM" in line]
+    assert len(kept) == 2
+    for line in kept:
+        assert "by the cost model's choice (a decision, not a failure" in line
+        assert "mapping.stream_by_cost=false streams it" in line
+        assert "tile bookkeeping" in line
 
 
 def test_a_scratchpad_used_under_a_quarter_is_named(

@@ -28,7 +28,12 @@ the runner runs them; `write.py` writes the folder and `figure.py` draws it.
 from tapeflow_benchmarks.harness.sweep.figure import sizes_note, sweep_figure
 from tapeflow_benchmarks.harness.sweep.load import MAX_POINTS, load_sweep
 from tapeflow_benchmarks.harness.sweep.plan import Sweep, value_at
-from tapeflow_benchmarks.harness.sweep.write import run_rows, unroll_notes, write_sweep
+from tapeflow_benchmarks.harness.sweep.write import (
+    run_rows,
+    tape_notes,
+    unroll_notes,
+    write_sweep,
+)
 
 __all__ = [
     "MAX_POINTS",
@@ -37,6 +42,7 @@ __all__ = [
     "run_rows",
     "sizes_note",
     "sweep_figure",
+    "tape_notes",
     "unroll_notes",
     "value_at",
     "write_sweep",

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.tape_warnings import kept_warning, underused
 from tapeflow_benchmarks.harness.columns import point_fields, run_row
 from tapeflow_benchmarks.harness.figures import save
 from tapeflow_benchmarks.harness.points import Point
@@ -47,6 +48,30 @@ def unroll_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
                 f"runs.csv and the hardware record say {ran}"
             ] = None
     return list(notes)
+
+
+def tape_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
+    """What TapeFlow's runs leave on the table (`sim.tape_warnings`), one line per
+    kernel and finding with the points it holds at, not one per point: regions
+    kept in DRAM with the reason (the cost model's choice said as such), and a
+    scratchpad used under a quarter at its peak."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for point, report in ordered(sweep, runs):
+        if point.group.variant != "tapeflow" or "error" in report:
+            continue
+        label = " ".join(x for x in (point.group.kernel, point.group.size) if x)
+        at = ", ".join(f"{k}={v}" for k, v in sweep.points[point].items()) or "every point"
+        texts = [kept_warning(r, why) for r, why in report.get("kept_regions", {}).items()]
+        spad = report.get("hardware", {}).get("scratchpad", {}).get("size_bytes", 0)
+        low = underused(report, int(spad or 0))
+        texts += [low] if low and report.get("layers") else []
+        for text in texts:
+            found.setdefault((label, text), []).append(at)
+    notes = []
+    for (label, text), points in found.items():
+        shown = "; ".join(points[:3]) + (f"; ... ({len(points)} points)" if len(points) > 3 else "")
+        notes.append(f"{label} tapeflow: {text} (at {shown})")
+    return notes
 
 
 def run_rows(sweep: Sweep, runs: dict[Point, Report]) -> list[dict[str, Any]]:
@@ -135,6 +160,9 @@ def _write_into(
     lines += [""]
     if meta.get("failed"):
         lines += ["## Failed runs", ""] + [f"- {f}" for f in meta["failed"]] + [""]
+    notes = tape_notes(sweep, runs)
+    if notes:
+        lines += ["## Tape left on the table", ""] + [f"- {n}" for n in notes] + [""]
     if steps:
         lines += (
             [
@@ -155,4 +183,4 @@ def _write_into(
     return figures
 
 
-__all__ = ["ordered", "run_rows", "unroll_notes", "write_sweep"]
+__all__ = ["ordered", "run_rows", "tape_notes", "unroll_notes", "write_sweep"]

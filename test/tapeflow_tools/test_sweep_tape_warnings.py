@@ -1,0 +1,40 @@
+"""
+`tapeflow-bench --sweep` warns as `tapeflow-sim` does about what a TapeFlow run
+leaves on the table, once per kernel and finding with the points it holds at:
+rowlse (1000 rows of 4) at paper size, whose nest the cost model keeps in DRAM on
+every machine of the grid, gets one line per kept region that calls it the cost
+model's choice, and the sweep's report lists them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tapeflow_benchmarks import tapeflow_bench
+
+
+def test_a_sweep_warns_once_per_kernel_and_kept_region(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(
+        "name: rowlse-kept\n"
+        "kernels: [{name: rowlse, size: paper}]\n"
+        "variants: [tapeflow]\n"
+        "grid: {cache.size_bytes: [16384, 32768], dram.latency_cycles: [100, 200]}\n"
+    )
+    out = tmp_path / "out"
+    code = tapeflow_bench.main(
+        ["--sweep", str(spec), "--out", str(out), "--no-cache", "--jobs", "1", "--no-progress"]
+    )
+    assert code == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "DRAM" in line]
+    assert len(warnings) == 2, warnings  # the row's values and its sums: two regions
+    for line in warnings:
+        assert line.startswith("tapeflow-bench: warning: rowlse paper tapeflow: @differowlse:")
+        assert "by the cost model's choice (a decision, not a failure" in line
+        assert line.endswith("... (4 points))")
+    report = (out / "report.md").read_text()
+    assert report.count("by the cost model's choice") == 2
