@@ -227,7 +227,7 @@ def _choose(
             continue
         added = added_cycles(work, {allocs[i] for i in indices}, machine)
         fits = footprint(function) <= machine.cache_bytes
-        choices.append((indices, NestChoice(names, saved > added, saved, added, fits)))
+        choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 
 

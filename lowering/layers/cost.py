@@ -12,7 +12,8 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   its tape misses, which cost only the groups of `mshrs` outstanding misses they
   add to the window's primal ones (`dram_latency` a group). A tape line misses in
   FWD (its first touch) and in REV unless the function's tape and arrays fit the
-  cache.
+  cache; where they do not and some access reuses its elements, each tape line
+  may also evict a reused line, missed again in a group of its own.
 * Added (`added_cycles`), from the layered IR: each layer executed runs its tile
   bookkeeping (the bounds of its tile, a chain of integer ops on the tile index)
   and its stream op as kernels run once, each its chain at `integer` per op plus
@@ -118,7 +119,16 @@ def saved_cycles(
             if window is None:
                 return None
             windows[window[0]] = window[1:]
-    saved = 0.0
+    # Each tape line brought into a cache that cannot hold the tape beside the
+    # arrays may evict a line of reused data, missed again later in a group of its
+    # own: once in FWD and once in REV.
+    reuse = any(
+        _reused(o, function)
+        for o in function.walk()
+        if isinstance(o, memref.LoadOp | memref.StoreOp)
+    )
+    lines = sum(static_bytes(r) for r in regions) / machine.cache_line_bytes
+    saved = 0.0 if fits or not reuse else 2 * lines * machine.dram_latency
     for block, (iterations, runs) in windows.items():
         ops = _in_window(block)
         tape = [
@@ -128,31 +138,46 @@ def saved_cycles(
         reused = sum(_reused(o, function) for o in primal)
         words = iterations * ENTRY_BYTES / machine.cache_line_bytes
         missing = sum(isinstance(o, region.StoreOp) or not fits for o in tape)
-        # Primal misses with the tape streamed: none if the arrays stay in the cache,
-        # else a line per line of elements an access touches once; with the tape in
-        # the cache, that does not hold them both, the reused elements miss too.
-        streamed = 0 if arrays_fit else (len(primal) - reused) * words
-        kept = streamed if fits else len(primal) * words
+        # Primal misses: none if the arrays stay in the cache, else a line per line
+        # of elements an access touches once.
+        primal_misses = 0 if arrays_fit else (len(primal) - reused) * words
         mshrs = machine.cache_mshrs
-        groups = _groups(kept, missing * words, mshrs) - _groups(streamed, 0.0, mshrs)
+        groups = _groups(primal_misses, missing * words, mshrs) - _groups(primal_misses, 0.0, mshrs)
         ports = len(tape) * iterations / machine.cache_ports
         saved += runs * (groups * machine.dram_latency + ports)
     return saved
 
 
 def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bool:
-    """The access touches an element again across a loop around it: its indices
-    leave out that loop's index."""
-    used: set[SSAValue] = set()
-    pending = list(access.indices)
+    """The access may touch an element again: an index of a loop around it is in
+    none of its indices (the element is reused across that loop), or one index
+    combines two loops' indices (a stencil's `y + ky`: neighbouring iterations
+    share elements). Otherwise it touches each element once."""
+    loops = [loop.body.block.args[0] for loop in enclosing_loops(access, function)]
+    seen: set[SSAValue] = set()
+    for index in access.indices:
+        used = _loop_indices(index, set(loops))
+        if len(used) > 1:
+            return True
+        seen |= used
+    return len(seen) < len(loops)
+
+
+def _loop_indices(value: SSAValue, loops: set[SSAValue]) -> set[SSAValue]:
+    """The loop indices among `loops` that `value` is computed from."""
+    found: set[SSAValue] = set()
+    visited: set[SSAValue] = set()
+    pending = [value]
     while pending:
-        value = pending.pop()
-        if value in used:
+        current = pending.pop()
+        if current in visited:
             continue
-        used.add(value)
-        if isinstance(value, OpResult):
-            pending += value.op.operands
-    return any(loop.body.block.args[0] not in used for loop in enclosing_loops(access, function))
+        visited.add(current)
+        if current in loops:
+            found.add(current)
+        elif isinstance(current, OpResult):
+            pending += current.op.operands
+    return found
 
 
 def _groups(primal: float, tape: float, mshrs: int) -> float:

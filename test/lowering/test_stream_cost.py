@@ -77,6 +77,23 @@ def test_a_nest_far_beyond_the_cache_is_streamed() -> None:
     assert choice.stream and not _kept(module)
 
 
+def test_a_tape_that_evicts_reused_data_saves_its_lines_twice() -> None:
+    # The long tape with a load that reuses x[0] in every iteration: where the
+    # tape and the arrays do not fit, each of its 2048 lines may evict a reused
+    # line in FWD and again in REV, a group of its own each.
+    path = INPUTS / "long-tape.mlir"
+    text = path.read_text().replace(
+        "    %s = math.sin %a : f64\n",
+        "    %x0 = memref.load %x[%c0] : memref<8192xf64>\n"
+        "    %s0 = math.sin %a : f64\n"
+        "    %s = arith.addf %s0, %x0 : f64\n",
+    )
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    (report,) = layer_module(module, 512, machine=CGRA)
+    (choice,) = report.nests
+    assert choice.saved == 2 * (256 * 100 + 8192) + 2 * 2048 * 100
+
+
 def test_always_streams_what_auto_keeps() -> None:
     module, report = _layered("short-tape.mlir", 32, None)
     assert not _kept(module) and not report.nests  # type: ignore[attr-defined]
