@@ -1,0 +1,44 @@
+"""
+`tapeflow-bench`'s `streaming` experiment: per kernel and TapeFlow configuration,
+the nests the cost model kept in DRAM and why, with the cycles of every nest
+streamed beside the chosen ones. rowlse at paper size keeps its nest (two
+regions) on all three TapeFlow machines, and streaming it costs cycles there.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from tapeflow_benchmarks import tapeflow_bench
+
+
+def test_the_streaming_experiment_lists_rowlse_kept_nest(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code = tapeflow_bench.main(
+        [
+            "--kernels",
+            "rowlse",
+            "--size",
+            "paper",
+            "--only",
+            "streaming",
+            "--model",
+            "cgra",
+            "--no-cache",
+            "--jobs",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    with (out / "csv" / "streaming.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["config"] for r in rows] == ["Tflow32k", "Tflow2k", "Tflow1k"]
+    for r in rows:
+        assert (r["kept_by_cost"], r["kept_otherwise"]) == ("2", "0")
+        assert int(r["cycles_always"]) > int(r["cycles"])
+        assert r["why"].count("streaming would add") == 2
+    assert "| rowlse | Tflow32k | 2 | 0 |" in (out / "report.md").read_text()
