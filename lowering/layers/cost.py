@@ -12,8 +12,8 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   its tape misses, which cost only the groups of `mshrs` outstanding misses they
   add to the window's primal ones (`dram_latency` a group). A tape line misses in
   FWD (its first touch) and in REV unless the function's tape and arrays fit the
-  cache; where they do not and some access reuses its elements, each tape line
-  may also evict a reused line, missed again in a group of its own.
+  cache; where they do not, each cache's worth of tape lines may evict every
+  reused line once more (LRU), each missed again in a group of its own.
 * Added (`added_cycles`), from the layered IR: each layer executed runs its tile
   bookkeeping (the bounds of its tile, a chain of integer ops on the tile index)
   and its stream op as kernels run once, each its chain at `integer` per op plus
@@ -119,16 +119,19 @@ def saved_cycles(
             if window is None:
                 return None
             windows[window[0]] = window[1:]
-    # Each tape line brought into a cache that cannot hold the tape beside the
-    # arrays may evict a line of reused data, missed again later in a group of its
-    # own: once in FWD and once in REV.
-    reuse = any(
-        _reused(o, function)
+    # Where the tape does not fit beside the arrays, it pushes reused lines out of
+    # the (LRU) cache: a reused line is evicted at most once more per cache's worth
+    # of tape lines passing, and missed again in a group of its own; in FWD and REV.
+    reused_arrays = {
+        o.memref
         for o in function.walk()
-        if isinstance(o, memref.LoadOp | memref.StoreOp)
-    )
-    lines = sum(static_bytes(r) for r in regions) / machine.cache_line_bytes
-    saved = 0.0 if fits or not reuse else 2 * lines * machine.dram_latency
+        if isinstance(o, memref.LoadOp | memref.StoreOp) and _reused(o, function)
+    }
+    line = machine.cache_line_bytes
+    cache_lines = machine.cache_bytes // line
+    reused_lines = min(cache_lines, -(-sum(static_bytes(a) for a in reused_arrays) // line))
+    passes = -(-sum(static_bytes(r) for r in regions) // (cache_lines * line))
+    saved = 0.0 if fits else 2.0 * passes * reused_lines * machine.dram_latency
     for block, (iterations, runs) in windows.items():
         ops = _in_window(block)
         tape = [

@@ -77,10 +77,11 @@ def test_a_nest_far_beyond_the_cache_is_streamed() -> None:
     assert choice.stream and not _kept(module)
 
 
-def test_a_tape_that_evicts_reused_data_saves_its_lines_twice() -> None:
-    # The long tape with a load that reuses x[0] in every iteration: where the
-    # tape and the arrays do not fit, each of its 2048 lines may evict a reused
-    # line in FWD and again in REV, a group of its own each.
+def test_a_tape_that_evicts_reused_data_saves_those_misses() -> None:
+    # The long tape with a load that reuses x[0] in every iteration, so x (64 KB)
+    # is reused data: where the tape and the arrays do not fit, each cache's worth
+    # of tape (128 KB over 32 KB: 4) may evict the reused lines the cache holds
+    # (512) once more, in FWD and in REV, a group of its own each.
     path = INPUTS / "long-tape.mlir"
     text = path.read_text().replace(
         "    %s = math.sin %a : f64\n",
@@ -91,7 +92,7 @@ def test_a_tape_that_evicts_reused_data_saves_its_lines_twice() -> None:
     module = LocatingParser(make_context(), text, str(path)).parse_module()
     (report,) = layer_module(module, 512, machine=CGRA)
     (choice,) = report.nests
-    assert choice.saved == 2 * (256 * 100 + 8192) + 2 * 2048 * 100
+    assert choice.saved == 2 * (256 * 100 + 8192) + 2 * 4 * 512 * 100
 
 
 def test_always_streams_what_auto_keeps() -> None:
