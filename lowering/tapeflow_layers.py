@@ -416,16 +416,16 @@ class TapeflowLayersPass(ModulePass):
     keep the nest's regions in DRAM, read through the cache; `always`: stream
     every nest that can be layered (the paper's Pass 2)."""
 
-    cache_bytes: int = 32 * 1024
+    cache_bytes: int = StreamMachine.cache_bytes
     """The cost model's machine (defaults: `targets.hardware`'s): cache capacity."""
-    cache_line_bytes: int = 64
-    cache_mshrs: int = 8
+    cache_line_bytes: int = StreamMachine.cache_line_bytes
+    cache_mshrs: int = StreamMachine.cache_mshrs
     """Outstanding misses the cache overlaps."""
-    cache_ports: int = 2
+    cache_ports: int = StreamMachine.cache_ports
     """Cache accesses per cycle."""
-    dram_latency: int = 100
+    dram_latency: int = StreamMachine.dram_latency
     """Cycles of a miss beyond a hit."""
-    integer: int = 1
+    integer: int = StreamMachine.integer
     """Cycles of an integer op (the tiles' bookkeeping)."""
 
     stats: bool = False

@@ -1,8 +1,8 @@
 """
 The cost model of `tapeflow-layers{stream=auto}`: per loop nest (the regions that
-share its layers), whether streaming its tape through the scratchpad saves more
-cycles than it adds; if not, the nest's regions are kept in DRAM, read through the
-cache as the aos variant reads them. Estimates in cycles, from the machine's own
+share its layers), whether streaming its tape through the scratchpad saves at
+least the cycles it adds; if not, the nest's regions are kept in DRAM, read through
+the cache as the aos variant reads them. Estimates in cycles, from the machine's own
 numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
 models charge; each mechanism and its source: docs/research/stream-cost.md).
 
@@ -36,22 +36,26 @@ from lowering.ir.loops import enclosing_loops, trip_count
 from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES
+from targets.hardware import CacheConfig, DramConfig, Latencies
 
 STREAM_CHOICES = ("auto", "always")
 """`tapeflow-layers`'s `stream` option: decide per nest by the cost model, or
 stream every nest that can be layered (the paper's Pass 2)."""
 
 
+_CACHE, _DRAM, _LATENCIES = CacheConfig(), DramConfig(), Latencies()
+
+
 @dataclass(frozen=True)
 class StreamMachine:
     """The machine numbers the cost model reads; defaults: `targets.hardware`'s."""
 
-    cache_bytes: int = 32 * 1024
-    cache_line_bytes: int = 64
-    cache_mshrs: int = 8
-    cache_ports: int = 2
-    dram_latency: int = 100
-    integer: int = 1
+    cache_bytes: int = _CACHE.size_bytes
+    cache_line_bytes: int = _CACHE.line_bytes
+    cache_mshrs: int = _CACHE.mshrs
+    cache_ports: int = _CACHE.ports
+    dram_latency: int = _DRAM.latency_cycles
+    integer: int = _LATENCIES.integer
 
 
 def static_bytes(value: SSAValue) -> int:
