@@ -354,6 +354,9 @@ def test_report_claims_are_short_lines_with_tolerance_and_count(
     assert max(len(line) for line in table) <= 600
     for line in table:
         verdict = line.rsplit("|", 2)[1]
+        if "not testable under" in verdict:  # no tolerance applies: the field it varies
+            assert "runs alike at every value of scratchpad.size_bytes" in verdict, line
+            continue
         assert "tolerance" in verdict, line
         assert re.search(r"\b\d+ kernels?\b", verdict), line
         assert (

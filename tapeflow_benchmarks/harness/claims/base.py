@@ -258,7 +258,8 @@ class Verdict:
         tol = self.claim.tolerance.range_text()
         m = self.measured
         if self.verdict == UNTESTABLE:
-            return f"**{self.label()}**: {self.why_not}"
+            field = self.claim.varies[0] if self.claim.varies else "what the claim varies"
+            return f"**{self.label()}**: it runs alike at every value of {field}"
         if self.verdict == UNJUDGED:
             return (
                 f"**{self.label()}**: {kernels} measured; the paper's tolerance {tol} is "

@@ -203,7 +203,9 @@ def _detail(i: int, c: Comparison, models: list[str], once: _Once) -> list[str]:
     for model in models:
         v = c.verdicts[model]
         if v.why_not:
-            text = f"- **{model}**: {v.label()}: {v.why_not}."
+            text = f"- **{model}**: {v.label()}: {once.text(v.why_not + '.', where, label)}"
+        elif v.measured and not v.judged:
+            text = f"- **{model}**: {v.label()}."
         elif v.measured:
             text = f"- **{model}**: {v.label()}; {v.counts()}."
         else:
