@@ -368,7 +368,8 @@ def _markdown(
         "docs/DESIGN.md. Timing models: `cgra` is the pipelined CGRA of `sim/timing.py`; "
         "`salam` the authors' gem5-SALAM machine (docs/research/gem5-salam.md). "
         "Speedup is Enzyme's cycles over TapeFlow's; a reduction is Enzyme's quantity "
-        "over TapeFlow's.",
+        "over TapeFlow's. In the figures the paper's values are drawn in black (dashed "
+        "lines, stars; grey bands for its ranges), and a bar without a value says n/a.",
         "",
     ]
     if meta["size"] == "small":

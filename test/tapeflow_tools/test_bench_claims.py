@@ -355,3 +355,12 @@ def test_the_authors_sweep_sits_beside_the_paper_and_ours() -> None:
     assert row["cgra"] == "1.50x" and row["salam"] is None
     dram = next(r for r in rows if r["claim"].startswith("4."))
     assert dram["authors' sweep"] == f"{24936 / 1728:.2f}x"
+
+
+def test_values_of_a_claim_not_judged_are_not_marked_below_or_above() -> None:
+    results = {"scratchpad": _spad({"a": 0.0, "nn": 0.0})}
+    claims = compare({"cgra": results, "salam": results}, "paper")
+    text = "\n".join(claims_markdown(claims, ["cgra", "salam"]))
+    rows = [line for line in text.splitlines() if line.startswith("| a | ")]
+    # Claim 12 (+25-50%): +0% is below under cgra; under salam no verdict applies.
+    assert "| a | +0% (below) | +0% |" in rows

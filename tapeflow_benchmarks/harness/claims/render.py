@@ -77,7 +77,9 @@ def _value(v: Verdict, kernel: str) -> str:
     value = m.values.get(kernel)
     if value is None:
         return m.missing.get(kernel, "no value")
-    mark = " (below)" if kernel in v.below else " (above)" if kernel in v.above else ""
+    mark = ""
+    if v.judged:  # a verdict that sets the value against the paper's
+        mark = " (below)" if kernel in v.below else " (above)" if kernel in v.above else ""
     return v.value_text(kernel).removeprefix(f"{kernel} ") + mark
 
 
