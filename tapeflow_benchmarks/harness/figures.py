@@ -293,7 +293,8 @@ def _dram(result: Result, axes: Any) -> None:
         _value_scale(ax, [y for line in ax.get_lines() for y in line.get_ydata()])
         ax.set_xticks(caches, [f"{c}k" for c in caches], fontsize="small")
         ax.set_xlabel("cache size")
-        ax.set_ylabel("DRAM bytes / Enzyme32k's")
+        log = " (log scale)" if ax.get_yscale() == "log" else ""
+        ax.set_ylabel(f"DRAM bytes / Enzyme32k's{log}")
         ax.grid(alpha=0.3)
         if ax is axes[0] or claimed is not None:
             ax.legend(fontsize="x-small")
@@ -309,6 +310,14 @@ _DRAM_PAPER = {
 """The paper's DRAM reductions at a stated cache size (KB), by kernel."""
 
 
+def plain_log_ticks(axis: Any) -> None:
+    """1-2-5 ticks with plain labels on a log axis: readable within a decade, never
+    crowded, never "3 x 10^0"."""
+    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=8))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 WIDE_RANGE = 8.0
 """A value axis is logarithmic only when its values span this factor or more."""
 
@@ -319,6 +328,7 @@ def _value_scale(ax: Any, values: list[float]) -> None:
     known = [v for v in values if v == v and v > 0]
     if known and max(known) / min(known) >= WIDE_RANGE:
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
     else:
         ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))
         ax.set_ylim(0, max(known, default=1.0) * 1.15)
@@ -582,10 +592,7 @@ def _table2(result: Result, axes: Any) -> None:
         ax.set_xscale("log")
         ax.set_yscale("log")
         for axis in (ax.xaxis, ax.yaxis):
-            # 1-2-5 ticks with plain labels: readable within a decade, never crowded.
-            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=8))
-            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            axis.set_minor_formatter(NullFormatter())
+            plain_log_ticks(axis)
         ax.set_xlabel(f"{what}, ours (KB)")
         ax.set_ylabel(f"{what}, paper (K, as Table II prints it)")
         ax.set_title(what)
