@@ -328,6 +328,12 @@ def test_the_bottom_line_counts_the_tables_verdicts() -> None:
     # models; the scratchpad claims are judged under cgra, not testable under salam.
     assert _table_counts(table, "salam")[4] == 2 and _table_counts(table, "cgra")[4] == 0
     assert tally([c.verdicts["cgra"] for c in claims])["agree"] >= 2
+    # Read on its own model, no claim is not testable: the scratchpad claims are
+    # read on cgra.
+    line = next(x for x in bottom_line(claims, ["cgra", "salam"], "paper") if "read it on**" in x)
+    per_claim = [c.verdicts["salam" if c.claim.trust == "salam" else "cgra"] for c in claims]
+    assert f"{tally(per_claim)['agree']} of {len(CLAIMS)} claims agree" in line
+    assert "0 are not testable" in line
     # At small size every claim is counted as not judged, or not testable.
     small = compare({"cgra": results, "salam": results}, "small")
     lines = bottom_line(small, ["cgra", "salam"], "small")

@@ -116,6 +116,16 @@ def bottom_line(claims: list[Comparison], models: list[str], size: str) -> list[
             f"- **{model}**" + (f" ({what})" if what else "") + ": "
             f"{tally_text(verdicts, model, size)}."
         )
+    trusted = [
+        c.verdicts[c.claim.trust if c.claim.trust in models else models[0]]
+        for c in claims
+        if c.claim.trust in models or (c.claim.trust == "either" and models)
+    ]
+    if len(models) > 1 and len(trusted) == len(claims):
+        lines.append(
+            "- **each claim on the model to read it on** (the table below): "
+            f"{tally_text(trusted, 'the model it is read on', size)}."
+        )
     energy = [(i, c) for i, c in enumerate(claims, 1) if c.claim.topic == "energy"]
     if len(energy) > 1:
         numbers = " and ".join(str(i) for i, _ in energy)
