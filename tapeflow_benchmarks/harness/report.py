@@ -215,6 +215,7 @@ def _write_into(
             for name in _names(results)
         },
         "claims": [claim_record(c) for c in claims],
+        "authors_sweep": side_by_side(results),
         "runs": [{**point_fields(p, r), "report": r} for p, r in ordered],
     }
     (out / "results.json").write_text(
