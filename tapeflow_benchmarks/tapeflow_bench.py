@@ -208,7 +208,7 @@ def _main(argv: Sequence[str] | None) -> int:
         }
         for model in models
     }
-    claims = compare(results)
+    claims = compare(results, size)
     meta = {
         "command": shlex.join(["tapeflow-bench", *(argv if argv is not None else sys.argv[1:])]),
         "size": size,
