@@ -9,7 +9,8 @@ the sizes of this project's `artifact` preset; `ad` is TapeFlow, `orig` the
 Enzyme baseline (docs/research/gem5-salam.md, section 4, reads the columns).
 Carried here are the totals those notes quote: the datapath cycles at 1, 16 and
 32 KB and the DRAM requests (`total_dram_access`, 64 B each, bin entries read
-back counted eight to a request) at 16 KB. The claims they cover: TapeFlow's
+back counted eight to a request) at 16 KB, each read from the `_total` rows of
+the files at those commits. The claims they cover: TapeFlow's
 speedup over Enzyme at 32 KB, per kernel and on average, and the DRAM reductions
 of MTTKRP and Matdescent. Our DRAM reduction is set beside theirs at the same
 16 KB, counted both ways (ours, and the authors' way, `authors_reduction`, which
