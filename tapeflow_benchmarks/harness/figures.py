@@ -400,7 +400,7 @@ def _energy(result: Result, axes: Any) -> None:
                 iso[k]["sram_reduction"] if k in iso else None for k in kernels
             ]
         },
-        "SRAM reduction over Enzyme32k (x)",
+        "SRAM reduction over Enzyme32k (x, log scale)",
         {"ISO-perf cache + scratchpad": _colour("ISO-perf")},
     )
     _paper_band(ax, low, high, f"{low:g}-{high:g}x")
@@ -563,7 +563,7 @@ def _table2(result: Result, axes: Any) -> None:
             "ours": [r["layers"] for r in result.rows],
             "paper": [r["layers_paper"] for r in result.rows],
         },
-        "layer count",
+        "layer count (log scale)",
     )
     axes[0].set_yscale("log")
     layers = [v for r in result.rows for v in (r["layers"], r["layers_paper"]) if v]
@@ -593,8 +593,8 @@ def _table2(result: Result, axes: Any) -> None:
         ax.set_yscale("log")
         for axis in (ax.xaxis, ax.yaxis):
             plain_log_ticks(axis)
-        ax.set_xlabel(f"{what}, ours (KB)")
-        ax.set_ylabel(f"{what}, paper (K, as Table II prints it)")
+        ax.set_xlabel(f"{what}, ours (KB, log scale)")
+        ax.set_ylabel(f"{what}, paper (K, as Table II prints it; log scale)")
         ax.set_title(what)
         ax.grid(alpha=0.3)
 

@@ -85,9 +85,9 @@ def test_table2_keeps_units_apart() -> None:
     ]
     fig = figure(Result("table2", rows=rows), "Table II", "small")
     layers, working, inputs = _drawn(fig)
-    assert layers.get_ylabel() == "layer count"
+    assert layers.get_ylabel() == "layer count (log scale)"
     for ax, what in ((working, "working set"), (inputs, "inputs")):
-        assert ax.get_xlabel() == f"{what}, ours (KB)"
+        assert ax.get_xlabel() == f"{what}, ours (KB, log scale)"
         assert ax.get_ylabel().startswith(f"{what}, paper (K")
         xs = sorted(float(line.get_xdata()[0]) for line in ax.get_lines())
         ys = sorted(float(line.get_ydata()[0]) for line in ax.get_lines())
