@@ -55,6 +55,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
         bind_arguments,
         check_function,
         check_simulable,
+        function_name,
         gradients_of,
         load_inputs,
         load_module,
@@ -185,7 +186,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {tapeflow_version()}")
     parser.add_argument("file", help="module at the Enzyme-gradient stage (.mlir)")
-    parser.add_argument("--function", required=True, help="function to run, without @")
+    parser.add_argument(
+        "--function", required=True, type=function_name, help="function to run (@ optional)"
+    )
     parser.add_argument("--variant", choices=VARIANTS, required=True)
     parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
     parser.add_argument(

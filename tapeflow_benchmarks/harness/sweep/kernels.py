@@ -26,6 +26,7 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
     from tapeflow_tools.arguments import (
         bind_arguments,
         check_simulable,
+        function_name,
         gradients_of,
         load_inputs,
         load_module,
@@ -58,7 +59,7 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
         raise ToolError(f"{where}.file: {format_parse_error(err)}") from None
     except DiagnosticException as err:
         raise ToolError(f"{where}.file: {err}") from None
-    function = entry.function
+    function = function_name(entry.function)  # `@f` as tapeflow-sim takes it
     gradients = gradients_of(module, function)
     if gradients:
         raise ToolError(
