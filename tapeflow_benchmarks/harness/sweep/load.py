@@ -206,11 +206,11 @@ def load_sweep(path: Path) -> Sweep:
         grid,
         definition=_definition(path, spec, files, kernels, variants, grid),
     )
-    expanded = machines(path, variants, layers, grid, combos, spec.model)
+    expanded = machines(path, variants, layers, grid, combos, spec.model, sweep.notes)
     # In the file's order: kernel, then variant, then the grid's combinations.
     for kernel in kernels:
         for variant, hardware, swept in expanded:
-            sweep.points.setdefault(point_of(kernel, variant, spec.model, hardware), swept)
+            sweep.rows.append((point_of(kernel, variant, spec.model, hardware), swept))
     return sweep
 
 
