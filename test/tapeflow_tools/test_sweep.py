@@ -619,3 +619,23 @@ def test_a_sweep_without_a_scratchpad_axis_shares_no_row() -> None:
     loaded = load_sweep(EXAMPLE / "sweep.yaml")
     assert loaded.notes == []
     assert len(loaded.points) == len(loaded.rows) == 16
+
+
+def test_dask_local_closes_a_slow_worker_without_killing_it(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A local cluster's worker that takes 6 s to exit (its interpreter's teardown,
+    as on a loaded machine: here an exit handler that sleeps) is waited for, not
+    killed with Dask's 'Worker process still alive after 4.0 seconds, killing'."""
+    import atexit
+    import time
+
+    pytest.importorskip("distributed")
+    from tapeflow_benchmarks.harness.dask_pool import dask_executor
+
+    with dask_executor("local", 1) as (executor, _):
+        assert executor.submit(atexit.register, time.sleep, 6).result() is time.sleep
+        started = time.monotonic()
+    assert time.monotonic() - started >= 6  # the worker did take its time
+    err = capfd.readouterr().err
+    assert "still alive" not in err and "killing" not in err, err
