@@ -68,6 +68,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, entering, reported_errors
+    from tapeflow_tools.memory_map import argument_addresses, check_kept, read_memory_map
     from targets.energy import ENERGY_PRESETS
     from targets.field_domains import DOMAINS
     from targets.hardware import PRESETS, Hardware, HardwareError
@@ -223,6 +224,15 @@ def summary(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _addresses(
+    function: func.FuncOp, bound: list[Any], memory_map: dict[str, Any] | None, path: str | None
+) -> list[int | None]:
+    """Per argument, its address in the `--addresses` file (none without one)."""
+    if memory_map is None:
+        return []
+    return argument_addresses(function, bound, memory_map, f"--addresses {path}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="tapeflow-sim", description="Simulate a gradient on the modelled CGRA."
@@ -263,6 +273,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--energy", choices=sorted(ENERGY_PRESETS))
     parser.add_argument("--unroll", type=_bounded("--unroll"), default=1)
     parser.add_argument("--inputs", help="arguments as arg0, arg1, ... (.npz)")
+    parser.add_argument(
+        "--addresses",
+        metavar="FILE",
+        help="memory map (YAML or JSON): argument (arg0, ... or its name) to byte "
+        "address, kept on a machine with placement.heap (--model salam)",
+    )
     parser.add_argument("--out", help="where to write the outputs (.npz)")
     parser.add_argument(
         "--json",
@@ -287,6 +303,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             [
                 ("the module", args.file),
                 ("--inputs", args.inputs),
+                ("--addresses", args.addresses),
                 *(("--hw", p) for p in args.hw),
             ],
         )
@@ -302,6 +319,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "it runs every value alike, so no number reflects it (docs/DESIGN.md, "
                 "Timing models); the report records the machine as given"
             )
+        memory_map = None
+        if args.addresses is not None:
+            check_kept(hardware, f"--addresses {args.addresses}")
+            memory_map = read_memory_map(args.addresses, "--addresses")
         module = load_module(args.file)
         _check_not_primal(module, args.function)
         check_simulable(module, args.function, "tapeflow-sim")
@@ -312,9 +333,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "zeros; pass arg0, arg1, ... in an .npz with --inputs IN.npz (np.savez)"
             )
         bound = None
+        addresses: list[int | None] = []
         if any(isinstance(f, func.FuncOp) and f.sym_name.data == args.function for f in module.ops):
-            # Bound before the (slower) lowering; it keeps the caller's signature.
-            bound = bind_arguments(check_function(module, args.function), given, warn)
+            # Bound before the (slower) lowering; it keeps the caller's signature,
+            # and the argument names a memory map may use (Enzyme's output has none).
+            caller = check_function(module, args.function)
+            bound = bind_arguments(caller, given, warn)
+            addresses = _addresses(caller, bound, memory_map, args.addresses)
         ctx = make_context()
         entering("lowering the gradient (Enzyme and the variant's passes)")
         try:
@@ -336,6 +361,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         check_simulable(module, args.function, "tapeflow-sim")
         if bound is None:
             bound = bind_arguments(function, given, warn)
+            addresses = _addresses(function, bound, memory_map, args.addresses)
         entering("simulating")
         try:
             result = simulate(
@@ -348,6 +374,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 unroll=args.unroll,
                 model=args.model,
                 timeline=args.timeline is not None,
+                addresses=addresses,
             )
         except ExecutionError as err:
             raise ToolError(str(err)) from None
