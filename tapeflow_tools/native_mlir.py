@@ -5,10 +5,13 @@ lowered to LLVM by `mlir-opt` and run by `mlir-cpu-runner` (Debian/Ubuntu:
 
 `run_native(module, caller, given)` takes a module at a stage `tapeflow-to-upstream`
 takes, the function to call and its arguments as `tapeflow-run` takes them
-(`arg0`, `arg1`, ...: arrays for memrefs, scalars for `index` arguments), and
-returns what `tapeflow_tools.tapeflow_run.run_function` returns: every memref
+(`arg0`, `arg1`, ...: arrays for memrefs, 0-d arrays for scalars), bound as it
+binds them (`arguments.bind_arguments`: a memref left out, a shadow, is
+zero-filled), and returns what `tapeflow_tools.tapeflow_run.run_function` returns: every memref
 argument after the call (`arg<i>`) and every result (`result<i>`), so the two can
-be compared value for value.
+be compared value for value. It calls functions of f64 memrefs and f64, index
+or integer scalars returning f64s (`check_native_signature`); `tapeflow-run
+--native` is it on the command line.
 
 The module gets a `@main` that holds each input in a mutable `memref.global`
 (its initial value), calls the function, and writes every f64 of every memref
