@@ -345,6 +345,8 @@ def _sweep(
         if not args.sweep.is_file():
             raise ToolError(f"--sweep {args.sweep}: no such file")
         sweep = load_sweep(args.sweep)
+    for note in sweep.notes:
+        print(f"tapeflow-bench: warning: {note}", file=sys.stderr)
     ran = _run(sweep.points, ResultCache(cache_dir), args)
     if isinstance(ran, int):
         return ran
