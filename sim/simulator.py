@@ -430,10 +430,11 @@ def simulate(
     unroll: int = 1,
     model: str = DEFAULT_MODEL,
     timeline: bool = False,
+    addresses: Sequence[int | None] = (),
 ) -> Simulation:
     """Run a prepared module and report on `hardware` (`fast`, `variant`,
-    `unroll`, `model` and `timeline` as for `execute`); with `timeline`, the
-    `Simulation` holds the trace-event timeline of the run."""
+    `unroll`, `model`, `timeline` and `addresses` as for `execute`); with
+    `timeline`, the `Simulation` holds the trace-event timeline of the run."""
     execution = execute(
         module,
         function,
@@ -445,6 +446,7 @@ def simulate(
         unroll=unroll,
         model=model,
         timeline=timeline,
+        addresses=addresses,
     )
     if not timeline:
         return Simulation(execution.outputs, evaluate(execution), execution.trace)

@@ -178,7 +178,7 @@ def _lower(
     else:
         function = source.function
         args = bind_arguments(check_function(module, function), source_inputs(source))
-        addresses = []
+        addresses = list(source.addresses)
     if stats:
         stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
     kept = kept_regions(module) if group.variant == "tapeflow" else {}
