@@ -57,11 +57,11 @@ def tape_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
     kept in DRAM with the reason (the cost model's choice said as such), and a
     scratchpad used under a quarter at its peak."""
     found: dict[tuple[str, str], list[str]] = {}
-    for point, report in ordered(sweep, runs):
+    for point, swept, report in ordered(sweep, runs):
         if point.group.variant != "tapeflow" or "error" in report:
             continue
         label = " ".join(x for x in (point.group.kernel, point.group.size) if x)
-        at = ", ".join(f"{k}={v}" for k, v in sweep.points[point].items()) or "every point"
+        at = ", ".join(f"{k}={v}" for k, v in swept.items()) or "every point"
         texts = [kept_warning(r, why) for r, why in report.get("kept_regions", {}).items()]
         spad = report.get("hardware", {}).get("scratchpad", {}).get("size_bytes", 0)
         low = underused(report, int(spad or 0))
