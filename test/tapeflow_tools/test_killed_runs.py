@@ -524,7 +524,7 @@ def test_a_point_out_of_memory_names_itself_and_the_phase(tmp_path: Path) -> Non
     phase and the peak; the run exits 1, nothing of the failed points cached."""
     import resource
 
-    limit = 700 * 2**20
+    limit = 500 * 2**20
 
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
