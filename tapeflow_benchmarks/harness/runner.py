@@ -209,8 +209,10 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
         stats["working_set_bytes"] = int(lines.size) * 64
     finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
     entering("evaluating its caches and energy")
+    every = [p for _, group_points in runs for p in group_points]
+    simulator.replay_caches(execution, (p.hardware().cache for p in every))
     reports = {}
-    for point in (p for _, group_points in runs for p in group_points):
+    for point in every:
         report = simulator.evaluate(execution, point.hardware())
         record = json.loads(json.dumps(point.record()))  # as JSON reads back
         # What ran: a loop takes the largest divisor of its trip count up to the
