@@ -10,9 +10,12 @@ lines left at the end, so that DRAM write traffic is complete. Each write-back
 names its line (`CacheResult.victim`, `flushed`), so that its traffic is credited
 to the buffer the line belongs to, not to the access that evicted it.
 
-With true LRU (the default) most accesses are hits that numpy can prove, and
-only the others are replayed in Python (`_replay_reduced`); with
-`lru_on_write=False` (pycachesim's policy) every access is replayed (`_replay`).
+With true LRU (the default), a cache of one or two ways is simulated in numpy
+alone (`_replay_vectorized`); with more, most accesses are hits that numpy can
+prove, and only the others are replayed in Python (`_replay_reduced`), one
+replay serving every number of ways of a sweep (`simulate_caches`, Mattson's LRU
+stack). With `lru_on_write=False` (pycachesim's policy) every access is replayed
+(`_replay`). Why each is exact: docs/research/cache-replay.md.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ def simulate_cache(
     lines = np.asarray(addresses, dtype=np.int64) >> shift
     writes = np.asarray(writes, dtype=bool)
     if config.lru_on_write and lines.size:
+        if config.assoc <= 2:
+            return _replay_vectorized(lines, writes, config.sets, config.assoc, flush)
         return _replay_reduced(lines, writes, config, flush)
     return _replay(lines, writes, config, flush)
 
@@ -253,14 +258,16 @@ def simulate_caches(
     addresses: np.ndarray, writes: np.ndarray, configs: Iterable[CacheConfig], flush: bool = True
 ) -> dict[CacheConfig, CacheResult]:
     """`simulate_cache` for each of `configs`, with one replay for all the true-LRU
-    caches of one line size and number of sets (`_replay_ways`); the others
-    (`lru_on_write=False`, where a write hit leaves the order as it is, so that a
-    smaller cache's content is not always in a larger one's) each on its own."""
+    caches of more than two ways that share a line size and a number of sets
+    (`_replay_ways`). The others each on its own: one or two ways take numpy
+    alone (`_replay_vectorized`), faster than any replay; with `lru_on_write=False`
+    a write hit leaves the order as it is, so that a smaller cache's content is
+    not always in a larger one's and no one replay serves several."""
     results: dict[CacheConfig, CacheResult] = {}
     shared: dict[tuple[int, int], list[CacheConfig]] = {}
     for config in dict.fromkeys(configs):
         config.validate()
-        if config.lru_on_write and len(addresses):
+        if config.lru_on_write and config.assoc > 2 and len(addresses):
             shared.setdefault((config.line_bytes, config.sets), []).append(config)
         else:
             results[config] = simulate_cache(addresses, writes, config, flush)
@@ -337,3 +344,67 @@ def _replay_ways(
         )
         for i, w in enumerate(ways)
     }
+
+
+def _replay_vectorized(
+    lines: np.ndarray, writes: np.ndarray, sets: int, ways: int, flush: bool
+) -> CacheResult:
+    """
+    The same result as `_replay` for a true-LRU cache of one or two ways, all in
+    numpy. Take the accesses set by set (a stable sort by set) and merge each run
+    of accesses to one line into its first (the others hit, and the run is a
+    write if any of its accesses writes). In what is left, no access repeats the
+    line before it in its set, so the lines a set holds before its access j are
+    those of its accesses j - 1 and, with two ways, j - 2: direct-mapped, every
+    access misses and evicts the line of j - 1; with two ways, j hits if it
+    repeats j - 2's line, and otherwise evicts that line. A line stays from the
+    miss that brings it in through the accesses j, j + 2, ... that hit it (with
+    two ways; the access itself, direct-mapped), and is written back if any of
+    them writes.
+    """
+    n = lines.size
+    set_of = lines & (sets - 1)
+    small = set_of.astype(np.uint16) if sets <= 1 << 16 else set_of  # radix-sorted
+    order = np.argsort(small, kind="stable")
+    by_set = lines[order]
+    heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
+    line = by_set[heads]
+    wrote = np.logical_or.reduceat(writes[order], heads)
+    head_set = set_of[order][heads]
+    starts = np.flatnonzero(np.concatenate([[True], head_set[1:] != head_set[:-1]]))
+    sizes = np.diff(np.append(starts, heads.size))
+    depth = np.arange(heads.size) - np.repeat(starts, sizes)  # position in its set
+    hit = np.zeros(heads.size, dtype=bool)
+    if ways == 2:
+        hit[2:] = (line[2:] == line[:-2]) & (depth[2:] >= 2)
+    # Per head: whether the line's stay so far (through this access) wrote.
+    dirty = wrote.copy()
+    if ways == 2:
+        for parity in (0, 1):  # a stay is a chain j, j + 2, ...: one parity
+            chain = slice(parity, None, 2)
+            stay = np.cumsum(~hit[chain])
+            written = np.cumsum(wrote[chain])
+            before = np.concatenate([[0], written])[np.flatnonzero(~hit[chain])]
+            dirty[chain] = written - before[stay - 1] > 0
+    miss = np.flatnonzero(~hit & (depth >= ways))  # misses that evict
+    evicting = miss[dirty[miss - ways]]
+    victim_sorted = np.full(n, -1, dtype=np.int64)
+    victim_sorted[heads[evicting]] = line[evicting - ways]
+    hit_sorted = np.ones(n, dtype=bool)
+    hit_sorted[heads] = hit
+    left = []  # per set, the lines held at the end, the least recently used first
+    ends = np.append(starts[1:], heads.size)
+    if ways == 2:
+        left.append(np.where(sizes >= 2, ends - 2, -1))
+    left.append(ends - 1)
+    held = np.stack(left, axis=1).reshape(-1)
+    held = held[held >= 0]
+    flushed = line[held[dirty[held]]] if flush else np.zeros(0, dtype=np.int64)
+    result_hit = np.empty(n, dtype=bool)
+    result_hit[order] = hit_sorted
+    victim = np.empty(n, dtype=np.int64)
+    victim[order] = victim_sorted
+    writebacks = evicting.size + flushed.size
+    return CacheResult(
+        result_hit, writebacks, victim, flushed, int(n - np.count_nonzero(result_hit))
+    )
