@@ -10,12 +10,13 @@ lines left at the end, so that DRAM write traffic is complete. Each write-back
 names its line (`CacheResult.victim`, `flushed`), so that its traffic is credited
 to the buffer the line belongs to, not to the access that evicted it.
 
-With true LRU (the default), a cache of one or two ways is simulated in numpy
-alone (`_replay_vectorized`); with more, most accesses are hits that numpy can
-prove, and only the others are replayed in Python (`_replay_reduced`), one
-replay serving every number of ways of a sweep (`simulate_caches`, Mattson's LRU
-stack). With `lru_on_write=False` (pycachesim's policy) every access is replayed
-(`_replay`). Why each is exact: docs/research/cache-replay.md.
+With true LRU (the default), a cache of up to `VECTOR_WAYS` ways is simulated
+in numpy alone, its LRU stacks a depth at a time (`_replay_stack`); with more,
+most accesses are hits that numpy can prove, and only the others are replayed in
+Python (`_replay_reduced`), one replay serving every number of ways of one
+number of sets (`simulate_caches`, Mattson's LRU stack). With
+`lru_on_write=False` (pycachesim's policy) every access is replayed (`_replay`).
+Why each is exact: docs/research/cache-replay.md.
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ def simulate_cache(
     lines = np.asarray(addresses, dtype=np.int64) >> shift
     writes = np.asarray(writes, dtype=bool)
     if config.lru_on_write and lines.size:
-        if config.assoc <= 2:
-            return _replay_vectorized(lines, writes, config.sets, config.assoc, flush)
+        if config.assoc <= VECTOR_WAYS:
+            return _replay_stack(lines, writes, config.sets, config.assoc, flush)
         return _replay_reduced(lines, writes, config, flush)
     return _replay(lines, writes, config, flush)
 
@@ -258,16 +259,17 @@ def simulate_caches(
     addresses: np.ndarray, writes: np.ndarray, configs: Iterable[CacheConfig], flush: bool = True
 ) -> dict[CacheConfig, CacheResult]:
     """`simulate_cache` for each of `configs`, with one replay for all the true-LRU
-    caches of more than two ways that share a line size and a number of sets
-    (`_replay_ways`). The others each on its own: one or two ways take numpy
-    alone (`_replay_vectorized`), faster than any replay; with `lru_on_write=False`
-    a write hit leaves the order as it is, so that a smaller cache's content is
-    not always in a larger one's and no one replay serves several."""
+    caches of more than `VECTOR_WAYS` ways that share a line size and a number of
+    sets (`_replay_ways`). The others each on its own: up to `VECTOR_WAYS` ways
+    numpy alone (`_replay_stack`) is faster than any replay; with
+    `lru_on_write=False` a write hit leaves the order as it is, so that a smaller
+    cache's content is not always in a larger one's and no one replay serves
+    several."""
     results: dict[CacheConfig, CacheResult] = {}
     shared: dict[tuple[int, int], list[CacheConfig]] = {}
     for config in dict.fromkeys(configs):
         config.validate()
-        if config.lru_on_write and config.assoc > 2 and len(addresses):
+        if config.lru_on_write and config.assoc > VECTOR_WAYS and len(addresses):
             shared.setdefault((config.line_bytes, config.sets), []).append(config)
         else:
             results[config] = simulate_cache(addresses, writes, config, flush)
@@ -346,21 +348,27 @@ def _replay_ways(
     }
 
 
-def _replay_vectorized(
+VECTOR_WAYS = 8
+"""Up to this many ways, `_replay_stack` (numpy, one step per way) beats the
+replay on the paper-size traces (LeNet's 4 ways: 0.25 s against 0.62 s; 16 ways
+of one set: 1.0 s against 0.7 s)."""
+
+
+def _replay_stack(
     lines: np.ndarray, writes: np.ndarray, sets: int, ways: int, flush: bool
 ) -> CacheResult:
     """
-    The same result as `_replay` for a true-LRU cache of one or two ways, all in
-    numpy. Take the accesses set by set (a stable sort by set) and merge each run
-    of accesses to one line into its first (the others hit, and the run is a
-    write if any of its accesses writes). In what is left, no access repeats the
-    line before it in its set, so the lines a set holds before its access j are
-    those of its accesses j - 1 and, with two ways, j - 2: direct-mapped, every
-    access misses and evicts the line of j - 1; with two ways, j hits if it
-    repeats j - 2's line, and otherwise evicts that line. A line stays from the
-    miss that brings it in through the accesses j, j + 2, ... that hit it (with
-    two ways; the access itself, direct-mapped), and is written back if any of
-    them writes.
+    The same result as `_replay` for a true-LRU cache of `ways` ways, all in
+    numpy: each set's LRU stack is computed a depth at a time, for every access
+    at once (docs/research/cache-replay.md). Take the accesses set by set (a
+    stable sort by set), merge each run of accesses to one line into its first
+    (the others hit; the run writes if any of its accesses does), and end each
+    set with a sentinel access to a line of its own (the stack it finds is the
+    set's content at the end). `top[k][j]` is the access that last touched the
+    line at depth k of the stack access j finds (-1: none). Access j pushes its
+    line on top and takes it from where it was, at its previous access `prev[j]`:
+    `top[0][j + 1] = j`, and below, `top[k][j + 1]` is `top[k - 1][j]` if that
+    is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
     """
     n = lines.size
     set_of = lines & (sets - 1)
@@ -368,38 +376,60 @@ def _replay_vectorized(
     order = np.argsort(small, kind="stable")
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
-    line = by_set[heads]
-    wrote = np.logical_or.reduceat(writes[order], heads)
     head_set = set_of[order][heads]
-    starts = np.flatnonzero(np.concatenate([[True], head_set[1:] != head_set[:-1]]))
-    sizes = np.diff(np.append(starts, heads.size))
-    depth = np.arange(heads.size) - np.repeat(starts, sizes)  # position in its set
-    hit = np.zeros(heads.size, dtype=bool)
-    if ways == 2:
-        hit[2:] = (line[2:] == line[:-2]) & (depth[2:] >= 2)
-    # Per head: whether the line's stay so far (through this access) wrote.
-    dirty = wrote.copy()
-    if ways == 2:
-        for parity in (0, 1):  # a stay is a chain j, j + 2, ...: one parity
-            chain = slice(parity, None, 2)
-            stay = np.cumsum(~hit[chain])
-            written = np.cumsum(wrote[chain])
-            before = np.concatenate([[0], written])[np.flatnonzero(~hit[chain])]
-            dirty[chain] = written - before[stay - 1] > 0
-    miss = np.flatnonzero(~hit & (depth >= ways))  # misses that evict
-    evicting = miss[dirty[miss - ways]]
+    ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
+    # The merged accesses, a sentinel after each set's; `head[j]` the access's
+    # position in `order` (-1: a sentinel).
+    line = np.insert(by_set[heads], ends, -1 - np.arange(ends.size))
+    head = np.insert(heads, ends, -1)
+    wrote = np.insert(np.logical_or.reduceat(writes[order], heads), ends, False)
+    m = line.size
+    sentinel = ends + np.arange(ends.size)
+    first = np.concatenate([[0], sentinel[:-1] + 1])  # each set's first access
+    by_line = np.argsort(line, kind="stable")
+    same = line[by_line[1:]] == line[by_line[:-1]]
+    prev = np.full(m, -1, dtype=np.int64)
+    prev[by_line[1:][same]] = by_line[:-1][same]
+    positions = np.arange(m, dtype=np.int64)
+    above = positions - 1  # top[0]
+    above[first] = -1
+    reset = np.zeros(m, dtype=bool)
+    reset[first] = True
+    at_end = [above[sentinel]]  # the stack each sentinel finds, depth by depth
+    for _ in range(1, ways):
+        # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried.
+        taken = np.zeros(m, dtype=bool)
+        taken[1:] = above[:-1] > prev[:-1]
+        value = np.full(m, -1, dtype=np.int64)
+        value[1:] = above[:-1]
+        defined = taken | reset
+        value[reset] = -1
+        above = value[np.maximum.accumulate(np.where(defined, positions, 0))]
+        at_end.append(above[sentinel])
+    deepest = above  # top[ways - 1]
+    hit = (prev >= 0) & (prev >= deepest)
+    # Whether a line's stay so far (from the miss that brought it in, through the
+    # hits on it, up to this access) wrote: a cumulative sum per stay, line by line.
+    stay_hit = hit[by_line]
+    written = np.cumsum(wrote[by_line])
+    stay = np.cumsum(~stay_hit)
+    before = np.concatenate([[0], written])[np.flatnonzero(~stay_hit)]
+    dirty = np.empty(m, dtype=bool)
+    dirty[by_line] = written - before[stay - 1] > 0
+    real = head >= 0
+    evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
+    evicting = evicting[dirty[deepest[evicting]]]
     victim_sorted = np.full(n, -1, dtype=np.int64)
-    victim_sorted[heads[evicting]] = line[evicting - ways]
+    victim_sorted[head[evicting]] = line[deepest[evicting]]
     hit_sorted = np.ones(n, dtype=bool)
-    hit_sorted[heads] = hit
-    left = []  # per set, the lines held at the end, the least recently used first
-    ends = np.append(starts[1:], heads.size)
-    if ways == 2:
-        left.append(np.where(sizes >= 2, ends - 2, -1))
-    left.append(ends - 1)
-    held = np.stack(left, axis=1).reshape(-1)
-    held = held[held >= 0]
-    flushed = line[held[dirty[held]]] if flush else np.zeros(0, dtype=np.int64)
+    hit_sorted[head[real]] = hit[real]
+    if flush:
+        # Per set, the lines held at the end, the least recently used first.
+        held = np.stack(at_end[::-1], axis=1).reshape(-1)
+        held = held[held >= 0]
+        flushed = line[held[dirty[held]]]
+    else:
+        flushed = np.zeros(0, dtype=np.int64)
     result_hit = np.empty(n, dtype=bool)
     result_hit[order] = hit_sorted
     victim = np.empty(n, dtype=np.int64)

@@ -12,8 +12,8 @@
 - `--caches`: per kernel, that gradient's trace through the eight caches of the
   evaluation's cache sweep (Table III's ways), each replayed on its own with the
   proved hits skipped (`sim.cache._replay_reduced`, the method every size took
-  before `simulate_caches`), against `simulate_caches` (numpy alone for one or
-  two ways, one replay per number of sets otherwise); CPU seconds of the best of
+  before `simulate_caches`), against `simulate_caches` (numpy alone up to 8
+  ways, one replay per number of sets beyond); CPU seconds of the best of
   `--repeat`, with identical results checked;
 - `--evaluation`: the wall time of `tapeflow-bench --quick --no-cache --jobs 1`
   in a subprocess (the full evaluation: `--full`);

@@ -215,6 +215,7 @@ def test_one_pass_over_ways_equals_one_replay_per_cache_on_kernel_traces(
     addresses, writes, _ = record(key, differentiated(key)).arrays()
     table = [CacheConfig(size_bytes=s, assoc=associativity_for(s)) for s in (*SIZES, 16384)]
     configs = [*table, *_sweep_configs([8, 32], [1, 2, 3, 4, 8, 16])]
+    configs += _sweep_configs([1, 4], [9, 12, 16, 32])  # one replay for several sizes
     configs.append(CacheConfig(size_bytes=2048, assoc=2, lru_on_write=False))
     for flush in (True, False):
         results = simulate_caches(addresses, writes, configs, flush)
@@ -232,7 +233,7 @@ def test_one_pass_over_ways_equals_one_replay_per_cache_on_kernel_traces(
 @given(
     seed=st.integers(0, 2**32 - 1),
     sets=st.sampled_from([1, 2, 4, 8]),
-    ways=st.lists(st.integers(1, 12), min_size=1, max_size=5),
+    ways=st.lists(st.integers(1, 24), min_size=1, max_size=5),
     length=st.integers(1, 600),
     lines=st.integers(1, 90),
     flush=st.booleans(),
@@ -259,8 +260,8 @@ def test_one_pass_over_ways_equals_one_replay_per_cache_on_random_traces(
 
 
 def test_one_pass_over_ways_many_random_traces() -> None:
-    # Beyond the property test's default budget: 600 traces, each through every
-    # number of ways from 1 to 9 of one set count at once.
+    # Beyond the property test's default budget: 600 traces, each through 1 to 9,
+    # 12, 16 and 20 ways of one set count at once.
     rng = np.random.default_rng(11)
     for trial in range(600):
         sets = int(rng.choice([1, 2, 4, 16]))
@@ -268,7 +269,7 @@ def test_one_pass_over_ways_many_random_traces() -> None:
         line = rng.integers(0, lines, n) if trial % 2 else (np.arange(n) // 3) % lines
         addresses = line * 64
         writes = rng.random(n) < rng.random()
-        configs = _sweep_configs([sets], list(range(1, 10)))
+        configs = _sweep_configs([sets], [*range(1, 10), 12, 16, 20])
         results = simulate_caches(addresses, writes, configs)
         for config in configs:
             expected = _replay(addresses >> 6, writes, config, True)
