@@ -11,7 +11,7 @@
   process (`time.process_time`), steadier than wall time on a shared machine;
 - `--caches`: per kernel, that gradient's trace through the eight caches of the
   evaluation's cache sweep (Table III's ways), each replayed on its own with the
-  proved hits skipped (`sim.cache._replay_reduced`, the method every size took
+  proved hits skipped (`sim.cache.replay_reduced`, the method every size took
   before `simulate_caches`), against `simulate_caches` (numpy alone up to 8
   ways, one replay per number of sets beyond); CPU seconds of the best of
   `--repeat`, with identical results checked;
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cache import CacheResult, _replay_reduced, simulate_caches
+from sim.cache import CacheResult, replay_reduced, simulate_caches
 from sim.executor import Executor
 from sim.simulator import evaluate, execute, prepare
 from tapeflow_benchmarks.common import caller_arguments, chosen, parse_kernel
@@ -86,7 +86,7 @@ def replays_one_by_one_against_together(
     together: dict[CacheConfig, CacheResult] = {}
     for _ in range(repeat):
         started = time.process_time()
-        alone = {c: _replay_reduced(addresses >> 6, writes, c, True) for c in caches}
+        alone = {c: replay_reduced(addresses >> 6, writes, c, True) for c in caches}
         alone_best = min(alone_best, time.process_time() - started)
         started = time.process_time()
         together = simulate_caches(addresses, writes, caches)
