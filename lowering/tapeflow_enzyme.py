@@ -15,22 +15,17 @@ differentiated (gradient functions, no `enzyme.autodiff` left) passes through, s
 the variants' pipelines can start here from either stage; a module with neither is
 an error.
 
-The module is handed to Enzyme with every op's location, which MLIR keeps through
-its passes: the gradient's ops come back located in the user's file (an op Enzyme
-creates carries the location of the primal op it differentiates), so that every
-later diagnostic points into that file. Enzyme's own diagnostics are re-anchored
-there too (`lowering/enzyme/upstream_mlir.py`). `lower-affine` runs first, so kernels may
-be written with affine loops.
+Enzyme gets every op's location and keeps it: the gradient's ops, and Enzyme's
+own diagnostics, point into the user's file (`lowering/enzyme/upstream_mlir.py`).
+`lower-affine` runs first, so kernels may be written with affine loops.
 
-Enzyme-MLIR emits no adjoint for a store of a value that carries no derivative
-(the shadow must be zeroed there), so such stores reach Enzyme routed through a
-scratch buffer that makes them active stores of the same value, and the route is
-taken out of its output again (`lowering/enzyme/inactive_stores.py`,
-docs/enzyme-bugs.md). Enzyme-MLIR reverses a loop with a step other than 1 as if
-its step were 1 (the reverse sweep in the wrong order, the caches one entry short),
-so every such loop reaches Enzyme with step 1 over its trip count
-(`tapeflow-unit-steps`); also `lowering/enzyme/carried_order.py` and `refused_ops.py`.
-Importing Enzyme maps a ~0.5 GB library, so it happens only when the pass runs.
+Where Enzyme-MLIR 0.0.16 is wrong, the module reaches it rewritten
+(docs/enzyme-bugs.md): stores of values without a derivative routed through a
+scratch buffer and back (`lowering/enzyme/inactive_stores.py`), loops of step 1
+only (`tapeflow-unit-steps`), carried values in the order its reverse expects
+(`lowering/enzyme/carried_order.py`), ops it refuses replaced
+(`lowering/enzyme/refused_ops.py`). Only Enzyme's native module is loaded, when
+the pass runs (it maps a ~0.5 GB library).
 """
 
 from __future__ import annotations

@@ -3,58 +3,21 @@
 Enzyme-MLIR can differentiate (0.0.16 rejects an active `scf.while`: "could not
 compute the adjoint for this operation").
 
-An `scf.while` runs its `before` region, which computes a condition and the
-values it forwards; while the condition holds, the `after` region maps them to
-the next iteration's arguments; when it fails, the forwarded values are the
-results. So the `before` region runs `n + 1` times and the `after` region `n`
-times, `n` the trip count. Every rewrite below runs both regions exactly as
-often and in exactly that order, so that side effects (stores, in either
-region) happen as in the original; it only changes how `n` is known:
+Each rewrite runs the loop's `before` region `n + 1` times and its `after` region
+`n` times, in the original order, so stores in either region happen as before;
+it changes only how the trip count `n` is known:
 
-* **Counted** (`n` computable before the loop): the condition is a counter test
-  `%k < %ub` (or `<=`, or written `%ub > %k`) on a carried index or
-  integer `%k` (C's `int`, counted in index, sign-extended) that the loop
-  advances by a positive constant or loop-invariant step (in the `after`
-  region, or in the `before` region of a do-while), `%ub` and `%k`'s initial
-  value defined outside the loop; the test may be unsigned (`ult`, `ule`,
-  mirrored `ugt`, `uge`: C's `unsigned` and `size_t`), the values then compared
-  and counted unsigned. Then `n = max(0, ceil((ub - lb) / step))` and
-  the loop is `scf.for %k = %lb to %ub` carrying the other arguments (normalized
-  to `0 to n step 1`, `%k = lb + t * step`, where the step is not 1 or the
-  test unsigned), followed
-  by one more run of `before` (at `%k = lb + n * step`) for the results: the
-  usual `while (i < n)` form of a counted loop.
-* **Bounded** (a counter test among other conjuncts, `%k < %max && !converged`,
-  where the first run below does not apply):
-  the counter bounds `n`. The loop becomes `scf.for %k = %lb to %max` with a
-  `done` flag carried: an iteration runs `before` and, if its condition holds,
-  `after`, otherwise sets `done`; once `done`, iterations do nothing. The
-  results are the forwarded values of the `before` that failed, or of one more
-  `before` if the bound ran out first. The tape has the bound's extent.
-* **Counted by a first run** (a data-dependent exit, no counter: Newton's
-  iteration until `|dx| < tol`): the *control slice* -- the ops of both regions
-  the condition depends on through the carried values -- is run first as a
-  counting `scf.while` that carries only that slice and an iteration count `n`,
-  then the loop is replayed as `scf.for %t = 0 to %n` carrying every argument
-  (both regions, in order), then `before` once more for the results. This is
-  what Enzyme does in LLVM for a loop of unknown trip count (count in the
-  forward sweep, replay in the reverse one). It is sound when the slice is free
-  of side effects (no stores, calls or allocations) and reads only buffers the
-  loop does not write (by their root value; distinct memref arguments are taken
-  not to alias, C's `restrict` as PolyBench's kernels declare it): then the
-  counting run changes
-  nothing the replay sees, and the replay computes the same slice values
-  iteration for iteration (the ops are deterministic), so its condition holds
-  exactly `n` times. The counting loop's values reach no result but `n`, an
-  integer, so Enzyme's activity analysis leaves it inactive (it is copied, not
-  differentiated). Its trip count is a run-time value: Enzyme's caches and
-  TapeFlow's tapes of the replay have `?` extents (slab tapes in the tapeflow
-  variant).
+* **counted**: a counter test on a carried index or integer (signed or unsigned)
+  advanced by a positive invariant step: `scf.for` over the count, then one more
+  `before` for the results;
+* **bounded**: a counter test among other conjuncts: `scf.for` up to the bound
+  with a carried `done` flag;
+* **counted by a first run**: a data-dependent exit without a counter, whose
+  control slice is free of side effects: a counting loop first, then the replay
+  as `scf.for` (what Enzyme does in LLVM for a loop of unknown trip count).
 
-A loop none of these fits (a data-dependent exit whose condition depends on
-memory the loop writes, with no counter bound) is left as it is, with the
-reason (`while_to_for` returns it; `tapeflow-enzyme` adds it to Enzyme's
-diagnostic if Enzyme then rejects the loop).
+A loop none of these fits is left as it is, with the reason. The conditions of
+each rewrite and why it is sound: docs/research/loop-rewrites.md, "While loops".
 """
 
 from __future__ import annotations

@@ -429,9 +429,9 @@ class _FunctionSource:
             self.emit(indent, f"if {st} <= 0:", f"    raise {self.nonpositive(op)}({st})")
         self.emit(
             indent,
-            f"w = T_kernel_loop(len(range({lb}, {ub}, {st})), {profile})",
+            f"T_kernel_loop(len(range({lb}, {ub}, {st})), {profile})",
             f"{step}(fr)",
-            "T_end_kernel_loop(w)",
+            "T_end_kernel_loop()",
         )
 
     def loop(self, op: scf.ForOp, indent: str) -> None:

@@ -101,9 +101,9 @@ def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:
         if fr[st] <= 0:
             raise nonpositive_step(op, fr[st])
         trips = len(range(fr[lb], fr[ub], fr[st]))
-        window = timing.kernel_loop(trips, profile)
+        timing.kernel_loop(trips, profile)
         step(fr)
-        timing.end_kernel_loop(window)
+        timing.end_kernel_loop()
 
     return loop_step
 
@@ -115,9 +115,9 @@ def _timed_straight_kernel(ctx: CompileContext, op: cgra.KernelOp, step: Step) -
     profile = kernel_profile(op, timing.hardware, timing.planner)
 
     def kernel_step(fr: Frame) -> None:
-        window = timing.kernel_loop(1, profile)
+        timing.kernel_loop(1, profile)
         step(fr)
-        timing.end_kernel_loop(window)
+        timing.end_kernel_loop()
 
     return kernel_step
 

@@ -42,7 +42,14 @@ from lowering.tapeflow_measure_tape import AlreadyLowered
 from sim.cache import simulate_cache, simulate_caches
 from sim.execution import Execution
 from sim.executor import Executor
-from sim.models import DEFAULT_MODEL, MODELS, UnknownModel, get_model
+from sim.models import (
+    DEFAULT_MODEL,
+    MODELS,
+    ForeignMachine,
+    UnknownModel,
+    check_machine,
+    get_model,
+)
 from sim.timeline import trace_events
 from sim.timing import TimingRecorder, WindowTimes, energy_pj, report
 from sim.trace import MemoryTrace
@@ -78,11 +85,14 @@ def unused_hardware(variant: str, hardware: Hardware) -> str | None:
     return None
 
 
-def check_model(model: str) -> None:
-    """Raise `SimulationError` unless `model` names a timing model (`sim.models`)."""
+def check_model(model: str, hardware: Hardware | None = None) -> None:
+    """Raise `SimulationError` unless `model` names a timing model (`sim.models`)
+    and `hardware`, if given, is a machine it simulates (`sim.models.check_machine`)."""
     try:
         get_model(model)
-    except UnknownModel as err:
+        if hardware is not None:
+            check_machine(model, hardware)
+    except (UnknownModel, ForeignMachine) as err:
         raise SimulationError(str(err)) from None
 
 
@@ -144,10 +154,8 @@ def prepare(
     `memo`: shared by the lowerings of copies of one module (`LoweringMemo`).
     `recompute`: `tapeflow-recompute-loads` after differentiation (the tape is
     measured after it)."""
-    try:
-        timing_model = get_model(model)
-    except UnknownModel as err:
-        raise SimulationError(str(err)) from None
+    check_model(model, hardware)
+    timing_model = get_model(model)
     if variant not in VARIANTS:
         raise SimulationError(f"unknown variant '{variant}'; choose from {', '.join(VARIANTS)}")
     if unroll < 1:
@@ -288,6 +296,7 @@ def execute(
             f"the module was prepared for the {lowered_for} model and is run under {model}: "
             f"the models lower a variant for different machines; prepare it under {model}"
         )
+    check_model(model, hardware)
     placement = hardware.placement
     trace = MemoryTrace(base=placement.base, alignment=placement.alignment, heap=placement.heap)
     if placement.heap:
@@ -365,6 +374,7 @@ def evaluate(
     `run_key`): the schedule and the trace do not depend on them. `on_windows`
     hears what each window was charged (`sim.timing.report`)."""
     hardware = hardware or execution.hardware
+    check_model(execution.model, hardware)
     if run_key(hardware, execution.model) != run_key(execution.hardware, execution.model):
         raise SimulationError(
             f"{hardware.name} differs from {execution.hardware.name}, on which the "
@@ -426,10 +436,11 @@ def simulate(
     unroll: int = 1,
     model: str = DEFAULT_MODEL,
     timeline: bool = False,
+    addresses: Sequence[int | None] = (),
 ) -> Simulation:
     """Run a prepared module and report on `hardware` (`fast`, `variant`,
-    `unroll`, `model` and `timeline` as for `execute`); with `timeline`, the
-    `Simulation` holds the trace-event timeline of the run."""
+    `unroll`, `model`, `timeline` and `addresses` as for `execute`); with
+    `timeline`, the `Simulation` holds the trace-event timeline of the run."""
     execution = execute(
         module,
         function,
@@ -441,6 +452,7 @@ def simulate(
         unroll=unroll,
         model=model,
         timeline=timeline,
+        addresses=addresses,
     )
     if not timeline:
         return Simulation(execution.outputs, evaluate(execution), execution.trace)

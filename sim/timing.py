@@ -127,6 +127,9 @@ _COLUMN_NAMES = (
 )
 _COLUMNS = len(_COLUMN_NAMES)
 _END, _COMPUTE, _ACCESS, _WRITE, _READ, _REV, _SPAD, _MEMOPS = range(1, 9)
+_KERNEL_COLUMNS = 5
+"""A kernel window's record: its index, start, trips, kernel and layer; the rest
+of its row follows from its kernel's profile (`recorded_columns`)."""
 
 
 class _OpsWindow:
@@ -135,6 +138,7 @@ class _OpsWindow:
 
     __slots__ = (
         "index",
+        "row",
         "phase",
         "compute",
         "access_latency",
@@ -146,8 +150,10 @@ class _OpsWindow:
         "fu",
     )
 
-    def __init__(self, index: int, phase: str, fu: dict[str, int]) -> None:
+    def __init__(self, index: int, row: int, phase: str, fu: dict[str, int]) -> None:
         self.index = index
+        self.row = row
+        """Its row of `TimingRecorder.rows`."""
         self.phase = phase
         self.compute = self.access_latency = self.spad_accesses = self.memory_ops = 0
         self.stream_write_bytes = self.stream_read_bytes = self.rev_stream_bytes = 0
@@ -157,14 +163,23 @@ class _OpsWindow:
 @dataclass
 class TimingRecorder:
     """The run as windows, recorded as columns: `rows` holds one row of
-    `_COLUMN_NAMES` per window, `phases` its sweep; `windows` makes objects of
-    them (for tests and timelines; the report reads the columns)."""
+    `_COLUMN_NAMES` per ops window, `kernel_rows` a short record per kernel
+    window (a run has hundreds of thousands: each costs the least Python here,
+    and numpy completes the rows, `recorded_columns`), `phases` every window's
+    sweep; `windows` makes objects of them (for tests and timelines; the report
+    reads the columns)."""
 
     trace: MemoryTrace
     hardware: Hardware
     phase: str = "fwd"
     rows: array = field(default_factory=lambda: array("q"))
-    """Every window's row of `_COLUMN_NAMES`, in the order the windows opened."""
+    """Every ops window's row of `_COLUMN_NAMES`, in the order they opened."""
+    ops_windows: array = field(default_factory=lambda: array("q"))
+    """The window index of each row of `rows`."""
+    kernel_rows: array = field(default_factory=lambda: array("q"))
+    """Every kernel window's record (`_KERNEL_COLUMNS`), in the order they opened."""
+    kernel_ends: array = field(default_factory=lambda: array("q"))
+    """Every ended kernel window's first access after it."""
     phases: array = field(default_factory=lambda: array("b"))
     """Per window: its sweep, as an index into `phase_names`."""
     layers: int = 0
@@ -202,7 +217,7 @@ class TimingRecorder:
         access recorded just before its op opens the window is still counted."""
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
-        self._kernel_trips: dict[int, list[Any]] = {}  # id(fu): [fu, trips, index]
+        self._kernel_index: dict[int, int] = {}  # id(fu): its index in `profiles`
         self._window_fu: dict[int, dict[str, int]] = {}  # ops window: its FU ops
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; a window's `kernel` column indexes it (0: not a kernel)."""
@@ -221,10 +236,10 @@ class TimingRecorder:
     @property
     def windows(self) -> list[Window]:
         """The windows so far as objects (made anew on each call)."""
-        rows = self.rows
+        table = _table(self)
         made = []
         for index, code in enumerate(self.phases):
-            row = rows[index * _COLUMNS : (index + 1) * _COLUMNS]
+            row = [int(v) for v in table[index]]
             kernel = row[-1]
             profile = self.profiles[kernel] if kernel else None
             phase = self.phase_names[code]
@@ -271,9 +286,11 @@ class TimingRecorder:
         totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
         for cls, count in self._ops_fu.items():
             totals[cls] += count
-        for profile, trips, _ in self._kernel_trips.values():
-            for cls, count in profile.items():
-                totals[cls] += count * trips
+        kernels = np.frombuffer(self.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
+        trips = np.bincount(kernels[:, 3], weights=kernels[:, 2], minlength=len(self.profiles))
+        for index in self._kernel_index.values():
+            for cls, count in self.profiles[index].fu_ops.items():
+                totals[cls] += count * int(trips[index])
         return totals
 
     def _ops_window(self) -> _OpsWindow:
@@ -286,8 +303,9 @@ class TimingRecorder:
             index = len(self.phases)
             fu: dict[str, int] = {}
             self._window_fu[index] = fu
-            w = self._open = _OpsWindow(index, self.phase, fu)
+            w = self._open = _OpsWindow(index, len(self.ops_windows), self.phase, fu)
             self.rows.extend((self._covered, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+            self.ops_windows.append(index)
             self.phases.append(self._phase_code)
         return w
 
@@ -295,7 +313,7 @@ class TimingRecorder:
         w = self._open
         if w is not None:
             self._covered = len(self._accesses)
-            base = w.index * _COLUMNS
+            base = w.row * _COLUMNS
             rows = self.rows
             rows[base + _END] = self._covered
             rows[base + _COMPUTE] = w.compute
@@ -365,43 +383,26 @@ class TimingRecorder:
         w.memory_ops += memory_ops
         w.spad_accesses += spad
 
-    def kernel_loop(self, trips: int, profile: KernelProfile) -> int:
+    def kernel_loop(self, trips: int, profile: KernelProfile) -> None:
         """A loop of `trips` iterations of the kernel `profile` describes is about
-        to run; returns its window's index (for `end_kernel_loop`)."""
+        to run (`end_kernel_loop` when it has)."""
         if self._open is not None:
             self._close()
         if self.spad_samples is not None:
             self._sample()
-        fu = profile.fu_ops
-        known = self._kernel_trips.get(id(fu))
-        if known is None:
-            known = self._kernel_trips[id(fu)] = [fu, 0, len(self.profiles)]
+        kernel = self._kernel_index.get(id(profile.fu_ops))
+        if kernel is None:
+            kernel = self._kernel_index[id(profile.fu_ops)] = len(self.profiles)
             self.profiles.append(profile)
-            for cls in fu:
+            for cls in profile.fu_ops:
                 self._fu_order.setdefault(cls)
-        known[1] += trips
-        index = len(self.phases)
-        self.rows.extend(
-            (
-                self._covered,
-                -1,
-                (trips - 1) * profile.ii + profile.length if trips > 0 else 0,
-                0,
-                0,
-                0,
-                0,
-                profile.spad_ops * trips,
-                profile.memory_ops * trips,
-                self.layers,
-                trips,
-                known[2],
-            )
-        )
+        self.kernel_rows.extend((len(self.phases), self._covered, trips, kernel, self.layers))
         self.phases.append(self._phase_code)
-        return index
 
-    def end_kernel_loop(self, index: int) -> None:
-        self.rows[index * _COLUMNS + _END] = self._covered = len(self._accesses)
+    def end_kernel_loop(self) -> None:
+        """The kernel loop `kernel_loop` started has run."""
+        self._covered = covered = len(self._accesses)
+        self.kernel_ends.append(covered)
 
     def stream(self, direction: str, nbytes: int) -> None:
         w = self._ops_window()
@@ -480,6 +481,36 @@ class RecordedColumns:
     plans: tuple[Any, ...]
 
 
+def _table(recorder: TimingRecorder) -> np.ndarray:
+    """One row of `_COLUMN_NAMES` per window: the ops windows' rows as recorded,
+    the kernel windows' completed from their kernels' profiles (a window still
+    running has end -1)."""
+    table = np.zeros((recorder.count, _COLUMNS), dtype=np.int64)
+    ops = np.frombuffer(recorder.rows, dtype=np.int64).reshape(-1, _COLUMNS)
+    table[np.frombuffer(recorder.ops_windows, dtype=np.int64)] = ops
+    records = np.frombuffer(recorder.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
+    index, start, trips, kernel, layer = records.T
+    profiles = recorder.profiles
+    ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
+    length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
+    spad_ops = np.array([p.spad_ops for p in profiles], dtype=np.int64)[kernel]
+    memory_ops = np.array([p.memory_ops for p in profiles], dtype=np.int64)[kernel]
+    end = np.full(len(index), -1, dtype=np.int64)
+    ended = np.frombuffer(recorder.kernel_ends, dtype=np.int64)
+    end[: len(ended)] = ended
+    rows = table[index]
+    rows[:, 0] = start
+    rows[:, _END] = end
+    rows[:, _COMPUTE] = np.where(trips > 0, (trips - 1) * ii + length, 0)
+    rows[:, _SPAD] = spad_ops * trips
+    rows[:, _MEMOPS] = memory_ops * trips
+    rows[:, _COLUMNS - 3] = layer
+    rows[:, _COLUMNS - 2] = trips
+    rows[:, _COLUMNS - 1] = kernel
+    table[index] = rows
+    return table
+
+
 def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
     """The recorder's windows as arrays, built once per finished run and reused by
     every evaluation of it (each cache and energy preset)."""
@@ -487,7 +518,7 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
     cached = recorder._columns  # noqa: SLF001 - the recorder's own memo
     if cached is not None and cached[0] == count:
         return cached[1]
-    table = np.frombuffer(recorder.rows, dtype=np.int64).reshape(-1, _COLUMNS).copy()
+    table = _table(recorder)
     kernel = table[:, _COLUMNS - 1]
     profiles = recorder.profiles
     codes = np.frombuffer(recorder.phases, dtype=np.int8)

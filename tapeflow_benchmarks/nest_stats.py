@@ -55,8 +55,7 @@ def run(key: str, preset: str, variant: str, model: str) -> Run:
     ctx = make_context()
     module = parse_kernel(ctx, key, preset)
     hardware = MODELS[model].hardware(HARDWARE[MACHINES[variant]])
-    unroll = ALL_KERNELS[key].unroll_for(preset)
-    tape_bytes = prepare(ctx, module, variant, hardware, unroll, model)
+    tape_bytes = prepare(ctx, module, variant, hardware, 1, model)
     args = caller_arguments(module, key, preset)
     execution = execute(
         module, f"{key}_grad", args, hardware, tape_bytes, variant=variant, model=model

@@ -46,6 +46,11 @@ from tapeflow_tools.frontend import parse_module_text
 Warn = Callable[[str], None]
 
 
+def function_name(text: str) -> str:
+    """An argparse type for `--function`: the name with or without MLIR's `@`."""
+    return text.removeprefix("@")
+
+
 def load_module(path: str) -> ModuleOp:
     """Parse and verify a module file with located diagnostics."""
     try:
@@ -348,6 +353,7 @@ __all__ = [
     "bind_arguments",
     "check_function",
     "check_simulable",
+    "function_name",
     "gradients_of",
     "load_inputs",
     "load_module",

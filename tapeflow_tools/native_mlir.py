@@ -5,10 +5,13 @@ lowered to LLVM by `mlir-opt` and run by `mlir-cpu-runner` (Debian/Ubuntu:
 
 `run_native(module, caller, given)` takes a module at a stage `tapeflow-to-upstream`
 takes, the function to call and its arguments as `tapeflow-run` takes them
-(`arg0`, `arg1`, ...: arrays for memrefs, scalars for `index` arguments), and
-returns what `tapeflow_tools.tapeflow_run.run_function` returns: every memref
+(`arg0`, `arg1`, ...: arrays for memrefs, 0-d arrays for scalars), bound as it
+binds them (`arguments.bind_arguments`: a memref left out, a shadow, is
+zero-filled), and returns what `tapeflow_tools.tapeflow_run.run_function` returns: every memref
 argument after the call (`arg<i>`) and every result (`result<i>`), so the two can
-be compared value for value.
+be compared value for value. It calls functions of f64 memrefs and f64, index
+or integer scalars returning f64s (`check_native_signature`); `tapeflow-run
+--native` is it on the command line.
 
 The module gets a `@main` that holds each input in a mutable `memref.global`
 (its initial value), calls the function, and writes every f64 of every memref
@@ -27,14 +30,17 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from io import StringIO
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import Float64Type, IndexType, MemRefType
+from xdsl.dialects.builtin import Float64Type, IndexType, IntegerType, MemRefType, NoneAttr
+from xdsl.ir import Attribute
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from lowering.tapeflow_to_upstream import to_upstream
+from tapeflow_tools.arguments import bind_arguments
 from tapeflow_tools.context import make_context
 
 INSTALL_HINT = (
@@ -144,45 +150,84 @@ def _generic(module: builtin.ModuleOp) -> str:
     return text.getvalue()
 
 
-def _dense(values: np.ndarray) -> str:
-    """A dense literal holding exactly `values` (repr of a float reads back to it)."""
-    if not np.all(np.isfinite(values)):
-        raise ValueError("the native harness takes finite inputs only")
+def _float(value: float, what: str) -> str:
+    """`value` as an MLIR float literal that reads back to exactly it (the shortest
+    digits that do, always with the `.` MLIR's grammar requires: `1.e-05`)."""
+    if not np.isfinite(value):
+        raise NativeRunFailed(f"{what} holds {value}: the native run takes finite values only")
+    return np.format_float_scientific(value, unique=True)
+
+
+def _dense(values: np.ndarray, what: str) -> str:
+    """A dense literal holding exactly `values`."""
 
     def nested(v: np.ndarray) -> str:
         if v.ndim == 0:
-            return repr(float(v))
+            return _float(float(v), what)
         return "[" + ", ".join(nested(x) for x in v) + "]"
 
     shape = "x".join(str(d) for d in values.shape)
     return f"dense<{nested(values)}> : tensor<{shape + 'x' if shape else ''}f64>"
 
 
-def _harness(caller: func.FuncOp, given: dict[str, np.ndarray]) -> str:
+class UnsupportedSignature(ValueError):
+    """The caller takes or returns a type the native harness cannot pass or print."""
+
+
+def check_native_signature(caller: func.FuncOp) -> None:
+    """Refuse a caller the harness cannot call: its arguments must be f64 memrefs
+    (identity layout, any shape) or scalars (f64, index, signless integers), its
+    results f64."""
+    name = caller.sym_name.data
+    for i, arg in enumerate(caller.function_type.inputs.data):
+        if isinstance(arg, MemRefType):
+            if not isinstance(arg.element_type, Float64Type):
+                raise UnsupportedSignature(
+                    f"argument arg{i} of @{name} is {arg}: the native run takes memrefs of f64 only"
+                )
+            if not isinstance(arg.layout, NoneAttr) or not isinstance(arg.memory_space, NoneAttr):
+                raise UnsupportedSignature(
+                    f"argument arg{i} of @{name} is {arg}: the native run takes memrefs "
+                    "without a layout or memory space only"
+                )
+        elif not isinstance(arg, Float64Type | IndexType | IntegerType):
+            raise UnsupportedSignature(
+                f"argument arg{i} of @{name} is {arg}: the native run takes f64 memrefs "
+                "and f64, index or integer scalars only"
+            )
+    for k, result in enumerate(caller.function_type.outputs.data):
+        if not isinstance(result, Float64Type):
+            raise UnsupportedSignature(
+                f"result {k} of @{name} is {result}: the native run returns f64 results only"
+            )
+
+
+def _scalar(value: float, kind: Attribute, what: str) -> str:
+    if isinstance(kind, Float64Type):
+        return f"{_float(float(value), what)} : f64"
+    if kind == IntegerType(1):
+        return "true" if value else "false"
+    return f"{int(value)} : {kind}"
+
+
+def _harness(caller: func.FuncOp, bound: Sequence[np.ndarray | int | float]) -> str:
     """@main (and the globals it reads) in MLIR's generic form, which xDSL parses."""
     lines: list[str] = []
     body: list[str] = []
     operands: list[str] = []
     printed: list[tuple[str, MemRefType]] = []
-    for i, arg in enumerate(caller.function_type.inputs.data):
-        key = f"arg{i}"
-        if key not in given:
-            raise ValueError(f"no value for {key} of @{caller.sym_name.data}")
-        value = np.asarray(given[key])
-        if isinstance(arg, IndexType):
-            body.append(
-                f'%a{i} = "arith.constant"() <{{value = {int(value)} : index}}> : () -> index'
-            )
+    for i, (arg, value) in enumerate(zip(caller.function_type.inputs.data, bound, strict=True)):
+        what = f"input arg{i}"
+        if not isinstance(arg, MemRefType):
+            literal = _scalar(value, arg, what)
+            body.append(f'%a{i} = "arith.constant"() <{{value = {literal}}}> : () -> {arg}')
             operands.append(f"%a{i}")
             continue
-        if not (isinstance(arg, MemRefType) and isinstance(arg.element_type, Float64Type)):
-            raise ValueError(
-                f"{key} of @{caller.sym_name.data} is {arg}: only f64 memrefs and index"
-            )
-        static = MemRefType(arg.element_type, list(value.shape))
+        array = np.asarray(value, dtype=np.float64)
+        static = MemRefType(arg.element_type, list(array.shape))
         lines.append(
             f'"memref.global"() <{{sym_name = "tapeflow_in{i}", sym_visibility = "private", '
-            f"type = {static}, initial_value = {_dense(value.astype(np.float64))}}}> : () -> ()"
+            f"type = {static}, initial_value = {_dense(array, what)}}}> : () -> ()"
         )
         body.append(f'%g{i} = "memref.get_global"() <{{name = @tapeflow_in{i}}}> : () -> {static}')
         operand = f"%g{i}"
@@ -192,8 +237,6 @@ def _harness(caller: func.FuncOp, given: dict[str, np.ndarray]) -> str:
         operands.append(operand)
         printed.append((f"%g{i}", static))
     outputs = caller.function_type.outputs.data
-    if any(not isinstance(t, Float64Type) for t in outputs):
-        raise ValueError(f"@{caller.sym_name.data} returns {list(outputs)}: only f64 results")
     types = ", ".join(str(t) for t in caller.function_type.inputs.data)
     results = ", ".join(str(t) for t in outputs)
     call = (
@@ -236,21 +279,41 @@ def _print_all(buffer: str, kind: MemRefType, n: int) -> list[str]:
     return lines
 
 
-def native_module(module: builtin.ModuleOp, caller: str, given: dict[str, np.ndarray]) -> str:
-    """The upstream module, with @main calling `caller` on `given`, in generic form."""
+def _bound(
+    module: builtin.ModuleOp, caller: str, given: dict[str, np.ndarray]
+) -> tuple[func.FuncOp, list[Any]]:
+    """The caller and its arguments as `tapeflow-run` binds them (missing memrefs of
+    static shape zero-filled: shadows), after checking the harness can call it."""
+    function = next(
+        (
+            f
+            for f in module.body.block.ops
+            if isinstance(f, func.FuncOp) and f.sym_name.data == caller
+        ),
+        None,
+    )
+    if function is None:
+        raise ValueError(f"no function @{caller} in the module")
+    check_native_signature(function)
+    return function, bind_arguments(function, given)
+
+
+def _native_text(module: builtin.ModuleOp, caller: str, bound: Sequence[Any]) -> str:
     upstream = module.clone()
     to_upstream(upstream)
     functions = {f.sym_name.data: f for f in upstream.body.block.ops if isinstance(f, func.FuncOp)}
-    if caller not in functions:
-        raise ValueError(f"no function @{caller} in the module")
-    ctx = make_context()
     extra = Parser(
-        ctx, _PRINT_BITS + _harness(functions[caller], given), "<native harness>"
+        make_context(), _PRINT_BITS + _harness(functions[caller], bound), "<native harness>"
     ).parse_module()
     for op in list(extra.body.block.ops):
         op.detach()
         upstream.body.block.add_op(op)
     return _generic(upstream)
+
+
+def native_module(module: builtin.ModuleOp, caller: str, given: dict[str, np.ndarray]) -> str:
+    """The upstream module, with @main calling `caller` on `given`, in generic form."""
+    return _native_text(module, caller, _bound(module, caller, given)[1])
 
 
 def run_native(
@@ -262,8 +325,10 @@ def run_native(
 ) -> dict[str, np.ndarray]:
     """`caller(given)` compiled by mlir-opt to LLVM and run by mlir-cpu-runner:
     the memref arguments after the call and the results, as `run_function` gives
-    them."""
-    text = native_module(module, caller, given)
+    them. `given` is bound as `tapeflow-run` binds it: a missing memref of static
+    shape is zero-filled."""
+    function, bound = _bound(module, caller, given)
+    text = _native_text(module, caller, bound)
     with tempfile.TemporaryDirectory() as scratch:
         source = os.path.join(scratch, "native.mlir")
         with open(source, "w") as out:
@@ -272,13 +337,20 @@ def run_native(
         printed = _tool([tools.runner, "-e", "main", "-entry-point-result=void"], timeout, lowered)
     words = [int(line, 16) for line in printed.split()]
     bits = np.array(words, dtype=np.uint64).view(np.float64)
-    return _unpack(module, caller, given, bits)
+    return _unpack(function, bound, bits)
 
 
 def _tool(command: Sequence[str], timeout: float, stdin: str | None = None) -> str:
-    done = subprocess.run(
-        list(command), input=stdin, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    try:
+        done = subprocess.run(
+            list(command), input=stdin, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise NativeRunFailed(
+            f"{os.path.basename(command[0])} did not finish within {timeout:g} s"
+        ) from None
+    except OSError as err:
+        raise NativeRunFailed(f"{command[0]} cannot be run: {err.strerror}") from None
     if done.returncode != 0:
         raise NativeRunFailed(
             f"{os.path.basename(command[0])} failed (exit {done.returncode}):\n"
@@ -288,16 +360,13 @@ def _tool(command: Sequence[str], timeout: float, stdin: str | None = None) -> s
 
 
 def _unpack(
-    module: builtin.ModuleOp, caller: str, given: dict[str, np.ndarray], values: np.ndarray
+    function: func.FuncOp, bound: Sequence[Any], values: np.ndarray
 ) -> dict[str, np.ndarray]:
-    function = next(
-        f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.sym_name.data == caller
-    )
     outputs: dict[str, np.ndarray] = {}
     at = 0
-    for i, arg in enumerate(function.function_type.inputs.data):
+    for i, (arg, value) in enumerate(zip(function.function_type.inputs.data, bound, strict=True)):
         if isinstance(arg, MemRefType):
-            shape = np.asarray(given[f"arg{i}"]).shape
+            shape = np.asarray(value).shape
             size = int(np.prod(shape, dtype=np.int64))
             outputs[f"arg{i}"] = values[at : at + size].reshape(shape).copy()
             at += size

@@ -15,10 +15,12 @@ as it was (even when FILE is also the input).
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import inspect
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from io import StringIO
 from typing import IO
 
@@ -47,6 +49,28 @@ with quiet_interrupt("tapeflow-opt"):  # Ctrl-C while the modules load
     from tapeflow_tools.pass_options import check_pass_options, unknown_pass
 
 
+def describe_pass(factory: Callable[[], type[ModulePass]]) -> str:
+    """The first sentence of a pass's docstring (or of its module's, where the class
+    has none of its own), on one line."""
+    try:
+        cls = factory()
+    except Exception as err:  # noqa: BLE001 - an optional xDSL pass that cannot load
+        return f"(cannot be loaded: {type(err).__name__}: {err})"
+    doc = cls.__doc__ or ""
+    if doc.startswith(cls.__name__ + "("):  # the signature a dataclass puts in its place
+        doc = ""
+    doc = doc or getattr(inspect.getmodule(cls), "__doc__", None) or ""
+    paragraph = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    sentence, dot, _ = paragraph.partition(". ")
+    return sentence + dot.strip() if paragraph else "(no description)"
+
+
+def pass_list(passes: dict[str, Callable[[], type[ModulePass]]]) -> str:
+    """One line per pass, sorted by name: the name and what it does."""
+    width = max(map(len, passes))
+    return "".join(f"{name:{width}}  {describe_pass(passes[name])}\n" for name in sorted(passes))
+
+
 class TapeflowOptMain(xDSLOptMain):
     version_format = f"tapeflow-opt {tapeflow_version()}, built on xdsl {{xdsl_version}}"
 
@@ -72,6 +96,31 @@ class TapeflowOptMain(xDSLOptMain):
         check_output_file(self.args.output_file, "-o")
         self._pending_output = _KeptStringIO()
         return self._pending_output
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        """xdsl-opt's arguments, with `--list-passes` instead of every pass's name in
+        the help of `-p`."""
+        super().register_all_arguments(arg_parser)
+        for action in arg_parser._actions:  # argparse has no public way to reword one
+            if "--passes" in action.option_strings:
+                action.help = (
+                    "comma-separated pass pipeline, options in braces "
+                    "(tapeflow-enzyme,tapeflow-layers{spad-bytes=512}); "
+                    "--list-passes names every pass"
+                )
+        passes = self.available_passes
+
+        class ListPasses(argparse.Action):
+            def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+                sys.stdout.write(pass_list(passes))
+                parser.exit()
+
+        arg_parser.add_argument(
+            "--list-passes",
+            nargs=0,
+            action=ListPasses,
+            help="list every pass, one per line with what it does, and exit",
+        )
 
     def register_all_dialects(self) -> None:
         register_dialects(self.ctx)

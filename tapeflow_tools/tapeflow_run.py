@@ -16,6 +16,12 @@ does: the executor runs Enzyme's gradient, never the `enzyme.autodiff` op itself
 directory, not the module or the inputs) and written exactly there, through a temporary file renamed
 into place once complete: a failed run leaves no output and an older file untouched.
 The checks on inputs are in `tapeflow_tools/arguments.py`.
+
+With `--native` the function is lowered by `tapeflow-to-upstream` to MLIR's own
+dialects and run by MLIR 19's `mlir-opt` and `mlir-cpu-runner` instead
+(`tapeflow_tools/native_mlir.py`), its arguments bound the same way; `OUT.npz` has
+the same keys, and values equal to the executor's up to fused multiply-adds and
+libm (`native_mlir.AGREEMENT`).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ with quiet_interrupt("tapeflow-run"):  # Ctrl-C while the modules load
         Warn,
         bind_arguments,
         check_function,
+        function_name,
         gradients_of,
         load_inputs,
         load_module,
@@ -46,6 +53,14 @@ with quiet_interrupt("tapeflow-run"):  # Ctrl-C while the modules load
     from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, reported_errors
+    from tapeflow_tools.native_mlir import (
+        INSTALL_HINT,
+        NativeRunFailed,
+        UnsupportedSignature,
+        check_native_signature,
+        find_mlir_tools,
+        run_native,
+    )
 
 
 def run_function(
@@ -71,17 +86,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {tapeflow_version()}")
     parser.add_argument("file", help="module to run (.mlir)")
-    parser.add_argument("--function", required=True, help="function name, without @")
+    parser.add_argument(
+        "--function", required=True, type=function_name, help="function name (@ optional)"
+    )
     parser.add_argument("--inputs", help="arguments as arg0, arg1, ... (.npz)")
     parser.add_argument("--out", required=True, help="where to write the outputs (.npz)")
+    parser.add_argument(
+        "--native",
+        action="store_true",
+        help="lower through tapeflow-to-upstream and run with MLIR 19's mlir-opt and "
+        "mlir-cpu-runner instead of the reference executor",
+    )
     args = parser.parse_args(argv)
     with reported_errors("tapeflow-run"):
         check_output_file(args.out, "--out")
         check_distinct(
             [("--out", args.out)], [("the module", args.file), ("--inputs", args.inputs)]
         )
+        tools = find_mlir_tools() if args.native else None
+        if args.native and tools is None:
+            raise ToolError(f"--native: mlir-opt or mlir-cpu-runner not found. {INSTALL_HINT}")
         module = load_module(args.file)
-        check_function(module, args.function)
+        function = check_function(module, args.function)
+        if args.native:
+            try:
+                check_native_signature(function)
+            except UnsupportedSignature as err:
+                raise ToolError(f"--native: {err}") from None
         warn = stderr_warning("tapeflow-run")
         gradients = gradients_of(module, args.function)
         if gradients:
@@ -94,9 +125,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         if any(isinstance(op, AutoDiffOp) for op in module.walk()):
             TapeflowEnzymePass().apply(make_context(), module)  # as tapeflow-sim does
         try:
-            outputs = run_function(module, args.function, given, warn)
+            if tools is not None:
+                bind_arguments(function, given, warn)  # warned about once, as without --native
+                outputs = run_native(module, args.function, given, tools)
+            else:
+                outputs = run_function(module, args.function, given, warn)
         except ExecutionError as err:
             raise ToolError(str(err)) from None
+        except NativeRunFailed as err:
+            raise ToolError(f"--native: {err}") from None
         commit_outputs([("--out", args.out, npz_bytes(outputs))])
 
 

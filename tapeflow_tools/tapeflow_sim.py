@@ -2,7 +2,7 @@
 `tapeflow-sim FILE --function NAME --variant {enzyme,aos,tapeflow} --preset NAME
 [--model {cgra,salam}] [--hw HW.yaml ...] [--set key.path=VALUE ...]
 [--cache-bytes N --assoc N --spad-bytes N --energy {paper,cacti45} --unroll N]
---inputs IN.npz --out OUT.npz --json REPORT.json [--timeline TRACE.json]`
+--inputs IN.npz --out OUT.npz [--json REPORT.json|-] [--timeline TRACE.json]`
 
 Simulates a gradient (FILE at the Enzyme-gradient stage, or a primal with its
 `enzyme.autodiff` caller) on the modelled CGRA or on the authors' gem5-SALAM
@@ -19,7 +19,9 @@ before anything runs and written together, all or none (docs/outputs.md); a
 variant that leaves hardware idle gets a warning, and so does a tapeflow run that
 keeps tape in DRAM or uses under a quarter of its scratchpad (`sim/tape_warnings.py`).
 The report (cycles, cache, DRAM, scratchpad, energy, and the whole machine under
-`hardware`) is deterministic but for the simulator's own timing; `--timeline`
+`hardware`) is deterministic but for the simulator's own timing; it goes to `--json
+FILE` (or the standard output with `--json -`), and without `--json` a summary of a
+dozen lines is printed instead; no `--inputs` (zeros) is warned about; `--timeline`
 writes the run in the trace-event format https://ui.perfetto.dev opens
 (docs/timeline.md).
 """
@@ -30,6 +32,7 @@ import argparse
 import json
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from tapeflow_tools import tapeflow_version
 from tapeflow_tools.interrupt import quiet_interrupt
@@ -55,6 +58,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
         bind_arguments,
         check_function,
         check_simulable,
+        function_name,
         gradients_of,
         load_inputs,
         load_module,
@@ -64,6 +68,7 @@ with quiet_interrupt("tapeflow-sim"):  # Ctrl-C while the modules load
     from tapeflow_tools.atomic import check_distinct, check_output_file, commit_outputs
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import ToolError, entering, reported_errors
+    from tapeflow_tools.memory_map import argument_addresses, check_kept, read_memory_map
     from targets.energy import ENERGY_PRESETS
     from targets.field_domains import DOMAINS
     from targets.hardware import PRESETS, Hardware, HardwareError
@@ -179,13 +184,64 @@ def hardware_layers(args: argparse.Namespace) -> Hardware:
         raise ToolError(str(err)) from None
 
 
+def _count(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def summary(report: dict[str, Any]) -> str:
+    """The report in a dozen lines for a person (`--json` gives every number)."""
+    hw = report["hardware"]
+    cycles, cache, dram = report["cycles"], report["cache"], report["dram_bytes"]
+    energy, spad = report["energy_pj"], report["spad"]
+    spad_size = hw["scratchpad"]["size_bytes"]
+    lines = [
+        f"@{report['function']}: variant {report['variant']}, model {report['model']}, "
+        f"machine {hw['name']} (unroll {hw['unroll']})",
+        f"cycles       {_count(cycles['total'])} total = {_count(cycles['fwd'])} FWD + "
+        f"{_count(cycles['rev'])} REV",
+        f"  stalls     {_count(cycles['memory_stall'])} on memory, "
+        f"{_count(cycles['stream_stall'])} on REV tiles",
+        f"ops          {_count(report['ops']['total'])} ({_count(report['ops']['memory'])} memory)",
+        f"cache        {_count(cache['misses'])} misses ({_count(cache['fwd']['misses'])} FWD, "
+        f"{_count(cache['rev']['misses'])} REV), {_count(cache['hits'])} hits, "
+        f"hit rate {cache['hit_rate']:.1%}",
+        f"DRAM         {_count(dram['total'])} bytes (read {_count(dram['read'])}, write "
+        f"{_count(dram['write'])}; tape {_count(dram['tape'])})",
+        "scratchpad   "
+        + (
+            f"peak {_count(spad['peak_bytes'])} of {_count(spad_size)} bytes, "
+            f"{_count(spad['accesses'])} accesses"
+            if spad_size
+            else "none"
+        ),
+        f"tape         {_count(report['tape_bytes'])} bytes, {report['layers']} layers",
+        f"SRAM         {_count(report['sram_bytes'])} bytes provisioned (cache + scratchpad)",
+        f"energy       {energy['onchip'] / 1e3:,.3f} nJ on chip (cache "
+        f"{energy['cache'] / 1e3:,.3f}, scratchpad {energy['spad'] / 1e3:,.3f}, FUs "
+        f"{energy['fu'] / 1e3:,.3f}), DRAM {energy['dram'] / 1e3:,.3f} nJ",
+        "(every number: --json FILE, or --json - for the standard output)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _addresses(
+    function: func.FuncOp, bound: list[Any], memory_map: dict[str, Any] | None, path: str | None
+) -> list[int | None]:
+    """Per argument, its address in the `--addresses` file (none without one)."""
+    if memory_map is None:
+        return []
+    return argument_addresses(function, bound, memory_map, f"--addresses {path}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="tapeflow-sim", description="Simulate a gradient on the modelled CGRA."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {tapeflow_version()}")
     parser.add_argument("file", help="module at the Enzyme-gradient stage (.mlir)")
-    parser.add_argument("--function", required=True, help="function to run, without @")
+    parser.add_argument(
+        "--function", required=True, type=function_name, help="function to run (@ optional)"
+    )
     parser.add_argument("--variant", choices=VARIANTS, required=True)
     parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
     parser.add_argument(
@@ -217,8 +273,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--energy", choices=sorted(ENERGY_PRESETS))
     parser.add_argument("--unroll", type=_bounded("--unroll"), default=1)
     parser.add_argument("--inputs", help="arguments as arg0, arg1, ... (.npz)")
+    parser.add_argument(
+        "--addresses",
+        metavar="FILE",
+        help="memory map (YAML or JSON): argument (arg0, ... or its name) to byte "
+        "address, kept on a machine with placement.heap (--model salam)",
+    )
     parser.add_argument("--out", help="where to write the outputs (.npz)")
-    parser.add_argument("--json", help="where to write the report (.json)")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="where to write the full report (.json; '-' for the standard output); "
+        "without it, a summary is printed",
+    )
     parser.add_argument(
         "--timeline",
         metavar="FILE",
@@ -226,7 +293,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     with reported_errors("tapeflow-sim"):
-        outputs = [("--out", args.out), ("--json", args.json), ("--timeline", args.timeline)]
+        json_file = None if args.json == "-" else args.json
+        outputs = [("--out", args.out), ("--json", json_file), ("--timeline", args.timeline)]
         for option, path in outputs:
             if path is not None:
                 check_output_file(path, option)
@@ -235,6 +303,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             [
                 ("the module", args.file),
                 ("--inputs", args.inputs),
+                ("--addresses", args.addresses),
                 *(("--hw", p) for p in args.hw),
             ],
         )
@@ -250,14 +319,27 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "it runs every value alike, so no number reflects it (docs/DESIGN.md, "
                 "Timing models); the report records the machine as given"
             )
+        memory_map = None
+        if args.addresses is not None:
+            check_kept(hardware, f"--addresses {args.addresses}")
+            memory_map = read_memory_map(args.addresses, "--addresses")
         module = load_module(args.file)
         _check_not_primal(module, args.function)
         check_simulable(module, args.function, "tapeflow-sim")
         given = load_inputs(args.inputs) if args.inputs else {}
+        if not args.inputs:
+            warn(
+                "no --inputs: every buffer argument is zero-filled, so the run simulates "
+                "zeros; pass arg0, arg1, ... in an .npz with --inputs IN.npz (np.savez)"
+            )
         bound = None
+        addresses: list[int | None] = []
         if any(isinstance(f, func.FuncOp) and f.sym_name.data == args.function for f in module.ops):
-            # Bound before the (slower) lowering; it keeps the caller's signature.
-            bound = bind_arguments(check_function(module, args.function), given, warn)
+            # Bound before the (slower) lowering; it keeps the caller's signature,
+            # and the argument names a memory map may use (Enzyme's output has none).
+            caller = check_function(module, args.function)
+            bound = bind_arguments(caller, given, warn)
+            addresses = _addresses(caller, bound, memory_map, args.addresses)
         ctx = make_context()
         entering("lowering the gradient (Enzyme and the variant's passes)")
         try:
@@ -279,6 +361,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         check_simulable(module, args.function, "tapeflow-sim")
         if bound is None:
             bound = bind_arguments(function, given, warn)
+            addresses = _addresses(function, bound, memory_map, args.addresses)
         entering("simulating")
         try:
             result = simulate(
@@ -291,6 +374,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 unroll=args.unroll,
                 model=args.model,
                 timeline=args.timeline is not None,
+                addresses=addresses,
             )
         except ExecutionError as err:
             raise ToolError(str(err)) from None
@@ -310,12 +394,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
             trace = json.dumps(result.timeline, separators=(",", ":")) + "\n"
             written.append(("--timeline", args.timeline, trace.encode()))
-        if args.json:
-            written.append(("--json", args.json, text.encode()))
+        if json_file:
+            written.append(("--json", json_file, text.encode()))
         entering("writing the outputs")
         commit_outputs(written)  # all of them, or none
-        if not args.json:
+        if args.json == "-":
             print(text, end="")
+        elif not args.json:
+            print(summary(result.report), end="")
 
 
 if __name__ == "__main__":

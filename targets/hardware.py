@@ -333,6 +333,11 @@ class Hardware:
     mapping: MappingConfig = field(default_factory=MappingConfig)
     datapath: DatapathConfig = field(default_factory=DatapathConfig)
     """The lockstep datapath's issue limits (the `salam` model's only)."""
+    converted_for: str = field(default="", metadata={"described": False})
+    """The timing model whose machine this is, set by its conversion
+    (`TimingModel.hardware`; '' for a machine no model converted). Not a
+    parameter: `describe` leaves it out, and a model refuses a machine converted
+    for another, or one it would have had to convert (`sim.models.check_machine`)."""
 
     @property
     def dram_bytes_per_cycle(self) -> float:
@@ -471,7 +476,11 @@ def describe(hardware: Hardware) -> dict[str, object]:
 
     def plain(value: object) -> object:
         if hasattr(value, "__dataclass_fields__"):
-            return {f.name: plain(getattr(value, f.name)) for f in fields(value)}  # type: ignore[arg-type]
+            return {
+                f.name: plain(getattr(value, f.name))
+                for f in fields(value)  # type: ignore[arg-type]
+                if f.metadata.get("described", True)
+            }
         return value
 
     return plain(hardware)  # type: ignore[return-value]

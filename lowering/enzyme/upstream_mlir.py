@@ -11,11 +11,15 @@ references to aliases defined around the module, which xDSL does not read.
 `resolve_locations` puts each location in place instead, reduced to the form the
 TapeFlow diagnostics use (a `file:line:col`), and maps positions in the text MLIR
 was given (file `-`) back to the user's file. Importing Enzyme maps a ~0.5 GB
-library, so it happens only when a pipeline runs.
+library, so it happens only when a pipeline runs, and only its native module is
+loaded (`native_enzyme`), not the `enzyme_ad.jax` package around it, whose
+`__init__` imports JAX: about 2 s of start-up no pass uses.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import pickle
 import re
@@ -26,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import ModuleType
 
 from xdsl.utils.exceptions import PassFailedException
 
@@ -52,12 +57,43 @@ class MlirCrashed(MlirRejected):
     """The native code died on the text (a trap, an assertion) in a child process."""
 
 
+_NATIVE = "enzyme_ad.jax.enzyme_call"
+
+
+def native_enzyme() -> ModuleType:
+    """enzyme-ad's native module (`enzyme_ad.jax.enzyme_call`, which runs MLIR pass
+    pipelines), loaded by itself from the installed package's folder; where it is
+    not found there, imported the usual way (with JAX). `ImportError` as importing
+    it raises."""
+    if _NATIVE in sys.modules:
+        return sys.modules[_NATIVE]
+    package = importlib.util.find_spec("enzyme_ad")
+    folders = (package.submodule_search_locations or []) if package is not None else []
+    for folder in folders:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "jax", f"enzyme_call{suffix}")
+            spec = importlib.util.spec_from_file_location(_NATIVE, path)
+            if spec is None or spec.loader is None or not os.path.isfile(path):
+                continue
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[_NATIVE] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[_NATIVE]
+                raise
+            return module
+    from enzyme_ad.jax import enzyme_call
+
+    return enzyme_call
+
+
 def run_pipeline(text: str, pipeline: str, locate: Locator = no_locator, what: str = "MLIR") -> str:
     """Run `pipeline` on the module `text` and return MLIR's printed result (with
     its location aliases). MLIR's diagnostics are re-anchored with `locate`; they
     become the message of `MlirRejected` on failure and go to stderr otherwise."""
     try:
-        from enzyme_ad.jax import enzyme_call
+        enzyme_call = native_enzyme()
     except ImportError as err:
         if "failed to map segment" in str(err) or "Cannot allocate memory" in str(err):
             # Its native library is there, but the memory to load it is not.

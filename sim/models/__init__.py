@@ -76,6 +76,29 @@ def model_machine(
     return hardware
 
 
+class ForeignMachine(ValueError):
+    """A machine given to a model that did not build it: converted for another
+    model, or a preset the model would have had to convert first."""
+
+
+def check_machine(name: str, hardware: Hardware) -> None:
+    """Raise `ForeignMachine` unless `hardware` is a machine model `name` simulates:
+    one its `TimingModel.hardware` converted (`Hardware.converted_for`), or, for
+    a model that converts nothing (`cgra`), one no model converted. A preset
+    given as it is to `salam` (`configure("Tflow32k")`) keeps the CGRA's FU
+    latencies, ways and placement and would be timed as neither machine."""
+    model = get_model(name)
+    made_for = hardware.converted_for
+    if made_for == name or (not made_for and model.hardware(hardware) == hardware):
+        return
+    raise ForeignMachine(
+        f"{hardware.name} is "
+        + (f"the {made_for} model's machine" if made_for else "not converted")
+        + f", and the {name} model runs only its own: build it with "
+        f"model_machine({name!r}, preset, layers), or MODELS[{name!r}].hardware(machine)"
+    )
+
+
 def set_aside(model: str, hardware: Hardware, reference: Hardware) -> list[str]:
     """The fields changed from `reference` (the preset as `model` simulates it)
     that the model's run does not see as given (`TimingModel.run_hardware` sets
@@ -110,10 +133,12 @@ def check_models(names: list[str]) -> list[str]:
 __all__ = [
     "Cycles",
     "DEFAULT_MODEL",
+    "ForeignMachine",
     "MODELS",
     "TimingModel",
     "UnknownModel",
     "UnsimulatedField",
+    "check_machine",
     "check_simulated",
     "WindowTable",
     "check_models",

@@ -4,7 +4,9 @@
 `ADDRESS` is an existing scheduler (`tcp://host:8786`, as `dask scheduler` prints
 it); `local` starts a small `distributed.LocalCluster` of worker processes on this
 machine (one single-threaded worker per job, at most `jobs`), which is closed at
-the end; its workers leave Ctrl-C to this process (`_terminal_signals_held`). The
+the end in order: the client, then each worker given time to exit
+(`WORKER_EXIT_SECONDS`), then the scheduler; its workers leave Ctrl-C to this
+process (`_terminal_signals_held`). The
 cluster's `concurrent.futures` executor (`Client.get_executor`) takes
 the place of the local process pool in `runner.run_points`; nothing else changes.
 
@@ -18,11 +20,13 @@ Dask is an optional dependency (the `dask` extra); it is imported only here.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import signal
 from collections.abc import Iterator
 from concurrent.futures import Executor
+from typing import Any
 
 from tapeflow_tools.diagnostics import ToolError
 
@@ -32,6 +36,12 @@ INSTALL = 'pip install -e ".[dask]"'
 """The install command this hint and docs/sweeps.md name (in the tapeflow checkout)."""
 
 _NEEDS = f"--dask needs Dask's distributed scheduler: {INSTALL} (in the tapeflow checkout)"
+
+WORKER_EXIT_SECONDS = 60.0
+"""How long a local worker process may take to exit once asked, before it is
+killed. Dask's own limit when the cluster closes them, 4 s, is shorter than a
+worker's interpreter takes to tear down on a loaded machine: it killed idle,
+healthy workers after successful runs, with a warning each."""
 
 LOGGERS = ("distributed", "tornado")
 """The loggers of Dask's scheduler and workers and of the event loop under them."""
@@ -128,11 +138,13 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
                 client = Client(address, timeout="10s")
             except (OSError, TimeoutError) as err:
                 raise ToolError(f"--dask {address}: cannot reach the scheduler: {err}") from None
+        done = False
         try:
             threads = sum(client.nthreads().values()) or 1
             # A remote cluster gets a second group per thread queued, so that no
             # worker waits for the next submission.
             yield client.get_executor(pure=False), threads if cluster else 2 * threads
+            done = True
         except KeyboardInterrupt:
             # The tasks cancelled by the close are the interrupt's doing: one line
             # (the tool's) says so, not Dask's warnings.
@@ -141,15 +153,31 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
             raise
         finally:
             client.close()
+        if cluster is not None and done:
+            _close_workers(cluster)  # idle now: each may take its time to exit
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def _close_workers(cluster: Any) -> None:
+    """Close a local cluster's workers (their nannies), each given
+    `WORKER_EXIT_SECONDS` to exit, before the cluster closes the scheduler."""
+
+    async def close_all() -> None:
+        # A nanny waits 80% of its timeout for its worker process to exit.
+        await asyncio.gather(
+            *(nanny.close(timeout=WORKER_EXIT_SECONDS / 0.8) for nanny in cluster.workers.values())
+        )
+
+    cluster.sync(close_all)
 
 
 __all__ = [
     "INSTALL",
     "LOCAL",
     "LOGGERS",
+    "WORKER_EXIT_SECONDS",
     "OneLine",
     "check_address",
     "dask_executor",

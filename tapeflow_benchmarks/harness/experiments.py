@@ -744,7 +744,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         ),
         Experiment(
             "table2",
-            "Kernel characteristics next to the paper's Table II",
+            "Kernel characteristics, ours and the paper's",
             "Table II",
             _table2_points,
             _table2,

@@ -7,6 +7,12 @@ hold too many series (the DRAM sweep and the performance/energy trade-off: two
 variants for each kernel), each kernel gets its own panel. No axis mixes units:
 Table II's working set and inputs, ours in KB and the paper's as it prints them
 ("K"), are set against each other on two axes, one per source.
+
+The paper's values are drawn where it gives them (`tapeflow_benchmarks.paper`: a
+black dashed line, a grey band for a range, a black star for one point). Linear
+value axes start at zero; series that may coincide keep distinct markers; a bar
+without a value says "n/a"; a cache size has one colour in every figure and
+legends list sizes in increasing order.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from matplotlib.ticker import (  # noqa: E402
     ScalarFormatter,
 )
 
+from tapeflow_benchmarks import paper  # noqa: E402
 from tapeflow_benchmarks.harness.experiments import Result  # noqa: E402
 
 Rows = list[dict[str, Any]]
@@ -88,24 +95,93 @@ LEGEND_ROOM = 1.3
 """Bar charts leave the top 1/1.3 of the axis free for a legend laid out in one
 row, so that it never covers a bar."""
 
+MISSING = "n/a"
+"""The label of a bar without a value (an ISO-performance cache that none of the
+sweep's sizes reaches): a gap would read as a value of zero."""
 
-def _bars(ax: Any, kernels: list[str], series: dict[str, list[float | None]], ylabel: str) -> None:
+PAPER = {"color": "black", "linestyle": "--", "linewidth": 1.2}
+"""How a value of the paper is drawn."""
+
+
+def cache_colour(kb: float) -> Any:
+    """One colour per cache size in every figure, in order: the turbo colour map
+    over 1-128 KB by powers of 2."""
+    return plt.cm.turbo(0.1 + 0.8 * min(1.0, max(0.0, math.log2(max(kb, 1)) / 7)))
+
+
+def config_kb(name: str) -> float | None:
+    """The cache KB in a configuration's name ('Tflow2k': 2), None for another name."""
+    digits = name.removeprefix("Tflow").removeprefix("Enzyme").removesuffix("k")
+    return float(digits) if digits.isdigit() else None
+
+
+def by_size(names: list[str]) -> list[str]:
+    """Configurations with a cache size in increasing order, the others after."""
+    return sorted(names, key=lambda n: (config_kb(n) is None, config_kb(n) or 0))
+
+
+def _colour(name: str) -> Any:
+    kb = config_kb(name)
+    return cache_colour(kb) if kb is not None else "0.45"
+
+
+def _bars(
+    ax: Any,
+    kernels: list[str],
+    series: dict[str, list[float | None]],
+    ylabel: str,
+    colours: dict[str, Any] | None = None,
+    room_for: tuple[float, ...] = (),
+) -> None:
+    """Grouped bars, a series per name; a missing value is an "n/a" label in its
+    slot. `room_for`: values (the paper's) the axis must also hold."""
     width = 0.8 / max(1, len(series))
     x = np.arange(len(kernels))
+    top = max(
+        [v for values in series.values() for v in values if v is not None] + list(room_for),
+        default=1.0,
+    )
     for i, (name, values) in enumerate(series.items()):
         heights = [v if v is not None else 0.0 for v in values]
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width, label=name)
+        where = x + (i - (len(series) - 1) / 2) * width
+        colour = (colours or {}).get(name)
+        ax.bar(where, heights, width, label=name, color=colour)
+        for xi, v in zip(where, values, strict=True):
+            if v is None:
+                ax.text(
+                    xi,
+                    0.02 * top if ax.get_yscale() == "linear" else 1.0,
+                    MISSING,
+                    rotation=90,
+                    ha="center",
+                    va="bottom",
+                    fontsize="x-small",
+                    color="dimgray",
+                )
     ax.set_xticks(x, kernels, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
-    top = max((v for values in series.values() for v in values if v is not None), default=1.0)
     if ax.get_yscale() == "linear":
         ax.set_ylim(0, max(top, 1.0) * LEGEND_ROOM)
 
 
 def _legend_above_bars(ax: Any, count: int) -> None:
     """A one-row legend in the room `_bars` leaves above the bars."""
-    ax.legend(fontsize="small", loc="upper center", ncol=max(1, count), frameon=False)
+    size = "small" if count <= 3 else "x-small"
+    columns = max(1, count) if count <= 4 else math.ceil(count / 2)  # two rows fit the room
+    ax.legend(fontsize=size, loc="upper center", ncol=columns, frameon=False)
+
+
+def _paper_line(ax: Any, value: float, text: str) -> None:
+    ax.axhline(value, label=f"paper: {text}", **PAPER)
+
+
+def _paper_band(ax: Any, low: float, high: float, text: str) -> None:
+    ax.axhspan(low, high, color="0.6", alpha=0.25, label=f"paper: {text}", zorder=0)
+
+
+def _paper_point(ax: Any, x: Any, y: float, text: str) -> None:
+    ax.plot([x], [y], "*", color="black", markersize=11, label=f"paper: {text}", zorder=5)
 
 
 def _align_zero(left: Any, right: Any, left_value: float, values: list[float]) -> None:
@@ -125,7 +201,8 @@ def _align_zero(left: Any, right: Any, left_value: float, values: list[float]) -
 def _performance(result: Result, ax_grid: Any) -> None:
     rows = [r for r in result.rows if r["baseline"] == "Enzyme32k"]
     kernels = _kernels(rows)
-    configs = list(dict.fromkeys(r["config"] for r in rows))
+    configs = by_size(list(dict.fromkeys(r["config"] for r in rows)))
+    low, high = paper.SPEEDUP_RANGE
     for ax, phase in zip(ax_grid, ("fwd", "rev", "total"), strict=False):
         series = {
             c: [
@@ -137,10 +214,21 @@ def _performance(result: Result, ax_grid: Any) -> None:
             ]
             for c in configs
         }
-        _bars(ax, kernels, series, f"{phase.upper()} speedup over Enzyme32k (x)")
+        total = phase == "total"
+        _bars(
+            ax,
+            kernels,
+            series,
+            f"{phase.upper()} speedup over Enzyme32k (x)",
+            {c: _colour(c) for c in configs},
+            (high,) if total else (),
+        )
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_title(f"{phase.upper()} cycles")
-        _legend_above_bars(ax, len(series))
+        if total:  # the paper gives the total's range and mean
+            _paper_band(ax, low, high, f"{low:g}-{high:g}x per kernel")
+            _paper_line(ax, paper.SPEEDUP_MEAN, f"{paper.SPEEDUP_MEAN:g}x mean")
+        _legend_above_bars(ax, len(series) + (2 if total else 0))
         if phase != "total":  # the paper's right axis: hit-rate change
             change = []
             for k in kernels:
@@ -187,14 +275,47 @@ def _dram(result: Result, axes: Any) -> None:
                 fillstyle="none" if variant == "enzyme" else "full",
                 label="TapeFlow" if variant == "tapeflow" else "Enzyme",
             )
+        claimed = _DRAM_PAPER.get(k)
+        if claimed is not None:  # TapeFlow's traffic were it the paper's reduction
+            cache_kb, reduction = claimed
+            enzyme = next(
+                (
+                    r["enzyme_norm"]
+                    for r in result.rows
+                    if r["kernel"] == k and r["cache_kb"] == cache_kb
+                ),
+                None,
+            )
+            if enzyme:
+                _paper_point(ax, cache_kb, enzyme / reduction, f"Enzyme's / {reduction:g}")
         ax.set_title(k)
         ax.set_xscale("log", base=2)
         _value_scale(ax, [y for line in ax.get_lines() for y in line.get_ydata()])
         ax.set_xticks(caches, [f"{c}k" for c in caches], fontsize="small")
         ax.set_xlabel("cache size")
-        ax.set_ylabel("DRAM bytes / Enzyme32k's")
+        log = " (log scale)" if ax.get_yscale() == "log" else ""
+        ax.set_ylabel(f"DRAM bytes / Enzyme32k's{log}")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize="small")
+        if ax is axes[0] or claimed is not None:
+            ax.legend(fontsize="x-small")
+        if k == "mttkrp":
+            ax.set_title(f"mttkrp (paper: up to {paper.DRAM_MTTKRP:g}x less)")
+
+
+_DRAM_PAPER = {
+    "lenet": (1, paper.DRAM_1K),
+    "pathfinder": (1, paper.DRAM_1K),
+    "matdescent": (32, paper.DRAM_MATDESCENT),
+}
+"""The paper's DRAM reductions at a stated cache size (KB), by kernel."""
+
+
+def plain_log_ticks(axis: Any) -> None:
+    """1-2-5 ticks with plain labels on a log axis: readable within a decade, never
+    crowded, never "3 x 10^0"."""
+    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=8))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 WIDE_RANGE = 8.0
@@ -202,12 +323,15 @@ WIDE_RANGE = 8.0
 
 
 def _value_scale(ax: Any, values: list[float]) -> None:
-    """Logarithmic over a wide range, linear (with plain tick labels) otherwise."""
+    """Logarithmic over a wide range, linear from zero (with plain tick labels)
+    otherwise: a 4% difference never fills the axis."""
     known = [v for v in values if v == v and v > 0]
     if known and max(known) / min(known) >= WIDE_RANGE:
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
     else:
         ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))
+        ax.set_ylim(0, max(known, default=1.0) * 1.15)
 
 
 def _layout(result: Result, ax: Any) -> None:
@@ -223,16 +347,24 @@ def _layout(result: Result, ax: Any) -> None:
         ]
         for c in caches
     }
-    _bars(ax, kernels, series, "DRAM bytes, AoS / Enzyme's SoA")
+    colours = {f"cache {c}k": cache_colour(c) for c in caches}
+    _bars(ax, kernels, series, "DRAM bytes, AoS / Enzyme's SoA", colours)
     ax.axhline(1.0, color="black", linewidth=0.8)
-    _legend_above_bars(ax, len(series))
+    best = 1 - paper.LAYOUT_PERCENT / 100
+    _paper_line(ax, best, f"up to {paper.LAYOUT_PERCENT:g}% less ({best:.2f})")
+    _legend_above_bars(ax, len(series) + 1)
+
+
+SRAM_SERIES = "ISO-perf cache + scratchpad"
 
 
 def _energy(result: Result, axes: Any) -> None:
+    """The energy reduction under each preset, with the paper's "up to"; then the
+    SRAM reduction at ISO-performance, with the paper's range."""
     for ax, preset in zip(axes, ("paper", "cacti45"), strict=False):
         rows = [r for r in result.rows if r["energy_preset"] == preset]
         kernels = _kernels(rows)
-        configs = list(dict.fromkeys(r["config"] for r in rows))
+        configs = by_size(list(dict.fromkeys(r["config"] for r in rows)))
         series = {
             c: [
                 next(
@@ -243,9 +375,39 @@ def _energy(result: Result, axes: Any) -> None:
             ]
             for c in configs
         }
-        _bars(ax, kernels, series, "on-chip energy reduction over Enzyme32k (x)")
-        ax.set_title(f"energy preset '{preset}'")
-        _legend_above_bars(ax, len(series))
+        _bars(
+            ax,
+            kernels,
+            series,
+            "on-chip energy reduction over Enzyme32k (x)",
+            {c: _colour(c) for c in configs},
+            (paper.ENERGY,),
+        )
+        _paper_line(ax, paper.ENERGY, f"up to {paper.ENERGY:g}x")
+        ax.set_title(f"energy, preset '{preset}'")
+        _legend_above_bars(ax, len(series) + 1)
+    rows = [r for r in result.rows if r["energy_preset"] == "paper"]
+    kernels = _kernels(rows)
+    iso = {r["kernel"]: r for r in rows if r["config"] == "ISO-perf"}
+    low, high = paper.SRAM_RANGE
+    ax = axes[2]
+    ax.set_yscale("log")
+    _bars(
+        ax,
+        kernels,
+        {
+            "ISO-perf cache + scratchpad": [
+                iso[k]["sram_reduction"] if k in iso else None for k in kernels
+            ]
+        },
+        "SRAM reduction over Enzyme32k (x, log scale)",
+        {"ISO-perf cache + scratchpad": _colour("ISO-perf")},
+    )
+    _paper_band(ax, low, high, f"{low:g}-{high:g}x")
+    ax.set_ylim(0.5, high * 4)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_title("SRAM at ISO-performance (n/a: no cache of 1-128 KB within 5%)")
+    _legend_above_bars(ax, 2)
 
 
 def _tradeoff(result: Result, axes: Any) -> None:
@@ -253,6 +415,7 @@ def _tradeoff(result: Result, axes: Any) -> None:
     sweep, both variants, normalised to that kernel's Enzyme1k."""
     for ax, k in zip(axes, _kernels(result.rows), strict=True):
         for variant, marker, color in (("enzyme", "o", "C0"), ("tapeflow", "^", "C1")):
+            hollow = variant == "enzyme"  # Enzyme's larger hollow markers show under TapeFlow's
             rows = sorted(
                 (r for r in result.rows if r["kernel"] == k and r["variant"] == variant),
                 key=lambda r: r["cache_kb"],
@@ -265,6 +428,8 @@ def _tradeoff(result: Result, axes: Any) -> None:
                 marker=marker,
                 linestyle="-" if variant == "tapeflow" else ":",
                 color=color,
+                markersize=9 if hollow else 5,
+                fillstyle="none" if hollow else "full",
                 label="TapeFlow" if variant == "tapeflow" else "Enzyme",
             )
             for r, x, y in zip(rows, xs, ys, strict=True):
@@ -281,22 +446,44 @@ def _tradeoff(result: Result, axes: Any) -> None:
         ax.set_xscale("log")
         ax.set_xlabel("on-chip energy / Enzyme1k's ('paper')")
         ax.set_ylabel("performance / Enzyme1k's (x)")
+        ax.set_ylim(0, max([y for line in ax.get_lines() for y in line.get_ydata()]) * 1.15)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize="small")
+    axes[0].legend(fontsize="small", loc="lower right")
+
+
+_MARKERS = "osD^vP*Xh<>p"
+_LINESTYLES = ("-", "--", "-.", ":")
 
 
 def _scratchpad(result: Result, ax: Any) -> None:
+    """A line per kernel, each with its own marker and dash (lines that coincide
+    stay told apart), from zero; the paper's NN at 64 B."""
     for i, k in enumerate(_kernels(result.rows)):
         rows = sorted((r for r in result.rows if r["kernel"] == k), key=lambda r: r["spad_bytes"])
         ax.plot(
             [r["spad_bytes"] for r in rows],
             [r["speedup"] for r in rows],
-            marker="o",
-            color=f"C{i}",
+            marker=_MARKERS[i % len(_MARKERS)],
+            linestyle=_LINESTYLES[i % len(_LINESTYLES)],
+            fillstyle="none",
+            markersize=8 - 0.4 * (i % 5),
+            color=f"C{i % 10}",
             label=k,
         )
-    ax.set_xscale("log", base=2)
     sizes = sorted({r["spad_bytes"] for r in result.rows})
+    if "nn" in _kernels(result.rows):
+        _paper_point(ax, sizes[0], 1.0, "NN at 64 B = Enzyme (1.0x)")
+    low, high = paper.SPAD_GAIN_PERCENT
+    ax.text(
+        0.01,
+        0.02,
+        f"paper: +{low:g}-{high:g}% from 64 B to 1 MB",
+        transform=ax.transAxes,
+        fontsize="small",
+    )
+    top = max((r["speedup"] or 0 for r in result.rows), default=1.0)
+    ax.set_ylim(0, max(top, 1.0) * 1.15)
+    ax.set_xscale("log", base=2)
     ax.set_xticks(
         sizes,
         [
@@ -327,21 +514,40 @@ def _unroll(result: Result, axes: Any) -> None:
             "speedup of Tflow32k over Enzyme32k": [r["speedup"] for r in sweep],
             "ops per cycle / unroll 1's": [r["parallelism_norm"] for r in sweep],
         }
-        _bars(ax, x, series, "ratio (x)")
+        claimed = (sweep[0]["speedup"] or 0) * paper.UNROLL_GAIN
+        _bars(ax, x, series, "ratio (x)", room_for=(claimed,))
         ax.set_xticks(range(len(x)), x, rotation=0, ha="center")
         ax.axhline(1.0, color="black", linewidth=0.8)
+        if claimed:
+            _paper_point(
+                # over the widest unroll's speedup bar, the first of its two
+                ax,
+                len(x) - 1.2,
+                claimed,
+                f"about {paper.UNROLL_GAIN:g}x unroll 1's speedup",
+            )
         ax.set_xlabel("unroll factor that ran (PathFinder)")
-        _legend_above_bars(ax, len(series))
+        _legend_above_bars(ax, 1)
     ax.set_title("Fig. 17: deep vs shallow layer graphs")
     wide = [r for r in result.rows if r["study"] != "sweep"]
     if wide:
+        names = [r["kernel"] for r in wide]
         _bars(
             axes[1],
-            [r["kernel"] for r in wide],
+            names,
             {"TapeFlow over Enzyme": [r["speedup"] for r in wide]},
             "speedup, both unrolled (x)",
+            room_for=(paper.UNROLLED_SPEEDUP,),
         )
         axes[1].axhline(1.0, color="black", linewidth=0.8)
+        if "pathfinder" in names:
+            _paper_point(
+                axes[1],
+                names.index("pathfinder"),
+                paper.UNROLLED_SPEEDUP,
+                f"up to {paper.UNROLLED_SPEEDUP:g}x (PathFinder)",
+            )
+        _legend_above_bars(axes[1], 2)
     axes[1].set_title("Fig. 18 analogue: every tape loop fully unrolled")
 
 
@@ -357,14 +563,14 @@ def _table2(result: Result, axes: Any) -> None:
             "ours": [r["layers"] for r in result.rows],
             "paper": [r["layers_paper"] for r in result.rows],
         },
-        "layer count",
+        "layer count (log scale)",
     )
     axes[0].set_yscale("log")
     layers = [v for r in result.rows for v in (r["layers"], r["layers_paper"]) if v]
     axes[0].set_ylim(min(layers, default=1) / 1.5, max(layers, default=10) * 8)
     _legend_above_bars(axes[0], 2)
     axes[0].set_title("layers")
-    for ax, (ours, paper, what) in zip(
+    for ax, (ours, theirs, what) in zip(
         axes[1:],
         (  # noqa: B905 - two panels, two pairs
             ("working_set_kb", "working_set_k_paper", "working set"),
@@ -373,7 +579,7 @@ def _table2(result: Result, axes: Any) -> None:
         strict=False,
     ):
         for i, r in enumerate(result.rows):
-            x, y = r[ours], r[paper]
+            x, y = r[ours], r[theirs]
             if x and y:
                 ax.plot([x], [y], "o", color=f"C{i % 10}")
                 ax.annotate(
@@ -386,12 +592,9 @@ def _table2(result: Result, axes: Any) -> None:
         ax.set_xscale("log")
         ax.set_yscale("log")
         for axis in (ax.xaxis, ax.yaxis):
-            # 1-2-5 ticks with plain labels: readable within a decade, never crowded.
-            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=8))
-            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            axis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel(f"{what}, ours (KB)")
-        ax.set_ylabel(f"{what}, paper (K, as Table II prints it)")
+            plain_log_ticks(axis)
+        ax.set_xlabel(f"{what}, ours (KB, log scale)")
+        ax.set_ylabel(f"{what}, paper (K, as Table II prints it; log scale)")
         ax.set_title(what)
         ax.grid(alpha=0.3)
 
@@ -425,7 +628,7 @@ _LAYOUTS: dict[str, tuple[tuple[int, int], Callable[[Result, Any], None]]] = {
     "ablation": ((1, 1), _ablation),
     "performance": ((1, 3), _performance),
     "layout": ((1, 1), _layout),
-    "energy": ((1, 2), _energy),
+    "energy": ((1, 3), _energy),
     "scratchpad": ((1, 1), _scratchpad),
     "unroll": ((1, 2), _unroll),
     "table2": ((1, 3), _table2),
@@ -482,4 +685,15 @@ def draw(
     return save(fig, path.with_suffix(""), formats)
 
 
-__all__ = ["FORMATS", "draw", "figure", "integer_ticks", "parse_formats", "save", "suptitle"]
+__all__ = [
+    "FORMATS",
+    "MISSING",
+    "by_size",
+    "cache_colour",
+    "draw",
+    "figure",
+    "integer_ticks",
+    "parse_formats",
+    "save",
+    "suptitle",
+]

@@ -56,7 +56,8 @@ class KernelSource:
     """A user's kernel (a sweep's `file` entry): the module's text and the inputs
     archive's bytes travel with the point, so that a worker on another machine
     (`--dask`) needs no shared files. Only `digest` (of the text, the inputs and
-    the function) and the names take part in comparisons and in the cache key."""
+    the function, and the memory map) and the names take part in comparisons and
+    in the cache key."""
 
     file: str
     """The path the sweep named (for messages and locations)."""
@@ -66,6 +67,9 @@ class KernelSource:
     text: str = field(default="", compare=False, repr=False)
     inputs: bytes = field(default=b"", compare=False, repr=False)
     """The `.npz` archive's bytes (empty: no inputs; missing memrefs are zero)."""
+    addresses: tuple[int | None, ...] = field(default=(), compare=False)
+    """Per caller argument, its address in the kernel's memory map (a sweep's
+    `addresses`; empty: none), covered by `digest`."""
 
     def key(self) -> dict[str, str]:
         return {"function": self.function, "digest": self.digest}

@@ -176,7 +176,7 @@ def _lower(
     else:
         function = source.function
         args = bind_arguments(check_function(module, function), source_inputs(source))
-        addresses = []
+        addresses = list(source.addresses)
     if stats:
         stats["inputs_bytes"] = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
     return _Lowered(

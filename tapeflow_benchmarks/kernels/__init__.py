@@ -18,6 +18,9 @@ import numpy as np
 from tapeflow_benchmarks.kernels import (
     conv1d,
     conv1d_n,
+    conv2d,
+    correlation,
+    covariance,
     gravity,
     lenet,
     logreg,
@@ -80,7 +83,18 @@ runs them when asked (`tapeflow-bench --extra-kernels`, or by name in
 
 NEST_KERNELS: dict[str, Kernel] = {
     module.KERNEL.key: module.KERNEL
-    for module in (conv1d, conv1d_n, mlp, rnn, softmax, logreg, rowlse)
+    for module in (
+        conv1d,
+        conv1d_n,
+        conv2d,
+        mlp,
+        rnn,
+        softmax,
+        logreg,
+        rowlse,
+        covariance,
+        correlation,
+    )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
 loss): nests whose outer body caches a per-iteration value beside an inner loop's

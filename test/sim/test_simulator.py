@@ -17,7 +17,7 @@ import pytest
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
-from sim.models import MODELS
+from sim.models import MODELS, model_machine
 from sim.simulator import (
     Execution,
     SimulationError,
@@ -380,8 +380,8 @@ def test_a_module_prepared_under_one_model_is_refused_under_another(
 def test_caches_replayed_together_report_what_each_replayed_alone_reports(
     differentiated: Callable[[str], ModuleOp],
 ) -> None:
-    # A sweep's caches replayed in one pass per number of sets (`replay_caches`),
-    # then evaluated, against fresh executions evaluated one cache at a time.
+    # A sweep's caches replayed together (`replay_caches`), then evaluated, against
+    # fresh executions evaluated one cache at a time.
     module = differentiated("pathfinder")
     hardware = configure("Enzyme32k")
     tape_bytes = prepare(make_context(), module, "enzyme", hardware)
@@ -401,3 +401,43 @@ def test_caches_replayed_together_report_what_each_replayed_alone_reports(
         for report in (expected, got):
             del report["simulator"]  # its seconds
         assert got == expected, machine.cache
+
+
+def test_the_api_runs_a_model_only_on_its_own_machine(
+    differentiated: Callable[[str], ModuleOp], tmp_path: Path
+) -> None:
+    """A preset given as it is to `salam` (the CGRA's latencies and ways) is
+    refused by `prepare`, `execute` and `evaluate`; the machine `model_machine`
+    builds gives what `tapeflow-sim --model salam` reports."""
+    inputs = KERNELS["logsum"].inputs("small")
+    raw = configure("Tflow1k")
+    with pytest.raises(SimulationError, match="Tflow1k is not converted, and the salam model"):
+        prepare(make_context(), differentiated("logsum"), "tapeflow", raw, model="salam")
+    converted = model_machine("salam", "Tflow1k")
+    with pytest.raises(SimulationError, match="the salam model's machine, and the cgra model"):
+        prepare(make_context(), differentiated("logsum"), "tapeflow", converted, model="cgra")
+    module = differentiated("logsum")
+    tape_bytes = prepare(make_context(), module, "tapeflow", converted, model="salam")
+    args = bind_arguments(
+        check_function(module, "logsum_grad"), {f"arg{i}": a for i, a in enumerate(inputs)}
+    )
+    with pytest.raises(SimulationError, match="not converted"):
+        simulate(module, "logsum_grad", args, raw, tape_bytes, variant="tapeflow", model="salam")
+    execution = execute(
+        module, "logsum_grad", args, converted, tape_bytes, variant="tapeflow", model="salam"
+    )
+    with pytest.raises(SimulationError, match="not converted"):
+        evaluate(execution, raw)
+    ours = evaluate(execution)
+
+    np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
+    source = Path(__file__).parents[2] / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
+    command = [str(Path(sys.executable).parent / "tapeflow-sim"), str(source)]
+    command += ["--function", "logsum_grad", "--variant", "tapeflow", "--preset", "Tflow1k"]
+    command += ["--model", "salam", "--inputs", str(tmp_path / "in.npz")]
+    command += ["--json", str(tmp_path / "r.json")]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    tool = json.loads((tmp_path / "r.json").read_text())
+    for key in ("cycles", "cache", "dram_bytes", "energy_pj"):
+        assert ours[key] == tool[key], key

@@ -355,6 +355,12 @@ def test_a_worker_lost_twice_fails_its_point_only(tmp_path: Path) -> None:
     assert computed["failed"] == [] and 0 < computed["cached"] < computed["points"]
 
 
+def _logsum_inputs(tmp_path: Path) -> list[str]:
+    """`--inputs` for the small logsum gradient (without them tapeflow-sim warns)."""
+    np.savez(tmp_path / "logsum.npz", arg0=np.linspace(0.1, 1.6, 16))
+    return ["--inputs", str(tmp_path / "logsum.npz")]
+
+
 def _sim_logsum(variant: str, preset: str) -> list[str]:
     """`tapeflow-sim` on the small logsum gradient, in a process of its own."""
     return [
@@ -433,9 +439,7 @@ def test_a_standard_output_that_cannot_be_written(tmp_path: Path) -> None:
         pytest.skip("no /dev/full on this system")
     with open("/dev/full", "w") as full:
         done = subprocess.run(
-            [
-                *_sim_logsum("enzyme", "Enzyme32k"),
-            ],
+            [*_sim_logsum("enzyme", "Enzyme32k"), *_logsum_inputs(tmp_path)],
             env=dict(os.environ, PYTHONPATH=str(ROOT)),
             stdout=full,
             stderr=subprocess.PIPE,
@@ -498,6 +502,7 @@ def test_memory_running_out_is_said_with_phase_and_peak(tmp_path: Path) -> None:
     done = subprocess.run(
         [
             *_sim_logsum("tapeflow", "Tflow32k"),
+            *_logsum_inputs(tmp_path),
             "--json",
             str(tmp_path / "r.json"),
         ],

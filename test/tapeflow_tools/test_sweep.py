@@ -227,8 +227,8 @@ def test_points_rebuild_the_layered_machine(tmp_path: Path) -> None:
         "  energy: [paper, cacti45]\n  rows: [4, 8]\n"
     )
     sweep = load_sweep(tmp_path / "s.yaml")
-    assert len(sweep.points) == 2 * 2 * 16
-    for point, swept in sweep.points.items():
+    assert len(sweep.points) == len(sweep.rows) == 2 * 2 * 16
+    for point, swept in sweep.rows:
         g = point.group
         preset = "Tflow32k" if g.variant == "tapeflow" else "Enzyme32k"
         sets = ["clock_ghz=1.5"] + (
@@ -433,6 +433,7 @@ def test_one_ways_rule_for_a_changed_cache_size() -> None:
             {"cache.size_bytes": [1024]},
             [(1024,)],
             model,
+            [],
         )
         assert swept == point
         assert point.cache.assoc == (4 if model == "salam" else 2)
@@ -547,3 +548,94 @@ def test_axes_that_set_one_field_are_refused(tmp_path: Path) -> None:
         with pytest.raises(ToolError) as err:
             load_sweep(sweep)
         assert message in str(err.value), str(err.value)
+
+
+def test_a_variant_without_streams_runs_once_over_a_scratchpad_axis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The enzyme variant never uses the scratchpad: over a scratchpad axis it
+    runs once, on its machine without one, its row at every value with the SRAM
+    it uses (the cache alone); the tapeflow variant runs at each value, its SRAM
+    the cache plus that scratchpad. Said once on stderr."""
+    sweep = tmp_path / "spad.yaml"
+    sweep.write_text(
+        "kernels: [logsum]\nvariants: [enzyme, tapeflow]\n"
+        "grid:\n  scratchpad.size_bytes: [256, 512, 1024]\n"
+    )
+    loaded = load_sweep(sweep)
+    assert len(loaded.rows) == 6 and len(loaded.points) == 4
+    (enzyme,) = {p for p, _ in loaded.rows if p.group.variant == "enzyme"}
+    assert enzyme.hardware().scratchpad.size_bytes == 0
+    out = tmp_path / "out"
+    args = ["--sweep", str(sweep), "--out", str(out), "--no-cache", "--no-progress"]
+    assert tapeflow_bench.main([*args, "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("variants[0] (enzyme) never uses the scratchpad: it runs once") == 1
+    rows = _csv(out / "csv" / "runs.csv")
+    cache = PRESETS["Enzyme32k"].cache.size_bytes
+    assert cache == PRESETS["Tflow32k"].cache.size_bytes == 32 * 1024
+    by_variant: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        by_variant.setdefault(row["variant"], []).append(row)
+    assert [r["scratchpad.size_bytes"] for r in by_variant["enzyme"]] == ["256", "512", "1024"]
+    for variant, rows_of in by_variant.items():
+        for row in rows_of:
+            used = int(row["scratchpad.size_bytes"]) if variant == "tapeflow" else 0
+            assert int(row["sram_bytes"]) == cache + used
+    numbers = [
+        {k: v for k, v in r.items() if k != "scratchpad.size_bytes"} for r in by_variant["enzyme"]
+    ]
+    assert numbers[0] == numbers[1] == numbers[2]
+
+
+def test_a_salam_sweep_over_the_scratchpad_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """salam's bins hold the whole tape, so a scratchpad axis changes no number:
+    the field is named on stderr, as tapeflow-sim names it; other axes are not."""
+    sweep = tmp_path / "salam.yaml"
+    sweep.write_text(
+        "model: salam\nkernels: [logsum]\nvariants: [tapeflow]\n"
+        "grid:\n  scratchpad.size_bytes: [256, 512]\n  cache.size_bytes: [1024, 2048]\n"
+    )
+    (note,) = load_sweep(sweep).notes
+    assert note == (
+        f"{sweep}: grid: scratchpad.size_bytes: the salam model does not simulate "
+        "scratchpad.size_bytes as given: it runs every value alike, so no number of the "
+        "sweep reflects it (docs/DESIGN.md, Timing models)"
+    )
+    args = ["--sweep", str(sweep), "--out", str(tmp_path / "o"), "--no-cache", "--no-progress"]
+    assert tapeflow_bench.main([*args, "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("does not simulate scratchpad.size_bytes") == 1
+    rows = _csv(tmp_path / "o" / "csv" / "runs.csv")
+    for size in ("1024", "2048"):
+        same = [r["cycles_total"] for r in rows if r["cache_bytes"] == size]
+        assert len(same) == 2 and same[0] == same[1]
+
+
+def test_a_sweep_without_a_scratchpad_axis_shares_no_row() -> None:
+    """Every other sweep runs one point per row, with nothing to say."""
+    loaded = load_sweep(EXAMPLE / "sweep.yaml")
+    assert loaded.notes == []
+    assert len(loaded.points) == len(loaded.rows) == 16
+
+
+def test_dask_local_closes_a_slow_worker_without_killing_it(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A local cluster's worker that takes 6 s to exit (its interpreter's teardown,
+    as on a loaded machine: here an exit handler that sleeps) is waited for, not
+    killed with Dask's 'Worker process still alive after 4.0 seconds, killing'."""
+    import atexit
+    import time
+
+    pytest.importorskip("distributed")
+    from tapeflow_benchmarks.harness.dask_pool import dask_executor
+
+    with dask_executor("local", 1) as (executor, _):
+        assert executor.submit(atexit.register, time.sleep, 6).result() is time.sleep
+        started = time.monotonic()
+    assert time.monotonic() - started >= 6  # the worker did take its time
+    err = capfd.readouterr().err
+    assert "still alive" not in err and "killing" not in err, err

@@ -208,6 +208,7 @@ def salam_hardware(hardware: Hardware, machine: SalamMachine = SALAM) -> Hardwar
         placement=PlacementConfig(
             base=machine.base_address, alignment=machine.alignment, heap=machine.malloc_base
         ),
+        converted_for="salam",
     )
     adapted.validate()
     return adapted

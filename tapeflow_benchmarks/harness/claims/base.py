@@ -156,9 +156,22 @@ class Claim:
     why_higher: Reason | None = None
     kernels: tuple[str, ...] = ()
     """The kernels the claim names (judged on these only); empty: all kernels."""
+    varies: tuple[str, Any] | None = None
+    """A hardware field the claim varies and a value of it other than the
+    preset's (`("scratchpad.size_bytes", 64)`): a timing model that runs alike at
+    every value of the field (`sim.models.set_aside`) cannot test the claim."""
+    trust: str = ""
+    """The timing model a reader should read the claim on ('either' where both
+    give the same numbers), and `trust_why` why."""
+    trust_why: str = ""
 
 
 JUDGED = ("each", "max", "geomean")
+
+UNTESTABLE = "not testable"
+"""The verdict of a claim its timing model cannot test (`Claim.varies`)."""
+UNJUDGED = "not judged"
+"""The verdict of a claim measured at a size that cannot test it (`--quick`)."""
 
 
 @dataclass(frozen=True)
@@ -167,8 +180,10 @@ class Verdict:
     model: str
     verdict: str
     """'agrees', 'partly', 'differs: lower', 'differs: higher', 'no value' (no
-    kernel has one) or 'not measured' (the experiment or the claim's kernels did
-    not run)."""
+    kernel has one), 'not measured' (the experiment or the claim's kernels did
+    not run), 'not testable' (the model runs alike at every value of what the
+    claim varies: `why_not`) or 'not judged' (measured at a size that cannot test
+    the claim: `size`)."""
     kernels: tuple[str, ...] = ()
     """Every kernel the verdict counts (the claim's, or all run)."""
     within: tuple[str, ...] = ()
@@ -182,6 +197,23 @@ class Verdict:
     value_kernel: str = ""
     measured: Measured | None = None
     reason: str = ""
+    size: str = ""
+    """The kernels' size preset the runs used."""
+    why_not: str = ""
+    """Why the model cannot test the claim ('not testable')."""
+
+    def label(self) -> str:
+        """The verdict as the report prints it."""
+        if self.verdict == UNTESTABLE:
+            return f"not testable under {self.model}"
+        if self.verdict == UNJUDGED:
+            return f"not judged at {self.size} size"
+        return self.verdict
+
+    @property
+    def judged(self) -> bool:
+        """Whether the verdict compares our numbers with the paper's."""
+        return self.verdict not in (UNTESTABLE, UNJUDGED, "not measured", "no value")
 
     def value_text(self, kernel: str) -> str:
         """A kernel's value and where it was taken, printed apart from the
@@ -225,6 +257,14 @@ class Verdict:
         kernels = f"{n} kernel{'s' if n != 1 else ''}"
         tol = self.claim.tolerance.range_text()
         m = self.measured
+        if self.verdict == UNTESTABLE:
+            field = self.claim.varies[0] if self.claim.varies else "what the claim varies"
+            return f"**{self.label()}**: it runs alike at every value of {field}"
+        if self.verdict == UNJUDGED:
+            return (
+                f"**{self.label()}**: {kernels} measured; the paper's tolerance {tol} is "
+                "for its own sizes"
+            )
         if m is None:
             return f"**{self.verdict}** ({kernels}; tolerance {tol})"
         if self.claim.judged == "each" or self.value is None:
@@ -251,6 +291,8 @@ class Verdict:
         """The tolerance, every kernel counted, and the ones that break it."""
         m = self.measured
         n = len(self.kernels)
+        if not self.judged:
+            return f"{n} kernel{'s' if n != 1 else ''}, not compared with the paper's tolerance"
         text = f"tolerance {self.claim.tolerance.text}; {n} kernel{'s' if n != 1 else ''}: "
         parts = [f"{len(self.within)} within"] if self.claim.judged != "max" else []
 
@@ -321,6 +363,8 @@ __all__ = [
     "JUDGED",
     "TOLERANCE",
     "UNITS",
+    "UNJUDGED",
+    "UNTESTABLE",
     "Claim",
     "Measured",
     "Reason",

@@ -129,31 +129,37 @@ def layout_reduction(results: Summaries) -> Measured | None:
     )
 
 
-def energy_max(results: Summaries) -> Measured | None:
-    rows = [
-        r
-        for r in rows_of(results, "energy")
-        if r["energy_preset"] == "paper" and r.get("energy_reduction") is not None
-    ]
-    if not rows:
-        return None
-    values: dict[str, float | None] = {}
-    at: dict[str, str] = {}
-    worst: dict[str, tuple[float, str]] = {}
-    for k in dict.fromkeys(r["kernel"] for r in rows):
-        mine = [r for r in rows if r["kernel"] == k]
-        best = max(mine, key=lambda r: r["energy_reduction"])
-        low = min(mine, key=lambda r: r["energy_reduction"])
-        values[k], at[k] = best["energy_reduction"], f"({best['config']})"
-        worst[k] = (low["energy_reduction"], f"({low['config']})")
-    return Measured(
-        values,
-        "on-chip energy reduction over Enzyme32k, the best TapeFlow configuration ('paper' preset)",
-        "x",
-        at,
-        {},
-        worst,
-    )
+def energy_max(preset: str) -> Measure:
+    """The largest on-chip energy reduction per kernel with energy preset `preset`."""
+
+    def measure(results: Summaries) -> Measured | None:
+        rows = [
+            r
+            for r in rows_of(results, "energy")
+            if r["energy_preset"] == preset and r.get("energy_reduction") is not None
+        ]
+        if not rows:
+            return None
+        values: dict[str, float | None] = {}
+        at: dict[str, str] = {}
+        worst: dict[str, tuple[float, str]] = {}
+        for k in dict.fromkeys(r["kernel"] for r in rows):
+            mine = [r for r in rows if r["kernel"] == k]
+            best = max(mine, key=lambda r: r["energy_reduction"])
+            low = min(mine, key=lambda r: r["energy_reduction"])
+            values[k], at[k] = best["energy_reduction"], f"({best['config']})"
+            worst[k] = (low["energy_reduction"], f"({low['config']})")
+        return Measured(
+            values,
+            "on-chip energy reduction over Enzyme32k, the best TapeFlow configuration "
+            f"('{preset}' preset)",
+            "x",
+            at,
+            {},
+            worst,
+        )
+
+    return measure
 
 
 def sram_iso(results: Summaries) -> Measured | None:

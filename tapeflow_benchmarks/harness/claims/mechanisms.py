@@ -51,6 +51,15 @@ MACHINES: dict[str, tuple[str, dict[str, str]]] = {
 """Per model that stands for a machine: its name and the mechanisms a run's
 numbers can single out. A model here has its word on every measured claim."""
 
+SET_ASIDE_WHY: dict[str, str] = {
+    "salam": (
+        "the authors' tape bins hold the whole tape whatever the scratchpad's size, so "
+        "its lowering reads only whether there is a scratchpad and its run nothing of it "
+        "(`SalamModel.run_hardware`)"
+    ),
+}
+"""Per model, why it runs alike at every value of a field it sets aside."""
+
 SUPPORT = {"agrees": "supported", "not measured": "", "no value": ""}
 """What a verdict says about the machine (anything else: not, or only partly,
 supported)."""
@@ -194,4 +203,4 @@ def machine_word(verdict: Verdict, results: Summaries) -> str:
     return f"{support} by {MACHINES[verdict.model][0]}. {deciding(verdict, results)}".strip()
 
 
-__all__ = ["MACHINES", "SALAM_PARTS", "SUPPORT", "deciding", "machine_word"]
+__all__ = ["MACHINES", "SALAM_PARTS", "SET_ASIDE_WHY", "SUPPORT", "deciding", "machine_word"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapeflow_benchmarks.harness.claims.base import (
+    Reason,
     Summaries,
     Verdict,
     fmt,
@@ -164,31 +165,35 @@ def why_layout(results: Summaries, verdict: Verdict) -> str:
     )
 
 
-def why_energy(results: Summaries, verdict: Verdict) -> str:
+def why_energy(preset_name: str) -> Reason:
     """The preset's per-access cache energies next to the reduction at the same
     cache size."""
-    rows = [r for r in rows_of(results, "energy") if r["energy_preset"] == "paper"]
-    preset = ENERGY_PRESETS["paper"]
-    parts, caches = [], {}
-    for k in breaking(verdict):
-        mine = {r["config"]: r for r in rows if r["kernel"] == k}
-        best = max(mine.values(), key=lambda r: r["energy_reduction"] or 0, default=None)
-        if best is None:
-            continue
-        caches[best["config"]] = best["cache_kb"]
-        same = mine.get("Tflow32k")
-        text = f"{k} {fmt(best['energy_reduction'])} with {best['config']}"
-        if same and same["energy_reduction"] and best["config"] != "Tflow32k":
-            text += f", {fmt(same['energy_reduction'])} with Tflow32k"
-        parts.append(text)
-    costs = [
-        f"{config}'s {kb:g} KB cache costs {preset.cache_pj(int(kb * KB)):g} pJ per access "
-        f"against {preset.cache_pj(32 * KB):g} pJ for Enzyme32k's 32 KB"
-        for config, kb in caches.items()
-        if kb != 32
-    ]
-    lead = ("In the 'paper' preset " + "; ".join(costs) + ". ") if costs else ""
-    return lead + _join(parts, "Reduction with the best configuration and at the same 32 KB: ")
+
+    def why(results: Summaries, verdict: Verdict) -> str:
+        rows = [r for r in rows_of(results, "energy") if r["energy_preset"] == preset_name]
+        preset = ENERGY_PRESETS[preset_name]
+        parts, caches = [], {}
+        for k in breaking(verdict):
+            mine = {r["config"]: r for r in rows if r["kernel"] == k}
+            best = max(mine.values(), key=lambda r: r["energy_reduction"] or 0, default=None)
+            if best is None:
+                continue
+            caches[best["config"]] = best["cache_kb"]
+            same = mine.get("Tflow32k")
+            text = f"{k} {fmt(best['energy_reduction'])} with {best['config']}"
+            if same and same["energy_reduction"] and best["config"] != "Tflow32k":
+                text += f", {fmt(same['energy_reduction'])} with Tflow32k"
+            parts.append(text)
+        costs = [
+            f"{config}'s {kb:g} KB cache costs {preset.cache_pj(int(kb * KB)):g} pJ per access "
+            f"against {preset.cache_pj(32 * KB):g} pJ for Enzyme32k's 32 KB"
+            for config, kb in caches.items()
+            if kb != 32
+        ]
+        lead = (f"In the '{preset_name}' preset " + "; ".join(costs) + ". ") if costs else ""
+        return lead + _join(parts, "Reduction with the best configuration and at the same 32 KB: ")
+
+    return why
 
 
 def why_sram(results: Summaries, verdict: Verdict) -> str:

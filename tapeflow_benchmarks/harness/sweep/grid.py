@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sim.models import UnsimulatedField, model_machine
+from sim.models import UnsimulatedField, model_machine, set_aside
 from tapeflow_benchmarks.harness.points import Group, Point
 from tapeflow_benchmarks.harness.sweep.plan import (
     SweepKernel,
@@ -75,6 +75,9 @@ def point_of(kernel: SweepKernel, variant: SweepVariant, model: str, hardware: H
     return point
 
 
+SPAD = "scratchpad.size_bytes"
+
+
 def machines(
     path: Path,
     variants: list[SweepVariant],
@@ -82,12 +85,25 @@ def machines(
     grid: dict[str, list[Any]],
     combos: list[tuple[Any, ...]],
     model: str,
+    notes: list[str],
 ) -> list[tuple[SweepVariant, Hardware, dict[str, Any]]]:
     """Every variant's machine at every combination of the grid's values, with
     the swept keys' effective values: the variant's preset, the `layers`, its
-    `spad`, then the combination."""
+    `spad`, then the combination. Over a scratchpad axis, a variant without
+    streams runs on the machine without a scratchpad (it would leave it idle:
+    one run, its SRAM the cache alone); a grid key the model runs alike at every
+    value (`sim.models.set_aside`) is named. Both go to `notes`."""
     found: list[tuple[SweepVariant, Hardware, dict[str, Any]]] = []
+    aside: dict[str, None] = {}
     for index, variant in enumerate(variants):
+        idle = SPAD in grid and variant.variant != "tapeflow"
+        reference = model_machine(model, variant.preset)
+        if idle:
+            notes.append(
+                f"{path}: grid: {SPAD}: variants[{index}] ({variant.variant}) never uses the "
+                "scratchpad: it runs once, without one, for every value (its sram_bytes is "
+                "the cache alone)"
+            )
         # The machine the model simulates (salam's clock, latencies, ways...),
         # then what the sweep changes, as `tapeflow-sim` layers them.
         spad: list[Layer] = []
@@ -117,7 +133,19 @@ def machines(
                     f"{where}: the tapeflow variant needs a scratchpad, and this machine has "
                     "none (name a Tflow preset, or give the variant a spad)"
                 )
-            found.append((variant, hardware, {key: value_at(hardware, key) for key in grid}))
+            swept = {key: value_at(hardware, key) for key in grid}
+            aside.update(
+                dict.fromkeys(k for k in set_aside(model, hardware, reference) if k in grid)
+            )
+            if idle:
+                hardware = replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=0))
+            found.append((variant, hardware, swept))
+    for key in aside:
+        notes.append(
+            f"{path}: grid: {key}: the {model} model does not simulate {key} as given: it runs "
+            "every value alike, so no number of the sweep reflects it (docs/DESIGN.md, "
+            "Timing models)"
+        )
     return found
 
 

@@ -26,12 +26,14 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
     from tapeflow_tools.arguments import (
         bind_arguments,
         check_simulable,
+        function_name,
         gradients_of,
         load_inputs,
         load_module,
     )
     from tapeflow_tools.context import make_context
     from tapeflow_tools.diagnostics import format_parse_error
+    from tapeflow_tools.memory_map import argument_addresses, read_memory_map
 
     if entry.size is not None:
         raise ToolError(f"{where}.size: a size is for a built-in kernel; a file is read as it is")
@@ -58,7 +60,7 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
         raise ToolError(f"{where}.file: {format_parse_error(err)}") from None
     except DiagnosticException as err:
         raise ToolError(f"{where}.file: {err}") from None
-    function = entry.function
+    function = function_name(entry.function)  # `@f` as tapeflow-sim takes it
     gradients = gradients_of(module, function)
     if gradients:
         raise ToolError(
@@ -84,22 +86,35 @@ def _user_kernel(where: str, entry: Any, base: Path, taken: set[str]) -> SweepKe
         )
     inputs = b""
     inputs_path = None
+    arrays: dict[str, Any] = {}
     if entry.inputs is not None:
         inputs_path = str(base / entry.inputs)
         arrays = load_inputs(inputs_path, option=f"{where}.inputs")
-        warnings: list[str] = []
-        try:
-            bind_arguments(functions[function], arrays, warnings.append)
-        except ToolError as err:
-            raise ToolError(f"{where}.inputs {inputs_path}: {err}") from None
+    warnings: list[str] = []
+    try:
+        bound = bind_arguments(functions[function], arrays, warnings.append)
+    except ToolError as err:
+        given = f"{where}.inputs {inputs_path}" if inputs_path else f"{where} (no inputs)"
+        raise ToolError(f"{given}: {err}") from None
+    if inputs_path is not None:
         for warning in warnings:
             print(f"tapeflow-bench: warning: {where}.inputs {inputs_path}: {warning}")
         inputs = Path(inputs_path).read_bytes()
+    addresses: tuple[int | None, ...] = ()
+    if entry.addresses is not None:
+        given = entry.addresses
+        what = f"{where}.addresses"
+        if isinstance(given, str):
+            what = f"{where}.addresses {base / given}"
+            given = read_memory_map(base / given, f"{where}.addresses")
+        addresses = tuple(argument_addresses(functions[function], bound, given, what))
     text = path.read_text(encoding="utf-8")
     digest = hashlib.sha256()
     for part in (text.encode(), b"\0", function.encode(), b"\0", inputs):
         digest.update(part)
-    source = KernelSource(str(path), function, digest.hexdigest(), text, inputs)
+    if addresses:
+        digest.update(b"\0" + repr(addresses).encode())
+    source = KernelSource(str(path), function, digest.hexdigest(), text, inputs, addresses)
     return SweepKernel(name, "", source, inputs_path)
 
 
@@ -114,7 +129,7 @@ def sweep_kernels(sweep_path: Path, spec: Any) -> list[SweepKernel]:
         else:
             if entry.name is None:
                 raise ToolError(f"{where}: name a built-in kernel (name: ...) or give a file")
-            for extra in ("function", "inputs"):
+            for extra in ("function", "inputs", "addresses"):
                 if getattr(entry, extra) is not None:
                     raise ToolError(
                         f"{where}.{extra}: only a user's kernel (with file: ...) has one"

@@ -22,6 +22,7 @@ from tapeflow_benchmarks.harness.sweep.plan import (
 )
 from tapeflow_benchmarks.harness.sweep.spec import read_spec
 from tapeflow_tools.diagnostics import ToolError
+from tapeflow_tools.memory_map import check_kept
 from targets.fields import dotted
 from targets.hardware import PRESETS, describe
 from targets.hardware_files import HardwareDescriptionError, apply, load_file
@@ -206,11 +207,18 @@ def load_sweep(path: Path) -> Sweep:
         grid,
         definition=_definition(path, spec, files, kernels, variants, grid),
     )
-    expanded = machines(path, variants, layers, grid, combos, spec.model)
+    expanded = machines(path, variants, layers, grid, combos, spec.model, sweep.notes)
+    for index, kernel in enumerate(kernels):
+        if kernel.source is not None and kernel.source.addresses:
+            for variant, hardware, _ in expanded:
+                where = (
+                    f"{path}: kernels[{index}].addresses ({variant.variant} on {variant.preset})"
+                )
+                check_kept(hardware, where)
     # In the file's order: kernel, then variant, then the grid's combinations.
     for kernel in kernels:
         for variant, hardware, swept in expanded:
-            sweep.points.setdefault(point_of(kernel, variant, spec.model, hardware), swept)
+            sweep.rows.append((point_of(kernel, variant, spec.model, hardware), swept))
     return sweep
 
 

@@ -54,12 +54,21 @@ class Sweep:
     """Each swept key with its values, after validation (in the file's order)."""
     definition: dict[str, Any]
     """The sweep as read (for results.json)."""
-    points: dict[Point, dict[str, Any]] = field(default_factory=dict)
-    """Every point, with its swept keys' effective values."""
+    rows: list[tuple[Point, dict[str, Any]]] = field(default_factory=list)
+    """Every row of the results (kernel, variant, grid combination): the point that
+    runs it, with the swept keys' values. Rows of a variant that does not use a
+    swept field share one point (the enzyme variant over scratchpad sizes)."""
+    notes: list[str] = field(default_factory=list)
+    """What the sweep runs otherwise than written (printed as warnings)."""
 
     @property
     def keys(self) -> list[str]:
         return list(self.grid)
+
+    @property
+    def points(self) -> list[Point]:
+        """The points to run, each once, in the rows' order."""
+        return list(dict.fromkeys(point for point, _ in self.rows))
 
 
 def value_at(hardware: Hardware, key: str) -> Any:

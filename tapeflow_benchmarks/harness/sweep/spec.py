@@ -36,6 +36,7 @@ def _models() -> dict[str, Any]:
         file: str | None = None
         function: str | None = None
         inputs: str | None = None
+        addresses: str | dict[str, int | str] | None = None
 
     class VariantEntry(Strict):
         variant: Literal[VARIANTS]  # type: ignore[valid-type]

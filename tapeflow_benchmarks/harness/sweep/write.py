@@ -24,9 +24,10 @@ from tapeflow_tools.atomic import atomic_directory
 Report = dict[str, Any]
 
 
-def ordered(sweep: Sweep, runs: dict[Point, Report]) -> list[tuple[Point, Report]]:
-    """The runs in the sweep's order (kernel, variant, grid combination)."""
-    return [(p, runs[p]) for p in sweep.points if p in runs]
+def ordered(sweep: Sweep, runs: dict[Point, Report]) -> list[tuple[Point, dict[str, Any], Report]]:
+    """The rows in the sweep's order (kernel, variant, grid combination), each with
+    its swept values and its point's run."""
+    return [(p, swept, runs[p]) for p, swept in sweep.rows if p in runs]
 
 
 def unroll_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
@@ -34,7 +35,7 @@ def unroll_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
     than the variant asks (each tape loop takes the largest divisor of its trip
     count up to it): what runs.csv and the hardware record then say."""
     notes: dict[str, None] = {}
-    for point, report in ordered(sweep, runs):
+    for point, _, report in ordered(sweep, runs):
         ran = report.get("hardware", {}).get("unroll")
         asked = point.group.unroll
         if isinstance(ran, int) and ran != asked:
@@ -52,11 +53,11 @@ def unroll_notes(sweep: Sweep, runs: dict[Point, Report]) -> list[str]:
 def run_rows(sweep: Sweep, runs: dict[Point, Report]) -> list[dict[str, Any]]:
     """`runs.csv`: the point's fields, one column per swept key, then the numbers."""
     rows = []
-    for point, report in ordered(sweep, runs):
+    for point, swept, report in ordered(sweep, runs):
         fields = point_fields(point, report)
         row = run_row(point, report)
         numbers = {k: v for k, v in row.items() if k not in fields}
-        rows.append({**fields, **sweep.points[point], **numbers})
+        rows.append({**fields, **swept, **numbers})
     return rows
 
 
@@ -109,8 +110,8 @@ def _write_into(
         "sweep": sweep.definition,
         "non_monotone": [k.describe() for k in steps],
         "runs": [
-            {**point_fields(p, r), "swept": sweep.points[p], "report": r}
-            for p, r in ordered(sweep, runs)
+            {**point_fields(p, r), "swept": swept, "report": r}
+            for p, swept, r in ordered(sweep, runs)
         ],
     }
     (out / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
