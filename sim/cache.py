@@ -10,14 +10,19 @@ lines left at the end, so that DRAM write traffic is complete. Each write-back
 names its line (`CacheResult.victim`, `flushed`), so that its traffic is credited
 to the buffer the line belongs to, not to the access that evicted it.
 
-With true LRU (the default) most accesses are hits that numpy can prove, and
-only the others are replayed in Python (`_replay_reduced`); with
+With true LRU (the default), a cache of up to `VECTOR_WAYS` ways is simulated
+in numpy alone, its LRU stacks a depth at a time (`_replay_stack`); with more,
+most accesses are hits that numpy can prove, and only the others are replayed in
+Python (`replay_reduced`), one replay serving every number of ways of one
+number of sets (`simulate_caches`, Mattson's LRU stack). With
 `lru_on_write=False` (pycachesim's policy) every access is replayed (`_replay`).
+Why each is exact: docs/research/cache-replay.md.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,7 +71,9 @@ def simulate_cache(
     lines = np.asarray(addresses, dtype=np.int64) >> shift
     writes = np.asarray(writes, dtype=bool)
     if config.lru_on_write and lines.size:
-        return _replay_reduced(lines, writes, config, flush)
+        if config.assoc <= VECTOR_WAYS:
+            return _replay_stack(lines, writes, config.sets, config.assoc, flush)
+        return replay_reduced(lines, writes, config, flush)
     return _replay(lines, writes, config, flush)
 
 
@@ -102,16 +109,68 @@ def _replay(lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: b
 
 
 LOOK_BACK = 16
-"""How far back (in accesses to the same set) `_replay_reduced` looks for a
+"""How far back (in accesses to the same set) `replay_reduced` looks for a
 previous access to the same line."""
 
 
-def _replay_reduced(
+def replay_reduced(
     lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: bool
 ) -> CacheResult:
+    """The same result as `_replay` (of `lines`, the addresses over the line size)
+    when every hit refreshes the LRU order, with most hits found by numpy
+    (`_reduce`) instead of replayed one by one; `tapeflow_benchmarks.speed` times
+    it, the method every size once took, against `simulate_caches`."""
+    reduced = _reduce(lines, writes, config.sets, config.assoc)
+    hit_kept, victims_kept, writebacks, left_dirty = _replay_sets(
+        reduced.lines, reduced.writes, reduced.bounds, config.assoc
+    )
+    return reduced.result(hit_kept, victims_kept, writebacks, left_dirty, flush)
+
+
+@dataclass(frozen=True)
+class _Reduced:
+    """The accesses `_reduce` keeps, set by set, and how to map back."""
+
+    n: int
+    order: np.ndarray
+    """The stable sort of the accesses by set."""
+    kept: np.ndarray
+    """Positions (in `order`) of the accesses to replay."""
+    lines: list[int]
+    writes: list[bool]
+    bounds: list[int]
+    """`lines[bounds[i]:bounds[i + 1]]` are one set's kept accesses."""
+
+    def result(
+        self,
+        hit_kept: bytearray | np.ndarray,
+        victims_kept: dict[int, int],
+        writebacks: int,
+        left_dirty: list[int],
+        flush: bool,
+    ) -> CacheResult:
+        """The `CacheResult` of a replay of the kept accesses (every other one a hit)."""
+        n, kept, order = self.n, self.kept, self.order
+        hit_sorted = np.ones(n, dtype=bool)
+        hit_sorted[kept] = np.frombuffer(hit_kept, dtype=bool)
+        victim_sorted = np.full(n, -1, dtype=np.int64)
+        if victims_kept:
+            where = np.fromiter(victims_kept.keys(), dtype=np.int64, count=len(victims_kept))
+            line = np.fromiter(victims_kept.values(), dtype=np.int64, count=len(victims_kept))
+            victim_sorted[kept[where]] = line
+        hit = np.empty(n, dtype=bool)
+        hit[order] = hit_sorted
+        victim = np.empty(n, dtype=np.int64)
+        victim[order] = victim_sorted
+        flushed = np.array(left_dirty if flush else [], dtype=np.int64)
+        writebacks += flushed.size
+        return CacheResult(hit, writebacks, victim, flushed, int(n - np.count_nonzero(hit)))
+
+
+def _reduce(lines: np.ndarray, writes: np.ndarray, sets: int, ways: int) -> _Reduced:
     """
-    The same result as `_replay` when every hit refreshes the LRU order, with
-    most hits found by numpy instead of replayed one by one.
+    The accesses a true-LRU cache of `sets` sets and at least `ways` ways must
+    replay, the others being hits that numpy proves.
 
     Sets are independent, so the accesses are taken set by set (a stable sort by
     set). Within a set, an access to a line that was accessed at most `ways`
@@ -122,12 +181,13 @@ def _replay_reduced(
     each dirty if the run wrote it. Replaying only the last access of each line
     in the run, as a write if any access of the line in the run wrote, leaves
     exactly that. So all other accesses of the run are marked hits and skipped,
-    and the rest is replayed in order, each set on its own.
+    and the rest is replayed in order, each set on its own. (A certain hit with
+    `ways` ways is one with more, so the same holds for every larger cache of
+    `sets` sets.)
     """
     n = lines.size
-    ways = config.assoc
-    set_of = lines & (config.sets - 1)
-    small = set_of.astype(np.uint16) if config.sets <= 1 << 16 else set_of  # radix-sorted
+    set_of = lines & (sets - 1)
+    small = set_of.astype(np.uint16) if sets <= 1 << 16 else set_of  # radix-sorted
     order = np.argsort(small, kind="stable")
     by_set = lines[order]
     set_writes = writes[order]
@@ -152,27 +212,16 @@ def _replay_reduced(
         keep[lasts] = True
         effective_writes[lasts] = np.logical_or.reduceat(set_writes[grouped], starts)
     kept = np.flatnonzero(keep)
-    kept_lines = by_set[kept]
     # The kept accesses are still grouped by set, each set in program order.
     bounds = np.flatnonzero(np.diff(set_of[order][kept])) + 1
-    hit_kept, victims_kept, writebacks, left_dirty = _replay_sets(
-        kept_lines.tolist(),
+    return _Reduced(
+        n,
+        order,
+        kept,
+        by_set[kept].tolist(),
         effective_writes[kept].tolist(),
         [0, *bounds.tolist(), kept.size],
-        ways,
     )
-    hit_sorted = np.ones(n, dtype=bool)
-    hit_sorted[kept] = np.frombuffer(hit_kept, dtype=bool)
-    victim_sorted = np.full(n, -1, dtype=np.int64)
-    for k, line in victims_kept.items():
-        victim_sorted[kept[k]] = line
-    hit = np.empty(n, dtype=bool)
-    hit[order] = hit_sorted
-    victim = np.empty(n, dtype=np.int64)
-    victim[order] = victim_sorted
-    flushed = np.array(left_dirty if flush else [], dtype=np.int64)
-    writebacks += flushed.size
-    return CacheResult(hit, writebacks, victim, flushed, int(n - np.count_nonzero(hit)))
 
 
 def _replay_sets(
@@ -206,3 +255,188 @@ def _replay_sets(
             resident[line] = writes[k]
         left_dirty.extend(line for line, dirty in resident.items() if dirty)
     return hit, victims, writebacks, left_dirty
+
+
+def simulate_caches(
+    addresses: np.ndarray, writes: np.ndarray, configs: Iterable[CacheConfig], flush: bool = True
+) -> dict[CacheConfig, CacheResult]:
+    """`simulate_cache` for each of `configs`, with one replay for all the true-LRU
+    caches of more than `VECTOR_WAYS` ways that share a line size and a number of
+    sets (`_replay_ways`). The others each on its own: up to `VECTOR_WAYS` ways
+    numpy alone (`_replay_stack`) is faster than any replay; with
+    `lru_on_write=False` a write hit leaves the order as it is, so that a smaller
+    cache's content is not always in a larger one's and no one replay serves
+    several."""
+    results: dict[CacheConfig, CacheResult] = {}
+    shared: dict[tuple[int, int], list[CacheConfig]] = {}
+    for config in dict.fromkeys(configs):
+        config.validate()
+        if config.lru_on_write and config.assoc > VECTOR_WAYS and len(addresses):
+            shared.setdefault((config.line_bytes, config.sets), []).append(config)
+        else:
+            results[config] = simulate_cache(addresses, writes, config, flush)
+    for (line_bytes, sets), group in shared.items():
+        ways = sorted({c.assoc for c in group})
+        if len(ways) == 1 or len(ways) > 255:  # per access, the caches missed: a byte
+            results.update({c: simulate_cache(addresses, writes, c, flush) for c in group})
+            continue
+        shift = line_bytes.bit_length() - 1
+        lines = np.asarray(addresses, dtype=np.int64) >> shift
+        by_ways = _replay_ways(lines, np.asarray(writes, dtype=bool), sets, ways, flush)
+        results.update({c: by_ways[c.assoc] for c in group})
+    return results
+
+
+def _replay_ways(
+    lines: np.ndarray, writes: np.ndarray, sets: int, ways: list[int], flush: bool
+) -> dict[int, CacheResult]:
+    """
+    True-LRU caches of `sets` sets and each of `ways` (ascending) ways, in one
+    replay: per set, the lines in the order of their last access (Mattson's LRU
+    stack, the most recent first), which is the same for every number of ways;
+    a cache of W ways holds the stack's first W lines. An access at stack depth
+    d hits every cache of more than d ways and misses the others, each of which
+    (if full) evicts the line at depth W - 1. What stays per cache is whether a
+    line is dirty there: a bit per number of ways, set by a write, cleared when
+    the cache evicts the line or (a read miss) fetches it clean. The accesses
+    replayed are those `_reduce` keeps for the fewest ways (a certain hit there
+    is one in every larger cache too).
+    """
+    reduced = _reduce(lines, writes, sets, ways[0])
+    count, deepest = len(ways), ways[-1]
+    every = (1 << count) - 1
+    line_list, write_list, bounds = reduced.lines, reduced.writes, reduced.bounds
+    missed = bytearray(len(line_list))  # per access: how many of the caches it misses
+    victims: list[dict[int, int]] = [{} for _ in ways]
+    writebacks = [0] * count
+    left_dirty: list[list[int]] = [[] for _ in ways]
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
+        stack: list[int] = []  # the most recent first, as deep as the largest cache
+        dirty: dict[int, int] = {}  # per line of the stack: the caches it is dirty in
+        for k in range(lo, hi):
+            line = line_list[k]
+            depth = stack.index(line) if line in stack else deepest
+            size = len(stack)
+            misses = 0
+            for i, w in enumerate(ways):
+                if depth < w:
+                    break
+                misses = i + 1
+                if size >= w:  # full: the line at depth w - 1 leaves this cache
+                    evicted = stack[w - 1]
+                    bits = dirty[evicted]
+                    if bits >> i & 1:
+                        dirty[evicted] = bits & ~(1 << i)
+                        writebacks[i] += 1
+                        victims[i][k] = evicted
+            missed[k] = misses
+            if depth < size:
+                del stack[depth]
+            elif size == deepest:
+                del dirty[stack.pop()]  # evicted from every cache: clean everywhere
+            stack.insert(0, line)
+            if write_list[k]:
+                dirty[line] = every
+            else:  # fetched clean where it missed
+                dirty[line] = dirty.get(line, 0) & ~((1 << misses) - 1)
+        for i, w in enumerate(ways):
+            left_dirty[i].extend(x for x in reversed(stack[:w]) if dirty[x] >> i & 1)
+    missed_array = np.frombuffer(missed, dtype=np.uint8)
+    return {
+        w: reduced.result(
+            (missed_array <= i).tobytes(), victims[i], writebacks[i], left_dirty[i], flush
+        )
+        for i, w in enumerate(ways)
+    }
+
+
+VECTOR_WAYS = 8
+"""Up to this many ways, `_replay_stack` (numpy, one step per way) beats the
+replay on the paper-size traces (LeNet's 4 ways: 0.25 s against 0.62 s; 16 ways
+of one set: 1.0 s against 0.7 s)."""
+
+
+def _replay_stack(
+    lines: np.ndarray, writes: np.ndarray, sets: int, ways: int, flush: bool
+) -> CacheResult:
+    """
+    The same result as `_replay` for a true-LRU cache of `ways` ways, all in
+    numpy: each set's LRU stack is computed a depth at a time, for every access
+    at once (docs/research/cache-replay.md). Take the accesses set by set (a
+    stable sort by set), merge each run of accesses to one line into its first
+    (the others hit; the run writes if any of its accesses does), and end each
+    set with a sentinel access to a line of its own (the stack it finds is the
+    set's content at the end). `top[k][j]` is the access that last touched the
+    line at depth k of the stack access j finds (-1: none). Access j pushes its
+    line on top and takes it from where it was, at its previous access `prev[j]`:
+    `top[0][j + 1] = j`, and below, `top[k][j + 1]` is `top[k - 1][j]` if that
+    is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
+    """
+    n = lines.size
+    set_of = lines & (sets - 1)
+    small = set_of.astype(np.uint16) if sets <= 1 << 16 else set_of  # radix-sorted
+    order = np.argsort(small, kind="stable")
+    by_set = lines[order]
+    heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
+    head_set = set_of[order][heads]
+    ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
+    # The merged accesses, a sentinel after each set's; `head[j]` the access's
+    # position in `order` (-1: a sentinel).
+    line = np.insert(by_set[heads], ends, -1 - np.arange(ends.size))
+    head = np.insert(heads, ends, -1)
+    wrote = np.insert(np.logical_or.reduceat(writes[order], heads), ends, False)
+    m = line.size
+    sentinel = ends + np.arange(ends.size)
+    first = np.concatenate([[0], sentinel[:-1] + 1])  # each set's first access
+    by_line = np.argsort(line, kind="stable")
+    same = line[by_line[1:]] == line[by_line[:-1]]
+    prev = np.full(m, -1, dtype=np.int64)
+    prev[by_line[1:][same]] = by_line[:-1][same]
+    positions = np.arange(m, dtype=np.int64)
+    above = positions - 1  # top[0]
+    above[first] = -1
+    reset = np.zeros(m, dtype=bool)
+    reset[first] = True
+    at_end = [above[sentinel]]  # the stack each sentinel finds, depth by depth
+    for _ in range(1, ways):
+        # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried.
+        taken = np.zeros(m, dtype=bool)
+        taken[1:] = above[:-1] > prev[:-1]
+        value = np.full(m, -1, dtype=np.int64)
+        value[1:] = above[:-1]
+        defined = taken | reset
+        value[reset] = -1
+        above = value[np.maximum.accumulate(np.where(defined, positions, 0))]
+        at_end.append(above[sentinel])
+    deepest = above  # top[ways - 1]
+    hit = (prev >= 0) & (prev >= deepest)
+    # Whether a line's stay so far (from the miss that brought it in, through the
+    # hits on it, up to this access) wrote: a cumulative sum per stay, line by line.
+    stay_hit = hit[by_line]
+    written = np.cumsum(wrote[by_line])
+    stay = np.cumsum(~stay_hit)
+    before = np.concatenate([[0], written])[np.flatnonzero(~stay_hit)]
+    dirty = np.empty(m, dtype=bool)
+    dirty[by_line] = written - before[stay - 1] > 0
+    real = head >= 0
+    evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
+    evicting = evicting[dirty[deepest[evicting]]]
+    victim_sorted = np.full(n, -1, dtype=np.int64)
+    victim_sorted[head[evicting]] = line[deepest[evicting]]
+    hit_sorted = np.ones(n, dtype=bool)
+    hit_sorted[head[real]] = hit[real]
+    if flush:
+        # Per set, the lines held at the end, the least recently used first.
+        held = np.stack(at_end[::-1], axis=1).reshape(-1)
+        held = held[held >= 0]
+        flushed = line[held[dirty[held]]]
+    else:
+        flushed = np.zeros(0, dtype=np.int64)
+    result_hit = np.empty(n, dtype=bool)
+    result_hit[order] = hit_sorted
+    victim = np.empty(n, dtype=np.int64)
+    victim[order] = victim_sorted
+    writebacks = evicting.size + flushed.size
+    return CacheResult(
+        result_hit, writebacks, victim, flushed, int(n - np.count_nonzero(result_hit))
+    )

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass, replace
@@ -41,7 +41,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from lowering.ir.facts import prepared_model, record_timing_model, tape_bytes, unroll_factors
 from lowering.pipelines import HARDWARE_PASSES, VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.tapeflow_measure_tape import AlreadyLowered
-from sim.cache import simulate_cache
+from sim.cache import simulate_cache, simulate_caches
 from sim.execution import Execution
 from sim.executor import Executor
 from sim.models import (
@@ -56,7 +56,7 @@ from sim.timeline import trace_events
 from sim.timing import TimingRecorder, WindowTimes, energy_pj, report
 from sim.trace import MemoryTrace
 from targets.energy import ENERGY_PRESETS
-from targets.hardware import DramConfig, Hardware, HardwareError
+from targets.hardware import CacheConfig, DramConfig, Hardware, HardwareError
 from targets.provenance import hardware_record
 
 
@@ -357,6 +357,18 @@ def _place_arguments(trace: MemoryTrace, args: list[Any], addresses: Sequence[in
             raise SimulationError(f"argument {position}: {error}") from None
 
 
+def replay_caches(execution: Execution, caches: Iterable[CacheConfig]) -> None:
+    """Replay `execution`'s trace through each of `caches` not yet replayed, one
+    replay for all the caches of one line size and number of sets
+    (`sim.cache.simulate_caches`), for `evaluate` to find: a sweep over the
+    cache gives its caches here first."""
+    todo = [c for c in dict.fromkeys(caches) if c not in execution.replays]
+    if not todo:
+        return
+    with _without_gc_pauses():
+        execution.replays.update(simulate_caches(execution.addresses, execution.writes, todo))
+
+
 def evaluate(
     execution: Execution,
     hardware: Hardware | None = None,
@@ -471,6 +483,7 @@ __all__ = [
     "evaluate",
     "execute",
     "prepare",
+    "replay_caches",
     "run_key",
     "simulate",
     "unused_hardware",

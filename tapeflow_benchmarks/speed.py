@@ -1,6 +1,6 @@
 """
 `python -m tapeflow_benchmarks.speed [--kernels lenet,logsum,pathfinder] [--repeat 3]
-[--evaluation] [--suite]`: how long the project's own loops take.
+[--caches] [--evaluation] [--suite]`: how long the project's own loops take.
 
 - the simulator against `tapeflow-run`'s fast path, per kernel at paper size: one
   gradient (the Enzyme32k configuration's, lowered once), then the best of
@@ -9,6 +9,12 @@
   and the timing, then `evaluate`: the cache replay and the report); the ratio
   is the simulator's time over the executor's. Both are CPU seconds of this
   process (`time.process_time`), steadier than wall time on a shared machine;
+- `--caches`: per kernel, that gradient's trace through the eight caches of the
+  evaluation's cache sweep (Table III's ways), each replayed on its own with the
+  proved hits skipped (`sim.cache.replay_reduced`, the method every size took
+  before `simulate_caches`), against `simulate_caches` (numpy alone up to 8
+  ways, one replay per number of sets beyond); CPU seconds of the best of
+  `--repeat`, with identical results checked;
 - `--evaluation`: the wall time of `tapeflow-bench --quick --no-cache --jobs 1`
   in a subprocess (the full evaluation: `--full`);
 - `--suite`: the wall time of the README's test command's pytest (`pytest -n auto`).
@@ -26,12 +32,16 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
+from sim.cache import CacheResult, replay_reduced, simulate_caches
 from sim.executor import Executor
 from sim.simulator import evaluate, execute, prepare
 from tapeflow_benchmarks.common import caller_arguments, chosen, parse_kernel
+from tapeflow_benchmarks.harness.experiments import CACHE_SWEEP
 from tapeflow_benchmarks.kernels import KERNELS, PRESETS
 from tapeflow_tools.context import make_context
-from targets.hardware import configure
+from targets.hardware import CacheConfig, configure
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,6 +68,41 @@ def simulator_against_executor(key: str, preset: str, repeat: int) -> tuple[floa
     return run_best, sim_best, ops
 
 
+def replays_one_by_one_against_together(
+    key: str, preset: str, repeat: int
+) -> tuple[float, float, int]:
+    """(CPU seconds of the sweep's caches replayed one by one, of `simulate_caches`,
+    accesses) on `key`'s Enzyme32k trace; raises if a result differs."""
+    ctx = make_context()
+    module = parse_kernel(ctx, key, preset)
+    hardware = configure("Enzyme32k")
+    tape_bytes = prepare(ctx, module, "enzyme", hardware)
+    args = caller_arguments(module, key, preset)
+    execution = execute(module, f"{key}_grad", args, hardware, tape_bytes, variant="enzyme")
+    addresses, writes = execution.addresses, execution.writes
+    caches = [configure("Enzyme32k", cache_bytes=size).cache for size in CACHE_SWEEP]
+    alone_best = together_best = float("inf")
+    alone: dict[CacheConfig, CacheResult] = {}
+    together: dict[CacheConfig, CacheResult] = {}
+    for _ in range(repeat):
+        started = time.process_time()
+        alone = {c: replay_reduced(addresses >> 6, writes, c, True) for c in caches}
+        alone_best = min(alone_best, time.process_time() - started)
+        started = time.process_time()
+        together = simulate_caches(addresses, writes, caches)
+        together_best = min(together_best, time.process_time() - started)
+    for cache in caches:
+        a, b = alone[cache], together[cache]
+        if not (
+            np.array_equal(a.hit, b.hit)
+            and np.array_equal(a.victim, b.victim)
+            and np.array_equal(a.flushed, b.flushed)
+            and (a.writebacks, a.miss_lines) == (b.writebacks, b.miss_lines)
+        ):
+            raise AssertionError(f"{key}: the replays of {cache} differ")
+    return alone_best, together_best, len(addresses)
+
+
 def wall(command: list[str]) -> float:
     started = time.perf_counter()
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -69,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--preset", choices=PRESETS, default="paper")
     parser.add_argument("--kernels", default="lenet,logsum,pathfinder")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--caches", action="store_true", help="time the cache sweep's replays")
     parser.add_argument("--evaluation", action="store_true", help="time tapeflow-bench --quick")
     parser.add_argument("--full", action="store_true", help="with --evaluation: the full one")
     parser.add_argument("--suite", action="store_true", help="time pytest -n auto")
@@ -80,6 +126,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     for key in keys:
         run, sim, ops = simulator_against_executor(key, args.preset, args.repeat)
         print(f"| {key} | {ops} | {run:.3f} | {sim:.3f} | {sim / run:.2f}x |", flush=True)
+    if args.caches and keys:
+        print("\n| kernel | accesses | one by one CPU s | together CPU s | one by one / together |")
+        print("|---|---|---|---|---|")
+    for key in keys if args.caches else []:
+        alone, together, accesses = replays_one_by_one_against_together(
+            key, args.preset, args.repeat
+        )
+        print(
+            f"| {key} | {accesses} | {alone:.3f} | {together:.3f} | {alone / together:.2f}x |",
+            flush=True,
+        )
     if args.evaluation:
         with tempfile.TemporaryDirectory() as out:
             command = [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench"]

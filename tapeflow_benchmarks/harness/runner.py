@@ -37,6 +37,7 @@ from tqdm import tqdm
 from xdsl.dialects import builtin, memref, scf
 
 from lowering.ir.gradients import gradient_functions
+from lowering.ir.loops import trip_count
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from sim import simulator
 from sim.models import DEFAULT_MODEL
@@ -213,8 +214,10 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
         stats["working_set_bytes"] = int(lines.size) * 64
     finite = all(np.all(np.isfinite(v)) for v in execution.outputs.values())
     entering("evaluating its caches and energy")
+    every = [p for _, group_points in runs for p in group_points]
+    simulator.replay_caches(execution, (p.hardware().cache for p in every))
     reports = {}
-    for point in (p for _, group_points in runs for p in group_points):
+    for point in every:
         report = simulator.evaluate(execution, point.hardware())
         record = json.loads(json.dumps(point.record()))  # as JSON reads back
         # What ran: a loop takes the largest divisor of its trip count up to the
@@ -238,18 +241,64 @@ def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
 
 def _run_identity(group: Group, points: list[Point]) -> tuple[Any, ...]:
     """What one lowering and run of `group` depend on: the kernel, variant,
-    unroll factor and model, and the machine as the model's lowering and run read
-    it (`sim.simulator.run_key`). Groups of equal identity share one run: under
-    `salam`, TapeFlow at every scratchpad size (its bins hold the whole tape)."""
+    unroll factor (as it unrolls the kernel's loops, `_unrolling`) and model, and
+    the machine as the model's lowering and run read it (`sim.simulator.run_key`).
+    Groups of equal identity share one run: under `salam`, TapeFlow at every
+    scratchpad size (its bins hold the whole tape); a built-in kernel unrolled by
+    16 and fully, when its loops have at most 16 iterations."""
     return (
         group.kernel,
         group.size,
         group.source,
         group.variant,
-        group.unroll,
+        _unrolling(group, _primal_trips),
         group.model,
         simulator.run_key(points[0].hardware(), group.model),
     )
+
+
+def _loop_trips(module: builtin.ModuleOp) -> tuple[int, ...] | None:
+    """The trip count of every `scf.for` of `module`, or None if one is not
+    constant or the module has an `scf.while`."""
+    trips = []
+    for op in module.walk():
+        if isinstance(op, scf.WhileOp):
+            return None
+        if isinstance(op, scf.ForOp):
+            count = trip_count(op)
+            if count is None:
+                return None
+            trips.append(count)
+    return tuple(sorted(set(trips)))
+
+
+@cache
+def _primal_trips(kernel: str, size: str) -> tuple[int, ...] | None:
+    """`_loop_trips` of a built-in kernel's module as written (cheap: no Enzyme)."""
+    return _loop_trips(parse_kernel(make_context(), kernel, size))
+
+
+@cache
+def _gradient_trips(kernel: str, size: str) -> tuple[int, ...] | None:
+    """`_loop_trips` of a built-in kernel's module after Enzyme (once per process)."""
+    return _loop_trips(_differentiated(kernel, size))
+
+
+def _unrolling(group: Group, trips_of: Callable[[str, str], tuple[int, ...] | None]) -> int:
+    """The smallest unroll factor that unrolls `group`'s kernel as its own does,
+    given the trip counts of its loops (`trips_of`). `tapeflow-unroll` unrolls a
+    loop group by the largest divisor of the gcd of its trip counts up to the
+    factor, so factors u and u' > u unroll alike if no divisor of a trip count
+    lies in (u, u']: the factor taken is the largest such divisor up to the
+    group's (at least 2: factor 1 unrolls nothing and records nothing). A user's
+    kernel, or one whose loops are not all of constant trip count, keeps its own."""
+    if group.unroll < 2 or group.source is not None:
+        return group.unroll
+    trips = trips_of(group.kernel, group.size)
+    if trips is None:
+        return group.unroll
+    divisors = {d for t in trips for d in range(2, min(t, group.unroll) + 1) if t % d == 0}
+    return max(divisors, default=group.unroll)
 
 
 def run_runs(
@@ -284,7 +333,12 @@ def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
         for point in points:
             parts.setdefault(simulator.run_key(point.hardware(), group.model), []).append(point)
         for part in parts.values():
-            runs.setdefault(_run_identity(group, part), []).append((group, part))
+            identity = _run_identity(group, part)
+            if _unrolling(group, _gradient_trips) != identity[4]:
+                # Checked on the gradient, whose loops the pass unrolls: if the primal's
+                # trip counts mislead, the group runs on its own.
+                identity = (*identity[:4], group.unroll, *identity[5:])
+            runs.setdefault(identity, []).append((group, part))
     # Copies of one kernel's module: the passes before the first that takes the
     # machine's parameters run once for all the runs.
     kernels = {(g.kernel, g.size, g.source) for g, _ in bundle}

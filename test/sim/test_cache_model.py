@@ -1,7 +1,8 @@
 """
 The cache model against an established cache simulator (pycachesim), on address
 traces recorded from real kernels: identical hits, misses and write-backs for the
-paper's cache sizes and associativities. Plus hand-computed cases.
+paper's cache sizes and associativities. Plus hand-computed cases, and the one-pass
+replay of several caches (`simulate_caches`) against one replay per cache.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from cachesim import Cache, CacheSimulator, MainMemory
+from hypothesis import given
+from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
-from sim.cache import CacheResult, _replay, simulate_cache
+from sim.cache import CacheResult, _replay, simulate_cache, simulate_caches
 from sim.executor import Executor
 from sim.trace import MemoryTrace
 from tapeflow_benchmarks.kernels import KERNELS
@@ -178,3 +181,96 @@ def test_skipping_certain_hits_changes_nothing_on_random_traces() -> None:
         writes = rng.random(n) < rng.random()
         expected = _replay(addresses >> 6, writes, config, True)
         assert _same_result(simulate_cache(addresses, writes, config), expected), trial
+
+
+def test_one_pass_over_ways_hand_computed() -> None:
+    # One set; lines A B C A D B, A and D written. 2 ways: every access misses;
+    # C evicts A (dirty: a write-back), A (read) evicts B, D evicts C, B evicts A
+    # (clean: fetched again by a load); the flush writes D back. 4 ways: A and B
+    # hit the second time (2 and 3 other lines in between); nothing is evicted;
+    # the flush writes A and D back.
+    a, b, c, d = 0, 64, 128, 192
+    addresses = np.array([a, b, c, a, d, b])
+    writes = np.array([True, False, False, False, True, False])
+    two, four = CacheConfig(size_bytes=128, assoc=2), CacheConfig(size_bytes=256, assoc=4)
+    results = simulate_caches(addresses, writes, [four, two])
+    assert results[two].hit.tolist() == [False] * 6
+    assert results[two].victim.tolist() == [-1, -1, 0, -1, -1, -1]
+    assert results[two].flushed.tolist() == [3]  # D; B is clean
+    assert results[two].writebacks == 2
+    assert results[four].hit.tolist() == [False, False, False, True, False, True]
+    assert results[four].victim.tolist() == [-1] * 6
+    assert sorted(results[four].flushed.tolist()) == [0, 3]
+    assert results[four].miss_lines == 4
+
+
+def _sweep_configs(sets_choices: list[int], ways: list[int]) -> list[CacheConfig]:
+    return [CacheConfig(size_bytes=64 * s * w, assoc=w) for s in sets_choices for w in ways]
+
+
+@pytest.mark.parametrize("key", ["logsum", "mttkrp", "pathfinder", "lenet"])
+def test_one_pass_over_ways_equals_one_replay_per_cache_on_kernel_traces(
+    key: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    addresses, writes, _ = record(key, differentiated(key)).arrays()
+    table = [CacheConfig(size_bytes=s, assoc=associativity_for(s)) for s in (*SIZES, 16384)]
+    configs = [*table, *_sweep_configs([8, 32], [1, 2, 3, 4, 8, 16])]
+    configs += _sweep_configs([1, 4], [9, 12, 16, 32])  # one replay for several sizes
+    configs.append(CacheConfig(size_bytes=2048, assoc=2, lru_on_write=False))
+    for flush in (True, False):
+        results = simulate_caches(addresses, writes, configs, flush)
+        assert set(results) == set(configs)
+        for config in configs:
+            expected = (
+                _replay(addresses >> 6, writes, config, flush)
+                if config.lru_on_write
+                else simulate_cache(addresses, writes, config, flush)
+            )
+            assert _same_result(results[config], expected), f"{key}, {config}, flush={flush}"
+            assert results[config].flushed.tolist() == expected.flushed.tolist()
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sets=st.sampled_from([1, 2, 4, 8]),
+    ways=st.lists(st.integers(1, 24), min_size=1, max_size=5),
+    length=st.integers(1, 600),
+    lines=st.integers(1, 90),
+    flush=st.booleans(),
+)
+def test_one_pass_over_ways_equals_one_replay_per_cache_on_random_traces(
+    seed: int, sets: int, ways: list[int], length: int, lines: int, flush: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    match seed % 3:
+        case 0:
+            line = rng.integers(0, lines, length)
+        case 1:
+            line = np.repeat(rng.integers(0, lines, length // 3 + 1), 3)[:length]
+        case _:
+            line = (np.arange(length) // int(rng.integers(1, 9))) % lines
+    addresses = line * 64 + rng.integers(0, 8, length) * 8
+    writes = rng.random(length) < rng.random()
+    configs = _sweep_configs([sets], ways)
+    results = simulate_caches(addresses, writes, configs, flush)
+    for config in configs:
+        expected = _replay(addresses >> 6, writes, config, flush)
+        assert _same_result(results[config], expected), config
+        assert results[config].flushed.tolist() == expected.flushed.tolist()
+
+
+def test_one_pass_over_ways_many_random_traces() -> None:
+    # Beyond the property test's default budget: 600 traces, each through 1 to 9,
+    # 12, 16 and 20 ways of one set count at once.
+    rng = np.random.default_rng(11)
+    for trial in range(600):
+        sets = int(rng.choice([1, 2, 4, 16]))
+        n, lines = int(rng.integers(1, 700)), int(rng.integers(1, 120))
+        line = rng.integers(0, lines, n) if trial % 2 else (np.arange(n) // 3) % lines
+        addresses = line * 64
+        writes = rng.random(n) < rng.random()
+        configs = _sweep_configs([sets], [*range(1, 10), 12, 16, 20])
+        results = simulate_caches(addresses, writes, configs)
+        for config in configs:
+            expected = _replay(addresses >> 6, writes, config, True)
+            assert _same_result(results[config], expected), (trial, config)

@@ -19,7 +19,15 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 
 from sim.models import MODELS, model_machine
-from sim.simulator import SimulationError, evaluate, execute, prepare, simulate
+from sim.simulator import (
+    Execution,
+    SimulationError,
+    evaluate,
+    execute,
+    prepare,
+    replay_caches,
+    simulate,
+)
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import tape
 from tapeflow_tools.arguments import check_function
@@ -371,6 +379,32 @@ def test_a_module_prepared_under_one_model_is_refused_under_another(
         module, "logsum_grad", args, hardware, tape_bytes, variant="enzyme", model="salam"
     ).report
     assert report["model"] == "salam"
+
+
+def test_caches_replayed_together_report_what_each_replayed_alone_reports(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    # A sweep's caches replayed together (`replay_caches`), then evaluated, against
+    # fresh executions evaluated one cache at a time.
+    module = differentiated("pathfinder")
+    hardware = configure("Enzyme32k")
+    tape_bytes = prepare(make_context(), module, "enzyme", hardware)
+    inputs = KERNELS["pathfinder"].inputs("small")
+
+    def run() -> Execution:
+        function = check_function(module, "pathfinder_grad")
+        args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+        return execute(module, "pathfinder_grad", args, hardware, tape_bytes, variant="enzyme")
+
+    sweep = [configure("Enzyme32k", cache_bytes=c, assoc=w) for c in (1024, 2048) for w in (1, 2)]
+    together = run()
+    replay_caches(together, (h.cache for h in sweep))
+    assert set(together.replays) == {h.cache for h in sweep}
+    for machine in sweep:
+        expected, got = evaluate(run(), machine), evaluate(together, machine)
+        for report in (expected, got):
+            del report["simulator"]  # its seconds
+        assert got == expected, machine.cache
 
 
 def test_the_api_runs_a_model_only_on_its_own_machine(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -357,3 +358,46 @@ def test_the_machines_deciding_mechanism_is_read_from_the_runs() -> None:
     assert "for nn (30% of the baseline's cycles, of 50% in all)" in speedup_range(0.8)
     # cgra stands for no machine: no word.
     assert not judge({"dram": dram}, "cgra")[MTTKRP].reason.startswith("supported")
+
+
+def test_unroll_factors_that_unroll_alike_share_a_run() -> None:
+    """At small size PathFinder's loops run 2 and 8 times: unrolled by 8, by 16 and
+    fully, every tape loop is unrolled by 8, so the three groups are one run; each
+    report equals the one its own run gives. By 4, the loops of 8 iterations are
+    unrolled by 4: a run of its own."""
+    from tapeflow_benchmarks.harness import runner
+
+    points = {
+        u: Point(Group("pathfinder", "small", "tapeflow", 512, u), 32 * KB)
+        for u in (4, 8, 16, FULL_UNROLL)
+    }
+    identity = {u: runner._run_identity(p.group, [p]) for u, p in points.items()}
+    assert identity[8] == identity[16] == identity[FULL_UNROLL] != identity[4]
+    alone = {p: runner.run_group(p.group, [p])[p] for p in points.values()}
+    shared = runner.run_bundle([(p.group, [p]) for p in points.values()])
+    for u, point in points.items():
+        assert "error" not in shared[point], shared[point]
+        mine = {k: v for k, v in shared[point].items() if k not in TIMING}
+        assert mine == {k: v for k, v in alone[point].items() if k not in TIMING}, u
+        assert shared[point]["hardware"]["unroll_requested"] == u
+    assert set(shared[points[16]]["unroll_factors"]) == {8}  # its tape loops run 8 times
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+@pytest.mark.parametrize("key", KERNELS)
+def test_the_factor_a_run_is_shared_at_lowers_the_module_alike(key: str, variant: str) -> None:
+    """The factor `_run_identity` takes for a full unrolling (the largest divisor of
+    a loop's trip count up to it) gives the very module the full unrolling does,
+    as printed, for every kernel at small size."""
+    from tapeflow_benchmarks.harness import runner
+
+    full = Group(key, "small", variant, 512 if variant == "tapeflow" else 0, FULL_UNROLL)
+    shared = runner._unrolling(full, runner._primal_trips)
+    assert shared == runner._unrolling(full, runner._gradient_trips)
+    if shared == FULL_UNROLL:
+        return
+    texts = []
+    for group in (full, replace(full, unroll=shared)):
+        point = Point(group, 32 * KB)
+        texts.append(str(runner._lower(group, [point]).module))
+    assert texts[0] == texts[1]
