@@ -498,7 +498,7 @@ def _table(recorder: TimingRecorder) -> np.ndarray:
     end = np.full(len(index), -1, dtype=np.int64)
     ended = np.frombuffer(recorder.kernel_ends, dtype=np.int64)
     end[: len(ended)] = ended
-    rows = table[index]
+    rows = np.zeros((len(index), _COLUMNS), dtype=np.int64)
     rows[:, 0] = start
     rows[:, _END] = end
     rows[:, _COMPUTE] = np.where(trips > 0, (trips - 1) * ii + length, 0)
