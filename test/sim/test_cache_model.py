@@ -69,6 +69,23 @@ def reference(
 SIZES = [1024, 2048, 32 * 1024, 64 * 1024, 128 * 1024]
 
 
+def _random_trace(
+    rng: np.random.Generator, kind: int, n: int, lines: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """`n` accesses to 8-byte words of `lines` 64-byte lines, and which write:
+    random lines (kind 0), runs of three on one line (1), or a sequential sweep
+    that wraps (2)."""
+    match kind:
+        case 0:
+            line = rng.integers(0, lines, n)
+        case 1:
+            line = np.repeat(rng.integers(0, lines, n // 3 + 1), 3)[:n]
+        case _:
+            line = (np.arange(n) // int(rng.integers(1, 9))) % lines
+    addresses = line * 64 + rng.integers(0, 8, n) * 8
+    return addresses, rng.random(n) < rng.random()
+
+
 @pytest.mark.parametrize("stage", ["enzyme", "aos"])
 @pytest.mark.parametrize("key", ["logsum", "matdescent", "mttkrp", "pathfinder", "lenet"])
 def test_hits_misses_and_writebacks_match_pycachesim(
@@ -170,15 +187,7 @@ def test_skipping_certain_hits_changes_nothing_on_random_traces() -> None:
         config = CacheConfig(size_bytes=64 * assoc * int(rng.choice([1, 2, 4])), assoc=assoc)
         n = int(rng.integers(1, 1500))
         lines = int(rng.integers(1, 64))
-        match trial % 3:
-            case 0:
-                line = rng.integers(0, lines, n)
-            case 1:
-                line = np.repeat(rng.integers(0, lines, n // 3 + 1), 3)[:n]
-            case _:
-                line = (np.arange(n) // int(rng.integers(1, 9))) % lines
-        addresses = line * 64 + rng.integers(0, 8, n) * 8
-        writes = rng.random(n) < rng.random()
+        addresses, writes = _random_trace(rng, trial % 3, n, lines)
         expected = _replay(addresses >> 6, writes, config, True)
         assert _same_result(simulate_cache(addresses, writes, config), expected), trial
 
@@ -242,15 +251,7 @@ def test_one_pass_over_ways_equals_one_replay_per_cache_on_random_traces(
     seed: int, sets: int, ways: list[int], length: int, lines: int, flush: bool
 ) -> None:
     rng = np.random.default_rng(seed)
-    match seed % 3:
-        case 0:
-            line = rng.integers(0, lines, length)
-        case 1:
-            line = np.repeat(rng.integers(0, lines, length // 3 + 1), 3)[:length]
-        case _:
-            line = (np.arange(length) // int(rng.integers(1, 9))) % lines
-    addresses = line * 64 + rng.integers(0, 8, length) * 8
-    writes = rng.random(length) < rng.random()
+    addresses, writes = _random_trace(rng, seed % 3, length, lines)
     configs = _sweep_configs([sets], ways)
     results = simulate_caches(addresses, writes, configs, flush)
     for config in configs:
