@@ -3,55 +3,22 @@
 Algorithm 2 of Hakimi & Shriraman, CGO 2024).
 
 The forward (FWD) dataflow is cut into layers whose tape stores fit one scratchpad
-of `spad-bytes` bytes, and each FWD layer gets a reverse (REV) partner holding the
-loads of the same tape values. A layer starts with `layer.salloc` (its scratchpad
-tile) and ends with `layer.barrier`. FWD layers run in program order and their
-partners in the inverse order, so that one region's tiles form a stack (Pass 3
-spills and reloads them as such). Two shapes of layer are made:
+of `spad-bytes` bytes, each with a reverse (REV) partner holding the loads of the
+same values; a layer starts with `layer.salloc` and ends with `layer.barrier`, FWD
+layers run in program order and their partners in the inverse order, so one
+region's tiles form a stack. Two shapes of layer: *tiles of iterations* (a loop
+whose REV loop mirrors it is strip-mined, a tile carrying every region its
+iterations write, `lowering.layers.tiles` and `layout`; loops of run-time trip
+count once `lowering.layers.run_time` proves the mirror symbolically) and *pieces
+of one iteration* (a body's straight-line stores cut into pieces that fit,
+`lowering.layers.pieces`), conditional pieces under branches.
 
-* **Tiles of iterations** (strip-mining). A loop whose stores sit in loop bodies
-  inside it (of constant trip counts), and whose REV loop mirrors it (same depth and
-  trip counts, touching only those values) is strip-mined: each layer runs `T`
-  consecutive iterations, with `T` as large as the scratchpad allows. The REV loop
-  is strip-mined into the same tiles, visited in the inverse order. The stores may
-  go to several regions (a value cached per iteration beside an inner loop's tape):
-  the tile `!layer.spad<rows x slots>` holds them all, one group of rows per loop
-  body (`lowering.layers.layout`); with one group, one row per innermost iteration
-  and one slot per store of the loop body.
-* **Pieces of one iteration.** When a loop does not qualify (its iteration stores
-  more values than fit, or its REV loop does not mirror it), the pass descends into its
-  body and cuts the body's straight-line stores into consecutive pieces of one region
-  that fit (Algorithm 2's "terminate the layer when the count exceeds the
-  scratchpad"). The REV partner gathers the loads of those values at the head of the
-  matching REV loop body (tape loads have no side effects; their index arithmetic
-  moves with them). Each piece is a tile of one row.
-
-Tapes under branches. Stores may sit under `scf.if` in a tiled loop's innermost
-body: a store whose branch does not run leaves its entry of the row empty, and REV
-reads it under the same condition. Outside tiles, the stores of a branch are cut
-into *conditional pieces* inside the branch (`_layer_branches`); Pass 1 gives each
-branch's tapes regions of their own, so a FWD layer under a branch pushes its tile
-exactly when the branch runs and its REV partner, placed where REV reads those
-values under the condition Enzyme cached, pops it exactly then.
-
-Nothing Enzyme produces is rejected. A region that cannot be layered (its REV loop
-does not mirror its FWD loop, it is stored in several loop nests or blocks, inside
-an op that is neither a loop nor a branch, ...) is *kept*: it stays a region in
+Nothing Enzyme produces is rejected: a region that cannot be layered is *kept* in
 DRAM, read through the cache, its `region.alloc` marked `tapeflow.kept` with the
-reason; the other regions are layered. Layering rewrites as it goes, so each
-attempt works on a copy of the function and one that meets an unlayerable region
-is dropped and retried with that region kept (`_layer_function`).
-
-Loops whose trip count is known only at run time (bounded by an argument, or by
-an outer index in a triangular nest) are strip-mined the same way with a
-run-time number of tiles, once `lowering.layers.run_time.prove_run_time_mirror`
-has proven symbolically that REV mirrors FWD for every value of the bounds; a
-region it cannot prove stays unlayered, a DRAM region read through the cache
-(`lowering.layers.run_time.run_time_regions`, listed by `stats=true`).
-
-The number of layers executed at run time, and the regions kept with their
-reasons, are reported with `stats=true` (the layers are read off the IR at any
-later stage by `layer_census`). The pass takes a module at the region stage.
+reason. With `stream=auto` (the default) a nest is also kept where the cost model
+finds that streaming it cannot pay (`lowering.layers.cost`). `stats=true` reports
+the layers executed, each nest's choice and the regions kept. The rules in full:
+docs/research/layering.md. The pass takes a module at the region stage.
 """
 
 from __future__ import annotations
