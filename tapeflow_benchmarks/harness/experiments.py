@@ -797,7 +797,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         ),
         Experiment(
             "streaming",
-            "Nests the cost model keeps in DRAM, and the cycles with every nest streamed",
+            "The stream cost model: cycles with every nest streamed over those of its choice",
             "beyond the paper",
             _streaming_points,
             _streaming,
