@@ -49,8 +49,8 @@ LOGGERS = ("distributed", "tornado")
 
 class OneLine(logging.Formatter):
     """A record as one line, `dask: LEVEL: message`, without its traceback: a
-    worker's heartbeat that timed out under load is worth a line, not a Python
-    traceback in the output of a run that succeeded."""
+    warning of Dask's under load is worth a line, not a Python traceback in the
+    output of a run that succeeded."""
 
     def format(self, record: logging.LogRecord) -> str:
         message = record.getMessage().strip().splitlines()
@@ -63,13 +63,22 @@ def _not_cancelled(record: logging.LogRecord) -> bool:
     return "Task cancelled" not in record.getMessage()
 
 
-def quiet_dask_logs() -> None:
+def _not_scheduler_lost(record: logging.LogRecord) -> bool:
+    """A local worker that cannot reach its scheduler outlives this process's
+    cluster, which closes it (an interrupted run) or has failed and says so."""
+    return "communicate with scheduler" not in record.getMessage()
+
+
+def quiet_dask_logs(local_worker: bool = False) -> None:
     """Dask's loggers print through `OneLine` only, at WARNING and above (Dask logs
     each worker's start and stop at INFO; the tool's own lines suffice), and not
-    the cancelled tasks of an interrupted run."""
+    the cancelled tasks of an interrupted run, nor, in a worker of a local
+    cluster, a heartbeat that found the scheduler gone."""
     handler = logging.StreamHandler()
     handler.setFormatter(OneLine())
     handler.addFilter(_not_cancelled)
+    if local_worker:
+        handler.addFilter(_not_scheduler_lost)
     for name in LOGGERS:
         logger = logging.getLogger(name)
         for old in list(logger.handlers):
@@ -132,7 +141,7 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
                     dashboard_address=None,
                 )
                 client = Client(cluster)
-            client.run(quiet_dask_logs)  # the workers are processes of their own
+            client.run(quiet_dask_logs, True)  # the workers are processes of their own
         else:
             try:
                 client = Client(address, timeout="10s")

@@ -489,6 +489,43 @@ def test_dask_records_are_one_line_without_a_traceback() -> None:
     )
 
 
+def test_a_local_worker_does_not_report_its_scheduler_gone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """In a local cluster's worker, a heartbeat that finds the scheduler gone (the
+    tool closing its cluster after Ctrl-C) prints nothing; other warnings still
+    print as one line, and the tool's own process keeps the record."""
+    import logging
+
+    from tapeflow_benchmarks.harness.dask_pool import LOGGERS, quiet_dask_logs
+
+    logger = logging.getLogger("distributed.worker")
+    saved = {
+        name: (
+            logging.getLogger(name).handlers[:],
+            logging.getLogger(name).level,
+            logging.getLogger(name).propagate,
+        )
+        for name in LOGGERS
+    }
+    try:
+        quiet_dask_logs(local_worker=True)
+        logger.warning("Failed to communicate with scheduler during heartbeat.")
+        logger.warning("Worker is at 85% memory usage.")
+        assert capsys.readouterr().err == "dask: warning: Worker is at 85% memory usage.\n"
+        quiet_dask_logs()
+        logger.warning("Failed to communicate with scheduler during heartbeat.")
+        assert capsys.readouterr().err == (
+            "dask: warning: Failed to communicate with scheduler during heartbeat.\n"
+        )
+    finally:
+        for name, (handlers, level, propagate) in saved.items():
+            each = logging.getLogger(name)
+            each.handlers[:] = handlers
+            each.setLevel(level)
+            each.propagate = propagate
+
+
 def test_what_runs_is_what_is_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`unroll: 3` on logsum's 16-iteration loop runs as unroll 2 (16's largest
     divisor up to 3, by hand): runs.csv, results.json and the hardware record say
