@@ -82,6 +82,25 @@ def kernel_enzyme_outputs(kernel: Any, preset: str) -> dict[str, np.ndarray]:
     return run_function(module, f"{kernel.key}_grad", kernel_inputs(kernel, preset))
 
 
+def assert_kernel_gradient_is_the_reference(
+    kernel: Any, preset: str, got: dict[str, np.ndarray]
+) -> None:
+    """`got` (`kernel_enzyme_outputs`) equals autograd's gradient of the kernel's
+    numpy primal (`Kernel.expected`) and, for every shadow, central differences of
+    that primal (`tapeflow_benchmarks.kernels.central_differences`)."""
+    from tapeflow_benchmarks.kernels import central_differences
+
+    inputs = kernel.inputs(preset)
+    for name, value in kernel.expected(preset, inputs).items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-10, atol=1e-12, err_msg=name)
+    numeric = central_differences(kernel.key, preset, inputs)
+    for i, arg in enumerate(kernel.caller_args(preset)):
+        if arg.is_shadow:
+            np.testing.assert_allclose(
+                got[f"arg{i}"], numeric[arg.param.name], rtol=1e-6, atol=1e-8, err_msg=arg.name
+            )
+
+
 def same_bits(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str | None:
     """None if `got` holds exactly `want`'s values, else what differs."""
     if set(got) != set(want):

@@ -17,7 +17,12 @@ from functools import cache
 
 import numpy as np
 import pytest
-from stage_checks import kernel_enzyme_outputs, kernel_inputs, same_bits
+from stage_checks import (
+    assert_kernel_gradient_is_the_reference,
+    kernel_enzyme_outputs,
+    kernel_inputs,
+    same_bits,
+)
 from xdsl.dialects.builtin import ModuleOp
 
 from lowering.pipelines import parse_pipeline
@@ -25,7 +30,7 @@ from lowering.tapeflow_layers import layer_module
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
 from sim.simulator import prepare, simulate
-from tapeflow_benchmarks.kernels import NEST_KERNELS, central_differences
+from tapeflow_benchmarks.kernels import NEST_KERNELS
 from tapeflow_tools.context import make_context
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
 from targets.hardware import configure
@@ -50,17 +55,7 @@ def _assert_same(got: dict[str, np.ndarray], key: str, stage: str) -> None:
 
 @pytest.mark.parametrize("key", KEYS)
 def test_the_enzyme_gradient_equals_autograd_and_central_differences(key: str) -> None:
-    kernel = NEST_KERNELS[key]
-    inputs = kernel.inputs(PRESET)
-    got = _enzyme_outputs(key)
-    for name, value in kernel.expected(PRESET, inputs).items():
-        np.testing.assert_allclose(got[name], value, rtol=1e-10, atol=1e-12, err_msg=name)
-    numeric = central_differences(key, PRESET, inputs)
-    for i, arg in enumerate(kernel.caller_args(PRESET)):
-        if arg.is_shadow:
-            np.testing.assert_allclose(
-                got[f"arg{i}"], numeric[arg.param.name], rtol=1e-6, atol=1e-8, err_msg=arg.name
-            )
+    assert_kernel_gradient_is_the_reference(NEST_KERNELS[key], PRESET, _enzyme_outputs(key))
 
 
 @pytest.mark.parametrize("spad", [64, 512, 4096])
