@@ -50,10 +50,11 @@ class SalamMachine:
     """add, sub, mul, shifts, icmp, trunc/zext/sext: 1 (the fork's
     `src/hwacc/CycleCounts.py`)."""
     fcmp: int = 1
-    """A float compare, in datapath cycles: `fcmp = 1` in every stored version of
-    upstream gem5-SALAM's cycle counts (`TeCSAR-UNCC/gem5-SALAM`
-    `src/hwacc/CycleCounts.py` at `c134a80f`, `src/hwacc/HWModeling/SimObjects/
-    CycleCounts.py` at `eb8fe4ae`), not the 5 of `fadd`."""
+    """A float compare, in datapath cycles: `fcmp = 1` in the authors' kernel
+    configuration (`benchmarks/AD/nn/hw/nn.ini` `[CycleCounts]`, commit
+    `33a0fe08`) and in every stored version of upstream gem5-SALAM's cycle counts
+    (`TeCSAR-UNCC/gem5-SALAM` `src/hwacc/CycleCounts.py` at `c134a80f`,
+    `src/hwacc/HWModeling/SimObjects/CycleCounts.py` at `eb8fe4ae`), not `fadd`'s 5."""
     compare_ops: tuple[str, ...] = (
         "arith.cmpf",
         "arith.maximumf",
