@@ -7,6 +7,8 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   bookkeeping);
 - a nest far beyond the cache is streamed;
 - misses of the tape that fall in the primal's groups save nothing;
+- a triangular nest's iterations are counted over its outer loops (a bound of a
+  function argument gives no count);
 - rowlse (a row log-sum-exp, 1000 rows of 4) is kept by `auto` on the cgra
   machine and layered by `always` as before, and both compute Enzyme's values.
 """
@@ -19,9 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from stage_checks import kernel_enzyme_outputs, same_bits
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 
-from lowering.layers.cost import StreamMachine, _groups
+from lowering.ir.loops import enclosing_loops
+from lowering.layers import cost
+from lowering.layers.cost import StreamMachine, _groups, nest_runs
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_layers import layer_module
 from lowering.tapeflow_raise_tape import raise_module
@@ -113,6 +118,58 @@ def test_tape_misses_cost_only_the_groups_they_add(
     primal: float, tape: float, saved: float
 ) -> None:
     assert _groups(primal, tape, 8) - _groups(primal, 0.0, 8) == pytest.approx(saved)
+
+
+TRIANGLE = """
+func.func @f(%n: index, %x: memref<16x32xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %z = arith.constant 0.0 : f64
+  scf.for %i = %c0 to %c16 step %c1 {
+    %i2 = arith.addi %i, %c1 : index
+    scf.for %j = %i to %c16 step %c1 {
+      scf.for %k = %c0 to %c32 step %c1 {
+        scf.for %m = %k to %i2 step %c1 {
+          memref.store %z, %x[%j, %k] : memref<16x32xf64>
+        }
+      }
+    }
+    scf.for %r = %c0 to %n step %c1 {
+      memref.store %z, %x[%i, %r] : memref<16x32xf64>
+    }
+  }
+  func.return
+}
+"""
+
+
+def _nests() -> tuple[tuple[scf.ForOp, ...], tuple[scf.ForOp, ...]]:
+    module = LocatingParser(make_context(), TRIANGLE, "triangle.mlir").parse_module()
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    first, second = [op for op in module.walk() if isinstance(op, memref.StoreOp)]
+    return enclosing_loops(first, function), enclosing_loops(second, function)
+
+
+def test_a_triangular_nest_is_counted_over_its_outer_loops() -> None:
+    (i, j, k, m), _ = _nests()
+    # j runs 16 - i times: 136 (i, j) pairs, each of 32 k; m runs i + 1 - k times
+    # where k <= i: for each i, (16 - i) * sum_{k <= i} (i + 1 - k).
+    assert nest_runs((i,)) == 16 and nest_runs((i, j)) == 136
+    assert nest_runs((i, j, k)) == 136 * 32
+    want = sum((16 - a) * (a + 1) * (a + 2) // 2 for a in range(16))
+    assert nest_runs((i, j, k, m)) == want
+
+
+def test_a_bound_of_an_argument_or_too_many_outer_iterations_gives_no_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (i, j, k, m), (_, r) = _nests()
+    assert nest_runs((i, r)) is None
+    monkeypatch.setattr(cost, "ENUMERATED_POINTS", 100)
+    assert nest_runs((i, j, k)) == 136 * 32  # 16 outer iterations visited
+    assert nest_runs((i, j, k, m)) is None  # 16 + 136 outer iterations to visit
 
 
 def _rowlse(preset: str) -> ModuleOp:
