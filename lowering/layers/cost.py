@@ -7,10 +7,11 @@ numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
 models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
-  loop, or of the straight-line ops of a loop body) is taken as memory-bound.
-  Streaming removes its tape accesses from the cache ports (`ports` a cycle) and
-  its tape misses, which cost only the groups of `mshrs` outstanding misses they
-  add to the window's primal ones (`dram_latency` a group). A tape line misses in
+  loop, or of the straight-line ops of a loop body) is taken as memory-bound,
+  down to its loop's recurrence bound (`_recurrence`). Streaming removes its
+  tape accesses from the cache ports (`ports` a cycle) and its tape misses, which
+  cost only the groups of `mshrs` outstanding misses they add to the window's
+  primal ones (`dram_latency` a group). A tape line misses in
   FWD (its first touch) and in REV unless the function's tape and arrays fit the
   cache; where they do not, each cache's worth of tape lines may evict every
   reused line once more (LRU), each missed again in a group of its own.
