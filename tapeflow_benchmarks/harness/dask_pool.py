@@ -139,6 +139,10 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[Executor, int]]:
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
+                    # The scheduler serves HTTP even without a dashboard, by default
+                    # on port 8787; a port of the system's choosing never collides
+                    # with another cluster (Dask would print a warning).
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},
                 )
                 client = Client(cluster)
             client.run(quiet_dask_logs, True)  # the workers are processes of their own

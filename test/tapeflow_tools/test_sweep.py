@@ -5,9 +5,11 @@ and a Dask cluster gives the same runs.csv as the local process pool."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -249,7 +251,16 @@ def test_points_rebuild_the_layered_machine(tmp_path: Path) -> None:
 
 def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
     """The same tiny sweep on the local pool and on `--dask local`: runs.csv
-    byte for byte, and every report apart from timing."""
+    byte for byte, and every report apart from timing; Dask's default HTTP port
+    held by another program (as by another cluster) draws no warning."""
+    with socket.socket() as held:
+        with contextlib.suppress(OSError):  # taken already: held all the same
+            held.bind(("", 8787))
+            held.listen()
+        _dask_local_gives_the_same_runs(tmp_path)
+
+
+def _dask_local_gives_the_same_runs(tmp_path: Path) -> None:
     sweep = tmp_path / "sweep.yaml"
     for name in ("chain.mlir", "chain.npz"):
         shutil.copy(EXAMPLE / name, tmp_path / name)
@@ -280,6 +291,7 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
         )
         assert run.returncode == 0, run.stderr
         assert "Traceback" not in run.stderr
+        assert "already in use" not in run.stderr
         outs[out.name] = out
     local, dask = outs["local"], outs["dask"]
     assert (local / "csv" / "runs.csv").read_bytes() == (dask / "csv" / "runs.csv").read_bytes()
