@@ -31,7 +31,7 @@ from xdsl.ir import Operation, SSAValue
 
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
 from sim.compile_context import CompileContext, Frame, Step, compiled_code
-from sim.errors import nonpositive_step, undefined
+from sim.errors import ExecutionError, nonpositive_step, undefined
 from sim.layouts import (
     FLAT,
     OFFSET,
@@ -42,9 +42,15 @@ from sim.layouts import (
     prepare_memref,
 )
 from sim.storage import Region, Tile, python_scalar_name
+from sim.trace import DeferredLoop
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
-from tapeflow_dialects.semantics import UndefinedBehavior, scalar
+from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
+
+Slope = dict[tuple[str, ...], int]
+"""An affine value's change per unit of the induction variable: a sum of
+products of loop-invariant names (the generated code's) by integers, as
+{sorted names: coefficient}; {} for an invariant."""
 
 # ------------------------------------------------------- run-time preparation
 # Called when a compiled loop starts (and runs at least once), in the order the
@@ -75,6 +81,14 @@ def _prepare_region(
     written_flat = memoryview(written.reshape(-1))
     packed = packed_base(owner, trace) | 1
     return (owner[FLAT], written_flat, *lay[STRIDES], *data.shape[:-1], packed)
+
+
+def _term(coefficient: int, names: tuple[str, ...]) -> str:
+    """`coefficient * names[0] * ...` as Python."""
+    if not names:
+        return str(coefficient)
+    product = " * ".join(names)
+    return product if coefficient == 1 else f"{coefficient} * {product}"
 
 
 def _prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
@@ -151,6 +165,14 @@ class _KernelLoopSource:
         self.bounds = Bounds()
         self.inside: set[SSAValue] = set()
         """Values defined in the loop body (and its block arguments)."""
+        self.slopes: dict[SSAValue, Slope] = {}
+        """Loop values affine in the induction variable (`slope`)."""
+        self.traced: list[tuple[str, str, bool, Slope | None]] = []
+        """Per traced access: its flat index, buffer, whether it writes, its slope."""
+        self.records: list[int] = []
+        """The positions in `body` of the accesses' trace appends."""
+        self.moving: list[str] = []
+        """The flat indices computed in the loop."""
 
     # ------------------------------------------------------------- helpers
     def constant(self, value: Any, hint: str) -> str:
@@ -201,7 +223,7 @@ class _KernelLoopSource:
         props = op.attrs.data if op.attrs is not None else {}
         entry = scalar(opcode, [a.type for a in op.args], [r.type for r in op.res], props)
         if entry is None:
-            self.body += self.closure(op, "    ")  # counts itself in ops_executed
+            self.body += [self.progress("    "), *self.closure(op, "    ")]  # counts its ops
             return
         args = [self.name(a) for a in op.args]
         bits: list[int | None] = []
@@ -209,6 +231,9 @@ class _KernelLoopSource:
             bits, result = self.bounds.lines_of(entry, [self.bound(a) for a in op.args])
             self.bounds.set(op.res[0], result)
         lines = entry.render(self.define(op.res[0]), args, self.constant, bits)
+        slope = self.affine(op, entry, bool(bits)) if self.tracing else None
+        if slope is not None:
+            self.slopes[op.res[0]] = slope
         if entry.counted:
             self.float_ops += 1  # the closure executor's ops_executed
         if not entry.total:
@@ -219,6 +244,7 @@ class _KernelLoopSource:
                 "try:",
                 *("    " + line for line in lines),
                 f"except {self.constant(UndefinedBehavior, 'E')} as err:",
+                self.progress("    "),
                 f"    raise {fault}(err) from None",
             ]
         elif all(a in self.invariant for a in op.args):
@@ -277,6 +303,7 @@ class _KernelLoopSource:
             self.addresses[share] = (cond, base)
             return cond, base, []
         k = f"k{n}"
+        self.moving.append(k)
         line = f"{k} = {base} + " + " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in moving)
         if self.uses[share] > 1:
             self.body.append(f"    c{n} = {cond}")
@@ -301,6 +328,7 @@ class _KernelLoopSource:
         is_load = isinstance(op, cgra.LoadOp)
         mtype = memory.type
         fallback = self.closure(op, "        ", lazy=True)
+        failed = self.progress("        ")  # the traced accesses before this one
         if isinstance(mtype, SpadType):
             slot = op.slot.value.data  # type: ignore[union-attr]
             cond, w, lines = self.address(key, self.offset(op, buffers), list(op.indices), row=True)
@@ -313,6 +341,7 @@ class _KernelLoopSource:
                     f"        if {key}_full[{entry}]:",
                     f"            {out} = {conv}({key}_data[{entry}])",
                     "        else:",
+                    "    " + failed,
                     *["    " + line for line in fallback],
                 ]
             else:
@@ -325,12 +354,20 @@ class _KernelLoopSource:
                     f"            if {key}_spad.entries_full > STATS['spad_peak_entries_full']:",
                     f"                STATS['spad_peak_entries_full'] = {key}_spad.entries_full",
                 ]
-            self.body += ["    else:", *fallback]
+            self.body += ["    else:", failed, *fallback]
             return
-        cond, k, lines = self.address(key, self.offset(op, buffers), list(op.indices))
+        indices = list(op.indices)
+        cond, k, lines = self.address(key, self.offset(op, buffers), indices)
         self.body += [f"    if {cond}:", *("        " + line for line in lines)]
         packed = f"{key}_pw" if not is_load else f"{key}_p"
-        record = [f"        app(({k} << 5) + {packed})"] if self.tracing else []
+        if self.tracing:
+            self.traced.append((k, key, not is_load, self.index_slope(key, indices)))
+
+        def record(indent: str) -> None:
+            if self.tracing:
+                self.records.append(len(self.body))
+                self.body.append(f"{indent}app(({k} << 5) + {packed})")
+
         if isinstance(mtype, region.RegionType):
             if is_load:
                 read = f"{key}_flat[{k}]"
@@ -339,25 +376,131 @@ class _KernelLoopSource:
                     isinstance(t, IndexType | IntegerType) for t in mtype.slot_types()
                 ):
                     read = f"{conv}({read})"  # else a float64 memoryview gives floats
-                out = self.names[op.result]
+                self.body.append(f"        if {key}_written[{k}]:")
+                record("            ")
                 self.body += [
-                    f"        if {key}_written[{k}]:",
-                    *["    " + line for line in record],
-                    f"            {out} = {read}",
+                    f"            {self.names[op.result]} = {read}",
                     "        else:",
+                    "    " + failed + " True",
                     *["    " + line for line in fallback],
                 ]
             else:
+                record("        ")
                 self.body += [
-                    *record,
                     f"        {key}_flat[{k}] = {self.name(op.value)}",
                     f"        {key}_written[{k}] = True",
                 ]
         elif is_load:
-            self.body += [*record, f"        {self.names[op.result]} = {key}_flat[{k}]"]
+            record("        ")
+            self.body.append(f"        {self.names[op.result]} = {key}_flat[{k}]")
         else:
-            self.body += [*record, f"        {key}_flat[{k}] = {self.name(op.value)}"]
-        self.body += ["    else:", *fallback]
+            record("        ")
+            self.body.append(f"        {key}_flat[{k}] = {self.name(op.value)}")
+        self.body += ["    else:", failed, *fallback]
+
+    # ------------------------------------------------------ deferred trace
+    def progress(self, indent: str) -> str:
+        """Where an op that may fail stands: the traced accesses before it (for
+        a deferred run that fails, `DeferredLoop.cut`); a traced access that
+        fails after computing its `k` adds `, True`."""
+        return f"{indent}_j = {len(self.traced)},"
+
+    def slope(self, value: SSAValue) -> Slope | None:
+        """How `value` changes per unit of the induction variable, if it is an
+        affine function of it with loop-invariant coefficients (see `Slope`)."""
+        if value in self.invariant:
+            return {}
+        if isinstance(self.loop, scf.ForOp) and value is self.loop.body.block.args[0]:
+            return {(): 1}
+        return self.slopes.get(value)
+
+    def affine(self, op: cgra.ComputeOp, entry: Scalar, exact: bool) -> Slope | None:
+        """The slope of `op`'s result: sums, differences and products by an
+        invariant of affine values computed without wrap-around (`exact`), and
+        integer casts that keep the value."""
+        if entry.lines == ("{t} = int({a})",):
+            return self.slope(op.args[0])
+        opcode = op.opcode.data
+        if not exact or opcode not in ("arith.addi", "arith.subi", "arith.muli"):
+            return None
+        a, b = op.args
+        if opcode == "arith.muli":
+            if b not in self.invariant:
+                a, b = b, a
+            slope = self.slope(a)
+            if slope is None or b not in self.invariant:
+                return None
+            name = self.name(b)
+            return {tuple(sorted((*term, name))): c for term, c in slope.items()}
+        left, right = self.slope(a), self.slope(b)
+        if left is None or right is None:
+            return None
+        sign = 1 if opcode == "arith.addi" else -1
+        total = dict(left)
+        for term, c in right.items():
+            total[term] = total.get(term, 0) + sign * c
+        return {term: c for term, c in total.items() if c}
+
+    def index_slope(self, key: str, indices: list[SSAValue]) -> Slope | None:
+        """The slope of the flat index of an access to buffer `key` at `indices`
+        (`address`'s `k`), None if one of its indices is not affine."""
+        total: Slope = {}
+        for d, v in enumerate(indices):
+            slope = self.slope(v)
+            if slope is None:
+                return None
+            for term, c in slope.items():
+                scaled = tuple(sorted((*term, f"{key}_s{d}")))
+                total[scaled] = total.get(scaled, 0) + c
+        return {term: c for term, c in total.items() if c}
+
+    def deferred(self, iv: str, loop: list[str]) -> list[str]:
+        """`loop` (the `for` and its body, whose accesses are traced), its
+        affine accesses recorded after it as one block (`sim.trace.DeferredLoop`):
+        their values in the last iteration are what their `k` hold after it; the
+        others append their entries to an array of their own. A run that fails
+        records what it did (`DeferredLoop.cut`) and raises."""
+        lasts: dict[str, int] = {}
+        slopes: dict[str, int] = {}
+        first, moves, static = [], [], []
+        for k, key, write, slope in self.traced:
+            static.append(2 if write else 0)
+            if slope is None:
+                first.append(-1)
+                moves.append(-1)
+                continue
+            first.append(lasts.setdefault(f"({k} << 5) + {key}_p", len(lasts)))
+            text = " + ".join(_term(c, names) for names, c in sorted(slope.items()))
+            moves.append(slopes.setdefault(f"({text}) << 5", len(slopes)) if text else -1)
+        record = DeferredLoop(tuple(first), tuple(moves), tuple(static), len(lasts), len(slopes))
+        trace = self.ctx.trace
+        assert trace is not None
+        runs, entries = trace.defer(record)
+        r, e, d = self.constant(runs, "T"), self.constant(entries, "V"), self.constant(record, "D")
+        self.env["ExecutionError"] = ExecutionError
+        values, changes = ", ".join([*lasts, ""]), ", ".join([*slopes, ""])
+        head = f"{r}.extend((_p0, trips.step, _n, len({e}), {values}"
+        one = "0, " * len(slopes)  # a run of one trip: its accesses never move
+        assigned = [k for k in self.moving if any(t[0] == k for t in self.traced)]
+        return [
+            "_pk = TRACE.packed",
+            f"_va = {e}.append",
+            "_p0 = len(_pk)",
+            *([f"{' = '.join(assigned)} = 0"] if assigned else []),  # bound if a run fails
+            "try:",
+            *("    " + line for line in loop),
+            "except ExecutionError:",
+            f"    {d}.cut(_pk, {e}, _p0, ({iv} - trips.start) // trips.step, "
+            f"({values}), ({changes}), trips.step, *_j)",
+            "    raise",
+            "_n = len(trips)",
+            *(
+                ["if _n > 1:", f"    {head}{changes}))", "else:", f"    {head}{one}))"]
+                if slopes
+                else [f"{head}))"]
+            ),
+            f"_pk.frombytes(bytes(_n * {8 * len(first)}))",
+        ]
 
     # ---------------------------------------------------------------- all
     def build(self) -> Step:
@@ -477,6 +620,21 @@ class _KernelLoopSource:
         else:
             lb, ub, st, *inits = self.ins
             results = carried
+        loop_lines = [f"for {iv} in trips:", *(self.body or ["    pass"])]
+        deferred = not once and any(t[3] is not None for t in self.traced)
+        if deferred:
+            # Affine addresses: the run is recorded after the loop, as one block.
+            affine = {n for n, t in zip(self.records, self.traced, strict=True) if t[3] is not None}
+            loop_lines = self.deferred(
+                iv,
+                [
+                    line.replace("app(", "_va(", 1) if n - 1 in self.records else line
+                    for n, line in enumerate(loop_lines)
+                    if n - 1 not in affine
+                ],
+            )
+        else:
+            loop_lines = [line for line in loop_lines if not line.lstrip().startswith("_j = ")]
         self.env.update(
             _prepare_region=_prepare_region,
             _prepare_tile=_prepare_tile,
@@ -512,12 +670,11 @@ class _KernelLoopSource:
             ),
             *("    " + line for line in prepares),
             "    STATS = STATE.stats",
-            *(["    app = TRACE.packed.append"] if self.tracing else []),
+            *(["    app = TRACE.packed.append"] if self.tracing and not deferred else []),
             *("    " + line for line in self.prologue),
             *("    " + line for line in self.hoisted),
             *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits, strict=False)),
-            f"    for {iv} in trips:",
-            *("    " + line for line in self.body or ["    pass"]),
+            *("    " + line for line in loop_lines),
             *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, results, strict=False)),
         ]
         if self.float_ops:

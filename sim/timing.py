@@ -661,6 +661,7 @@ def report(
     each window was charged."""
     timing_model = get_model(model)
     line = hardware.cache.line_bytes
+    recorder.trace.resolve()
     addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
     columns = window_table(recorder, cache, hardware)
     phase = recorded_columns(recorder).phase

@@ -15,6 +15,9 @@ elements.
 An access is stored as one integer, `address << 2 | write << 1 | tape`, so that
 recording it is a single append (the compiled kernel loops of
 `sim/kernel_compiler.py` compute that integer directly); `arrays()` unpacks it.
+A compiled loop whose addresses are affine in its induction variable records a
+run of it as one block instead (`defer`): its entries are placeholders until
+`resolve` computes them all in numpy.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ class MemoryTrace:
     )
     slabs: list[tuple[int, int]] = field(default_factory=list)
     """Stream-tape slabs placed in the simulated DRAM: (base address, bytes)."""
+    _deferred: list[tuple[DeferredLoop, array, array]] = field(default_factory=list)
 
     def mark_tape(self, arr: np.ndarray) -> None:
         """Count every later access of this buffer as tape traffic (Enzyme's
@@ -185,7 +189,120 @@ class MemoryTrace:
     def __len__(self) -> int:
         return len(self.packed)
 
+    def defer(self, loop: DeferredLoop) -> tuple[array, array]:
+        """The arrays a compiled loop records its runs in (`DeferredLoop`): the
+        runs, and the packed entries of its accesses that are not affine."""
+        runs, entries = array("q"), array("q")
+        self._deferred.append((loop, runs, entries))
+        return runs, entries
+
+    def resolve(self) -> None:
+        """Compute the entries of every deferred run recorded so far (`packed`
+        holds placeholders for them until then)."""
+        pending = [d for d in self._deferred if d[1]]
+        if not pending:
+            return
+        packed = np.frombuffer(self.packed, dtype=np.int64)
+        for loop, runs, entries in pending:
+            positions, values = loop.entries(
+                np.array(runs, dtype=np.int64), np.array(entries, dtype=np.int64)
+            )
+            packed[positions] = values
+            del runs[:], entries[:]
+        del packed  # before `packed` grows again
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(addresses, writes, tape flags), one entry per access."""
+        self.resolve()
         packed = np.frombuffer(self.packed, dtype=np.int64)
         return packed >> 2, (packed & 2).astype(bool), (packed & 1).astype(bool)
+
+
+@dataclass(frozen=True)
+class DeferredLoop:
+    """
+    How the runs of one compiled kernel loop are recorded (`MemoryTrace.defer`).
+    The loop makes the same accesses in every iteration. The packed entry of an
+    *affine* one, j, in iteration t of a run of `trips` iterations is
+
+        last[first[j]] + static[j] + (t - trips + 1) * step * slope[moves[j]]
+
+    with, per run, `last` the distinct `(k << 5) + packed base` values of its
+    last iteration (`sim.kernel_compiler`) and `slope` the distinct changes of
+    those per unit of the induction variable (0 where `moves[j]` is -1); the
+    others append their entries to an array of their own as they run. A run
+    appends placeholders for all its entries to `MemoryTrace.packed` and records
+    `(where they start, step, trips, entries appended so far, *last, *slope)`,
+    its slopes 0 if it made one trip.
+    """
+
+    first: tuple[int, ...]
+    """Per access, its column of `last`; -1 if it is not affine."""
+    moves: tuple[int, ...]
+    """Per access, its column of `slope`; -1 if its address never moves."""
+    static: tuple[int, ...]
+    """Per access, what it adds to its `last` value (2 for a write)."""
+    lasts: int
+    slopes: int
+
+    def entries(self, runs: np.ndarray, appended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, packed values) of every entry of the recorded `runs`,
+        given the entries the accesses that are not affine `appended`."""
+        runs = runs.reshape(-1, 4 + self.lasts + self.slopes)
+        start, step, trips, end = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3]
+        width = len(self.first)
+        run = np.repeat(np.arange(len(runs)), trips)
+        t = np.arange(run.size) - np.repeat(np.cumsum(trips) - trips, trips)
+        values = np.empty((run.size, width), dtype=np.int64)
+        affine = [j for j, c in enumerate(self.first) if c >= 0]
+        first = [self.first[j] for j in affine]
+        last = runs[:, 4 : 4 + self.lasts][:, first] + np.array([self.static[j] for j in affine])
+        slope = np.concatenate([runs[:, 4 + self.lasts :], np.zeros((len(runs), 1), np.int64)], 1)
+        slope = slope[:, [self.moves[j] for j in affine]]
+        back = (t - trips[run] + 1) * step[run]  # the induction variable minus its last
+        values[:, affine] = last[run] + back[:, None] * slope[run]
+        others = [j for j, c in enumerate(self.first) if c < 0]
+        if others:
+            count = len(others)
+            row = (end - trips * count)[run] + t * count
+            values[:, others] = appended[row[:, None] + np.arange(count)]
+        positions = (start[run] + t * width)[:, None] + np.arange(width)
+        return positions.reshape(-1), values.reshape(-1)
+
+    def cut(
+        self,
+        packed: array,
+        appended: array,
+        start: int,
+        failed: int,
+        last: tuple[int, ...],
+        slope: tuple[int, ...],
+        step: int,
+        done: int,
+        computed: bool = False,
+    ) -> None:
+        """A run whose entries would start at `start` of `packed` failed in its
+        iteration `failed`, after `done` of that iteration's accesses: append
+        its entries up to there, before what the failing op recorded itself (as
+        a run of the closure executor would have them). A `last` value is of
+        iteration `failed` if its first access is among the `done`, or is the
+        failing one and `computed` its index; else of the one before."""
+        tail = packed[start:]
+        del packed[start:]
+        others = [j for j, c in enumerate(self.first) if c < 0]
+        count = failed * len(others) + sum(j < done for j in others)
+        mine = iter(appended[len(appended) - count :])
+        del appended[len(appended) - count :]
+        anchor = [failed - 1] * self.lasts
+        for c in self.first[: done + computed]:
+            if c >= 0:
+                anchor[c] = failed
+        for t in range(failed + 1):
+            for j in range(len(self.first) if t < failed else done):
+                c, d = self.first[j], self.moves[j]
+                if c < 0:
+                    packed.append(next(mine))
+                else:
+                    moved = (t - anchor[c]) * step * slope[d] if d >= 0 else 0
+                    packed.append(last[c] + self.static[j] + moved)
+        packed.extend(tail)
