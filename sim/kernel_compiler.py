@@ -47,6 +47,7 @@ from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
 from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
 
+DEFER = True
 Slope = dict[tuple[str, ...], int]
 """An affine value's change per unit of the induction variable: a sum of
 products of loop-invariant names (the generated code's) by integers, as
@@ -81,14 +82,6 @@ def _prepare_region(
     written_flat = memoryview(written.reshape(-1))
     packed = packed_base(owner, trace) | 1
     return (owner[FLAT], written_flat, *lay[STRIDES], *data.shape[:-1], packed)
-
-
-def _term(coefficient: int, names: tuple[str, ...]) -> str:
-    """`coefficient * names[0] * ...` as Python."""
-    if not names:
-        return str(coefficient)
-    product = " * ".join(names)
-    return product if coefficient == 1 else f"{coefficient} * {product}"
 
 
 def _prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
@@ -457,31 +450,36 @@ class _KernelLoopSource:
     def deferred(self, iv: str, loop: list[str]) -> list[str]:
         """`loop` (the `for` and its body, whose accesses are traced), its
         affine accesses recorded after it as one block (`sim.trace.DeferredLoop`):
-        their values in the last iteration are what their `k` hold after it; the
-        others append their entries to an array of their own. A run that fails
-        records what it did (`DeferredLoop.cut`) and raises."""
-        lasts: dict[str, int] = {}
-        slopes: dict[str, int] = {}
-        first, moves, static = [], [], []
-        for k, key, write, slope in self.traced:
-            static.append(2 if write else 0)
-            if slope is None:
-                first.append(-1)
-                moves.append(-1)
-                continue
-            first.append(lasts.setdefault(f"({k} << 5) + {key}_p", len(lasts)))
-            text = " + ".join(_term(c, names) for names, c in sorted(slope.items()))
-            moves.append(slopes.setdefault(f"({text}) << 5", len(slopes)) if text else -1)
-        record = DeferredLoop(tuple(first), tuple(moves), tuple(static), len(lasts), len(slopes))
+        their `k` after it are their values in the last iteration; the others
+        append their entries to an array of their own. A run that fails records
+        what it did (`DeferredLoop.cut`) and raises."""
+        columns: dict[str, int] = {}  # the record's: k, then bases, then names
+        for k, _, _, slope in self.traced:
+            if slope is not None:
+                columns.setdefault(k, len(columns))
+        for _, key, _, slope in self.traced:
+            if slope is not None:
+                columns.setdefault(f"{key}_p", len(columns))
+        for *_, slope in self.traced:
+            for names in slope or {}:
+                columns.update((name, len(columns)) for name in names if name not in columns)
+        record = DeferredLoop(
+            k=tuple(columns[t[0]] if t[3] is not None else -1 for t in self.traced),
+            base=tuple(columns[f"{t[1]}_p"] if t[3] is not None else -1 for t in self.traced),
+            static=tuple(2 if t[2] else 0 for t in self.traced),
+            slope=tuple(
+                tuple((c, tuple(columns[n] for n in names)) for names, c in (t[3] or {}).items())
+                for t in self.traced
+            ),
+            columns=len(columns),
+        )
         trace = self.ctx.trace
         assert trace is not None
         runs, entries = trace.defer(record)
         r, e, d = self.constant(runs, "T"), self.constant(entries, "V"), self.constant(record, "D")
         self.env["ExecutionError"] = ExecutionError
-        values, changes = ", ".join([*lasts, ""]), ", ".join([*slopes, ""])
-        head = f"{r}.extend((_p0, trips.step, _n, len({e}), {values}"
-        one = "0, " * len(slopes)  # a run of one trip: its accesses never move
-        assigned = [k for k in self.moving if any(t[0] == k for t in self.traced)]
+        values = "".join(f", {v}" for v in columns)
+        assigned = [k for k in self.moving if k in columns]
         return [
             "_pk = TRACE.packed",
             f"_va = {e}.append",
@@ -490,16 +488,12 @@ class _KernelLoopSource:
             "try:",
             *("    " + line for line in loop),
             "except ExecutionError:",
-            f"    {d}.cut(_pk, {e}, _p0, ({iv} - trips.start) // trips.step, "
-            f"({values}), ({changes}), trips.step, *_j)",
+            f"    {d}.cut(_pk, {e}, (_p0, trips.step, 0, len({e}){values}), "
+            f"({iv} - trips.start) // trips.step, *_j)",
             "    raise",
             "_n = len(trips)",
-            *(
-                ["if _n > 1:", f"    {head}{changes}))", "else:", f"    {head}{one}))"]
-                if slopes
-                else [f"{head}))"]
-            ),
-            f"_pk.frombytes(bytes(_n * {8 * len(first)}))",
+            f"{r}.extend((_p0, trips.step, _n, len({e}){values}))",
+            f"_pk.frombytes(bytes(_n * {8 * len(self.traced)}))",
         ]
 
     # ---------------------------------------------------------------- all
@@ -621,7 +615,7 @@ class _KernelLoopSource:
             lb, ub, st, *inits = self.ins
             results = carried
         loop_lines = [f"for {iv} in trips:", *(self.body or ["    pass"])]
-        deferred = not once and any(t[3] is not None for t in self.traced)
+        deferred = DEFER and not once and any(t[3] is not None for t in self.traced)
         if deferred:
             # Affine addresses: the run is recorded after the loop, as one block.
             affine = {n for n, t in zip(self.records, self.traced, strict=True) if t[3] is not None}
@@ -670,7 +664,7 @@ class _KernelLoopSource:
             ),
             *("    " + line for line in prepares),
             "    STATS = STATE.stats",
-            *(["    app = TRACE.packed.append"] if self.tracing and not deferred else []),
+            *(["    app = TRACE.packed.append"] if self.records and not deferred else []),
             *("    " + line for line in self.prologue),
             *("    " + line for line in self.hoisted),
             *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits, strict=False)),
