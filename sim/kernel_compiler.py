@@ -6,18 +6,20 @@ executor only as a `sim.compile_context.CompileContext`.
 
 The generated function computes every value the closure executor computes, bit
 for bit (a placed op is the statements of its semantics-table entry,
-`tapeflow_dialects.semantics.Scalar.render`), appends the same trace (one packed
-entry per access, `MemoryTrace.packed`) and keeps every check on scratchpad tiles
-and regions, in the same order. Anything unusual falls back to the closure
-executor, which stays the reference: a buffer that cannot be located sends the
-whole loop run to the closure step; an access out of range or to an unwritten
-entry sends that one op to its closure step, which raises the same error.
-`Executor(fast=False)` never uses this module; test/sim/test_fast_path.py and
-test/sim/test_semantics.py check that both paths give identical outputs, traces
-and reports.
+`tapeflow_dialects.semantics.Scalar.render`), records the same trace (one packed
+entry per access, `MemoryTrace.packed`; a loop whose indices are affine in its
+induction variable records each run as one block, `sim.trace.DeferredLoop`) and
+keeps every check on scratchpad tiles and regions, in the same order. Anything
+unusual falls back to the closure executor, which stays the reference: a buffer
+that cannot be located sends the whole loop run to the closure step; an access
+out of range or to an unwritten entry sends that one op to its closure step,
+which raises the same error. `Executor(fast=False)` never uses this module;
+test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths
+give identical outputs, traces and reports.
 
-Why it pays, and how the generated code locates buffers and hoists invariants:
-docs/research/executor.md, "Kernel loops as generated Python".
+Why it pays, how the generated code locates buffers and hoists invariants, and
+how it defers the trace: docs/research/executor.md, "Kernel loops as generated
+Python".
 """
 
 from __future__ import annotations
