@@ -167,6 +167,16 @@ class _Reduced:
         return CacheResult(hit, writebacks, victim, flushed, int(n - np.count_nonzero(hit)))
 
 
+def _by_set(lines: np.ndarray, sets: int) -> np.ndarray:
+    """The stable order of `lines` by set (a radix sort of the set numbers, in
+    as few bytes as they take)."""
+    set_of = lines & (sets - 1)
+    for dtype in (np.uint8, np.uint16):
+        if sets <= 1 << 8 * np.dtype(dtype).itemsize:
+            return np.argsort(set_of.astype(dtype), kind="stable")
+    return np.argsort(set_of, kind="stable")
+
+
 def _reduce(lines: np.ndarray, writes: np.ndarray, sets: int, ways: int) -> _Reduced:
     """
     The accesses a true-LRU cache of `sets` sets and at least `ways` ways must
@@ -187,8 +197,7 @@ def _reduce(lines: np.ndarray, writes: np.ndarray, sets: int, ways: int) -> _Red
     """
     n = lines.size
     set_of = lines & (sets - 1)
-    small = set_of.astype(np.uint16) if sets <= 1 << 16 else set_of  # radix-sorted
-    order = np.argsort(small, kind="stable")
+    order = _by_set(lines, sets)
     by_set = lines[order]
     set_writes = writes[order]
     certain = np.zeros(n, dtype=bool)
@@ -373,12 +382,10 @@ def _replay_stack(
     is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
     """
     n = lines.size
-    set_of = lines & (sets - 1)
-    small = set_of.astype(np.uint16) if sets <= 1 << 16 else set_of  # radix-sorted
-    order = np.argsort(small, kind="stable")
+    order = _by_set(lines, sets)
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
-    head_set = set_of[order][heads]
+    head_set = by_set[heads] & (sets - 1)
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
     # The merged accesses, a sentinel after each set's; `head[j]` the access's
     # position in `order` (-1: a sentinel).
@@ -421,10 +428,11 @@ def _replay_stack(
     real = head >= 0
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
-    victim_sorted = np.full(n, -1, dtype=np.int64)
-    victim_sorted[head[evicting]] = line[deepest[evicting]]
-    hit_sorted = np.ones(n, dtype=bool)
-    hit_sorted[head[real]] = hit[real]
+    # Back in program order: only the misses and the evictions move.
+    result_hit = np.ones(n, dtype=bool)
+    result_hit[order[head[real & ~hit]]] = False
+    victim = np.full(n, -1, dtype=np.int64)
+    victim[order[head[evicting]]] = line[deepest[evicting]]
     if flush:
         # Per set, the lines held at the end, the least recently used first.
         held = np.stack(at_end[::-1], axis=1).reshape(-1)
@@ -432,10 +440,6 @@ def _replay_stack(
         flushed = line[held[dirty[held]]]
     else:
         flushed = np.zeros(0, dtype=np.int64)
-    result_hit = np.empty(n, dtype=bool)
-    result_hit[order] = hit_sorted
-    victim = np.empty(n, dtype=np.int64)
-    victim[order] = victim_sorted
     writebacks = evicting.size + flushed.size
     return CacheResult(
         result_hit, writebacks, victim, flushed, int(n - np.count_nonzero(result_hit))

@@ -8,14 +8,14 @@ It sees the executor only as a `sim.compile_context.CompileContext`.
 blocks, calls and returns; scalar ops the statements of their semantics-table
 entry (`tapeflow_dialects.semantics`); memref accesses use the kernel compiler's
 buffer layouts; kernel loops run their compiled functions between the timing
-recorder's `kernel_loop` and `end_kernel_loop`; every other op runs its closure
-step on the same frame. Each op keeps the closure executor's order of effects
-(trace record, REV phase, timing, then the op); the costs of consecutive ops
-outside kernels reach the timing recorder in one call (`TimingRecorder.ops`),
-which gives the windows the same sums. A memref access that is out of range, or
-a buffer the layouts cannot describe, runs the op's closure step instead.
-Functions the generator cannot handle (Python's limit on nested blocks) keep the
-closures.
+recorder's `kernel_loop` and `end_kernel_loop` (or before its `kernel_ran`);
+every other op runs its closure step on the same frame. Each op keeps the
+closure executor's order of effects (trace record, REV phase, timing, then the
+op); the costs of consecutive ops outside kernels reach the timing recorder in
+one call (`TimingRecorder.ops`), which gives the windows the same sums. A memref
+access that is out of range, or a buffer the layouts cannot describe, runs the
+op's closure step instead. Functions the generator cannot handle (Python's limit
+on nested blocks) keep the closures.
 
 Why, and what each construct becomes: docs/research/executor.md, "Function
 bodies as generated Python".
@@ -85,6 +85,8 @@ class _FunctionSource:
                 T_op=self.timing.op,
                 T_kernel_loop=self.timing.kernel_loop,
                 T_end_kernel_loop=self.timing.end_kernel_loop,
+                T_kernel_ran=self.timing.kernel_ran,
+                TIMING=self.timing,
                 T_set_phase=self.timing.set_phase,
                 T_layer=self.timing.layer,
                 T_end_layer=self.timing.end_layer,
@@ -427,11 +429,21 @@ class _FunctionSource:
         lb, ub, st = (self.slot(v) for v in (op.lb, op.ub, op.step))
         if not positive_constant(op.step):
             self.emit(indent, f"if {st} <= 0:", f"    raise {self.nonpositive(op)}({st})")
+        trips = self.fresh("n")
         self.emit(
             indent,
-            f"T_kernel_loop(len(range({lb}, {ub}, {st})), {profile})",
-            f"{step}(fr)",
-            "T_end_kernel_loop()",
+            f"{trips} = len(range({lb}, {ub}, {st}))",
+            "if TIMING.idle:",  # recorded once it ran (TimingRecorder.kernel_ran)
+            "    try:",
+            f"        {step}(fr)",
+            "    except BaseException:",
+            f"        T_kernel_loop({trips}, {profile})",
+            "        raise",
+            f"    T_kernel_ran({trips}, {profile})",
+            "else:",
+            f"    T_kernel_loop({trips}, {profile})",
+            f"    {step}(fr)",
+            "    T_end_kernel_loop()",
         )
 
     def loop(self, op: scf.ForOp, indent: str) -> None:

@@ -115,9 +115,17 @@ def _timed_straight_kernel(ctx: CompileContext, op: cgra.KernelOp, step: Step) -
     profile = kernel_profile(op, timing.hardware, timing.planner)
 
     def kernel_step(fr: Frame) -> None:
-        timing.kernel_loop(1, profile)
-        step(fr)
-        timing.end_kernel_loop()
+        if not timing.idle:
+            timing.kernel_loop(1, profile)
+            step(fr)
+            timing.end_kernel_loop()
+            return
+        try:
+            step(fr)
+        except BaseException:
+            timing.kernel_loop(1, profile)  # the window it failed in, unended
+            raise
+        timing.kernel_ran(1, profile)
 
     return kernel_step
 

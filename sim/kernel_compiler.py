@@ -6,18 +6,20 @@ executor only as a `sim.compile_context.CompileContext`.
 
 The generated function computes every value the closure executor computes, bit
 for bit (a placed op is the statements of its semantics-table entry,
-`tapeflow_dialects.semantics.Scalar.render`), appends the same trace (one packed
-entry per access, `MemoryTrace.packed`) and keeps every check on scratchpad tiles
-and regions, in the same order. Anything unusual falls back to the closure
-executor, which stays the reference: a buffer that cannot be located sends the
-whole loop run to the closure step; an access out of range or to an unwritten
-entry sends that one op to its closure step, which raises the same error.
-`Executor(fast=False)` never uses this module; test/sim/test_fast_path.py and
-test/sim/test_semantics.py check that both paths give identical outputs, traces
-and reports.
+`tapeflow_dialects.semantics.Scalar.render`), records the same trace (one packed
+entry per access, `MemoryTrace.packed`; a loop whose indices are affine in its
+induction variable records each run as one block, `sim.trace.DeferredLoop`) and
+keeps every check on scratchpad tiles and regions, in the same order. Anything
+unusual falls back to the closure executor, which stays the reference: a buffer
+that cannot be located sends the whole loop run to the closure step; an access
+out of range or to an unwritten entry sends that one op to its closure step,
+which raises the same error. `Executor(fast=False)` never uses this module;
+test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths
+give identical outputs, traces and reports.
 
-Why it pays, and how the generated code locates buffers and hoists invariants:
-docs/research/executor.md, "Kernel loops as generated Python".
+Why it pays, how the generated code locates buffers and hoists invariants, and
+how it defers the trace: docs/research/executor.md, "Kernel loops as generated
+Python".
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from xdsl.ir import Operation, SSAValue
 
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
 from sim.compile_context import CompileContext, Frame, Step, compiled_code
-from sim.errors import nonpositive_step, undefined
+from sim.errors import ExecutionError, nonpositive_step, undefined
 from sim.layouts import (
     FLAT,
     OFFSET,
@@ -42,9 +44,16 @@ from sim.layouts import (
     prepare_memref,
 )
 from sim.storage import Region, Tile, python_scalar_name
+from sim.trace import DeferredLoop
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
-from tapeflow_dialects.semantics import UndefinedBehavior, scalar
+from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
+
+DEFER = True
+Slope = dict[tuple[str, ...], int]
+"""An affine value's change per unit of the induction variable: a sum of
+products of loop-invariant names (the generated code's) by integers, as
+{sorted names: coefficient}; {} for an invariant."""
 
 # ------------------------------------------------------- run-time preparation
 # Called when a compiled loop starts (and runs at least once), in the order the
@@ -151,6 +160,14 @@ class _KernelLoopSource:
         self.bounds = Bounds()
         self.inside: set[SSAValue] = set()
         """Values defined in the loop body (and its block arguments)."""
+        self.slopes: dict[SSAValue, Slope] = {}
+        """Loop values affine in the induction variable (`slope`)."""
+        self.traced: list[tuple[str, str, bool, Slope | None]] = []
+        """Per traced access: its flat index, buffer, whether it writes, its slope."""
+        self.records: list[int] = []
+        """The positions in `body` of the accesses' trace appends."""
+        self.moving: list[str] = []
+        """The flat indices computed in the loop."""
 
     # ------------------------------------------------------------- helpers
     def constant(self, value: Any, hint: str) -> str:
@@ -201,7 +218,7 @@ class _KernelLoopSource:
         props = op.attrs.data if op.attrs is not None else {}
         entry = scalar(opcode, [a.type for a in op.args], [r.type for r in op.res], props)
         if entry is None:
-            self.body += self.closure(op, "    ")  # counts itself in ops_executed
+            self.body += [self.progress("    "), *self.closure(op, "    ")]  # counts its ops
             return
         args = [self.name(a) for a in op.args]
         bits: list[int | None] = []
@@ -209,6 +226,9 @@ class _KernelLoopSource:
             bits, result = self.bounds.lines_of(entry, [self.bound(a) for a in op.args])
             self.bounds.set(op.res[0], result)
         lines = entry.render(self.define(op.res[0]), args, self.constant, bits)
+        slope = self.affine(op, entry, bool(bits)) if self.tracing else None
+        if slope is not None:
+            self.slopes[op.res[0]] = slope
         if entry.counted:
             self.float_ops += 1  # the closure executor's ops_executed
         if not entry.total:
@@ -219,6 +239,7 @@ class _KernelLoopSource:
                 "try:",
                 *("    " + line for line in lines),
                 f"except {self.constant(UndefinedBehavior, 'E')} as err:",
+                self.progress("    "),
                 f"    raise {fault}(err) from None",
             ]
         elif all(a in self.invariant for a in op.args):
@@ -277,6 +298,7 @@ class _KernelLoopSource:
             self.addresses[share] = (cond, base)
             return cond, base, []
         k = f"k{n}"
+        self.moving.append(k)
         line = f"{k} = {base} + " + " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in moving)
         if self.uses[share] > 1:
             self.body.append(f"    c{n} = {cond}")
@@ -301,6 +323,7 @@ class _KernelLoopSource:
         is_load = isinstance(op, cgra.LoadOp)
         mtype = memory.type
         fallback = self.closure(op, "        ", lazy=True)
+        failed = self.progress("        ")  # the traced accesses before this one
         if isinstance(mtype, SpadType):
             slot = op.slot.value.data  # type: ignore[union-attr]
             cond, w, lines = self.address(key, self.offset(op, buffers), list(op.indices), row=True)
@@ -313,6 +336,7 @@ class _KernelLoopSource:
                     f"        if {key}_full[{entry}]:",
                     f"            {out} = {conv}({key}_data[{entry}])",
                     "        else:",
+                    "    " + failed,
                     *["    " + line for line in fallback],
                 ]
             else:
@@ -325,12 +349,20 @@ class _KernelLoopSource:
                     f"            if {key}_spad.entries_full > STATS['spad_peak_entries_full']:",
                     f"                STATS['spad_peak_entries_full'] = {key}_spad.entries_full",
                 ]
-            self.body += ["    else:", *fallback]
+            self.body += ["    else:", failed, *fallback]
             return
-        cond, k, lines = self.address(key, self.offset(op, buffers), list(op.indices))
+        indices = list(op.indices)
+        cond, k, lines = self.address(key, self.offset(op, buffers), indices)
         self.body += [f"    if {cond}:", *("        " + line for line in lines)]
         packed = f"{key}_pw" if not is_load else f"{key}_p"
-        record = [f"        app(({k} << 5) + {packed})"] if self.tracing else []
+        if self.tracing:
+            self.traced.append((k, key, not is_load, self.index_slope(key, indices)))
+
+        def record(indent: str) -> None:
+            if self.tracing:
+                self.records.append(len(self.body))
+                self.body.append(f"{indent}app(({k} << 5) + {packed})")
+
         if isinstance(mtype, region.RegionType):
             if is_load:
                 read = f"{key}_flat[{k}]"
@@ -339,25 +371,132 @@ class _KernelLoopSource:
                     isinstance(t, IndexType | IntegerType) for t in mtype.slot_types()
                 ):
                     read = f"{conv}({read})"  # else a float64 memoryview gives floats
-                out = self.names[op.result]
+                self.body.append(f"        if {key}_written[{k}]:")
+                record("            ")
                 self.body += [
-                    f"        if {key}_written[{k}]:",
-                    *["    " + line for line in record],
-                    f"            {out} = {read}",
+                    f"            {self.names[op.result]} = {read}",
                     "        else:",
+                    "    " + failed + " True",
                     *["    " + line for line in fallback],
                 ]
             else:
+                record("        ")
                 self.body += [
-                    *record,
                     f"        {key}_flat[{k}] = {self.name(op.value)}",
                     f"        {key}_written[{k}] = True",
                 ]
         elif is_load:
-            self.body += [*record, f"        {self.names[op.result]} = {key}_flat[{k}]"]
+            record("        ")
+            self.body.append(f"        {self.names[op.result]} = {key}_flat[{k}]")
         else:
-            self.body += [*record, f"        {key}_flat[{k}] = {self.name(op.value)}"]
-        self.body += ["    else:", *fallback]
+            record("        ")
+            self.body.append(f"        {key}_flat[{k}] = {self.name(op.value)}")
+        self.body += ["    else:", failed, *fallback]
+
+    # ------------------------------------------------------ deferred trace
+    def progress(self, indent: str) -> str:
+        """Where an op that may fail stands: the traced accesses before it (for
+        a deferred run that fails, `DeferredLoop.cut`); a traced access that
+        fails after computing its `k` adds `, True`."""
+        return f"{indent}_j = {len(self.traced)},"
+
+    def slope(self, value: SSAValue) -> Slope | None:
+        """How `value` changes per unit of the induction variable, if it is an
+        affine function of it with loop-invariant coefficients (see `Slope`)."""
+        if value in self.invariant:
+            return {}
+        if isinstance(self.loop, scf.ForOp) and value is self.loop.body.block.args[0]:
+            return {(): 1}
+        return self.slopes.get(value)
+
+    def affine(self, op: cgra.ComputeOp, entry: Scalar, exact: bool) -> Slope | None:
+        """The slope of `op`'s result: sums, differences and products by an
+        invariant of affine values computed without wrap-around (`exact`), and
+        integer casts that keep the value."""
+        if entry.lines == ("{t} = int({a})",):
+            return self.slope(op.args[0])
+        opcode = op.opcode.data
+        if not exact or opcode not in ("arith.addi", "arith.subi", "arith.muli"):
+            return None
+        a, b = op.args
+        if opcode == "arith.muli":
+            if b not in self.invariant:
+                a, b = b, a
+            slope = self.slope(a)
+            if slope is None or b not in self.invariant:
+                return None
+            name = self.name(b)
+            return {tuple(sorted((*term, name))): c for term, c in slope.items()}
+        left, right = self.slope(a), self.slope(b)
+        if left is None or right is None:
+            return None
+        sign = 1 if opcode == "arith.addi" else -1
+        total = dict(left)
+        for term, c in right.items():
+            total[term] = total.get(term, 0) + sign * c
+        return {term: c for term, c in total.items() if c}
+
+    def index_slope(self, key: str, indices: list[SSAValue]) -> Slope | None:
+        """The slope of the flat index of an access to buffer `key` at `indices`
+        (`address`'s `k`), None if one of its indices is not affine."""
+        total: Slope = {}
+        for d, v in enumerate(indices):
+            slope = self.slope(v)
+            if slope is None:
+                return None
+            for term, c in slope.items():
+                scaled = tuple(sorted((*term, f"{key}_s{d}")))
+                total[scaled] = total.get(scaled, 0) + c
+        return {term: c for term, c in total.items() if c}
+
+    def deferred(self, iv: str, loop: list[str]) -> list[str]:
+        """`loop` (the `for` and its body, whose accesses are traced), its
+        affine accesses recorded after it as one block (`sim.trace.DeferredLoop`):
+        their `k` after it are their values in the last iteration; the others
+        append their entries to an array of their own. A run that fails records
+        what it did (`DeferredLoop.cut`) and raises."""
+        columns: dict[str, int] = {}  # the record's: k, then bases, then names
+        for k, _, _, slope in self.traced:
+            if slope is not None:
+                columns.setdefault(k, len(columns))
+        for _, key, _, slope in self.traced:
+            if slope is not None:
+                columns.setdefault(f"{key}_p", len(columns))
+        for *_, slope in self.traced:
+            for names in slope or {}:
+                columns.update((name, len(columns)) for name in names if name not in columns)
+        record = DeferredLoop(
+            k=tuple(columns[t[0]] if t[3] is not None else -1 for t in self.traced),
+            base=tuple(columns[f"{t[1]}_p"] if t[3] is not None else -1 for t in self.traced),
+            static=tuple(2 if t[2] else 0 for t in self.traced),
+            slope=tuple(
+                tuple((c, tuple(columns[n] for n in names)) for names, c in (t[3] or {}).items())
+                for t in self.traced
+            ),
+            columns=len(columns),
+        )
+        trace = self.ctx.trace
+        assert trace is not None
+        runs, entries = trace.defer(record)
+        r, e, d = self.constant(runs, "T"), self.constant(entries, "V"), self.constant(record, "D")
+        self.env["ExecutionError"] = ExecutionError
+        values = "".join(f", {v}" for v in columns)
+        assigned = [k for k in self.moving if k in columns]
+        return [
+            "_pk = TRACE.packed",
+            f"_va = {e}.append",
+            "_p0 = len(_pk)",
+            *([f"{' = '.join(assigned)} = 0"] if assigned else []),  # bound if a run fails
+            "try:",
+            *("    " + line for line in loop),
+            "except ExecutionError:",
+            f"    {d}.cut(_pk, {e}, (_p0, trips.step, 0, len({e}){values}), "
+            f"({iv} - trips.start) // trips.step, *_j)",
+            "    raise",
+            "_n = len(trips)",
+            f"{r}.extend((_p0, trips.step, _n, len({e}){values}))",
+            f"_pk.frombytes(bytes(_n * {8 * len(self.traced)}))",
+        ]
 
     # ---------------------------------------------------------------- all
     def build(self) -> Step:
@@ -477,6 +616,21 @@ class _KernelLoopSource:
         else:
             lb, ub, st, *inits = self.ins
             results = carried
+        loop_lines = [f"for {iv} in trips:", *(self.body or ["    pass"])]
+        deferred = DEFER and not once and any(t[3] is not None for t in self.traced)
+        if deferred:
+            # Affine addresses: the run is recorded after the loop, as one block.
+            affine = {n for n, t in zip(self.records, self.traced, strict=True) if t[3] is not None}
+            loop_lines = self.deferred(
+                iv,
+                [
+                    line.replace("app(", "_va(", 1) if n - 1 in self.records else line
+                    for n, line in enumerate(loop_lines)
+                    if n - 1 not in affine
+                ],
+            )
+        else:
+            loop_lines = [line for line in loop_lines if not line.lstrip().startswith("_j = ")]
         self.env.update(
             _prepare_region=_prepare_region,
             _prepare_tile=_prepare_tile,
@@ -512,12 +666,11 @@ class _KernelLoopSource:
             ),
             *("    " + line for line in prepares),
             "    STATS = STATE.stats",
-            *(["    app = TRACE.packed.append"] if self.tracing else []),
+            *(["    app = TRACE.packed.append"] if self.records and not deferred else []),
             *("    " + line for line in self.prologue),
             *("    " + line for line in self.hoisted),
             *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits, strict=False)),
-            f"    for {iv} in trips:",
-            *("    " + line for line in self.body or ["    pass"]),
+            *("    " + line for line in loop_lines),
             *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, results, strict=False)),
         ]
         if self.float_ops:

@@ -226,6 +226,9 @@ class TimingRecorder:
         self._probe: Callable[[], int] | None = None
         self._columns: tuple[int, RecordedColumns] | None = None
         self._in_layer: list[list[int]] = []
+        self.idle = True
+        """No ops window is open and nothing is collected for a timeline: a
+        kernel loop may be recorded after it ran (`kernel_ran`)."""
         self.set_phase(self.phase)
 
     @property
@@ -265,6 +268,7 @@ class TimingRecorder:
         self.marks = []
         self.spad_samples = []
         self._probe = probe
+        self.idle = False
 
     def _sample(self) -> None:
         if self.spad_samples is not None and self._probe is not None:
@@ -304,6 +308,7 @@ class TimingRecorder:
             fu: dict[str, int] = {}
             self._window_fu[index] = fu
             w = self._open = _OpsWindow(index, len(self.ops_windows), self.phase, fu)
+            self.idle = False
             self.rows.extend((self._covered, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
             self.ops_windows.append(index)
             self.phases.append(self._phase_code)
@@ -326,6 +331,7 @@ class TimingRecorder:
             if not w.fu:
                 del self._window_fu[w.index]
             self._open = None
+            self.idle = self.spad_samples is None
 
     def set_phase(self, phase: str) -> None:
         self._close()
@@ -392,10 +398,7 @@ class TimingRecorder:
             self._sample()
         kernel = self._kernel_index.get(id(profile.fu_ops))
         if kernel is None:
-            kernel = self._kernel_index[id(profile.fu_ops)] = len(self.profiles)
-            self.profiles.append(profile)
-            for cls in profile.fu_ops:
-                self._fu_order.setdefault(cls)
+            kernel = self._add_kernel(profile)
         self.kernel_rows.extend((len(self.phases), self._covered, trips, kernel, self.layers))
         self.phases.append(self._phase_code)
 
@@ -403,6 +406,26 @@ class TimingRecorder:
         """The kernel loop `kernel_loop` started has run."""
         self._covered = covered = len(self._accesses)
         self.kernel_ends.append(covered)
+
+    def kernel_ran(self, trips: int, profile: KernelProfile) -> None:
+        """`kernel_loop` and `end_kernel_loop` at once, after the loop ran: only
+        while `idle` (then `kernel_loop` neither closes a window nor samples; a
+        loop that fails must be given to `kernel_loop`, unended)."""
+        kernel = self._kernel_index.get(id(profile.fu_ops))
+        if kernel is None:
+            kernel = self._add_kernel(profile)
+        phases = self.phases
+        self.kernel_rows.extend((len(phases), self._covered, trips, kernel, self.layers))
+        phases.append(self._phase_code)
+        self._covered = covered = len(self._accesses)
+        self.kernel_ends.append(covered)
+
+    def _add_kernel(self, profile: KernelProfile) -> int:
+        kernel = self._kernel_index[id(profile.fu_ops)] = len(self.profiles)
+        self.profiles.append(profile)
+        for cls in profile.fu_ops:
+            self._fu_order.setdefault(cls)
+        return kernel
 
     def stream(self, direction: str, nbytes: int) -> None:
         w = self._ops_window()
@@ -661,6 +684,7 @@ def report(
     each window was charged."""
     timing_model = get_model(model)
     line = hardware.cache.line_bytes
+    recorder.trace.resolve()
     addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
     columns = window_table(recorder, cache, hardware)
     phase = recorded_columns(recorder).phase

@@ -15,12 +15,16 @@ elements.
 An access is stored as one integer, `address << 2 | write << 1 | tape`, so that
 recording it is a single append (the compiled kernel loops of
 `sim/kernel_compiler.py` compute that integer directly); `arrays()` unpacks it.
+A compiled loop whose addresses are affine in its induction variable records a
+run of it as one block instead (`defer`): its entries are placeholders until
+`resolve` computes them all in numpy.
 """
 
 from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
+from math import prod
 
 import numpy as np
 
@@ -57,6 +61,9 @@ class MemoryTrace:
     )
     slabs: list[tuple[int, int]] = field(default_factory=list)
     """Stream-tape slabs placed in the simulated DRAM: (base address, bytes)."""
+    deferred: list[tuple[DeferredLoop, array, array]] = field(default_factory=list)
+    """Per compiled loop that records its runs as blocks (`defer`): how, its
+    runs not resolved yet, and its other accesses' entries."""
 
     def mark_tape(self, arr: np.ndarray) -> None:
         """Count every later access of this buffer as tape traffic (Enzyme's
@@ -185,7 +192,152 @@ class MemoryTrace:
     def __len__(self) -> int:
         return len(self.packed)
 
+    def defer(self, loop: DeferredLoop) -> tuple[array, array]:
+        """The arrays a compiled loop records its runs in (`DeferredLoop`): the
+        runs, and the packed entries of its accesses that are not affine."""
+        runs, entries = array("q"), array("q")
+        self.deferred.append((loop, runs, entries))
+        return runs, entries
+
+    def resolve(self) -> None:
+        """Compute the entries of every deferred run recorded so far (`packed`
+        holds placeholders for them until then)."""
+        pending = [d for d in self.deferred if d[1]]
+        if not pending:
+            return
+        packed = np.frombuffer(self.packed, dtype=np.int64)
+        for loop, runs, entries in pending:
+            positions, values = loop.entries(
+                np.array(runs, dtype=np.int64), np.array(entries, dtype=np.int64)
+            )
+            packed[positions] = values
+            del runs[:], entries[:]
+        del packed  # before `packed` grows again
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(addresses, writes, tape flags), one entry per access."""
+        self.resolve()
         packed = np.frombuffer(self.packed, dtype=np.int64)
         return packed >> 2, (packed & 2).astype(bool), (packed & 1).astype(bool)
+
+
+Term = tuple[int, tuple[int, ...]]
+"""`coefficient * the product of the named columns` of a run's record."""
+
+
+@dataclass(frozen=True)
+class DeferredLoop:
+    """
+    How the runs of one compiled kernel loop are recorded (`MemoryTrace.defer`).
+    The loop makes the same accesses in every iteration. A run appends
+    placeholders for all its entries to `MemoryTrace.packed` and records
+
+        (where they start, step, trips, entries appended so far, *columns)
+
+    with `columns` the values after its last iteration of: the flat indices `k`
+    of its affine accesses (`sim.kernel_compiler`), their buffers' packed bases,
+    and the loop-invariant names their changes per unit of the induction
+    variable are sums of products of. The packed entry of affine access j in
+    iteration t of a run of `trips` is then
+
+        (k[j] << 5) + base[j] + static[j] + (t - trips + 1) * step * (slope[j] << 5)
+
+    The other accesses append their entries to an array of their own as they
+    run (`entries appended so far` locates a run's).
+    """
+
+    k: tuple[int, ...]
+    """Per access, its record column of `k`; -1 if it is not affine."""
+    base: tuple[int, ...]
+    """Per access, its record column of the packed base (-1: not affine)."""
+    static: tuple[int, ...]
+    """Per access, what it adds to its entry (2 for a write)."""
+    slope: tuple[tuple[Term, ...], ...]
+    """Per access, its slope as terms (none: its address never moves)."""
+    columns: int
+
+    def _affine(self, runs: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
+        """(the affine accesses, per run and affine access its entry in the
+        last iteration, and its change per unit of the induction variable)."""
+        affine = [j for j, c in enumerate(self.k) if c >= 0]
+        record = runs[:, 4:]
+        last = (record[:, [self.k[j] for j in affine]] << 5) + record[
+            :, [self.base[j] for j in affine]
+        ]
+        last += np.array([self.static[j] for j in affine], dtype=np.int64)
+        slope = np.zeros_like(last)
+        for n, j in enumerate(affine):
+            for coefficient, names in self.slope[j]:
+                product = np.full(len(runs), coefficient, dtype=np.int64)
+                for name in names:
+                    product *= record[:, name]
+                slope[:, n] += product
+        return affine, last, slope << 5
+
+    def entries(self, runs: np.ndarray, appended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, packed values) of every entry of the recorded `runs`,
+        given the entries the accesses that are not affine `appended`."""
+        runs = runs.reshape(-1, 4 + self.columns)
+        start, step, trips, end = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3]
+        width = len(self.k)
+        affine, last, slope = self._affine(runs)
+        others = [j for j, c in enumerate(self.k) if c < 0]
+        if (trips == trips[0]).all():  # runs of one length: in blocks
+            n = int(trips[0])
+            t = np.arange(n, dtype=np.int64)
+            values = np.empty((len(runs), n, width), dtype=np.int64)
+            back = (t - n + 1)[None, :] * step[:, None]  # the induction variable minus its last
+            values[:, :, affine] = last[:, None, :] + back[:, :, None] * slope[:, None, :]
+            if others:
+                rows = (end - n * len(others))[:, None] + t * len(others)
+                values[:, :, others] = appended[rows[:, :, None] + np.arange(len(others))]
+            positions = start[:, None] + np.arange(n * width)
+            return positions.reshape(-1), values.reshape(-1)
+        run = np.repeat(np.arange(len(runs)), trips)
+        t = np.arange(run.size) - np.repeat(np.cumsum(trips) - trips, trips)
+        values = np.empty((run.size, width), dtype=np.int64)
+        back = (t - trips[run] + 1) * step[run]
+        values[:, affine] = last[run] + back[:, None] * slope[run]
+        if others:
+            row = (end - trips * len(others))[run] + t * len(others)
+            values[:, others] = appended[row[:, None] + np.arange(len(others))]
+        positions = (start[run] + t * width)[:, None] + np.arange(width)
+        return positions.reshape(-1), values.reshape(-1)
+
+    def cut(
+        self,
+        packed: array,
+        appended: array,
+        record: tuple[int, ...],
+        failed: int,
+        done: int,
+        computed: bool = False,
+    ) -> None:
+        """A run recorded as `record` (its trips not known) failed in its
+        iteration `failed`, after `done` of that iteration's accesses: append
+        its entries up to there, before what the failing op recorded itself (as
+        a run of the closure executor would have them). A `k` is of iteration
+        `failed` if an access among the `done` computed it, or the failing one
+        did (`computed`); else of the one before."""
+        start, step = record[0], record[1]
+        tail = packed[start:]
+        del packed[start:]
+        others = [j for j, c in enumerate(self.k) if c < 0]
+        count = failed * len(others) + sum(j < done for j in others)
+        mine = iter(appended[len(appended) - count :])
+        del appended[len(appended) - count :]
+        values = record[4:]
+        anchor = {c: failed - 1 for c in self.k if c >= 0}
+        for c in self.k[: done + computed]:
+            if c >= 0:
+                anchor[c] = failed
+        for t in range(failed + 1):
+            for j in range(len(self.k) if t < failed else done):
+                c = self.k[j]
+                if c < 0:
+                    packed.append(next(mine))
+                    continue
+                slope = sum(a * prod(values[n] for n in names) for a, names in self.slope[j])
+                moved = (t - anchor[c]) * step * slope
+                packed.append((values[c] + moved << 5) + values[self.base[j]] + self.static[j])
+        packed.extend(tail)

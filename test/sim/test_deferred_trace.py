@@ -1,0 +1,229 @@
+"""
+Kernel loops whose addresses are affine in the induction variable record each run
+as one block of the trace (`sim.trace.DeferredLoop`): the trace, the timing
+windows, the values and the errors are the closure executor's
+(`Executor(fast=False)`, one record per access), on loops with run-time trip
+counts, strides and offsets, nested in other loops and branches, with indices
+that are not affine beside affine ones, and on runs that fail half-way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sim.executor import Executor
+from sim.timing import TimingRecorder
+from sim.trace import MemoryTrace
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser, verify_located
+from targets.hardware import configure
+
+LOOPS = """
+func.func @strided(%m: memref<6x8xf64>, %out: memref<8xf64>, %lb: index, %ub: index,
+                   %step: index, %scale: index, %row: index) -> f64 {
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %lb to %ub step %step iter_args(%a = %z) -> (f64) {
+    %r = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
+      %j = cgra.op "arith.subi"(%c7, %i) at 0, 0 cycle 0 : (index, index) -> index
+      %k = cgra.op "arith.muli"(%i, %scale) at 0, 1 cycle 0 : (index, index) -> index
+      %l = cgra.op "arith.addi"(%k, %c1) at 0, 2 cycle 1 : (index, index) -> index
+      %v = cgra.load %m[%row, %j] cache at 1, 0 cycle 2 : memref<6x8xf64> -> f64
+      %w = cgra.load %m[%l, %i] cache at 1, 1 cycle 2 : memref<6x8xf64> -> f64
+      %x = cgra.load %out[%c1] cache at 1, 2 cycle 2 : memref<8xf64> -> f64
+      %b = cgra.op "arith.addf"(%v, %w) at 2, 0 cycle 4 : (f64, f64) -> f64
+      %c = cgra.op "arith.addf"(%b, %x) at 2, 1 cycle 5 : (f64, f64) -> f64
+      cgra.store %c, %out[%j] cache at 2, 2 cycle 6 : f64, memref<8xf64>
+      %d = cgra.op "arith.addf"(%a, %c) at 2, 3 cycle 6 : (f64, f64) -> f64
+      cgra.yield %d : f64
+    }
+    scf.yield %r : f64
+  }
+  func.return %s : f64
+}
+func.func @gather(%m: memref<8xf64>, %idx: memref<8xindex>, %n: index, %d: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (f64) {
+    %r = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
+      %p = cgra.load %idx[%i] cache at 0, 0 cycle 0 : memref<8xindex> -> index
+      %v = cgra.load %m[%p] cache at 0, 1 cycle 1 : memref<8xf64> -> f64
+      %q = cgra.op "arith.divsi"(%p, %d) at 0, 2 cycle 2 : (index, index) -> index
+      %w = cgra.load %m[%q] cache at 0, 3 cycle 3 : memref<8xf64> -> f64
+      %b = cgra.op "arith.addf"(%v, %w) at 1, 0 cycle 4 : (f64, f64) -> f64
+      cgra.store %b, %m[%i] cache at 1, 1 cycle 5 : f64, memref<8xf64>
+      %c = cgra.op "arith.addf"(%a, %b) at 1, 2 cycle 5 : (f64, f64) -> f64
+      cgra.yield %c : f64
+    }
+    scf.yield %r : f64
+  }
+  func.return %s : f64
+}
+func.func @nest(%m: memref<8x8xf64>, %n: index, %flip: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %o = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {
+    %u = arith.addi %o, %c1 : index
+    %odd = arith.remsi %o, %c2 : index
+    %left = arith.cmpi ult, %odd, %flip : index
+    %t = scf.if %left -> (f64) {
+      %r = scf.for %i = %c0 to %u step %c1 iter_args(%a = %acc) -> (f64) {
+        %q = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
+          %v = cgra.load %m[%o, %i] cache at 0, 0 cycle 0 : memref<8x8xf64> -> f64
+          %b = cgra.op "arith.addf"(%a, %v) at 0, 1 cycle 1 : (f64, f64) -> f64
+          cgra.store %b, %m[%i, %o] cache at 0, 2 cycle 2 : f64, memref<8x8xf64>
+          cgra.yield %b : f64
+        }
+        scf.yield %q : f64
+      }
+      scf.yield %r : f64
+    } else {
+      %r = scf.for %i = %o to %n step %c2 iter_args(%a = %acc) -> (f64) {
+        %q = cgra.kernel 1 rows 4 cols 4 ii 4 -> f64 {
+          %v = cgra.load %m[%i, %i] cache at 0, 0 cycle 0 : memref<8x8xf64> -> f64
+          %b = cgra.op "arith.mulf"(%a, %v) at 0, 1 cycle 1 : (f64, f64) -> f64
+          cgra.yield %b : f64
+        }
+        scf.yield %q : f64
+      }
+      scf.yield %r : f64
+    }
+    %w = memref.load %m[%c0, %o] : memref<8x8xf64>
+    %x = arith.addf %t, %w : f64
+    scf.yield %x : f64
+  }
+  func.return %s : f64
+}
+func.func @failing(%m: memref<8xf64>, %n: index, %d: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (f64) {
+    %r = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
+      %v = cgra.load %m[%i] cache at 0, 0 cycle 0 : memref<8xf64> -> f64
+      %j = cgra.op "arith.muli"(%i, %c2) at 0, 1 cycle 0 : (index, index) -> index
+      %q = cgra.op "arith.divsi"(%c2, %d) at 0, 2 cycle 1 : (index, index) -> index
+      %w = cgra.load %m[%j] cache at 0, 3 cycle 1 : memref<8xf64> -> f64
+      %b = cgra.op "arith.addf"(%v, %w) at 1, 0 cycle 2 : (f64, f64) -> f64
+      %k = cgra.op "arith.addi"(%q, %i) at 1, 1 cycle 2 : (index, index) -> index
+      cgra.store %b, %m[%k] cache at 1, 2 cycle 3 : f64, memref<8xf64>
+      %c = cgra.op "arith.addf"(%a, %b) at 1, 3 cycle 3 : (f64, f64) -> f64
+      cgra.yield %c : f64
+    }
+    scf.yield %r : f64
+  }
+  func.return %s : f64
+}
+func.func @ub_later(%m: memref<8xf64>, %n: index, %d: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (f64) {
+    %r = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
+      %v = cgra.load %m[%i] cache at 0, 0 cycle 0 : memref<8xf64> -> f64
+      %e = cgra.op "arith.subi"(%d, %i) at 0, 1 cycle 0 : (index, index) -> index
+      %q = cgra.op "arith.divsi"(%c2, %e) at 0, 2 cycle 1 : (index, index) -> index
+      %j = cgra.op "arith.addi"(%i, %c1) at 0, 3 cycle 1 : (index, index) -> index
+      %w = cgra.load %m[%j] cache at 1, 0 cycle 2 : memref<8xf64> -> f64
+      %b = cgra.op "arith.addf"(%v, %w) at 1, 1 cycle 3 : (f64, f64) -> f64
+      cgra.store %b, %m[%i] cache at 1, 2 cycle 4 : f64, memref<8xf64>
+      %c = cgra.op "arith.addf"(%a, %b) at 1, 3 cycle 4 : (f64, f64) -> f64
+      cgra.yield %c : f64
+    }
+    scf.yield %r : f64
+  }
+  func.return %s : f64
+}
+"""
+
+
+def _run(name: str, args: list[Any], fast: bool) -> tuple[tuple[Any, ...], tuple[int, int]]:
+    """What running @name under the simulator's trace and timing shows: its
+    results (or error), the trace, the windows and the arrays after the run;
+    and the loops compiled to record their runs as blocks, and the runs they
+    recorded so."""
+    module = LocatingParser(make_context(), LOOPS, "loops.mlir").parse_module()
+    verify_located(module)
+    trace = MemoryTrace()
+    timing = TimingRecorder(trace, configure("Enzyme32k"))
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    executor = Executor(module, trace, timing, fast=fast)
+    try:
+        result: Any = executor.run(name, args)
+    except Exception as err:  # noqa: BLE001 - the error is what is compared
+        result = (type(err).__name__, str(err))
+    deferred = (len(trace.deferred), sum(len(runs) for _, runs, _ in trace.deferred))
+    recorded = [a.tolist() for a in trace.arrays()]
+    windows = [(w.kind, w.phase, w.start, w.end, w.trips) for w in timing.windows]
+    arrays = [a.tobytes() for a in args if isinstance(a, np.ndarray)]
+    return (result, recorded, windows, arrays), deferred
+
+
+def _grid() -> np.ndarray:
+    return np.arange(48.0).reshape(6, 8) / 7
+
+
+CASES: dict[str, tuple[str, list[Any]]] = {
+    "unit step": ("strided", [_grid(), np.zeros(8), 0, 3, 1, 2, 4]),
+    "step of 2": ("strided", [_grid(), np.zeros(8), 1, 5, 2, 1, 0]),
+    "one trip": ("strided", [_grid(), np.zeros(8), 2, 3, 1, 2, 5]),
+    "no trips": ("strided", [_grid(), np.zeros(8), 3, 3, 1, 2, 5]),
+    "run-time scale 0": ("strided", [_grid(), np.zeros(8), 0, 6, 1, 0, 1]),
+    "index out of range half-way": ("strided", [_grid(), np.zeros(8), 0, 5, 1, 2, 4]),
+    "gathered indices": ("gather", [np.arange(8.0), np.array([3, 1, 4, 1, 5, 0, 2, 6]), 8, 2]),
+    "gathered index out of range": ("gather", [np.arange(8.0), np.array([3, 1, 9, 1]), 4, 2]),
+    "division by zero in a gathered index": (
+        "gather",
+        [np.arange(8.0), np.array([3, 1, 4, 1]), 4, 0],
+    ),
+    "nested, both arms": ("nest", [np.arange(64.0).reshape(8, 8), 6, 1]),
+    "nested, one arm": ("nest", [np.arange(64.0).reshape(8, 8), 5, 2]),
+    "store out of range after loads": ("failing", [np.arange(8.0), 8, 1]),
+    "second load out of range": ("failing", [np.arange(8.0), 6, 8]),
+    "division by zero between accesses": ("failing", [np.arange(8.0), 3, 0]),
+    "division by zero in iteration 3": ("ub_later", [np.arange(8.0), 6, 3]),
+    "divisor never 0": ("ub_later", [np.arange(8.0), 6, 7]),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_deferred_trace_is_the_closure_executors(case: str) -> None:
+    name, args = CASES[case]
+    fast, deferred = _run(name, args, fast=True)
+    slow, _ = _run(name, args, fast=False)
+    assert repr(fast) == repr(slow)
+    failing = "range" in case or "zero" in case
+    assert isinstance(fast[0][0], str) == failing  # an error is (its type, its message)
+    loops, runs = deferred
+    assert loops > 0  # compiled to record its runs as blocks
+    assert (runs > 0) == (not failing and case != "no trips")  # a failing run records its own
+
+
+def test_the_trace_is_recorded_once_however_often_it_is_read() -> None:
+    # Reading the trace resolves what is deferred so far; a later run adds to it.
+    module = LocatingParser(make_context(), LOOPS, "loops.mlir").parse_module()
+    trace = MemoryTrace()
+    executor = Executor(module, trace)
+    args = [_grid(), np.zeros(8), 0, 4, 1, 1, 2]
+    executor.run("strided", args)
+    first = trace.arrays()[0].copy()
+    assert np.array_equal(trace.arrays()[0], first)
+    executor.run("strided", args)
+    both = trace.arrays()[0]
+    assert np.array_equal(both, np.concatenate([first, first]))
+    # Per iteration: m[row, 7 - i], m[i + 1, i], out[1], out[7 - i]; m is 6x8.
+    base_m = int(first[0]) - 8 * (2 * 8 + 7)
+    expected = []
+    for i in range(4):
+        expected += [base_m + 8 * (2 * 8 + 7 - i), base_m + 8 * ((i + 1) * 8 + i)]
+        expected += [int(first[2]), int(first[2]) + 8 * (6 - i)]
+    assert first.tolist() == expected

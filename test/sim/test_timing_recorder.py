@@ -1,0 +1,91 @@
+"""
+`TimingRecorder.kernel_ran` (a kernel window recorded once its loop ran, while
+the recorder is `idle`) against `kernel_loop` and `end_kernel_loop` around the
+loop: the same windows, in a run that opens ops windows, layers and streams,
+changes phase, and makes accesses before, inside and after its kernel loops.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from sim.timing import TimingRecorder
+from sim.trace import MemoryTrace
+from targets.costs import KernelProfile
+from targets.hardware import configure
+
+FIRST = KernelProfile(2, 9, Counter({"fadd": 2}), 3, 1)
+SECOND = KernelProfile(1, 4, Counter({"fmul": 1, "fadd": 1}), 1, 0)
+
+
+def _script(recorder: TimingRecorder, after: bool) -> list[str]:
+    """Drive `recorder` through one run; kernel loops are recorded after they
+    ran where `after` and the recorder is idle. Returns how each was recorded."""
+    trace = recorder.trace
+    how = []
+
+    def access(count: int) -> None:
+        for _ in range(count):
+            trace.packed.append(64 << 2)
+
+    def kernel(trips: int, profile: KernelProfile) -> None:
+        if after and recorder.idle:
+            access(3 * trips)
+            recorder.kernel_ran(trips, profile)
+            how.append("after")
+        else:
+            recorder.kernel_loop(trips, profile)
+            access(3 * trips)
+            recorder.end_kernel_loop()
+            how.append("around")
+
+    steps: list[Callable[[], None]] = [
+        lambda: kernel(4, FIRST),  # idle from the start
+        lambda: access(1),
+        lambda: recorder.op(3, "fadd", "cache"),  # an ops window opens...
+        lambda: kernel(2, SECOND),  # ...and is open when this loop starts
+        lambda: kernel(5, FIRST),
+        lambda: recorder.layer(12),
+        lambda: kernel(1, SECOND),
+        lambda: recorder.stream("fwd", 96),
+        lambda: recorder.end_layer(),
+        lambda: recorder.set_phase("rev"),
+        lambda: kernel(3, SECOND),
+        lambda: recorder.ops(7, (("fmul", 2),), 1, 0, 2),
+        lambda: access(2),
+        lambda: kernel(0, FIRST),
+    ]
+    for step in steps:
+        step()
+    recorder.finish()
+    return how
+
+
+def test_a_kernel_recorded_after_its_loop_is_the_same_window() -> None:
+    hardware = configure("Enzyme32k")
+    recorders = [TimingRecorder(MemoryTrace(), hardware) for _ in range(2)]
+    ways = [_script(r, after) for r, after in zip(recorders, (False, True), strict=True)]
+    assert ways[0] == ["around"] * 6
+    assert ways[1] == ["after", "around", "after", "after", "after", "around"]  # ops windows open
+    around, after = recorders
+    for field in ("rows", "ops_windows", "kernel_rows", "kernel_ends", "phases"):
+        assert getattr(around, field) == getattr(after, field), field
+    assert around.tiles == after.tiles
+    assert list(around.fu_totals.items()) == list(after.fu_totals.items())
+    assert [vars_of(w) for w in around.windows] == [vars_of(w) for w in after.windows]
+
+
+def vars_of(window: object) -> dict[str, object]:
+    slots = type(window).__slots__  # type: ignore[attr-defined]
+    return {name: getattr(window, name) for name in slots}
+
+
+def test_collecting_for_a_timeline_is_never_idle() -> None:
+    recorder = TimingRecorder(MemoryTrace(), configure("Enzyme32k"))
+    assert recorder.idle
+    recorder.collect(lambda: 0)
+    assert not recorder.idle
+    recorder.op(3, "fadd", None)
+    recorder.finish()
+    assert not recorder.idle  # its windows sample the scratchpad as they start
