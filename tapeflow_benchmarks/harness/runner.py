@@ -9,8 +9,9 @@ through `tapeflow-enzyme`, the variant's passes and the simulator (`prepare`,
 finishes, so an interrupted run loses only the groups in flight. Groups that
 differ only in their model form one job and share the passes before the first
 that takes the machine's parameters (`sim.simulator.LoweringMemo`); groups whose
-lowering and run are the same (equal `sim.simulator.run_key`) share one run, each
-point still evaluated on its own machine. A group's numbers depend only on the
+lowering and run are the same (equal `sim.simulator.run_key`, or machines on which
+`tapeflow-layers`' cost model makes the same choices) share one run, each point
+still evaluated on its own machine. A group's numbers depend only on the
 group, never on where it ran (`run_points(pool=...)` takes a Dask executor too).
 
 Local workers leave Ctrl-C to the parent and end with it (`workers.py`); the
