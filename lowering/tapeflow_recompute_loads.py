@@ -48,8 +48,9 @@ from lowering.enzyme.cache_accesses import (
 from lowering.enzyme.caches import (
     argument_roles,
     classify_cache,
-    reverse_sweep_start,
+    reverse_sweep_head,
     shadow_buffers,
+    sweep_position,
 )
 from lowering.enzyme.nested_caches import (
     NestedCache,
@@ -80,6 +81,8 @@ class _Writes:
     """Where the gradient function writes memory, by top-level op."""
 
     body: Block
+    ops: list[Operation]
+    """The body's ops (but the return) when the positions below were read."""
     index: dict[Operation, int]
     last: dict[SSAValue | None, int]
     """Buffer (its root) -> the last top-level position that writes it; key
@@ -111,10 +114,10 @@ class _Writes:
                     stores.setdefault(buffer_root(each.memref), []).append((at, each))
                 elif isinstance(each, enzyme.CacheStoreOp):
                     otherwise[buffer_root(each.buffer)] = at
-        index = {op: i for i, op in enumerate(body.ops)}
         return cls(
             body,
-            index,
+            ops,
+            {op: i for i, op in enumerate(body.ops)},
             last,
             stores,
             otherwise,
@@ -122,6 +125,21 @@ class _Writes:
             shadow_buffers(function, roles),
             LaterWrites(function),
         )
+
+    def renumber(self) -> None:
+        """Read the positions again after a cache was recomputed. The rewrite
+        inserts loads, views and index arithmetic (no writes) and erases the
+        cache's ops, whose buffers nothing reads any more: every other buffer
+        keeps its writers, which only moved."""
+        self.index = {op: i for i, op in enumerate(self.body.ops)}
+        now = [self.index.get(op) for op in self.ops]
+        self.ops = list(self.body.ops)[:-1]
+        self.last = {k: n for k, p in self.last.items() if (n := now[p]) is not None}
+        self.otherwise = {k: n for k, p in self.otherwise.items() if (n := now[p]) is not None}
+        self.stores = {
+            k: [(n, store) for p, store in v if (n := now[p]) is not None]
+            for k, v in self.stores.items()
+        }
 
     def unchanged_after(self, load: memref.LoadOp) -> bool:
         """No op that runs after the load may write what it reads: none at or
@@ -344,9 +362,12 @@ def recompute_loads(function: func.FuncOp) -> tuple[int, int]:
     returns (recomputed, kept)."""
     body = function.body.block
     recomputed = kept = 0
+    # A rewrite inserts loads and index arithmetic and erases a cache's ops, so
+    # REV's first op stays the same op; the positions move, and are read afresh.
+    head = reverse_sweep_head(function, PASS)
+    writes: _Writes | None = None
     for op in [op for op in body.ops if isinstance(op, memref.AllocOp)]:
-        # Positions change with every cache rewritten: read them afresh.
-        rev_start = reverse_sweep_start(function, PASS)
+        rev_start = sweep_position(function, head)
         try:
             rewrite = partial(_recompute, classify_cache(op, body, rev_start))
         except NotACache:
@@ -354,11 +375,13 @@ def recompute_loads(function: func.FuncOp) -> tuple[int, int]:
                 rewrite = partial(_recompute_nested, classify_nested_cache(op, body, rev_start))
             except NotANestedCache:
                 continue
+        writes = writes or _Writes.of(function)
         try:
-            rewrite(_Writes.of(function), rev_start)
-        except _NotRecomputable:
+            rewrite(writes, rev_start)
+        except _NotRecomputable:  # raised before any change
             kept += 1
             continue
+        writes.renumber()
         recomputed += 1
     return recomputed, kept
 

@@ -86,26 +86,44 @@ def shadow_buffers(function: func.FuncOp, roles: list[ArgumentRole]) -> set[SSAV
 def reverse_sweep_start(function: func.FuncOp, pass_name: str = "tapeflow-raise-tape") -> int:
     """Index, in the gradient's body, of the first top-level op of the reverse
     sweep (the body's length if there is none)."""
+    return sweep_position(function, reverse_sweep_head(function, pass_name))
+
+
+def sweep_position(function: func.FuncOp, head: Operation | None) -> int:
+    """Index in the gradient's body of `head`, its first REV op (the body's
+    length for None: no REV). A pass that inserts or erases ops of neither sweep's
+    boundary keeps the head and reads its position again here, which is cheaper
+    than finding the head anew."""
+    body = function.body.block
+    if head is None:
+        return len(body.ops)
+    return next(i for i, op in enumerate(body.ops) if op is head)
+
+
+def reverse_sweep_head(
+    function: func.FuncOp, pass_name: str = "tapeflow-raise-tape"
+) -> Operation | None:
+    """The first top-level op of the gradient's reverse sweep (None if there is
+    none)."""
     body = function.body.block
     roles = argument_roles(function, pass_name)
     seeds = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SEED}
     shadows = shadow_buffers(function, roles)
-    index = {op: i for i, op in enumerate(body.ops)}
-    start = len(index)
-    for op in function.walk():
-        if isinstance(op, enzyme.FillZeroOp | func.FuncOp):
-            continue
-        if any(
-            v in seeds
-            or (
-                isinstance(v.type, MemRefType)
-                and buffer_root(v) in shadows
-                and not _handle_cached(op, i)
-            )
-            for i, v in enumerate(op.operands)
-        ):
-            start = min(start, top_level_index(op, body, index))
-    return start
+    for top in body.ops:  # in order: the first top-level op that holds one is the head
+        for op in top.walk():
+            if isinstance(op, enzyme.FillZeroOp):
+                continue
+            if any(
+                v in seeds
+                or (
+                    isinstance(v.type, MemRefType)
+                    and buffer_root(v) in shadows
+                    and not _handle_cached(op, i)
+                )
+                for i, v in enumerate(op.operands)
+            ):
+                return top
+    return None
 
 
 def _handle_cached(op: Operation, operand: int) -> bool:

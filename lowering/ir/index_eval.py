@@ -11,7 +11,7 @@ broadcasts over the loop nest's iteration space.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,12 +74,16 @@ PURE_INDEX_OPS = (arith.ConstantOp, arith.IndexCastOp, *_BINARY)
 
 
 class IndexEvaluator:
-    """Index values over the iteration space of `loops` (outermost first)."""
+    """Index values over the iteration space of `loops` (outermost first); the
+    values `given` (e.g. the induction variables of outer loops at one of their
+    iterations) are taken as they are."""
 
-    def __init__(self, loops: Sequence[scf.ForOp]):
+    def __init__(self, loops: Sequence[scf.ForOp], given: Mapping[SSAValue, int] | None = None):
         self.loops = tuple(loops)
         self.axis = {loop: n for n, loop in enumerate(self.loops)}
-        self._cache: dict[SSAValue, np.ndarray] = {}
+        self._cache: dict[SSAValue, np.ndarray] = {
+            v: np.asarray(n, dtype=np.int64) for v, n in (given or {}).items()
+        }
 
     def along(self, loop: scf.ForOp, values: np.ndarray) -> np.ndarray:
         shape = [1] * len(self.loops)

@@ -7,10 +7,11 @@ numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
 models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
-  loop, or of the straight-line ops of a loop body) is taken as memory-bound.
-  Streaming removes its tape accesses from the cache ports (`ports` a cycle) and
-  its tape misses, which cost only the groups of `mshrs` outstanding misses they
-  add to the window's primal ones (`dram_latency` a group). A tape line misses in
+  loop, or of the straight-line ops of a loop body) is taken as memory-bound,
+  down to its loop's recurrence bound (`_recurrence`). Streaming removes its
+  tape accesses from the cache ports (`ports` a cycle) and its tape misses, which
+  cost only the groups of `mshrs` outstanding misses they add to the window's
+  primal ones (`dram_latency` a group). A tape line misses in
   FWD (its first touch) and in REV unless the function's tape and arrays fit the
   cache; where they do not, each cache's worth of tape lines may evict every
   reused line once more (LRU), each missed again in a group of its own.
@@ -21,22 +22,29 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   loops computes its row offset as another such kernel; a piece of straight-line
   stores cuts the kernel it sits in, one more kernel run once.
 
-A nest whose trip counts are known only at run time is streamed (no estimate).
+Trip counts are the loops' constants, or, in a triangular nest (a bound computed
+from an outer loop's index), the iterations counted over the outer ones
+(`nest_runs`). A nest whose trip counts depend on the function's arguments is
+streamed (no estimate).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from math import ceil, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
+from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import enclosing_loops, trip_count
 from lowering.layers.records import ROWS_PER_ITERATION
+from lowering.scheduling.body import LoopBody, placeable
+from lowering.scheduling.recurrence import recurrence_mii
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES
-from targets.hardware import CacheConfig, DramConfig, Latencies
+from targets.hardware import CacheConfig, DramConfig, Hardware, Latencies
 
 STREAM_CHOICES = ("auto", "always")
 """`tapeflow-layers`'s `stream` option: decide per nest by the cost model, or
@@ -75,10 +83,55 @@ def footprint(function: func.FuncOp, arrays: bool = True, regions: bool = True) 
     return sum(static_bytes(v) for v in values)
 
 
-def _window(access: Operation, function: func.FuncOp) -> tuple[Block, int, int] | None:
+ENUMERATED_POINTS = 1 << 16
+"""The most outer iterations `nest_runs` visits to count a triangular nest's."""
+
+
+class _RunTime(Exception):
+    """A trip count depends on what only the run knows."""
+
+
+def nest_runs(loops: Sequence[scf.ForOp]) -> int | None:
+    """The times the body of the innermost of `loops` (outermost first) runs: the
+    product of constant trip counts, or, where a bound is computed from outer
+    loops' indices (a triangular nest), the sum over those outer iterations;
+    None if a bound depends on anything else, or the outer iterations to visit
+    are too many (`ENUMERATED_POINTS`)."""
+    budget = [ENUMERATED_POINTS]
+
+    def count(depth: int, given: dict[SSAValue, int]) -> int:
+        if depth == len(loops):
+            return 1
+        loop = loops[depth]
+        try:
+            lb, ub, step = (
+                int(IndexEvaluator((), given).value(v)) for v in (loop.lb, loop.ub, loop.step)
+            )
+        except CannotEvaluate:
+            raise _RunTime from None
+        if step <= 0:
+            raise _RunTime
+        trips = max(0, -(-(ub - lb) // step))
+        inner = [trip_count(each) for each in loops[depth + 1 :]]
+        if all(t is not None for t in inner):
+            return trips * prod(t or 0 for t in inner)
+        budget[0] -= trips
+        if budget[0] < 0:
+            raise _RunTime
+        iv = loop.body.block.args[0]
+        return sum(count(depth + 1, {**given, iv: lb + k * step}) for k in range(trips))
+
+    try:
+        return count(0, {})
+    except _RunTime:
+        return None
+
+
+def _window(access: Operation, function: func.FuncOp) -> tuple[Block, float, int] | None:
     """The window `access` runs in: its block, the iterations of one run (the
-    trip count of an innermost loop, else 1) and the runs (the trips of the loops
-    around it); None if a trip count is known only at run time."""
+    trip count of an innermost loop, on average in a triangular nest, else 1)
+    and the runs (`nest_runs` of the loops around it); None if a trip count is
+    known only at run time."""
     block = access.parent_block()
     owner = block.parent_op() if block is not None else None
     while isinstance(owner, scf.IfOp):
@@ -86,15 +139,15 @@ def _window(access: Operation, function: func.FuncOp) -> tuple[Block, int, int] 
         owner = block.parent_op() if block is not None else None
     assert block is not None
     loops = enclosing_loops(access, function)
-    trips = [trip_count(each) for each in loops]
-    if any(t is None for t in trips):
-        return None
+    total = nest_runs(loops)
     innermost = isinstance(owner, scf.ForOp) and not any(
         isinstance(o, scf.ForOp) for o in owner.body.walk()
     )
-    if innermost:
-        return block, trips[-1] or 0, prod(t or 0 for t in trips[:-1])
-    return block, 1, prod(t or 0 for t in trips)
+    if total is None or not innermost:
+        return None if total is None else (block, 1, total)
+    runs = nest_runs(loops[:-1])
+    assert runs is not None  # the outer loops of a nest that was counted
+    return block, total / runs if runs else 0, runs
 
 
 def _in_window(block: Block) -> list[Operation]:
@@ -116,7 +169,7 @@ def saved_cycles(
     arrays = footprint(function, regions=False)
     arrays_fit = arrays <= machine.cache_bytes
     fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
-    windows: dict[Block, tuple[int, int]] = {}
+    windows: dict[Block, tuple[float, int]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
             window = _window(op, function)
@@ -149,10 +202,29 @@ def saved_cycles(
         # of elements an access touches once.
         primal_misses = 0 if arrays_fit else (len(primal) - reused) * words
         mshrs = machine.cache_mshrs
-        groups = _groups(primal_misses, missing * words, mshrs) - _groups(primal_misses, 0.0, mshrs)
-        ports = len(tape) * iterations / machine.cache_ports
-        saved += runs * (groups * machine.dram_latency + ports)
+        after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
+        after += len(primal) * iterations / machine.cache_ports
+        before = _groups(primal_misses, missing * words, mshrs) * machine.dram_latency
+        before += (len(primal) + len(tape)) * iterations / machine.cache_ports
+        # A loop's iterations cannot issue faster than its recurrences allow: memory
+        # time below that hides under the compute and is not saved.
+        compute = iterations * _recurrence(block, machine) if iterations > 1 else 0.0
+        saved += runs * (max(before, compute) - max(after, compute))
     return saved
+
+
+def _recurrence(block: Block, machine: StreamMachine) -> int:
+    """The recurrence bound on the initiation interval of the innermost loop whose
+    body is `block` (`lowering.scheduling.recurrence`, the scheduler's own, with the
+    machine's integer latency and the other latencies `targets.hardware`'s); 0 if
+    the body holds ops the scheduler does not place (branches)."""
+    ops = list(block.ops)[:-1]
+    terminator = block.last_op
+    if not isinstance(terminator, scf.YieldOp) or not all(placeable(op) for op in ops):
+        return 0
+    hardware = Hardware("cost", latencies=replace(Latencies(), integer=machine.integer))
+    carried = list(zip(block.args[1:], terminator.operands, strict=False))
+    return recurrence_mii(LoopBody.of(ops, hardware), carried, hardware)
 
 
 def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bool:
@@ -224,7 +296,9 @@ def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamM
             isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
         ):
             continue
-        runs = prod(trip_count(each) or 1 for each in enclosing_loops(op, function))
+        runs = nest_runs(enclosing_loops(op, function))
+        if runs is None:  # pragma: no cover - the nest was counted before layering
+            runs = prod(trip_count(each) or 1 for each in enclosing_loops(op, function))
         loop = next(
             (
                 o

@@ -8,13 +8,26 @@ test/filecheck/passes/tapeflow-recompute-loads/recompute.mlir.
 
 from __future__ import annotations
 
+import contextlib
+from functools import partial
+
 import numpy as np
 import pytest
+from xdsl.dialects import memref
 
-from lowering.enzyme.caches import cache_buffers
+from lowering.enzyme.cache_accesses import NotACache
+from lowering.enzyme.caches import cache_buffers, classify_cache, reverse_sweep_start
+from lowering.enzyme.nested_caches import NotANestedCache, classify_nested_cache
 from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_recompute_loads import TapeflowRecomputeLoadsPass
+from lowering.tapeflow_recompute_loads import (
+    PASS,
+    TapeflowRecomputeLoadsPass,
+    _NotRecomputable,
+    _recompute,
+    _recompute_nested,
+    _Writes,
+)
 from tapeflow_benchmarks.common import parse_kernel
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.context import make_context
@@ -63,3 +76,30 @@ def test_the_authors_matdescent_keeps_only_the_product() -> None:
     assert _cached_values(module) == 400 * 400 + 800
     TapeflowRecomputeLoadsPass().apply(ctx, module)
     assert _cached_values(module) == 400
+
+
+@pytest.mark.parametrize("key", ["matdescent", "lenet", "massspring"])
+def test_one_pass_over_the_caches_rewrites_as_one_pass_per_cache(key: str) -> None:
+    """The pass finds REV's head once and renumbers its record of the writes after
+    each rewrite; the reference reads both afresh before every cache, as a pass
+    run once per cache would."""
+    ctx = make_context()
+    module = parse_kernel(ctx, key, "artifact")
+    TapeflowEnzymePass().apply(ctx, module)
+    reference = module.clone()
+    TapeflowRecomputeLoadsPass().apply(ctx, module)
+    for function in gradient_functions(reference):
+        body = function.body.block
+        for alloc in [op for op in body.ops if isinstance(op, memref.AllocOp)]:
+            rev_start = reverse_sweep_start(function, PASS)
+            try:
+                rewrite = partial(_recompute, classify_cache(alloc, body, rev_start))
+            except NotACache:
+                try:
+                    nested = classify_nested_cache(alloc, body, rev_start)
+                except NotANestedCache:
+                    continue
+                rewrite = partial(_recompute_nested, nested)
+            with contextlib.suppress(_NotRecomputable):
+                rewrite(_Writes.of(function), rev_start)
+    assert str(module) == str(reference)

@@ -6,7 +6,10 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   hit; streaming saves FWD's first-touch misses and the ports, less than the tiles'
   bookkeeping);
 - a nest far beyond the cache is streamed;
-- misses of the tape that fall in the primal's groups save nothing;
+- misses of the tape that fall in the primal's groups save nothing, nor does
+  memory time a loop's recurrence hides;
+- a triangular nest's iterations are counted over its outer loops (a bound of a
+  function argument gives no count);
 - rowlse (a row log-sum-exp, 1000 rows of 4) is kept by `auto` on the cgra
   machine and layered by `always` as before, and both compute Enzyme's values.
 """
@@ -19,9 +22,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from stage_checks import kernel_enzyme_outputs, same_bits
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 
-from lowering.layers.cost import StreamMachine, _groups
+from lowering.ir.loops import enclosing_loops
+from lowering.layers import cost
+from lowering.layers.cost import StreamMachine, _groups, nest_runs
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_layers import layer_module, nest_choices
 from lowering.tapeflow_raise_tape import raise_module
@@ -55,13 +61,16 @@ def _kept(module: ModuleOp) -> list[str]:
 
 def test_a_tape_that_fits_the_cache_in_small_tiles_is_kept() -> None:
     # 64 iterations storing 2 values: FWD's 128 first touches fill 16 lines, 2
-    # groups of 8 misses (200 cycles), and 128 port cycles in each sweep over 2
-    # ports (64 + 64); REV hits. A 32 B scratchpad: tiles of 2 iterations, 32 of
-    # them, each FWD layer 3 integer ops + 1 issue + 2 for its stream, each REV
-    # layer 5 + 1 + 2.
+    # groups of 8 misses (200 cycles); REV hits. In each sweep the 64 accesses of
+    # x (or dx) and the 128 of the tape hold the 2 ports 96 cycles, 32 without the
+    # tape, but a loop of 64 iterations takes 64 cycles at least: 200 + 96 - 64 in
+    # FWD, 96 - 64 in REV. A 32 B scratchpad: tiles of 2 iterations, 32 of them,
+    # each FWD layer 3 integer ops + 1 issue + 2 for its stream, each REV layer
+    # 5 + 1 + 2.
     module, report = _layered("short-tape.mlir", 32, CGRA)
     (choice,) = report.nests  # type: ignore[attr-defined]
-    assert (choice.saved, choice.added, choice.fits) == (200 + 64 + 64, 32 * (6 + 8), True)
+    saved = (200 + 96 - 64) + (96 - 64)
+    assert (choice.saved, choice.added, choice.fits) == (saved, 32 * (6 + 8), True)
     assert not choice.stream
     assert report.layers == [] and len(_kept(module)) == 1  # type: ignore[attr-defined]
 
@@ -93,6 +102,35 @@ def test_a_tape_that_evicts_reused_data_saves_those_misses() -> None:
     (report,) = layer_module(module, 512, machine=CGRA)
     (choice,) = report.nests
     assert choice.saved == 2 * (256 * 100 + 8192) + 2 * 4 * 512 * 100
+
+
+def test_memory_time_under_a_recurrence_is_not_saved() -> None:
+    # The long tape with FWD summing sin(x_i): an fadd (5 cycles) carried from one
+    # iteration to the next makes FWD take 8192 * 5 = 40960 cycles at least, more
+    # than its memory time without the tape (128 groups of misses of x and 4096
+    # port cycles: 16896), less than with it (384 groups and 12288: 50688); REV as
+    # before, 256 groups of 100 cycles and 8192 port cycles saved.
+    path = INPUTS / "long-tape.mlir"
+    text = (
+        path.read_text()
+        .replace(
+            "  scf.for %i = %c0 to %cn step %c1 {\n    %a = memref.load %x",
+            "  %zero = arith.constant 0.0 : f64\n"
+            "  %sum = scf.for %i = %c0 to %cn step %c1 iter_args(%acc = %zero) -> (f64) {\n"
+            "    %a = memref.load %x",
+        )
+        .replace(
+            "slot 1 id 1 : f64, !region.region<8192, [f64, f64]>\n  }",
+            "slot 1 id 1 : f64, !region.region<8192, [f64, f64]>\n"
+            "    %more = arith.addf %acc, %s : f64\n"
+            "    scf.yield %more : f64\n  }",
+        )
+    )
+    assert "iter_args" in text and "%more" in text
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    (report,) = layer_module(module, 512, machine=CGRA)
+    (choice,) = report.nests
+    assert choice.saved == (50688 - 40960) + (256 * 100 + 8192)
 
 
 def test_always_streams_what_auto_keeps() -> None:
@@ -128,6 +166,58 @@ def test_tape_misses_cost_only_the_groups_they_add(
     primal: float, tape: float, saved: float
 ) -> None:
     assert _groups(primal, tape, 8) - _groups(primal, 0.0, 8) == pytest.approx(saved)
+
+
+TRIANGLE = """
+func.func @f(%n: index, %x: memref<16x32xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %z = arith.constant 0.0 : f64
+  scf.for %i = %c0 to %c16 step %c1 {
+    %i2 = arith.addi %i, %c1 : index
+    scf.for %j = %i to %c16 step %c1 {
+      scf.for %k = %c0 to %c32 step %c1 {
+        scf.for %m = %k to %i2 step %c1 {
+          memref.store %z, %x[%j, %k] : memref<16x32xf64>
+        }
+      }
+    }
+    scf.for %r = %c0 to %n step %c1 {
+      memref.store %z, %x[%i, %r] : memref<16x32xf64>
+    }
+  }
+  func.return
+}
+"""
+
+
+def _nests() -> tuple[tuple[scf.ForOp, ...], tuple[scf.ForOp, ...]]:
+    module = LocatingParser(make_context(), TRIANGLE, "triangle.mlir").parse_module()
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    first, second = [op for op in module.walk() if isinstance(op, memref.StoreOp)]
+    return enclosing_loops(first, function), enclosing_loops(second, function)
+
+
+def test_a_triangular_nest_is_counted_over_its_outer_loops() -> None:
+    (i, j, k, m), _ = _nests()
+    # j runs 16 - i times: 136 (i, j) pairs, each of 32 k; m runs i + 1 - k times
+    # where k <= i: for each i, (16 - i) * sum_{k <= i} (i + 1 - k).
+    assert nest_runs((i,)) == 16 and nest_runs((i, j)) == 136
+    assert nest_runs((i, j, k)) == 136 * 32
+    want = sum((16 - a) * (a + 1) * (a + 2) // 2 for a in range(16))
+    assert nest_runs((i, j, k, m)) == want
+
+
+def test_a_bound_of_an_argument_or_too_many_outer_iterations_gives_no_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (i, j, k, m), (_, r) = _nests()
+    assert nest_runs((i, r)) is None
+    monkeypatch.setattr(cost, "ENUMERATED_POINTS", 100)
+    assert nest_runs((i, j, k)) == 136 * 32  # 16 outer iterations visited
+    assert nest_runs((i, j, k, m)) is None  # 16 + 136 outer iterations to visit
 
 
 def _rowlse(preset: str) -> ModuleOp:

@@ -528,10 +528,52 @@ def test_select_takes_no_cycle() -> None:
         if isinstance(op, cgra.ComputeOp) and op.opcode.data == "arith.select"
     ]
     assert latencies[select] == 0
-    # {load} 0, {cmpf} 1 (5 cycles, as fadd), select and mulf both 2, {store} 3.
+    # {load} 0, {cmpf} 1 (1 cycle, `fcmp = 1` in CycleCounts.py), select and mulf
+    # both 2, {store} 3.
     schedule = schedule_of(kernel, hw)
-    assert sorted(schedule.compute) == [(1, 5), (2, 4)]
+    assert sorted(schedule.compute) == [(1, 1), (2, 4)]
     assert schedule.accesses == ((0, False), (3, True))
+
+
+MIN_OF_TWO = """
+func.func @k(%x: memref<9xf64>, %y: memref<8xf64>) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %j = arith.addi %i, %c1 : index
+    %a = memref.load %x[%i] : memref<9xf64>
+    %b = memref.load %x[%j] : memref<9xf64>
+    %m = arith.minimumf %a, %b : f64
+    %n = arith.maximumf %m, %a : f64
+    %p = arith.mulf %n, %b : f64
+    memref.store %p, %y[%i] : memref<8xf64>
+  }
+  func.return
+}
+"""
+
+
+def test_a_min_or_max_takes_one_fcmp_cycle() -> None:
+    # The authors' C writes a min as a compare and a select (`MIN` in
+    # pathfinder.c): fcmp 1 cycle, select 0, not fadd's 5.
+    hw = salam_hardware(configure("Enzyme32k"))
+    (kernel,) = kernels_of(placed(nested(MIN_OF_TWO), hw))
+    latencies = lockstep_latencies(kernel, hw, SALAM)
+    by_opcode = {
+        op.opcode.data: cycles for op, cycles in latencies.items() if isinstance(op, cgra.ComputeOp)
+    }
+    assert by_opcode["arith.minimumf"] == by_opcode["arith.maximumf"] == SALAM.fcmp == 1
+    assert by_opcode["arith.mulf"] == 4
+    # {addi j} 0, {load x[i], load x[j]} 1, {min} 2, {max} 3, {mulf} 4 (4
+    # cycles), {store} 5: each a group after its operands, the min and the max
+    # one cycle each. The store (5) is unissued when the next block is
+    # scheduled, so the next load waits for it: 5 + 1 - period <= 1, period 5
+    # (at 4 the loads would move to 2 and the store to 6, and so on).
+    schedule = schedule_of(kernel, hw)
+    assert sorted(schedule.compute) == [(0, 1), (2, 1), (3, 1), (4, 4)]
+    assert schedule.accesses == ((1, False), (1, False), (5, True))
+    assert schedule.period == 5
 
 
 PRODUCT = """

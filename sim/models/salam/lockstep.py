@@ -397,14 +397,18 @@ def lockstep_latencies(
 ) -> dict[Operation, int]:
     """Every placed op's cycles on the authors' datapath: its latency on
     `hardware`, but 0 for the ops the authors' `CycleCounts.py` gives none
-    (`SalamMachine.zero_cycle_ops`)."""
-    return {
-        op: 0
-        if isinstance(op, cgra.ComputeOp) and op.opcode.data in machine.zero_cycle_ops
-        else op_latency(op, hardware)
-        for op in kernel.body.block.ops
-        if isinstance(op, cgra.PlacedOp)
-    }
+    (`SalamMachine.zero_cycle_ops`) and `fcmp`'s for compares, mins and maxes
+    (`SalamMachine.compare_ops`)."""
+
+    def cycles(op: cgra.PlacedOp) -> int:
+        if isinstance(op, cgra.ComputeOp):
+            if op.opcode.data in machine.zero_cycle_ops:
+                return 0
+            if op.opcode.data in machine.compare_ops:
+                return machine.fcmp
+        return op_latency(op, hardware)
+
+    return {op: cycles(op) for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)}
 
 
 def enclosing_loops(kernel: cgra.KernelOp) -> int:

@@ -49,6 +49,24 @@ class SalamMachine:
     integer: int = 1
     """add, sub, mul, shifts, icmp, trunc/zext/sext: 1 (the fork's
     `src/hwacc/CycleCounts.py`)."""
+    fcmp: int = 1
+    """A float compare, in datapath cycles: `fcmp = 1` in the authors' kernel
+    configuration (`benchmarks/AD/nn/hw/nn.ini` `[CycleCounts]`, commit
+    `33a0fe08`) and in every stored version of upstream gem5-SALAM's cycle counts
+    (`TeCSAR-UNCC/gem5-SALAM` `src/hwacc/CycleCounts.py` at `c134a80f`,
+    `src/hwacc/HWModeling/SimObjects/CycleCounts.py` at `eb8fe4ae`), not `fadd`'s 5."""
+    compare_ops: tuple[str, ...] = (
+        "arith.cmpf",
+        "arith.maximumf",
+        "arith.minimumf",
+        "arith.maxnumf",
+        "arith.minnumf",
+    )
+    """Ops that take `fcmp` cycles on this datapath: a float compare, and a min or
+    max, which the authors' C writes as a compare and a 0-cycle `select`
+    (`#define MIN(a, b) ((a)<=(b) ? (a) : (b))`, `benchmarks/AD/pathfinder/hw/
+    pathfinder.c` at `d68b91f1`; without `-ffast-math` clang keeps the `fcmp` and
+    the `select`)."""
     zero_cycle_ops: tuple[str, ...] = ("arith.select",)
     """Ops the fork's `src/hwacc/CycleCounts.py` gives 0 cycles (`select`,
     `getelementptr`, `phi`, `br`, `call`): they commit when launched, so their
