@@ -24,6 +24,7 @@ docs/research/layering.md. The pass takes a module at the region stage.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from xdsl.context import Context
@@ -69,6 +70,39 @@ def layer_module(
     burst if that is more and a straight-line layer's share holds one
     (`loop_tile_entries`). With a `machine`, the cost model keeps the nests
     streaming does not pay for (`stream=auto`)."""
+    entries, straight = _tile_sizes(spad_bytes, tiles_in_flight, loop_tiles_in_flight)
+    return [
+        _layer_function(f, spad_bytes, entries, straight, machine)
+        for f in _region_gradients(module)
+    ]
+
+
+def nest_choices(
+    module: builtin.ModuleOp,
+    spad_bytes: int,
+    machines: Sequence[StreamMachine],
+    tiles_in_flight: int = 1,
+    loop_tiles_in_flight: int = 0,
+) -> list[tuple[tuple[NestChoice, ...], ...]]:
+    """Per machine of `machines`, the choices `layer_module` with it makes: per
+    gradient function, per nest, in the pass's order (a kept nest's regions carry
+    its `NestChoice.reason`). One layering of `module`, left as it is, serves every
+    machine; machines whose choices agree in `stream` layer `module` alike."""
+    entries, straight = _tile_sizes(spad_bytes, tiles_in_flight, loop_tiles_in_flight)
+    found: list[list[tuple[NestChoice, ...]]] = [[] for _ in machines]
+    for function in _region_gradients(module):
+        kept = _kept_marks(function)
+        work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
+        for choices, machine in zip(found, machines, strict=True):
+            nests = _choose(function, work, allocs, set(kept), machine)
+            choices.append(tuple(choice for _, choice in nests))
+    return [tuple(choices) for choices in found]
+
+
+def _tile_sizes(
+    spad_bytes: int, tiles_in_flight: int, loop_tiles_in_flight: int
+) -> tuple[int, int]:
+    """Entries of a loop's tile and of a straight-line layer, the options checked."""
     if spad_bytes < ENTRY_BYTES or spad_bytes % ENTRY_BYTES:
         raise fail(f"spad-bytes must be a positive multiple of {ENTRY_BYTES}, got {spad_bytes}")
     if tiles_in_flight < 1:
@@ -79,10 +113,23 @@ def layer_module(
             f"got {loop_tiles_in_flight}"
         )
     straight = tile_entries(spad_bytes, tiles_in_flight)
-    entries = loop_tile_entries(spad_bytes, tiles_in_flight, loop_tiles_in_flight)
+    return loop_tile_entries(spad_bytes, tiles_in_flight, loop_tiles_in_flight), straight
+
+
+def _region_gradients(module: builtin.ModuleOp) -> list[func.FuncOp]:
     gradients = require_gradients(module, "tapeflow-layers")
     require_stages(gradients, "tapeflow-layers", {Stage.REGIONS})
-    return [_layer_function(f, spad_bytes, entries, straight, machine) for f in gradients]
+    return gradients
+
+
+def _kept_marks(function: func.FuncOp) -> dict[int, str]:
+    """The regions the input already keeps (by position), with their reasons."""
+    marked = [op for op in function.walk() if isinstance(op, region.AllocOp)]
+    return {
+        i: op.attributes[region.KEPT].data  # type: ignore[attr-defined]
+        for i, op in enumerate(marked)
+        if isinstance(op.attributes.get(region.KEPT), builtin.StringAttr)
+    }
 
 
 def _layer_function(
@@ -101,12 +148,7 @@ def _layer_function(
     a `machine` (`stream=auto`), the nests the cost model finds streaming does not
     pay for (`lowering.layers.cost`) are kept too, and the layering is redone.
     """
-    marked = [op for op in function.walk() if isinstance(op, region.AllocOp)]
-    kept: dict[int, str] = {  # regions the input already keeps stay kept
-        i: op.attributes[region.KEPT].data  # type: ignore[attr-defined]
-        for i, op in enumerate(marked)
-        if isinstance(op.attributes.get(region.KEPT), builtin.StringAttr)
-    }
+    kept = _kept_marks(function)  # regions the input already keeps stay kept
     work, report, allocs = _attempts(function, spad_bytes, kept, entries, straight)
     if machine is not None:
         choices = _choose(function, work, allocs, set(kept), machine)

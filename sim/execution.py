@@ -49,3 +49,7 @@ class Execution:
     """The factor asked for."""
     unroll_factors: list[int] = field(default_factory=list)
     """Each tape loop's factor (`sim.simulator.unroll_factors`)."""
+    choices: dict[Hardware, Any] = field(default_factory=dict)
+    """`tapeflow-layers`' cost model's choice on each machine, by run key
+    (`sim.simulator.stream_choices`): a machine that differs from the run's in
+    what the cost model reads is evaluated only if its choice is the run's."""

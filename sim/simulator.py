@@ -16,11 +16,12 @@ largest divisor of its trip count up to the factor asked).
 
 What an execution fixes: the schedule and the run depend on the fields
 `tapeflow-to-cgra` takes and on the scratchpad size (and, with a scratchpad and
-`mapping.stream_by_cost`, on the cache and DRAM latency `tapeflow-layers`' cost
-model reads); the rest (cache, DRAM, clock, energy) only on `evaluate`, so one
-execution serves a sweep over them. A
-model may ignore part of the first kind (`TimingModel.run_hardware`): `run_key`
-is what an execution fixes under its model. More: docs/DESIGN.md, "Simulator".
+`mapping.stream_by_cost`, on the nests `tapeflow-layers`' cost model streams, which
+it chooses from the cache and the DRAM latency: `stream_choices`); the rest
+(cache, DRAM, clock, energy) only on `evaluate`, so one execution serves a sweep
+over them. A model may ignore part of the first kind (`TimingModel.run_hardware`):
+`run_key` is what an execution fixes under its model, `lowering_key` the same but
+for the cost model's numbers. More: docs/DESIGN.md, "Simulator".
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from copy import deepcopy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,9 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
 
 from lowering.ir.facts import prepared_model, record_timing_model, tape_bytes, unroll_factors
+from lowering.layers.cost import StreamMachine
 from lowering.pipelines import HARDWARE_PASSES, VARIANTS, hardware_pipeline, parse_pipeline
+from lowering.tapeflow_layers import TapeflowLayersPass, nest_choices
 from lowering.tapeflow_measure_tape import AlreadyLowered
 from sim.cache import simulate_cache, simulate_caches
 from sim.execution import Execution
@@ -157,7 +160,6 @@ def prepare(
     `recompute`: `tapeflow-recompute-loads` after differentiation (the tape is
     measured after it)."""
     check_model(model, hardware)
-    timing_model = get_model(model)
     if variant not in VARIANTS:
         raise SimulationError(f"unknown variant '{variant}'; choose from {', '.join(VARIANTS)}")
     if unroll < 1:
@@ -168,20 +170,10 @@ def prepare(
             "(scratchpad.size_bytes is 0; the Tflow presets have one)"
         )
     check_schedulable(hardware)
-    lowering = timing_model.lowering_hardware(hardware, 0)
     if memo is not None:
         memo.left -= 1
     with _without_gc_pauses():
-        if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
-            # The passes' hardware depends on the tape: differentiate first, measure.
-            measured = memo.module if memo is not None and memo.module is not None else module
-            if measured is module:
-                _front_end(ctx, module, recompute)
-            lowering = timing_model.lowering_hardware(hardware, measured_tape(measured))
-        passes = parse_pipeline(
-            hardware_pipeline(variant, lowering, unroll, recompute=recompute)
-        ).passes
-        cut = next((n for n, p in enumerate(passes) if p.name in HARDWARE_PASSES), len(passes))
+        passes, cut = _passes(ctx, module, variant, hardware, unroll, model, memo, recompute)
         if memo is not None and memo.module is not None and memo.passes == passes[:cut]:
             _adopt(module, memo.take())
         else:
@@ -193,6 +185,120 @@ def prepare(
         module.verify()
     record_timing_model(module, model)
     return measured_tape(module)
+
+
+def _passes(
+    ctx: Context,
+    module: builtin.ModuleOp,
+    variant: str,
+    hardware: Hardware,
+    unroll: int,
+    model: str,
+    memo: LoweringMemo | None,
+    recompute: bool,
+) -> tuple[tuple[ModulePass, ...], int]:
+    """The variant's passes for `hardware` under `model` (`prepare`) and the
+    position of the first that takes the machine's parameters. A model whose
+    passes' hardware depends on the tape has `module` differentiated and its
+    tape measured first (unless `memo` holds a module that is)."""
+    timing_model = get_model(model)
+    lowering = timing_model.lowering_hardware(hardware, 0)
+    if lowering != timing_model.lowering_hardware(hardware, 1 << 40):
+        measured = memo.module if memo is not None and memo.module is not None else module
+        if measured is module:
+            _front_end(ctx, module, recompute)
+        lowering = timing_model.lowering_hardware(hardware, measured_tape(measured))
+    passes = parse_pipeline(
+        hardware_pipeline(variant, lowering, unroll, recompute=recompute)
+    ).passes
+    cut = next((n for n, p in enumerate(passes) if p.name in HARDWARE_PASSES), len(passes))
+    return tuple(passes), cut
+
+
+@dataclass(frozen=True)
+class StreamChoice:
+    """What `tapeflow-layers`' cost model chooses for a module on one machine:
+    per gradient function, per nest, whether it is streamed (`lowering.
+    tapeflow_layers.nest_choices`). Machines of equal choice, and equal
+    `lowering_key`, lower and run the module alike. `reasons`: the reason each
+    nest's regions carry if kept (`tapeflow.kept`), which quotes the machine's
+    own numbers (not compared)."""
+
+    streams: tuple[tuple[bool, ...], ...]
+    reasons: tuple[tuple[str, ...], ...] = field(compare=False)
+
+    def kept_reasons(self, other: StreamChoice) -> dict[str, str] | None:
+        """The reason a region kept by this choice carries -> the one it carries
+        under `other`, an equal choice: the nests' reasons in pairs. None if a
+        reason of this choice stands for nests whose reasons under `other` differ
+        (their regions could not be told apart)."""
+        pairs: dict[str, str] = {}
+        for mine, theirs, streams in zip(self.reasons, other.reasons, self.streams, strict=True):
+            for reason, other_reason, streamed in zip(mine, theirs, streams, strict=True):
+                if not streamed and pairs.setdefault(reason, other_reason) != other_reason:
+                    return None
+        return pairs
+
+
+StreamChoices = dict[Hardware, StreamChoice]
+"""The cost model's choice per machine, by its `run_key` (`stream_choices`)."""
+
+
+def stream_choices(
+    ctx: Context,
+    module: builtin.ModuleOp,
+    variant: str,
+    machines: Iterable[Hardware],
+    unroll: int = 1,
+    model: str = DEFAULT_MODEL,
+    memo: LoweringMemo | None = None,
+    recompute: bool = False,
+) -> StreamChoices:
+    """The choice `tapeflow-layers`' cost model makes for `module` on each of
+    `machines` that runs it (`mapping.stream_by_cost` with a scratchpad), as
+    `prepare` would lower it (arguments as for `prepare`): one layering per
+    pipeline, whatever the numbers the cost model reads. A copy of `module` is
+    lowered up to that pass and kept in `memo` for the lowerings to come (or the
+    one `memo` holds is used); `module` may be differentiated in place, as
+    `prepare` does."""
+    check_model(model)
+    found: StreamChoices = {}
+    with _without_gc_pauses():
+        pending: dict[tuple[ModulePass, ...], list[tuple[Hardware, TapeflowLayersPass]]] = {}
+        for hardware in machines:
+            check_model(model, hardware)
+            passes, cut = _passes(ctx, module, variant, hardware, unroll, model, memo, recompute)
+            layers = passes[cut] if cut < len(passes) else None
+            if isinstance(layers, TapeflowLayersPass) and layers.stream == "auto":
+                general = replace(layers, **{f.name: 0 for f in fields(StreamMachine)})
+                pending.setdefault((*passes[:cut], general), []).append((hardware, layers))
+        for key, asked in pending.items():
+            passes, layers = key[:-1], asked[0][1]
+            if memo is not None and memo.module is not None and memo.passes == passes:
+                staged = memo.module
+            else:
+                staged = module.clone()
+                _front_end(ctx, staged, recompute)
+                PassPipeline(passes).apply(ctx, staged)
+                if memo is not None:
+                    memo.passes, memo.module = passes, staged
+            machines_asked = [
+                StreamMachine(**{f.name: getattr(p, f.name) for f in fields(StreamMachine)})
+                for _, p in asked
+            ]
+            made = nest_choices(
+                staged,
+                layers.spad_bytes,
+                machines_asked,
+                layers.tiles_in_flight,
+                layers.loop_tiles_in_flight,
+            )
+            for (hardware, _), choices in zip(asked, made, strict=True):
+                found[run_key(hardware, model)] = StreamChoice(
+                    tuple(tuple(c.stream for c in nests) for nests in choices),
+                    tuple(tuple(c.reason for c in nests) for nests in choices),
+                )
+    return found
 
 
 def _front_end(ctx: Context, module: builtin.ModuleOp, recompute: bool) -> None:
@@ -258,18 +364,34 @@ def run_key(hardware: Hardware, model: str = DEFAULT_MODEL) -> Hardware:
     and run ignore (`TimingModel.run_hardware`): one lowering and run of a module
     serves every machine of equal run key, each evaluated on its own. With a
     scratchpad and `mapping.stream_by_cost`, `tapeflow-layers`' cost model reads
-    the cache's size, lines and MSHRs and the DRAM latency: they stay."""
+    the cache's size, lines and MSHRs and the DRAM latency: they stay (machines
+    that differ in them only, `lowering_key`, share a run where the cost model's
+    choices agree, `stream_choices`)."""
     hardware = get_model(model).run_hardware(hardware)
+    kept = _evaluated(hardware)
     if hardware.mapping.stream_by_cost and hardware.scratchpad.size_bytes > 0:
         cache = replace(hardware.cache, assoc=0, lru_on_write=True)
-        dram = DramConfig(0.0, hardware.dram.latency_cycles)
-    else:
-        cache = replace(
-            hardware.cache, size_bytes=0, assoc=0, line_bytes=0, mshrs=0, lru_on_write=True
-        )
-        dram = DramConfig(0.0, 0)
+        kept = replace(kept, cache=cache, dram=DramConfig(0.0, hardware.dram.latency_cycles))
+    return kept
+
+
+def lowering_key(hardware: Hardware, model: str = DEFAULT_MODEL) -> Hardware:
+    """`run_key` without the numbers `tapeflow-layers`' cost model reads (that
+    `evaluate` may change otherwise): machines of equal lowering key and equal
+    `StreamChoice` lower and run a module alike."""
+    return _evaluated(get_model(model).run_hardware(hardware))
+
+
+def _evaluated(hardware: Hardware) -> Hardware:
+    """`hardware` without what `evaluate` may change."""
+    cache = replace(hardware.cache, size_bytes=0, assoc=0, line_bytes=0, mshrs=0, lru_on_write=True)
     return replace(
-        hardware, name="", clock_ghz=0.0, cache=cache, dram=dram, energy=ENERGY_PRESETS["paper"]
+        hardware,
+        name="",
+        clock_ghz=0.0,
+        cache=cache,
+        dram=DramConfig(0.0, 0),
+        energy=ENERGY_PRESETS["paper"],
     )
 
 
@@ -286,6 +408,7 @@ def execute(
     model: str = DEFAULT_MODEL,
     timeline: bool = False,
     addresses: Sequence[int | None] = (),
+    choices: StreamChoices | None = None,
 ) -> Execution:
     """Run a prepared module; `args` as `tapeflow_tools.tapeflow_run.bind_arguments` makes them.
     `fast=False` runs the kernel loops with the closure executor (the reference
@@ -294,7 +417,9 @@ def execute(
     are recorded in every report of the run; `timeline` also records what a
     timeline shows (`sim/timeline.py`). `addresses`: per argument, the address its
     program puts it at (None: none), kept on a machine with the program's memory
-    map (`placement.heap`) and ignored on others."""
+    map (`placement.heap`) and ignored on others. `choices`: the cost model's
+    choices for the module (`stream_choices`) on the machines to evaluate it on
+    that differ from `hardware` in what the cost model reads (`evaluate`)."""
     check_model(model)
     lowered_for = prepared_model(module)
     if lowered_for is not None and lowered_for != model:
@@ -337,6 +462,7 @@ def execute(
         unroll=unroll_used(module) if unroll > 1 else 1,
         unroll_requested=unroll,
         unroll_factors=unroll_factors(module),
+        choices=dict(choices or {}),
     )
 
 
@@ -381,12 +507,7 @@ def evaluate(
     hears what each window was charged (`sim.timing.report`)."""
     hardware = hardware or execution.hardware
     check_model(execution.model, hardware)
-    if run_key(hardware, execution.model) != run_key(execution.hardware, execution.model):
-        raise SimulationError(
-            f"{hardware.name} differs from {execution.hardware.name}, on which the "
-            "module was lowered and run, in what the schedule depends on (grid, "
-            f"latencies, cache hit latency or ports, scratchpad) under {execution.model}"
-        )
+    _check_run(execution, hardware)
     started = time.perf_counter()
     cache = execution.replays.get(hardware.cache)
     if cache is None:
@@ -428,6 +549,35 @@ def evaluate(
         "accesses": len(execution.addresses),
     }
     return data
+
+
+def _check_run(execution: Execution, hardware: Hardware) -> None:
+    """Raise `SimulationError` unless `execution`'s lowering and run serve
+    `hardware`: an equal `run_key`, or an equal `lowering_key` and the cost model's
+    choice on it the run's (`Execution.choices`)."""
+    model, ran = execution.model, execution.hardware
+    key = run_key(hardware, model)
+    if key == run_key(ran, model):
+        return
+    if lowering_key(hardware, model) != lowering_key(ran, model):
+        raise SimulationError(
+            f"{hardware.name} differs from {ran.name}, on which the module was lowered "
+            "and run, in what the schedule depends on (grid, latencies, cache hit "
+            f"latency or ports, scratchpad) under {model}"
+        )
+    mine, theirs = execution.choices.get(key), execution.choices.get(run_key(ran, model))
+    if mine is None or theirs is None:
+        raise SimulationError(
+            f"{hardware.name} differs from {ran.name}, on which the module was lowered "
+            "and run, in the cache or DRAM numbers tapeflow-layers' cost model reads, and "
+            "its choices on both are not known (give execute the stream_choices)"
+        )
+    if mine != theirs:
+        raise SimulationError(
+            f"tapeflow-layers' cost model streams other nests on {hardware.name} than on "
+            f"{ran.name}, on which the module was lowered and run: lower it for "
+            f"{hardware.name}"
+        )
 
 
 def simulate(
@@ -476,15 +626,19 @@ __all__ = [
     "LoweringMemo",
     "Simulation",
     "SimulationError",
+    "StreamChoice",
+    "StreamChoices",
     "check_model",
     "check_schedulable",
     "unroll_factors",
     "unroll_used",
     "evaluate",
     "execute",
+    "lowering_key",
     "prepare",
     "replay_caches",
     "run_key",
     "simulate",
+    "stream_choices",
     "unused_hardware",
 ]

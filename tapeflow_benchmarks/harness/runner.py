@@ -9,8 +9,9 @@ through `tapeflow-enzyme`, the variant's passes and the simulator (`prepare`,
 finishes, so an interrupted run loses only the groups in flight. Groups that
 differ only in their model form one job and share the passes before the first
 that takes the machine's parameters (`sim.simulator.LoweringMemo`); groups whose
-lowering and run are the same (equal `sim.simulator.run_key`) share one run, each
-point still evaluated on its own machine. A group's numbers depend only on the
+lowering and run are the same (equal `sim.simulator.run_key`, or machines on which
+`tapeflow-layers`' cost model makes the same choices) share one run, each point
+still evaluated on its own machine. A group's numbers depend only on the
 group, never on where it ran (`run_points(pool=...)` takes a Dask executor too).
 
 Local workers leave Ctrl-C to the parent and end with it (`workers.py`); the
@@ -56,6 +57,7 @@ from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import entering, out_of_memory, verify_located
 from tapeflow_tools.frontend import parse_module_text
 from tapeflow_tools.interrupt import killed_here
+from targets.hardware import Hardware
 
 Report = dict[str, Any]
 
@@ -130,6 +132,15 @@ def source_inputs(source: KernelSource) -> dict[str, np.ndarray]:
         return {key: data[key] for key in data.files}
 
 
+def _source_module(group: Group) -> tuple[builtin.ModuleOp, bool]:
+    """A copy of `group`'s kernel after Enzyme, and whether its loads are
+    recomputed (`tapeflow-recompute-loads`)."""
+    if group.source is None:
+        recompute = ALL_KERNELS[group.kernel].recomputes(group.size, group.variant)
+        return _differentiated(group.kernel, group.size).clone(), recompute
+    return _user_differentiated(group.source).clone(), False
+
+
 @dataclass
 class _Lowered:
     module: builtin.ModuleOp
@@ -153,12 +164,7 @@ def _lower(
     entering("lowering it (Enzyme and the variant's passes)")
     ctx = make_context()
     source = group.source
-    if source is None:
-        module = _differentiated(group.kernel, group.size).clone()
-        recompute = ALL_KERNELS[group.kernel].recomputes(group.size, group.variant)
-    else:
-        module = _user_differentiated(source).clone()
-        recompute = False
+    module, recompute = _source_module(group)
     stats: dict[str, float] = {}
     if group.variant == "enzyme" and group.unroll == 1:
         stats["tensors_per_loop"] = _tensors_per_loop(module)
@@ -188,10 +194,15 @@ def _lower(
     )
 
 
-def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[Point, Report]:
+def _simulate(
+    runs: list[tuple[Group, list[Point]]],
+    lowered: _Lowered,
+    choices: simulator.StreamChoices,
+) -> dict[Point, Report]:
     """Run the lowered module under its model once; one report per point of every
-    group in `runs` (groups of one run key, `_run_identity`), each evaluated on
-    its own machine."""
+    group in `runs` (groups of one run, `run_bundle`), each evaluated on its own
+    machine (`choices`: the cost model's, for those that differ from the first in
+    what it reads)."""
     started = time.perf_counter()
     group, points = runs[0]
     hardware = points[0].hardware()
@@ -208,6 +219,7 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
         unroll=group.unroll,
         model=group.model,
         addresses=lowered.addresses,
+        choices=choices,
     )
     if stats:
         lines = np.unique(execution.addresses >> 6)
@@ -226,12 +238,27 @@ def _simulate(runs: list[tuple[Group, list[Point]]], lowered: _Lowered) -> dict[
         report["hardware"] = record
         report["kernel_stats"] = stats
         report["outputs_finite"] = bool(finite)
-        report["kept_regions"] = dict(lowered.kept)
+        report["kept_regions"] = _kept_on(lowered.kept, choices, hardware, point)
         reports[point] = report
     seconds = lowered.seconds + time.perf_counter() - started
     for report in reports.values():
         report["group_seconds"] = seconds
     return reports
+
+
+def _kept_on(
+    kept: dict[str, str], choices: simulator.StreamChoices, ran: Hardware, point: Point
+) -> dict[str, str]:
+    """The regions kept in DRAM with why (`kept`, as lowered on `ran`), as `point`'s
+    lowering would give them: a nest the cost model kept names `point`'s numbers."""
+    model = point.group.model
+    mine = choices.get(simulator.run_key(point.hardware(), model))
+    theirs = choices.get(simulator.run_key(ran, model))
+    if mine is None or theirs is None:
+        return dict(kept)
+    pairs = theirs.kept_reasons(mine)
+    assert pairs is not None, "run_bundle shares a run only where the reasons pair"
+    return {region: pairs.get(reason, reason) for region, reason in kept.items()}
 
 
 def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
@@ -242,8 +269,9 @@ def _failed(points: list[Point], err: Exception) -> dict[Point, Report]:
 def _run_identity(group: Group, points: list[Point]) -> tuple[Any, ...]:
     """What one lowering and run of `group` depend on: the kernel, variant,
     unroll factor (as it unrolls the kernel's loops, `_unrolling`) and model, and
-    the machine as the model's lowering and run read it (`sim.simulator.run_key`).
-    Groups of equal identity share one run: under `salam`, TapeFlow at every
+    the machine as the model's lowering and run read it but for the cost model's
+    numbers (`sim.simulator.lowering_key`; `run_bundle` tells their choices
+    apart). Groups of equal identity share one run: under `salam`, TapeFlow at every
     scratchpad size (its bins hold the whole tape); a built-in kernel unrolled by
     16 and fully, when its loops have at most 16 iterations."""
     return (
@@ -253,7 +281,7 @@ def _run_identity(group: Group, points: list[Point]) -> tuple[Any, ...]:
         group.variant,
         _unrolling(group, _primal_trips),
         group.model,
-        simulator.run_key(points[0].hardware(), group.model),
+        simulator.lowering_key(points[0].hardware(), group.model),
     )
 
 
@@ -302,15 +330,18 @@ def _unrolling(group: Group, trips_of: Callable[[str, str], tuple[int, ...] | No
 
 
 def run_runs(
-    runs: list[tuple[Group, list[Point]]], memo: simulator.LoweringMemo | None = None
+    runs: list[tuple[Group, list[Point]]],
+    memo: simulator.LoweringMemo | None = None,
+    choices: simulator.StreamChoices | None = None,
 ) -> dict[Point, Report]:
-    """Groups of one run identity: lowered and run once (as the first group),
-    every point evaluated. A failure gives every point a report with an `error`
-    key."""
+    """Groups of one run (`run_bundle`): lowered and run once (as the first
+    group's first point), every point evaluated (`choices`: the cost model's on
+    the points' machines, `sim.simulator.stream_choices`). A failure gives every
+    point a report with an `error` key."""
     points = [p for _, group_points in runs for p in group_points]
     try:
         group, group_points = runs[0]
-        return _simulate(runs, _lower(group, group_points, memo))
+        return _simulate(runs, _lower(group, group_points, memo), choices or {})
     except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
         return _failed(points, err)
 
@@ -318,32 +349,102 @@ def run_runs(
 def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:
     """Lower and run `group` once; one report per point (each its own cache and
     energy preset). A failure gives every point a report with an `error` key."""
-    return run_runs([(group, points)])
+    return run_bundle([(group, points)])
+
+
+Run = list[tuple[Group, list[Point]]]
+"""The groups (with their points) one lowering and run serves."""
 
 
 def run_bundle(bundle: list[tuple[Group, list[Point]]]) -> dict[Point, Report]:
     """Groups that share the kernel (often differing only in their timing model),
-    run one after another; groups of equal run identity (`_run_identity`) share
-    one lowering and run."""
-    runs: dict[tuple[Any, ...], list[tuple[Group, list[Point]]]] = {}
+    run one after another. Groups of equal run identity (`_run_identity`) share
+    one lowering and run where the machines' run keys are equal
+    (`sim.simulator.run_key`), or where they differ only in the numbers
+    `tapeflow-layers`' cost model reads and its choices agree
+    (`sim.simulator.stream_choices`, asked only then)."""
+    classes: dict[tuple[Any, ...], Run] = {}
     for group, points in bundle:
-        # A group's points differ in what `evaluate` may change, unless the
-        # lowering reads it too (the cost model of `tapeflow-layers`: the cache).
-        parts: dict[Any, list[Point]] = {}
+        parts: dict[Hardware, list[Point]] = {}
         for point in points:
-            parts.setdefault(simulator.run_key(point.hardware(), group.model), []).append(point)
+            parts.setdefault(simulator.lowering_key(point.hardware(), group.model), []).append(
+                point
+            )
         for part in parts.values():
             identity = _run_identity(group, part)
             if _unrolling(group, _gradient_trips) != identity[4]:
                 # Checked on the gradient, whose loops the pass unrolls: if the primal's
                 # trip counts mislead, the group runs on its own.
                 identity = (*identity[:4], group.unroll, *identity[5:])
-            runs.setdefault(identity, []).append((group, part))
+            classes.setdefault(identity, []).append((group, part))
     # Copies of one kernel's module: the passes before the first that takes the
     # machine's parameters run once for all the runs.
     kernels = {(g.kernel, g.size, g.source) for g, _ in bundle}
-    memo = simulator.LoweringMemo(len(runs)) if len(runs) > 1 and len(kernels) == 1 else None
-    return {p: r for shared in runs.values() for p, r in run_runs(shared, memo).items()}
+    memo = simulator.LoweringMemo(0) if len(kernels) == 1 else None
+    choices: simulator.StreamChoices = {}
+    runs: list[Run] = []
+    for members in classes.values():
+        keys = {simulator.run_key(p.hardware(), g.model) for g, ps in members for p in ps}
+        if len(keys) > 1:
+            choices.update(_stream_choices(members, memo))
+        runs += _shared_runs(members, choices)
+    if memo is not None:
+        memo.left = len(runs)
+    return {p: r for run in runs for p, r in run_runs(run, memo, choices).items()}
+
+
+def _stream_choices(members: Run, memo: simulator.LoweringMemo | None) -> simulator.StreamChoices:
+    """The cost model's choices on the machines of `members` (groups of one run
+    identity, lowered alike up to `tapeflow-layers`); none if that fails (each run
+    then lowers on its own and reports the failure)."""
+    group = members[0][0]
+    module, recompute = _source_module(group)
+    machines = [p.hardware() for _, points in members for p in points]
+    try:
+        return simulator.stream_choices(
+            make_context(),
+            module,
+            group.variant,
+            machines,
+            group.unroll,
+            group.model,
+            memo,
+            recompute,
+        )
+    except Exception:  # noqa: BLE001 -- the runs' own lowerings report it
+        return {}
+
+
+def _shared_runs(members: Run, choices: simulator.StreamChoices) -> list[Run]:
+    """`members` (groups of one run identity) split into runs: points of equal run
+    key, or of equal cost-model choice (`choices`) whose kept nests' reasons pair
+    (`StreamChoice.kept_reasons`, for `_kept_on`)."""
+    runs: list[tuple[Any, Run]] = []
+    for group, points in members:
+        for point in points:
+            key = simulator.run_key(point.hardware(), group.model)
+            choice = choices.get(key)
+            run = next(
+                (
+                    run
+                    for first, run in runs
+                    if first == key
+                    or (
+                        choice is not None
+                        and choices.get(first) == choice
+                        and choices[first].kept_reasons(choice) is not None
+                    )
+                ),
+                None,
+            )
+            if run is None:
+                run = []
+                runs.append((key, run))
+            if run and run[-1][0] == group:
+                run[-1][1].append(point)
+            else:
+                run.append((group, [point]))
+    return [run for _, run in runs]
 
 
 def _run_group_job(bundle: list[tuple[Group, list[Point]]]) -> list[tuple[Point, Report]]:

@@ -29,7 +29,7 @@ from lowering.ir.loops import enclosing_loops
 from lowering.layers import cost
 from lowering.layers.cost import StreamMachine, _groups, nest_runs
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_layers import layer_module
+from lowering.tapeflow_layers import layer_module, nest_choices
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
 from sim.simulator import prepare, simulate
@@ -137,6 +137,21 @@ def test_always_streams_what_auto_keeps() -> None:
     module, report = _layered("short-tape.mlir", 32, None)
     assert not _kept(module) and not report.nests  # type: ignore[attr-defined]
     assert [(r.rows, r.slots, r.instances) for r in report.layers] == [(2, 2, 32)]  # type: ignore[attr-defined]
+
+
+def test_nest_choices_are_the_pass_s_for_each_machine() -> None:
+    # short-tape at a 1000-cycle DRAM: its 2 groups of FWD misses alone save 2000
+    # cycles, more than the 448 its tiles add, so it streams.
+    slow = replace(CGRA, dram_latency=1000)
+    path = INPUTS / "short-tape.mlir"
+    module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    text = str(module)
+    found = nest_choices(module, 32, [CGRA, slow])
+    assert str(module) == text  # one layering for all, the module left as it was
+    assert [[c.stream for c in nests] for (nests,) in found] == [[False], [True]]
+    assert found[1][0][0].saved >= 2 * 1000 and found[1][0][0].added == 32 * (6 + 8)
+    for choices, machine in zip(found, (CGRA, slow), strict=True):
+        assert choices == (tuple(_layered("short-tape.mlir", 32, machine)[1].nests),)  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
