@@ -31,7 +31,7 @@ streamed (no estimate).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from math import ceil, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
@@ -40,11 +40,9 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import enclosing_loops, trip_count
 from lowering.layers.records import ROWS_PER_ITERATION
-from lowering.scheduling.body import LoopBody, placeable
-from lowering.scheduling.recurrence import recurrence_mii
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES
-from targets.hardware import CacheConfig, DramConfig, Hardware, Latencies
+from targets.hardware import CacheConfig, DramConfig, Latencies
 
 STREAM_CHOICES = ("auto", "always")
 """`tapeflow-layers`'s `stream` option: decide per nest by the cost model, or
@@ -202,29 +200,10 @@ def saved_cycles(
         # of elements an access touches once.
         primal_misses = 0 if arrays_fit else (len(primal) - reused) * words
         mshrs = machine.cache_mshrs
-        after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
-        after += len(primal) * iterations / machine.cache_ports
-        before = _groups(primal_misses, missing * words, mshrs) * machine.dram_latency
-        before += (len(primal) + len(tape)) * iterations / machine.cache_ports
-        # A loop's iterations cannot issue faster than its recurrences allow: memory
-        # time below that hides under the compute and is not saved.
-        compute = iterations * _recurrence(block, machine) if iterations > 1 else 0.0
-        saved += runs * (max(before, compute) - max(after, compute))
+        groups = _groups(primal_misses, missing * words, mshrs) - _groups(primal_misses, 0.0, mshrs)
+        ports = len(tape) * iterations / machine.cache_ports
+        saved += runs * (groups * machine.dram_latency + ports)
     return saved
-
-
-def _recurrence(block: Block, machine: StreamMachine) -> int:
-    """The recurrence bound on the initiation interval of the innermost loop whose
-    body is `block` (`lowering.scheduling.recurrence`, the scheduler's own, with the
-    machine's integer latency and the other latencies `targets.hardware`'s); 0 if
-    the body holds ops the scheduler does not place (branches)."""
-    ops = list(block.ops)[:-1]
-    terminator = block.last_op
-    if not isinstance(terminator, scf.YieldOp) or not all(placeable(op) for op in ops):
-        return 0
-    hardware = Hardware("cost", latencies=replace(Latencies(), integer=machine.integer))
-    carried = list(zip(block.args[1:], terminator.operands, strict=False))
-    return recurrence_mii(LoopBody.of(ops, hardware), carried, hardware)
 
 
 def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bool:
