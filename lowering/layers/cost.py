@@ -7,8 +7,8 @@ numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
 models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
-  loop, or of the straight-line ops of a loop body) is taken as memory-bound,
-  down to its loop's recurrence bound (`_recurrence`). Streaming removes its
+  loop, or of the straight-line ops of a loop body) is taken as memory-bound.
+  Streaming removes its
   tape accesses from the cache ports (`ports` a cycle) and its tape misses, which
   cost only the groups of `mshrs` outstanding misses they add to the window's
   primal ones (`dram_latency` a group). A tape line misses in
