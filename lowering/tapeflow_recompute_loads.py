@@ -375,7 +375,8 @@ def recompute_loads(function: func.FuncOp) -> tuple[int, int]:
                 rewrite = partial(_recompute_nested, classify_nested_cache(op, body, rev_start))
             except NotANestedCache:
                 continue
-        writes = writes or _Writes.of(function)
+        if writes is None:
+            writes = _Writes.of(function)
         try:
             rewrite(writes, rev_start)
         except _NotRecomputable:  # raised before any change
