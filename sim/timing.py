@@ -32,7 +32,7 @@ import numpy as np
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
 from sim.models.streams import Transfer
-from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, MemoryTrace
+from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, AccessRoles, MemoryTrace
 from targets.costs import KernelPlanner, KernelProfile
 from targets.hardware import Hardware
 
@@ -215,6 +215,7 @@ class TimingRecorder:
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
         self._kernel_index: dict[int, int] = {}  # id(fu): its index in `profiles`
+        self._cells: dict[int, list[int]] = {}  # id(fu): `kernel_cell`
         self._window_fu: dict[int, dict[str, int]] = {}  # ops window: its FU ops
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; a window's `kernel` column indexes it (0: not a kernel)."""
@@ -426,8 +427,16 @@ class TimingRecorder:
             kernel = self._add_kernel(profile)
         self.kernel_rows += (kernel, trips, len(self._accesses))
 
+    def kernel_cell(self, profile: KernelProfile) -> list[int]:
+        """A cell that holds `profile`'s index in `profiles` once it ran (-1
+        before): code generated for a kernel loop records a run of a kernel
+        that ran before as `kernel_ran` does, extending `kernel_rows` itself by
+        (index, trips, len(trace.packed)), and calls `kernel_ran` otherwise."""
+        return self._cells.setdefault(id(profile.fu_ops), [-1])
+
     def _add_kernel(self, profile: KernelProfile) -> int:
         kernel = self._kernel_index[id(profile.fu_ops)] = len(self.profiles)
+        self.kernel_cell(profile)[0] = kernel
         self.profiles.append(profile)
         for cls in profile.fu_ops:
             self._fu_order.setdefault(cls)
@@ -645,7 +654,7 @@ class WindowTimes:
 
 
 def dram_traffic(
-    addresses: np.ndarray, roles: np.ndarray, cache: CacheResult, line: int
+    addresses: np.ndarray, roles: np.ndarray | AccessRoles, cache: CacheResult, line: int
 ) -> list[int]:
     """The bytes of the cache's DRAM traffic credited to each role (`DRAM_ROLES`).
 
@@ -669,7 +678,7 @@ def dram_traffic(
         first = np.full(span, addresses.size, dtype=np.int64)
         np.minimum.at(first, missed - low, missed_at)
         touched = first < addresses.size
-        owner = np.zeros(span, dtype=roles.dtype)
+        owner = np.zeros(span, dtype=np.int8)
         owner[touched] = roles[first[touched]]
         fetched = np.bincount(owner[missed - low], minlength=len(DRAM_ROLES))
         back = np.bincount(owner[written - low], minlength=len(DRAM_ROLES))
@@ -684,7 +693,7 @@ def dram_traffic(
 def report(
     recorder: TimingRecorder,
     cache: CacheResult,
-    roles: np.ndarray,
+    roles: np.ndarray | AccessRoles,
     hardware: Hardware,
     tape_bytes: int,
     model: str = "cgra",

@@ -221,6 +221,24 @@ class MemoryTrace:
         return packed >> 2, (packed & 2).astype(bool), (packed & 1).astype(bool)
 
 
+@dataclass(frozen=True)
+class AccessRoles:
+    """Each access's role (`MemoryTrace.roles`), computed only for the accesses
+    asked about: the report needs the first access of each line alone."""
+
+    trace: MemoryTrace
+    addresses: np.ndarray
+    tape: np.ndarray
+
+    def __getitem__(self, positions: np.ndarray) -> np.ndarray:
+        """The roles of the accesses at `positions`."""
+        return self.trace.roles(self.addresses[positions], self.tape[positions])
+
+    def all(self) -> np.ndarray:
+        """Every access's role."""
+        return self.trace.roles(self.addresses, self.tape)
+
+
 Term = tuple[int, tuple[int, ...]]
 """`coefficient * the product of the named columns` of a run's record."""
 
