@@ -218,7 +218,8 @@ class MemoryTrace:
         """(addresses, writes, tape flags), one entry per access."""
         self.resolve()
         packed = np.frombuffer(self.packed, dtype=np.int64)
-        return packed >> 2, (packed & 2).astype(bool), (packed & 1).astype(bool)
+        low = packed.astype(np.uint8)  # the flags, modulo 256: one pass over the entries
+        return packed >> 2, ((low >> 1) & 1).view(bool), (low & 1).view(bool)
 
 
 @dataclass(frozen=True)
