@@ -248,8 +248,8 @@ def _attempt(
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans, reasons = run_time_tiling_plans(function, max(entries, straight), kept)
-    unlayered = run_time_regions(function, plans, reasons)
+    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept)
+    unlayered = run_time_regions(function, plans, reasons, proven)
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
@@ -271,6 +271,7 @@ def _attempt(
         kept,
         unlayered=set(unlayered),
         plans=plans,
+        proven=proven,
         tile_entries=entries,
         layer_entries=straight,
     )

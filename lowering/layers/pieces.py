@@ -116,6 +116,7 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
                     False,
                     outer_instances(stores[0], function),
                     under_branch(stores[0], function),
+                    run_time=target in state.proven,
                 )
             )
         # REV partners, in the inverse order, where REV first reads any of them.
