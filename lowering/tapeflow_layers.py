@@ -42,7 +42,7 @@ from lowering.layers.cost import (
     footprint,
     saved_cycles,
 )
-from lowering.layers.pieces import make_pieces
+from lowering.layers.pieces import make_pieces, sink_past
 from lowering.layers.records import KeptRecord, LayersReport, NestChoice, region_name
 from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
 from lowering.layers.state import (
@@ -359,9 +359,13 @@ def _layer_block(state: LayeringState, block: Block) -> None:
                 current.append(unit)  # compute, or an access of a kept region (DRAM)
             continue
         if isinstance(unit, scf.ForOp):
+            held = current_region
+            sunk = sink_past(current, held, unit)
             close()
             if not try_tile(state, unit, stores):
                 _layer_block(state, unit.body.block)
+            if sunk:
+                current, current_region, current_count = sunk, held, len(sunk)
             continue
         if isinstance(unit, scf.IfOp):
             close()
