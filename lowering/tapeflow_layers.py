@@ -360,7 +360,7 @@ def _layer_block(state: LayeringState, block: Block) -> None:
             continue
         if isinstance(unit, scf.ForOp):
             held = current_region
-            sunk = sink_past(current, held, unit)
+            sunk = sink_past(state, current, held, unit)
             close()
             if not try_tile(state, unit, stores):
                 _layer_block(state, unit.body.block)

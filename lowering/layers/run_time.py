@@ -86,11 +86,12 @@ class TapeValue:
 
 @dataclass(frozen=True)
 class IndexOp:
-    """An atom standing for an index op of affine operands the forms cannot
-    express (`max`, `min`, a product of two variables, a division): `name` of the
-    op and its operands' frozen forms, in a set where the op commutes. The same op
-    of equal operands in FWD and REV (a band's bounds `max(1, i - w)`, recomputed
-    by REV at the mirrored iteration) is the same atom."""
+    """An atom standing for an integer op of affine operands the forms cannot
+    express (`max`, `min`, a product of two variables, a division, a comparison, a
+    select, an unsigned extension or a truncation): `name` of the op and its
+    operands' frozen forms, in a set where the op commutes. The same op of equal
+    operands in FWD and REV (a band's bounds `max(1, i - w)`, recomputed by REV at
+    the mirrored iteration) is the same atom."""
 
     name: str
     operands: tuple[frozenset[tuple[object, int]], ...] | frozenset[frozenset[tuple[object, int]]]
@@ -115,14 +116,20 @@ _OPAQUE = (
     arith.FloorDivSIOp,
     arith.RemSIOp,
     arith.RemUIOp,
+    arith.CmpiOp,
+    arith.SelectOp,
+    arith.ExtUIOp,
+    arith.TruncIOp,
 )
 
 
 def _index_op(op: Operation, ivs: set[SSAValue], inside: Operation | None) -> IndexOp:
+    """The atom of `op` (a comparison's predicate is part of its name)."""
     operands = [frozenset(affine_form(o, ivs, inside).items()) for o in op.operands]
+    name = f"{op.name} {op.predicate.value.data}" if isinstance(op, arith.CmpiOp) else op.name
     if isinstance(op, _COMMUTING):
-        return IndexOp(op.name, frozenset(operands))
-    return IndexOp(op.name, tuple(operands))
+        return IndexOp(name, frozenset(operands))
+    return IndexOp(name, tuple(operands))
 
 
 def _tape_value(value: SSAValue, ivs: set[SSAValue], inside: Operation) -> TapeValue | None:
@@ -193,7 +200,8 @@ def _frozen(
 def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -> Form:
     """`value` as an exact affine form over the induction variables `ivs` and the
     values defined outside `inside` (symbols: arguments such as the bound `%n`),
-    through `arith.constant/addi/subi/muli` (by a constant); a value of the loops
+    through `arith.constant/addi/subi/muli` (by a constant) and the casts that keep
+    the integer (`index_cast`, `extsi`); a value of the loops
     that is not is an atom where it is an index op of such forms (`IndexOp`) or a
     tape element (`TapeValue`); `_NotAffine` else."""
     if value in ivs:
@@ -203,6 +211,8 @@ def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
         return {1: constant}
     if isinstance(value, OpResult):
         op = value.op
+        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
+            return affine_form(op.input, ivs, inside)  # the same integer
         if isinstance(op, arith.AddiOp | arith.SubiOp):
             left = affine_form(op.lhs, ivs, inside)
             right = affine_form(op.rhs, ivs, inside)

@@ -3,19 +3,26 @@ The symbolic mirror proof of `lowering.layers.run_time` with bounds that are not
 affine forms of the loops' indices: a loop bound Enzyme cached on the tape (CSR row
 pointers, `TapeValue`) and a bound that clamps an index (`max`/`min`, `IndexOp`).
 Each is an atom of the forms; FWD and REV agree where the atoms do at mirrored
-iterations. Hand-written region-stage functions, each with a variant that must
-not be proven: REV reading another row's bound, REV recomputing another band, and
-a store index that may repeat an element although its coefficients have full rank.
+iterations (and an i32 loop's index, cast to `index`, is the same integer).
+Hand-written region-stage functions, each with a variant that must not be proven:
+REV reading another row's bound, REV recomputing another band, and a store index
+that may repeat an element although its coefficients have full rank.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from lowering.layers.run_time import run_time_tiling_plans
+from lowering.tapeflow_enzyme import TapeflowEnzymePass
+from lowering.tapeflow_raise_tape import raise_module
+from lowering.tapeflow_regions import form_regions
 from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser
 
 CSR = """
 func.func private @g(%p: memref<5xindex>, %x: memref<9xf64>, %y: memref<9xf64>) {
@@ -152,3 +159,24 @@ def test_another_band_in_rev_is_not_proven() -> None:
     planned, reasons = _outcome(BAND.replace("REV_REACH", "%c2"))
     assert "!region.region<4x?, [f64]>" not in planned
     assert "trip counts" in reasons["!region.region<4x?, [f64]>"]
+
+
+def test_a_loop_over_i32_bounds_with_a_clamped_tile_is_proven_mirrored() -> None:
+    """MLIR's peeling test shape (frontend_kernels/strided_i32_tiles.mlir): an i32
+    loop, its index cast to `index` (the same integer) and an inner loop to
+    `min(4, 17 - start)`: the inner loop is strip-mined at run time."""
+    path = Path(__file__).parents[1] / "tapeflow_tools" / "frontend_kernels"
+    text = (path / "strided_i32_tiles.mlir").read_text()
+    module = LocatingParser(make_context(), text, "strided_i32_tiles.mlir").parse_module()
+    TapeflowEnzymePass().apply(make_context(), module)
+    raise_module(module)
+    form_regions(module)
+    (function,) = [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and op.sym_name.data.startswith("diffe")
+    ]
+    plans, reasons, _ = run_time_tiling_plans(function, 8)
+    assert {str(r.type) for plan in plans.values() for r in plan.regions} == {
+        "!region.region<5x?, [f64, f64]>"
+    }, reasons
