@@ -42,7 +42,7 @@ from lowering.layers.cost import (
     footprint,
     saved_cycles,
 )
-from lowering.layers.pieces import make_pieces
+from lowering.layers.pieces import make_pieces, sink_past
 from lowering.layers.records import KeptRecord, LayersReport, NestChoice, region_name
 from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
 from lowering.layers.state import (
@@ -248,8 +248,8 @@ def _attempt(
     for op in function.walk():
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans, reasons = run_time_tiling_plans(function, max(entries, straight), kept)
-    unlayered = run_time_regions(function, plans, reasons)
+    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept)
+    unlayered = run_time_regions(function, plans, reasons, proven)
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
@@ -271,6 +271,7 @@ def _attempt(
         kept,
         unlayered=set(unlayered),
         plans=plans,
+        proven=proven,
         tile_entries=entries,
         layer_entries=straight,
     )
@@ -358,9 +359,13 @@ def _layer_block(state: LayeringState, block: Block) -> None:
                 current.append(unit)  # compute, or an access of a kept region (DRAM)
             continue
         if isinstance(unit, scf.ForOp):
+            held = current_region
+            sunk = sink_past(state, current, held, unit)
             close()
             if not try_tile(state, unit, stores):
                 _layer_block(state, unit.body.block)
+            if sunk:
+                current, current_region, current_count = sunk, held, len(sunk)
             continue
         if isinstance(unit, scf.IfOp):
             close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -116,6 +117,7 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
                     False,
                     outer_instances(stores[0], function),
                     under_branch(stores[0], function),
+                    run_time=target in state.proven,
                 )
             )
         # REV partners, in the inverse order, where REV first reads any of them.
@@ -130,6 +132,40 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
             cursor = _wrap(
                 state.loads_of(stores), rev_id, Phase.REV, fwd_id, tile, state.spad_bytes, at
             )
+
+
+def sink_past(
+    state: LayeringState, ops: list[Operation], target: SSAValue | None, loop: scf.ForOp
+) -> list[Operation]:
+    """
+    The stores of region `target` in an open piece (`ops`, taken out of it) moved
+    to just after `loop`, where they open the next piece, if `loop` touches nothing
+    of that region and the next stores of the block after it are stores of that
+    region; else none. A body's values stored before an inner loop (the bounds of
+    a sparse row, an input's products) and after it (the activation's argument)
+    then make one piece of the iteration, not two: one layer where there were two.
+    Their values are defined before `loop`; nothing reads the tape before REV, so
+    the elements hold the same values.
+    """
+    if target is None or any(
+        isinstance(o, region.StoreOp | region.LoadOp) and o.region is target for o in loop.walk()
+    ):
+        return []
+    after = loop.next_op
+    while after is not None and not [
+        s for s in state.stores_in(after) if s.region not in state.unlayered
+    ]:
+        after = after.next_op
+    if not isinstance(after, region.StoreOp) or after.region is not target:
+        return []
+    sunk = [o for o in ops if isinstance(o, region.StoreOp) and o.region is target]
+    anchor: Operation = loop
+    for store in sunk:
+        ops.remove(store)
+        store.detach()
+        Rewriter.insert_op(store, InsertPoint.after(anchor))
+        anchor = store
+    return sunk
 
 
 def _hoist_indices(

@@ -39,7 +39,8 @@ class LayerRecord:
     conditional: bool = False
     """Under a branch (`scf.if`): runs when the branch does."""
     run_time: bool = False
-    """Strip-mined with a run-time number of tiles (a loop bounded by `%n`)."""
+    """Strip-mined with a run-time number of tiles (a loop bounded by `%n`), or a
+    piece of an iteration of such a loop."""
     tile_iterations: int = 0
     """Iterations of the strip-mined loop per tile, when `run_time`."""
 
@@ -98,12 +99,14 @@ class LayersReport:
         ]
         for r in self.layers:
             kind = "tile of iterations" if r.tiled else "piece of an iteration"
-            runs = (
-                f"runs ceil(trip count / {r.tile_iterations}) times per run of the loops "
-                "around it (known at run time)"
-                if r.run_time
-                else f"runs {r.instances} times"
-            )
+            runs = f"runs {r.instances} times"
+            if r.run_time and r.tiled:
+                runs = (
+                    f"runs ceil(trip count / {r.tile_iterations}) times per run of the loops "
+                    "around it (known at run time)"
+                )
+            elif r.run_time:
+                runs = "runs once per iteration of its loops (trip counts known at run time)"
             if r.conditional:
                 kind, runs = f"conditional {kind}", f"runs at most {r.instances} times"
             lines.append(

@@ -8,6 +8,7 @@ read through the cache).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,10 +25,12 @@ def run_time_regions(
     function: func.FuncOp,
     plans: dict[scf.ForOp, RunTimePlan] | None = None,
     reasons: dict[SSAValue, str] | None = None,
+    proven: set[SSAValue] | None = None,
 ) -> dict[SSAValue, str]:
     """
     The regions this pass leaves unlayered because a trip count they depend on is
-    known only at run time and their loops could not be strip-mined, with the
+    known only at run time, their loops could not be strip-mined and REV could not
+    be proven to mirror FWD (`proven`: cut into pieces of one iteration), with the
     reason (`reasons`, from `run_time_tiling_plans`): a region of `?` extents, or
     one accessed inside a loop whose bounds are not constants.
 
@@ -42,8 +45,8 @@ def run_time_regions(
     for op in function.walk():
         if not isinstance(op, region.StoreOp | region.LoadOp) or op.region in found:
             continue
-        if op.region in planned:
-            continue  # strip-mined with a run-time number of tiles
+        if op.region in planned or op.region in (proven or set()):
+            continue  # strip-mined with a run-time number of tiles, or in pieces
         region_type = op.region.type
         assert isinstance(region_type, region.RegionType)
         run_time = not region_type.is_static() or any(
@@ -62,13 +65,145 @@ class _NotAffine(Exception):
 
 Form = dict[object, int]
 """An affine index expression: coefficient per atom (an induction variable, a
-value defined outside the loops, or 1 for the constant term)."""
+value defined outside the loops, a `TapeValue`, or 1 for the constant term)."""
+
+
+@dataclass(frozen=True)
+class TapeValue:
+    """An atom standing for the value of one tape element: slot `slot` of `region`
+    at `indices` (each an affine form, frozen). FWD's value stored there and REV's
+    load of it are the same atom when their indices agree (at mirrored
+    iterations): a loop bound Enzyme cached on the tape (the row pointers of a
+    sparse matrix) is then an atom of both nests' forms."""
+
+    region: SSAValue
+    slot: int
+    indices: tuple[frozenset[tuple[object, int]], ...]
+
+    def forms(self) -> list[Form]:
+        return [dict(index) for index in self.indices]
+
+
+@dataclass(frozen=True)
+class IndexOp:
+    """An atom standing for an integer op of affine operands the forms cannot
+    express (`max`, `min`, a product of two variables, a division, a comparison, a
+    select, an unsigned extension or a truncation): `name` of the op and its
+    operands' frozen forms, in a set where the op commutes. The same op of equal
+    operands in FWD and REV (a band's bounds `max(1, i - w)`, recomputed by REV at
+    the mirrored iteration) is the same atom."""
+
+    name: str
+    operands: tuple[frozenset[tuple[object, int]], ...] | frozenset[frozenset[tuple[object, int]]]
+
+    def forms(self) -> list[Form]:
+        return [dict(operand) for operand in self.operands]
+
+    def substituted(self, sigma: dict[SSAValue, Form]) -> IndexOp:
+        operands = (frozenset(_substitute(f, sigma).items()) for f in self.forms())
+        if isinstance(self.operands, frozenset):
+            return IndexOp(self.name, frozenset(operands))
+        return IndexOp(self.name, tuple(operands))
+
+
+_COMMUTING = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp, arith.MuliOp)
+_OPAQUE = (
+    *_COMMUTING,
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.FloorDivSIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+    arith.CmpiOp,
+    arith.SelectOp,
+    arith.ExtUIOp,
+    arith.TruncIOp,
+)
+
+
+def _index_op(op: Operation, ivs: set[SSAValue], inside: Operation | None) -> IndexOp:
+    """The atom of `op` (a comparison's predicate is part of its name)."""
+    operands = [frozenset(affine_form(o, ivs, inside).items()) for o in op.operands]
+    name = f"{op.name} {op.predicate.value.data}" if isinstance(op, arith.CmpiOp) else op.name
+    if isinstance(op, _COMMUTING):
+        return IndexOp(name, frozenset(operands))
+    return IndexOp(name, tuple(operands))
+
+
+def _tape_value(value: SSAValue, ivs: set[SSAValue], inside: Operation) -> TapeValue | None:
+    """The tape element `value` is: REV's `region.load` of it, or FWD's value
+    stored to a region in the loop body that defines it (a loop of the nest whose
+    induction variables are `ivs`), once per iteration of the loops around it."""
+    if isinstance(value, OpResult) and isinstance(value.op, region.LoadOp):
+        load = value.op
+        return TapeValue(load.region, load.loaded_id, _frozen(load.indices, ivs, inside))
+    stores = [
+        use.operation
+        for use in value.uses
+        if isinstance(use.operation, region.StoreOp) and use.operation.value == value
+    ]
+    if len(stores) != 1 or not isinstance(value, OpResult):
+        return None
+    (store,) = stores
+    holder = store.parent_op()
+    if (
+        store.parent_block() is not value.op.parent_block()
+        or not isinstance(holder, scf.ForOp)
+        or holder.body.block.args[0] not in ivs
+    ):
+        return None
+    assert isinstance(inside, scf.ForOp)
+    loops = (inside, *enclosing_loops(store, inside))
+    forms = [affine_form(i, ivs, inside) for i in store.indices]
+    if not _injective(forms, [loop.body.block.args[0] for loop in loops]):
+        return None
+    return TapeValue(store.region, store.store_id, tuple(frozenset(f.items()) for f in forms))
+
+
+def _injective(forms: Sequence[Form], ivs: Sequence[SSAValue]) -> bool:
+    """Whether the indices `forms` name a different element at every iteration of
+    the loops of `ivs` (outermost first). Without tape values: the coefficients
+    have full column rank. With them (functions of the iterations whose indices
+    they mention): level by level, outermost first, some index has a nonzero
+    coefficient for that level's variable and otherwise depends on outer levels
+    only, so equal indices mean equal variables."""
+    if not any(isinstance(atom, TapeValue | IndexOp) for form in forms for atom in form):
+        columns = np.array([[form.get(iv, 0) for iv in ivs] for form in forms], dtype=float)
+        return np.linalg.matrix_rank(columns.reshape(-1, len(ivs))) == len(ivs)
+    known: set[SSAValue] = set()
+    for iv in ivs:
+        if not any(
+            form.get(iv, 0) and all(_mentions(atom) & set(ivs) <= known | {iv} for atom in form)
+            for form in forms
+        ):
+            return False
+        known.add(iv)
+    return True
+
+
+def _mentions(atom: object) -> set[SSAValue]:
+    """The values an atom of a form depends on, through tape values' indices
+    (symbols count: they are fixed while the loops run)."""
+    if isinstance(atom, TapeValue | IndexOp):
+        return {m for form in atom.forms() for a in form for m in _mentions(a)}
+    return {atom} if isinstance(atom, SSAValue) else set()
+
+
+def _frozen(
+    indices: Sequence[SSAValue], ivs: set[SSAValue], inside: Operation
+) -> tuple[frozenset[tuple[object, int]], ...]:
+    return tuple(frozenset(affine_form(i, ivs, inside).items()) for i in indices)
 
 
 def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -> Form:
     """`value` as an exact affine form over the induction variables `ivs` and the
     values defined outside `inside` (symbols: arguments such as the bound `%n`),
-    through `arith.constant/addi/subi/muli` (by a constant); `_NotAffine` else."""
+    through `arith.constant/addi/subi/muli` (by a constant) and the casts that keep
+    the integer (`index_cast`, `extsi`); a value of the loops
+    that is not is an atom where it is an index op of such forms (`IndexOp`) or a
+    tape element (`TapeValue`); `_NotAffine` else."""
     if value in ivs:
         return {value: 1}
     constant = constant_value(value)
@@ -76,6 +211,8 @@ def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
         return {1: constant}
     if isinstance(value, OpResult):
         op = value.op
+        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
+            return affine_form(op.input, ivs, inside)  # the same integer
         if isinstance(op, arith.AddiOp | arith.SubiOp):
             left = affine_form(op.lhs, ivs, inside)
             right = affine_form(op.rhs, ivs, inside)
@@ -87,13 +224,24 @@ def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
                 return _scale(right, left.get(1, 0))
             if set(right) <= {1}:
                 return _scale(left, right.get(1, 0))
-            raise _NotAffine("a product of two variables")
-    if inside is not None:
-        owner = value.owner
-        parent = owner if isinstance(owner, Operation) else owner.parent_op()
-        if parent is not None and inside.is_ancestor(parent):
+        if isinstance(op, _OPAQUE) and _within(value, inside):
+            return {_index_op(op, ivs, inside): 1}
+    if _within(value, inside):
+        assert inside is not None
+        atom = _tape_value(value, ivs, inside)
+        if atom is None:
             raise _NotAffine("a value of the loop that is not an index expression")
+        return {atom: 1}
     return {value: 1}  # a symbol: fixed while the loops run
+
+
+def _within(value: SSAValue, inside: Operation | None) -> bool:
+    """`value` is defined inside `inside` (a value of the loops, not a symbol)."""
+    if inside is None:
+        return False
+    owner = value.owner
+    parent = owner if isinstance(owner, Operation) else owner.parent_op()
+    return parent is not None and inside.is_ancestor(parent)
 
 
 def _combine(a: Form, b: Form, sign: int) -> Form:
@@ -138,10 +286,13 @@ class MirrorProof:
 
 def run_time_tiling_plans(
     function: func.FuncOp, entries: int, kept: set[SSAValue] | None = None
-) -> tuple[dict[scf.ForOp, RunTimePlan], dict[SSAValue, str]]:
+) -> tuple[dict[scf.ForOp, RunTimePlan], dict[SSAValue, str], set[SSAValue]]:
     """
     The FWD loops that can be strip-mined with a run-time number of tiles, by FWD
-    loop, and why the other regions of run-time trip counts cannot be. A loop is
+    loop, why the other regions of run-time trip counts cannot be, and the regions
+    proven mirrored (`prove_run_time_mirror`), strip-mined or not: those that are
+    not are cut into pieces of one iteration (their REV loads mirror their FWD
+    stores iteration by iteration, so the pieces' tiles form a stack). A loop is
     strip-mined with every region it stores to (besides those in `kept`): their
     values share its tiles. The loop is the innermost of run-time trip count
     around their stores, or, where one of its iterations stores more than a tile
@@ -179,7 +330,7 @@ def run_time_tiling_plans(
                 break
         if not any(target in plan.regions for plan in plans.values()):
             reasons[target] = reason
-    return plans, reasons
+    return plans, reasons, set(proofs)
 
 
 def _plan_at(
@@ -292,16 +443,14 @@ def prove_run_time_mirror(
             sigma[f_ivs[k]] = _combine(_combine(upper, {r_ivs[k]: 1, 1: 1}, -1), r_lower, 1)
         for load in loads:
             store = by_id[load.loaded_id]
-            columns = []
+            forms = []
             for f_index, g_index in zip(store.indices, load.indices, strict=True):
                 f = affine_form(f_index, set(f_ivs), fwd_nest[0])
                 g = affine_form(g_index, set(r_ivs), rev_nest[0])
                 if _substitute(f, sigma) != g:
                     return "REV does not read the elements in the inverse order FWD wrote them"
-                columns.append([f.get(iv, 0) for iv in f_ivs])
-            if np.linalg.matrix_rank(np.array(columns, dtype=float).reshape(-1, len(f_ivs))) < len(
-                f_ivs
-            ):
+                forms.append(f)
+            if not _injective(forms, f_ivs):
                 return "FWD may write some tape element more than once"
     except _NotAffine as err:
         return f"an index or bound is not an affine form of the loops' indices ({err})"
@@ -312,6 +461,14 @@ def _substitute(form: Form, sigma: dict[SSAValue, Form]) -> Form:
     """`form` with each atom in `sigma` replaced by its form."""
     out: Form = {}
     for atom, coefficient in form.items():
+        if isinstance(atom, TapeValue):
+            atom = TapeValue(
+                atom.region,
+                atom.slot,
+                tuple(frozenset(_substitute(f, sigma).items()) for f in atom.forms()),
+            )
+        elif isinstance(atom, IndexOp):
+            atom = atom.substituted(sigma)
         replacement = sigma.get(atom) if isinstance(atom, SSAValue) else None
         out = _combine(
             out,

@@ -44,6 +44,10 @@ class LayeringState:
     plans: dict[scf.ForOp, RunTimePlan] = field(default_factory=dict)
     """FWD loops of run-time trip count proven to be mirrored: strip-mined with a
     run-time number of tiles."""
+    proven: set[SSAValue] = field(default_factory=set)
+    """Regions in loops of run-time trip count whose REV nest is proven to mirror
+    their FWD nest symbolically (`prove_run_time_mirror`), which `_mirror_error`
+    cannot evaluate."""
     tile_entries: int = 0
     """The most entries one tile of a strip-mined loop may take (`tile_entries`
     for the loop tiles in flight)."""
@@ -158,7 +162,7 @@ def check_mirrors(
     by_id = {(s.region, s.id.value.data): s for s in stores}
     for load in loads:
         store = by_id.get((load.region, load.store.value.data))
-        if store is None:
+        if store is None or store.region in state.proven:
             continue
         reason = _mirror_error(store, load, state.op)
         if reason is not None:

@@ -16,16 +16,20 @@ import autograd
 import numpy as np
 
 from tapeflow_benchmarks.kernels import (
+    attention,
+    cholesky,
     conv1d,
     conv1d_n,
     conv2d,
     correlation,
     covariance,
+    gramschmidt,
     gravity,
     lenet,
     logreg,
     logsum,
     logsum_n,
+    lstm,
     massspring,
     matdescent,
     mlp,
@@ -34,8 +38,10 @@ from tapeflow_benchmarks.kernels import (
     pathfinder,
     rnn,
     rowlse,
+    softdtw,
     softmax,
     somier,
+    spmv,
     syrk_tri,
 )
 from tapeflow_benchmarks.kernels.kernel import CallerArg, Kernel, Param
@@ -94,6 +100,12 @@ NEST_KERNELS: dict[str, Kernel] = {
         rowlse,
         covariance,
         correlation,
+        cholesky,
+        spmv,
+        attention,
+        lstm,
+        gramschmidt,
+        softdtw,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook

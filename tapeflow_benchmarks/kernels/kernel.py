@@ -158,9 +158,10 @@ def render(template: str, **values: object) -> str:
 @dataclass(frozen=True)
 class Param:
     """One argument of the primal function: an f64 buffer (of static shape, or of
-    dynamic shape `memref<?xf64>` with `dynamic`), or an `index` scalar (`trip`:
-    a loop bound known only at run time, whose value is the size parameter it
-    names)."""
+    dynamic shape `memref<?xf64>` with `dynamic`), an `index` buffer (`indices`:
+    the row pointers and column indices of a sparse matrix, read only), or an
+    `index` scalar (`trip`: a loop bound known only at run time, whose value is the
+    size parameter it names)."""
 
     name: str
     shape: tuple[int, ...]
@@ -172,14 +173,21 @@ class Param:
     """The buffer's type has `?` extents (the array passed has `shape`)."""
     trip: str | None = None
     """An `index` argument: the size parameter whose value it carries."""
+    indices: bool = False
+    """A buffer of `index` elements (never active or written)."""
+
+    def __post_init__(self) -> None:
+        if self.indices and (self.active or self.written):
+            raise ValueError(f"{self.name}: a buffer of indices is neither active nor written")
 
     @property
     def type(self) -> str:
         if self.trip is not None:
             return "index"
+        element = "index" if self.indices else "f64"
         if self.dynamic:
-            return f"memref<{'x'.join('?' for _ in self.shape)}xf64>"
-        return memref(self.shape)
+            return f"memref<{'x'.join('?' for _ in self.shape)}x{element}>"
+        return f"memref<{'x'.join(str(d) for d in self.shape)}x{element}>"
 
 
 @dataclass(frozen=True)
@@ -311,7 +319,8 @@ class Kernel:
                 result.append(np.array(sizes[arg.param.trip], dtype=np.int64))
                 continue
             if not arg.is_shadow:
-                value = np.asarray(values[arg.name], dtype=np.float64)
+                dtype = np.int64 if arg.param.indices else np.float64
+                value = np.asarray(values[arg.name], dtype=dtype)
                 if value.shape != arg.shape:
                     raise ValueError(
                         f"{self.key}: generated {arg.name} has shape {value.shape}, "
@@ -385,7 +394,8 @@ class Kernel:
             if arg.param.trip is not None:
                 continue  # a scalar: not an output
             source = adjoints if arg.is_shadow else finals
-            expected[f"arg{i}"] = np.array(source[arg.param.name], dtype=np.float64)
+            dtype = np.int64 if arg.param.indices else np.float64
+            expected[f"arg{i}"] = np.array(source[arg.param.name], dtype=dtype)
         if result is not None:
             expected["result0"] = np.array(result, dtype=np.float64)
         return expected

@@ -1,13 +1,15 @@
 """
-The nest kernels (`NEST_KERNELS`: a convolution, a dense layer, an RNN, a row
-softmax, logistic regression, a convolution over a run-time length) through every
+The nest kernels (`NEST_KERNELS`: convolutions, a dense layer, an RNN and an LSTM,
+a row softmax, logistic regression, PolyBench's covariance, correlation, cholesky
+and gramschmidt, a CSR sparse product, attention, a banded soft-DTW) through every
 stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
 - `tapeflow-pipeline` at 64, 512 and 4096 bytes and the simulator's tapeflow
   variant compute exactly the Enzyme stage's values;
-- what TapeFlow makes of their tapes: every region is streamed (none kept in DRAM).
+- what TapeFlow makes of their tapes: every region is streamed (none kept in DRAM),
+  and values stored around an inner loop make one piece.
 """
 
 from __future__ import annotations
@@ -94,3 +96,18 @@ def test_no_region_is_kept_in_dram(
     form_regions(module)
     (report,) = layer_module(module, spad)
     assert not report.kept, report.table()
+
+
+@pytest.mark.parametrize("spad", [64, 512])
+def test_values_stored_around_an_inner_loop_make_one_piece(
+    spad: int, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    """spmv's per-row values: the row's bounds, stored before its inner loop (of
+    run-time trip count, strip-mined on its own), and the activation's argument,
+    stored after it, are one piece of the row (3 entries), not two."""
+    module = differentiated("spmv")
+    raise_module(module)
+    form_regions(module)
+    (report,) = layer_module(module, spad)
+    pieces = [r for r in report.layers if not r.tiled]
+    assert [(r.rows, r.slots) for r in pieces] == [(1, 3)], report.table()

@@ -16,6 +16,7 @@ from tapeflow_benchmarks.kernels import ALL_KERNELS
 from tapeflow_tools import tapeflow_sim
 
 ROOT = Path(__file__).resolve().parents[2] / "tapeflow_benchmarks" / "mlir"
+KERNELS = Path(__file__).resolve().parents[1] / "lowering" / "kernels"
 
 
 def _simulate(tmp_path: Path, key: str, *extra: str, size: str = "small") -> None:
@@ -44,26 +45,30 @@ def _stderr_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
 def test_a_region_kept_in_dram_is_named_with_its_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """At 32 bytes one iteration of conv1d_n's loop of run-time trip count (7
-    values) does not fit: its inner loop is strip-mined, and the per-output value
-    stays in DRAM."""
-    _simulate(
-        tmp_path,
-        "conv1d_n",
-        "--preset",
-        "Tflow2k",
-        "--spad-bytes",
-        "32",
-        "--set",
-        "scratchpad.banks=4",
-        "--set",
-        "mapping.tiles_in_flight=1",
-        "--set",
-        "mapping.loop_tiles_in_flight=1",
+    """A loop-invariant cache written 3x8 and read 3x10 (through `remsi`): its REV
+    loops do not mirror its FWD loops, so the region stays in DRAM."""
+    inputs = tmp_path / "in.npz"
+    rng = np.random.default_rng(0)
+    shapes = [(3, 8), (3, 8), (3, 10), (3, 10), (3, 10), (3, 10)]
+    np.savez(inputs, **{f"arg{i}": rng.uniform(-1, 1, s) for i, s in enumerate(shapes)})
+    tapeflow_sim.main(
+        [
+            str(KERNELS / "invariant_cache_only.mlir"),
+            "--function",
+            "f_grad",
+            "--variant",
+            "tapeflow",
+            "--inputs",
+            str(inputs),
+            "--json",
+            str(tmp_path / "report.json"),
+            "--preset",
+            "Tflow2k",
+        ]
     )
     (kept,) = [line for line in _stderr_lines(capsys) if "DRAM" in line]
-    assert "region !region.region<?, [f64]> keeps its tape in DRAM" in kept
-    assert "strip-mined in a loop inside it" in kept
+    assert "region !region.region<3x8, [f64]> keeps its tape in DRAM" in kept
+    assert "the REV loops do not mirror the FWD loops" in kept
 
 
 def test_a_region_the_cost_model_kept_is_called_its_choice(

@@ -4,6 +4,7 @@
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-pack-tapes' %S/../tapeflow-raise-tape/dynamic.mlir | filecheck %s --check-prefix=SYMBOLIC
 // RUN: not tapeflow-opt -p tapeflow-pack-tapes %S/Inputs/bad-ragged.mlir 2>&1 | filecheck %s --check-prefix=BAD
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=512}' %S/../../../lowering/polybench/lu.mlir | filecheck %s --check-prefix=PIPELINE
+// RUN: tapeflow-opt -p 'tapeflow-variant{variant=aos}' %S/../../../lowering/polybench/lu.mlir | filecheck %s --check-prefix=AOS
 
 // The j < i triangle of a 4x4 nest, ragged extents (4, i): packed, the tape holds
 // the 0 + 1 + 2 + 3 = 6 entries FWD writes (the bounding box held 4 x 3), entry
@@ -75,11 +76,20 @@
 
 // BAD: error: tapeflow-pack-tapes: the 'tape.alloc' %t at {{.*}}bad-ragged.mlir:7:3: the extent of dimension 0 (d1) depends on d1: an extent may depend only on the dimensions before it
 
-// PolyBench lu through the tapeflow variant's lowering: two of its three regions
-// are tiled through the scratchpad (their DRAM tapes are slab stacks of tiles);
-// the one layers keeps in DRAM is packed: 10 entries of two slots, not 5 x 4.
+// PolyBench lu through the tapeflow variant's lowering: its three regions are
+// layered through the scratchpad (the per-(i, j) values as pieces of each
+// iteration of the triangular loop), their DRAM tapes slab stacks of tiles, so
+// no region is left in DRAM to pack.
 // PIPELINE-LABEL: func.func private @diffef
-// PIPELINE:       region.alloc {tapeflow.kept = "{{.*}}"} : !region.region<10, [f64, f64]>
+// PIPELINE-NOT:   region.alloc
+// PIPELINE:       stream.alloc slab
 // PIPELINE:       stream.alloc slab
 // PIPELINE:       stream.alloc slab
 // PIPELINE-NOT:   tapeflow.ragged
+// Through the aos variant's lowering its regions stay in DRAM, packed: the
+// per-(i, j) regions 10 entries of two slots (not 5 x 4), the per-(i, j, k) one 20.
+// AOS-LABEL: func.func private @diffef
+// AOS:       region.alloc : !region.region<10, [f64, f64]>
+// AOS-NEXT:  region.alloc : !region.region<10, [f64, f64]>
+// AOS-NEXT:  region.alloc : !region.region<20, [f64, f64]>
+// AOS-NOT:   tapeflow.ragged
