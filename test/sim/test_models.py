@@ -732,6 +732,122 @@ def test_release_an_unrolled_bodys_loads_wait_for_the_previous_stores_only() -> 
     assert schedule.accesses == ((1, False), (3, True), (5, False), (7, True))
 
 
+REVERSE = """
+func.func @k(%x: memref<8xf64>, %dx: memref<8xf64>, %g: f64) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %j0 = arith.muli %i, %c2 : index
+    %j1 = arith.addi %j0, %c1 : index
+    %v0 = memref.load %x[%j0] : memref<8xf64>
+    %v1 = memref.load %x[%j1] : memref<8xf64>
+    %e0 = arith.mulf %g, %v0 : f64
+    %e1 = arith.mulf %g, %v1 : f64
+    memref.store %e0, %dx[%j0] : memref<8xf64>
+    memref.store %e1, %dx[%j1] : memref<8xf64>
+  } {tapeflow.rev_start}
+  func.return
+}
+"""
+"""A reverse sweep (HEADER's roles: %x primal, %dx its shadow, %g the seed): the
+seed, read from outside the body by two contributions `g * v`, each stored."""
+
+
+def _reverse_nested(text: str) -> str:
+    """`nested(text)` with the reverse sweep's mark on the outer loop, the
+    gradient's top-level op."""
+    text = nested(text.replace(" {tapeflow.rev_start}", ""))
+    head, tail = text.rsplit("  }\n  func.return", 1)
+    return head + "  } {tapeflow.rev_start}\n  func.return" + tail
+
+
+def with_additions(hw: Any, ordering: str = "strict") -> Any:
+    """`hw` with Enzyme for LLVM's adjoint additions (`datapath.adjoint_additions`)."""
+    datapath = replace(hw.datapath, adjoint_additions=True, ordering=ordering)
+    changed = replace(hw, datapath=datapath)
+    changed.validate()
+    return changed
+
+
+@pytest.mark.parametrize("ordering", ["strict", "release"])
+def test_enzyme_llvm_adds_each_contribution_to_a_zeroed_adjoint(ordering: str) -> None:
+    """In an outermost (latching) reverse loop, by hand: the seed's chain of two
+    links L0, L1 and the readers' own fadds R0 (after the previous iteration's
+    L1: slack here), R1 (after L0): {j0, L0, R0} 0, {j1, v0, L1, R1} 1, {v1, e0} 2
+    (e0 after v0 and R0), {e1, F0} 3 (F0 = fadd 0.0, e0), {F1, store e0} 4,
+    {store e1} 5. Without the field, or without the gradient's mark, the loop is
+    the program as given: e0 2, e1 3, the stores 3 and 4 (five groups). A
+    latching loop's iteration is placed alike under either ordering."""
+    hw = salam_hardware(configure("Enzyme32k"))
+    fadd, fmul, integer = hw.latencies.fadd, hw.latencies.fmul, hw.latencies.integer
+    added = with_additions(hw, ordering)
+    (kernel,) = kernels_of(placed(REVERSE, added))
+    schedule = schedule_of(kernel, added)
+    assert (period_of(schedule), depth_of(schedule)) == (6, 6)
+    assert compute_in_groups(schedule) == sorted(
+        [(0, integer), (0, fadd), (0, fadd), (1, integer), (1, fadd), (1, fadd)]
+        + [(2, fmul), (3, fmul), (3, fadd), (4, fadd)]
+    )
+    assert accesses_in_groups(schedule) == ((1, False), (2, False), (4, True), (5, True))
+    (primal,) = kernels_of(placed(REVERSE.replace(" {tapeflow.rev_start}", ""), added))
+    as_given = schedule_of(kernel, hw), schedule_of(primal, added)
+    for schedule in as_given:
+        assert (period_of(schedule), depth_of(schedule)) == (5, 5)
+        assert accesses_in_groups(schedule) == ((1, False), (2, False), (3, True), (4, True))
+
+
+def test_enzyme_llvm_adjoint_fadds_hold_overlapping_iterations_back() -> None:
+    """The same body as an inner loop, under the strict ordering. By hand, at
+    period P every load waits for the previous iteration's last store S
+    (pending: the threshold lets the branch run ahead), from group S + 1 - P.
+    With the fadds: at P = 3 the loads at S - 2 push S from 5 to 6, and so on
+    without end; at P = 4 the loads go to group 2 (S = 5), {e0, e1} 3, {F0, F1}
+    4, the stores 5, S + 1 - P = 2 again: six groups. Without them (the field
+    off) P = 3: loads 2, mulfs 3, stores 4."""
+    hw = salam_hardware(configure("Enzyme32k"))
+    added = with_additions(hw)
+    (kernel,) = kernels_of(placed(_reverse_nested(REVERSE), added))
+    schedule = schedule_of(kernel, added)
+    assert (period_of(schedule), depth_of(schedule)) == (4, 6)
+    assert accesses_in_groups(schedule) == ((2, False), (2, False), (5, True), (5, True))
+    schedule = schedule_of(kernel, hw)
+    assert (period_of(schedule), depth_of(schedule)) == (3, 5)
+    assert accesses_in_groups(schedule) == ((2, False), (2, False), (4, True), (4, True))
+
+
+ACCUMULATE = """
+func.func @k(%x: memref<8xf64>, %dx: memref<8xf64>, %g: f64) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf64>
+    %e = arith.mulf %g, %v : f64
+    %s = memref.load %dx[%i] : memref<8xf64>
+    %a = arith.addf %s, %e : f64
+    memref.store %a, %dx[%i] : memref<8xf64>
+  } {tapeflow.rev_start}
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("ordering", ["strict", "release"])
+def test_an_addition_into_a_shadow_starts_no_adjoint(ordering: str) -> None:
+    """`dx[i] += g * x[i]`: the contribution e gets its fadd F, the addition of
+    e into the shadow element (two adjoints) none. By hand: {L, R, v, s} 0,
+    {e} 1, {F} 2, {a} 3 (after F), {store} 4; the next iteration once it drained."""
+    hw = with_additions(salam_hardware(configure("Enzyme32k")), ordering)
+    fadd, fmul = hw.latencies.fadd, hw.latencies.fmul
+    (kernel,) = kernels_of(placed(ACCUMULATE, hw))
+    schedule = schedule_of(kernel, hw)
+    assert (period_of(schedule), depth_of(schedule)) == (5, 5)
+    assert compute_in_groups(schedule) == [(0, fadd), (0, fadd), (1, fmul), (2, fadd), (3, fadd)]
+    assert accesses_in_groups(schedule) == ((0, False), (0, False), (4, True))
+
+
 SELECT = """
 func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
   %c0 = arith.constant 0 : index
