@@ -224,11 +224,11 @@ class _Periodic:
 
 
 class _Runs:
-    """The groups the iterations of one run of a kernel loop issue their ops in,
-    counted from the run's first group, placed iteration by iteration as the
-    datapath issues them (`lockstep_schedule`). Extended on demand and kept: a
-    run of n iterations is the first n of a longer one (an iteration depends only
-    on those before it)."""
+    """The release ordering's placement: the groups the iterations of one run of
+    a kernel loop issue their ops in, counted from the run's first group, placed
+    iteration by iteration as the datapath issues them (`lockstep_schedule`).
+    Extended on demand and kept: a run of n iterations is the first n of a
+    longer one (an iteration depends only on those before it)."""
 
     def __init__(self, iteration: _Iteration, latching: bool):
         self.iteration = iteration
