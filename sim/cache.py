@@ -170,11 +170,24 @@ class _Reduced:
 def _by_set(lines: np.ndarray, sets: int) -> np.ndarray:
     """The stable order of `lines` by set (a radix sort of the set numbers, in
     as few bytes as they take)."""
-    set_of = lines & (sets - 1)
     for dtype in (np.uint8, np.uint16):
-        if sets <= 1 << 8 * np.dtype(dtype).itemsize:
-            return np.argsort(set_of.astype(dtype), kind="stable")
-    return np.argsort(set_of, kind="stable")
+        if sets <= 1 << 8 * np.dtype(dtype).itemsize:  # the low bytes hold the set
+            return np.argsort(lines.astype(dtype) & dtype(sets - 1), kind="stable")
+    return np.argsort(lines & (sets - 1), kind="stable")
+
+
+def _by_line(heads: np.ndarray, ends: np.ndarray, line: np.ndarray, sets: int) -> np.ndarray:
+    """A stable order of `line` (the lines `heads` of accesses taken set by set,
+    a negative sentinel inserted at each of `ends`) in which each line's
+    accesses are together: by tag (the line over the sets), a radix sort where
+    the tags span 16 bits (the sentinels' key 0). Lines of one tag but different
+    sets stay apart: the accesses are in set order."""
+    tag = heads >> (sets.bit_length() - 1)
+    low = int(tag.min())
+    if int(tag.max()) - low + 1 < 1 << 16:
+        key = np.insert((tag - (low - 1)).astype(np.uint16), ends, 0)
+        return np.argsort(key, kind="stable")
+    return np.argsort(line, kind="stable")
 
 
 def _reduce(lines: np.ndarray, writes: np.ndarray, sets: int, ways: int) -> _Reduced:
@@ -389,17 +402,21 @@ def _replay_stack(
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
     # The merged accesses, a sentinel after each set's; `head[j]` the access's
     # position in `order` (-1: a sentinel).
-    line = np.insert(by_set[heads], ends, -1 - np.arange(ends.size))
+    head_line = by_set[heads]
+    line = np.insert(head_line, ends, -1 - np.arange(ends.size))
     head = np.insert(heads, ends, -1)
     wrote = np.insert(np.logical_or.reduceat(writes[order], heads), ends, False)
     m = line.size
     sentinel = ends + np.arange(ends.size)
     first = np.concatenate([[0], sentinel[:-1] + 1])  # each set's first access
-    by_line = np.argsort(line, kind="stable")
-    same = line[by_line[1:]] == line[by_line[:-1]]
-    prev = np.full(m, -1, dtype=np.int64)
+    by_line = _by_line(head_line, ends, line, sets)
+    grouped = line[by_line]
+    same = grouped[1:] == grouped[:-1]
+    index = np.int32 if m < 1 << 31 else np.int64  # half the bytes to move
+    by_line = by_line.astype(index)
+    prev = np.full(m, -1, dtype=index)
     prev[by_line[1:][same]] = by_line[:-1][same]
-    positions = np.arange(m, dtype=np.int64)
+    positions = np.arange(m, dtype=index)
     above = positions - 1  # top[0]
     above[first] = -1
     reset = np.zeros(m, dtype=bool)
@@ -409,7 +426,7 @@ def _replay_stack(
         # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried.
         taken = np.zeros(m, dtype=bool)
         taken[1:] = above[:-1] > prev[:-1]
-        value = np.full(m, -1, dtype=np.int64)
+        value = np.full(m, -1, dtype=index)
         value[1:] = above[:-1]
         defined = taken | reset
         value[reset] = -1
@@ -420,8 +437,8 @@ def _replay_stack(
     # Whether a line's stay so far (from the miss that brought it in, through the
     # hits on it, up to this access) wrote: a cumulative sum per stay, line by line.
     stay_hit = hit[by_line]
-    written = np.cumsum(wrote[by_line])
-    stay = np.cumsum(~stay_hit)
+    written = np.cumsum(wrote[by_line], dtype=index)
+    stay = np.cumsum(~stay_hit, dtype=index)
     before = np.concatenate([[0], written])[np.flatnonzero(~stay_hit)]
     dirty = np.empty(m, dtype=bool)
     dirty[by_line] = written - before[stay - 1] > 0

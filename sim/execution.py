@@ -14,7 +14,7 @@ import numpy as np
 from sim.cache import CacheResult
 from sim.models import DEFAULT_MODEL
 from sim.timing import TimingRecorder
-from sim.trace import MemoryTrace
+from sim.trace import AccessRoles, MemoryTrace
 from targets.hardware import CacheConfig, Hardware
 
 
@@ -30,8 +30,9 @@ class Execution:
     recorder: TimingRecorder
     addresses: np.ndarray
     writes: np.ndarray
-    roles: np.ndarray
-    """Per access, whom its traffic belongs to (`sim.trace.DRAM_ROLES`)."""
+    roles: AccessRoles
+    """Per access, whom its traffic belongs to (`sim.trace.DRAM_ROLES`), computed
+    for the accesses asked about (`roles[positions]`, `roles.all()`)."""
     seconds: float
     trace: MemoryTrace
     model: str = DEFAULT_MODEL

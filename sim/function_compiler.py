@@ -86,6 +86,8 @@ class _FunctionSource:
                 T_kernel_loop=self.timing.kernel_loop,
                 T_end_kernel_loop=self.timing.end_kernel_loop,
                 T_kernel_ran=self.timing.kernel_ran,
+                T_rows=self.timing.kernel_rows.extend,
+                ACCESSES=self.timing.trace.packed,
                 TIMING=self.timing,
                 T_set_phase=self.timing.set_phase,
                 T_layer=self.timing.layer,
@@ -423,9 +425,9 @@ class _FunctionSource:
             self.emit(indent, f"{step}(fr)")  # it checks its step itself
             return
         kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
-        profile = self.constant(
-            kernel_profile(kernel, self.timing.hardware, self.timing.planner), "P"
-        )
+        made = kernel_profile(kernel, self.timing.hardware, self.timing.planner)
+        profile = self.constant(made, "P")
+        cell = self.constant(self.timing.kernel_cell(made), "I")
         lb, ub, st = (self.slot(v) for v in (op.lb, op.ub, op.step))
         if not positive_constant(op.step):
             self.emit(indent, f"if {st} <= 0:", f"    raise {self.nonpositive(op)}({st})")
@@ -439,7 +441,10 @@ class _FunctionSource:
             "    except BaseException:",
             f"        T_kernel_loop({trips}, {profile})",
             "        raise",
-            f"    T_kernel_ran({trips}, {profile})",
+            f"    if {cell}[0] < 0:",
+            f"        T_kernel_ran({trips}, {profile})",
+            "    else:",  # what kernel_ran records
+            f"        T_rows(({cell}[0], {trips}, len(ACCESSES)))",
             "else:",
             f"    T_kernel_loop({trips}, {profile})",
             f"    {step}(fr)",

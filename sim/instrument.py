@@ -113,6 +113,11 @@ def _timed_straight_kernel(ctx: CompileContext, op: cgra.KernelOp, step: Step) -
     timing = ctx.timing
     assert timing is not None
     profile = kernel_profile(op, timing.hardware, timing.planner)
+    cell, rows, accesses = (
+        timing.kernel_cell(profile),
+        timing.kernel_rows.extend,
+        timing.trace.packed,
+    )
 
     def kernel_step(fr: Frame) -> None:
         if not timing.idle:
@@ -125,7 +130,10 @@ def _timed_straight_kernel(ctx: CompileContext, op: cgra.KernelOp, step: Step) -
         except BaseException:
             timing.kernel_loop(1, profile)  # the window it failed in, unended
             raise
-        timing.kernel_ran(1, profile)
+        if cell[0] < 0:
+            timing.kernel_ran(1, profile)
+        else:  # what kernel_ran records
+            rows((cell[0], 1, len(accesses)))
 
     return kernel_step
 

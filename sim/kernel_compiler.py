@@ -494,7 +494,7 @@ class _KernelLoopSource:
             f"({iv} - trips.start) // trips.step, *_j)",
             "    raise",
             "_n = len(trips)",
-            f"{r}.extend((_p0, trips.step, _n, len({e}){values}))",
+            f"{r}.fromlist([_p0, trips.step, _n, len({e}){values}])",
             f"_pk.frombytes(bytes(_n * {8 * len(self.traced)}))",
         ]
 

@@ -57,7 +57,7 @@ from sim.models import (
 )
 from sim.timeline import trace_events
 from sim.timing import TimingRecorder, WindowTimes, energy_pj, report
-from sim.trace import MemoryTrace
+from sim.trace import AccessRoles, MemoryTrace
 from targets.energy import ENERGY_PRESETS
 from targets.hardware import CacheConfig, DramConfig, Hardware, HardwareError
 from targets.provenance import hardware_record
@@ -443,7 +443,7 @@ def execute(
         timing.spad_peak_entries = executor.stats["spad_peak_entries_full"]
         timing.tape_high_water_bytes = executor.stats["tape_high_water_bytes"]
         addresses, writes, tape_flags = trace.arrays()
-        roles = trace.roles(addresses, tape_flags)
+        roles = AccessRoles(trace, addresses, tape_flags)
     seconds = time.perf_counter() - started
     outputs = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})

@@ -32,7 +32,7 @@ import numpy as np
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
 from sim.models.streams import Transfer
-from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, MemoryTrace
+from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, AccessRoles, MemoryTrace
 from targets.costs import KernelPlanner, KernelProfile
 from targets.hardware import Hardware
 
@@ -127,9 +127,11 @@ _COLUMN_NAMES = (
 )
 _COLUMNS = len(_COLUMN_NAMES)
 _END, _COMPUTE, _ACCESS, _WRITE, _READ, _REV, _SPAD, _MEMOPS = range(1, 9)
-_KERNEL_COLUMNS = 5
-"""A kernel window's record: its index, start, trips, kernel and layer; the rest
-of its row follows from its kernel's profile (`recorded_columns`)."""
+_KERNEL_COLUMNS = 3
+"""A kernel window's record: its kernel, trips and end (-1 while it runs). The
+rest of its row follows from its kernel's profile, the windows before it (its
+start is where the window before it ended) and the layers and phase changes
+recorded with their first window (`_table`)."""
 
 
 class _OpsWindow:
@@ -165,9 +167,9 @@ class TimingRecorder:
     """The run as windows, recorded as columns: `rows` holds one row of
     `_COLUMN_NAMES` per ops window, `kernel_rows` a short record per kernel
     window (a run has hundreds of thousands: each costs the least Python here,
-    and numpy completes the rows, `recorded_columns`), `phases` every window's
-    sweep; `windows` makes objects of them (for tests and timelines; the report
-    reads the columns)."""
+    one list extension, and numpy completes the rows, `recorded_columns`),
+    `phase_changes` the sweeps; `windows` makes objects of them (for tests and
+    timelines; the report reads the columns)."""
 
     trace: MemoryTrace
     hardware: Hardware
@@ -176,12 +178,10 @@ class TimingRecorder:
     """Every ops window's row of `_COLUMN_NAMES`, in the order they opened."""
     ops_windows: array = field(default_factory=lambda: array("q"))
     """The window index of each row of `rows`."""
-    kernel_rows: array = field(default_factory=lambda: array("q"))
+    kernel_rows: list[int] = field(default_factory=list)
     """Every kernel window's record (`_KERNEL_COLUMNS`), in the order they opened."""
-    kernel_ends: array = field(default_factory=lambda: array("q"))
-    """Every ended kernel window's first access after it."""
-    phases: array = field(default_factory=lambda: array("b"))
-    """Per window: its sweep, as an index into `phase_names`."""
+    phase_changes: list[tuple[int, int]] = field(default_factory=list)
+    """(first window, sweep as an index into `phase_names`) of each phase set."""
     layers: int = 0
     spad_peak_entries: int = 0
     slabs: list[tuple[int | None, int]] = field(default_factory=list)
@@ -212,17 +212,14 @@ class TimingRecorder:
 
     def __post_init__(self) -> None:
         self._accesses = self.trace.packed  # len() of it: accesses so far
-        self._covered = 0
-        """Accesses before this belong to a window; a new window starts here, so an
-        access recorded just before its op opens the window is still counted."""
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
         self._kernel_index: dict[int, int] = {}  # id(fu): its index in `profiles`
+        self._cells: dict[int, list[int]] = {}  # id(fu): `kernel_cell`
         self._window_fu: dict[int, dict[str, int]] = {}  # ops window: its FU ops
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; a window's `kernel` column indexes it (0: not a kernel)."""
         self.phase_names: list[str] = ["fwd", "rev"]
-        self._phase_code = 0
         self._probe: Callable[[], int] | None = None
         self._columns: tuple[int, RecordedColumns] | None = None
         self._in_layer: list[list[int]] = []
@@ -234,14 +231,32 @@ class TimingRecorder:
     @property
     def count(self) -> int:
         """Windows so far."""
-        return len(self.phases)
+        return len(self.ops_windows) + len(self.kernel_rows) // _KERNEL_COLUMNS
+
+    @property
+    def phases(self) -> np.ndarray:
+        """Per window: its sweep, as an index into `phase_names`."""
+        first, codes = np.array(self.phase_changes, dtype=np.int64).reshape(-1, 2).T
+        windows = np.arange(self.count, dtype=np.int64)
+        return codes[np.searchsorted(first, windows, side="right") - 1].astype(np.int8)
+
+    @property
+    def _covered(self) -> int:
+        """Accesses before this belong to a window (where the last window ended);
+        a new window starts here, so an access recorded just before its op opens
+        the window is still counted."""
+        # Ends never decrease; only the last kernel window may still be running.
+        rows = self.kernel_rows
+        last = [rows[i] for i in (-1, -1 - _KERNEL_COLUMNS) if len(rows) >= -i]
+        ops = self.rows[-_COLUMNS + _END] if self.rows else 0
+        return max(0, ops, *last)
 
     @property
     def windows(self) -> list[Window]:
         """The windows so far as objects (made anew on each call)."""
         table = _table(self)
         made = []
-        for index, code in enumerate(self.phases):
+        for index, code in enumerate(self.phases.tolist()):
             row = [int(v) for v in table[index]]
             kernel = row[-1]
             profile = self.profiles[kernel] if kernel else None
@@ -272,15 +287,15 @@ class TimingRecorder:
 
     def _sample(self) -> None:
         if self.spad_samples is not None and self._probe is not None:
-            self.spad_samples.append((len(self.phases), self._probe()))
+            self.spad_samples.append((self.count, self._probe()))
 
     def _mark(self, what: str) -> None:
         if self.marks is not None:
             w = self._open  # always the last window when open
             if w is None:
-                self.marks.append((what, self.phase, len(self.phases), 0, self._covered))
+                self.marks.append((what, self.phase, self.count, 0, self._covered))
             else:
-                index = len(self.phases) - 1
+                index = self.count - 1
                 self.marks.append((what, self.phase, index, w.compute, len(self._accesses)))
 
     @property
@@ -290,8 +305,8 @@ class TimingRecorder:
         totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
         for cls, count in self._ops_fu.items():
             totals[cls] += count
-        kernels = np.frombuffer(self.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
-        trips = np.bincount(kernels[:, 3], weights=kernels[:, 2], minlength=len(self.profiles))
+        kernels = np.array(self.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
+        trips = np.bincount(kernels[:, 0], weights=kernels[:, 1], minlength=len(self.profiles))
         for index in self._kernel_index.values():
             for cls, count in self.profiles[index].fu_ops.items():
                 totals[cls] += count * int(trips[index])
@@ -304,23 +319,21 @@ class TimingRecorder:
                 self._close()
             if self.spad_samples is not None:
                 self._sample()
-            index = len(self.phases)
+            index = self.count
             fu: dict[str, int] = {}
             self._window_fu[index] = fu
             w = self._open = _OpsWindow(index, len(self.ops_windows), self.phase, fu)
             self.idle = False
             self.rows.extend((self._covered, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
             self.ops_windows.append(index)
-            self.phases.append(self._phase_code)
         return w
 
     def _close(self) -> None:
         w = self._open
         if w is not None:
-            self._covered = len(self._accesses)
             base = w.row * _COLUMNS
             rows = self.rows
-            rows[base + _END] = self._covered
+            rows[base + _END] = len(self._accesses)
             rows[base + _COMPUTE] = w.compute
             rows[base + _ACCESS] = w.access_latency
             rows[base + _WRITE] = w.stream_write_bytes
@@ -338,7 +351,7 @@ class TimingRecorder:
         self.phase = phase
         if phase not in self.phase_names:
             self.phase_names.append(phase)
-        self._phase_code = self.phase_names.index(phase)
+        self.phase_changes.append((self.count, self.phase_names.index(phase)))
 
     def op(self, latency: int, fu_class: str | None, memory: str | None) -> None:
         """One op outside kernels ran."""
@@ -399,13 +412,11 @@ class TimingRecorder:
         kernel = self._kernel_index.get(id(profile.fu_ops))
         if kernel is None:
             kernel = self._add_kernel(profile)
-        self.kernel_rows.extend((len(self.phases), self._covered, trips, kernel, self.layers))
-        self.phases.append(self._phase_code)
+        self.kernel_rows += (kernel, trips, -1)
 
     def end_kernel_loop(self) -> None:
         """The kernel loop `kernel_loop` started has run."""
-        self._covered = covered = len(self._accesses)
-        self.kernel_ends.append(covered)
+        self.kernel_rows[-1] = len(self._accesses)
 
     def kernel_ran(self, trips: int, profile: KernelProfile) -> None:
         """`kernel_loop` and `end_kernel_loop` at once, after the loop ran: only
@@ -414,14 +425,18 @@ class TimingRecorder:
         kernel = self._kernel_index.get(id(profile.fu_ops))
         if kernel is None:
             kernel = self._add_kernel(profile)
-        phases = self.phases
-        self.kernel_rows.extend((len(phases), self._covered, trips, kernel, self.layers))
-        phases.append(self._phase_code)
-        self._covered = covered = len(self._accesses)
-        self.kernel_ends.append(covered)
+        self.kernel_rows += (kernel, trips, len(self._accesses))
+
+    def kernel_cell(self, profile: KernelProfile) -> list[int]:
+        """A cell that holds `profile`'s index in `profiles` once it ran (-1
+        before): code generated for a kernel loop records a run of a kernel
+        that ran before as `kernel_ran` does, extending `kernel_rows` itself by
+        (index, trips, len(trace.packed)), and calls `kernel_ran` otherwise."""
+        return self._cells.setdefault(id(profile.fu_ops), [-1])
 
     def _add_kernel(self, profile: KernelProfile) -> int:
         kernel = self._kernel_index[id(profile.fu_ops)] = len(self.profiles)
+        self.kernel_cell(profile)[0] = kernel
         self.profiles.append(profile)
         for cls in profile.fu_ops:
             self._fu_order.setdefault(cls)
@@ -439,7 +454,7 @@ class TimingRecorder:
         self._close()
         if self._in_layer:
             tile = self._in_layer[-1]
-            tile[4] = len(self.phases) - 1
+            tile[4] = self.count - 1
             tile[5] += nbytes
 
     def layer(self, entries: int = 0, rev: bool = False) -> None:
@@ -447,7 +462,7 @@ class TimingRecorder:
         `rev`)."""
         self.layers += 1
         self._close()
-        tile = [int(rev), entries, len(self.phases), -1, -1, 0]
+        tile = [int(rev), entries, self.count, -1, -1, 0]
         self.tiles.append(tile)
         self._in_layer.append(tile)
         if self.marks is not None:
@@ -457,7 +472,7 @@ class TimingRecorder:
         """A layer's body ended."""
         self._close()
         if self._in_layer:
-            self._in_layer.pop()[3] = len(self.phases)
+            self._in_layer.pop()[3] = self.count
         if self.marks is not None:
             self._mark("end_layer")
 
@@ -500,38 +515,43 @@ class RecordedColumns:
     placed: np.ndarray
     rev: np.ndarray
     phase: np.ndarray
+    """Per window, its sweep as an index into `phase_names`."""
+    phase_names: tuple[str, ...]
     tiles: np.ndarray
     plans: tuple[Any, ...]
 
 
 def _table(recorder: TimingRecorder) -> np.ndarray:
     """One row of `_COLUMN_NAMES` per window: the ops windows' rows as recorded,
-    the kernel windows' completed from their kernels' profiles (a window still
-    running has end -1)."""
-    table = np.zeros((recorder.count, _COLUMNS), dtype=np.int64)
+    the kernel windows' completed from their kernels' profiles, every window's
+    start where the last window before it that ended did (a window still
+    running has end -1). Stored column by column (each column contiguous)."""
+    count = recorder.count
+    columns = np.zeros((_COLUMNS, count), dtype=np.int64)
+    ops_index = np.frombuffer(recorder.ops_windows, dtype=np.int64)
     ops = np.frombuffer(recorder.rows, dtype=np.int64).reshape(-1, _COLUMNS)
-    table[np.frombuffer(recorder.ops_windows, dtype=np.int64)] = ops
-    records = np.frombuffer(recorder.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
-    index, start, trips, kernel, layer = records.T
+    columns[:, ops_index] = ops.T
+    is_kernel = np.ones(count, dtype=bool)
+    is_kernel[ops_index] = False
+    index = np.flatnonzero(is_kernel)
+    records = np.array(recorder.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
+    kernel, trips, end = records.T
     profiles = recorder.profiles
     ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
     spad_ops = np.array([p.spad_ops for p in profiles], dtype=np.int64)[kernel]
     memory_ops = np.array([p.memory_ops for p in profiles], dtype=np.int64)[kernel]
-    end = np.full(len(index), -1, dtype=np.int64)
-    ended = np.frombuffer(recorder.kernel_ends, dtype=np.int64)
-    end[: len(ended)] = ended
-    rows = np.zeros((len(index), _COLUMNS), dtype=np.int64)
-    rows[:, 0] = start
-    rows[:, _END] = end
-    rows[:, _COMPUTE] = np.where(trips > 0, (trips - 1) * ii + length, 0)
-    rows[:, _SPAD] = spad_ops * trips
-    rows[:, _MEMOPS] = memory_ops * trips
-    rows[:, _COLUMNS - 3] = layer
-    rows[:, _COLUMNS - 2] = trips
-    rows[:, _COLUMNS - 1] = kernel
-    table[index] = rows
-    return table
+    firsts = np.array([tile[2] for tile in recorder.tiles], dtype=np.int64)
+    columns[_END, index] = end
+    columns[_COMPUTE, index] = np.where(trips > 0, (trips - 1) * ii + length, 0)
+    columns[_SPAD, index] = spad_ops * trips
+    columns[_MEMOPS, index] = memory_ops * trips
+    columns[_COLUMNS - 3, index] = np.searchsorted(firsts, index, side="right")  # layers before
+    columns[_COLUMNS - 2, index] = trips
+    columns[_COLUMNS - 1, index] = kernel
+    if count:
+        columns[0, 1:] = np.maximum.accumulate(np.maximum(columns[_END, :-1], 0))
+    return columns.T
 
 
 def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
@@ -544,8 +564,7 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
     table = _table(recorder)
     kernel = table[:, _COLUMNS - 1]
     profiles = recorder.profiles
-    codes = np.frombuffer(recorder.phases, dtype=np.int8)
-    phase = np.array(recorder.phase_names, dtype=object)[codes]
+    codes = recorder.phases
     columns = RecordedColumns(
         table=table,
         ii=np.array([p.ii for p in profiles], dtype=np.int64)[kernel],
@@ -555,8 +574,9 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
         placed=np.array([sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64)[
             kernel
         ],
-        rev=phase == "rev",
-        phase=phase,
+        rev=codes == recorder.phase_names.index("rev"),
+        phase=codes,
+        phase_names=tuple(recorder.phase_names),
         tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
         plans=tuple(p.plan for p in profiles),
     )
@@ -634,7 +654,7 @@ class WindowTimes:
 
 
 def dram_traffic(
-    addresses: np.ndarray, roles: np.ndarray, cache: CacheResult, line: int
+    addresses: np.ndarray, roles: np.ndarray | AccessRoles, cache: CacheResult, line: int
 ) -> list[int]:
     """The bytes of the cache's DRAM traffic credited to each role (`DRAM_ROLES`).
 
@@ -644,25 +664,28 @@ def dram_traffic(
     is a write-back, whether an eviction (whichever access evicted it) or the
     final flush."""
     shift = line.bit_length() - 1
-    lines = addresses >> shift
     victims = cache.victim[cache.victim >= 0]
     written = np.concatenate([victims, cache.flushed])
-    low = int(lines.min()) if lines.size else 0
-    span = int(lines.max()) - low + 1 if lines.size else 0
-    if span <= 4 * lines.size + (1 << 20):
+    # A line's first access misses (the cache starts empty), and every line
+    # written back was fetched: the misses alone name every line and its owner.
+    missed_at = np.flatnonzero(~cache.hit)
+    missed = addresses[missed_at] >> shift
+    low = int(missed.min()) if missed.size else 0
+    span = int(missed.max()) - low + 1 if missed.size else 0
+    if span <= 4 * missed.size + (1 << 20):
         # Lines numbered densely from the lowest: each line's first access is
         # the smallest index that names it.
-        first = np.full(span, lines.size, dtype=np.int64)
-        np.minimum.at(first, lines - low, np.arange(lines.size, dtype=np.int64))
-        touched = first < lines.size
-        owner = np.zeros(span, dtype=roles.dtype)
+        first = np.full(span, addresses.size, dtype=np.int64)
+        np.minimum.at(first, missed - low, missed_at)
+        touched = first < addresses.size
+        owner = np.zeros(span, dtype=np.int8)
         owner[touched] = roles[first[touched]]
-        fetched = np.bincount(owner[lines[~cache.hit] - low], minlength=len(DRAM_ROLES))
+        fetched = np.bincount(owner[missed - low], minlength=len(DRAM_ROLES))
         back = np.bincount(owner[written - low], minlength=len(DRAM_ROLES))
     else:
-        known, first, inverse = np.unique(lines, return_index=True, return_inverse=True)
-        owner = roles[first]
-        fetched = np.bincount(owner[inverse[~cache.hit]], minlength=len(DRAM_ROLES))
+        known, first, inverse = np.unique(missed, return_index=True, return_inverse=True)
+        owner = roles[missed_at[first]]
+        fetched = np.bincount(owner[inverse], minlength=len(DRAM_ROLES))
         back = np.bincount(owner[np.searchsorted(known, written)], minlength=len(DRAM_ROLES))
     return [int(n) * line for n in fetched + back]
 
@@ -670,7 +693,7 @@ def dram_traffic(
 def report(
     recorder: TimingRecorder,
     cache: CacheResult,
-    roles: np.ndarray,
+    roles: np.ndarray | AccessRoles,
     hardware: Hardware,
     tape_bytes: int,
     model: str = "cgra",
@@ -687,7 +710,8 @@ def report(
     recorder.trace.resolve()
     addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
     columns = window_table(recorder, cache, hardware)
-    phase = recorded_columns(recorder).phase
+    recorded = recorded_columns(recorder)
+    phase, phase_names = recorded.phase, recorded.phase_names
     spad, memops = columns.spad_accesses, columns.memory_ops
     stream_read, stream_write = columns.stream_read_bytes, columns.stream_write_bytes
     m, window_hits = columns.misses, columns.hits
@@ -707,11 +731,11 @@ def report(
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
-    unknown = set(phase.tolist()) - set(cycles)
+    unknown = {phase_names[c] for c in np.unique(phase).tolist()} - set(cycles)
     if unknown:
         raise KeyError(unknown.pop())
     for name in cycles:
-        mask = phase == name
+        mask = phase == phase_names.index(name)
         cycles[name] = int(spent[mask].sum())
         hits[name] = int(window_hits[mask].sum())
         misses[name] = int(m[mask].sum())

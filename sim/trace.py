@@ -207,10 +207,7 @@ class MemoryTrace:
             return
         packed = np.frombuffer(self.packed, dtype=np.int64)
         for loop, runs, entries in pending:
-            positions, values = loop.entries(
-                np.array(runs, dtype=np.int64), np.array(entries, dtype=np.int64)
-            )
-            packed[positions] = values
+            loop.fill(packed, np.array(runs, dtype=np.int64), np.array(entries, dtype=np.int64))
             del runs[:], entries[:]
         del packed  # before `packed` grows again
 
@@ -218,7 +215,26 @@ class MemoryTrace:
         """(addresses, writes, tape flags), one entry per access."""
         self.resolve()
         packed = np.frombuffer(self.packed, dtype=np.int64)
-        return packed >> 2, (packed & 2).astype(bool), (packed & 1).astype(bool)
+        low = packed.astype(np.uint8)  # the flags, modulo 256: one pass over the entries
+        return packed >> 2, ((low >> 1) & 1).view(bool), (low & 1).view(bool)
+
+
+@dataclass(frozen=True)
+class AccessRoles:
+    """Each access's role (`MemoryTrace.roles`), computed only for the accesses
+    asked about: the report needs the first access of each line alone."""
+
+    trace: MemoryTrace
+    addresses: np.ndarray
+    tape: np.ndarray
+
+    def __getitem__(self, positions: np.ndarray) -> np.ndarray:
+        """The roles of the accesses at `positions`."""
+        return self.trace.roles(self.addresses[positions], self.tape[positions])
+
+    def all(self) -> np.ndarray:
+        """Every access's role."""
+        return self.trace.roles(self.addresses, self.tape)
 
 
 Term = tuple[int, tuple[int, ...]]
@@ -274,9 +290,9 @@ class DeferredLoop:
                 slope[:, n] += product
         return affine, last, slope << 5
 
-    def entries(self, runs: np.ndarray, appended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(positions, packed values) of every entry of the recorded `runs`,
-        given the entries the accesses that are not affine `appended`."""
+    def fill(self, packed: np.ndarray, runs: np.ndarray, appended: np.ndarray) -> None:
+        """Write into `packed` every entry of the recorded `runs`, given the
+        entries the accesses that are not affine `appended`."""
         runs = runs.reshape(-1, 4 + self.columns)
         start, step, trips, end = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3]
         width = len(self.k)
@@ -285,14 +301,22 @@ class DeferredLoop:
         if (trips == trips[0]).all():  # runs of one length: in blocks
             n = int(trips[0])
             t = np.arange(n, dtype=np.int64)
-            values = np.empty((len(runs), n, width), dtype=np.int64)
             back = (t - n + 1)[None, :] * step[:, None]  # the induction variable minus its last
-            values[:, :, affine] = last[:, None, :] + back[:, :, None] * slope[:, None, :]
+            block = back[:, :, None] * slope[:, None, :]
+            block += last[:, None, :]
+            values = block  # every access affine: in order
             if others:
+                values = np.empty((len(runs), n, width), dtype=np.int64)
+                values[:, :, affine] = block
                 rows = (end - n * len(others))[:, None] + t * len(others)
                 values[:, :, others] = appended[rows[:, :, None] + np.arange(len(others))]
+            if n * width >= 64:  # long runs: a slice each
+                for at, run_values in zip(start.tolist(), values, strict=True):
+                    packed[at : at + n * width] = run_values.reshape(-1)
+                return
             positions = start[:, None] + np.arange(n * width)
-            return positions.reshape(-1), values.reshape(-1)
+            packed[positions.reshape(-1)] = values.reshape(-1)
+            return
         run = np.repeat(np.arange(len(runs)), trips)
         t = np.arange(run.size) - np.repeat(np.cumsum(trips) - trips, trips)
         values = np.empty((run.size, width), dtype=np.int64)
@@ -302,7 +326,7 @@ class DeferredLoop:
             row = (end - trips * len(others))[run] + t * len(others)
             values[:, others] = appended[row[:, None] + np.arange(len(others))]
         positions = (start[run] + t * width)[:, None] + np.arange(width)
-        return positions.reshape(-1), values.reshape(-1)
+        packed[positions.reshape(-1)] = values.reshape(-1)
 
     def cut(
         self,

@@ -61,7 +61,7 @@ def run(key: str, preset: str, variant: str, model: str) -> Run:
         module, f"{key}_grad", args, hardware, tape_bytes, variant=variant, model=model
     )
     report = evaluate(execution)
-    kept = np.count_nonzero((execution.roles == TAPE) & execution.writes)
+    kept = np.count_nonzero((execution.roles.all() == TAPE) & execution.writes)
     return Run(
         int(report["cycles"]["total"]),
         ENTRY_BYTES * int(kept),

@@ -192,6 +192,24 @@ def test_skipping_certain_hits_changes_nothing_on_random_traces() -> None:
         assert _same_result(simulate_cache(addresses, writes, config), expected), trial
 
 
+def test_lines_far_apart_take_the_wide_sort() -> None:
+    """Lines whose tags span more than 16 bits (buffers far apart in the address
+    space) are grouped by a sort of the lines themselves, not of 16-bit tags:
+    the same results as the replay access by access, and as the same trace
+    moved close together (every line's set kept)."""
+    rng = np.random.default_rng(11)
+    for trial in range(50):
+        assoc = int(rng.choice([1, 2, 4, 8]))
+        config = CacheConfig(size_bytes=64 * assoc * int(rng.choice([1, 4, 16])), assoc=assoc)
+        n = int(rng.integers(1, 1200))
+        addresses, writes = _random_trace(rng, trial % 3, n, int(rng.integers(1, 64)))
+        far = addresses + (addresses >= 1024) * (config.sets * 64 << 20)  # tags 2**20 apart
+        expected = _replay(far >> 6, writes, config, True)
+        assert _same_result(simulate_cache(far, writes, config), expected), trial
+        near = simulate_cache(addresses, writes, config)
+        assert near.hit.tolist() == expected.hit.tolist(), trial
+
+
 def test_one_pass_over_ways_hand_computed() -> None:
     # One set; lines A B C A D B, A and D written. 2 ways: every access misses;
     # C evicts A (dirty: a write-back), A (read) evicts B, D evicts C, B evicts A

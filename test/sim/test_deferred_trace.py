@@ -16,7 +16,7 @@ import pytest
 
 from sim.executor import Executor
 from sim.timing import TimingRecorder
-from sim.trace import MemoryTrace
+from sim.trace import DeferredLoop, MemoryTrace
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser, verify_located
 from targets.hardware import configure
@@ -227,3 +227,36 @@ def test_the_trace_is_recorded_once_however_often_it_is_read() -> None:
         expected += [base_m + 8 * (2 * 8 + 7 - i), base_m + 8 * ((i + 1) * 8 + i)]
         expected += [int(first[2]), int(first[2]) + 8 * (6 - i)]
     assert first.tolist() == expected
+
+
+@pytest.mark.parametrize("trips", [[40, 40, 40], [3, 3], [5, 40, 1]])
+def test_deferred_runs_filled_by_hand(trips: list[int]) -> None:
+    """`DeferredLoop.fill` against its docstring's formula, entry by entry:
+    long runs of one length (written a slice each), short ones (written
+    together), and runs of different lengths. Two affine accesses (one a write,
+    slopes `stride` and 2) and one that is not, whose entries were appended."""
+    loop = DeferredLoop(
+        k=(0, 1, -1),
+        base=(2, 3, -1),
+        static=(0, 2, 0),
+        slope=(((1, (4,)),), ((2, ()),), ()),
+        columns=5,
+    )
+    rng = np.random.default_rng(len(trips))
+    appended = rng.integers(0, 1 << 40, sum(trips))
+    runs, expected, start, end = [], {}, 7, 0
+    for n in trips:
+        step, stride = int(rng.integers(1, 4)), int(rng.integers(1, 9))
+        k0, k1, base0, base1 = (int(v) for v in rng.integers(100, 1000, 4))
+        end += n
+        runs += [start, step, n, end, k0, k1, base0 << 2, base1 << 2 | 1, stride]
+        for t in range(n):
+            back = (t - n + 1) * step
+            at = start + 3 * t
+            expected[at] = (k0 << 5) + (base0 << 2) + back * (stride << 5)
+            expected[at + 1] = (k1 << 5) + (base1 << 2 | 1) + 2 + back * (2 << 5)
+            expected[at + 2] = int(appended[end - n + t])
+        start += 3 * n + 5  # other entries between the runs
+    packed = np.full(start, -1, dtype=np.int64)
+    loop.fill(packed, np.array(runs, dtype=np.int64), appended)
+    assert {i: int(v) for i, v in enumerate(packed) if v != -1} == expected

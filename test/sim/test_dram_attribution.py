@@ -19,7 +19,7 @@ import pytest
 
 from sim.cache import _replay, simulate_cache
 from sim.timing import dram_traffic
-from sim.trace import PRIMAL, SHADOW, TAPE
+from sim.trace import PRIMAL, SHADOW, TAPE, AccessRoles, MemoryTrace
 from tapeflow_tools import tapeflow_sim
 from targets.hardware import CacheConfig
 
@@ -96,4 +96,27 @@ def test_a_kernel_whose_lines_are_known(tmp_path: Path, variant: str, preset: st
         dram["primal"] + dram["shadow"] + dram["tape"]
         == dram["total"]
         == dram["read"] + dram["write"]
+    )
+
+
+def test_roles_asked_for_some_accesses_are_those_of_all() -> None:
+    """`AccessRoles` computes the roles of the accesses asked about only: the
+    same as every access's (`MemoryTrace.roles`), and the report's attribution
+    from them the same. Three buffers, by hand: x primal, dx a shadow, a tape."""
+    trace = MemoryTrace()
+    x, dx, tape = np.zeros(16), np.zeros(16), np.zeros(16)
+    trace.mark_shadow(dx)
+    trace.mark_tape(tape)
+    order = [(x, 0, False), (dx, 3, True), (tape, 9, True), (x, 15, False), (tape, 9, False)]
+    for arr, i, write in order:
+        trace.record(arr, (i,), write, False)
+    addresses, writes, tape_flags = trace.arrays()
+    roles = AccessRoles(trace, addresses, tape_flags)
+    assert roles.all().tolist() == [PRIMAL, SHADOW, TAPE, PRIMAL, TAPE]
+    assert roles[np.array([4, 1])].tolist() == [TAPE, SHADOW]
+    assert roles.all().tolist() == trace.roles(addresses, tape_flags).tolist()
+    config = CacheConfig(size_bytes=2 * LINE, assoc=1, line_bytes=LINE)
+    cache = simulate_cache(addresses, writes, config)
+    assert dram_traffic(addresses, roles, cache, LINE) == dram_traffic(
+        addresses, roles.all(), cache, LINE
     )

@@ -69,11 +69,35 @@ def test_a_kernel_recorded_after_its_loop_is_the_same_window() -> None:
     assert ways[0] == ["around"] * 6
     assert ways[1] == ["after", "around", "after", "after", "after", "around"]  # ops windows open
     around, after = recorders
-    for field in ("rows", "ops_windows", "kernel_rows", "kernel_ends", "phases"):
+    for field in ("rows", "ops_windows", "kernel_rows", "phase_changes"):
         assert getattr(around, field) == getattr(after, field), field
+    assert around.phases.tolist() == after.phases.tolist()
     assert around.tiles == after.tiles
     assert list(around.fu_totals.items()) == list(after.fu_totals.items())
     assert [vars_of(w) for w in around.windows] == [vars_of(w) for w in after.windows]
+
+
+def test_the_windows_a_run_records() -> None:
+    """`_script`'s windows, by hand: each starts where the one before it ended
+    (the access made between kernel 0 and the ops window is the ops window's),
+    kernels after `layer` are in layer 1, windows after `set_phase` in REV."""
+    expected = [  # kind, phase, start, end, layer, trips
+        ("kernel", "fwd", 0, 12, 0, 4),
+        ("ops", "fwd", 12, 13, 0, 0),
+        ("kernel", "fwd", 13, 19, 0, 2),
+        ("kernel", "fwd", 19, 34, 0, 5),
+        ("kernel", "fwd", 34, 37, 1, 1),
+        ("ops", "fwd", 37, 37, 0, 0),  # the stream's
+        ("kernel", "rev", 37, 46, 1, 3),
+        ("ops", "rev", 46, 48, 0, 0),
+        ("kernel", "rev", 48, 48, 1, 0),
+    ]
+    for after in (False, True):
+        recorder = TimingRecorder(MemoryTrace(), configure("Enzyme32k"))
+        _script(recorder, after)
+        windows = [(w.kind, w.phase, w.start, w.end, w.layer, w.trips) for w in recorder.windows]
+        assert windows == expected
+        assert recorder.tiles == [[0, 12, 4, 6, 5, 96]]
 
 
 def vars_of(window: object) -> dict[str, object]:
