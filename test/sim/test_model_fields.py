@@ -48,6 +48,8 @@ def test_cgra_reads_all_but_the_lockstep_datapath_and_salam_all_but_its_list() -
         "datapath.sched_threshold",
         "datapath.ports",
         "datapath.lockstep",
+        "datapath.ordering",
+        "datapath.adjoint_additions",
         *(f"datapath.units.{name}" for name in FU_CLASSES),
     }
     assert DATAPATH_FIELDS <= MODELS["salam"].fields

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -132,6 +132,52 @@ def schedule_of(kernel: cgra.KernelOp, hardware: Any) -> LockstepSchedule:
     return schedule
 
 
+def rows(schedule: LockstepSchedule, iterations: int) -> list[list[int]]:
+    """The groups of every op (in body order) of a run's first iterations."""
+    return schedule.groups(iterations).tolist()
+
+
+def period_of(schedule: LockstepSchedule) -> int:
+    """Groups between consecutive iterations once a run has settled."""
+    return schedule.steady()[0]
+
+
+def depth_of(schedule: LockstepSchedule) -> int:
+    """Groups from a run's first group to its first iteration's last issue, plus one."""
+    return max(rows(schedule, 1)[0]) + 1
+
+
+def in_group(schedule: LockstepSchedule, row: list[int]) -> tuple[tuple[int, bool], ...]:
+    """(group, is a write) of each cache access of an iteration placed as `row`."""
+    return tuple((row[n], write) for n, write in schedule.accesses)
+
+
+def accesses_in_groups(schedule: LockstepSchedule) -> tuple[tuple[int, bool], ...]:
+    """(group, is a write) of each cache access of the first iteration, in body order."""
+    return in_group(schedule, rows(schedule, 1)[0])
+
+
+def compute_in_groups(schedule: LockstepSchedule) -> list[tuple[int, int]]:
+    """(group, cycles) of the first iteration's compute ops of a cycle or more, sorted."""
+    row = rows(schedule, 1)[0]
+    return sorted((row[n], cycles) for n, cycles in schedule.compute)
+
+
+@dataclass(frozen=True)
+class ByHand:
+    """A schedule written by hand: iteration k's ops k * period groups after the
+    first's, in `first`'s groups (what `runs_cycles` reads of a schedule)."""
+
+    period: int
+    first: tuple[int, ...]
+    compute: tuple[tuple[int, int], ...]
+    accesses: tuple[tuple[int, bool], ...]
+
+    def groups(self, iterations: int) -> np.ndarray:
+        k = np.arange(iterations, dtype=np.int64)[:, None]
+        return k * self.period + np.array(self.first, dtype=np.int64)[None, :]
+
+
 def nested(text: str, trips: int = 1) -> str:
     """`text` with everything from its first loop to its return inside an outer
     loop of `trips` trips, so that the first loop is not an outermost loop."""
@@ -174,7 +220,7 @@ def test_an_outermost_loop_latches_its_iterations_do_not_overlap() -> None:
     schedule = schedule_of(kernel, hw)
     # Groups {load} 0, {mulf} 1, {mulf} 2, {divf} 3, {addf} 4; the latch waits
     # for the iteration to drain before the next one starts.
-    assert schedule.latching and schedule.period == schedule.groups == 5
+    assert schedule.latching and period_of(schedule) == depth_of(schedule) == 5
     x, out = np.arange(1.0, 9.0), np.zeros(1)
     data, _, _ = run(module, hw, [x, out], "salam")
     hit, miss = SALAM.hit_expected, SALAM.miss_expected
@@ -192,9 +238,9 @@ def test_inner_loop_iterations_overlap_in_lockstep_groups() -> None:
     # iteration is launched 2 groups later (induction add, then icmp), and the
     # addf's loop-carried chain (one group a trip) allows that.
     schedule = schedule_of(kernel, hw)
-    assert schedule.period == 2 and schedule.groups == 5
-    assert schedule.accesses == ((0, False),)
-    assert sorted(schedule.compute) == [(1, 4), (2, 4), (3, 16), (4, 5)]
+    assert period_of(schedule) == 2 and depth_of(schedule) == 5
+    assert accesses_in_groups(schedule) == ((0, False),)
+    assert compute_in_groups(schedule) == [(1, 4), (2, 4), (3, 16), (4, 5)]
     x, out = np.arange(1.0, 9.0), np.zeros(1)
     data, _, _ = run(module, hw, [x, out], "salam")
     # Groups 0..18: odd groups hold a mulf (4) and, from group 3 to 17, a divf
@@ -211,11 +257,11 @@ def test_inner_loop_iterations_overlap_in_lockstep_groups() -> None:
 
 def test_a_read_and_a_write_share_a_port_and_two_ports_serve_two_reads() -> None:
     hit, miss = SALAM.hit_expected, SALAM.miss_expected
-    together = LockstepSchedule(2, (), ((0, False), (0, True)), 1)
+    together = ByHand(2, (0, 0), (), ((0, False), (1, True)))
     assert run_cycles(together, 1, np.array([hit, hit]), PORTS) == pytest.approx(hit)
-    two = LockstepSchedule(2, (), ((0, False), (0, False)), 1)
+    two = ByHand(2, (0, 0), (), ((0, False), (1, False)))
     assert run_cycles(two, 1, np.array([hit, hit]), PORTS) == pytest.approx(hit)
-    three = LockstepSchedule(2, (), ((0, False),) * 3, 1)
+    three = ByHand(2, (0, 0, 0), (), ((0, False), (1, False), (2, False)))
     assert run_cycles(three, 1, np.full(3, hit), PORTS) == pytest.approx(2 * hit)
     # A miss holds its slot while the other port serves the hits.
     mixed = np.array([miss, hit])
@@ -235,7 +281,7 @@ def test_a_datapath_that_does_not_lockstep_is_refused_with_its_reason() -> None:
 def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
     hit, miss = SALAM.hit_expected, SALAM.miss_expected
     # Period 2: a load in group 0, a 4-cycle mulf in group 1, one write in group 1.
-    schedule = LockstepSchedule(2, ((1, 4),), ((0, False), (1, True)), 2)
+    schedule = ByHand(2, (0, 1, 1), ((1, 4),), ((0, False), (2, True)))
     trips = np.array([3, 0, 1, 2])
     rng = np.random.default_rng(7)
     latency = np.where(rng.random(2 * int(trips.sum())) < 0.5, hit, miss)
@@ -283,12 +329,12 @@ def test_a_load_waits_for_older_stores_not_yet_issued() -> None:
     schedule = schedule_of(kernel, hw)
     # Within the iteration: {addf} 0, {mulf} 1, {store y} 2, then the load of x
     # waits for that store: 3, {mulf} 4, {addf} 5, {store z} 6.
-    assert schedule.accesses == ((2, True), (3, False), (6, True))
+    assert accesses_in_groups(schedule) == ((2, True), (3, False), (6, True))
     # Across iterations: at period 2 the store of z (group 6) is still pending
     # when the next block is scheduled, so the next load waits for it: 3 >= 6 + 1
     # - period needs period 4 (at 3 every pending store holds the load, 3 >= 7 - 3
     # fails as well).
-    assert schedule.period == 4
+    assert period_of(schedule) == 4
 
 
 def test_a_store_that_issues_by_the_branch_holds_no_load_back() -> None:
@@ -302,8 +348,8 @@ def test_a_store_that_issues_by_the_branch_holds_no_load_back() -> None:
     schedule = schedule_of(kernel, hw)
     # Store y at group 2 issues in the pass whose branch schedules the next
     # iteration, before the branch: the next load does not wait for it.
-    assert schedule.accesses == ((2, True), (3, False))
-    assert schedule.period == 2
+    assert accesses_in_groups(schedule) == ((2, True), (3, False))
+    assert period_of(schedule) == 2
 
 
 FANOUT = """
@@ -344,6 +390,8 @@ def test_the_authors_datapath_has_no_unit_limit_and_a_threshold_of_10000() -> No
     # ports; lockstep_mode on.
     hw = salam_hardware(configure("Enzyme32k"))
     assert hw.datapath == DatapathConfig(FunctionalUnits(0, 0, 0, 0, 0, 0), 10000, 2, True)
+    # The strict load ordering, and the program as Enzyme-MLIR gives it, unless set.
+    assert hw.datapath.ordering == "strict" and not hw.datapath.adjoint_additions
     assert [f.name for f in fields(FunctionalUnits)] == list(FU_CLASSES)
 
 
@@ -352,19 +400,19 @@ def test_ops_of_a_class_wait_for_a_free_unit() -> None:
     # Unlimited: {load} 0, {3 mulf} 1, {addf} 2, {addf} 3, {addf carried} 4; the
     # carried addf allows period 2 (4 + 1 - 2 <= 4).
     free = schedule_of(kernels_of(placed(nested(FANOUT), hw))[0], hw)
-    assert (free.period, free.groups) == (2, 5)
-    assert sorted(free.compute) == [(1, 4), (1, 4), (1, 4), (2, 5), (3, 5), (4, 5)]
+    assert (period_of(free), depth_of(free)) == (2, 5)
+    assert compute_in_groups(free) == [(1, 4), (1, 4), (1, 4), (2, 5), (3, 5), (4, 5)]
     # One multiplier: 3 mulfs an iteration need 3 groups of its modulo table, so
     # period 3. mulf a takes group 1; b finds 1 taken, 2 free; c finds 1 and 2
     # taken, 3 (= 0 mod 3) free. Then s1 3, s2 4, n 5.
     one = with_datapath(hw, fmul=1)
     module = placed(nested(FANOUT), one)
     schedule = schedule_of(kernels_of(module)[0], one)
-    assert (schedule.period, schedule.groups) == (3, 6)
-    assert sorted(schedule.compute) == [(1, 4), (2, 4), (3, 4), (3, 5), (4, 5), (5, 5)]
+    assert (period_of(schedule), depth_of(schedule)) == (3, 6)
+    assert compute_in_groups(schedule) == [(1, 4), (2, 4), (3, 4), (3, 5), (4, 5), (5, 5)]
     # An outermost loop (no overlap): the same groups, one iteration after another.
     outer = schedule_of(kernels_of(placed(FANOUT, one))[0], one)
-    assert outer.latching and outer.period == outer.groups == 6
+    assert outer.latching and period_of(outer) == depth_of(outer) == 6
     # The cycles, 8 trips: iteration k's ops at 3k + (0 load, 1 a, 2 b, 3 c and s1,
     # 4 s2, 5 n): 27 groups. Group 0 the first load (a miss; x is one line), 1 and
     # 2 a mulf (4); from group 3 on every group holds an addf (5). Then the store
@@ -391,7 +439,7 @@ def test_the_scheduling_threshold_holds_the_branch_back() -> None:
     # 2) are still in the table: 2 entries, and the branch itself makes 3.
     def period(threshold: int) -> int:
         tight = with_datapath(hw, threshold)
-        return schedule_of(kernels_of(placed(nested(FANOUT), tight))[0], tight).period
+        return period_of(schedule_of(kernels_of(placed(nested(FANOUT), tight))[0], tight))
 
     assert period(4) == 2
     # A threshold of 3 holds it until only n is pending: period 3 (n, 4 > 3).
@@ -434,14 +482,14 @@ def test_the_threshold_decides_whether_the_previous_store_holds_the_next_load() 
         machine = with_datapath(hw, threshold)
         return schedule_of(kernels_of(placed(nested(CARRIED_STORE), machine))[0], machine)
 
-    assert schedule(None).period == 4
-    assert schedule(None).accesses == ((0, False), (3, True))
+    assert period_of(schedule(None)) == 4
+    assert accesses_in_groups(schedule(None)) == ((0, False), (3, True))
     # Scheduled a group early at period 3, the block finds pending the previous
     # iteration's n and store y (group 3, ceil(4 / 3) - 1 = 1 iteration back):
     # 1 + 2 entries, 4 with the branch. A threshold of 4 forbids that lead, so
     # the store has issued when the block comes: period 3.
-    assert schedule(5).period == 4
-    assert schedule(4).period == 3
+    assert period_of(schedule(5)) == 4
+    assert period_of(schedule(4)) == 3
 
 
 UNROLLED_CACHE = """
@@ -493,11 +541,311 @@ def test_enzyme_llvm_gathers_an_unrolled_bodys_cache_stores_behind_its_loads() -
     # next loads wait till 4 + 1 - 3 = 2: {muli} 0, {addi} 1, {load x0, load x1}
     # 2, {divf, divf} 3, {store, store, addf p} 4, {addf n} 5, which holds.
     schedule = schedule_of(kernel, hw)
-    assert schedule.accesses == ((2, False), (4, True), (2, False), (4, True))
-    assert (schedule.period, schedule.groups) == (3, 6)
+    assert accesses_in_groups(schedule) == ((2, False), (4, True), (2, False), (4, True))
+    assert (period_of(schedule), depth_of(schedule)) == (3, 6)
     # In our order (store d0 before load x1) the load of x1 would wait for it (4),
     # the last store would sit at 6, and the next loads at 6 + 1 - period <= 1
     # would need period 6.
+
+
+def released(hw: Any) -> Any:
+    """`hw` under the release ordering (`DatapathConfig.ordering`)."""
+    changed = replace(hw, datapath=replace(hw.datapath, ordering="release"))
+    changed.validate()
+    return changed
+
+
+def test_release_places_an_outermost_loop_one_iteration_after_another() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    module = placed(CHAIN, hw)
+    schedule = schedule_of(kernels_of(module)[0], hw)
+    # {load} 0, {mulf} 1, {mulf} 2, {divf} 3, {addf} 4; the next block once it drained.
+    assert schedule.latching
+    assert rows(schedule, 2) == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
+    # No store in the loop: the same cycles as under the strict ordering.
+    x, out = np.arange(1.0, 9.0), np.zeros(1)
+    data, _, _ = run(module, hw, [x, out], "salam")
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    loop = (miss + 4 + 4 + 16 + 5) + 7 * (hit + 4 + 4 + 16 + 5)
+    assert data["cycles"]["total"] == math.ceil(loop) + math.ceil(miss) == 278
+
+
+def test_release_overlaps_inner_loop_iterations_two_groups_apart() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    schedule = schedule_of(kernels_of(placed(nested(CHAIN), hw))[0], hw)
+    assert rows(schedule, 3) == [[0, 1, 2, 3, 4], [2, 3, 4, 5, 6], [4, 5, 6, 7, 8]]
+    assert schedule.accesses == ((0, False),)
+    assert schedule.compute == ((1, 4), (2, 4), (3, 16), (4, 5))
+
+
+def test_release_a_load_is_released_by_each_stores_oldest_unissued_instance() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    schedule = schedule_of(kernels_of(placed(nested(ORDERED), hw))[0], hw)
+    # Ops: addf, mulf, store y, load x, mulf, addf, store z. The first iteration:
+    # {addf} 0, {mulf} 1, {store y} 2, then the load of x waits for that store's
+    # response: 3, {mulf} 4, {addf} 5, {store z} 6.
+    first, second, third, fourth = rows(schedule, 4)
+    assert first == [0, 1, 2, 3, 4, 5, 6]
+    assert in_group(schedule, first) == ((2, True), (3, False), (6, True))
+    # The second block is scheduled at group 2: store y of the first iteration
+    # issues in that pass (before the branch), store z (6) is unissued and holds
+    # every load of the block till its response: the load at 7 (its own store y,
+    # at 4, no longer matters: the first iteration's y had issued, so the
+    # second's is the oldest, and it answered at 5).
+    assert second == [2, 3, 4, 7, 8, 9, 10]
+    # The third block (group 4): the first iteration's z (6) is still the oldest
+    # unissued instance of z, and its response releases the load (7), though the
+    # second iteration's z (10) has not issued; one load instance in flight at a
+    # time puts it at 8.
+    assert third == [4, 5, 6, 8, 9, 10, 11]
+    # The fourth (group 6): the first z issued in that pass; the second's (10)
+    # is the oldest: the load at 11.
+    assert fourth == [6, 7, 8, 11, 12, 13, 14]
+
+
+def test_release_a_store_that_issues_by_the_branch_holds_no_load_back() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    text = ORDERED.replace(
+        "%b1 = arith.mulf %v, %v : f64\n    %b2 = arith.addf %b1, %v : f64\n    "
+        "memref.store %b2, %z[%i] : memref<8xf64>\n",
+        "",
+    )
+    schedule = schedule_of(kernels_of(placed(nested(text), hw))[0], hw)
+    # Store y at group 2 issues in the pass whose branch schedules the next
+    # iteration, before the branch: the next load waits only for its own
+    # iteration's store y, and every iteration is placed alike, 2 groups apart.
+    assert rows(schedule, 3) == [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7]]
+    assert schedule.accesses == ((2, True), (3, False))
+
+
+def test_release_ops_of_a_class_wait_for_a_free_unit() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    # Ops: load, mulf a, b, c, addf s1, s2, n. Unlimited: {load} 0, {3 mulf} 1,
+    # {s1} 2, {s2} 3, {n, carried} 4; the next iteration 2 groups later.
+    free = schedule_of(kernels_of(placed(nested(FANOUT), hw))[0], hw)
+    assert rows(free, 2) == [[0, 1, 1, 1, 2, 3, 4], [2, 3, 3, 3, 4, 5, 6]]
+    # One multiplier: a takes group 1, b 2, c 3 (with s1); s2 4, n 5. The second
+    # iteration (block at 2, load 2) finds the multiplier taken at 3 by c: a 4,
+    # b 5, c 6; the third: a 7, b 8, c 9. Three groups an iteration for the mulfs.
+    one = released(with_datapath(hw, fmul=1))
+    module = placed(nested(FANOUT), one)
+    schedule = schedule_of(kernels_of(module)[0], one)
+    assert rows(schedule, 3) == [
+        [0, 1, 2, 3, 3, 4, 5],
+        [2, 4, 5, 6, 6, 7, 8],
+        [4, 7, 8, 9, 9, 10, 11],
+    ]
+    outer = schedule_of(kernels_of(placed(FANOUT, one))[0], one)
+    assert outer.latching
+    assert rows(outer, 2) == [[0, 1, 2, 3, 3, 4, 5], [6, 7, 8, 9, 9, 10, 11]]
+    # The cycles, 8 trips: iteration k's ops at 3k + (1 a, 2 b, 3 c and s1, 4 s2,
+    # 5 n), its load at 2k: 27 groups. Group 0 the first load (a miss; x is one
+    # line), 1 and 2 a mulf (4); from group 3 on every group holds an addf (5).
+    # Then the store of the sum (a miss, its own line).
+    x, out = np.arange(1.0, 9.0), np.zeros(1)
+    data, _, _ = run(module, one, [x, out, 2.0, 3.0, 4.0], "salam")
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    assert hit < 5
+    loop = miss + 4 + 4 + 24 * 5
+    assert data["cycles"]["total"] == math.ceil(loop) + math.ceil(miss) == 152
+
+
+def test_release_the_scheduling_threshold_holds_the_branch_back() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+
+    # FANOUT's entries: load 0 (with its address: 2), mulfs 1, s1 2, s2 3, n 4,
+    # and the induction add 0 and icmp 1. When the branch schedules the next
+    # block 2 groups on, the previous iteration's s2 and n are still in the
+    # table: 2 entries, and the branch itself makes 3.
+    def spacing(threshold: int) -> int:
+        tight = released(with_datapath(hw, threshold))
+        return period_of(schedule_of(kernels_of(placed(nested(FANOUT), tight))[0], tight))
+
+    assert spacing(4) == 2
+    # A threshold of 3 holds it until only n is pending: 3 groups (n, 4 > 3).
+    assert spacing(3) == 3
+    # 2: only the branch may be left: the block waits till the whole iteration
+    # (groups 0-4) has issued, 4 groups on, when n issues before the branch.
+    assert spacing(2) == 4
+
+
+def test_release_the_threshold_decides_whether_a_pending_store_holds_the_load() -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+
+    def schedule(threshold: int | None) -> LockstepSchedule:
+        machine = released(with_datapath(hw, threshold))
+        return schedule_of(kernels_of(placed(nested(CARRIED_STORE), machine))[0], machine)
+
+    # Ops: load x, mulf m, addf a, store y, mulf n. The first iteration: {load x}
+    # 0, {m} 1, {a} 2, {store y, n} 3. The carried chain m -> a -> n -> m needs 3
+    # groups an iteration.
+    # Default threshold: the second block (group 2) finds the first store y (3)
+    # unissued, its response holds the load: 4, m 5, a 6, y and n 7. The third
+    # (group 4): the second y (7) is the oldest unissued: load 8, m 9 ... n 11.
+    # The fourth (group 6): the second y again (7): load 8, but one load in
+    # flight at a time: 9; m after n (11): 12, a 13, y and n 14. The fifth
+    # (group 8): the third y (11): load 12, m 15. The loads run ahead of the
+    # chain, which keeps its 3 groups an iteration.
+    assert rows(schedule(None), 5) == [
+        [0, 1, 2, 3, 3],
+        [4, 5, 6, 7, 7],
+        [8, 9, 10, 11, 11],
+        [9, 12, 13, 14, 14],
+        [12, 15, 16, 17, 17],
+    ]
+    # Thresholds of 5 and 6: the third block waits (at group 4 the second
+    # iteration's m, a, y (2 entries) and n are pending, 5 with the branch) till
+    # group 6 (threshold 5) or 5 (threshold 6), when the second y (7) is still
+    # unissued: the load at 8, as each later one: 4 groups an iteration.
+    for threshold in (6, 5):
+        assert rows(schedule(threshold), 3) == [
+            [0, 1, 2, 3, 3],
+            [4, 5, 6, 7, 7],
+            [8, 9, 10, 11, 11],
+        ]
+    # A threshold of 4: the second block waits till group 3 (at 2, the first
+    # iteration's y (2 entries) and n are pending, 4 with the branch), when the
+    # first y has issued: nothing holds the load, and the chain sets the pace.
+    assert rows(schedule(4), 3) == [[0, 1, 2, 3, 3], [3, 4, 5, 6, 6], [6, 7, 8, 9, 9]]
+
+
+def test_release_an_unrolled_bodys_loads_wait_for_the_previous_stores_only() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    (kernel,) = kernels_of(placed(nested(UNROLLED_CACHE), hw))
+    # Ops: muli j0, load x0, divf d0, store d0, addi j1, load x1, divf d1, store
+    # d1, addf p, addf n. The first iteration: {muli} 0, {load x0, addi} 1,
+    # {divf d0, load x1} 2, {store d0, divf d1} 3, {store d1, p} 4, {n} 5; the
+    # stores come after both loads in the authors' order and hold neither.
+    # The second block (group 2): both stores of the first iteration (3, 4) are
+    # unissued; the later response (5) releases the loads: {load x0, load x1} 5,
+    # divfs 6, stores 7, p 7, n 8. The third (group 4): the second iteration's
+    # stores (7) are the oldest unissued (the first's issued by 4): loads 8. The
+    # fourth (group 6): the second's again: loads at 8, but one instance of each
+    # load in flight at a time: 9.
+    schedule = schedule_of(kernel, hw)
+    assert rows(schedule, 4) == [
+        [0, 1, 2, 3, 1, 2, 3, 4, 4, 5],
+        [2, 5, 6, 7, 3, 5, 6, 7, 7, 8],
+        [4, 8, 9, 10, 5, 8, 9, 10, 10, 11],
+        [6, 9, 10, 11, 7, 9, 10, 11, 11, 12],
+    ]
+    assert schedule.accesses == ((1, False), (3, True), (5, False), (7, True))
+
+
+REVERSE = """
+func.func @k(%x: memref<8xf64>, %dx: memref<8xf64>, %g: f64) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %j0 = arith.muli %i, %c2 : index
+    %j1 = arith.addi %j0, %c1 : index
+    %v0 = memref.load %x[%j0] : memref<8xf64>
+    %v1 = memref.load %x[%j1] : memref<8xf64>
+    %e0 = arith.mulf %g, %v0 : f64
+    %e1 = arith.mulf %g, %v1 : f64
+    memref.store %e0, %dx[%j0] : memref<8xf64>
+    memref.store %e1, %dx[%j1] : memref<8xf64>
+  } {tapeflow.rev_start}
+  func.return
+}
+"""
+"""A reverse sweep (HEADER's roles: %x primal, %dx its shadow, %g the seed): the
+seed, read from outside the body by two contributions `g * v`, each stored."""
+
+
+def _reverse_nested(text: str) -> str:
+    """`nested(text)` with the reverse sweep's mark on the outer loop, the
+    gradient's top-level op."""
+    text = nested(text.replace(" {tapeflow.rev_start}", ""))
+    head, tail = text.rsplit("  }\n  func.return", 1)
+    return head + "  } {tapeflow.rev_start}\n  func.return" + tail
+
+
+def with_additions(hw: Any, ordering: str = "strict") -> Any:
+    """`hw` with Enzyme for LLVM's adjoint additions (`datapath.adjoint_additions`)."""
+    datapath = replace(hw.datapath, adjoint_additions=True, ordering=ordering)
+    changed = replace(hw, datapath=datapath)
+    changed.validate()
+    return changed
+
+
+@pytest.mark.parametrize("ordering", ["strict", "release"])
+def test_enzyme_llvm_adds_each_contribution_to_a_zeroed_adjoint(ordering: str) -> None:
+    """In an outermost (latching) reverse loop, by hand: the seed's chain of two
+    links L0, L1 and the readers' own fadds R0 (after the previous iteration's
+    L1: slack here), R1 (after L0): {j0, L0, R0} 0, {j1, v0, L1, R1} 1, {v1, e0} 2
+    (e0 after v0 and R0), {e1, F0} 3 (F0 = fadd 0.0, e0), {F1, store e0} 4,
+    {store e1} 5. Without the field, or without the gradient's mark, the loop is
+    the program as given: e0 2, e1 3, the stores 3 and 4 (five groups). A
+    latching loop's iteration is placed alike under either ordering."""
+    hw = salam_hardware(configure("Enzyme32k"))
+    fadd, fmul, integer = hw.latencies.fadd, hw.latencies.fmul, hw.latencies.integer
+    added = with_additions(hw, ordering)
+    (kernel,) = kernels_of(placed(REVERSE, added))
+    schedule = schedule_of(kernel, added)
+    assert (period_of(schedule), depth_of(schedule)) == (6, 6)
+    assert compute_in_groups(schedule) == sorted(
+        [(0, integer), (0, fadd), (0, fadd), (1, integer), (1, fadd), (1, fadd)]
+        + [(2, fmul), (3, fmul), (3, fadd), (4, fadd)]
+    )
+    assert accesses_in_groups(schedule) == ((1, False), (2, False), (4, True), (5, True))
+    (primal,) = kernels_of(placed(REVERSE.replace(" {tapeflow.rev_start}", ""), added))
+    as_given = schedule_of(kernel, hw), schedule_of(primal, added)
+    for schedule in as_given:
+        assert (period_of(schedule), depth_of(schedule)) == (5, 5)
+        assert accesses_in_groups(schedule) == ((1, False), (2, False), (3, True), (4, True))
+
+
+def test_enzyme_llvm_adjoint_fadds_hold_overlapping_iterations_back() -> None:
+    """The same body as an inner loop, under the strict ordering. By hand, at
+    period P every load waits for the previous iteration's last store S
+    (pending: the threshold lets the branch run ahead), from group S + 1 - P.
+    With the fadds: at P = 3 the loads at S - 2 push S from 5 to 6, and so on
+    without end; at P = 4 the loads go to group 2 (S = 5), {e0, e1} 3, {F0, F1}
+    4, the stores 5, S + 1 - P = 2 again: six groups. Without them (the field
+    off) P = 3: loads 2, mulfs 3, stores 4."""
+    hw = salam_hardware(configure("Enzyme32k"))
+    added = with_additions(hw)
+    (kernel,) = kernels_of(placed(_reverse_nested(REVERSE), added))
+    schedule = schedule_of(kernel, added)
+    assert (period_of(schedule), depth_of(schedule)) == (4, 6)
+    assert accesses_in_groups(schedule) == ((2, False), (2, False), (5, True), (5, True))
+    schedule = schedule_of(kernel, hw)
+    assert (period_of(schedule), depth_of(schedule)) == (3, 5)
+    assert accesses_in_groups(schedule) == ((2, False), (2, False), (4, True), (4, True))
+
+
+ACCUMULATE = """
+func.func @k(%x: memref<8xf64>, %dx: memref<8xf64>, %g: f64) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf64>
+    %e = arith.mulf %g, %v : f64
+    %s = memref.load %dx[%i] : memref<8xf64>
+    %a = arith.addf %s, %e : f64
+    memref.store %a, %dx[%i] : memref<8xf64>
+  } {tapeflow.rev_start}
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("ordering", ["strict", "release"])
+def test_an_addition_into_a_shadow_starts_no_adjoint(ordering: str) -> None:
+    """`dx[i] += g * x[i]`: the contribution e gets its fadd F, the addition of
+    e into the shadow element (two adjoints) none. By hand: {L, R, v, s} 0,
+    {e} 1, {F} 2, {a} 3 (after F), {store} 4; the next iteration once it drained."""
+    hw = with_additions(salam_hardware(configure("Enzyme32k")), ordering)
+    fadd, fmul = hw.latencies.fadd, hw.latencies.fmul
+    (kernel,) = kernels_of(placed(ACCUMULATE, hw))
+    schedule = schedule_of(kernel, hw)
+    assert (period_of(schedule), depth_of(schedule)) == (5, 5)
+    assert compute_in_groups(schedule) == [(0, fadd), (0, fadd), (1, fmul), (2, fadd), (3, fadd)]
+    assert accesses_in_groups(schedule) == ((0, False), (0, False), (4, True))
 
 
 SELECT = """
@@ -531,8 +879,8 @@ def test_select_takes_no_cycle() -> None:
     # {load} 0, {cmpf} 1 (1 cycle, `fcmp = 1` in CycleCounts.py), select and mulf
     # both 2, {store} 3.
     schedule = schedule_of(kernel, hw)
-    assert sorted(schedule.compute) == [(1, 1), (2, 4)]
-    assert schedule.accesses == ((0, False), (3, True))
+    assert compute_in_groups(schedule) == [(1, 1), (2, 4)]
+    assert accesses_in_groups(schedule) == ((0, False), (3, True))
 
 
 MIN_OF_TWO = """
@@ -571,9 +919,9 @@ def test_a_min_or_max_takes_one_fcmp_cycle() -> None:
     # scheduled, so the next load waits for it: 5 + 1 - period <= 1, period 5
     # (at 4 the loads would move to 2 and the store to 6, and so on).
     schedule = schedule_of(kernel, hw)
-    assert sorted(schedule.compute) == [(0, 1), (2, 1), (3, 1), (4, 4)]
-    assert schedule.accesses == ((1, False), (1, False), (5, True))
-    assert schedule.period == 5
+    assert compute_in_groups(schedule) == [(0, 1), (2, 1), (3, 1), (4, 4)]
+    assert accesses_in_groups(schedule) == ((1, False), (1, False), (5, True))
+    assert period_of(schedule) == 5
 
 
 PRODUCT = """
@@ -625,8 +973,8 @@ def test_tape_bins_cost_their_issue_slot_only() -> None:
     # FWD (an outermost loop: its iterations run one after another): the tape
     # stores of the running product and of x[i] are bins, committed at once with
     # no access, holding no load back: {load x} 0, {mulf} 1.
-    assert schedule.accesses == ((0, False),)
-    assert schedule.latching and schedule.groups == 2
+    assert accesses_in_groups(schedule) == ((0, False),)
+    assert schedule.latching and depth_of(schedule) == 2
     # The baseline's same stores go through the cache, where the authors' Enzyme
     # put them: x[i]'s (the later value, cached first) right after its load, then
     # the product's (a loop-carried value: from the body's start) after the first
@@ -638,8 +986,8 @@ def test_tape_bins_cost_their_issue_slot_only() -> None:
     product, load, _ = [op for op in body if isinstance(op, cgra.LoadOp | cgra.StoreOp)]
     assert authors_order(body).index(load) < authors_order(body).index(product)
     baseline = schedule_of(fwd_kernel(module), hw)
-    assert baseline.accesses == ((0, True), (0, False), (1, True))
-    assert baseline.groups == 2
+    assert accesses_in_groups(baseline) == ((0, True), (0, False), (1, True))
+    assert depth_of(baseline) == 2
 
 
 def test_tape_bins_are_free_under_salam_whatever_the_scratchpad() -> None:

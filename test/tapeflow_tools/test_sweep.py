@@ -688,3 +688,43 @@ def test_dask_local_closes_a_slow_worker_without_killing_it(
     assert time.monotonic() - started >= 6  # the worker did take its time
     err = capfd.readouterr().err
     assert "still alive" not in err and "killing" not in err, err
+
+
+def test_the_load_ordering_and_the_adjoint_additions_are_settable_fields() -> None:
+    """`datapath.ordering` and `datapath.adjoint_additions` from a hardware file,
+    `--set` and a sweep's grid; the salam machine's defaults otherwise."""
+    from sim.models import MODELS
+
+    salam = MODELS["salam"]
+    base = salam.hardware(PRESETS["Enzyme32k"])
+    assert (base.datapath.ordering, base.datapath.adjoint_additions) == ("strict", False)
+    release = str(EXAMPLE / "table3-release" / "release.yaml")
+    from_file = layered(base, [release], [], salam.ways).datapath
+    assert (from_file.ordering, from_file.adjoint_additions) == ("release", True)
+    sets = ["datapath.ordering=release", "datapath.adjoint_additions=true"]
+    assert layered(base, [], sets, salam.ways).datapath == from_file
+    # Table III's associativities, each file one of them, all under release.yaml.
+    table = {
+        "2way.yaml": {(size * 1024, 2) for size in (1, 2, 4, 8, 16)},
+        "4way.yaml": {(32 * 1024, 4)},
+        "full.yaml": {(64 * 1024, 64 * 1024 // 64)},
+        "8way.yaml": {(128 * 1024, 8)},
+    }
+    for name, caches in table.items():
+        sweep = load_sweep(EXAMPLE / "table3-release" / name)
+        machines = [point.hardware() for point, _ in sweep.rows]
+        assert {(h.cache.size_bytes, h.cache.assoc) for h in machines} == caches
+        assert {h.datapath for h in machines} == {from_file}
+
+
+def test_a_sweep_grid_sets_the_load_ordering(tmp_path: Path) -> None:
+    sweep_file = tmp_path / "ordering.yaml"
+    sweep_file.write_text(
+        "kernels: [logsum]\nvariants: [enzyme]\nmodel: salam\n"
+        "grid:\n  datapath.ordering: [strict, release]\n"
+    )
+    sweep = load_sweep(sweep_file)
+    assert [(swept, point.hardware().datapath.ordering) for point, swept in sweep.rows] == [
+        ({"datapath.ordering": "strict"}, "strict"),
+        ({"datapath.ordering": "release"}, "release"),
+    ]

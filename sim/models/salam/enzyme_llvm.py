@@ -1,48 +1,64 @@
 """
-Where Enzyme for LLVM, the AD tool of the authors' runs, puts the stores that
-fill its cache (the Enzyme baseline's tape): the order of a loop body the `salam`
-model issues in (`sim.models.salam.lockstep`), since a load on the authors' datapath waits
-for every older store not yet issued and so depends on where those stores sit.
+Where the program of Enzyme for LLVM, the AD tool of the authors' runs (their fork
+`sfu-arch/Enzyme`), differs from the Enzyme-MLIR program this project simulates,
+in what the `salam` model's issue order (`sim.models.salam.lockstep`) depends on:
 
-Enzyme-MLIR, this project's Enzyme, stores each cached value right after it is
-computed. Enzyme for LLVM (the authors' fork `sfu-arch/Enzyme`, stored at commit
-`3baaf47f`, and upstream alike) does not: `CacheUtility::storeInstructionInCache`
-(`enzyme/Enzyme/CacheUtility.cpp`) starts right after the value (after the
-block's phis for a phi) and then, "to ensure we always store after a potential
-realloc occurs in this loop, we put our store after any existing stores in the
-loop": it scans the block back from its end to that point and lands after the
-earliest store it meets. Enzyme caches a value when the reverse sweep it is
-building first needs it, and it builds that sweep from each block's last
-instruction back (as Enzyme-MLIR's `visitChildren` walks `rbegin()..rend()`): a
-later value's cache store is placed first, and each earlier value's store then
-joins it. An unrolled body's cache stores therefore gather behind its last cached
-value, after the loads before it, where Enzyme-MLIR's sit between them. The
-authors' tape numbering agrees: in `benchmarks/AD/nn/hw/live_vars.txt` the
-reverse sweep's loads of `div.7` ... `div` are `%103` ... `%257`, the last copy's
-first (`benchmarks/AD/nn/hw/live_vars.txt` of `sfu-arch/gem5-SALAM` at `a5e40f4be`).
+- **Cache stores** (`authors_order`): `CacheUtility::storeInstructionInCache`
+  (`enzyme/Enzyme/CacheUtility.cpp`, commit `3baaf47f`) puts each store that
+  fills Enzyme's cache after the stores already in its block, so the stores of an
+  unrolled body gather behind its last cached value, where Enzyme-MLIR's sit right
+  after each value. A load waits for the older stores not yet issued, so the
+  order matters.
+- **Adjoint additions** (`adjoint_additions`): `DiffeGradientUtils` (`enzyme/
+  Enzyme/GradientUtils.h`, commit `1dc51dbc`) keeps each active value's adjoint
+  in a shadow stored with zero (`getDifferential`) and adds every contribution
+  into it with an `fadd` (`addToDiffe`); the authors' build (`opt -enzyme
+  -loop-unroll -mem2reg -always-inline`) leaves `fadd 0.0, c` in place (it is
+  not `c` for c = -0.0, and nothing simplifies it). Enzyme-MLIR forwards a lone
+  contribution as the adjoint itself, and forwards an adjoint through a chain of
+  additions unchanged, so that its reverse loop reads it from outside the body.
+  The authors' reverse has one more `fadd` after each contribution, and an
+  adjoint carried through a body's additions passes one `fadd` per addition.
 
-Only the order changes: the values, the addresses and the trace are the
-program's own.
+Only the order and those additions change: the values, the addresses and the
+trace are the program's own. Sources and the limits of the emulation:
+docs/research/salam-memory-ordering.md (section 8).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from xdsl.dialects import memref
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import ArrayAttr, Float32Type, Float64Type
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
-from tapeflow_dialects import cgra
+from tapeflow_dialects import cgra, enzyme
 from tapeflow_dialects.cgra import MemPath
-from tapeflow_dialects.enzyme import TAPE_BUFFER
+from tapeflow_dialects.enzyme import (
+    GRADIENT_ACTIVITY,
+    GRADIENT_RET_ACTIVITY,
+    REV_START,
+    TAPE_BUFFER,
+    ArgumentRole,
+    gradient_argument_roles,
+)
+
+
+def _root(value: SSAValue) -> SSAValue:
+    """The buffer `value` views (through subviews and casts)."""
+    while isinstance(value, OpResult) and isinstance(
+        value.op, memref.SubviewOp | memref.CastOp | memref.ReinterpretCastOp
+    ):
+        value = value.op.source
+    return value
 
 
 def _tape_buffer(value: SSAValue) -> bool:
     """`value` is (a view of) a buffer Enzyme caches values in (`TAPE_BUFFER`)."""
-    owner = value.owner
-    while isinstance(owner, memref.SubviewOp | memref.CastOp | memref.ReinterpretCastOp):
-        owner = owner.source.owner
+    owner = _root(value).owner
     return isinstance(owner, memref.AllocOp) and TAPE_BUFFER in owner.attributes
 
 
@@ -104,4 +120,181 @@ def authors_order(ops: Sequence[Operation]) -> list[Operation]:
     return [at_key[k] for k in keys]
 
 
-__all__ = ["authors_order", "is_cache_tape_store"]
+ACCUMULATING = frozenset({"arith.addf", "arith.subf"})
+"""The ops that add two adjoints (Enzyme-MLIR's sum of contributions, or a
+contribution into a shadow element loaded from memory)."""
+
+
+@dataclass(frozen=True)
+class AdjointAdditions:
+    """A kernel loop's body as the authors' reverse has it: the body's ops with
+    the `fadd`s Enzyme for LLVM adds (detached ops, never inserted in the IR),
+    and the dependences those `fadd`s add."""
+
+    ops: tuple[Operation, ...]
+    """The body's placed ops and the added `fadd`s, each before its users."""
+    inputs: dict[Operation, tuple[Operation, ...]]
+    """Ops of the same iteration an op waits for, beside its operands' producers."""
+    carried: dict[Operation, tuple[Operation, ...]]
+    """Ops of the previous iteration an op waits for, beside its carried operands'."""
+
+
+class _Adjoints:
+    """Which values of a gradient function are adjoints: its seeds, the loads of
+    its shadow buffers (shadow arguments, and the buffers Enzyme zero-fills), and
+    whatever is computed from one (through loops' carried values and kernels'
+    results)."""
+
+    def __init__(self, function: func.FuncOp):
+        activity = function.attributes.get(GRADIENT_ACTIVITY)
+        ret_activity = function.attributes.get(GRADIENT_RET_ACTIVITY)
+        assert isinstance(activity, ArrayAttr) and isinstance(ret_activity, ArrayAttr)
+        roles = gradient_argument_roles(
+            [a.data for a in activity.data if isinstance(a, enzyme.ActivityAttr)],
+            [a.data for a in ret_activity.data if isinstance(a, enzyme.ActivityAttr)],
+        )
+        args = list(zip(function.args, roles, strict=False))
+        self.seeds = {a for a, r in args if r is ArgumentRole.SEED}
+        self.shadows = {a for a, r in args if r is ArgumentRole.SHADOW} | {
+            _root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)
+        }
+        self.known: dict[SSAValue, bool] = {}
+
+    def __call__(self, value: SSAValue) -> bool:
+        if (known := self.known.get(value)) is not None:
+            return known
+        self.known[value] = False  # a carried value's cycle closes on "not yet"
+        owner = value.owner
+        found = value in self.seeds or (
+            isinstance(value.type, Float32Type | Float64Type)
+            and (
+                (isinstance(owner, cgra.LoadOp | memref.LoadOp) and self.shadow_load(owner))
+                or any(map(self, self._sources(value)))
+            )
+        )
+        self.known[value] = found
+        return found
+
+    def _sources(self, value: SSAValue) -> list[SSAValue]:
+        """The values `value` is computed from (none for a load)."""
+        if isinstance(value, BlockArgument):
+            loop = value.block.parent_op()
+            if isinstance(loop, scf.ForOp) and value.index > 0:
+                last = value.block.last_op
+                assert last is not None
+                return [loop.iter_args[value.index - 1], last.operands[value.index - 1]]
+            return []
+        op = value.owner
+        assert isinstance(op, Operation)
+        if isinstance(op, cgra.LoadOp | memref.LoadOp | arith.ConstantOp):
+            return []
+        if op.regions:  # a loop's or a kernel's result: what its body yields
+            block = op.regions[0].blocks.last
+            last = block.last_op if block is not None else None
+            assert isinstance(value, OpResult)
+            sources = list(last.operands[value.index : value.index + 1]) if last else []
+            if isinstance(op, scf.ForOp):
+                sources.append(op.iter_args[value.index])
+            return sources
+        return list(op.operands)
+
+    def shadow_load(self, op: cgra.LoadOp | memref.LoadOp) -> bool:
+        """`op` reads a shadow buffer."""
+        memory = op.memref if isinstance(op, memref.LoadOp) else op.memory
+        return _root(memory) in self.shadows
+
+
+def _reverse_function(kernel: cgra.KernelOp) -> func.FuncOp | None:
+    """The gradient function whose reverse sweep `kernel` is in, or None."""
+    top: Operation = kernel
+    while not isinstance(parent := top.parent_op(), func.FuncOp):
+        if parent is None:
+            return None
+        top = parent
+    if GRADIENT_ACTIVITY not in parent.attributes:
+        return None
+    ops = list(parent.body.block.ops)
+    start = next((i for i, op in enumerate(ops) if REV_START in op.attributes), len(ops))
+    return parent if ops.index(top) >= start else None
+
+
+def _fadd() -> cgra.ComputeOp:
+    return cgra.ComputeOp("arith.addf", [], [Float64Type()], (0, 0), 0)
+
+
+def adjoint_additions(
+    kernel: cgra.KernelOp, carried_by: dict[SSAValue, Operation]
+) -> AdjointAdditions | None:
+    """The body of `kernel` (a loop body of a gradient's reverse sweep; None for
+    any other kernel; `carried_by`: the op of the body that yields each carried
+    value it reads) with the `fadd`s of Enzyme for LLVM's `addToDiffe`:
+
+    - one after each contribution (an op of the body whose result is an adjoint
+      and that does not add two adjoints: `fadd 0.0, c` starts that adjoint), read
+      by every user of the contribution in place of it, in this iteration or the
+      next;
+    - for each adjoint read from outside the body (forwarded unchanged through the
+      additions of a loop-carried sum), a chain of one `fadd` per op of the body
+      that reads it, in body order (the authors' reverse order of the copies):
+      the i-th reader waits for its own `fadd` after link i - 1, and the first
+      link and reader for the previous iteration's last link, which carries the
+      adjoint on.
+    """
+    function = _reverse_function(kernel)
+    if function is None:
+        return None
+    adjoint = _Adjoints(function)
+    body = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
+    inside = set(body)
+    inputs: dict[Operation, list[Operation]] = {}
+    carried: dict[Operation, list[Operation]] = {}
+    after: dict[Operation, cgra.ComputeOp] = {}
+    for op in body:
+        if isinstance(op, cgra.ComputeOp) and op.results and adjoint(op.results[0]):
+            if not (op.opcode.data in ACCUMULATING and sum(map(adjoint, op.operands)) >= 2):
+                after[op] = _fadd()
+                inputs[after[op]] = [op]
+    readers: dict[SSAValue, list[Operation]] = {}
+    for op in body:
+        for value in op.operands:
+            source = carried_by.get(value)
+            if source is not None:
+                if source in after:
+                    carried.setdefault(op, []).append(after[source])  # type: ignore[index]
+            elif value.owner in after:
+                inputs.setdefault(op, []).append(after[value.owner])  # type: ignore[index]
+            elif value.owner not in inside and adjoint(value):
+                users = readers.setdefault(value, [])
+                if op not in users:
+                    users.append(op)
+    head: list[Operation] = []
+    for users in readers.values():
+        links = [_fadd() for _ in users]
+        for i, (user, link) in enumerate(zip(users, links, strict=True)):
+            own = _fadd()
+            if i == 0:
+                carried[link] = [links[-1]]
+                carried[own] = [links[-1]]
+            else:
+                inputs[link] = [links[i - 1]]
+                inputs[own] = [links[i - 1]]
+            head += [link, own]
+            inputs.setdefault(user, []).append(own)
+    ops: list[Operation] = list(head)
+    for op in body:
+        ops.append(op)
+        if op in after:
+            ops.append(after[op])
+    return AdjointAdditions(
+        tuple(ops),
+        {op: tuple(v) for op, v in inputs.items()},
+        {op: tuple(v) for op, v in carried.items()},
+    )
+
+
+__all__ = [
+    "AdjointAdditions",
+    "adjoint_additions",
+    "authors_order",
+    "is_cache_tape_store",
+]

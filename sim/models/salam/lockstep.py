@@ -2,35 +2,40 @@
 How the authors' gem5-SALAM datapath issues one kernel loop: the static half of
 the `salam` timing model (`sim.models.salam.model` adds the memory side from the
 trace). `lockstep_schedule` gives each placed op of a kernel loop its lockstep
-group and the loop its period:
+group in each iteration of a run:
 
 - a group issues every op whose operands have committed, and the next waits
   until all of it has finished (`lockstep_mode = True`);
-- inner-loop iterations overlap, `period` groups apart; an outermost loop's
+- inner-loop iterations overlap; an outermost loop's
   iterations run one after another, and the runs of a loop nested two deep or
   more continue one another;
 - a cache load waits for the older stores not yet issued (in the authors'
-  program order, `sim.models.salam.enzyme_llvm`);
+  program order, `sim.models.salam.enzyme_llvm`), by the rule
+  `DatapathConfig.ordering` names: `strict` (every one; iterations placed
+  alike, `period` groups apart) or `release` (each static store's oldest
+  pending instance, as their source releases it; placed iteration by iteration);
 - tape bin accesses commit at once; 0-cycle ops (`select`) let their users issue
   in the same group;
 - functional units per class and the scheduling threshold
   (`targets.hardware.DatapathConfig`) bound what issues together and how far the
-  branches run ahead.
+  branches run ahead; `DatapathConfig.adjoint_additions` adds the `fadd`s of
+  Enzyme for LLVM's reverse (`sim.models.salam.enzyme_llvm.adjoint_additions`).
 
 Each rule with the authors' files and lines: docs/research/salam-model.md.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+import heapq
+from collections import Counter, deque
+from dataclasses import dataclass, field
 from itertools import accumulate
 
 import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation, SSAValue
 
-from sim.models.salam.enzyme_llvm import authors_order
+from sim.models.salam.enzyme_llvm import AdjointAdditions, adjoint_additions, authors_order
 from sim.models.salam.machine import SalamMachine
 from tapeflow_dialects import cgra, layer
 from tapeflow_dialects.cgra import MemPath
@@ -43,29 +48,6 @@ INDUCTION_PERIOD = 2
 else holds them: the induction `add` (1 cycle), then the `icmp` (1 cycle) whose
 result the branch waits for; the branch (0 cycles) then schedules the next block
 in the same pass (`CycleCounts.py`; `llvm_interface.cc`, `scheduleBB`)."""
-
-
-@dataclass(frozen=True)
-class LockstepSchedule:
-    """One iteration of a kernel loop on the lockstep datapath: the group each op
-    issues in, counted from the group that launched the iteration."""
-
-    period: int
-    """Groups between consecutive iteration launches (at least `INDUCTION_PERIOD`)."""
-    compute: tuple[tuple[int, int], ...]
-    """(group, cycles) of every compute op that takes at least one cycle."""
-    accesses: tuple[tuple[int, bool], ...]
-    """(group, is a write) of every cache access, in body order: the order the
-    executor records them in the trace, once per iteration."""
-    groups: int
-    """Groups from the iteration's launch to its last issue, plus one."""
-    latching: bool = False
-    """The kernel's loop is an outermost loop of its function: its latch branch
-    waits until the iteration has drained, so iterations do not overlap
-    (`period == groups`)."""
-    continued: bool = False
-    """The loop's enclosing loop is not outermost either: consecutive runs of the
-    loop (one per trip of that enclosing loop) overlap like one run."""
 
 
 def _is_bin(op: Operation) -> bool:
@@ -103,9 +85,9 @@ address computations."""
 
 @dataclass(frozen=True)
 class _Iteration:
-    """The constraints one iteration's ops are placed under (`_groups`), op by op
-    by position in the body, read from the IR once: the bisection over periods
-    then works on integers."""
+    """The constraints one iteration's ops are placed under (`_groups` under the
+    strict ordering, `_Runs` under the release one), op by op by position in the
+    body, read from the IR once: the placement then works on integers."""
 
     weight: tuple[int, ...]
     """Groups an op's users wait after it: 1, or 0 for an op that commits at launch."""
@@ -117,6 +99,8 @@ class _Iteration:
     (none for a tape bin)."""
     carried_count: int
     """Loop-carried values the kernel reads."""
+    bin: tuple[bool, ...]
+    """A tape bin access: it commits in its block's group."""
     load: tuple[bool, ...]
     """A cache load."""
     store: tuple[bool, ...]
@@ -150,8 +134,11 @@ class _Iteration:
         latency: dict[Operation, int],
         unit_class: dict[Operation, str],
         datapath: DatapathConfig,
+        additions: AdjointAdditions | None = None,
     ) -> _Iteration:
         index = {op: n for n, op in enumerate(ops)}
+        more = additions.inputs if additions else {}
+        more_carried = additions.carried if additions else {}
         bins = [_is_bin(op) for op in ops]
         weight = tuple(
             0 if b or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
@@ -169,6 +156,8 @@ class _Iteration:
                         mine.append(n)
                     elif value in carried:
                         previous.append(index[carried[value]])
+            mine += (index[o] for o in more.get(op, ()))
+            previous += (index[o] for o in more_carried.get(op, ()))
             inputs.append(tuple(mine))
             carried_in.append(tuple(previous))
         in_order: list[int] = []
@@ -186,7 +175,8 @@ class _Iteration:
             weight,
             tuple(inputs),
             tuple(carried_in),
-            len(carried),
+            len(carried) + len(more_carried),
+            tuple(bins),
             tuple(_is_cache(op, cgra.LoadOp) for op in ops),
             tuple(_is_cache(op, cgra.StoreOp) for op in ops),
             tuple(
@@ -217,12 +207,202 @@ class _Iteration:
         return self.pending(group, period, lead) + 1 < self.threshold
 
 
+@dataclass(frozen=True)
+class _Periodic:
+    """The strict ordering's placement: every iteration of a run placed alike,
+    `period` groups after the one before."""
+
+    period: int
+    """Groups between consecutive iteration launches (at least `INDUCTION_PERIOD`;
+    the iteration's depth for a latching loop)."""
+    first: tuple[int, ...]
+    """The group of each op of the first iteration, by body position."""
+
+    def groups(self, iterations: int) -> np.ndarray:
+        k = np.arange(max(iterations, 0), dtype=np.int64)[:, None]
+        return k * self.period + np.array(self.first, dtype=np.int64).reshape(1, -1)
+
+
+class _Runs:
+    """The release ordering's placement: the groups the iterations of one run of
+    a kernel loop issue their ops in, counted from the run's first group, placed
+    iteration by iteration as the datapath issues them (`lockstep_schedule`).
+    Extended on demand and kept: a run of n iterations is the first n of a
+    longer one (an iteration depends only on those before it)."""
+
+    def __init__(self, iteration: _Iteration, latching: bool):
+        self.iteration = iteration
+        self.latching = latching
+        self.rows: list[list[int]] = []
+        self.scheduled: list[int] = []
+        """Per iteration, the group its block was scheduled in (by the previous
+        iteration's branch)."""
+        self.unissued: list[deque[int]] = [deque() for _ in iteration.stores_in_order]
+        """Per cache store (by its place in the authors' order), the groups of its
+        instances of earlier iterations not known to have issued."""
+        self.entries: list[tuple[int, int]] = []
+        """A heap of (group, entries) of every reservation-table entry placed,
+        issued or not; `pending` counts those past a group."""
+        self.pending_entries = 0
+        self.used: Counter[tuple[str, int]] = Counter()
+        self.steady = 0
+        """Consecutive iterations placed like their predecessor."""
+
+    def groups(self, iterations: int) -> np.ndarray:
+        """(iterations, ops) groups; past `STEADY` iterations placed alike, the
+        rest repeat the last one's pattern a period apart."""
+        width = len(self.iteration.weight)
+        if iterations <= 0 or width == 0:
+            return np.zeros((max(iterations, 0), width), dtype=np.int64)
+        while len(self.rows) < iterations and self.steady < STEADY:
+            self._place()
+        rows = np.array(self.rows[:iterations], dtype=np.int64).reshape(-1, width)
+        if iterations <= len(self.rows):
+            return rows
+        period = self.rows[-1][0] - self.rows[-2][0]
+        extra = np.arange(1, iterations - len(self.rows) + 1, dtype=np.int64)[:, None]
+        return np.concatenate([rows, np.array(self.rows[-1])[None, :] + period * extra])
+
+    def _schedule_group(self) -> int:
+        """The group in which the next iteration's block is scheduled: at once for
+        the first; after the previous iteration has drained for a latching loop;
+        otherwise `INDUCTION_PERIOD` groups after the previous block, or later
+        while the reservation table holds the threshold's entries (the branch
+        counts itself)."""
+        if not self.rows:
+            return 0
+        if self.latching:
+            return max(self.rows[-1]) + 1
+        group = self.scheduled[-1] + INDUCTION_PERIOD
+        while True:
+            while self.entries and self.entries[0][0] <= group:
+                self.pending_entries -= heapq.heappop(self.entries)[1]
+            if self.pending_entries + 1 < self.iteration.threshold:
+                return group
+            group = self.entries[0][0]  # the next group in which an entry issues
+
+    def _place(self) -> None:
+        it = self.iteration
+        start = self._schedule_group()
+        previous = self.rows[-1] if self.rows else None
+        # Each cache store's oldest earlier instance still unissued when this
+        # block is scheduled: its write response releases every load of the block
+        # (the dependence is keyed by the static store, `findDynamicDeps`).
+        held: list[int | None] = []
+        for waiting in self.unissued:
+            while waiting and waiting[0] <= start:
+                waiting.popleft()
+            held.append(waiting[0] + 1 if waiting else None)
+        older = max((h for h in held if h is not None), default=start)
+        row = [start] * len(it.weight)
+        for _ in range(1 if it.in_body_order else len(row) + 1):
+            row, changed = self._pass(row, start, previous, held, older)
+            if not changed:
+                break
+        for cls, g in zip(it.unit, row, strict=True):
+            if cls is not None:
+                self.used[cls, g] += 1
+        for rank, n in enumerate(it.stores_in_order):
+            self.unissued[rank].append(row[n])
+        for g, entries in zip(row, it.entries, strict=True):
+            heapq.heappush(self.entries, (g, entries))
+            self.pending_entries += entries
+        for offset in INDUCTION_ENTRIES:
+            heapq.heappush(self.entries, (start + offset, 1))
+            self.pending_entries += 1
+        if len(self.rows) >= 2:
+            same = (
+                row[0] - previous[0] == previous[0] - self.rows[-2][0]  # type: ignore[index]
+                and all(a - row[0] == b - previous[0] for a, b in zip(row, previous, strict=True))  # type: ignore[arg-type]
+            )
+            self.steady = self.steady + 1 if same else 0
+        self.rows.append(row)
+        self.scheduled.append(start)
+
+    def _pass(
+        self,
+        row: list[int],
+        start: int,
+        previous: list[int] | None,
+        held: list[int | None],
+        older: int,
+    ) -> tuple[list[int], bool]:
+        """One pass over the body placing each op at the least group its
+        constraints allow (as `lockstep_schedule` lists them) given `row`'s
+        groups for the ops not yet visited; whether any group changed."""
+        it = self.iteration
+        placed = list(row)
+        used: Counter[tuple[str, int]] = Counter()
+        for n in range(len(placed)):
+            if it.bin[n]:
+                placed[n] = start
+                continue
+            g = max(
+                [start, older if it.load[n] else start]
+                + [placed[p] + it.weight[p] for p in it.inputs[n]]
+            )
+            if previous is not None:
+                g = max([g] + [previous[p] + it.weight[p] for p in it.carried[n]])
+                if it.weight[n]:  # one instance of a static op in flight
+                    g = max(g, previous[n] + 1)
+            if it.load[n]:
+                for rank in range(it.stores_before[n]):
+                    if held[rank] is None:  # no earlier instance: its own holds it
+                        g = max(g, placed[it.stores_in_order[rank]] + 1)
+            cls = it.unit[n]
+            if cls is not None:
+                limit = it.units[cls]
+                while self.used[cls, g] + used[cls, g] >= limit:
+                    g += 1
+                used[cls, g] += 1
+            placed[n] = g
+        return placed, placed != row
+
+
+STEADY = 32
+"""Iterations placed alike (the same spacing, the same groups relative to it)
+after which a run's later iterations are taken to repeat the last one."""
+
+
+@dataclass(frozen=True)
+class LockstepSchedule:
+    """A kernel loop on the lockstep datapath: the group each op of each
+    iteration of a run issues in (`groups`), and which ops take time: the compute
+    ops of at least one cycle and the cache accesses."""
+
+    compute: tuple[tuple[int, int], ...]
+    """(body position, cycles) of every compute op that takes at least one cycle."""
+    accesses: tuple[tuple[int, bool], ...]
+    """(body position, is a write) of every cache access, in body order: the
+    order the executor records them in the trace, once per iteration."""
+    placement: _Periodic | _Runs = field(compare=False, repr=False)
+    """The strict ordering's `_Periodic`, the release ordering's `_Runs`."""
+    latching: bool = False
+    """The kernel's loop is an outermost loop of its function: its latch branch
+    waits until the iteration has drained, so iterations do not overlap."""
+    continued: bool = False
+    """The loop's enclosing loop is not outermost either: consecutive runs of the
+    loop (one per trip of that enclosing loop) overlap like one run."""
+
+    def groups(self, iterations: int) -> np.ndarray:
+        """The group of every op of each of the first `iterations` iterations of
+        a run, counted from the run's first group: (iterations, ops)."""
+        return self.placement.groups(iterations)
+
+    def steady(self) -> tuple[int, tuple[int, ...]]:
+        """The spacing of consecutive iterations once a run has settled, and the
+        groups of such an iteration's ops counted from its first op's."""
+        rows = self.groups(2 * STEADY + 2)
+        return int(rows[-1, 0] - rows[-2, 0]), tuple(int(g) for g in rows[-1] - rows[-1, 0])
+
+
 def lockstep_schedule(
     kernel: cgra.KernelOp,
     latency: dict[Operation, int],
     enclosing: int = 1,
     unit_class: dict[Operation, str] | None = None,
     datapath: DatapathConfig | None = None,
+    additions: AdjointAdditions | None = None,
 ) -> LockstepSchedule:
     """
     The lockstep schedule of `kernel` iterated by its loop, given every placed
@@ -230,39 +410,58 @@ def lockstep_schedule(
     ignored: its time is its port occupancy, which the model takes from the
     trace), the number of loops `enclosing` the kernel's loop in its function
     (0: it is an outermost loop, whose iterations do not overlap; 2 or more: its
-    runs continue one another), each compute op's FU class (`unit_class`) and
-    the datapath's limits (`datapath`: units per class, scheduling threshold;
-    none by default). The smallest period at which the groups below are
-    consistent, found by bisection from `INDUCTION_PERIOD` (and from the periods
-    the units need); for a period, each op's group is the least that satisfies,
-    in body order until nothing changes:
+    runs continue one another), each compute op's FU class (`unit_class`), the
+    datapath's limits and load ordering (`datapath`: units per class, scheduling
+    threshold, `ordering`; none and `strict` by default) and the body as Enzyme
+    for LLVM's reverse has it (`additions`: its ops, with the `fadd`s it adds, in
+    place of the kernel's). Each op issues in the least group that satisfies:
 
     - after each operand's group (+1 unless that operand takes 0 cycles, or is a
-      tape bin load); a loop-carried operand's producer is in the previous
-      iteration, `period` groups earlier;
-    - a cache load after every cache store before it in the authors' program
-      order (`sim.models.salam.enzyme_llvm.authors_order`) (+1), and
-      after every cache store of the previous iteration still pending when its
-      block was scheduled (+1 - period): at `INDUCTION_PERIOD`, those in a
-      later group than the branch; at a longer period, those the lead the
-      scheduling threshold allows reaches past;
-    - a tape bin access in group 0, whatever its operands;
-    - a compute op of a limited class in a group (modulo the period) where
-      fewer ops of its class issue than it has units;
-
-    and a period is infeasible if the reservation table overflows the threshold
-    even when each block is scheduled just in time.
+      tape bin load), a loop-carried operand's in the previous iteration;
+    - a cache load after the cache stores before it in the authors' program
+      order (`sim.models.salam.enzyme_llvm.authors_order`) (+1), and after the
+      previous iterations' stores still pending when its block was scheduled,
+      by the ordering (`_groups`, `_Runs._pass`);
+    - a tape bin access in its block's group, whatever its operands;
+    - a compute op of a limited class in a group where fewer ops of its class
+      issue than it has units.
     """
-    ops = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
-    iteration = _Iteration.of(
-        ops, _carried(kernel), latency, unit_class or {}, datapath or DatapathConfig()
+    ops = (
+        list(additions.ops)
+        if additions
+        else [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
     )
-    if enclosing == 0:
-        # A latching loop: the next iteration starts once this one has drained.
+    datapath = datapath or DatapathConfig()
+    iteration = _Iteration.of(ops, _carried(kernel), latency, unit_class or {}, datapath, additions)
+    compute = tuple(
+        (n, latency[op])
+        for n, op in enumerate(ops)
+        if isinstance(op, cgra.ComputeOp) and latency[op] > 0
+    )
+    accesses = tuple(
+        (n, isinstance(op, cgra.StoreOp))
+        for n, op in enumerate(ops)
+        if _is_cache(op, cgra.LoadOp) or _is_cache(op, cgra.StoreOp)
+    )
+    latching = enclosing == 0
+    placement = (
+        _Runs(iteration, latching)
+        if datapath.ordering == "release"
+        else _periodic(iteration, latching)
+    )
+    return LockstepSchedule(compute, accesses, placement, latching, continued=enclosing >= 2)
+
+
+def _periodic(iteration: _Iteration, latching: bool) -> _Periodic:
+    """The strict ordering's placement: the smallest period at which the groups
+    `_groups` gives are consistent, found by bisection from `INDUCTION_PERIOD`
+    (and from the periods the units need); a latching loop's iterations one
+    after another."""
+    if latching:
+        # The next iteration starts once this one has drained.
         group = _groups(iteration, _DRAINED)
         assert group is not None
-        depth = max(group, default=0) + 1
-        return LockstepSchedule(depth, *_issued(ops, group, latency), depth, latching=True)
+        return _Periodic(max(group, default=0) + 1, tuple(group))
     # The least period whose groups are consistent: a period past the deepest
     # group leaves every cross-iteration constraint slack, and a longer period
     # never breaks one a shorter period met, so bisect between the two. The
@@ -283,46 +482,23 @@ def lockstep_schedule(
             low = middle + 1
         else:
             high, group = middle, found
-    return LockstepSchedule(
-        high,
-        *_issued(ops, group, latency),
-        max(group, default=0) + 1,
-        continued=enclosing >= 2,
-    )
+    return _Periodic(high, tuple(group))
 
 
 _DRAINED = 1 << 30
 """A period no group reaches: every cross-iteration constraint slack."""
 
 
-def _issued(
-    ops: list[Operation], group: list[int], latency: dict[Operation, int]
-) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, bool], ...]]:
-    """(group, cycles) of the compute ops that take a cycle or more, and (group,
-    is a write) of the cache accesses in body order."""
-    compute = tuple(
-        (g, latency[op])
-        for op, g in zip(ops, group, strict=True)
-        if isinstance(op, cgra.ComputeOp) and latency[op] > 0
-    )
-    accesses = tuple(
-        (g, isinstance(op, cgra.StoreOp))
-        for op, g in zip(ops, group, strict=True)
-        if _is_cache(op, cgra.LoadOp) or _is_cache(op, cgra.StoreOp)
-    )
-    return compute, accesses
-
-
 def _groups(iteration: _Iteration, period: int) -> list[int] | None:
-    """Each op's group at `period`, or None if no groups satisfy the constraints
-    (a cross-iteration dependence longer than the period allows, more ops of a
-    class than its units can issue in `period` groups, a reservation table the
-    threshold cannot hold). One pass in body order settles every constraint
-    within the iteration (operands come before their uses, and units are claimed
-    in that order); the cross-iteration ones (loop-carried values, the previous
-    iteration's late stores, units shared with other iterations) are settled by
-    repeating it, a bounded number of times, unless they form a cycle that grows
-    without end."""
+    """Under the strict ordering, each op's group at `period`, or None if no
+    groups satisfy the constraints (a cross-iteration dependence longer than the
+    period allows, more ops of a class than its units can issue in `period`
+    groups, a reservation table the threshold cannot hold). One pass in body
+    order settles every constraint within the iteration (operands come before
+    their uses, and units are claimed in that order); the cross-iteration ones
+    (loop-carried values, the previous iteration's late stores, units shared
+    with other iterations) are settled by repeating it, a bounded number of
+    times, unless they form a cycle that grows without end."""
     weight, inputs, carried = iteration.weight, iteration.inputs, iteration.carried
     loads, stores, unit, units = iteration.load, iteration.store, iteration.unit, iteration.units
     in_order, before, rank = (
@@ -437,17 +613,23 @@ def kernel_schedule(
     kernel: cgra.KernelOp, hardware: Hardware, machine: SalamMachine
 ) -> LockstepSchedule:
     """`kernel`'s iteration on `machine`'s lockstep datapath, with `hardware`'s
-    latencies and datapath limits."""
+    latencies, datapath limits and load ordering, and, in a reverse sweep with
+    `datapath.adjoint_additions`, the `fadd`s the authors' Enzyme adds
+    (`sim.models.salam.enzyme_llvm.adjoint_additions`)."""
+    latency = lockstep_latencies(kernel, hardware, machine)
+    additions = (
+        adjoint_additions(kernel, _carried(kernel)) if hardware.datapath.adjoint_additions else None
+    )
+    ops = additions.ops if additions else kernel.body.block.ops
+    computes = [op for op in ops if isinstance(op, cgra.ComputeOp)]
+    latency |= {op: op_latency(op, hardware) for op in computes if op not in latency}
     return lockstep_schedule(
         kernel,
-        lockstep_latencies(kernel, hardware, machine),
+        latency,
         enclosing_loops(kernel),
-        {
-            op: op_class(op.opcode.data)
-            for op in kernel.body.block.ops
-            if isinstance(op, cgra.ComputeOp)
-        },
+        {op: op_class(op.opcode.data) for op in computes},
         hardware.datapath,
+        additions,
     )
 
 

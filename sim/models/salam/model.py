@@ -5,8 +5,8 @@ TapeFlow on (gem5-SALAM, `sfu-arch/gem5-SALAM` branch `binned`, commit
 values are computed and checked as under every model.
 
 - Before the run, `kernel_plan` gives each kernel loop its lockstep schedule
-  (`sim.models.salam.lockstep`: groups, the period at which iterations overlap,
-  which access issues in which group).
+  (`sim.models.salam.lockstep`: the group each op of each iteration of a run
+  issues in, by the datapath's load ordering).
 - After it, `cycles` lays the runs of each kernel loop on the schedule and charges
   each group its slowest op or port round, with each access's request time from
   the cache replay (`SalamMachine.expected_cycles`); ops outside kernel loops cost
@@ -54,27 +54,29 @@ def runs_cycles(
     sums are those it would have alone.
     """
     trips = np.asarray(trips, dtype=np.int64)
-    period, accesses = schedule.period, len(schedule.accesses)
+    accesses = len(schedule.accesses)
     if accesses and latency.size != int(trips.sum()) * accesses:
         # Only an executor fallback: each run's accesses at the batch's mean.
         mean = float(latency.mean()) if latency.size else 0.0
         latency = np.full(int(trips.sum()) * accesses, mean)
     active = trips > 0
-    length = np.where(active, (trips - 1) * period + schedule.groups, 0)
+    rows = schedule.groups(int(trips.max(initial=0)))
+    # A run of n iterations spans the groups up to the latest of its first n.
+    reach = np.maximum.accumulate(rows.max(axis=1, initial=-1)) + 1
+    length = np.where(active, reach[np.maximum(trips - 1, 0)] if rows.size else 0, 0)
     begin = np.concatenate(([0], np.cumsum(length)))
     cost = np.ones(int(begin[-1]))  # a group is at least one tick
-    # Where each iteration of each run launches on the shared axis.
-    launch = np.repeat(begin[:-1], trips) + period * (
-        np.arange(int(trips.sum()), dtype=np.int64) - np.repeat(np.cumsum(trips) - trips, trips)
-    )
-    for group, cycles in schedule.compute:
-        lane = launch + group
+    # Each iteration of each run: its place in the run, and the run's first group.
+    index = np.arange(int(trips.sum()), dtype=np.int64) - np.repeat(np.cumsum(trips) - trips, trips)
+    base = np.repeat(begin[:-1], trips)
+    for position, cycles in schedule.compute:
+        lane = base + rows[index, position]
         cost[lane] = np.maximum(cost[lane], cycles)
     if accesses:
         took_all = latency.reshape(-1, accesses)
-        offsets = np.array([g for g, _ in schedule.accesses], dtype=np.int64)
+        positions = np.array([n for n, _ in schedule.accesses], dtype=np.int64)
         writes = np.array([w for _, w in schedule.accesses], dtype=bool)
-        group_of = launch[:, None] + offsets[None, :]
+        group_of = base[:, None] + rows[:, positions][index]
         for kind in (~writes, writes):
             if not kind.any():
                 continue
