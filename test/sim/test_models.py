@@ -22,7 +22,8 @@ from sim.models import MODELS, UnknownModel, get_model
 from sim.models.cgra import CGRA
 from sim.models.salam.enzyme_llvm import authors_order, is_cache_tape_store
 from sim.models.salam.lockstep import LockstepSchedule, enclosing_loops, lockstep_latencies
-from sim.models.salam.machine import SALAM, salam_hardware
+from sim.models.salam.machine import SALAM
+from sim.models.salam.machine import salam_hardware as salam_defaults
 from sim.models.salam.model import (
     SALAM_MODEL,
     authors_dram_bytes,
@@ -56,6 +57,15 @@ HEADER = (
     "attributes {tapeflow.gradient_of = @g, tapeflow.activity = [#enzyme.activity<enzyme_dup>], "
     "tapeflow.ret_activity = [#enzyme.activity<enzyme_active>]}"
 )
+
+
+def salam_hardware(hw: Any) -> Any:
+    """The salam machine of `hw` under the strict load ordering and without the
+    adjoint additions: the rules most tests here derive by hand (the release and
+    additions tests set theirs: `released`, `with_additions`)."""
+    machine = salam_defaults(hw)
+    datapath = replace(machine.datapath, ordering="strict", adjoint_additions=False)
+    return replace(machine, datapath=datapath)
 
 
 def placed(text: str, hardware: Any) -> Any:
@@ -388,10 +398,10 @@ def test_the_authors_datapath_has_no_unit_limit_and_a_threshold_of_10000() -> No
     # HWAccConfig.py at a5e40f4be reads no [FunctionalUnits] and the fork never
     # asks for a unit; nn.ini's [Scheduler] gives sched_threshold = 10000; two
     # ports; lockstep_mode on.
-    hw = salam_hardware(configure("Enzyme32k"))
+    hw = salam_defaults(configure("Enzyme32k"))
     assert hw.datapath == DatapathConfig(FunctionalUnits(0, 0, 0, 0, 0, 0), 10000, 2, True)
-    # The strict load ordering, and the program as Enzyme-MLIR gives it, unless set.
-    assert hw.datapath.ordering == "strict" and not hw.datapath.adjoint_additions
+    # Their source's load ordering, and the program as their Enzyme gives it, unless set.
+    assert hw.datapath.ordering == "release" and hw.datapath.adjoint_additions
     assert [f.name for f in fields(FunctionalUnits)] == list(FU_CLASSES)
 
 

@@ -697,7 +697,7 @@ def test_the_load_ordering_and_the_adjoint_additions_are_settable_fields() -> No
 
     salam = MODELS["salam"]
     base = salam.hardware(PRESETS["Enzyme32k"])
-    assert (base.datapath.ordering, base.datapath.adjoint_additions) == ("strict", False)
+    assert (base.datapath.ordering, base.datapath.adjoint_additions) == ("release", True)
     release = str(EXAMPLE / "table3-release" / "release.yaml")
     from_file = layered(base, [release], [], salam.ways).datapath
     assert (from_file.ordering, from_file.adjoint_additions) == ("release", True)
