@@ -228,6 +228,7 @@ def _choose(
             if mine:
                 groups.append(mine)
     choices = []
+    fits = footprint(function) <= machine.cache_bytes
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
@@ -235,7 +236,6 @@ def _choose(
         if saved is None:  # run-time trip counts: no estimate
             continue
         added = added_cycles(work, {allocs[i] for i in indices}, machine)
-        fits = footprint(function) <= machine.cache_bytes
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

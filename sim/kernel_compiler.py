@@ -522,16 +522,16 @@ class _KernelLoopSource:
         # Buffers, in the order the body first touches them.
         buffers: dict[SSAValue, str] = {}
         prepares: list[str] = []
+        accesses: dict[SSAValue, list[cgra.LoadOp | cgra.StoreOp]] = {}
+        for op in placed:
+            if isinstance(op, cgra.LoadOp | cgra.StoreOp):
+                accesses.setdefault(op.memory, []).append(op)
         for op in placed:
             if not isinstance(op, cgra.LoadOp | cgra.StoreOp) or op.memory in buffers:
                 continue
             memory = op.memory
             key = buffers[memory] = f"b{len(buffers)}"
-            uses = [
-                o
-                for o in placed
-                if isinstance(o, cgra.LoadOp | cgra.StoreOp) and o.memory is memory
-            ]
+            uses = accesses[memory]
             source = f"fr[{ctx.slot(memory)}]"
             rank = len(op.indices)
             cache: list[Any] = [None, None]  # the last object seen here, prepared
@@ -621,10 +621,11 @@ class _KernelLoopSource:
         if deferred:
             # Affine addresses: the run is recorded after the loop, as one block.
             affine = {n for n, t in zip(self.records, self.traced, strict=True) if t[3] is not None}
+            records = set(self.records)
             loop_lines = self.deferred(
                 iv,
                 [
-                    line.replace("app(", "_va(", 1) if n - 1 in self.records else line
+                    line.replace("app(", "_va(", 1) if n - 1 in records else line
                     for n, line in enumerate(loop_lines)
                     if n - 1 not in affine
                 ],

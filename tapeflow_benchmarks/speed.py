@@ -1,6 +1,7 @@
 """
 `python -m tapeflow_benchmarks.speed [--kernels lenet,logsum,pathfinder] [--repeat 3]
-[--caches] [--evaluation] [--suite]`: how long the project's own loops take.
+[--caches] [--jobs-of quick|full] [--evaluation] [--suite]`: how long the project's own
+loops take.
 
 - the simulator against `tapeflow-run`'s fast path, per kernel at paper size: one
   gradient (the Enzyme32k configuration's, lowered once), then the best of
@@ -15,6 +16,11 @@
   before `simulate_caches`), against `simulate_caches` (numpy alone up to 8
   ways, one replay per number of sets beyond); CPU seconds of the best of
   `--repeat`, with identical results checked;
+- `--jobs-of`: every job of the quick or full evaluation (`tapeflow-bench --no-cache`,
+  `runner.planned_jobs`) run in this process in the order the workers take them, with
+  its CPU seconds; then the total, the fully unrolled jobs' share, and the time
+  `--jobs 2` would take on an idle machine, its two workers taking the jobs in
+  that order (from these CPU seconds: the longest job sets its floor);
 - `--evaluation`: the wall time of `tapeflow-bench --quick --no-cache --jobs 1`
   in a subprocess (the full evaluation: `--full`);
 - `--suite`: the wall time of the README's test command's pytest (`pytest -n auto`).
@@ -36,9 +42,12 @@ import numpy as np
 
 from sim.cache import CacheResult, replay_reduced, simulate_caches
 from sim.executor import Executor
+from sim.models import MODELS
 from sim.simulator import evaluate, execute, prepare
 from tapeflow_benchmarks.common import caller_arguments, chosen, parse_kernel
-from tapeflow_benchmarks.harness.experiments import CACHE_SWEEP
+from tapeflow_benchmarks.harness.experiments import CACHE_SWEEP, DEFAULT_EXPERIMENTS, EXPERIMENTS
+from tapeflow_benchmarks.harness.points import FULL_UNROLL, with_model
+from tapeflow_benchmarks.harness.runner import bundle_label, planned_jobs, run_bundle
 from tapeflow_benchmarks.kernels import KERNELS, PRESETS
 from tapeflow_tools.context import make_context
 from targets.hardware import CacheConfig, configure
@@ -103,6 +112,38 @@ def replays_one_by_one_against_together(
     return alone_best, together_best, len(addresses)
 
 
+def evaluation_jobs(size: str, kernels: Sequence[str] = KERNELS) -> None:
+    """`--jobs-of`: each job of the evaluation of `kernels` at `size`, timed in
+    this process."""
+    points = {
+        with_model(p, model)
+        for model in MODELS
+        for name in DEFAULT_EXPERIMENTS
+        if EXPERIMENTS[name].runs_under(model)
+        for p in EXPERIMENTS[name].points(list(kernels), size)
+    }
+    print("| job | CPU s |")
+    print("|---|---|")
+    seconds: list[float] = []
+    unrolled = 0.0
+    for key, bundle in planned_jobs(points):
+        started = time.process_time()
+        run_bundle(bundle)
+        seconds.append(time.process_time() - started)
+        if key.unroll == FULL_UNROLL:
+            unrolled += seconds[-1]
+        print(f"| {bundle_label(bundle)} | {seconds[-1]:.2f} |", flush=True)
+    workers = [0.0, 0.0]
+    for each in seconds:  # the next job goes to the worker that is free first
+        workers[workers.index(min(workers))] += each
+    total = sum(seconds)
+    print(
+        f"\n{len(seconds)} jobs: {total:.1f} CPU s, {100 * unrolled / total:.0f}% fully "
+        f"unrolled; two workers in this order: {max(workers):.1f} s "
+        f"(ideal {total / 2:.1f} s, longest job {max(seconds):.1f} s)"
+    )
+
+
 def wall(command: list[str]) -> float:
     started = time.perf_counter()
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -115,6 +156,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--kernels", default="lenet,logsum,pathfinder")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--caches", action="store_true", help="time the cache sweep's replays")
+    parser.add_argument(
+        "--jobs-of",
+        choices=("quick", "full"),
+        help="time each job of that evaluation in this process",
+    )
     parser.add_argument("--evaluation", action="store_true", help="time tapeflow-bench --quick")
     parser.add_argument("--full", action="store_true", help="with --evaluation: the full one")
     parser.add_argument("--suite", action="store_true", help="time pytest -n auto")
@@ -137,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"| {key} | {accesses} | {alone:.3f} | {together:.3f} | {alone / together:.2f}x |",
             flush=True,
         )
+    if args.jobs_of:
+        evaluation_jobs("small" if args.jobs_of == "quick" else "paper")
     if args.evaluation:
         with tempfile.TemporaryDirectory() as out:
             command = [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench"]

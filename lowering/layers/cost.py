@@ -168,20 +168,29 @@ def saved_cycles(
     arrays_fit = arrays <= machine.cache_bytes
     fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
     windows: dict[Block, tuple[float, int]] = {}
+    # An access's window depends only on the block it sits in: one per block (a
+    # fully unrolled body holds thousands of accesses in one block).
+    seen: dict[Block | None, tuple[Block, float, int] | None] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
-            window = _window(op, function)
+            block = op.parent_block()
+            if block not in seen:
+                seen[block] = _window(op, function)
+            window = seen[block]
             if window is None:
                 return None
             windows[window[0]] = window[1:]
     # Where the tape does not fit beside the arrays, it pushes reused lines out of
     # the (LRU) cache: a reused line is evicted at most once more per cache's worth
     # of tape lines passing, and missed again in a group of its own; in FWD and REV.
-    reused_arrays = {
-        o.memref
-        for o in function.walk()
-        if isinstance(o, memref.LoadOp | memref.StoreOp) and _reused(o, function)
-    }
+    reused_arrays: set[SSAValue] = set()
+    for o in function.walk():
+        if (
+            isinstance(o, memref.LoadOp | memref.StoreOp)
+            and o.memref not in reused_arrays
+            and _reused(o, function)
+        ):
+            reused_arrays.add(o.memref)
     line = machine.cache_line_bytes
     cache_lines = machine.cache_bytes // line
     reused_lines = min(cache_lines, -(-sum(static_bytes(a) for a in reused_arrays) // line))

@@ -471,7 +471,7 @@ class RunSummary:
     seconds: float = 0.0
 
 
-def _bundle_label(bundle: list[tuple[Group, list[Point]]]) -> str:
+def bundle_label(bundle: list[tuple[Group, list[Point]]]) -> str:
     """The runs of one lowering, labelled with every model that times them:
     `logsum/small enzyme [cgra+salam]`."""
     models = dict.fromkeys(g.model for g, _ in bundle)
@@ -517,7 +517,7 @@ def _drive(
                     break
             if not running:
                 break
-            bar.set_postfix_str(" | ".join(_bundle_label(b) for _, b in running.values()))
+            bar.set_postfix_str(" | ".join(bundle_label(b) for _, b in running.values()))
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 job = running.pop(future)
@@ -565,7 +565,7 @@ def _run_local(
         if again:
             bar.write(
                 "tapeflow-bench: a worker process was lost (killed from outside); the "
-                f"runs in flight then ({', '.join(_bundle_label(b) for _, b in again)}) "
+                f"runs in flight then ({', '.join(bundle_label(b) for _, b in again)}) "
                 "run again, one at a time",
                 file=sys.stderr,
             )
@@ -574,6 +574,21 @@ def _run_local(
                 finished([(p, {"error": LOST}) for _, points in bundle for p in points])
         retried.update(g for g, _ in again)
         pending[:0] = again
+
+
+def planned_jobs(points: Iterable[Point]) -> list[Job]:
+    """The jobs that compute `points`, in the order they start (longest first,
+    `_cost`): groups of one run (`_run_identity`) go to the same worker, which
+    runs them once; otherwise a group joins the groups that differ from it only
+    in the timing model."""
+    bundles: dict[Group, list[tuple[Group, list[Point]]]] = {}
+    bundle_of_run: dict[tuple[Any, ...], Group] = {}
+    for group, group_points in grouped(list(points)).items():
+        key = bundle_of_run.setdefault(
+            _run_identity(group, group_points), replace(group, model=DEFAULT_MODEL)
+        )
+        bundles.setdefault(key, []).append((group, group_points))
+    return sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
 
 
 def run_points(
@@ -599,17 +614,7 @@ def run_points(
         else:
             found[point] = report
             summary.cached += 1
-    bundles: dict[Group, list[tuple[Group, list[Point]]]] = {}
-    bundle_of_run: dict[tuple[Any, ...], Group] = {}
-    for group, group_points in grouped(missing).items():
-        # Groups of one run (`_run_identity`) go to the same worker, which runs
-        # them once; otherwise a group joins the groups that differ from it only
-        # in the timing model.
-        key = bundle_of_run.setdefault(
-            _run_identity(group, group_points), replace(group, model=DEFAULT_MODEL)
-        )
-        bundles.setdefault(key, []).append((group, group_points))
-    todo = sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
+    todo = planned_jobs(missing)
     bar = tqdm(
         total=sum(len(bundle) for _, bundle in todo),
         unit="run",
@@ -635,7 +640,7 @@ def run_points(
     try:
         if pool is None and (jobs <= 1 or len(todo) <= 1):
             for _, bundle in todo:
-                bar.set_postfix_str(_bundle_label(bundle))
+                bar.set_postfix_str(bundle_label(bundle))
                 finished(_run_group_job(bundle))
         elif pool is None:
             _run_local(todo, jobs, finished, bar)
@@ -647,4 +652,13 @@ def run_points(
     return found, summary
 
 
-__all__ = ["Report", "ResultCache", "RunSummary", "run_bundle", "run_group", "run_points"]
+__all__ = [
+    "Report",
+    "ResultCache",
+    "RunSummary",
+    "bundle_label",
+    "planned_jobs",
+    "run_bundle",
+    "run_group",
+    "run_points",
+]

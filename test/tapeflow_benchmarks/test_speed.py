@@ -7,7 +7,7 @@ import pytest
 
 from sim.simulator import simulate
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
-from tapeflow_benchmarks.speed import main, simulator_against_executor
+from tapeflow_benchmarks.speed import evaluation_jobs, main, simulator_against_executor
 from tapeflow_tools.context import make_context
 from targets.hardware import configure
 
@@ -30,3 +30,16 @@ def test_speed_counts_the_simulated_ops() -> None:
     args = caller_arguments(module, "logsum", "small")
     report = simulate(module, "logsum_grad", args, hardware, tape, variant="enzyme").report
     assert ops == report["ops"]["total"]
+
+
+def test_evaluation_jobs_time_every_job_and_sum_them(capsys: pytest.CaptureFixture[str]) -> None:
+    evaluation_jobs("small", ["logsum"])
+    out = capsys.readouterr().out.splitlines()
+    rows = [line for line in out if line.startswith("| logsum/small")]
+    seconds = [float(row.rsplit("|", 2)[1]) for row in rows]
+    summary = out[-1]
+    assert summary.startswith(f"{len(rows)} jobs: ")
+    total = float(summary.split(": ")[1].split(" CPU")[0])
+    assert total == pytest.approx(sum(seconds), abs=0.05 * len(rows))
+    two = float(summary.split("two workers in this order: ")[1].split(" s")[0])
+    assert max(seconds) - 0.01 <= two <= total + 0.01
