@@ -211,13 +211,19 @@ def strip_mine(
     before the loop (a loop of run-time trip count, whose last tile may be partial).
     FWD tile `t` runs iterations [t*T, min((t+1)*T, trip)); REV visits the tiles
     in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
-    iteration trip-1-j, so REV tile `t` undoes FWD tile `count-1-t`: REV
-    iterations [max(trip - (first+1)*T, 0), trip - first*T).
+    iteration trip-1-j, so REV tile `t` undoes FWD tile `first = count-1-t`: REV
+    iterations [max(trip - (first+1)*T, 0), trip - first*T), computed as
+    [max(hi - T, 0), hi) with hi = (trip - (count-1)*T) + t*T.
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
     outside = IndexBuilder(InsertPoint.before(loop), int_type)
     zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
+    # REV tile `t` ends at iteration trip - (count-1-t)*T = last + t*T: `last`, the
+    # end of REV's first tile, is the same for every tile, computed once here, so
+    # each tile's bounds are a chain of 4 integer ops, not 6 (each kernel run once
+    # costs its chain at `latencies.integer` an op under `cgra`).
+    last = outside.sub(trip, outside.mul(outside.sub(count, 1), tile))
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
@@ -236,9 +242,8 @@ def strip_mine(
         lo_iter = index.mul(t, tile)
         hi_iter = index.min(index.add(lo_iter, tile), trip)
     else:
-        first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
-        lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)
-        hi_iter = index.sub(trip, index.mul(first, tile))
+        hi_iter = index.add(last, index.mul(t, tile))
+        lo_iter = index.max(index.sub(hi_iter, tile), 0)
     lo = index.value(index.add(lb, index.mul(lo_iter, step)))
     hi = index.value(index.add(lb, index.mul(hi_iter, step)))
     loop.detach()

@@ -48,10 +48,13 @@
 // CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// The FWD tile this REV layer undoes: 1 - u.
-// CHECK:            arith.subi %{{.*}}, %[[U]] : index
-// CHECK:            arith.maxsi
-// CHECK:            scf.for
+// REV tile u undoes FWD tile 1 - u: it ends at 8 - (1 - u) * 4 = 4 + u * 4 (4, the
+// end of REV's first tile, the same for every tile) and starts 4 before, at 0 at least.
+// CHECK:            %[[UT:[^ ]+]] = arith.muli %[[U]], %{{.*}} : index
+// CHECK:            %[[UHI:[^ ]+]] = arith.addi %{{.*}}, %[[UT]] : index
+// CHECK:            %[[UBACK:[^ ]+]] = arith.subi %[[UHI]], %{{.*}} : index
+// CHECK:            %[[ULO:[^ ]+]] = arith.maxsi %[[UBACK]], %{{.*}} : index
+// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
 // CHECK-COUNT-2:      region.load
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 
