@@ -31,7 +31,7 @@
 // CHECK:        layer.layer 1 rev partner 0 {
 // CHECK-NEXT:     %[[TILE1:[^ ]+]] = layer.salloc
 // CHECK:          %[[RHI:[^ ]+]] = arith.addi
-// CHECK:          %[[RLO:[^ ]+]] = arith.maxsi
+// CHECK:          %[[RLO:[^ ]+]] = arith.subi %[[RHI]]
 // CHECK:          scf.for %[[J:[^ ]+]] = %[[RLO]] to %[[RHI]] step %{{.*}} {
 // Row = (iterations in the tile - 1) - (j - lo).
 // CHECK-NEXT:       %[[POS:[^ ]+]] = arith.subi %[[J]], %[[RLO]] : index
