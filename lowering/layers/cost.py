@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from math import ceil, prod
+from math import ceil, gcd, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.ir import Block, Operation, OpResult, SSAValue
@@ -254,9 +254,10 @@ def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bo
     none of its indices (the element is reused across that loop), or its
     row-major element is not one-to-one in the loops' indices (a stencil's
     `y + ky`: neighbouring iterations share elements; `i * 256 + j` with `j` under
-    256 is one-to-one). Where the element is not an affine function of the loop
-    indices with constant coefficients, an index combining two loops' indices is
-    taken as reuse."""
+    256 is one-to-one: for two loops, exactly, else by the coefficients sorted by
+    size, each beyond the span of the smaller ones). Where the element is not an
+    affine function of the loop indices with constant coefficients, an index
+    combining two loops' indices is taken as reuse."""
     loops = enclosing_loops(access, function)
     ivs = [loop.body.block.args[0] for loop in loops]
     coefficients = _element(access, set(ivs))
@@ -271,6 +272,14 @@ def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bo
         return len(seen) < len(ivs)
     if any(coefficients.get(iv, 0) == 0 for iv in ivs):
         return True
+    if len(ivs) == 2:
+        # Two iterations meet where c0*d0 + c1*d1 = 0: the nearest such steps are
+        # d0 = c1/g, d1 = -c0/g (g their gcd), within the loops' extents or not.
+        (c0, n0), (c1, n1) = (
+            (abs(coefficients[iv]), n) for iv, n in zip(ivs, extents, strict=True)
+        )
+        g = gcd(c0, c1)
+        return c1 // g < n0 and c0 // g < n1
     span = 0  # the farthest element the faster-moving loops reach
     for step, extent in sorted(
         (abs(coefficients[iv]), n) for iv, n in zip(ivs, extents, strict=True)

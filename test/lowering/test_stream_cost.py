@@ -159,12 +159,14 @@ def test_a_column_walk_misses_a_line_an_iteration_and_hides_no_tape_miss() -> No
 
 
 REUSE = """
-func.func @f(%x: memref<65536xf64>, %y: memref<64xf64>, %w: memref<16x3xf64>) {
+func.func @f(%x: memref<65536xf64>, %y: memref<64xf64>, %w: memref<16x3xf64>,
+             %s: memref<131072xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   %c16 = arith.constant 16 : index
   %c256 = arith.constant 256 : index
+  %c257 = arith.constant 257 : index
   %z = arith.constant 0.0 : f64
   scf.for %i = %c0 to %c256 step %c1 {
     %first = arith.addi %i, %c1 : index
@@ -175,6 +177,10 @@ func.func @f(%x: memref<65536xf64>, %y: memref<64xf64>, %w: memref<16x3xf64>) {
       %ji = arith.addi %jrow, %i : index
       memref.store %z, %x[%ij] : memref<65536xf64>
       memref.store %z, %x[%ji] : memref<65536xf64>
+      %i257 = arith.muli %i, %c257 : index
+      %j256 = arith.muli %j, %c256 : index
+      %skew = arith.addi %i257, %j256 : index
+      memref.store %z, %s[%skew] : memref<131072xf64>
     }
   }
   scf.for %p = %c0 to %c16 step %c1 {
@@ -192,24 +198,19 @@ func.func @f(%x: memref<65536xf64>, %y: memref<64xf64>, %w: memref<16x3xf64>) {
 def test_reuse_and_lines_follow_the_element_s_affine_form() -> None:
     # x[i*256 + j] and x[j*256 + i] with j < 256 touch each element once (one to
     # one in (i, j)): the row walk misses a line every 8 iterations of j, the
-    # column walk (2 KB a step) every iteration. y[p + k] is a stencil (p and k
-    # both step by 1: reused); w[p][k] of a 16x3 matrix is one to one (p steps 3,
-    # past k's span of 2).
+    # column walk (2 KB a step) every iteration. s[257i + 256j] is one to one too:
+    # 257 di = -256 dj needs di a multiple of 256, beyond i's 256 iterations (no
+    # coefficient exceeds the other's span, 256 * 254). y[p + k] is a stencil (p
+    # and k both step by 1: reused); w[p][k] of a 16x3 matrix is one to one (p
+    # steps 3, past k's span of 2).
     module = LocatingParser(make_context(), REUSE, "reuse.mlir").parse_module()
     function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
-    row, column, stencil, matrix = [op for op in module.walk() if isinstance(op, memref.StoreOp)]
-    assert [cost._reused(o, function) for o in (row, column, stencil, matrix)] == [
-        False,
-        False,
-        True,
-        False,
+    row, column, skew, stencil, matrix = [
+        op for op in module.walk() if isinstance(op, memref.StoreOp)
     ]
-    assert [cost._lines(o, function, 64) for o in (row, column, stencil, matrix)] == [
-        1 / 8,
-        1.0,
-        0.0,
-        1 / 8,
-    ]
+    accesses = (row, column, skew, stencil, matrix)
+    assert [cost._reused(o, function) for o in accesses] == [False, False, False, True, False]
+    assert [cost._lines(o, function, 64) for o in accesses] == [1 / 8, 1.0, 1.0, 0.0, 1 / 8]
     (i, j) = enclosing_loops(row, function)
     assert cost.loop_extents((i, j)) == [256, 255]
 
