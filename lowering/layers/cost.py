@@ -7,14 +7,15 @@ numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
 models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
-  loop, or of the straight-line ops of a loop body) is taken as memory-bound.
-  Streaming removes its
-  tape accesses from the cache ports (`ports` a cycle) and its tape misses, which
-  cost only the groups of `mshrs` outstanding misses they add to the window's
-  primal ones (`dram_latency` a group). A tape line misses in
-  FWD (its first touch) and in REV unless the function's tape and arrays fit the
-  cache; where they do not, each cache's worth of tape lines may evict every
-  reused line once more (LRU), each missed again in a group of its own.
+  loop, or of the straight-line ops of a loop body) is charged as the `cgra`
+  model charges a kernel loop, max(compute, memory), with and without the tape.
+  Compute is bounded below by the loop's recurrences; memory is the misses in
+  groups of `mshrs`, `dram_latency` a group, plus the hits over the `ports`. The
+  primal misses a line per line of elements an access touches once (a line an
+  iteration where its stride spans one); a tape line misses in FWD (its first
+  touch) and in REV unless the function's tape and arrays fit the cache; where
+  they do not, each cache's worth of tape lines may evict every reused line once
+  more (LRU), each missed again in a group of its own.
 * Added (`added_cycles`), from the layered IR: each layer executed runs its tile
   bookkeeping (the bounds of its tile, a chain of integer ops on the tile index)
   and its stream op as kernels run once, each its chain at `integer` per op plus
@@ -31,18 +32,20 @@ streamed (no estimate).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from math import ceil, prod
+from dataclasses import dataclass, replace
+from math import ceil, gcd, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
-from lowering.ir.loops import enclosing_loops, trip_count
+from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.layers.records import ROWS_PER_ITERATION
+from lowering.scheduling.body import LoopBody, placeable
+from lowering.scheduling.recurrence import recurrence_mii
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES
-from targets.hardware import CacheConfig, DramConfig, Latencies
+from targets.hardware import CacheConfig, DramConfig, Hardware, Latencies
 
 STREAM_CHOICES = ("auto", "always")
 """`tapeflow-layers`'s `stream` option: decide per nest by the cost model, or
@@ -95,7 +98,22 @@ def nest_runs(loops: Sequence[scf.ForOp]) -> int | None:
     loops' indices (a triangular nest), the sum over those outer iterations;
     None if a bound depends on anything else, or the outer iterations to visit
     are too many (`ENUMERATED_POINTS`)."""
+    counted = _count(loops)
+    return None if counted is None else counted[0]
+
+
+def loop_extents(loops: Sequence[scf.ForOp]) -> list[int] | None:
+    """Each of `loops`' largest trip count over the iterations of the loops around
+    it (its constant trip count where it has one); None as for `nest_runs`."""
+    counted = _count(loops)
+    return None if counted is None else counted[1]
+
+
+def _count(loops: Sequence[scf.ForOp]) -> tuple[int, list[int]] | None:
+    """`nest_runs` and `loop_extents` of `loops`, by one visit of the outer
+    iterations whose inner bounds depend on them."""
     budget = [ENUMERATED_POINTS]
+    extents = [0] * len(loops)
 
     def count(depth: int, given: dict[SSAValue, int]) -> int:
         if depth == len(loops):
@@ -110,8 +128,11 @@ def nest_runs(loops: Sequence[scf.ForOp]) -> int | None:
         if step <= 0:
             raise _RunTime
         trips = max(0, -(-(ub - lb) // step))
+        extents[depth] = max(extents[depth], trips)
         inner = [trip_count(each) for each in loops[depth + 1 :]]
         if all(t is not None for t in inner):
+            for k, t in enumerate(inner, depth + 1):
+                extents[k] = max(extents[k], t or 0)
             return trips * prod(t or 0 for t in inner)
         budget[0] -= trips
         if budget[0] < 0:
@@ -120,7 +141,7 @@ def nest_runs(loops: Sequence[scf.ForOp]) -> int | None:
         return sum(count(depth + 1, {**given, iv: lb + k * step}) for k in range(trips))
 
     try:
-        return count(0, {})
+        return count(0, {}), extents
     except _RunTime:
         return None
 
@@ -202,32 +223,147 @@ def saved_cycles(
             o for o in ops if isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
         ]
         primal = [o for o in ops if isinstance(o, memref.LoadOp | memref.StoreOp)]
-        reused = sum(_reused(o, function) for o in primal)
-        words = iterations * ENTRY_BYTES / machine.cache_line_bytes
-        missing = sum(isinstance(o, region.StoreOp) or not fits for o in tape)
-        # Primal misses: none if the arrays stay in the cache, else a line per line
-        # of elements an access touches once.
-        primal_misses = 0 if arrays_fit else (len(primal) - reused) * words
-        mshrs = machine.cache_mshrs
-        groups = _groups(primal_misses, missing * words, mshrs) - _groups(primal_misses, 0.0, mshrs)
-        ports = len(tape) * iterations / machine.cache_ports
-        saved += runs * (groups * machine.dram_latency + ports)
+        words = iterations * ENTRY_BYTES / line
+        missing = sum(isinstance(o, region.StoreOp) or not fits for o in tape) * words
+        # Primal misses: none if the arrays stay in the cache, else the lines an
+        # access touches once, one per iteration where its stride spans a line.
+        primal_misses = (
+            0.0 if arrays_fit else iterations * sum(_lines(o, function, line) for o in primal)
+        )
+        # The `cgra` model's rule for a kernel loop: max(compute, memory), memory the
+        # misses in groups of `mshrs`, each the DRAM latency, plus the hits over the
+        # ports. Compute is bounded below by the loop's recurrences; memory time
+        # under it is hidden with the tape or without.
+        mshrs, ports = machine.cache_mshrs, machine.cache_ports
+        after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
+        after += (len(primal) * iterations - primal_misses) / ports
+        before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
+        before += ((len(primal) + len(tape)) * iterations - primal_misses - missing) / ports
+        compute = iterations * _recurrence(block, machine) if iterations > 1 else 0.0
+        saved += runs * (max(before, compute) - max(after, compute))
     return saved
+
+
+def _recurrence(block: Block, machine: StreamMachine) -> int:
+    """The recurrence bound on the initiation interval of the innermost loop whose
+    body is `block` (`lowering.scheduling.recurrence`, the scheduler's own, with the
+    machine's integer latency and the other latencies `targets.hardware`'s); 0 if
+    the body holds ops the scheduler does not place (branches)."""
+    ops = list(block.ops)[:-1]
+    terminator = block.last_op
+    if not isinstance(terminator, scf.YieldOp) or not all(placeable(op) for op in ops):
+        return 0
+    hardware = Hardware("cost", latencies=replace(Latencies(), integer=machine.integer))
+    carried = list(zip(block.args[1:], terminator.operands, strict=False))
+    return recurrence_mii(LoopBody.of(ops, hardware), carried, hardware)
 
 
 def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bool:
     """The access may touch an element again: an index of a loop around it is in
-    none of its indices (the element is reused across that loop), or one index
-    combines two loops' indices (a stencil's `y + ky`: neighbouring iterations
-    share elements). Otherwise it touches each element once."""
-    loops = [loop.body.block.args[0] for loop in enclosing_loops(access, function)]
-    seen: set[SSAValue] = set()
-    for index in access.indices:
-        used = _loop_indices(index, set(loops))
-        if len(used) > 1:
+    none of its indices (the element is reused across that loop), or its
+    row-major element is not one-to-one in the loops' indices (a stencil's
+    `y + ky`: neighbouring iterations share elements; `i * 256 + j` with `j` under
+    256 is one-to-one: for two loops, exactly, else by the coefficients sorted by
+    size, each beyond the span of the smaller ones). Where the element is not an
+    affine function of the loop indices with constant coefficients, an index
+    combining two loops' indices is taken as reuse."""
+    loops = enclosing_loops(access, function)
+    ivs = [loop.body.block.args[0] for loop in loops]
+    coefficients = _element(access, set(ivs))
+    extents = loop_extents(loops)
+    if coefficients is None or extents is None:
+        seen: set[SSAValue] = set()
+        for index in access.indices:
+            used = _loop_indices(index, set(ivs))
+            if len(used) > 1:
+                return True
+            seen |= used
+        return len(seen) < len(ivs)
+    if any(coefficients.get(iv, 0) == 0 for iv in ivs):
+        return True
+    if len(ivs) == 2:
+        # Two iterations meet where c0*d0 + c1*d1 = 0: the nearest such steps are
+        # d0 = c1/g, d1 = -c0/g (g their gcd), within the loops' extents or not.
+        (c0, n0), (c1, n1) = (
+            (abs(coefficients[iv]), n) for iv, n in zip(ivs, extents, strict=True)
+        )
+        g = gcd(c0, c1)
+        return c1 // g < n0 and c0 // g < n1
+    span = 0  # the farthest element the faster-moving loops reach
+    for step, extent in sorted(
+        (abs(coefficients[iv]), n) for iv, n in zip(ivs, extents, strict=True)
+    ):
+        if extent > 1 and step <= span:
             return True
-        seen |= used
-    return len(seen) < len(loops)
+        span += step * max(0, extent - 1)
+    return False
+
+
+def _lines(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp, line: int) -> float:
+    """The cache lines `access` misses per iteration of the loop around it, if it
+    touches each element once (none if reused, `_reused`): its stride over that
+    loop in bytes per line, at most one (an element in a line of its own each
+    iteration, a column of a row-major matrix); a line per line of elements where
+    the stride is not known."""
+    if _reused(access, function):
+        return 0.0
+    loops = enclosing_loops(access, function)
+    coefficients = _element(access, {loop.body.block.args[0] for loop in loops})
+    if coefficients is None or not loops:
+        return ENTRY_BYTES / line
+    stride = abs(coefficients.get(loops[-1].body.block.args[0], 0)) * ENTRY_BYTES
+    return min(1.0, stride / line)
+
+
+def _element(
+    access: memref.LoadOp | memref.StoreOp, ivs: set[SSAValue]
+) -> dict[SSAValue, int] | None:
+    """The coefficient of each loop index in the row-major element `access`
+    touches, if its memref has a static shape and its indices are affine in the
+    loop indices with constant coefficients (`_affine`); else None."""
+    typ = access.memref.type
+    assert isinstance(typ, builtin.MemRefType)
+    shape = typ.get_shape()
+    if any(d < 0 for d in shape):
+        return None
+    total: dict[SSAValue, int] = {}
+    stride = 1
+    for index, size in reversed(list(zip(access.indices, shape, strict=True))):
+        terms = _affine(index, ivs)
+        if terms is None:
+            return None
+        for iv, c in terms.items():
+            total[iv] = total.get(iv, 0) + c * stride
+        stride *= size
+    return total
+
+
+def _affine(value: SSAValue, ivs: set[SSAValue]) -> dict[SSAValue, int] | None:
+    """`value` as constant coefficients of the loop indices `ivs` (a term free of
+    them is dropped), through `addi`, `subi`, `muli` by a constant and
+    `index_cast`; None for anything else that depends on a loop index."""
+    if value in ivs:
+        return {value: 1}
+    if not _loop_indices(value, ivs):
+        return {}
+    if not isinstance(value, OpResult):
+        return None
+    op = value.op
+    if isinstance(op, arith.IndexCastOp):
+        return _affine(op.input, ivs)
+    if isinstance(op, arith.AddiOp | arith.SubiOp):
+        lhs, rhs = _affine(op.lhs, ivs), _affine(op.rhs, ivs)
+        if lhs is None or rhs is None:
+            return None
+        sign = -1 if isinstance(op, arith.SubiOp) else 1
+        return {iv: lhs.get(iv, 0) + sign * rhs.get(iv, 0) for iv in lhs.keys() | rhs.keys()}
+    if isinstance(op, arith.MuliOp):
+        for this, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            factor = constant_value(other)
+            terms = _affine(this, ivs)
+            if factor is not None and terms is not None:
+                return {iv: c * factor for iv, c in terms.items()}
+    return None
 
 
 def _loop_indices(value: SSAValue, loops: set[SSAValue]) -> set[SSAValue]:

@@ -181,6 +181,15 @@ def _in_loop_body(access: Operation, loop: scf.ForOp) -> bool:
     return True
 
 
+def _ancestors(op: Operation) -> list[Operation]:
+    found: list[Operation] = []
+    parent = op.parent_op()
+    while parent is not None:
+        found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
 def tile_loop_of(loop: scf.ForOp) -> Operation:
     """The tile loop around a strip-mined loop (loop -> layer -> tile loop)."""
     layer_op = loop.parent_op()
@@ -209,15 +218,28 @@ def strip_mine(
 
     The trip count and the number of tiles are constants, or values computed just
     before the loop (a loop of run-time trip count, whose last tile may be partial).
-    FWD tile `t` runs iterations [t*T, min((t+1)*T, trip)); REV visits the tiles
+    FWD tile `t` runs iterations [t*T, min((t+1)*T, trip)) (the min left out where
+    a constant trip count is a multiple of T); REV visits the tiles
     in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
-    iteration trip-1-j, so REV tile `t` undoes FWD tile `count-1-t`: REV
-    iterations [max(trip - (first+1)*T, 0), trip - first*T).
+    iteration trip-1-j, so REV tile `t` undoes FWD tile `first = count-1-t`: REV
+    iterations [max(trip - (first+1)*T, 0), trip - first*T), computed as
+    [max(hi - T, 0), hi) with hi = (trip - (count-1)*T) + t*T where the first
+    term is computed once.
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
     outside = IndexBuilder(InsertPoint.before(loop), int_type)
     zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
+    # REV tile `t` ends at iteration trip - (count-1-t)*T = last + t*T: `last`, the
+    # end of REV's first tile, is the same for every tile, so each tile's bounds
+    # are a chain of 4 integer ops, not 6 (each kernel run once costs its chain at
+    # `latencies.integer` an op under `cgra`). Computed here where it folds or the
+    # loop has no loop around it; else once per run of those loops, it could cost
+    # more than it saves (a single tile a run), and each tile computes its own.
+    hoisted = (isinstance(trip, int) and isinstance(count, int)) or not any(
+        isinstance(op, scf.ForOp) for op in _ancestors(loop)
+    )
+    last = outside.sub(trip, outside.mul(outside.sub(count, 1), tile)) if hoisted else None
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
@@ -232,9 +254,16 @@ def strip_mine(
     layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
     index = IndexBuilder(InsertPoint.at_end(layer_block), int_type)
     t = body.args[0]
+    # A constant trip count that the tiles divide fills every tile: no clamp.
+    whole = isinstance(trip, int) and trip % tile == 0
     if phase is Phase.FWD:
         lo_iter = index.mul(t, tile)
-        hi_iter = index.min(index.add(lo_iter, tile), trip)
+        end = index.add(lo_iter, tile)
+        hi_iter = end if whole else index.min(end, trip)
+    elif last is not None:
+        hi_iter = index.add(last, index.mul(t, tile))
+        start = index.sub(hi_iter, tile)
+        lo_iter = start if whole else index.max(start, 0)
     else:
         first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
         lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)

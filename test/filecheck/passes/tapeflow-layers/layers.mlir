@@ -2,6 +2,7 @@
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=4096}' %S/Inputs/two-loops.mlir | filecheck %s --check-prefix=BIG
 // RUN: not tapeflow-opt -p 'tapeflow-layers{spad-bytes=12}' %S/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=BADSIZE
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=48}' %S/Inputs/two-loops.mlir | filecheck %s --check-prefix=PARTIAL
 
 // 64 bytes hold 8 entries. Loop A stores 2 values per iteration: tiles of 4
 // iterations, 2 tiles, a 4x2 tile each; its REV loop is strip-mined into the same
@@ -13,8 +14,9 @@
 // CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:     layer.layer 0 fwd partner 1 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
+// 8 iterations in tiles of 4: every tile is full, its end not clamped to the trip.
 // CHECK:            %[[LO:[^ ]+]] = arith.muli %[[T]], %{{.*}} : index
-// CHECK:            %[[HI:[^ ]+]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK:            %[[HI:[^ ]+]] = arith.addi %[[LO]], %{{.*}} : index
 // CHECK-NEXT:       scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} {
 // CHECK-COUNT-2:      region.store
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
@@ -48,10 +50,13 @@
 // CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// The FWD tile this REV layer undoes: 1 - u.
-// CHECK:            arith.subi %{{.*}}, %[[U]] : index
-// CHECK:            arith.maxsi
-// CHECK:            scf.for
+// REV tile u undoes FWD tile 1 - u: it ends at 8 - (1 - u) * 4 = 4 + u * 4 (4, the
+// end of REV's first tile, the same for every tile) and starts 4 before (full tiles:
+// not clamped to 0).
+// CHECK:            %[[UT:[^ ]+]] = arith.muli %[[U]], %{{.*}} : index
+// CHECK:            %[[UHI:[^ ]+]] = arith.addi %{{.*}}, %[[UT]] : index
+// CHECK:            %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %{{.*}} : index
+// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
 // CHECK-COUNT-2:      region.load
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 
@@ -63,6 +68,22 @@
 // With 4096 bytes every loop is one tile.
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<8x2>
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<2x9>
+
+// 48 bytes: tiles of 3 of loop A's 8 iterations, the last holding 2. FWD tile t
+// ends at min(3t + 3, 8); REV tile u at 2 + 3u (8 - (3 - 1) * 3 = 2, where REV's
+// first tile, the partial one, ends), and starts at max(2 + 3u - 3, 0).
+// PARTIAL:      layer.layer 0 fwd partner 1 {
+// PARTIAL:        %[[LO:[^ ]+]] = arith.muli %{{.*}}, %[[C3:[^ ]+]] : index
+// PARTIAL:        %[[END:[^ ]+]] = arith.addi %[[LO]], %{{.*}} : index
+// PARTIAL:        %[[HI:[^ ]+]] = arith.minsi %[[END]], %{{.*}} : index
+// PARTIAL-NEXT:   scf.for %{{.*}} = %[[LO]] to %[[HI]] step
+// PARTIAL:      layer.layer 1 rev partner 0 {
+// PARTIAL:        %[[UT:[^ ]+]] = arith.muli %{{.*}}, %{{.*}} : index
+// PARTIAL:        %[[TWO:[^ ]+]] = arith.constant 2 : index
+// PARTIAL-NEXT:   %[[UHI:[^ ]+]] = arith.addi %[[TWO]], %[[UT]] : index
+// PARTIAL:        %[[BACK:[^ ]+]] = arith.subi %[[UHI]], %{{.*}} : index
+// PARTIAL:        %[[ULO:[^ ]+]] = arith.maxsi %[[BACK]], %{{.*}} : index
+// PARTIAL-NEXT:   scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
 
 // BADSIZE: error: tapeflow-layers: spad-bytes must be a positive multiple of 8, got 12
 

@@ -28,13 +28,20 @@
 // CHECK:        scf.for
 // CHECK-NEXT:     region.load %{{.*}}[%{{.*}}] slot 0 from 0 : !region.region<?, [f64]> -> f64
 // REV computes the same trip count from its own bounds, where it runs.
-// CHECK:        %[[RCOUNT:[^ ]+]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
-// CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RCOUNT]] step %{{.*}} {
+// CHECK:        %[[RCOUNT:[^ ]+]] = arith.ceildivsi %[[RTRIP:[^ ]+]], %{{.*}} : index
+// The end of REV's first tile, trip - (count - 1) * 4, once before the tiles; REV
+// tile u ends u * 4 after it and starts 4 before its end, at 0 at least.
+// CHECK:        %[[RM:[^ ]+]] = arith.subi %[[RCOUNT]], %{{.*}} : index
+// CHECK:        %[[RMT:[^ ]+]] = arith.muli %[[RM]], %{{.*}} : index
+// CHECK:        %[[RFIRST:[^ ]+]] = arith.subi %[[RTRIP]], %[[RMT]] : index
+// CHECK-NEXT:   scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RCOUNT]] step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:            arith.subi %{{.*}}, %[[U]] : index
-// CHECK:            arith.maxsi
-// CHECK:            scf.for
+// CHECK:            %[[UT:[^ ]+]] = arith.muli %[[U]], %{{.*}} : index
+// CHECK-NEXT:       %[[UHI:[^ ]+]] = arith.addi %[[RFIRST]], %[[UT]] : index
+// CHECK:            %[[UBACK:[^ ]+]] = arith.subi %[[UHI]], %{{.*}} : index
+// CHECK:            %[[ULO:[^ ]+]] = arith.maxsi %[[UBACK]], %{{.*}} : index
+// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
 // CHECK-COUNT-2:      region.load
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 

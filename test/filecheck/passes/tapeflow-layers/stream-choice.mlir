@@ -9,28 +9,33 @@
 
 // 64 iterations, 2 tape values each (1 KB): the tape and the arrays (2 KB) fit the
 // 32 KB cache, so REV reads hit and streaming saves only FWD's first-touch misses
-// (128 words, 16 lines: 2 groups of 8 misses, 200 cycles) and the ports (128
-// accesses in each sweep over 2 ports: 64 + 64), 328 cycles. A 32 B scratchpad
-// holds 2 iterations: 32 tiles, each FWD layer 6 cycles (3 integer ops on the tile
-// index, 1 to issue, 2 for its stream) and each REV layer 8 (5 + 1 + 2): 448.
-// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 448 cycles of tile bookkeeping and save at most 328 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
+// (128 words, 16 lines: 2 groups of 8 misses, 200 cycles) and the ports a hit holds
+// a cycle, down to the 64 cycles a loop of 64 iterations takes at least (FWD: x's
+// 64 hits and the tape's 112 hold the 2 ports 88 cycles: 200 + 88 - 64; REV: 96
+// with the tape, 32 without, down to 64), 256 cycles. A 32 B scratchpad holds 2
+// iterations: 32 full tiles, each FWD layer 5 cycles (2 integer ops on the tile
+// index, 1 to issue, 2 for its stream) and each REV layer 6 (3 + 1 + 2): 352.
+// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 352 cycles of tile bookkeeping and save at most 256 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
 // KEEP-NOT: layer.layer
 // KEEPSTATS:      tapeflow-layers: @diffef: 0 FWD/REV layer pairs, 0 layers executed (scratchpad 32 B)
-// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 448 cycles
-// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 328 cycles, adds 448)
+// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 352 cycles
+// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 352)
 // ALWAYS:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 64 layers executed (scratchpad 32 B)
 // ALWAYS-NEXT:   layer 0/1 %t: 2x2 entries, tile of iterations, runs 32 times
 // ALWAYS-NOT:  nest
 
 // 8192 iterations (128 KB of tape, 64 KB each of x and dx): nothing fits the
 // cache. Each sweep's 1024 lines of x (or dx) and 2048 of tape miss in 384 groups
-// where x alone takes 128: 256 groups of 100 cycles, plus 8192 port cycles, in each
-// sweep: 67584. Tiles of 32 iterations: 256 tiles of 14 cycles, 3584.
+// where x alone takes 128: 256 groups of 100 cycles, plus the tape's 14336 hits
+// over 2 ports, 7168 cycles, in each sweep: 65536. Tiles of 32 iterations: 256
+// full tiles of 11 cycles, 2816.
 // LONG:      layer 0/1 %t: 32x2 entries, tile of iterations, runs 256 times
-// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 67584 cycles, adds 3584)
+// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 65536 cycles, adds 2816)
 
 // The model reads the machine it is given: with a 1 MB cache and free misses only
-// the ports are saved (16384 cycles), still more than the tiles add.
-// BIGCACHE: nest #0 %t: streamed (cost model: streaming saves at most 16384 cycles, adds 3584)
+// the ports are saved, down to the 8192 cycles each loop takes at least (FWD: x's
+// 8192 hits and the tape's 14336 hold the 2 ports 11264 cycles; REV: 12288, the
+// tape hitting): 3072 + 4096 = 7168, still more than the tiles add.
+// BIGCACHE: nest #0 %t: streamed (cost model: streaming saves at most 7168 cycles, adds 2816)
 
 // BAD: tapeflow-layers: option stream must be one of auto, always, got 'never'

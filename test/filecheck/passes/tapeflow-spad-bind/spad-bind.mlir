@@ -30,8 +30,8 @@
 // CHECK-NEXT:     stream.load %{{.*}}[%{{.*}}] slot 4 from 4 : !layer.spad<1x8> -> f64
 // CHECK:        layer.layer 1 rev partner 0 {
 // CHECK-NEXT:     %[[TILE1:[^ ]+]] = layer.salloc
-// CHECK:          %[[RLO:[^ ]+]] = arith.maxsi
-// CHECK:          %[[RHI:[^ ]+]] = arith.subi
+// CHECK:          %[[RHI:[^ ]+]] = arith.addi
+// CHECK:          %[[RLO:[^ ]+]] = arith.subi %[[RHI]]
 // CHECK:          scf.for %[[J:[^ ]+]] = %[[RLO]] to %[[RHI]] step %{{.*}} {
 // Row = (iterations in the tile - 1) - (j - lo).
 // CHECK-NEXT:       %[[POS:[^ ]+]] = arith.subi %[[J]], %[[RLO]] : index

@@ -13,7 +13,7 @@
 // CHECK:        layer.layer 0 fwd partner 1 {
 // CHECK-NEXT:     %[[TILE0:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK:          %[[LO:[^ ]+]] = arith.muli
-// CHECK:          %[[HI:[^ ]+]] = arith.minsi
+// CHECK:          %[[HI:[^ ]+]] = arith.addi %[[LO]]
 // CHECK:          scf.for %{{.*}} = %[[LO]] to %[[HI]]
 // CHECK:          %[[ROWS:[^ ]+]] = arith.subi %[[HI]], %[[LO]] : index
 // CHECK-NEXT:     stream.fwd %[[TILE0]] rows %[[ROWS]] to %[[TA]] id 0 : !layer.spad<4x2>
@@ -36,8 +36,8 @@
 // CHECK-NEXT:     stream.rev %[[TB]] rows %{{.*}} to %[[TILE3]] of 2 : !layer.spad<1x8>
 // CHECK:        layer.layer 1 rev partner 0 {
 // CHECK-NEXT:     %[[TILE1:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:          %[[RLO:[^ ]+]] = arith.maxsi
-// CHECK:          %[[RHI:[^ ]+]] = arith.subi
+// CHECK:          %[[RHI:[^ ]+]] = arith.addi
+// CHECK:          %[[RLO:[^ ]+]] = arith.subi %[[RHI]]
 // CHECK-NEXT:     %[[RROWS:[^ ]+]] = arith.subi %[[RHI]], %[[RLO]] : index
 // CHECK-NEXT:     stream.rev %[[TA]] rows %[[RROWS]] to %[[TILE1]] of 0 : !layer.spad<4x2>
 // CHECK-NEXT:     scf.for %{{.*}} = %[[RLO]] to %[[RHI]]
