@@ -249,7 +249,11 @@ def _attempt(
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
     plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept)
-    unlayered = run_time_regions(function, plans, reasons, proven)
+    unlayered = {  # a region kept already is reported once, with its own reason
+        target: why
+        for target, why in run_time_regions(function, plans, reasons, proven).items()
+        if target not in kept
+    }
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
