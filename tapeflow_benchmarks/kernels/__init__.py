@@ -23,13 +23,18 @@ from tapeflow_benchmarks.kernels import (
     conv2d,
     correlation,
     covariance,
+    depthwise,
+    doitgen,
+    embbag,
     gramschmidt,
     gravity,
+    layernorm,
     lenet,
     logreg,
     logsum,
     logsum_n,
     lstm,
+    lu,
     massspring,
     matdescent,
     mlp,
@@ -43,6 +48,7 @@ from tapeflow_benchmarks.kernels import (
     somier,
     spmv,
     syrk_tri,
+    trmm,
 )
 from tapeflow_benchmarks.kernels.kernel import CallerArg, Kernel, Param
 
@@ -106,6 +112,12 @@ NEST_KERNELS: dict[str, Kernel] = {
         lstm,
         gramschmidt,
         softdtw,
+        layernorm,
+        depthwise,
+        embbag,
+        trmm,
+        lu,
+        doitgen,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
