@@ -17,6 +17,7 @@ import numpy as np
 
 from tapeflow_benchmarks.kernels import (
     attention,
+    batchnorm,
     cholesky,
     conv1d,
     conv1d_n,
@@ -118,6 +119,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         trmm,
         lu,
         doitgen,
+        batchnorm,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
