@@ -2,8 +2,8 @@
 The nest kernels (`NEST_KERNELS`: convolutions, a dense layer, an RNN and an LSTM,
 a row softmax, logistic regression, PolyBench's covariance, correlation, cholesky,
 gramschmidt, trmm, lu and doitgen, a CSR sparse product, attention, a banded
-soft-DTW, layer and batch normalization, a depthwise convolution, an embedding bag) through
-every stage:
+soft-DTW, layer and batch normalization, a depthwise convolution, an embedding
+bag) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
