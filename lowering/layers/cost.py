@@ -14,9 +14,8 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   primal misses a line per line of elements an access touches once (a line an
   iteration where its stride spans one); a tape line misses in FWD (its first
   touch) and in REV unless the function's tape and arrays fit the cache; where
-  they do not, each cache's worth of tape may evict a reused line once more (LRU;
-  if the lines touched between two of its uses reach the cache's), missed again
-  in a group of its own. A ragged region counts the entries its stores write.
+  they do not, each cache's worth of tape lines may evict every reused line once
+  more (LRU), each missed again in a group of its own.
 * Added (`added_cycles`), from the layered IR: each layer executed runs its tile
   bookkeeping (the bounds of its tile, a chain of integer ops on the tile index)
   and its stream op as kernels run once, each its chain at `integer` per op plus
@@ -68,18 +67,10 @@ class StreamMachine:
     integer: int = _LATENCIES.integer
 
 
-def static_bytes(value: SSAValue, function: func.FuncOp) -> int:
-    """Bytes of an array of static shape or of a region: a region of static shape
-    by its type, one whose extents are run-time values (a triangular nest's ragged
-    region) by the entries its stores write (`nest_runs` of each store's loops, as
-    the packed tape holds them); 0 where that is known only at run time."""
+def static_bytes(value: SSAValue) -> int:
     typ = value.type
     if isinstance(typ, region.RegionType) and typ.is_static():
         return typ.size_bytes()
-    if isinstance(typ, region.RegionType):
-        stores = [u.operation for u in value.uses if isinstance(u.operation, region.StoreOp)]
-        runs = [nest_runs(enclosing_loops(store, function)) for store in stores]
-        return 0 if None in runs else sum(r or 0 for r in runs) * ENTRY_BYTES
     if isinstance(typ, builtin.MemRefType) and all(d >= 0 for d in typ.get_shape()):
         return prod(typ.get_shape()) * ENTRY_BYTES
     return 0
@@ -90,7 +81,7 @@ def footprint(function: func.FuncOp, arrays: bool = True, regions: bool = True) 
     kinds = (memref.AllocOp,) * arrays + (region.AllocOp,) * regions
     values = [*function.body.block.args] if arrays else []
     values += [r for op in function.walk() if isinstance(op, kinds) for r in op.results]
-    return sum(static_bytes(v, function) for v in values)
+    return sum(static_bytes(v) for v in values)
 
 
 ENUMERATED_POINTS = 1 << 16
@@ -214,21 +205,17 @@ def saved_cycles(
     # the (LRU) cache: a reused line is evicted at most once more per cache's worth
     # of tape lines passing, and missed again in a group of its own; in FWD and REV.
     reused_arrays: set[SSAValue] = set()
-    gaps: dict[scf.ForOp, float] = {}
     for o in function.walk():
         if (
             isinstance(o, memref.LoadOp | memref.StoreOp)
             and o.memref not in reused_arrays
             and _reused(o, function)
-            and _evicted(o, function, regions, machine, gaps)
         ):
             reused_arrays.add(o.memref)
     line = machine.cache_line_bytes
     cache_lines = machine.cache_bytes // line
-    reused_lines = min(
-        cache_lines, -(-sum(static_bytes(a, function) for a in reused_arrays) // line)
-    )
-    passes = -(-sum(static_bytes(r, function) for r in regions) // (cache_lines * line))
+    reused_lines = min(cache_lines, -(-sum(static_bytes(a) for a in reused_arrays) // line))
+    passes = -(-sum(static_bytes(r) for r in regions) // (cache_lines * line))
     saved = 0.0 if fits else 2.0 * passes * reused_lines * machine.dram_latency
     for block, (iterations, runs) in windows.items():
         ops = _in_window(block)
@@ -255,63 +242,6 @@ def saved_cycles(
         compute = iterations * _recurrence(block, machine) if iterations > 1 else 0.0
         saved += runs * (max(before, compute) - max(after, compute))
     return saved
-
-
-def _evicted(
-    access: memref.LoadOp | memref.StoreOp,
-    function: func.FuncOp,
-    regions: set[SSAValue],
-    machine: StreamMachine,
-    gaps: dict[scf.ForOp, float],
-) -> bool:
-    """The reused `access`'s lines may be pushed out of the (LRU) cache by the tape
-    of `regions`: between two uses of an element (one iteration of the innermost
-    loop whose index is not in its element, else of the innermost loop), the tape
-    lines those regions' accesses touch, with every line of the arrays accessed
-    there, reach the cache's lines (a reuse distance; `gaps` caches each loop's
-    lines)."""
-    loops = enclosing_loops(access, function)
-    ivs = {loop.body.block.args[0] for loop in loops}
-    coefficients = _element(access, ivs)
-    used = set().union(*(_loop_indices(i, ivs) for i in access.indices))
-    carrier = next(
-        (
-            loop
-            for loop in reversed(loops)
-            if (
-                coefficients.get(loop.body.block.args[0], 0) == 0
-                if coefficients is not None
-                else loop.body.block.args[0] not in used
-            )
-        ),
-        loops[-1],
-    )
-    if carrier not in gaps:
-        gaps[carrier] = _gap_lines(carrier, function, regions, machine.cache_line_bytes)
-    return gaps[carrier] >= machine.cache_bytes // machine.cache_line_bytes
-
-
-def _gap_lines(loop: scf.ForOp, function: func.FuncOp, regions: set[SSAValue], line: int) -> float:
-    """Cache lines one iteration of `loop` touches at most (on average over a
-    triangular nest's iterations; unbounded where a trip count is known only at
-    run time): the tape lines of `regions` it stores or loads, and per array it
-    accesses, a line per access run, at most the array's lines."""
-    per = nest_runs((*enclosing_loops(loop, function), loop))
-    if not per:
-        return 0.0 if per == 0 else float("inf")
-    entries = 0.0
-    arrays: dict[SSAValue, float] = {}
-    for op in loop.body.walk():
-        if isinstance(op, region.StoreOp | region.LoadOp | memref.LoadOp | memref.StoreOp):
-            runs = nest_runs(enclosing_loops(op, function))
-            if runs is None:
-                return float("inf")
-            if isinstance(op, region.StoreOp | region.LoadOp):
-                entries += runs / per if op.region in regions else 0.0
-            else:
-                arrays[op.memref] = arrays.get(op.memref, 0.0) + runs / per
-    touched = sum(min(runs, static_bytes(a, function) / line or runs) for a, runs in arrays.items())
-    return entries * ENTRY_BYTES / line + touched
 
 
 def _recurrence(block: Block, machine: StreamMachine) -> int:
