@@ -16,8 +16,8 @@ the copy loop then overwrites, so Enzyme caches it (per `(r, q, p, s)`) for C4's
 gradient. PolyBench's `sum[p] = 0; sum[p] += ...` is accumulated in a scalar and
 stored once (the same values). `sum` keeps the last row's sums, as PolyBench's does.
 
-Sizes: `small` NR = 2, NQ = 3, NP = 4; `paper` NR = 8, NQ = 10, NP = 12 (PolyBench's
-MINI dataset's NQ, NR, NP; a nest kernel).
+Sizes: `small` NR = 2, NQ = 3, NP = 4; `paper` NR = 10, NQ = 8, NP = 12 (PolyBench's
+MINI dataset; a nest kernel).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="doitgen",
-    sizes={"small": {"NR": 2, "NQ": 3, "NP": 4}, "paper": {"NR": 8, "NQ": 10, "NP": 12}},
+    sizes={"small": {"NR": 2, "NQ": 3, "NP": 4}, "paper": {"NR": 10, "NQ": 8, "NP": 12}},
     params=params,
     returns_scalar=False,
     body=body,
