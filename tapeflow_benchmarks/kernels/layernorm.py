@@ -1,6 +1,6 @@
 """
 Layer normalization (Ba, Kiros & Hinton, "Layer Normalization", arXiv:1607.06450,
-2016, equations 3-4) over each row of a matrix, with the elementwise affine
+2016, section 3) over each row of a matrix, with the elementwise affine
 `gamma`, `beta` and the `eps = 1e-5` of PyTorch's `torch.nn.LayerNorm`:
 
     for (r = 0; r < R; r++) {
