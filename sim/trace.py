@@ -330,9 +330,7 @@ class DeferredLoop:
         computed = self._computed()
         return [j for j, c in enumerate(self.k) if c < 0 and j not in computed]
 
-    def _entries(
-        self, j: int, iv: np.ndarray, column: Callable[[int], np.ndarray]
-    ) -> np.ndarray:
+    def _entries(self, j: int, iv: np.ndarray, column: Callable[[int], np.ndarray]) -> np.ndarray:
         """Computed access `j`'s entries for the induction variable's values `iv`."""
         expr = self.computed[j]
         assert expr is not None

@@ -150,12 +150,15 @@ func.func @selected(%m: memref<8xf64>, %out: memref<8xf64>, %lb: index, %ub: ind
   %s = scf.for %i = %lb to %ub step %c1 iter_args(%a = %z) -> (f64) {
     %r = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
       %p = cgra.op "arith.subi"(%i, %c1) at 0, 0 cycle 0 : (index, index) -> index
-      %gt = cgra.op "arith.cmpi"(%i, %lb) at 0, 1 cycle 0 attrs {predicate = 8 : i64} : (index, index) -> i1
+      %gt = cgra.op "arith.cmpi"(%i, %lb) at 0, 1 cycle 0
+          attrs {predicate = 8 : i64} : (index, index) -> i1
       %l = cgra.op "arith.select"(%gt, %p, %i) at 0, 2 cycle 1 : (i1, index, index) -> index
       %q = cgra.op "arith.subi"(%i, %d) at 0, 3 cycle 0 : (index, index) -> index
-      %u = cgra.op "arith.cmpi"(%q, %e) at 1, 0 cycle 1 attrs {predicate = 6 : i64} : (index, index) -> i1
+      %u = cgra.op "arith.cmpi"(%q, %e) at 1, 0 cycle 1
+          attrs {predicate = 6 : i64} : (index, index) -> i1
       %x = cgra.op "arith.select"(%u, %q, %i) at 1, 1 cycle 2 : (i1, index, index) -> index
-      %lt = cgra.op "arith.cmpi"(%q, %e) at 1, 2 cycle 1 attrs {predicate = 3 : i64} : (index, index) -> i1
+      %lt = cgra.op "arith.cmpi"(%q, %e) at 1, 2 cycle 1
+          attrs {predicate = 3 : i64} : (index, index) -> i1
       %y = cgra.op "arith.select"(%lt, %l, %x) at 1, 3 cycle 3 : (i1, index, index) -> index
       %v = cgra.load %m[%l] cache at 2, 0 cycle 2 : memref<8xf64> -> f64
       %w = cgra.load %m[%y] cache at 2, 1 cycle 4 : memref<8xf64> -> f64
