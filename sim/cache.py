@@ -395,16 +395,18 @@ def _replay_stack(
     is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
     """
     n = lines.size
+    if 0 <= int(lines.min()) and int(lines.max()) < 1 << 31:
+        lines = lines.astype(np.int32)  # half the bytes to move
     order = _by_set(lines, sets)
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
-    head_set = by_set[heads] & (sets - 1)
+    head_line = by_set[heads]
+    head_set = head_line & (sets - 1)
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
     # The merged accesses, a sentinel after each set's; `head[j]` the access's
-    # position in `order` (-1: a sentinel).
-    head_line = by_set[heads]
-    line = np.insert(head_line, ends, -1 - np.arange(ends.size))
-    head = np.insert(heads, ends, -1)
+    # first position in program order (-1: a sentinel).
+    line = np.insert(head_line, ends, -1 - np.arange(ends.size, dtype=head_line.dtype))
+    head = np.insert(order[heads], ends, -1)
     wrote = np.insert(np.logical_or.reduceat(writes[order], heads), ends, False)
     m = line.size
     sentinel = ends + np.arange(ends.size)
@@ -447,14 +449,14 @@ def _replay_stack(
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
     result_hit = np.ones(n, dtype=bool)
-    result_hit[order[head[real & ~hit]]] = False
+    result_hit[head[real & ~hit]] = False
     victim = np.full(n, -1, dtype=np.int64)
-    victim[order[head[evicting]]] = line[deepest[evicting]]
+    victim[head[evicting]] = line[deepest[evicting]]
     if flush:
         # Per set, the lines held at the end, the least recently used first.
         held = np.stack(at_end[::-1], axis=1).reshape(-1)
         held = held[held >= 0]
-        flushed = line[held[dirty[held]]]
+        flushed = line[held[dirty[held]]].astype(np.int64)
     else:
         flushed = np.zeros(0, dtype=np.int64)
     writebacks = evicting.size + flushed.size

@@ -259,28 +259,43 @@ _COMPARE = {
 }
 
 
-def evaluate(expr: Expr, iv: np.ndarray, column: Callable[[int], np.ndarray]) -> np.ndarray:
+def evaluate(
+    expr: Expr,
+    iv: np.ndarray,
+    column: Callable[[int], np.ndarray],
+    memo: dict[Expr, np.ndarray] | None = None,
+) -> np.ndarray:
     """`expr` for the induction variable's values `iv`, `column(c)` giving the
-    record's column `c` (broadcast against `iv`)."""
+    record's column `c` (broadcast against `iv`); `memo` keeps the values of
+    its parts for other expressions of the same values."""
+    memo = {} if memo is None else memo
+    known = memo.get(expr)
+    if known is not None:
+        return known
     kind = expr[0]
     if kind == "iv":
-        return iv
-    if kind == "col":
-        return column(expr[1])
-    if kind == "select":
-        chosen = evaluate(expr[1], iv, column).astype(bool)
-        return np.where(chosen, evaluate(expr[2], iv, column), evaluate(expr[3], iv, column))
-    if kind == "cmp":
+        value = iv
+    elif kind == "col":
+        value = column(expr[1])
+    elif kind == "select":
+        chosen = evaluate(expr[1], iv, column, memo).astype(bool)
+        value = np.where(
+            chosen, evaluate(expr[2], iv, column, memo), evaluate(expr[3], iv, column, memo)
+        )
+    elif kind == "cmp":
         predicate, width = expr[1], expr[2]
-        a, b = evaluate(expr[3], iv, column), evaluate(expr[4], iv, column)
+        a, b = evaluate(expr[3], iv, column, memo), evaluate(expr[4], iv, column, memo)
         if predicate[0] == "u":  # as the semantics table: both masked to the width
             a, b = (
-                (x.astype(np.uint64) if width == 64 else x & np.int64((1 << width) - 1))
+                (x.view(np.uint64) if width == 64 else x & np.int64((1 << width) - 1))
                 for x in (a, b)
             )
-        return _COMPARE[predicate[1:] if len(predicate) == 3 else predicate](a, b)
-    a, b = evaluate(expr[1], iv, column), evaluate(expr[2], iv, column)
-    return {"add": np.add, "sub": np.subtract, "mul": np.multiply}[kind](a, b)
+        value = _COMPARE[predicate[1:] if len(predicate) == 3 else predicate](a, b)
+    else:
+        a, b = evaluate(expr[1], iv, column, memo), evaluate(expr[2], iv, column, memo)
+        value = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[kind](a, b)
+    memo[expr] = value
+    return value
 
 
 @dataclass(frozen=True)
@@ -330,11 +345,20 @@ class DeferredLoop:
         computed = self._computed()
         return [j for j, c in enumerate(self.k) if c < 0 and j not in computed]
 
-    def _entries(self, j: int, iv: np.ndarray, column: Callable[[int], np.ndarray]) -> np.ndarray:
-        """Computed access `j`'s entries for the induction variable's values `iv`."""
+    def _entries(
+        self,
+        j: int,
+        iv: np.ndarray,
+        column: Callable[[int], np.ndarray],
+        memo: dict[Expr, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """Computed access `j`'s entries for the induction variable's values `iv`
+        (`memo` as for `evaluate`)."""
         expr = self.computed[j]
         assert expr is not None
-        return (evaluate(expr, iv, column) << 5) + column(self.base[j]) + self.static[j]
+        entries = np.left_shift(evaluate(expr, iv, column, memo), 5)  # a new array
+        entries += column(self.base[j]) + self.static[j]
+        return entries
 
     def _affine(self, runs: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
         """(the affine accesses, per run and affine access its entry in the
@@ -367,16 +391,19 @@ class DeferredLoop:
             n = int(trips[0])
             t = np.arange(n, dtype=np.int64)
             back = (t - n + 1)[None, :] * step[:, None]  # the induction variable minus its last
-            block = back[:, :, None] * slope[:, None, :]
-            block += last[:, None, :]
-            values = block  # every access affine: in order
-            if len(affine) < width:
+            if len(affine) == width:  # every access affine: in order
+                values = back[:, :, None] * slope[:, None, :]
+                values += last[:, None, :]
+            else:  # access by access (a list index of the last axis copies slowly)
                 values = np.empty((len(runs), n, width), dtype=np.int64)
-                values[:, :, affine] = block
+                for column, j in enumerate(affine):
+                    np.multiply(back, slope[:, column, None], out=values[:, :, j])
+                    values[:, :, j] += last[:, column, None]
             if computed:
                 iv = record[:, self.start, None] + t[None, :] * step[:, None]
+                memo: dict[Expr, np.ndarray] = {}
                 for j in computed:
-                    values[:, :, j] = self._entries(j, iv, lambda c: record[:, c, None])
+                    values[:, :, j] = self._entries(j, iv, lambda c: record[:, c, None], memo)
             if others:
                 rows = (end - n * len(others))[:, None] + t * len(others)
                 values[:, :, others] = appended[rows[:, :, None] + np.arange(len(others))]
@@ -394,8 +421,9 @@ class DeferredLoop:
         values[:, affine] = last[run] + back[:, None] * slope[run]
         if computed:
             iv = record[run, self.start] + t * step[run]
+            memo = {}
             for j in computed:
-                values[:, j] = self._entries(j, iv, lambda c: record[run, c])
+                values[:, j] = self._entries(j, iv, lambda c: record[run, c], memo)
         if others:
             row = (end - trips * len(others))[run] + t * len(others)
             values[:, others] = appended[row[:, None] + np.arange(len(others))]
