@@ -176,16 +176,17 @@ def _by_set(lines: np.ndarray, sets: int) -> np.ndarray:
     return np.argsort(lines & (sets - 1), kind="stable")
 
 
-def _by_line(heads: np.ndarray, ends: np.ndarray, line: np.ndarray, sets: int) -> np.ndarray:
-    """A stable order of `line` (the lines `heads` of accesses taken set by set,
-    a negative sentinel inserted at each of `ends`) in which each line's
-    accesses are together: by tag (the line over the sets), a radix sort where
-    the tags span 16 bits (the sentinels' key 0). Lines of one tag but different
-    sets stay apart: the accesses are in set order."""
+def _by_line(heads: np.ndarray, real: np.ndarray, line: np.ndarray, sets: int) -> np.ndarray:
+    """A stable order of `line` (the lines `heads` of accesses taken set by set
+    where `real`, negative sentinels elsewhere) in which each line's accesses
+    are together: by tag (the line over the sets), a radix sort where the tags
+    span 16 bits (the sentinels' key 0). Lines of one tag but different sets
+    stay apart: the accesses are in set order."""
     tag = heads >> (sets.bit_length() - 1)
     low = int(tag.min())
     if int(tag.max()) - low + 1 < 1 << 16:
-        key = np.insert((tag - (low - 1)).astype(np.uint16), ends, 0)
+        key = np.zeros(line.size, dtype=np.uint16)
+        key[real] = tag - (low - 1)
         return np.argsort(key, kind="stable")
     return np.argsort(line, kind="stable")
 
@@ -405,13 +406,19 @@ def _replay_stack(
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
     # The merged accesses, a sentinel after each set's; `head[j]` the access's
     # first position in program order (-1: a sentinel).
-    line = np.insert(head_line, ends, -1 - np.arange(ends.size, dtype=head_line.dtype))
-    head = np.insert(order[heads], ends, -1)
-    wrote = np.insert(np.logical_or.reduceat(writes[order], heads), ends, False)
-    m = line.size
+    m = heads.size + ends.size
     sentinel = ends + np.arange(ends.size)
+    real = np.ones(m, dtype=bool)
+    real[sentinel] = False
+    line = np.empty(m, dtype=head_line.dtype)
+    line[real] = head_line
+    line[sentinel] = -1 - np.arange(ends.size)
+    head = np.full(m, -1, dtype=np.int32 if n < 1 << 31 else np.int64)
+    head[real] = order[heads]
+    wrote = np.zeros(m, dtype=bool)
+    wrote[real] = np.logical_or.reduceat(writes[order], heads)
     first = np.concatenate([[0], sentinel[:-1] + 1])  # each set's first access
-    by_line = _by_line(head_line, ends, line, sets)
+    by_line = _by_line(head_line, real, line, sets)
     grouped = line[by_line]
     same = grouped[1:] == grouped[:-1]
     index = np.int32 if m < 1 << 31 else np.int64  # half the bytes to move
@@ -424,7 +431,14 @@ def _replay_stack(
     reset = np.zeros(m, dtype=bool)
     reset[first] = True
     at_end = [above[sentinel]]  # the stack each sentinel finds, depth by depth
-    for _ in range(1, ways):
+    if ways > 1:
+        # top[1][j] = j - 2 within the set: merged accesses alternate lines, so
+        # the line before the last one was last touched two accesses back.
+        above = positions - 2
+        above[first] = -1
+        above[first + 1] = -1  # a set's first access is never its last (the sentinel)
+        at_end.append(above[sentinel])
+    for _ in range(2, ways):
         # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried.
         taken = np.zeros(m, dtype=bool)
         taken[1:] = above[:-1] > prev[:-1]
@@ -444,7 +458,6 @@ def _replay_stack(
     before = np.concatenate([[0], written])[np.flatnonzero(~stay_hit)]
     dirty = np.empty(m, dtype=bool)
     dirty[by_line] = written - before[stay - 1] > 0
-    real = head >= 0
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
