@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -49,6 +50,17 @@ class CacheResult:
     def evicts_dirty(self) -> np.ndarray:
         """Per access: True if its miss evicted a dirty line (a write-back)."""
         return self.victim >= 0
+
+    @cached_property
+    def missed_at(self) -> np.ndarray:
+        """The positions of the misses, in order (computed once: the report
+        and the DRAM attribution both read them)."""
+        return np.flatnonzero(~self.hit)
+
+    @cached_property
+    def evicted_at(self) -> np.ndarray:
+        """The positions of the accesses whose miss wrote a dirty line back."""
+        return np.flatnonzero(self.victim >= 0)
 
     @property
     def hits(self) -> int:

@@ -56,6 +56,8 @@ from tapeflow_dialects.semantics import (
 )
 
 DEFER = True
+_AFFINE_OPCODES = ("arith.addi", "arith.subi", "arith.muli")
+"""The integer ops an affine or computed index is made of (without wrap-around)."""
 Slope = dict[tuple[str, ...], int]
 """An affine value's change per unit of the induction variable: a sum of
 products of loop-invariant names (the generated code's) by integers, as
@@ -446,7 +448,7 @@ class _KernelLoopSource:
         if entry.lines == ("{t} = int({a})",):
             return self.slope(op.args[0])
         opcode = op.opcode.data
-        if not exact or opcode not in ("arith.addi", "arith.subi", "arith.muli"):
+        if not exact or opcode not in _AFFINE_OPCODES:
             return None
         a, b = op.args
         if opcode == "arith.muli":
@@ -488,22 +490,27 @@ class _KernelLoopSource:
         opcode = op.opcode.data
         if entry.lines == ("{t} = int({a})",):
             return self.expr(op.args[0])
+        width = int_width(op.args[0].type)
+        if opcode == "arith.cmpi":
+            if width is None or not 1 < width <= 64:
+                return None
+        elif opcode != "arith.select" and not (exact and opcode in _AFFINE_OPCODES):
+            return None
         operands = [self.expr(a) for a in op.args]
+        if any(e is None for e in operands):
+            return None
         bounds = [self.bounded(v) for v in (*op.args, op.res[0])]
-        if any(e is None for e in operands) or any(b is None for b in bounds):
+        if any(b is None for b in bounds):
             return None
         exprs = [e for e, _ in operands]  # type: ignore[misc]
         guards = frozenset().union(*(g for _, g in operands), *bounds)  # type: ignore[misc]
-        width = int_width(op.args[0].type)
-        predicate = op.attrs.data.get("predicate") if op.attrs is not None else None
-        if opcode in ("arith.addi", "arith.subi", "arith.muli") and exact:
-            return (opcode[6:9], *exprs), guards
         if opcode == "arith.select":
             return ("select", *exprs), guards
-        if opcode == "arith.cmpi" and width is not None and 1 < width <= 64:
+        if opcode == "arith.cmpi":
+            predicate = op.attrs.data.get("predicate") if op.attrs is not None else None
             assert isinstance(predicate, IntegerAttr)
             return ("cmp", CMPI_PREDICATES[predicate.value.data], width, *exprs), guards
-        return None
+        return (opcode[6:9], *exprs), guards
 
     def bounded(self, value: SSAValue) -> frozenset[str] | None:
         """The guards of `value`'s bound if it is far inside 64 bits (`bound`);
