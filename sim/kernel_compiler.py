@@ -8,7 +8,8 @@ The generated function computes every value the closure executor computes, bit
 for bit (a placed op is the statements of its semantics-table entry,
 `tapeflow_dialects.semantics.Scalar.render`), records the same trace (one packed
 entry per access, `MemoryTrace.packed`; a loop whose indices are affine in its
-induction variable records each run as one block, `sim.trace.DeferredLoop`) and
+induction variable, or computed from it through comparisons and selects, records
+each run as one block, `sim.trace.DeferredLoop`) and
 keeps every check on scratchpad tiles and regions, in the same order. Anything
 unusual falls back to the closure executor, which stays the reference: a buffer
 that cannot be located sends the whole loop run to the closure step; an access

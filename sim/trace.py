@@ -315,8 +315,9 @@ class DeferredLoop:
 
         (k[j] << 5) + base[j] + static[j] + (t - trips + 1) * step * (slope[j] << 5)
 
-    The other accesses append their entries to an array of their own as they
-    run (`entries appended so far` locates a run's).
+    An access whose index is `computed` has its entries computed from the
+    record too (`computed`). The other accesses append their entries to an
+    array of their own as they run (`entries appended so far` locates a run's).
     """
 
     k: tuple[int, ...]
