@@ -440,8 +440,6 @@ def _replay_stack(
     positions = np.arange(m, dtype=index)
     above = positions - 1  # top[0]
     above[first] = -1
-    reset = np.zeros(m, dtype=bool)
-    reset[first] = True
     at_end = [above[sentinel]]  # the stack each sentinel finds, depth by depth
     if ways > 1:
         # top[1][j] = j - 2 within the set: merged accesses alternate lines, so
@@ -451,14 +449,15 @@ def _replay_stack(
         above[first + 1] = -1  # a set's first access is never its last (the sentinel)
         at_end.append(above[sentinel])
     for _ in range(2, ways):
-        # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried.
-        taken = np.zeros(m, dtype=bool)
-        taken[1:] = above[:-1] > prev[:-1]
-        value = np.full(m, -1, dtype=index)
+        # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried;
+        # -1 at each set's first access.
+        taken = np.empty(m, dtype=bool)
+        np.greater(above[:-1], prev[:-1], out=taken[1:])
+        taken[first] = True  # first[0] is 0
+        value = np.empty(m, dtype=index)
         value[1:] = above[:-1]
-        defined = taken | reset
-        value[reset] = -1
-        above = value[np.maximum.accumulate(np.where(defined, positions, 0))]
+        value[first] = -1
+        above = value[np.maximum.accumulate(np.where(taken, positions, 0))]
         at_end.append(above[sentinel])
     deepest = above  # top[ways - 1]
     hit = (prev >= 0) & (prev >= deepest)
