@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -49,6 +50,17 @@ class CacheResult:
     def evicts_dirty(self) -> np.ndarray:
         """Per access: True if its miss evicted a dirty line (a write-back)."""
         return self.victim >= 0
+
+    @cached_property
+    def missed_at(self) -> np.ndarray:
+        """The positions of the misses, in order (computed once: the report
+        and the DRAM attribution both read them)."""
+        return np.flatnonzero(~self.hit)
+
+    @cached_property
+    def evicted_at(self) -> np.ndarray:
+        """The positions of the accesses whose miss wrote a dirty line back."""
+        return np.flatnonzero(self.victim >= 0)
 
     @property
     def hits(self) -> int:
@@ -167,26 +179,45 @@ class _Reduced:
         return CacheResult(hit, writebacks, victim, flushed, int(n - np.count_nonzero(hit)))
 
 
+def _stable_order(keys: np.ndarray, bits: int) -> np.ndarray:
+    """The stable order of `keys` (non-negative, below 2^bits). Where a key and a
+    position fit 32 bits together, one sort of `key << position bits | position`:
+    the keys are then distinct, and numpy sorts 32-bit integers faster than it
+    radix-sorts the indices of 8- or 16-bit keys (PathFinder's 0.75 M accesses by
+    set: 4.4 ms against 5.5 ms; logsum's 70 k: 0.28 against 0.50)."""
+    shift = max(keys.size - 1, 1).bit_length()
+    if bits + shift > 32:
+        return np.argsort(keys, kind="stable")
+    packed = keys.astype(np.uint32) << np.uint32(shift)
+    packed |= np.arange(keys.size, dtype=np.uint32)
+    packed.sort()
+    packed &= np.uint32((1 << shift) - 1)
+    return packed
+
+
 def _by_set(lines: np.ndarray, sets: int) -> np.ndarray:
-    """The stable order of `lines` by set (a radix sort of the set numbers, in
+    """The stable order of `lines` by set (`_stable_order` of the set numbers, in
     as few bytes as they take)."""
+    bits = (sets - 1).bit_length()
     for dtype in (np.uint8, np.uint16):
-        if sets <= 1 << 8 * np.dtype(dtype).itemsize:  # the low bytes hold the set
-            return np.argsort(lines.astype(dtype) & dtype(sets - 1), kind="stable")
+        if bits <= 8 * np.dtype(dtype).itemsize:  # the low bytes hold the set
+            return _stable_order(lines.astype(dtype) & dtype(sets - 1), bits)
     return np.argsort(lines & (sets - 1), kind="stable")
 
 
-def _by_line(heads: np.ndarray, ends: np.ndarray, line: np.ndarray, sets: int) -> np.ndarray:
-    """A stable order of `line` (the lines `heads` of accesses taken set by set,
-    a negative sentinel inserted at each of `ends`) in which each line's
-    accesses are together: by tag (the line over the sets), a radix sort where
-    the tags span 16 bits (the sentinels' key 0). Lines of one tag but different
-    sets stay apart: the accesses are in set order."""
+def _by_line(heads: np.ndarray, real: np.ndarray, line: np.ndarray, sets: int) -> np.ndarray:
+    """A stable order of `line` (the lines `heads` of accesses taken set by set
+    where `real`, negative sentinels elsewhere) in which each line's accesses
+    are together: by tag (the line over the sets), a `_stable_order` of 16-bit
+    keys where the tags span fewer (the sentinels' key 0). Lines of one tag but
+    different sets stay apart: the accesses are in set order."""
     tag = heads >> (sets.bit_length() - 1)
     low = int(tag.min())
-    if int(tag.max()) - low + 1 < 1 << 16:
-        key = np.insert((tag - (low - 1)).astype(np.uint16), ends, 0)
-        return np.argsort(key, kind="stable")
+    span = int(tag.max()) - low + 1
+    if span < 1 << 16:
+        key = np.zeros(line.size, dtype=np.uint16)
+        key[real] = tag - (low - 1)
+        return _stable_order(key, span.bit_length())
     return np.argsort(line, kind="stable")
 
 
@@ -395,21 +426,29 @@ def _replay_stack(
     is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
     """
     n = lines.size
+    if 0 <= int(lines.min()) and int(lines.max()) < 1 << 31:
+        lines = lines.astype(np.int32)  # half the bytes to move
     order = _by_set(lines, sets)
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
-    head_set = by_set[heads] & (sets - 1)
+    head_line = by_set[heads]
+    head_set = head_line & (sets - 1)
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
     # The merged accesses, a sentinel after each set's; `head[j]` the access's
-    # position in `order` (-1: a sentinel).
-    head_line = by_set[heads]
-    line = np.insert(head_line, ends, -1 - np.arange(ends.size))
-    head = np.insert(heads, ends, -1)
-    wrote = np.insert(np.logical_or.reduceat(writes[order], heads), ends, False)
-    m = line.size
+    # first position in program order (-1: a sentinel).
+    m = heads.size + ends.size
     sentinel = ends + np.arange(ends.size)
+    real = np.ones(m, dtype=bool)
+    real[sentinel] = False
+    line = np.empty(m, dtype=head_line.dtype)
+    line[real] = head_line
+    line[sentinel] = -1 - np.arange(ends.size)
+    head = np.full(m, -1, dtype=np.int32 if n < 1 << 31 else np.int64)
+    head[real] = order[heads]
+    wrote = np.zeros(m, dtype=bool)
+    wrote[real] = np.logical_or.reduceat(writes[order], heads)
     first = np.concatenate([[0], sentinel[:-1] + 1])  # each set's first access
-    by_line = _by_line(head_line, ends, line, sets)
+    by_line = _by_line(head_line, real, line, sets)
     grouped = line[by_line]
     same = grouped[1:] == grouped[:-1]
     index = np.int32 if m < 1 << 31 else np.int64  # half the bytes to move
@@ -419,18 +458,24 @@ def _replay_stack(
     positions = np.arange(m, dtype=index)
     above = positions - 1  # top[0]
     above[first] = -1
-    reset = np.zeros(m, dtype=bool)
-    reset[first] = True
     at_end = [above[sentinel]]  # the stack each sentinel finds, depth by depth
-    for _ in range(1, ways):
-        # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried.
-        taken = np.zeros(m, dtype=bool)
-        taken[1:] = above[:-1] > prev[:-1]
-        value = np.full(m, -1, dtype=index)
+    if ways > 1:
+        # top[1][j] = j - 2 within the set: merged accesses alternate lines, so
+        # the line before the last one was last touched two accesses back.
+        above = positions - 2
+        above[first] = -1
+        above[first + 1] = -1  # a set's first access is never its last (the sentinel)
+        at_end.append(above[sentinel])
+    for _ in range(2, ways):
+        # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried;
+        # -1 at each set's first access.
+        taken = np.empty(m, dtype=bool)
+        np.greater(above[:-1], prev[:-1], out=taken[1:])
+        taken[first] = True  # first[0] is 0
+        value = np.empty(m, dtype=index)
         value[1:] = above[:-1]
-        defined = taken | reset
-        value[reset] = -1
-        above = value[np.maximum.accumulate(np.where(defined, positions, 0))]
+        value[first] = -1
+        above = value[np.maximum.accumulate(np.where(taken, positions, 0))]
         at_end.append(above[sentinel])
     deepest = above  # top[ways - 1]
     hit = (prev >= 0) & (prev >= deepest)
@@ -442,19 +487,18 @@ def _replay_stack(
     before = np.concatenate([[0], written])[np.flatnonzero(~stay_hit)]
     dirty = np.empty(m, dtype=bool)
     dirty[by_line] = written - before[stay - 1] > 0
-    real = head >= 0
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
     result_hit = np.ones(n, dtype=bool)
-    result_hit[order[head[real & ~hit]]] = False
+    result_hit[head[real & ~hit]] = False
     victim = np.full(n, -1, dtype=np.int64)
-    victim[order[head[evicting]]] = line[deepest[evicting]]
+    victim[head[evicting]] = line[deepest[evicting]]
     if flush:
         # Per set, the lines held at the end, the least recently used first.
         held = np.stack(at_end[::-1], axis=1).reshape(-1)
         held = held[held >= 0]
-        flushed = line[held[dirty[held]]]
+        flushed = line[held[dirty[held]]].astype(np.int64)
     else:
         flushed = np.zeros(0, dtype=np.int64)
     writebacks = evicting.size + flushed.size

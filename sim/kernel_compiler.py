@@ -8,7 +8,8 @@ The generated function computes every value the closure executor computes, bit
 for bit (a placed op is the statements of its semantics-table entry,
 `tapeflow_dialects.semantics.Scalar.render`), records the same trace (one packed
 entry per access, `MemoryTrace.packed`; a loop whose indices are affine in its
-induction variable records each run as one block, `sim.trace.DeferredLoop`) and
+induction variable, or computed from it through comparisons and selects, records
+each run as one block, `sim.trace.DeferredLoop`) and
 keeps every check on scratchpad tiles and regions, in the same order. Anything
 unusual falls back to the closure executor, which stays the reference: a buffer
 that cannot be located sends the whole loop run to the closure step; an access
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
@@ -44,12 +45,20 @@ from sim.layouts import (
     prepare_memref,
 )
 from sim.storage import Region, Tile, python_scalar_name
-from sim.trace import DeferredLoop
+from sim.trace import DeferredLoop, Expr
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
-from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
+from tapeflow_dialects.semantics import (
+    CMPI_PREDICATES,
+    Scalar,
+    UndefinedBehavior,
+    int_width,
+    scalar,
+)
 
 DEFER = True
+_AFFINE_OPCODES = ("arith.addi", "arith.subi", "arith.muli")
+"""The integer ops an affine or computed index is made of (without wrap-around)."""
 Slope = dict[tuple[str, ...], int]
 """An affine value's change per unit of the induction variable: a sum of
 products of loop-invariant names (the generated code's) by integers, as
@@ -162,8 +171,15 @@ class _KernelLoopSource:
         """Values defined in the loop body (and its block arguments)."""
         self.slopes: dict[SSAValue, Slope] = {}
         """Loop values affine in the induction variable (`slope`)."""
-        self.traced: list[tuple[str, str, bool, Slope | None]] = []
-        """Per traced access: its flat index, buffer, whether it writes, its slope."""
+        self.exprs: dict[SSAValue, tuple[Expr, frozenset[str]]] = {}
+        """Loop values the induction variable and invariants compute (`computed`),
+        with the generated code's names where a `DeferredLoop` has columns, and
+        the guards their bounds rest on (checked only if an access uses them)."""
+        self.index_exprs: dict[str, tuple[Expr, frozenset[str]] | None] = {}
+        """Per flat index computed in the loop, its `computed` expression if any."""
+        self.traced: list[tuple[str, str, bool, Slope | None, Expr | None]] = []
+        """Per traced access: its flat index, buffer, whether it writes, its
+        slope, and (if it is not affine) its `computed` expression."""
         self.records: list[int] = []
         """The positions in `body` of the accesses' trace appends."""
         self.moving: list[str] = []
@@ -229,6 +245,9 @@ class _KernelLoopSource:
         slope = self.affine(op, entry, bool(bits)) if self.tracing else None
         if slope is not None:
             self.slopes[op.res[0]] = slope
+        expr = self.computed(op, entry, bool(bits)) if self.tracing else None
+        if expr is not None:
+            self.exprs[op.res[0]] = expr
         if entry.counted:
             self.float_ops += 1  # the closure executor's ops_executed
         if not entry.total:
@@ -300,6 +319,16 @@ class _KernelLoopSource:
         k = f"k{n}"
         self.moving.append(k)
         line = f"{k} = {base} + " + " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in moving)
+        if self.tracing:
+            terms = [self.expr(v) for _, v in moving]
+            self.index_exprs[k] = None
+            if all(t is not None for t in terms):
+                total: Expr = ("col", base)
+                guards: frozenset[str] = frozenset()
+                for (d, _), (term, rests) in zip(moving, terms, strict=True):  # type: ignore[misc]
+                    total = ("add", total, ("mul", term, ("col", stride(d))))
+                    guards |= rests
+                self.index_exprs[k] = total, guards
         if self.uses[share] > 1:
             self.body.append(f"    c{n} = {cond}")
             cond = f"c{n}"
@@ -356,7 +385,11 @@ class _KernelLoopSource:
         self.body += [f"    if {cond}:", *("        " + line for line in lines)]
         packed = f"{key}_pw" if not is_load else f"{key}_p"
         if self.tracing:
-            self.traced.append((k, key, not is_load, self.index_slope(key, indices)))
+            slope = self.index_slope(key, indices)
+            computed = self.index_exprs.get(k) if slope is None else None
+            if computed is not None:  # its bounds must hold: the loop checks their guards
+                self.bounds.guards.update(dict.fromkeys(sorted(computed[1])))
+            self.traced.append((k, key, not is_load, slope, computed and computed[0]))
 
         def record(indent: str) -> None:
             if self.tracing:
@@ -416,7 +449,7 @@ class _KernelLoopSource:
         if entry.lines == ("{t} = int({a})",):
             return self.slope(op.args[0])
         opcode = op.opcode.data
-        if not exact or opcode not in ("arith.addi", "arith.subi", "arith.muli"):
+        if not exact or opcode not in _AFFINE_OPCODES:
             return None
         a, b = op.args
         if opcode == "arith.muli":
@@ -435,6 +468,60 @@ class _KernelLoopSource:
         for term, c in right.items():
             total[term] = total.get(term, 0) + sign * c
         return {term: c for term, c in total.items() if c}
+
+    def expr(self, value: SSAValue) -> tuple[Expr, frozenset[str]] | None:
+        """`value` as a `computed` expression, if it is one (an invariant by its
+        name, the induction variable, or a result `computed` found), and the
+        guards its bounds rest on."""
+        if value in self.invariant:
+            return ("col", self.name(value)), frozenset()
+        if isinstance(self.loop, scf.ForOp) and value is self.loop.body.block.args[0]:
+            return ("iv",), frozenset()
+        return self.exprs.get(value)
+
+    def computed(
+        self, op: cgra.ComputeOp, entry: Scalar, exact: bool
+    ) -> tuple[Expr, frozenset[str]] | None:
+        """The expression (`sim.trace.Expr`) of `op`'s result, if the induction
+        variable and invariants compute it: sums, differences and products
+        without wrap-around (`exact`), integer casts that keep the value,
+        `arith.cmpi` of integers of at most 64 bits and `arith.select`; and the
+        guards it rests on. Every integer in it has a bound far inside 64 bits
+        (`sim.bounds`), so that numpy computes it exactly."""
+        opcode = op.opcode.data
+        if entry.lines == ("{t} = int({a})",):
+            return self.expr(op.args[0])
+        width = int_width(op.args[0].type)
+        if opcode == "arith.cmpi":
+            if width is None or not 1 < width <= 64:
+                return None
+        elif opcode != "arith.select" and not (exact and opcode in _AFFINE_OPCODES):
+            return None
+        operands = [self.expr(a) for a in op.args]
+        if any(e is None for e in operands):
+            return None
+        bounds = [self.bounded(v) for v in (*op.args, op.res[0])]
+        if any(b is None for b in bounds):
+            return None
+        exprs = [e for e, _ in operands]  # type: ignore[misc]
+        guards = frozenset().union(*(g for _, g in operands), *bounds)  # type: ignore[misc]
+        if opcode == "arith.select":
+            return ("select", *exprs), guards
+        if opcode == "arith.cmpi":
+            predicate = op.attrs.data.get("predicate") if op.attrs is not None else None
+            assert isinstance(predicate, IntegerAttr)
+            return ("cmp", CMPI_PREDICATES[predicate.value.data], width, *exprs), guards
+        return (opcode[6:9], *exprs), guards
+
+    def bounded(self, value: SSAValue) -> frozenset[str] | None:
+        """The guards of `value`'s bound if it is far inside 64 bits (`bound`);
+        none for an i1; None if it has no such bound."""
+        if int_width(value.type) == 1:
+            return frozenset()
+        bound = self.bound(value)
+        if bound is None or bound[0] > 62:
+            return None
+        return bound[1]
 
     def index_slope(self, key: str, indices: list[SSAValue]) -> Slope | None:
         """The slope of the flat index of an access to buffer `key` at `indices`
@@ -456,24 +543,30 @@ class _KernelLoopSource:
         append their entries to an array of their own. A run that fails records
         what it did (`DeferredLoop.cut`) and raises."""
         columns: dict[str, int] = {}  # the record's: k, then bases, then names
-        for k, _, _, slope in self.traced:
+        for k, _, _, slope, _ in self.traced:
             if slope is not None:
                 columns.setdefault(k, len(columns))
-        for _, key, _, slope in self.traced:
-            if slope is not None:
+        for _, key, _, slope, expr in self.traced:
+            if slope is not None or expr is not None:
                 columns.setdefault(f"{key}_p", len(columns))
-        for *_, slope in self.traced:
+        for *_, slope, _ in self.traced:
             for names in slope or {}:
                 columns.update((name, len(columns)) for name in names if name not in columns)
+        exprs = [_columns_of(t[4], columns) for t in self.traced]
         record = DeferredLoop(
             k=tuple(columns[t[0]] if t[3] is not None else -1 for t in self.traced),
-            base=tuple(columns[f"{t[1]}_p"] if t[3] is not None else -1 for t in self.traced),
+            base=tuple(
+                columns[f"{t[1]}_p"] if t[3] is not None or t[4] is not None else -1
+                for t in self.traced
+            ),
             static=tuple(2 if t[2] else 0 for t in self.traced),
             slope=tuple(
                 tuple((c, tuple(columns[n] for n in names)) for names, c in (t[3] or {}).items())
                 for t in self.traced
             ),
             columns=len(columns),
+            computed=tuple(exprs),
+            start=columns.get("trips.start", -1),
         )
         trace = self.ctx.trace
         assert trace is not None
@@ -484,7 +577,7 @@ class _KernelLoopSource:
         assigned = [k for k in self.moving if k in columns]
         return [
             "_pk = TRACE.packed",
-            f"_va = {e}.append",
+            *([f"_va = {e}.append"] if any(t[3] is None and not t[4] for t in self.traced) else []),
             "_p0 = len(_pk)",
             *([f"{' = '.join(assigned)} = 0"] if assigned else []),  # bound if a run fails
             "try:",
@@ -617,10 +710,14 @@ class _KernelLoopSource:
             lb, ub, st, *inits = self.ins
             results = carried
         loop_lines = [f"for {iv} in trips:", *(self.body or ["    pass"])]
-        deferred = DEFER and not once and any(t[3] is not None for t in self.traced)
+        deferred = DEFER and not once and any(t[3] is not None or t[4] for t in self.traced)
         if deferred:
-            # Affine addresses: the run is recorded after the loop, as one block.
-            affine = {n for n, t in zip(self.records, self.traced, strict=True) if t[3] is not None}
+            # Affine or computed addresses: the run is recorded after the loop, as one block.
+            affine = {
+                n
+                for n, t in zip(self.records, self.traced, strict=True)
+                if t[3] is not None or t[4] is not None
+            }
             records = set(self.records)
             loop_lines = self.deferred(
                 iv,
@@ -683,6 +780,19 @@ class _KernelLoopSource:
         step = namespace["kernel_loop"]
         step.source = source  # for debugging: print(step.source)
         return step  # type: ignore[no-any-return]
+
+
+def _columns_of(expr: Expr | None, columns: dict[str, int]) -> Expr | None:
+    """`expr` with its names (and the induction variable's first value,
+    `trips.start`) given record columns, added to `columns` as needed."""
+    if expr is None:
+        return None
+    if expr[0] == "col":
+        return ("col", columns.setdefault(expr[1], len(columns)))
+    if expr[0] == "iv":
+        columns.setdefault("trips.start", len(columns))
+        return expr
+    return tuple(_columns_of(e, columns) if isinstance(e, tuple) else e for e in expr)
 
 
 def compile_straight_kernel(

@@ -604,8 +604,8 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         trips,
         kernel,
     ) = table.T
-    misses = _counts_in(np.flatnonzero(~cache.hit), start, end)
-    writebacks = _counts_in(np.flatnonzero(cache.evicts_dirty), start, end)
+    misses = _counts_in(cache.missed_at, start, end)
+    writebacks = _counts_in(cache.evicted_at, start, end)
     return WindowTable(
         kernel=kernel > 0,
         compute=compute,
@@ -664,11 +664,11 @@ def dram_traffic(
     is a write-back, whether an eviction (whichever access evicted it) or the
     final flush."""
     shift = line.bit_length() - 1
-    victims = cache.victim[cache.victim >= 0]
+    victims = cache.victim[cache.evicted_at]
     written = np.concatenate([victims, cache.flushed])
     # A line's first access misses (the cache starts empty), and every line
     # written back was fetched: the misses alone name every line and its owner.
-    missed_at = np.flatnonzero(~cache.hit)
+    missed_at = cache.missed_at
     missed = addresses[missed_at] >> shift
     low = int(missed.min()) if missed.size else 0
     span = int(missed.max()) - low + 1 if missed.size else 0
@@ -707,8 +707,11 @@ def report(
     each window was charged."""
     timing_model = get_model(model)
     line = hardware.cache.line_bytes
-    recorder.trace.resolve()
-    addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
+    if isinstance(roles, AccessRoles):  # the trace's addresses, unpacked already
+        addresses = roles.addresses
+    else:
+        recorder.trace.resolve()
+        addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
     columns = window_table(recorder, cache, hardware)
     recorded = recorded_columns(recorder)
     phase, phase_names = recorded.phase, recorded.phase_names

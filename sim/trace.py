@@ -23,8 +23,10 @@ run of it as one block instead (`defer`): its entries are placeholders until
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import prod
+from typing import Any
 
 import numpy as np
 
@@ -240,6 +242,61 @@ class AccessRoles:
 Term = tuple[int, tuple[int, ...]]
 """`coefficient * the product of the named columns` of a run's record."""
 
+Expr = tuple[Any, ...]
+"""A flat index computed from the induction variable and loop-invariant values
+(`DeferredLoop.computed`): `("iv",)`, `("col", column)`, `("add" | "sub" | "mul",
+a, b)`, `("cmp", predicate, width, a, b)` (an `arith.cmpi` predicate name) or
+`("select", condition, a, b)`. Every value in it is bounded far inside 64 bits,
+so numpy's int64 computes what Python's integers do."""
+
+_COMPARE = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def evaluate(
+    expr: Expr,
+    iv: np.ndarray,
+    column: Callable[[int], np.ndarray],
+    memo: dict[Expr, np.ndarray] | None = None,
+) -> np.ndarray:
+    """`expr` for the induction variable's values `iv`, `column(c)` giving the
+    record's column `c` (broadcast against `iv`); `memo` keeps the values of
+    its parts for other expressions of the same values."""
+    memo = {} if memo is None else memo
+    known = memo.get(expr)
+    if known is not None:
+        return known
+    kind = expr[0]
+    if kind == "iv":
+        value = iv
+    elif kind == "col":
+        value = column(expr[1])
+    elif kind == "select":
+        chosen = evaluate(expr[1], iv, column, memo).astype(bool)
+        value = np.where(
+            chosen, evaluate(expr[2], iv, column, memo), evaluate(expr[3], iv, column, memo)
+        )
+    elif kind == "cmp":
+        predicate, width = expr[1], expr[2]
+        a, b = evaluate(expr[3], iv, column, memo), evaluate(expr[4], iv, column, memo)
+        if predicate[0] == "u":  # as the semantics table: both masked to the width
+            a, b = (
+                (x.view(np.uint64) if width == 64 else x & np.int64((1 << width) - 1))
+                for x in (a, b)
+            )
+        value = _COMPARE[predicate[1:] if len(predicate) == 3 else predicate](a, b)
+    else:
+        a, b = evaluate(expr[1], iv, column, memo), evaluate(expr[2], iv, column, memo)
+        value = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[kind](a, b)
+    memo[expr] = value
+    return value
+
 
 @dataclass(frozen=True)
 class DeferredLoop:
@@ -258,8 +315,9 @@ class DeferredLoop:
 
         (k[j] << 5) + base[j] + static[j] + (t - trips + 1) * step * (slope[j] << 5)
 
-    The other accesses append their entries to an array of their own as they
-    run (`entries appended so far` locates a run's).
+    An access whose index is `computed` has its entries computed from the
+    record too (`computed`). The other accesses append their entries to an
+    array of their own as they run (`entries appended so far` locates a run's).
     """
 
     k: tuple[int, ...]
@@ -271,6 +329,37 @@ class DeferredLoop:
     slope: tuple[tuple[Term, ...], ...]
     """Per access, its slope as terms (none: its address never moves)."""
     columns: int
+    computed: tuple[Expr | None, ...] = ()
+    """Per access that is not affine, its flat index if the induction variable
+    and loop-invariant values compute it (a `select` of affine values...): its
+    entries are computed from the record like the affine ones' (its packed base
+    is its `base` column); None (or none given): it appends its entries."""
+    start: int = -1
+    """The record column of the run's first value of the induction variable
+    (-1: no access is `computed`)."""
+
+    def _computed(self) -> list[int]:
+        return [j for j, e in enumerate(self.computed) if e is not None]
+
+    def _others(self) -> list[int]:
+        """The accesses that append their entries."""
+        computed = self._computed()
+        return [j for j, c in enumerate(self.k) if c < 0 and j not in computed]
+
+    def _entries(
+        self,
+        j: int,
+        iv: np.ndarray,
+        column: Callable[[int], np.ndarray],
+        memo: dict[Expr, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """Computed access `j`'s entries for the induction variable's values `iv`
+        (`memo` as for `evaluate`)."""
+        expr = self.computed[j]
+        assert expr is not None
+        entries = np.left_shift(evaluate(expr, iv, column, memo), 5)  # a new array
+        entries += column(self.base[j]) + self.static[j]
+        return entries
 
     def _affine(self, runs: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
         """(the affine accesses, per run and affine access its entry in the
@@ -292,22 +381,31 @@ class DeferredLoop:
 
     def fill(self, packed: np.ndarray, runs: np.ndarray, appended: np.ndarray) -> None:
         """Write into `packed` every entry of the recorded `runs`, given the
-        entries the accesses that are not affine `appended`."""
+        entries the accesses that are neither affine nor computed `appended`."""
         runs = runs.reshape(-1, 4 + self.columns)
         start, step, trips, end = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3]
+        record = runs[:, 4:]
         width = len(self.k)
         affine, last, slope = self._affine(runs)
-        others = [j for j, c in enumerate(self.k) if c < 0]
+        computed, others = self._computed(), self._others()
         if (trips == trips[0]).all():  # runs of one length: in blocks
             n = int(trips[0])
             t = np.arange(n, dtype=np.int64)
             back = (t - n + 1)[None, :] * step[:, None]  # the induction variable minus its last
-            block = back[:, :, None] * slope[:, None, :]
-            block += last[:, None, :]
-            values = block  # every access affine: in order
-            if others:
+            if len(affine) == width:  # every access affine: in order
+                values = back[:, :, None] * slope[:, None, :]
+                values += last[:, None, :]
+            else:  # access by access (a list index of the last axis copies slowly)
                 values = np.empty((len(runs), n, width), dtype=np.int64)
-                values[:, :, affine] = block
+                for column, j in enumerate(affine):
+                    np.multiply(back, slope[:, column, None], out=values[:, :, j])
+                    values[:, :, j] += last[:, column, None]
+            if computed:
+                iv = record[:, self.start, None] + t[None, :] * step[:, None]
+                memo: dict[Expr, np.ndarray] = {}
+                for j in computed:
+                    values[:, :, j] = self._entries(j, iv, lambda c: record[:, c, None], memo)
+            if others:
                 rows = (end - n * len(others))[:, None] + t * len(others)
                 values[:, :, others] = appended[rows[:, :, None] + np.arange(len(others))]
             if n * width >= 64:  # long runs: a slice each
@@ -322,6 +420,11 @@ class DeferredLoop:
         values = np.empty((run.size, width), dtype=np.int64)
         back = (t - trips[run] + 1) * step[run]
         values[:, affine] = last[run] + back[:, None] * slope[run]
+        if computed:
+            iv = record[run, self.start] + t * step[run]
+            memo = {}
+            for j in computed:
+                values[:, j] = self._entries(j, iv, lambda c: record[run, c], memo)
         if others:
             row = (end - trips * len(others))[run] + t * len(others)
             values[:, others] = appended[row[:, None] + np.arange(len(others))]
@@ -346,7 +449,7 @@ class DeferredLoop:
         start, step = record[0], record[1]
         tail = packed[start:]
         del packed[start:]
-        others = [j for j, c in enumerate(self.k) if c < 0]
+        others = self._others()
         count = failed * len(others) + sum(j < done for j in others)
         mine = iter(appended[len(appended) - count :])
         del appended[len(appended) - count :]
@@ -358,8 +461,12 @@ class DeferredLoop:
         for t in range(failed + 1):
             for j in range(len(self.k) if t < failed else done):
                 c = self.k[j]
-                if c < 0:
+                if c < 0 and j in others:
                     packed.append(next(mine))
+                    continue
+                if c < 0:
+                    iv = np.array([values[self.start] + t * step], dtype=np.int64)
+                    packed.append(int(self._entries(j, iv, lambda n: np.int64(values[n]))[0]))
                     continue
                 slope = sum(a * prod(values[n] for n in names) for a, names in self.slope[j])
                 moved = (t - anchor[c]) * step * slope

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
-from sim.cache import CacheResult, _replay, simulate_cache, simulate_caches
+from sim.cache import CacheResult, _replay, _stable_order, simulate_cache, simulate_caches
 from sim.executor import Executor
 from sim.trace import MemoryTrace
 from tapeflow_benchmarks.kernels import KERNELS
@@ -208,6 +208,29 @@ def test_lines_far_apart_take_the_wide_sort() -> None:
         assert _same_result(simulate_cache(far, writes, config), expected), trial
         near = simulate_cache(addresses, writes, config)
         assert near.hit.tolist() == expected.hit.tolist(), trial
+
+
+def test_lines_beyond_32_bits_take_64_bit_columns() -> None:
+    """Lines of 2^31 and more (addresses from 2^37) stay 64-bit integers in the
+    replay: the same results as the replay access by access."""
+    rng = np.random.default_rng(13)
+    for trial in range(30):
+        assoc = int(rng.choice([1, 2, 4, 8]))
+        config = CacheConfig(size_bytes=64 * assoc * int(rng.choice([1, 4])), assoc=assoc)
+        addresses, writes = _random_trace(rng, trial % 3, int(rng.integers(1, 1000)), 40)
+        high = addresses + (1 << 40)
+        expected = _replay(high >> 6, writes, config, True)
+        assert _same_result(simulate_cache(high, writes, config), expected), trial
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
+@pytest.mark.parametrize("bits", [1, 7, 16])
+def test_the_packed_sort_is_a_stable_order(size: int, bits: int) -> None:
+    """`_stable_order` (one sort of `key << b | position` words where they fit 32
+    bits, numpy's stable argsort otherwise) against numpy's stable argsort."""
+    keys = np.random.default_rng(size + bits).integers(0, 1 << bits, size).astype(np.uint16)
+    order = _stable_order(keys, bits)
+    assert order.tolist() == np.argsort(keys, kind="stable").tolist()
 
 
 def test_one_pass_over_ways_hand_computed() -> None:

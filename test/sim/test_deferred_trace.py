@@ -143,6 +143,34 @@ func.func @ub_later(%m: memref<8xf64>, %n: index, %d: index) -> f64 {
   }
   func.return %s : f64
 }
+func.func @selected(%m: memref<8xf64>, %out: memref<8xf64>, %lb: index, %ub: index,
+                    %d: index, %e: index) -> f64 {
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.for %i = %lb to %ub step %c1 iter_args(%a = %z) -> (f64) {
+    %r = cgra.kernel 0 rows 4 cols 4 ii 4 -> f64 {
+      %p = cgra.op "arith.subi"(%i, %c1) at 0, 0 cycle 0 : (index, index) -> index
+      %gt = cgra.op "arith.cmpi"(%i, %lb) at 0, 1 cycle 0
+          attrs {predicate = 8 : i64} : (index, index) -> i1
+      %l = cgra.op "arith.select"(%gt, %p, %i) at 0, 2 cycle 1 : (i1, index, index) -> index
+      %q = cgra.op "arith.subi"(%i, %d) at 0, 3 cycle 0 : (index, index) -> index
+      %u = cgra.op "arith.cmpi"(%q, %e) at 1, 0 cycle 1
+          attrs {predicate = 6 : i64} : (index, index) -> i1
+      %x = cgra.op "arith.select"(%u, %q, %i) at 1, 1 cycle 2 : (i1, index, index) -> index
+      %lt = cgra.op "arith.cmpi"(%q, %e) at 1, 2 cycle 1
+          attrs {predicate = 3 : i64} : (index, index) -> i1
+      %y = cgra.op "arith.select"(%lt, %l, %x) at 1, 3 cycle 3 : (i1, index, index) -> index
+      %v = cgra.load %m[%l] cache at 2, 0 cycle 2 : memref<8xf64> -> f64
+      %w = cgra.load %m[%y] cache at 2, 1 cycle 4 : memref<8xf64> -> f64
+      %b = cgra.op "arith.addf"(%v, %w) at 2, 2 cycle 5 : (f64, f64) -> f64
+      cgra.store %b, %out[%x] cache at 2, 3 cycle 6 : f64, memref<8xf64>
+      %c = cgra.op "arith.addf"(%a, %b) at 3, 0 cycle 6 : (f64, f64) -> f64
+      cgra.yield %c : f64
+    }
+    scf.yield %r : f64
+  }
+  func.return %s : f64
+}
 """
 
 
@@ -192,6 +220,14 @@ CASES: dict[str, tuple[str, list[Any]]] = {
     "division by zero between accesses": ("failing", [np.arange(8.0), 3, 0]),
     "division by zero in iteration 3": ("ub_later", [np.arange(8.0), 6, 3]),
     "divisor never 0": ("ub_later", [np.arange(8.0), 6, 7]),
+    # Indices selected by comparisons of the induction variable (PathFinder's
+    # neighbours): unsigned of values that go negative, signed, nested.
+    "selected indices": ("selected", [np.arange(8.0), np.zeros(8), 0, 8, 2, 3]),
+    "selected, from 3": ("selected", [np.arange(8.0), np.zeros(8), 3, 8, 5, 1]),
+    "selected index out of range half-way": (
+        "selected",
+        [np.arange(8.0), np.zeros(8), 1, 8, -2, 9],
+    ),
 }
 
 
@@ -206,6 +242,28 @@ def test_a_deferred_trace_is_the_closure_executors(case: str) -> None:
     loops, runs = deferred
     assert loops > 0  # compiled to record its runs as blocks
     assert (runs > 0) == (not failing and case != "no trips")  # a failing run records its own
+
+
+def test_selected_indices_append_no_entries() -> None:
+    """An index that the induction variable and invariants compute through
+    comparisons and selects is computed from the run's record, like an affine
+    one (`DeferredLoop.computed`): no access appends an entry of its own."""
+    module = LocatingParser(make_context(), LOOPS, "loops.mlir").parse_module()
+    trace = MemoryTrace()
+    Executor(module, trace).run("selected", [np.arange(8.0), np.zeros(8), 0, 8, 2, 3])
+    ((loop, runs, entries),) = trace.deferred
+    assert all(e is not None for e in loop.computed) and len(runs) > 0 and len(entries) == 0
+    # Per iteration i: m[l], m[y], out[x] with l = i - 1 if i > 0 else i,
+    # x = i - 2 if (i - 2) mod 2^64 < 3 else i, y = l if i - 2 <= 3 else x.
+    addresses = trace.arrays()[0]
+    m, out = int(addresses[0]), int(addresses[2])  # at i = 0: m[0], m[0], out[0]
+    expected = []
+    for i in range(8):
+        left = i - 1 if i > 0 else i
+        x = i - 2 if 0 <= i - 2 < 3 else i
+        y = left if i - 2 <= 3 else x
+        expected += [m + 8 * left, m + 8 * y, out + 8 * x]
+    assert addresses.tolist() == expected
 
 
 def test_the_trace_is_recorded_once_however_often_it_is_read() -> None:
