@@ -94,7 +94,7 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
     # The bounds are in the loop's own type (`i32` for an `i32` loop), the rows
     # an index.
     bounds = IndexBuilder(at, loop_type(loop))
-    trips = bounds.ceildiv(bounds.sub(loop.ub, loop.lb), step)
+    trips = bounds.ceildiv(bounds.span(loop.lb, loop.ub), step)
     return index.value(index.mul(index.cast(trips, builtin.IndexType()), per_iteration.value.data))
 
 
@@ -185,8 +185,11 @@ def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
         if op.phase.data is Phase.FWD:
             barrier = block.last_op
             assert barrier is not None
+            # The rows are counted beside the tile's bounds, before its loop: one
+            # kernel run once with them rather than another after the loop.
+            loop = _tile_loop(op)
+            rows = _rows(op, InsertPoint.before(loop if loop is not None else barrier))
             at = InsertPoint.before(barrier)
-            rows = _rows(op, at)
             Rewriter.insert_op(
                 located(stream.FwdOp(tile, rows, tapes[target], op.id.value.data), op), at
             )

@@ -12,7 +12,8 @@ recurrence, or a store to a buffer the body also loads, unless both use the same
 iteration-dependent indices) allow. Every other run of placeable ops outside a
 kernel is scheduled as straight-line code and moved into a `cgra.kernel` that runs
 once where the run was (with `place-straight-line=false`, only loop-free layer
-bodies). With `disambiguate` (on by default) two accesses of one buffer in an
+bodies); index arithmetic after a stream op joins the run before it, and
+effect-free ops nothing uses outside innermost loops are erased. With `disambiguate` (on by default) two accesses of one buffer in an
 iteration are ordered only when their indices may be equal
 (`lowering.ir.index_offsets`). Loads and stores name their path: `cache`, or
 `spad` with the slot. Each op of a scheduled body becomes its placed form
@@ -188,13 +189,24 @@ def _straight_runs(block: Block, everywhere: bool) -> list[list[Operation]]:
     if ops and ops[-1].has_trait(IsTerminator):
         ops = ops[:-1]
     runs: list[list[Operation]] = [[]]
+    crossed = False  # the run has continued past a stream op
     for op in ops:
         if isinstance(op, arith.ConstantOp):
             continue
+        if isinstance(op, stream.FwdOp | stream.RevOp) and runs[-1]:
+            # A stream op defines nothing and touches only its tile and tape: the
+            # index arithmetic after it joins the run before it (a REV tile's
+            # bounds and its rows' first rows, one kernel); accesses do not.
+            crossed = True
+            continue
+        if placeable(op) and not (crossed and memory_kind(op) is not None):
+            runs[-1].append(op)
+            continue
+        if runs[-1]:
+            runs.append([])
+        crossed = False
         if placeable(op):
             runs[-1].append(op)
-        elif runs[-1]:
-            runs.append([])
     shortest = 1 if everywhere else 2
     return [run for run in runs if len(run) >= shortest]
 
@@ -313,6 +325,7 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
                 "holds cgra.kernel ops); the pass runs once, after the lowering"
             )
     for function in gradients:
+        _erase_dead(function)
         report = CgraReport(function.sym_name.data)
         loops = [
             op
@@ -335,6 +348,55 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
                 report.kernels.append(_kernelize_run(run, len(report.kernels), scheduler))
         reports.append(report)
     return reports
+
+
+def _pure(op: Operation) -> bool:
+    """An op without effects: arithmetic or math, or a loop of such ops alone."""
+    if isinstance(op, scf.ForOp):
+        return all(_pure(o) for o in op.body.block.ops)
+    return isinstance(op, scf.YieldOp) or (
+        not op.regions and op.dialect_name() in ("arith", "math")
+    )
+
+
+def _erase_dead(function: Operation) -> None:
+    """Erase the effect-free ops outside innermost loops whose results nothing
+    uses (an index the earlier passes computed for an access they since moved, a
+    loop that counted a region's run-time extent): placed, each would cost a
+    kernel run. A dead op of an innermost loop's body takes a PE slot of its
+    kernel and nothing else: it stays, and the kernel's schedule with it (the list
+    scheduler is greedy; dropping an op can lose a port-bound ii, as somier's FWD
+    loop does, 15 to 16)."""
+    erased = True
+    while erased:
+        erased = False
+        for op in list(function.walk(reverse=True)):
+            if (
+                op.results
+                and not isinstance(op, arith.ConstantOp)  # never placed: costs nothing
+                and all(not r.uses for r in op.results)
+                and _pure(op)
+                and not _in_innermost_loop(op)
+                and _attached(op, function)
+            ):
+                Rewriter.erase_op(op)
+                erased = True
+
+
+def _in_innermost_loop(op: Operation) -> bool:
+    """`op` sits in the body of a loop with no loop inside it."""
+    parent = op.parent_op()
+    return isinstance(parent, scf.ForOp) and not any(
+        isinstance(o, scf.ForOp) for o in parent.body.walk()
+    )
+
+
+def _attached(op: Operation, function: Operation) -> bool:
+    """`op` is still in `function` (not inside an op erased before it)."""
+    parent = op.parent_op()
+    while parent is not None and parent is not function:
+        parent = parent.parent_op()
+    return parent is function
 
 
 @dataclass(frozen=True)

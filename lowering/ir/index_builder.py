@@ -135,6 +135,12 @@ class IndexBuilder:
             return a
         return self._binary(a, b, arith.SubiOp)
 
+    def span(self, lo: Index, hi: Index) -> Index:
+        """`hi - lo`, without an op where the bounds were built one from the other
+        (`_cancelled`): a strip-mined tile's trip count, its bounds' difference."""
+        cancelled = _cancelled(hi, lo)
+        return cancelled if cancelled is not None else self.sub(hi, lo)
+
     def mul(self, a: Index, b: Index) -> Index:
         if self._known(b) == 1:
             return a
@@ -183,3 +189,23 @@ class IndexBuilder:
 
     def max(self, a: Index, b: Index) -> Index:
         return self._binary(a, b, arith.MaxSIOp)
+
+
+def _cancelled(a: Index, b: Index) -> Index | None:
+    """`a - b` without an op where the operands cancel, exactly as the wrapping
+    integers do: `x - x = 0`, `(x + y) - x = y`, `x - (x - y) = y`. A strip-mined
+    loop's row count is the difference of its bounds, built as one bound plus or
+    minus the count (`lowering.layers.tiles.strip_mine`)."""
+    if isinstance(a, int) or isinstance(b, int):
+        return None
+    if a is b:
+        return 0
+    if isinstance(a.owner, arith.AddiOp):
+        lhs, rhs = a.owner.lhs, a.owner.rhs
+        if lhs is b:
+            return rhs
+        if rhs is b:
+            return lhs
+    if isinstance(b.owner, arith.SubiOp) and b.owner.lhs is a:
+        return b.owner.rhs
+    return None

@@ -44,8 +44,10 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
         (plan.rev, rev_id, fwd_id, Phase.REV),
     ):
         at = IndexBuilder(InsertPoint.before(loop), loop_type(loop))
-        trip = at.value(at.max(at.sub(loop.ub, loop.lb), 0))
-        count = at.value(at.ceildiv(trip, tile))
+        # Left a constant where the bounds fold (a loop of constant bounds inside a
+        # triangular nest): its tiles then have constant bounds (`strip_mine`).
+        trip = at.max(at.sub(loop.ub, loop.lb), 0)
+        count = at.ceildiv(trip, tile)
         strip_mine(
             loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, rows
         )
@@ -218,12 +220,12 @@ def strip_mine(
 
     The trip count and the number of tiles are constants, or values computed just
     before the loop (a loop of run-time trip count, whose last tile may be partial).
-    FWD tile `t` runs iterations [t*T, min((t+1)*T, trip)) (the min left out where
-    a constant trip count is a multiple of T); REV visits the tiles
+    FWD tile `t` runs iterations [t*T, t*T + min(T, trip - t*T)) (the min left out
+    where a constant trip count is a multiple of T); REV visits the tiles
     in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
     iteration trip-1-j, so REV tile `t` undoes FWD tile `first = count-1-t`: REV
     iterations [max(trip - (first+1)*T, 0), trip - first*T), computed as
-    [max(hi - T, 0), hi) with hi = (trip - (count-1)*T) + t*T where the first
+    [hi - min(hi, T), hi) with hi = (trip - (count-1)*T) + t*T where the first
     term is computed once.
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
@@ -256,20 +258,24 @@ def strip_mine(
     t = body.args[0]
     # A constant trip count that the tiles divide fills every tile: no clamp.
     whole = isinstance(trip, int) and trip % tile == 0
+    # Each bound is the other plus or minus the tile's iterations times the step,
+    # so that the stream's row count (`tapeflow-streams`) is computed beside the
+    # bounds: FWD `[lo, lo + min(T, trip - t*T))`, REV `[hi - min(hi', T), hi)`
+    # (`hi'` the end counted in iterations).
     if phase is Phase.FWD:
         lo_iter = index.mul(t, tile)
-        end = index.add(lo_iter, tile)
-        hi_iter = end if whole else index.min(end, trip)
-    elif last is not None:
-        hi_iter = index.add(last, index.mul(t, tile))
-        start = index.sub(hi_iter, tile)
-        lo_iter = start if whole else index.max(start, 0)
+        lo = index.value(index.add(lb, index.mul(lo_iter, step)))
+        count_iter = tile if whole else index.min(tile, index.sub(trip, lo_iter))
+        hi = index.value(index.add(lo, index.mul(count_iter, step)))
     else:
-        first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
-        lo_iter = index.max(index.sub(trip, index.mul(index.add(first, 1), tile)), 0)
-        hi_iter = index.sub(trip, index.mul(first, tile))
-    lo = index.value(index.add(lb, index.mul(lo_iter, step)))
-    hi = index.value(index.add(lb, index.mul(hi_iter, step)))
+        if last is not None:
+            hi_iter = index.add(last, index.mul(t, tile))
+        else:
+            first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
+            hi_iter = index.sub(trip, index.mul(first, tile))
+        hi = index.value(index.add(lb, index.mul(hi_iter, step)))
+        count_iter = tile if whole else index.min(hi_iter, tile)
+        lo = index.value(index.sub(hi, index.mul(count_iter, step)))
     loop.detach()
     loop.operands = [lo, hi, loop.step, *body.args[1:]]
     loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)

@@ -70,19 +70,21 @@
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<2x9>
 
 // 48 bytes: tiles of 3 of loop A's 8 iterations, the last holding 2. FWD tile t
-// ends at min(3t + 3, 8); REV tile u at 2 + 3u (8 - (3 - 1) * 3 = 2, where REV's
-// first tile, the partial one, ends), and starts at max(2 + 3u - 3, 0).
+// runs [3t, 3t + min(3, 8 - 3t)); REV tile u ends at hi = 2 + 3u (8 - (3 - 1) * 3
+// = 2, where REV's first tile, the partial one, ends) and starts at
+// hi - min(hi, 3): each side's bounds differ by the tile's trip count.
 // PARTIAL:      layer.layer 0 fwd partner 1 {
 // PARTIAL:        %[[LO:[^ ]+]] = arith.muli %{{.*}}, %[[C3:[^ ]+]] : index
-// PARTIAL:        %[[END:[^ ]+]] = arith.addi %[[LO]], %{{.*}} : index
-// PARTIAL:        %[[HI:[^ ]+]] = arith.minsi %[[END]], %{{.*}} : index
+// PARTIAL:        %[[LEFT:[^ ]+]] = arith.subi %{{.*}}, %[[LO]] : index
+// PARTIAL:        %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
+// PARTIAL-NEXT:   %[[HI:[^ ]+]] = arith.addi %[[LO]], %[[N]] : index
 // PARTIAL-NEXT:   scf.for %{{.*}} = %[[LO]] to %[[HI]] step
 // PARTIAL:      layer.layer 1 rev partner 0 {
 // PARTIAL:        %[[UT:[^ ]+]] = arith.muli %{{.*}}, %{{.*}} : index
 // PARTIAL:        %[[TWO:[^ ]+]] = arith.constant 2 : index
 // PARTIAL-NEXT:   %[[UHI:[^ ]+]] = arith.addi %[[TWO]], %[[UT]] : index
-// PARTIAL:        %[[BACK:[^ ]+]] = arith.subi %[[UHI]], %{{.*}} : index
-// PARTIAL:        %[[ULO:[^ ]+]] = arith.maxsi %[[BACK]], %{{.*}} : index
+// PARTIAL:        %[[UN:[^ ]+]] = arith.minsi %[[UHI]], %{{.*}} : index
+// PARTIAL-NEXT:   %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %[[UN]] : index
 // PARTIAL-NEXT:   scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
 
 // BADSIZE: error: tapeflow-layers: spad-bytes must be a positive multiple of 8, got 12

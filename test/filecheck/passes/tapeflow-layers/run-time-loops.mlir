@@ -16,7 +16,9 @@
 // CHECK-NEXT:     layer.layer 0 fwd partner 1 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK:            %[[LO:[^ ]+]] = arith.muli %[[T]], %{{.*}} : index
-// CHECK:            %[[HI:[^ ]+]] = arith.minsi %{{.*}}, %[[TRIP]] : index
+// CHECK-NEXT:       %[[LEFT:[^ ]+]] = arith.subi %[[TRIP]], %[[LO]] : index
+// CHECK:            %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
+// CHECK-NEXT:       %[[HI:[^ ]+]] = arith.addi %[[LO]], %[[N]] : index
 // CHECK:            scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} {
 // CHECK-COUNT-2:      region.store
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
@@ -30,7 +32,7 @@
 // REV computes the same trip count from its own bounds, where it runs.
 // CHECK:        %[[RCOUNT:[^ ]+]] = arith.ceildivsi %[[RTRIP:[^ ]+]], %{{.*}} : index
 // The end of REV's first tile, trip - (count - 1) * 4, once before the tiles; REV
-// tile u ends u * 4 after it and starts 4 before its end, at 0 at least.
+// tile u ends u * 4 after it and starts min(its end, 4) before it.
 // CHECK:        %[[RM:[^ ]+]] = arith.subi %[[RCOUNT]], %{{.*}} : index
 // CHECK:        %[[RMT:[^ ]+]] = arith.muli %[[RM]], %{{.*}} : index
 // CHECK:        %[[RFIRST:[^ ]+]] = arith.subi %[[RTRIP]], %[[RMT]] : index
@@ -39,8 +41,8 @@
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK:            %[[UT:[^ ]+]] = arith.muli %[[U]], %{{.*}} : index
 // CHECK-NEXT:       %[[UHI:[^ ]+]] = arith.addi %[[RFIRST]], %[[UT]] : index
-// CHECK:            %[[UBACK:[^ ]+]] = arith.subi %[[UHI]], %{{.*}} : index
-// CHECK:            %[[ULO:[^ ]+]] = arith.maxsi %[[UBACK]], %{{.*}} : index
+// CHECK:            %[[UN:[^ ]+]] = arith.minsi %[[UHI]], %{{.*}} : index
+// CHECK-NEXT:       %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %[[UN]] : index
 // CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
 // CHECK-COUNT-2:      region.load
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}

@@ -2,8 +2,10 @@
 // RUN: not tapeflow-opt -p 'tapeflow-streams' %S/../tapeflow-layers/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=UNLAYERED
 
 // One DRAM tape per region, sized to hold all of it. Each FWD layer ends with a
-// FWD-stream of the rows it filled (the tile loop's iterations; 1 for a piece);
-// each REV layer preloads, before its loop, the tile of its partner's stream.
+// FWD-stream of the rows it filled (the tile loop's iterations, the difference of
+// its bounds, counted beside them: here a constant, every tile being whole; 1 for
+// a piece); each REV layer preloads, before its loop, the tile of its partner's
+// stream.
 
 // CHECK-LABEL: func.func private @diffef
 // CHECK:        %[[A:.*]] = region.alloc : !region.region<8, [f64, f64]>
@@ -13,10 +15,10 @@
 // CHECK:        layer.layer 0 fwd partner 1 {
 // CHECK-NEXT:     %[[TILE0:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK:          %[[LO:[^ ]+]] = arith.muli
-// CHECK:          %[[HI:[^ ]+]] = arith.addi %[[LO]]
+// CHECK:          %[[FOUR:[^ ]+]] = arith.constant 4 : index
+// CHECK-NEXT:     %[[HI:[^ ]+]] = arith.addi %[[LO]], %[[FOUR]] : index
 // CHECK:          scf.for %{{.*}} = %[[LO]] to %[[HI]]
-// CHECK:          %[[ROWS:[^ ]+]] = arith.subi %[[HI]], %[[LO]] : index
-// CHECK-NEXT:     stream.fwd %[[TILE0]] rows %[[ROWS]] to %[[TA]] id 0 : !layer.spad<4x2>
+// CHECK:          stream.fwd %[[TILE0]] rows %[[FOUR]] to %[[TA]] id 0 : !layer.spad<4x2>
 // CHECK-NEXT:     layer.barrier
 // CHECK:        layer.layer 2 fwd partner 3 {
 // CHECK-NEXT:     %[[TILE2:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<1x8>
@@ -37,9 +39,9 @@
 // CHECK:        layer.layer 1 rev partner 0 {
 // CHECK-NEXT:     %[[TILE1:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK:          %[[RHI:[^ ]+]] = arith.addi
-// CHECK:          %[[RLO:[^ ]+]] = arith.subi %[[RHI]]
-// CHECK-NEXT:     %[[RROWS:[^ ]+]] = arith.subi %[[RHI]], %[[RLO]] : index
-// CHECK-NEXT:     stream.rev %[[TA]] rows %[[RROWS]] to %[[TILE1]] of 0 : !layer.spad<4x2>
+// CHECK:          %[[RFOUR:[^ ]+]] = arith.constant 4 : index
+// CHECK-NEXT:     %[[RLO:[^ ]+]] = arith.subi %[[RHI]], %[[RFOUR]] : index
+// CHECK-NEXT:     stream.rev %[[TA]] rows %[[RFOUR]] to %[[TILE1]] of 0 : !layer.spad<4x2>
 // CHECK-NEXT:     scf.for %{{.*}} = %[[RLO]] to %[[RHI]]
 
 // UNLAYERED: error: tapeflow-streams: @diffef is at the region stage (region.alloc/store/load ops, no layers), but tapeflow-streams takes the layer stage; run tapeflow-layers first

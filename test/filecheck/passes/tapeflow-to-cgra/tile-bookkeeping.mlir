@@ -1,0 +1,48 @@
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=128},tapeflow-to-cgra' %S/Inputs/tiled-nests.mlir | filecheck %s --check-prefix=ROWS
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64},tapeflow-to-cgra' %S/Inputs/tiled-nests.mlir | filecheck %s --check-prefix=GRAM
+
+// What a tile's bookkeeping costs once placed: each kernel run once costs its
+// schedule, so the index arithmetic of a tile belongs in as few of them as it can.
+
+// @rows on 128 B: tiles of 3 rows of 5 values (the last tile of 2). A REV tile's
+// bounds, its row count and its rows' first rows are one kernel before the
+// stream op: the first rows, computed after the stream op, join the kernel of
+// the bounds across it (a stream op defines nothing). The row count is the
+// tile's iterations (the bounds' difference, min(hi, 3), without a subtraction)
+// times 5.
+// ROWS-LABEL: func.func private @differows
+// ROWS:         layer.layer 1 rev partner 0 {
+// ROWS-NEXT:      %[[TILE:[^ ]+]] = layer.salloc
+// ROWS:           %[[HI:[^ ,]+]], %[[LO:[^ ,]+]], %[[ROWS:[^ ,]+]], %{{[^ ,]+}}, %{{[^ ,]+}} = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index, index, index, index {
+// ROWS:             %[[N:[^ ]+]] = cgra.op "arith.minsi"(%{{[^,]+}}, %{{[^)]+}})
+// ROWS-NEXT:        cgra.op "arith.subi"
+// ROWS-NEXT:        %{{[^ ]+}} = cgra.op "arith.muli"(%[[N]], %{{[^)]+}})
+// ROWS:             cgra.yield
+// ROWS-NEXT:      }
+// ROWS-NEXT:      stream.rev %{{[^ ]+}} rows %[[ROWS]] to %[[TILE]] of 0 : !layer.spad<15x1>
+// ROWS-NEXT:      scf.for %{{[^ ]+}} = %[[LO]] to %[[HI]] step
+
+// @gram on 64 B: the k loop's 8 iterations in two tiles of 4, each whole. Its
+// bounds are constants though the nest is triangular (proven at run time): the
+// tiles' bounds need no clamp and the streams' row counts are the constant 4.
+// The loop that counted the triangular region's extent, unused once the region
+// is streamed, is erased rather than placed.
+// GRAM-LABEL: func.func private @diffegram
+// GRAM-NOT:     arith.maxsi
+// GRAM:         stream.alloc slab 4096
+// GRAM:         layer.layer 0 fwd partner 1 -> f64 {
+// GRAM:           %[[LO:[^ ,]+]], %[[HI:[^ ,]+]] = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index {
+// GRAM-NEXT:        cgra.op "arith.muli"
+// GRAM-NEXT:        cgra.op "arith.addi"(%{{[^,]+}}, %[[FOUR:[^)]+]])
+// GRAM-NEXT:        cgra.yield
+// GRAM-NEXT:      }
+// GRAM-NEXT:      scf.for %{{[^ ]+}} = %[[LO]] to %[[HI]] step
+// GRAM:           stream.fwd %{{[^ ]+}} rows %[[FOUR]] to
+// GRAM:         layer.layer 1 rev partner 0 {
+// GRAM:           cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index {
+// GRAM-NEXT:        cgra.op "arith.muli"
+// GRAM-NEXT:        cgra.op "arith.addi"
+// GRAM-NEXT:        cgra.op "arith.subi"(%{{[^,]+}}, %[[RFOUR:[^)]+]])
+// GRAM-NEXT:        cgra.yield
+// GRAM-NEXT:      }
+// GRAM-NEXT:      stream.rev %{{[^ ]+}} rows %[[RFOUR]] to
