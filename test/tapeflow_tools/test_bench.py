@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_benchmarks.harness.claims import CLAIMS, judge
 from tapeflow_benchmarks.harness.experiments import (
     ABLATION,
@@ -288,16 +289,19 @@ def test_a_second_run_comes_from_the_cache(
     )
 
 
-def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
+def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for args, needle in (
         (["--kernels", "nosuch"], "unknown kernel(s) nosuch"),
         (["--only", "fig99"], "unknown experiment(s) fig99"),
         (["--jobs", "0"], "--jobs must be at least 1"),
     ):
-        run = _bench("--quick", "--out", str(tmp_path), *args)
-        assert run.returncode == 2
-        assert needle in run.stderr
-        assert "Traceback" not in run.stderr
+        # The entry point in this process (test_bad_inputs.py runs the command).
+        with pytest.raises(SystemExit) as stop:
+            tapeflow_bench.main(["--no-progress", "--quick", "--out", str(tmp_path), *args])
+        stderr = capsys.readouterr().err
+        assert stop.value.code == 2, stderr
+        assert needle in stderr
+        assert "Traceback" not in stderr
 
 
 def _performance(speedups: dict[str, float]) -> dict[str, Result]:
