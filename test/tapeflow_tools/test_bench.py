@@ -3,11 +3,12 @@ numbers agree with each other and with the raw simulator reports they come from.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,12 +29,16 @@ KERNELS = "logsum,pathfinder"
 
 
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--no-progress", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """`tapeflow-bench --no-progress ARGS` in this process, not a new interpreter
+    (test_killed_runs.py runs the command): its exit status and what it printed."""
+    argv = ["--no-progress", *args]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = tapeflow_bench.main(argv)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -289,19 +294,16 @@ def test_a_second_run_comes_from_the_cache(
     )
 
 
-def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
     for args, needle in (
         (["--kernels", "nosuch"], "unknown kernel(s) nosuch"),
         (["--only", "fig99"], "unknown experiment(s) fig99"),
         (["--jobs", "0"], "--jobs must be at least 1"),
     ):
-        # The entry point in this process (test_bad_inputs.py runs the command).
-        with pytest.raises(SystemExit) as stop:
-            tapeflow_bench.main(["--no-progress", "--quick", "--out", str(tmp_path), *args])
-        stderr = capsys.readouterr().err
-        assert stop.value.code == 2, stderr
-        assert needle in stderr
-        assert "Traceback" not in stderr
+        run = _bench("--quick", "--out", str(tmp_path), *args)
+        assert run.returncode == 2
+        assert needle in run.stderr
+        assert "Traceback" not in run.stderr
 
 
 def _performance(speedups: dict[str, float]) -> dict[str, Result]:
