@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import fcntl
 import io
 import json
 import re
@@ -43,13 +44,23 @@ def _bench(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def bench(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, worker_id: str
 ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
-    root = tmp_path_factory.mktemp("bench")
-    out, cache = root / "out", root / "cache"
-    run = _bench(
-        "--quick", "--kernels", KERNELS, "--jobs", "2", "--out", str(out), "--cache-dir", str(cache)
-    )
+    """The run the module's tests read. Under `pytest -n` its workers share it: the
+    first to take the lock runs it, the others find its folders and what it printed."""
+    if worker_id == "master":  # no workers
+        root = tmp_path_factory.mktemp("bench")
+    else:  # the session's folder, shared by its workers
+        root = tmp_path_factory.getbasetemp().parent / "bench-quick"
+        root.mkdir(exist_ok=True)
+    out, cache, printed = root / "out", root / "cache", root / "run.json"
+    with (root / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if printed.exists():
+            return out, cache, subprocess.CompletedProcess(**json.loads(printed.read_text()))
+        locations = ["--out", str(out), "--cache-dir", str(cache)]
+        run = _bench("--quick", "--kernels", KERNELS, "--jobs", "2", *locations)
+        printed.write_text(json.dumps(vars(run)))
     return out, cache, run
 
 
