@@ -39,9 +39,8 @@ with quiet_interrupt("tapeflow-bench"):  # Ctrl-C while the modules load
     from tapeflow_benchmarks.harness.claims import compare
     from tapeflow_benchmarks.harness.dask_pool import check_address, dask_executor
     from tapeflow_benchmarks.harness.experiments import DEFAULT_EXPERIMENTS, EXPERIMENTS, Result
-    from tapeflow_benchmarks.harness.figures import parse_formats
+    from tapeflow_benchmarks.harness.formats import parse_formats
     from tapeflow_benchmarks.harness.points import Point, code_fingerprint, with_model
-    from tapeflow_benchmarks.harness.report import write
     from tapeflow_benchmarks.harness.result_cache import ResultCache
     from tapeflow_benchmarks.harness.runner import RunSummary, run_points
     from tapeflow_benchmarks.kernels import ALL_KERNELS, EXTRA_KERNELS, KERNELS, PRESETS
@@ -217,6 +216,8 @@ def _main(argv: Sequence[str] | None) -> int:
         "experiments": experiments,
         **_run_meta(args, formats, summary),
     }
+    from tapeflow_benchmarks.harness.report import write  # matplotlib: after the checks
+
     return _finish(out, summary, lambda: write(out, meta, results, claims, runs, formats))
 
 

@@ -38,24 +38,9 @@ from matplotlib.ticker import (  # noqa: E402
 
 from tapeflow_benchmarks import paper  # noqa: E402
 from tapeflow_benchmarks.harness.experiments import Result  # noqa: E402
+from tapeflow_benchmarks.harness.formats import FORMATS, parse_formats  # noqa: E402
 
 Rows = list[dict[str, Any]]
-
-FORMATS = ("png", "svg", "pdf")
-"""The file formats a figure can be written in (matplotlib's own writers)."""
-
-
-def parse_formats(text: str) -> list[str]:
-    """`png,svg` as a list of formats, in order, once each; ValueError names
-    an unknown one."""
-    names = [n.strip().lower() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in FORMATS]
-    if unknown or not names:
-        raise ValueError(
-            f"unknown figure format(s) {', '.join(unknown) or '(none given)'}; "
-            f"give a comma-separated list of {', '.join(FORMATS)}"
-        )
-    return list(dict.fromkeys(names))
 
 
 def save(fig: Any, stem: Path, formats: Sequence[str] = ("png",)) -> list[str]:

@@ -301,6 +301,7 @@ def test_every_data_file_is_used() -> None:
         ("encoding", "binary.opt.case"),
         ("inputs", "one_array.case"),
         ("sim_options", "cache_2_70.case"),
+        ("owned_outputs", "bench_out_is_cache.case"),
     ],
 )
 def test_console_scripts(kind: str, name: str, tmp_path: Path) -> None:

@@ -3,15 +3,18 @@ numbers agree with each other and with the raw simulator reports they come from.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import fcntl
+import io
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tapeflow_benchmarks import tapeflow_bench
 from tapeflow_benchmarks.harness.claims import CLAIMS, judge
 from tapeflow_benchmarks.harness.experiments import (
     ABLATION,
@@ -27,23 +30,37 @@ KERNELS = "logsum,pathfinder"
 
 
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", "--no-progress", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """`tapeflow-bench --no-progress ARGS` in this process, not a new interpreter
+    (test_killed_runs.py runs the command): its exit status and what it printed."""
+    argv = ["--no-progress", *args]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = tapeflow_bench.main(argv)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
 
 
 @pytest.fixture(scope="module")
 def bench(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, worker_id: str
 ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
-    root = tmp_path_factory.mktemp("bench")
-    out, cache = root / "out", root / "cache"
-    run = _bench(
-        "--quick", "--kernels", KERNELS, "--jobs", "2", "--out", str(out), "--cache-dir", str(cache)
-    )
+    """The run the module's tests read. Under `pytest -n` its workers share it: the
+    first to take the lock runs it, the others find its folders and what it printed."""
+    if worker_id == "master":  # no workers
+        root = tmp_path_factory.mktemp("bench")
+    else:  # the session's folder, shared by its workers
+        root = tmp_path_factory.getbasetemp().parent / "bench-quick"
+        root.mkdir(exist_ok=True)
+    out, cache, printed = root / "out", root / "cache", root / "run.json"
+    with (root / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if printed.exists():
+            return out, cache, subprocess.CompletedProcess(**json.loads(printed.read_text()))
+        locations = ["--out", str(out), "--cache-dir", str(cache)]
+        run = _bench("--quick", "--kernels", KERNELS, "--jobs", "2", *locations)
+        printed.write_text(json.dumps(vars(run)))
     return out, cache, run
 
 

@@ -249,7 +249,7 @@ def test_points_rebuild_the_layered_machine(tmp_path: Path) -> None:
     assert len(keys) == len(sweep.points)
 
 
-def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
+def test_dask_local_gives_the_same_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The same tiny sweep on the local pool and on `--dask local`: runs.csv
     byte for byte, and every report apart from timing; Dask's default HTTP port
     held by another program (as by another cluster) draws no warning."""
@@ -257,10 +257,10 @@ def test_dask_local_gives_the_same_runs(tmp_path: Path) -> None:
         with contextlib.suppress(OSError):  # taken already: held all the same
             held.bind(("", 8787))
             held.listen()
-        _dask_local_gives_the_same_runs(tmp_path)
+        _dask_local_gives_the_same_runs(tmp_path, capsys)
 
 
-def _dask_local_gives_the_same_runs(tmp_path: Path) -> None:
+def _dask_local_gives_the_same_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sweep = tmp_path / "sweep.yaml"
     for name in ("chain.mlir", "chain.npz"):
         shutil.copy(EXAMPLE / name, tmp_path / name)
@@ -269,31 +269,23 @@ def _dask_local_gives_the_same_runs(tmp_path: Path) -> None:
         "variants: [enzyme, tapeflow]\n"
         "grid:\n  cache.size_bytes: [1024, 2048]\n  dram.latency_cycles: [100, 250]\n"
     )
-    outs = {}
-    for engine in (["--jobs", "1"], ["--jobs", "2", "--dask", "local"]):
-        out = tmp_path / ("dask" if "--dask" in engine else "local")
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "tapeflow_benchmarks.tapeflow_bench",
-                "--sweep",
-                str(sweep),
-                "--out",
-                str(out),
-                "--no-cache",
-                "--no-progress",
-                *engine,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert run.returncode == 0, run.stderr
-        assert "Traceback" not in run.stderr
-        assert "already in use" not in run.stderr
-        outs[out.name] = out
-    local, dask = outs["local"], outs["dask"]
+    args = ["--sweep", str(sweep), "--no-cache", "--no-progress"]
+    # The local pool in this process; the Dask cluster from the command, whose
+    # stderr shows what Dask's logging says.
+    assert tapeflow_bench.main([*args, "--out", str(tmp_path / "local"), "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "already in use" not in err
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    run = subprocess.run(
+        [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench", *args, "--out", str(dask)]
+        + ["--jobs", "2", "--dask", "local"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    assert "already in use" not in run.stderr
     assert (local / "csv" / "runs.csv").read_bytes() == (dask / "csv" / "runs.csv").read_bytes()
     first, second = (json.loads((o / "results.json").read_text()) for o in (local, dask))
     assert _without_timing(first["runs"]) == _without_timing(second["runs"])
