@@ -29,6 +29,7 @@ from sim.models.salam.model import (
     authors_dram_bytes,
     run_cycles,
     runs_cycles,
+    runs_cycles_each,
     whole_cycles,
 )
 from sim.simulator import SimulationError, prepare, simulate
@@ -306,6 +307,25 @@ def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
     load, write = latency[6], latency[7]
     assert together[2] == pytest.approx(max(1.0, load) + max(4.0, write))
     assert together[1] == 0.0
+
+
+def test_one_batch_of_runs_under_several_latencies_is_timed_as_each_alone() -> None:
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    schedule = ByHand(2, (0, 1, 1), ((1, 4),), ((0, False), (2, True)))
+    trips = np.array([3, 0, 1, 2])
+    rng = np.random.default_rng(11)
+    latencies = [
+        np.where(rng.random(2 * int(trips.sum())) < 0.5, hit, miss),
+        np.full(2 * int(trips.sum()), hit),
+        np.array([miss]),  # not one per access: each run at the mean, as alone
+    ]
+    each = runs_cycles_each(schedule, trips, latencies, PORTS)
+    assert [e.tolist() for e in each] == [
+        runs_cycles(schedule, trips, latency, PORTS).tolist() for latency in latencies
+    ]
+    # By hand, the 1-trip run all hits: its load's group, then the mulf beside
+    # the write.
+    assert each[1][2] == pytest.approx(max(1.0, hit) + max(4.0, hit))
 
 
 def test_whole_cycles_do_not_count_the_rounding_of_a_sum() -> None:

@@ -20,6 +20,7 @@ the authors' files and lines it follows: docs/research/salam-model.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -53,46 +54,62 @@ def runs_cycles(
     loop runs its kernels hundreds of thousands of times); each run's groups and
     sums are those it would have alone.
     """
+    return runs_cycles_each(schedule, trips, [latency], ports)[0]
+
+
+def runs_cycles_each(
+    schedule: LockstepSchedule,
+    trips: np.ndarray,
+    latencies: Sequence[np.ndarray],
+    ports: int,
+) -> list[np.ndarray]:
+    """`runs_cycles` of one batch of runs under each of `latencies` (access times
+    as `runs_cycles` takes them): the groups and their compute are laid out once,
+    and only the accesses' charges are redone per latency."""
     trips = np.asarray(trips, dtype=np.int64)
     accesses = len(schedule.accesses)
-    if accesses and latency.size != int(trips.sum()) * accesses:
-        # Only an executor fallback: each run's accesses at the batch's mean.
-        mean = float(latency.mean()) if latency.size else 0.0
-        latency = np.full(int(trips.sum()) * accesses, mean)
     active = trips > 0
     rows = schedule.groups(int(trips.max(initial=0)))
     # A run of n iterations spans the groups up to the latest of its first n.
     reach = np.maximum.accumulate(rows.max(axis=1, initial=-1)) + 1
     length = np.where(active, reach[np.maximum(trips - 1, 0)] if rows.size else 0, 0)
     begin = np.concatenate(([0], np.cumsum(length)))
-    cost = np.ones(int(begin[-1]))  # a group is at least one tick
+    computed = np.ones(int(begin[-1]))  # a group is at least one tick
     # Each iteration of each run: its place in the run, and the run's first group.
     index = np.arange(int(trips.sum()), dtype=np.int64) - np.repeat(np.cumsum(trips) - trips, trips)
     base = np.repeat(begin[:-1], trips)
     for position, cycles in schedule.compute:
         lane = base + rows[index, position]
-        cost[lane] = np.maximum(cost[lane], cycles)
+        computed[lane] = np.maximum(computed[lane], cycles)
     if accesses:
-        took_all = latency.reshape(-1, accesses)
         positions = np.array([n for n, _ in schedule.accesses], dtype=np.int64)
         writes = np.array([w for _, w in schedule.accesses], dtype=bool)
         group_of = base[:, None] + rows[:, positions][index]
-        for kind in (~writes, writes):
-            if not kind.any():
-                continue
-            where = group_of[:, kind].ravel()
-            took = took_all[:, kind].ravel()
-            count = np.bincount(where, minlength=cost.size)
-            total = np.bincount(where, weights=took, minlength=cost.size)
-            longest = np.zeros(cost.size)
-            np.maximum.at(longest, where, took)
-            rounds = -(-count // ports)
-            mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
-            np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
-    sums = np.zeros(len(trips))
-    if active.any():
-        sums[active] = np.add.reduceat(cost, begin[:-1][active])
-    return sums
+        kinds = [kind for kind in (~writes, writes) if kind.any()]
+        places = [group_of[:, kind].ravel() for kind in kinds]
+        counts = [np.bincount(where, minlength=computed.size) for where in places]
+    found = []
+    for latency in latencies:
+        cost = computed.copy()
+        if accesses:
+            if latency.size != int(trips.sum()) * accesses:
+                # Only an executor fallback: each run's accesses at the batch's mean.
+                mean = float(latency.mean()) if latency.size else 0.0
+                latency = np.full(int(trips.sum()) * accesses, mean)
+            took_all = latency.reshape(-1, accesses)
+            for kind, where, count in zip(kinds, places, counts, strict=True):
+                took = took_all[:, kind].ravel()
+                total = np.bincount(where, weights=took, minlength=cost.size)
+                longest = np.zeros(cost.size)
+                np.maximum.at(longest, where, took)
+                rounds = -(-count // ports)
+                mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
+                np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
+        sums = np.zeros(len(trips))
+        if active.any():
+            sums[active] = np.add.reduceat(cost, begin[:-1][active])
+        found.append(sums)
+    return found
 
 
 def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
@@ -225,8 +242,9 @@ class SalamModel:
             trips = windows.trips[members_w]
             totals = np.bincount(which, weights=trips, minlength=sizes.size).astype(np.int64)
             taken = _gather(windows, members_w, latency)
-            cycles = runs_cycles(schedule, totals, taken, ports)
-            all_hit = runs_cycles(schedule, totals, np.full(taken.size, hit), ports)
+            cycles, all_hit = runs_cycles_each(
+                schedule, totals, [taken, np.full(taken.size, hit)], ports
+            )
             # A continued run's cycles are shared by its windows by their trips.
             total = totals[which]
             share = np.divide(trips, total, out=1.0 / sizes[which], where=total > 0)
@@ -246,5 +264,6 @@ __all__ = [
     "authors_dram_bytes",
     "run_cycles",
     "runs_cycles",
+    "runs_cycles_each",
     "whole_cycles",
 ]
