@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -183,6 +183,7 @@ class ByHand:
     first: tuple[int, ...]
     compute: tuple[tuple[int, int], ...]
     accesses: tuple[tuple[int, bool], ...]
+    laid_out: dict[bytes, object] = field(default_factory=dict, compare=False)
 
     def groups(self, iterations: int) -> np.ndarray:
         k = np.arange(iterations, dtype=np.int64)[:, None]
@@ -320,9 +321,13 @@ def test_one_batch_of_runs_under_several_latencies_is_timed_as_each_alone() -> N
         np.array([miss]),  # not one per access: each run at the mean, as alone
     ]
     each = runs_cycles_each(schedule, trips, latencies, PORTS)
+    assert len(schedule.laid_out) == 1  # the runs laid out once, kept for the next
+    # Each latency alone, on a schedule that has laid out nothing yet.
     assert [e.tolist() for e in each] == [
-        runs_cycles(schedule, trips, latency, PORTS).tolist() for latency in latencies
+        runs_cycles(replace(schedule, laid_out={}), trips, latency, PORTS).tolist()
+        for latency in latencies
     ]
+    assert runs_cycles(schedule, trips, latencies[0], PORTS).tolist() == each[0].tolist()
     # By hand, the 1-trip run all hits: its load's group, then the mulf beside
     # the write.
     assert each[1][2] == pytest.approx(max(1.0, hit) + max(4.0, hit))

@@ -21,7 +21,7 @@ the authors' files and lines it follows: docs/research/salam-model.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -57,17 +57,31 @@ def runs_cycles(
     return runs_cycles_each(schedule, trips, [latency], ports)[0]
 
 
-def runs_cycles_each(
-    schedule: LockstepSchedule,
-    trips: np.ndarray,
-    latencies: Sequence[np.ndarray],
-    ports: int,
-) -> list[np.ndarray]:
-    """`runs_cycles` of one batch of runs under each of `latencies` (access times
-    as `runs_cycles` takes them): the groups and their compute are laid out once,
-    and only the accesses' charges are redone per latency."""
-    trips = np.asarray(trips, dtype=np.int64)
-    accesses = len(schedule.accesses)
+@dataclass(frozen=True)
+class _Layout:
+    """A batch of runs of one kernel loop laid out on one axis of groups: what
+    timing it under any access times shares (`runs_cycles_each`)."""
+
+    begin: np.ndarray
+    """Each run's first group, then the total."""
+    active: np.ndarray
+    """The runs of at least one iteration."""
+    computed: np.ndarray
+    """Per group, its slowest compute op (at least one tick)."""
+    kinds: list[np.ndarray]
+    """The reads', then the writes', positions among the accesses (those present)."""
+    places: list[np.ndarray]
+    """Per kind, the group of each of its accesses, iteration by iteration."""
+    counts: list[np.ndarray]
+    """Per kind, its accesses in each group."""
+
+
+def _layout(schedule: LockstepSchedule, trips: np.ndarray) -> _Layout:
+    """`trips`' runs laid out on `schedule`'s groups (kept on the schedule)."""
+    key = trips.tobytes()
+    found = schedule.laid_out.get(key)
+    if isinstance(found, _Layout):
+        return found
     active = trips > 0
     rows = schedule.groups(int(trips.max(initial=0)))
     # A run of n iterations spans the groups up to the latest of its first n.
@@ -81,23 +95,43 @@ def runs_cycles_each(
     for position, cycles in schedule.compute:
         lane = base + rows[index, position]
         computed[lane] = np.maximum(computed[lane], cycles)
-    if accesses:
+    kinds: list[np.ndarray] = []
+    places: list[np.ndarray] = []
+    if schedule.accesses:
         positions = np.array([n for n, _ in schedule.accesses], dtype=np.int64)
         writes = np.array([w for _, w in schedule.accesses], dtype=bool)
         group_of = base[:, None] + rows[:, positions][index]
         kinds = [kind for kind in (~writes, writes) if kind.any()]
         places = [group_of[:, kind].ravel() for kind in kinds]
-        counts = [np.bincount(where, minlength=computed.size) for where in places]
+    counts = [np.bincount(where, minlength=computed.size) for where in places]
+    layout = _Layout(begin, active, computed, kinds, places, counts)
+    schedule.laid_out[key] = layout
+    return layout
+
+
+def runs_cycles_each(
+    schedule: LockstepSchedule,
+    trips: np.ndarray,
+    latencies: Sequence[np.ndarray],
+    ports: int,
+) -> list[np.ndarray]:
+    """`runs_cycles` of one batch of runs under each of `latencies` (access times
+    as `runs_cycles` takes them): the runs are laid out on the groups, with their
+    compute, once (`_layout`, kept for the next evaluation of the same runs), and
+    only the accesses' charges are worked out per latency."""
+    trips = np.asarray(trips, dtype=np.int64)
+    accesses = len(schedule.accesses)
+    layout = _layout(schedule, trips)
     found = []
     for latency in latencies:
-        cost = computed.copy()
+        cost = layout.computed.copy()
         if accesses:
             if latency.size != int(trips.sum()) * accesses:
                 # Only an executor fallback: each run's accesses at the batch's mean.
                 mean = float(latency.mean()) if latency.size else 0.0
                 latency = np.full(int(trips.sum()) * accesses, mean)
             took_all = latency.reshape(-1, accesses)
-            for kind, where, count in zip(kinds, places, counts, strict=True):
+            for kind, where, count in zip(layout.kinds, layout.places, layout.counts, strict=True):
                 took = took_all[:, kind].ravel()
                 total = np.bincount(where, weights=took, minlength=cost.size)
                 longest = np.zeros(cost.size)
@@ -106,8 +140,8 @@ def runs_cycles_each(
                 mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
                 np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
         sums = np.zeros(len(trips))
-        if active.any():
-            sums[active] = np.add.reduceat(cost, begin[:-1][active])
+        if layout.active.any():
+            sums[layout.active] = np.add.reduceat(cost, layout.begin[:-1][layout.active])
         found.append(sums)
     return found
 
