@@ -26,10 +26,10 @@ from sim.models.salam.machine import SALAM
 from sim.models.salam.machine import salam_hardware as salam_defaults
 from sim.models.salam.model import (
     SALAM_MODEL,
+    all_hits_cycles,
     authors_dram_bytes,
     run_cycles,
     runs_cycles,
-    runs_cycles_each,
     whole_cycles,
 )
 from sim.simulator import SimulationError, prepare, simulate
@@ -310,27 +310,31 @@ def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
     assert together[1] == 0.0
 
 
-def test_one_batch_of_runs_under_several_latencies_is_timed_as_each_alone() -> None:
+def test_a_batch_of_runs_laid_out_once_is_timed_as_laid_out_afresh() -> None:
     hit, miss = SALAM.hit_expected, SALAM.miss_expected
     schedule = ByHand(2, (0, 1, 1), ((1, 4),), ((0, False), (2, True)))
     trips = np.array([3, 0, 1, 2])
     rng = np.random.default_rng(11)
     latencies = [
         np.where(rng.random(2 * int(trips.sum())) < 0.5, hit, miss),
-        np.full(2 * int(trips.sum()), hit),
-        np.array([miss]),  # not one per access: each run at the mean, as alone
+        np.full(2 * int(trips.sum()), miss),
+        np.array([miss]),  # not one per access: each run at the mean
     ]
-    each = runs_cycles_each(schedule, trips, latencies, PORTS)
-    assert len(schedule.laid_out) == 1  # the runs laid out once, kept for the next
-    # Each latency alone, on a schedule that has laid out nothing yet.
-    assert [e.tolist() for e in each] == [
+    # The same schedule times the batch under each latency (laid out once, kept),
+    # as a schedule that has laid out nothing yet does.
+    kept = [runs_cycles(schedule, trips, latency, PORTS).tolist() for latency in latencies]
+    assert len(schedule.laid_out) == 1
+    assert kept == [
         runs_cycles(replace(schedule, laid_out={}), trips, latency, PORTS).tolist()
         for latency in latencies
     ]
-    assert runs_cycles(schedule, trips, latencies[0], PORTS).tolist() == each[0].tolist()
+    assert kept[1] == kept[2]  # every access at the miss time either way
+    all_hits = all_hits_cycles(schedule, trips, hit, PORTS)
+    assert all_hits is all_hits_cycles(schedule, trips, hit, PORTS)  # kept too
     # By hand, the 1-trip run all hits: its load's group, then the mulf beside
     # the write.
-    assert each[1][2] == pytest.approx(max(1.0, hit) + max(4.0, hit))
+    assert all_hits[2] == pytest.approx(max(1.0, hit) + max(4.0, hit))
+    assert all_hits[1] == 0.0
 
 
 def test_whole_cycles_do_not_count_the_rounding_of_a_sum() -> None:

@@ -20,8 +20,7 @@ the authors' files and lines it follows: docs/research/salam-model.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -52,15 +51,52 @@ def runs_cycles(
     The runs are laid side by side on one axis of groups, so that the whole batch
     takes a fixed number of array operations however many runs there are (a layer
     loop runs its kernels hundreds of thousands of times); each run's groups and
-    sums are those it would have alone.
+    sums are those it would have alone. The layout, with the compute, is made
+    once per batch and kept on the schedule (`_layout`): each cache of a sweep
+    evaluates the same run, and only the accesses' times differ.
     """
-    return runs_cycles_each(schedule, trips, [latency], ports)[0]
+    trips = np.asarray(trips, dtype=np.int64)
+    accesses = len(schedule.accesses)
+    layout = _layout(schedule, trips)
+    cost = layout.computed.copy()
+    if accesses:
+        if latency.size != int(trips.sum()) * accesses:
+            # Only an executor fallback: each run's accesses at the batch's mean.
+            mean = float(latency.mean()) if latency.size else 0.0
+            latency = np.full(int(trips.sum()) * accesses, mean)
+        took_all = latency.reshape(-1, accesses)
+        for kind, where, count in zip(layout.kinds, layout.places, layout.counts, strict=True):
+            took = took_all[:, kind].ravel()
+            total = np.bincount(where, weights=took, minlength=cost.size)
+            longest = np.zeros(cost.size)
+            np.maximum.at(longest, where, took)
+            rounds = -(-count // ports)
+            mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
+            np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
+    sums = np.zeros(len(trips))
+    if layout.active.any():
+        sums[layout.active] = np.add.reduceat(cost, layout.begin[:-1][layout.active])
+    return sums
+
+
+def all_hits_cycles(
+    schedule: LockstepSchedule, trips: np.ndarray, hit: float, ports: int
+) -> np.ndarray:
+    """`runs_cycles` with every access taking `hit` cycles, kept with the batch's
+    layout: the same for every cache of a sweep."""
+    trips = np.asarray(trips, dtype=np.int64)
+    layout = _layout(schedule, trips)
+    found = layout.all_hits.get((hit, ports))
+    if found is None:
+        latency = np.full(int(trips.sum()) * len(schedule.accesses), hit)
+        found = layout.all_hits[(hit, ports)] = runs_cycles(schedule, trips, latency, ports)
+    return found
 
 
 @dataclass(frozen=True)
 class _Layout:
     """A batch of runs of one kernel loop laid out on one axis of groups: what
-    timing it under any access times shares (`runs_cycles_each`)."""
+    timing it under any access times shares (`runs_cycles`)."""
 
     begin: np.ndarray
     """Each run's first group, then the total."""
@@ -74,6 +110,8 @@ class _Layout:
     """Per kind, the group of each of its accesses, iteration by iteration."""
     counts: list[np.ndarray]
     """Per kind, its accesses in each group."""
+    all_hits: dict[tuple[float, int], np.ndarray] = field(default_factory=dict)
+    """`all_hits_cycles` by (hit, ports)."""
 
 
 def _layout(schedule: LockstepSchedule, trips: np.ndarray) -> _Layout:
@@ -107,43 +145,6 @@ def _layout(schedule: LockstepSchedule, trips: np.ndarray) -> _Layout:
     layout = _Layout(begin, active, computed, kinds, places, counts)
     schedule.laid_out[key] = layout
     return layout
-
-
-def runs_cycles_each(
-    schedule: LockstepSchedule,
-    trips: np.ndarray,
-    latencies: Sequence[np.ndarray],
-    ports: int,
-) -> list[np.ndarray]:
-    """`runs_cycles` of one batch of runs under each of `latencies` (access times
-    as `runs_cycles` takes them): the runs are laid out on the groups, with their
-    compute, once (`_layout`, kept for the next evaluation of the same runs), and
-    only the accesses' charges are worked out per latency."""
-    trips = np.asarray(trips, dtype=np.int64)
-    accesses = len(schedule.accesses)
-    layout = _layout(schedule, trips)
-    found = []
-    for latency in latencies:
-        cost = layout.computed.copy()
-        if accesses:
-            if latency.size != int(trips.sum()) * accesses:
-                # Only an executor fallback: each run's accesses at the batch's mean.
-                mean = float(latency.mean()) if latency.size else 0.0
-                latency = np.full(int(trips.sum()) * accesses, mean)
-            took_all = latency.reshape(-1, accesses)
-            for kind, where, count in zip(layout.kinds, layout.places, layout.counts, strict=True):
-                took = took_all[:, kind].ravel()
-                total = np.bincount(where, weights=took, minlength=cost.size)
-                longest = np.zeros(cost.size)
-                np.maximum.at(longest, where, took)
-                rounds = -(-count // ports)
-                mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
-                np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
-        sums = np.zeros(len(trips))
-        if layout.active.any():
-            sums[layout.active] = np.add.reduceat(cost, layout.begin[:-1][layout.active])
-        found.append(sums)
-    return found
 
 
 def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
@@ -276,9 +277,8 @@ class SalamModel:
             trips = windows.trips[members_w]
             totals = np.bincount(which, weights=trips, minlength=sizes.size).astype(np.int64)
             taken = _gather(windows, members_w, latency)
-            cycles, all_hit = runs_cycles_each(
-                schedule, totals, [taken, np.full(taken.size, hit)], ports
-            )
+            cycles = runs_cycles(schedule, totals, taken, ports)
+            all_hit = all_hits_cycles(schedule, totals, hit, ports)
             # A continued run's cycles are shared by its windows by their trips.
             total = totals[which]
             share = np.divide(trips, total, out=1.0 / sizes[which], where=total > 0)
@@ -295,9 +295,9 @@ SALAM_MODEL = SalamModel()
 __all__ = [
     "SALAM_MODEL",
     "SalamModel",
+    "all_hits_cycles",
     "authors_dram_bytes",
     "run_cycles",
     "runs_cycles",
-    "runs_cycles_each",
     "whole_cycles",
 ]
