@@ -37,6 +37,7 @@ from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
 from lowering.layers.cost import (
     STREAM_CHOICES,
+    AccessReuse,
     StreamMachine,
     added_cycles,
     footprint,
@@ -93,8 +94,9 @@ def nest_choices(
     for function in _region_gradients(module):
         kept = _kept_marks(function)
         work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
+        accesses = AccessReuse(function)
         for choices, machine in zip(found, machines, strict=True):
-            nests = _choose(function, work, allocs, set(kept), machine)
+            nests = _choose(function, work, allocs, set(kept), machine, accesses)
             choices.append(tuple(choice for _, choice in nests))
     return [tuple(choices) for choices in found]
 
@@ -206,10 +208,12 @@ def _choose(
     allocs: list[SSAValue],
     kept: set[int],
     machine: StreamMachine,
+    accesses: AccessReuse | None = None,
 ) -> list[tuple[list[int], NestChoice]]:
     """The cost model's choice for each nest of the layered copy `work`: the
     regions its FWD layers share (by position; not the `kept` ones, whose
-    accesses a layer may hold), streamed or kept."""
+    accesses a layer may hold), streamed or kept (`accesses`: what is known of
+    `function`'s accesses, `lowering.layers.cost.AccessReuse`)."""
     originals = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
     groups: list[set[int]] = []
     for op in work.walk():
@@ -229,10 +233,11 @@ def _choose(
                 groups.append(mine)
     choices = []
     fits = footprint(function) <= machine.cache_bytes
+    accesses = accesses or AccessReuse(function)
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
-        saved = saved_cycles(function, {originals[i] for i in indices}, machine)
+        saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
         if saved is None:  # run-time trip counts: no estimate
             continue
         added = added_cycles(work, {allocs[i] for i in indices}, machine)

@@ -182,9 +182,15 @@ def _in_window(block: Block) -> list[Operation]:
 
 
 def saved_cycles(
-    function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine
+    function: func.FuncOp,
+    regions: set[SSAValue],
+    machine: StreamMachine,
+    accesses: AccessReuse | None = None,
 ) -> float | None:
-    """At most the cycles streaming `regions` saves (None: run-time trip counts)."""
+    """At most the cycles streaming `regions` saves (None: run-time trip counts).
+    `accesses`: what is known of `function`'s accesses from an earlier call
+    (`AccessReuse`; the cost model asks per nest and per machine)."""
+    accesses = accesses or AccessReuse(function)
     arrays = footprint(function, regions=False)
     arrays_fit = arrays <= machine.cache_bytes
     fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
@@ -209,7 +215,7 @@ def saved_cycles(
         if (
             isinstance(o, memref.LoadOp | memref.StoreOp)
             and o.memref not in reused_arrays
-            and _reused(o, function)
+            and accesses.reused(o)
         ):
             reused_arrays.add(o.memref)
     line = machine.cache_line_bytes
@@ -228,7 +234,7 @@ def saved_cycles(
         # Primal misses: none if the arrays stay in the cache, else the lines an
         # access touches once, one per iteration where its stride spans a line.
         primal_misses = (
-            0.0 if arrays_fit else iterations * sum(_lines(o, function, line) for o in primal)
+            0.0 if arrays_fit else iterations * sum(accesses.lines(o, line) for o in primal)
         )
         # The `cgra` model's rule for a kernel loop: max(compute, memory), memory the
         # misses in groups of `mshrs`, each the DRAM latency, plus the hits over the
@@ -258,19 +264,72 @@ def _recurrence(block: Block, machine: StreamMachine) -> int:
     return recurrence_mii(LoopBody.of(ops, hardware), carried, hardware)
 
 
-def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bool:
-    """The access may touch an element again: an index of a loop around it is in
-    none of its indices (the element is reused across that loop), or its
-    row-major element is not one-to-one in the loops' indices (a stencil's
-    `y + ky`: neighbouring iterations share elements; `i * 256 + j` with `j` under
-    256 is one-to-one: for two loops, exactly, else by the coefficients sorted by
-    size, each beyond the span of the smaller ones). Where the element is not an
-    affine function of the loop indices with constant coefficients, an index
-    combining two loops' indices is taken as reuse."""
-    loops = enclosing_loops(access, function)
+class AccessReuse:
+    """Per memref access of one function, whether it may touch an element again
+    (`reused`) and the cache lines it misses per iteration (`lines`), each worked
+    out once, with the extents of each loop nest: a fully unrolled body holds
+    thousands of accesses under one nest, and the cost model asks of each per
+    nest and per machine."""
+
+    def __init__(self, function: func.FuncOp) -> None:
+        self.function = function
+        self._extents: dict[tuple[scf.ForOp, ...], list[int] | None] = {}
+        self._nests: dict[Operation, tuple[tuple[scf.ForOp, ...], dict[SSAValue, int] | None]] = {}
+        self._reused: dict[Operation, bool] = {}
+
+    def _nest(
+        self, access: memref.LoadOp | memref.StoreOp
+    ) -> tuple[tuple[scf.ForOp, ...], dict[SSAValue, int] | None]:
+        """The loops around `access` and its element's coefficients (`_element`)."""
+        found = self._nests.get(access)
+        if found is None:
+            loops = enclosing_loops(access, self.function)
+            found = loops, _element(access, {loop.body.block.args[0] for loop in loops})
+            self._nests[access] = found
+        return found
+
+    def reused(self, access: memref.LoadOp | memref.StoreOp) -> bool:
+        """The access may touch an element again: an index of a loop around it is
+        in none of its indices (the element is reused across that loop), or its
+        row-major element is not one-to-one in the loops' indices (a stencil's
+        `y + ky`: neighbouring iterations share elements; `i * 256 + j` with `j`
+        under 256 is one-to-one: for two loops, exactly, else by the coefficients
+        sorted by size, each beyond the span of the smaller ones). Where the
+        element is not an affine function of the loop indices with constant
+        coefficients, an index combining two loops' indices is taken as reuse."""
+        known = self._reused.get(access)
+        if known is None:
+            loops, coefficients = self._nest(access)
+            if loops not in self._extents:
+                self._extents[loops] = loop_extents(loops)
+            known = _reused(access, loops, coefficients, self._extents[loops])
+            self._reused[access] = known
+        return known
+
+    def lines(self, access: memref.LoadOp | memref.StoreOp, line: int) -> float:
+        """The cache lines `access` misses per iteration of the loop around it, if
+        it touches each element once (none if `reused`): its stride over that
+        loop in bytes per line, at most one (an element in a line of its own each
+        iteration, a column of a row-major matrix); a line per line of elements
+        where the stride is not known."""
+        if self.reused(access):
+            return 0.0
+        loops, coefficients = self._nest(access)
+        if coefficients is None or not loops:
+            return ENTRY_BYTES / line
+        stride = abs(coefficients.get(loops[-1].body.block.args[0], 0)) * ENTRY_BYTES
+        return min(1.0, stride / line)
+
+
+def _reused(
+    access: memref.LoadOp | memref.StoreOp,
+    loops: tuple[scf.ForOp, ...],
+    coefficients: dict[SSAValue, int] | None,
+    extents: list[int] | None,
+) -> bool:
+    """`AccessReuse.reused` of `access`, given the loops around it, its element's
+    coefficients and the loops' extents."""
     ivs = [loop.body.block.args[0] for loop in loops]
-    coefficients = _element(access, set(ivs))
-    extents = loop_extents(loops)
     if coefficients is None or extents is None:
         seen: set[SSAValue] = set()
         for index in access.indices:
@@ -297,22 +356,6 @@ def _reused(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp) -> bo
             return True
         span += step * max(0, extent - 1)
     return False
-
-
-def _lines(access: memref.LoadOp | memref.StoreOp, function: func.FuncOp, line: int) -> float:
-    """The cache lines `access` misses per iteration of the loop around it, if it
-    touches each element once (none if reused, `_reused`): its stride over that
-    loop in bytes per line, at most one (an element in a line of its own each
-    iteration, a column of a row-major matrix); a line per line of elements where
-    the stride is not known."""
-    if _reused(access, function):
-        return 0.0
-    loops = enclosing_loops(access, function)
-    coefficients = _element(access, {loop.body.block.args[0] for loop in loops})
-    if coefficients is None or not loops:
-        return ENTRY_BYTES / line
-    stride = abs(coefficients.get(loops[-1].body.block.args[0], 0)) * ENTRY_BYTES
-    return min(1.0, stride / line)
 
 
 def _element(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ from sim.models.salam.machine import SALAM
 from sim.models.salam.machine import salam_hardware as salam_defaults
 from sim.models.salam.model import (
     SALAM_MODEL,
+    all_hits_cycles,
     authors_dram_bytes,
     run_cycles,
     runs_cycles,
@@ -182,6 +183,7 @@ class ByHand:
     first: tuple[int, ...]
     compute: tuple[tuple[int, int], ...]
     accesses: tuple[tuple[int, bool], ...]
+    laid_out: dict[bytes, object] = field(default_factory=dict, compare=False)
 
     def groups(self, iterations: int) -> np.ndarray:
         k = np.arange(iterations, dtype=np.int64)[:, None]
@@ -306,6 +308,33 @@ def test_runs_of_one_kernel_timed_together_are_timed_as_alone() -> None:
     load, write = latency[6], latency[7]
     assert together[2] == pytest.approx(max(1.0, load) + max(4.0, write))
     assert together[1] == 0.0
+
+
+def test_a_batch_of_runs_laid_out_once_is_timed_as_laid_out_afresh() -> None:
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    schedule = ByHand(2, (0, 1, 1), ((1, 4),), ((0, False), (2, True)))
+    trips = np.array([3, 0, 1, 2])
+    rng = np.random.default_rng(11)
+    latencies = [
+        np.where(rng.random(2 * int(trips.sum())) < 0.5, hit, miss),
+        np.full(2 * int(trips.sum()), miss),
+        np.array([miss]),  # not one per access: each run at the mean
+    ]
+    # The same schedule times the batch under each latency (laid out once, kept),
+    # as a schedule that has laid out nothing yet does.
+    kept = [runs_cycles(schedule, trips, latency, PORTS).tolist() for latency in latencies]
+    assert len(schedule.laid_out) == 1
+    assert kept == [
+        runs_cycles(replace(schedule, laid_out={}), trips, latency, PORTS).tolist()
+        for latency in latencies
+    ]
+    assert kept[1] == kept[2]  # every access at the miss time either way
+    all_hits = all_hits_cycles(schedule, trips, hit, PORTS)
+    assert all_hits is all_hits_cycles(schedule, trips, hit, PORTS)  # kept too
+    # By hand, the 1-trip run all hits: its load's group, then the mulf beside
+    # the write.
+    assert all_hits[2] == pytest.approx(max(1.0, hit) + max(4.0, hit))
+    assert all_hits[1] == 0.0
 
 
 def test_whole_cycles_do_not_count_the_rounding_of_a_sum() -> None:

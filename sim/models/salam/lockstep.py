@@ -383,6 +383,12 @@ class LockstepSchedule:
     continued: bool = False
     """The loop's enclosing loop is not outermost either: consecutive runs of the
     loop (one per trip of that enclosing loop) overlap like one run."""
+    laid_out: dict[bytes, object] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    """Batches of runs laid out on the groups, by their trips
+    (`sim.models.salam.model.runs_cycles_each`): every evaluation of one run,
+    on each cache of a sweep, lays out the same."""
 
     def groups(self, iterations: int) -> np.ndarray:
         """The group of every op of each of the first `iterations` iterations of

@@ -20,7 +20,7 @@ the authors' files and lines it follows: docs/research/salam-model.md.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -51,38 +51,22 @@ def runs_cycles(
     The runs are laid side by side on one axis of groups, so that the whole batch
     takes a fixed number of array operations however many runs there are (a layer
     loop runs its kernels hundreds of thousands of times); each run's groups and
-    sums are those it would have alone.
+    sums are those it would have alone. The layout, with the compute, is made
+    once per batch and kept on the schedule (`_layout`): each cache of a sweep
+    evaluates the same run, and only the accesses' times differ.
     """
     trips = np.asarray(trips, dtype=np.int64)
     accesses = len(schedule.accesses)
-    if accesses and latency.size != int(trips.sum()) * accesses:
-        # Only an executor fallback: each run's accesses at the batch's mean.
-        mean = float(latency.mean()) if latency.size else 0.0
-        latency = np.full(int(trips.sum()) * accesses, mean)
-    active = trips > 0
-    rows = schedule.groups(int(trips.max(initial=0)))
-    # A run of n iterations spans the groups up to the latest of its first n.
-    reach = np.maximum.accumulate(rows.max(axis=1, initial=-1)) + 1
-    length = np.where(active, reach[np.maximum(trips - 1, 0)] if rows.size else 0, 0)
-    begin = np.concatenate(([0], np.cumsum(length)))
-    cost = np.ones(int(begin[-1]))  # a group is at least one tick
-    # Each iteration of each run: its place in the run, and the run's first group.
-    index = np.arange(int(trips.sum()), dtype=np.int64) - np.repeat(np.cumsum(trips) - trips, trips)
-    base = np.repeat(begin[:-1], trips)
-    for position, cycles in schedule.compute:
-        lane = base + rows[index, position]
-        cost[lane] = np.maximum(cost[lane], cycles)
+    layout = _layout(schedule, trips)
+    cost = layout.computed.copy()
     if accesses:
+        if latency.size != int(trips.sum()) * accesses:
+            # Only an executor fallback: each run's accesses at the batch's mean.
+            mean = float(latency.mean()) if latency.size else 0.0
+            latency = np.full(int(trips.sum()) * accesses, mean)
         took_all = latency.reshape(-1, accesses)
-        positions = np.array([n for n, _ in schedule.accesses], dtype=np.int64)
-        writes = np.array([w for _, w in schedule.accesses], dtype=bool)
-        group_of = base[:, None] + rows[:, positions][index]
-        for kind in (~writes, writes):
-            if not kind.any():
-                continue
-            where = group_of[:, kind].ravel()
+        for kind, where, count in zip(layout.kinds, layout.places, layout.counts, strict=True):
             took = took_all[:, kind].ravel()
-            count = np.bincount(where, minlength=cost.size)
             total = np.bincount(where, weights=took, minlength=cost.size)
             longest = np.zeros(cost.size)
             np.maximum.at(longest, where, took)
@@ -90,9 +74,77 @@ def runs_cycles(
             mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
             np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
     sums = np.zeros(len(trips))
-    if active.any():
-        sums[active] = np.add.reduceat(cost, begin[:-1][active])
+    if layout.active.any():
+        sums[layout.active] = np.add.reduceat(cost, layout.begin[:-1][layout.active])
     return sums
+
+
+def all_hits_cycles(
+    schedule: LockstepSchedule, trips: np.ndarray, hit: float, ports: int
+) -> np.ndarray:
+    """`runs_cycles` with every access taking `hit` cycles, kept with the batch's
+    layout: the same for every cache of a sweep."""
+    trips = np.asarray(trips, dtype=np.int64)
+    layout = _layout(schedule, trips)
+    found = layout.all_hits.get((hit, ports))
+    if found is None:
+        latency = np.full(int(trips.sum()) * len(schedule.accesses), hit)
+        found = layout.all_hits[(hit, ports)] = runs_cycles(schedule, trips, latency, ports)
+    return found
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """A batch of runs of one kernel loop laid out on one axis of groups: what
+    timing it under any access times shares (`runs_cycles`)."""
+
+    begin: np.ndarray
+    """Each run's first group, then the total."""
+    active: np.ndarray
+    """The runs of at least one iteration."""
+    computed: np.ndarray
+    """Per group, its slowest compute op (at least one tick)."""
+    kinds: list[np.ndarray]
+    """The reads', then the writes', positions among the accesses (those present)."""
+    places: list[np.ndarray]
+    """Per kind, the group of each of its accesses, iteration by iteration."""
+    counts: list[np.ndarray]
+    """Per kind, its accesses in each group."""
+    all_hits: dict[tuple[float, int], np.ndarray] = field(default_factory=dict)
+    """`all_hits_cycles` by (hit, ports)."""
+
+
+def _layout(schedule: LockstepSchedule, trips: np.ndarray) -> _Layout:
+    """`trips`' runs laid out on `schedule`'s groups (kept on the schedule)."""
+    key = trips.tobytes()
+    found = schedule.laid_out.get(key)
+    if isinstance(found, _Layout):
+        return found
+    active = trips > 0
+    rows = schedule.groups(int(trips.max(initial=0)))
+    # A run of n iterations spans the groups up to the latest of its first n.
+    reach = np.maximum.accumulate(rows.max(axis=1, initial=-1)) + 1
+    length = np.where(active, reach[np.maximum(trips - 1, 0)] if rows.size else 0, 0)
+    begin = np.concatenate(([0], np.cumsum(length)))
+    computed = np.ones(int(begin[-1]))  # a group is at least one tick
+    # Each iteration of each run: its place in the run, and the run's first group.
+    index = np.arange(int(trips.sum()), dtype=np.int64) - np.repeat(np.cumsum(trips) - trips, trips)
+    base = np.repeat(begin[:-1], trips)
+    for position, cycles in schedule.compute:
+        lane = base + rows[index, position]
+        computed[lane] = np.maximum(computed[lane], cycles)
+    kinds: list[np.ndarray] = []
+    places: list[np.ndarray] = []
+    if schedule.accesses:
+        positions = np.array([n for n, _ in schedule.accesses], dtype=np.int64)
+        writes = np.array([w for _, w in schedule.accesses], dtype=bool)
+        group_of = base[:, None] + rows[:, positions][index]
+        kinds = [kind for kind in (~writes, writes) if kind.any()]
+        places = [group_of[:, kind].ravel() for kind in kinds]
+    counts = [np.bincount(where, minlength=computed.size) for where in places]
+    layout = _Layout(begin, active, computed, kinds, places, counts)
+    schedule.laid_out[key] = layout
+    return layout
 
 
 def authors_dram_bytes(misses: int, line_bytes: int, fetched_bytes: int) -> int:
@@ -226,7 +278,7 @@ class SalamModel:
             totals = np.bincount(which, weights=trips, minlength=sizes.size).astype(np.int64)
             taken = _gather(windows, members_w, latency)
             cycles = runs_cycles(schedule, totals, taken, ports)
-            all_hit = runs_cycles(schedule, totals, np.full(taken.size, hit), ports)
+            all_hit = all_hits_cycles(schedule, totals, hit, ports)
             # A continued run's cycles are shared by its windows by their trips.
             total = totals[which]
             share = np.divide(trips, total, out=1.0 / sizes[which], where=total > 0)
@@ -243,6 +295,7 @@ SALAM_MODEL = SalamModel()
 __all__ = [
     "SALAM_MODEL",
     "SalamModel",
+    "all_hits_cycles",
     "authors_dram_bytes",
     "run_cycles",
     "runs_cycles",
