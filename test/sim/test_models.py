@@ -887,6 +887,45 @@ def test_an_addition_into_a_shadow_starts_no_adjoint(ordering: str) -> None:
     assert accesses_in_groups(schedule) == ((0, False), (0, False), (4, True))
 
 
+
+
+def _carried_chain(links: int) -> str:
+    """A reverse body carrying `acc * x[i] ** links * g` to the next iteration: the
+    first product reads the carried value, whose sources reach back through the
+    whole chain, as a fully unrolled body's copies chain."""
+    products = [f"      %e{k} = arith.mulf %e{k - 1}, %v : f64" for k in range(1, links)]
+    return f"""
+func.func @k(%x: memref<8xf64>, %dx: memref<8xf64>, %g: f64) ATTRS {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f64
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %one) -> (f64) {{
+      %v = memref.load %x[%i] : memref<8xf64>
+      %e0 = arith.mulf %acc, %v : f64
+{chr(10).join(products)}
+      %t = arith.mulf %e{links - 1}, %g : f64
+      memref.store %t, %dx[%i] : memref<8xf64>
+      scf.yield %t : f64
+  }} {{tapeflow.rev_start}}
+  func.return
+}}
+"""
+
+
+def test_a_chain_deeper_than_python_recursion_is_timed() -> None:
+    """2,000 products between a carried value and the seed. The carried value is
+    an adjoint (the previous iteration's `t`, computed from the seed `g`), so each
+    product is a contribution: 2,001 fadds, and the seed's link and reader (as in
+    the test above), 2,003 in all. A walk of the chain back from its first op goes
+    deeper than Python's recursion limit."""
+    links = 2000
+    hw = with_additions(salam_hardware(configure("Enzyme32k")), "release")
+    (kernel,) = kernels_of(placed(_carried_chain(links), hw))
+    compute = [latency for _, latency in compute_in_groups(schedule_of(kernel, hw))]
+    assert compute.count(hw.latencies.fmul) == links + 1
+    assert compute.count(hw.latencies.fadd) == links + 1 + 2
+
 SELECT = """
 func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
   %c0 = arith.constant 0 : index

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import ArrayAttr, Float32Type, Float64Type
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 
 from tapeflow_dialects import cgra, enzyme
 from tapeflow_dialects.cgra import MemPath
@@ -158,45 +158,58 @@ class _Adjoints:
         self.shadows = {a for a, r in args if r is ArgumentRole.SHADOW} | {
             _root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)
         }
-        self.known: dict[SSAValue, bool] = {}
+        self.found: set[SSAValue] = set()
+        self._spread(function)
 
     def __call__(self, value: SSAValue) -> bool:
-        if (known := self.known.get(value)) is not None:
-            return known
-        self.known[value] = False  # a carried value's cycle closes on "not yet"
-        owner = value.owner
-        found = value in self.seeds or (
-            isinstance(value.type, Float32Type | Float64Type)
-            and (
-                (isinstance(owner, cgra.LoadOp | memref.LoadOp) and self.shadow_load(owner))
-                or any(map(self, self._sources(value)))
-            )
-        )
-        self.known[value] = found
-        return found
+        return value in self.found
 
-    def _sources(self, value: SSAValue) -> list[SSAValue]:
-        """The values `value` is computed from (none for a load)."""
-        if isinstance(value, BlockArgument):
-            loop = value.block.parent_op()
-            if isinstance(loop, scf.ForOp) and value.index > 0:
-                last = value.block.last_op
-                assert last is not None
-                return [loop.iter_args[value.index - 1], last.operands[value.index - 1]]
-            return []
-        op = value.owner
-        assert isinstance(op, Operation)
-        if isinstance(op, cgra.LoadOp | memref.LoadOp | arith.ConstantOp):
-            return []
-        if op.regions:  # a loop's or a kernel's result: what its body yields
-            block = op.regions[0].blocks.last
-            last = block.last_op if block is not None else None
-            assert isinstance(value, OpResult)
-            sources = list(last.operands[value.index : value.index + 1]) if last else []
-            if isinstance(op, scf.ForOp):
-                sources.append(op.iter_args[value.index])
-            return sources
-        return list(op.operands)
+    def _spread(self, function: func.FuncOp) -> None:
+        """From the seeds and the shadow loads to every value computed from one, use
+        by use (a worklist: a fully unrolled body chains thousands of ops)."""
+        work: list[SSAValue] = []
+
+        def found(value: SSAValue) -> None:
+            if value not in self.found and (
+                value in self.seeds or isinstance(value.type, Float32Type | Float64Type)
+            ):
+                self.found.add(value)
+                work.append(value)
+
+        for value in self.seeds:
+            found(value)
+        for op in function.walk():
+            if isinstance(op, cgra.LoadOp | memref.LoadOp) and self.shadow_load(op):
+                found(op.results[0])
+        while work:
+            for use in work.pop().uses:
+                for value in self._computed_from(use.operation, use.index):
+                    found(value)
+
+    @staticmethod
+    def _computed_from(user: Operation, index: int) -> list[SSAValue]:
+        """The values computed from operand `index` of `user`: a loop's carried
+        value and result from its initial value or what its body yields, a
+        region's op's result from what its last block yields, an op's results
+        from its operands (a load's and a constant's from none)."""
+        if isinstance(user, scf.ForOp):
+            carried = index - 3  # after the bounds and the step
+            if carried < 0:
+                return []
+            return [user.body.block.args[carried + 1], user.results[carried]]
+        values: list[SSAValue] = []
+        block = user.parent_block()
+        owner = block.parent_op() if block is not None else None
+        if owner is not None and block is not None and user is block.last_op:
+            if isinstance(owner, scf.ForOp) and block is owner.body.block:
+                values.append(block.args[index + 1])
+            if owner.regions and block is owner.regions[0].blocks.last:
+                values.extend(owner.results[index : index + 1])
+        if not user.regions and not isinstance(
+            user, cgra.LoadOp | memref.LoadOp | arith.ConstantOp
+        ):
+            values.extend(user.results)
+        return values
 
     def shadow_load(self, op: cgra.LoadOp | memref.LoadOp) -> bool:
         """`op` reads a shadow buffer."""
