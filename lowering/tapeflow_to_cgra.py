@@ -13,11 +13,12 @@ iteration-dependent indices) allow. Every other run of placeable ops outside a
 kernel is scheduled as straight-line code and moved into a `cgra.kernel` that runs
 once where the run was (with `place-straight-line=false`, only loop-free layer
 bodies); index arithmetic after a stream op joins the run before it, and
-effect-free ops nothing uses outside innermost loops are erased. With `disambiguate` (on by default) two accesses of one buffer in an
-iteration are ordered only when their indices may be equal
-(`lowering.ir.index_offsets`). Loads and stores name their path: `cache`, or
-`spad` with the slot. Each op of a scheduled body becomes its placed form
-(`cgra.op`, `cgra.load`, `cgra.store`) by a rewrite pattern.
+effect-free ops nothing uses outside innermost loops are erased. With
+`disambiguate` (on by default) two accesses of one buffer in an iteration are
+ordered only when their indices may be equal (`lowering.ir.index_offsets`). Loads
+and stores name their path: `cache`, or `spad` with the slot. Each op of a
+scheduled body becomes its placed form (`cgra.op`, `cgra.load`, `cgra.store`) by a
+rewrite pattern.
 
 The hardware is the pass's options (`targets.scheduling.HARDWARE_OPTIONS`),
 defaulting from the named `preset` (`targets.hardware.PRESETS`); the simulator
