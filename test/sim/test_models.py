@@ -887,8 +887,6 @@ def test_an_addition_into_a_shadow_starts_no_adjoint(ordering: str) -> None:
     assert accesses_in_groups(schedule) == ((0, False), (0, False), (4, True))
 
 
-
-
 def _carried_chain(links: int) -> str:
     """A reverse body carrying `acc * x[i] ** links * g` to the next iteration: the
     first product reads the carried value, whose sources reach back through the
@@ -925,6 +923,7 @@ def test_a_chain_deeper_than_python_recursion_is_timed() -> None:
     compute = [latency for _, latency in compute_in_groups(schedule_of(kernel, hw))]
     assert compute.count(hw.latencies.fmul) == links + 1
     assert compute.count(hw.latencies.fadd) == links + 1 + 2
+
 
 SELECT = """
 func.func @k(%x: memref<8xf64>, %y: memref<8xf64>) ATTRS {
