@@ -409,6 +409,47 @@ replay on the paper-size traces (LeNet's 4 ways: 0.25 s against 0.62 s; 16 ways
 of one set: 1.0 s against 0.7 s)."""
 
 
+def _skip_certain_hits(
+    line: np.ndarray, at: np.ndarray, wrote: np.ndarray, ways: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """
+    The merged accesses `_replay_stack` must replay (set by set, each with its
+    `line`, its first position in program order `at` and whether it writes),
+    fewer where numpy proves many of them hits (docs/research/cache-replay.md).
+    An access to a line that one of the `ways` accesses before it touched is a
+    certain hit (at most `ways - 1` other lines came in between). In a run of
+    certain hits nothing is evicted, and the LRU order after it is the order of
+    each line's last access in it: an access whose line comes again later in
+    the run is left out, unless it writes and that next access does not (a
+    write anywhere in a line's stay makes the line dirty when the stay ends).
+    The accesses left that touch the line of the one before them are merged
+    into it again. Only where certain hits are common (a quarter at least).
+    """
+    m = line.size
+    match = {back: line[back:] == line[:-back] for back in range(2, min(ways, m - 1) + 1)}
+    certain = np.zeros(m, dtype=bool)  # (merged accesses alternate lines: 1 back never matches)
+    for back, same in match.items():
+        certain[back:] |= same
+    if 4 * np.count_nonzero(certain) < m:
+        return line, at, wrote
+    nearer = np.zeros(m, dtype=bool)  # the line came at a smaller distance back
+    span = np.zeros(m, dtype=bool)  # the accesses from that distance back are certain hits
+    span[1:] = certain[:-1]
+    again = np.zeros(m, dtype=bool)  # the line comes again in the run
+    written = np.zeros(m, dtype=bool)  # ... and that next access writes
+    for back, same in match.items():
+        span[back:] &= certain[:-back]
+        span[:back] = False
+        linked = same & ~nearer[back:] & span[back:]  # access i's own run, `back` before i
+        again[:-back] |= linked
+        written[:-back] |= linked & wrote[back:]
+        nearer[back:] |= same
+    keep = ~again | (wrote & ~written)
+    line, at, wrote = line[keep], at[keep], wrote[keep]
+    starts = np.flatnonzero(np.concatenate([[True], line[1:] != line[:-1]]))
+    return line[starts], at[starts], np.logical_or.reduceat(wrote, starts)
+
+
 def _replay_stack(
     lines: np.ndarray, writes: np.ndarray, sets: int, ways: int, flush: bool
 ) -> CacheResult:
@@ -431,12 +472,14 @@ def _replay_stack(
     order = _by_set(lines, sets)
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
-    head_line = by_set[heads]
+    head_line, head_at, head_wrote = _skip_certain_hits(
+        by_set[heads], order[heads], np.logical_or.reduceat(writes[order], heads), ways
+    )
     head_set = head_line & (sets - 1)
-    ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, heads.size)
+    ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, head_line.size)
     # The merged accesses, a sentinel after each set's; `head[j]` the access's
     # first position in program order (-1: a sentinel).
-    m = heads.size + ends.size
+    m = head_line.size + ends.size
     sentinel = ends + np.arange(ends.size)
     real = np.ones(m, dtype=bool)
     real[sentinel] = False
@@ -444,9 +487,9 @@ def _replay_stack(
     line[real] = head_line
     line[sentinel] = -1 - np.arange(ends.size)
     head = np.full(m, -1, dtype=np.int32 if n < 1 << 31 else np.int64)
-    head[real] = order[heads]
+    head[real] = head_at
     wrote = np.zeros(m, dtype=bool)
-    wrote[real] = np.logical_or.reduceat(writes[order], heads)
+    wrote[real] = head_wrote
     first = np.concatenate([[0], sentinel[:-1] + 1])  # each set's first access
     by_line = _by_line(head_line, real, line, sets)
     grouped = line[by_line]

@@ -298,6 +298,16 @@ def evaluate(
     return value
 
 
+def _widened(columns: np.ndarray, affine: list[int], width: int) -> np.ndarray:
+    """Per run, `columns` (one per affine access) at their accesses' positions
+    among `width`, 0 at the others'. A column of the last axis of a run's entries
+    written on its own costs a pass over all of them: `fill` computes every
+    access at once from these and replaces the accesses that are not affine."""
+    widened = np.zeros((len(columns), width), dtype=np.int64)
+    widened[:, affine] = columns
+    return widened
+
+
 @dataclass(frozen=True)
 class DeferredLoop:
     """
@@ -392,14 +402,10 @@ class DeferredLoop:
             n = int(trips[0])
             t = np.arange(n, dtype=np.int64)
             back = (t - n + 1)[None, :] * step[:, None]  # the induction variable minus its last
-            if len(affine) == width:  # every access affine: in order
-                values = back[:, :, None] * slope[:, None, :]
-                values += last[:, None, :]
-            else:  # access by access (a list index of the last axis copies slowly)
-                values = np.empty((len(runs), n, width), dtype=np.int64)
-                for column, j in enumerate(affine):
-                    np.multiply(back, slope[:, column, None], out=values[:, :, j])
-                    values[:, :, j] += last[:, column, None]
+            if len(affine) < width:  # every access in one pass, the others' 0 then replaced
+                slope, last = _widened(slope, affine, width), _widened(last, affine, width)
+            values = back[:, :, None] * slope[:, None, :]
+            values += last[:, None, :]
             if computed:
                 iv = record[:, self.start, None] + t[None, :] * step[:, None]
                 memo: dict[Expr, np.ndarray] = {}

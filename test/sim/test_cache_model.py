@@ -18,7 +18,14 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
-from sim.cache import CacheResult, _replay, _stable_order, simulate_cache, simulate_caches
+from sim.cache import (
+    CacheResult,
+    _replay,
+    _skip_certain_hits,
+    _stable_order,
+    simulate_cache,
+    simulate_caches,
+)
 from sim.executor import Executor
 from sim.trace import MemoryTrace
 from tapeflow_benchmarks.kernels import KERNELS
@@ -190,6 +197,68 @@ def test_skipping_certain_hits_changes_nothing_on_random_traces() -> None:
         addresses, writes = _random_trace(rng, trial % 3, n, lines)
         expected = _replay(addresses >> 6, writes, config, True)
         assert _same_result(simulate_cache(addresses, writes, config), expected), trial
+
+
+def test_certain_hits_left_out_hand_computed() -> None:
+    # One set's merged accesses: lines 1 2 1 2 1 3, the fifth a write; 4 ways.
+    # Accesses 2, 3 and 4 are certain hits (their line two accesses back), one
+    # run. Line 1 comes again in it (access 4) and access 2 reads: it is left
+    # out, and accesses 1 and 3 (line 2 twice in a row) merge into the first.
+    # Line 2's access 3 is the last of its line in the run, access 1 is before
+    # the run (a miss may be there): both stay.
+    line = np.array([1, 2, 1, 2, 1, 3])
+    at = np.arange(6)
+    wrote = np.array([False, False, False, False, True, False])
+    kept_line, kept_at, kept_wrote = _skip_certain_hits(line, at, wrote, 4)
+    assert kept_line.tolist() == [1, 2, 1, 3]
+    assert kept_at.tolist() == [0, 1, 4, 5]
+    assert kept_wrote.tolist() == [False, False, True, False]
+    # A write whose line's next access in the run reads stays (its write must
+    # reach the line's stay); one whose next access writes too is left out.
+    wrote = np.array([False, False, True, False, False, False])
+    assert _skip_certain_hits(line, at, wrote, 4)[0].tolist() == line.tolist()
+    wrote = np.array([False, False, True, False, True, False])
+    assert _skip_certain_hits(line, at, wrote, 4)[0].tolist() == [1, 2, 1, 3]
+    # Two ways: nothing is certain beyond two back, and the run of three is
+    # still one (accesses 2, 3, 4).
+    assert _skip_certain_hits(line, at, wrote, 2)[0].tolist() == [1, 2, 1, 3]
+    # Certain hits rare (fewer than a quarter): everything replayed.
+    few = np.array([1, 2, 3, 4, 5, 1, 6, 7])
+    assert _skip_certain_hits(few, np.arange(8), np.zeros(8, bool), 8)[0].tolist() == (few.tolist())
+
+
+def test_leaving_certain_hits_out_changes_nothing_on_interleaved_streams() -> None:
+    """Streams of accesses that walk their lines word by word, interleaved, with
+    their lines in few sets (most accesses certain hits with a few ways, the
+    traces `_skip_certain_hits` shortens): the same results as `_replay`, which
+    replays every access."""
+    rng = np.random.default_rng(17)
+    shortened = 0
+    for trial in range(400):
+        assoc = int(rng.choice([2, 3, 4, 8]))
+        sets = int(rng.choice([1, 2, 4]))
+        config = CacheConfig(size_bytes=64 * assoc * sets, assoc=assoc)
+        streams = int(rng.integers(2, assoc + 3))
+        n = int(rng.integers(10, 1500))
+        stream = rng.integers(0, streams, n) if trial % 2 else np.arange(n) % streams
+        step = rng.integers(1, 9, streams)  # words per access: 8 is a line a step
+        count = np.zeros(n, dtype=np.int64)
+        for s in range(streams):
+            mine = stream == s
+            count[mine] = np.arange(np.count_nonzero(mine))
+        base = rng.integers(0, 4 * sets, streams) * 64 * 1024
+        addresses = base[stream] + count * step[stream] * 8
+        writes = rng.random(n) < rng.choice([0.0, 0.3, 0.9, 1.0])
+        lines = addresses >> 6
+        order = np.argsort(lines & (sets - 1), kind="stable")
+        merged = np.flatnonzero(np.concatenate([[True], lines[order][1:] != lines[order][:-1]]))
+        kept = _skip_certain_hits(lines[order][merged], order[merged], writes[order][merged], assoc)
+        shortened += kept[0].size < merged.size
+        for flush in (True, False):
+            expected = _replay(lines, writes, config, flush)
+            got = simulate_cache(addresses, writes, config, flush)
+            assert _same_result(got, expected), (trial, config, flush)
+    assert shortened > 100  # the shortened path ran, half the time
 
 
 def test_lines_far_apart_take_the_wide_sort() -> None:
