@@ -533,8 +533,10 @@ def _replay_stack(
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
+    missed_at = np.sort(head[real & ~hit]).astype(np.intp)
+    evicted_at = np.sort(head[evicting]).astype(np.intp)
     result_hit = np.ones(n, dtype=bool)
-    result_hit[head[real & ~hit]] = False
+    result_hit[missed_at] = False
     victim = np.full(n, -1, dtype=np.int64)
     victim[head[evicting]] = line[deepest[evicting]]
     if flush:
@@ -545,6 +547,6 @@ def _replay_stack(
     else:
         flushed = np.zeros(0, dtype=np.int64)
     writebacks = evicting.size + flushed.size
-    return CacheResult(
-        result_hit, writebacks, victim, flushed, int(n - np.count_nonzero(result_hit))
-    )
+    result = CacheResult(result_hit, writebacks, victim, flushed, missed_at.size)
+    result.__dict__.update(missed_at=missed_at, evicted_at=evicted_at)  # known: not searched for
+    return result

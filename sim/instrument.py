@@ -16,7 +16,7 @@ from sim.kernel_compiler import is_kernel_loop
 from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape
 from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.layer import Phase, SpadType
-from targets.costs import kernel_profile, unscheduled_op_cost
+from targets.costs import KernelProfile, kernel_profile, unscheduled_op_cost
 
 
 def timed(ctx: CompileContext, op: Operation, step: Step) -> Step:
@@ -94,14 +94,18 @@ def _timed_kernel_loop(ctx: CompileContext, op: scf.ForOp, step: Step) -> Step:
     timing = ctx.timing
     assert timing is not None
     kernel = next(o for o in op.body.block.ops if isinstance(o, cgra.KernelOp))
-    profile = kernel_profile(kernel, timing.hardware, timing.planner)
+    # Made when the step first runs: the fast path's generated code, which times
+    # the loop itself, leaves it to the runs that take the closures.
+    profile: list[KernelProfile] = []
     lb, ub, st = (ctx.slot(v) for v in (op.lb, op.ub, op.step))
 
     def loop_step(fr: Frame) -> None:
         if fr[st] <= 0:
             raise nonpositive_step(op, fr[st])
         trips = len(range(fr[lb], fr[ub], fr[st]))
-        timing.kernel_loop(trips, profile)
+        if not profile:
+            profile.append(kernel_profile(kernel, timing.hardware, timing.planner))
+        timing.kernel_loop(trips, profile[0])
         step(fr)
         timing.end_kernel_loop()
 

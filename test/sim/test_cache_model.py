@@ -258,6 +258,9 @@ def test_leaving_certain_hits_out_changes_nothing_on_interleaved_streams() -> No
             expected = _replay(lines, writes, config, flush)
             got = simulate_cache(addresses, writes, config, flush)
             assert _same_result(got, expected), (trial, config, flush)
+            # The positions the replay knows, not searched for: as searched.
+            assert got.missed_at.tolist() == np.flatnonzero(~expected.hit).tolist()
+            assert got.evicted_at.tolist() == np.flatnonzero(expected.victim >= 0).tolist()
     assert shortened > 100  # the shortened path ran, half the time
 
 
