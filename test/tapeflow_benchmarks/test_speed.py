@@ -19,8 +19,9 @@ def test_speed_rows(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_speed_counts_the_simulated_ops() -> None:
-    run, sim, ops = simulator_against_executor("logsum", "small", 1)
+    run, sim, median, ops = simulator_against_executor("logsum", "small", 1)
     assert run > 0 and sim > 0
+    assert median == pytest.approx(sim / run)  # one repeat: its own ratio
     ctx = make_context()
     module = parse_kernel(ctx, "logsum", "small")
     from sim.simulator import prepare
