@@ -264,6 +264,12 @@ Ordering = Literal["strict", "release"]
 
 ORDERINGS: tuple[str, ...] = get_args(Ordering)
 
+Latch = Literal["exit", "iterations"]
+"""When the latch of a function's outermost loop drains the lockstep datapath
+(`DatapathConfig.latch`)."""
+
+LATCHES: tuple[str, ...] = get_args(Latch)
+
 
 @dataclass(frozen=True)
 class DatapathConfig:
@@ -332,12 +338,40 @@ class DatapathConfig:
     by default, as the authors' programs were built (docs/research/
     salam-memory-ordering.md, section 10.2); `false` times the program as
     Enzyme-MLIR gives it."""
+    latch: Latch = "exit"
+    """When the latch branch of a function's outermost loop waits until the
+    datapath has drained. The wait is on the branch's first successor
+    (`processQueues` in `src/hwacc/llvm_interface.cc` holds a branch while
+    `isLatchingBrExiting() && (reservation.size() > 1 || !queuesClear())`;
+    `LLVMRead/src/instruction.hh`, `Br::isLatchingBrExiting`: `isLatching &&
+    getTarget() == trueDestination`; `instruction.cc`, `Br::initialize`:
+    `trueDestination` is `getSuccessor(0)`; only the exiting branches of the
+    top-level loops are marked latching, `constructStaticGraph`):
+
+    - `exit` (the default): only as it leaves the loop, the form every loop of
+      the authors' programs has: clang puts a counted loop's exit first (`br i1
+      %exitcond.not, label %exit, label %body`, the innermost loop of
+      `benchmarks/lenet5/naive/hw/ir/pool0.ll` at `2c8d127d`, their clang
+      12.0.1), and Enzyme for LLVM every reverse loop's (`br i1 %cmp, label
+      %exit, label %incinvertfor.body` on `iv == 0`). No iteration waits for
+      the one before: an outermost loop's iterations overlap as an inner loop's
+      do, and the runs of a loop nested in it continue one another.
+    - `iterations`: at every iteration, for a latch compiled with the body
+      first (`br i1 %cmp, label %body, label %exit`, as `pool0.ll`'s step-2
+      loops are): an outermost loop's iterations run one after another.
+
+    docs/research/salam-memory-ordering.md, section 11."""
 
     def validate(self) -> None:
         if self.ordering not in ORDERINGS:
             raise HardwareError(
                 f"datapath.ordering = {self.ordering!r} is not a load ordering: choose "
                 f"from {', '.join(ORDERINGS)}"
+            )
+        if self.latch not in LATCHES:
+            raise HardwareError(
+                f"datapath.latch = {self.latch!r} is not a latch rule: choose "
+                f"from {', '.join(LATCHES)}"
             )
         if not self.lockstep:
             raise HardwareError(
@@ -545,6 +579,8 @@ __all__ = [
     "HardwareError",
     "Latencies",
     "MappingConfig",
+    "LATCHES",
+    "Latch",
     "ORDERINGS",
     "Ordering",
     "PRESETS",

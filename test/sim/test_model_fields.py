@@ -50,6 +50,7 @@ def test_cgra_reads_all_but_the_lockstep_datapath_and_salam_all_but_its_list() -
         "datapath.lockstep",
         "datapath.ordering",
         "datapath.adjoint_additions",
+        "datapath.latch",
         *(f"datapath.units.{name}" for name in FU_CLASSES),
     }
     assert DATAPATH_FIELDS <= MODELS["salam"].fields

@@ -61,11 +61,14 @@ HEADER = (
 
 
 def salam_hardware(hw: Any) -> Any:
-    """The salam machine of `hw` under the strict load ordering and without the
-    adjoint additions: the rules most tests here derive by hand (the release and
-    additions tests set theirs: `released`, `with_additions`)."""
+    """The salam machine of `hw` under the strict load ordering, without the
+    adjoint additions, and with an outermost loop's latch draining at every
+    iteration: the rules most tests here derive by hand (the release, additions
+    and latch tests set theirs: `released`, `with_additions`, `exit_latches`)."""
     machine = salam_defaults(hw)
-    datapath = replace(machine.datapath, ordering="strict", adjoint_additions=False)
+    datapath = replace(
+        machine.datapath, ordering="strict", adjoint_additions=False, latch="iterations"
+    )
     return replace(machine, datapath=datapath)
 
 
@@ -594,6 +597,43 @@ def released(hw: Any) -> Any:
     return changed
 
 
+def exit_latches(hw: Any) -> Any:
+    """`hw` with the latch rule of the authors' programs (`DatapathConfig.latch`):
+    only a loop's exit drains the datapath."""
+    changed = replace(hw, datapath=replace(hw.datapath, latch="exit"))
+    changed.validate()
+    return changed
+
+
+@pytest.mark.parametrize("ordering", ["strict", "release"])
+def test_an_outermost_loop_whose_latch_drains_at_its_exit_overlaps_its_iterations(
+    ordering: str,
+) -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    hw = exit_latches(released(hw) if ordering == "release" else hw)
+    schedule = schedule_of(kernels_of(placed(CHAIN, hw))[0], hw)
+    # {load} 0, {mulf} 1, {mulf} 2, {divf} 3, {addf} 4, the next block two
+    # groups later (the induction add and compare); the carried addf is ready
+    # at 5, before the next addf's group 6.
+    assert not schedule.latching and not schedule.continued
+    assert rows(schedule, 3) == [[0, 1, 2, 3, 4], [2, 3, 4, 5, 6], [4, 5, 6, 7, 8]]
+
+
+def test_the_runs_of_a_loop_continue_when_the_loop_around_it_drains_only_at_its_exit() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    (kernel,) = kernels_of(placed(nested(CHAIN, trips=2), hw))
+    assert enclosing_loops(kernel) == 1
+    assert not schedule_of(kernel, hw).continued  # the outer latch drains each trip
+    exits = exit_latches(hw)
+    (kernel,) = kernels_of(placed(nested(CHAIN, trips=2), exits))
+    assert schedule_of(kernel, exits).continued
+
+
+def test_a_latch_rule_other_than_exit_or_iterations_is_refused() -> None:
+    with pytest.raises(HardwareError, match="datapath.latch = 'body' is not a latch rule"):
+        layered(salam_hardware(configure("Enzyme32k")), [], ["datapath.latch=body"])
+
+
 def test_release_places_an_outermost_loop_one_iteration_after_another() -> None:
     hw = released(salam_hardware(configure("Enzyme32k")))
     module = placed(CHAIN, hw)
@@ -769,6 +809,81 @@ def test_release_an_unrolled_bodys_loads_wait_for_the_previous_stores_only() -> 
         [6, 9, 10, 11, 7, 9, 10, 11, 11, 12],
     ]
     assert schedule.accesses == ((1, False), (3, True), (5, False), (7, True))
+
+
+RMW = """
+func.func @k(%y: memref<2xf64>, %x: memref<8xf64>) ATTRS {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %h = arith.constant 0.5 : f64
+  scf.for %t = %c0 to %c4 step %c1 {
+    %j0 = arith.muli %t, %c2 : index
+    %y0 = memref.load %y[%c0] : memref<2xf64>
+    %x0 = memref.load %x[%j0] : memref<8xf64>
+    %p0 = arith.mulf %y0, %x0 : f64
+    %n0 = arith.addf %p0, %h : f64
+    memref.store %n0, %y[%c0] : memref<2xf64>
+    %j1 = arith.addi %j0, %c1 : index
+    %y1 = memref.load %y[%c1] : memref<2xf64>
+    %x1 = memref.load %x[%j1] : memref<8xf64>
+    %p1 = arith.mulf %y1, %x1 : f64
+    %n1 = arith.addf %p1, %h : f64
+    memref.store %n1, %y[%c1] : memref<2xf64>
+  }
+  func.return
+}
+"""
+"""A read-modify-write chain in an unrolled block: two copies of BLAS's
+`y := a * x + y` done in place, `y[j] <- y[j] * x[2t + j] + 0.5` (the check of
+docs/research/salam-model.md, "A read-modify-write chain", at 16 copies)."""
+
+RMW_FIRST = [0, 0, 1, 2, 3, 4, 1, 5, 5, 6, 7, 8]
+"""The first iteration under either ordering. Ops: muli j0, load y0, load x0,
+mulf, addf, store y0, addi j1, load y1, load x1, mulf, addf, store y1. {muli,
+load y0 (a constant address)} 0, {load x0, addi} 1, mulf 2, addf 3, store y0 4;
+the second copy's loads wait for that store's response: 5, mulf 6, addf 7,
+store y1 8. No earlier instance of either store is pending."""
+
+
+@pytest.mark.parametrize("ordering", ["strict", "release"])
+def test_a_read_modify_write_chain_runs_copy_after_copy_when_iterations_drain(
+    ordering: str,
+) -> None:
+    hw = salam_hardware(configure("Enzyme32k"))
+    hw = released(hw) if ordering == "release" else hw
+    schedule = schedule_of(kernels_of(placed(RMW, hw))[0], hw)
+    # An outermost loop: the next iteration once this one has drained (9 groups).
+    assert schedule.latching
+    assert rows(schedule, 2) == [RMW_FIRST, [g + 9 for g in RMW_FIRST]]
+
+
+def test_release_overlaps_a_read_modify_write_chains_copies_across_iterations() -> None:
+    hw = released(salam_hardware(configure("Enzyme32k")))
+    schedule = schedule_of(kernels_of(placed(nested(RMW), hw))[0], hw)
+    first, second, third, fourth = rows(schedule, 4)
+    assert first == RMW_FIRST
+    # The second block (group 2): the first iteration's stores (4, 8) are both
+    # unissued; the later response (9) releases all four loads, the second
+    # copy's own store y0 no longer holds its loads: the two copies side by side.
+    assert second == [2, 9, 9, 10, 11, 12, 3, 9, 9, 10, 11, 12]
+    # The third (group 4): store y0 of the first iteration issued in that pass;
+    # the oldest unissued are the second's y0 (12) and the first's y1 (8): 13.
+    assert third == [4, 13, 13, 14, 15, 16, 5, 13, 13, 14, 15, 16]
+    # The fourth (group 6): the second's y0 (12) and the first's y1 (8) again:
+    # 13, but one instance of each load in flight at a time: 14.
+    assert fourth == [6, 14, 14, 15, 16, 17, 7, 14, 14, 15, 16, 17]
+
+
+def test_an_outermost_rmw_chain_overlaps_as_a_nested_one_when_only_its_exit_drains() -> None:
+    hw = exit_latches(released(salam_hardware(configure("Enzyme32k"))))
+    schedule = schedule_of(kernels_of(placed(RMW, hw))[0], hw)
+    # The latch waits only as the loop exits: the blocks follow one another two
+    # groups apart, and the loads are released as in the nested loop above.
+    assert not schedule.latching
+    assert rows(schedule, 4) == rows(schedule_of(kernels_of(placed(nested(RMW), hw))[0], hw), 4)
+    assert rows(schedule, 2)[1] == [2, 9, 9, 10, 11, 12, 3, 9, 9, 10, 11, 12]
 
 
 REVERSE = """
@@ -1047,11 +1162,12 @@ def fwd_kernel(module: Any) -> cgra.KernelOp:
 def test_tape_bins_cost_their_issue_slot_only() -> None:
     _, _, (module, hw) = gradient("salam", "Tflow2k", "tapeflow")
     schedule = schedule_of(fwd_kernel(module), hw)
-    # FWD (an outermost loop: its iterations run one after another): the tape
-    # stores of the running product and of x[i] are bins, committed at once with
-    # no access, holding no load back: {load x} 0, {mulf} 1.
+    # FWD (an outermost loop, whose latch drains only at its exit: its
+    # iterations overlap): the tape stores of the running product and of x[i]
+    # are bins, committed at once with no access, holding no load back: {load x}
+    # 0, {mulf} 1.
     assert accesses_in_groups(schedule) == ((0, False),)
-    assert schedule.latching and depth_of(schedule) == 2
+    assert not schedule.latching and depth_of(schedule) == 2
     # The baseline's same stores go through the cache, where the authors' Enzyme
     # put them: x[i]'s (the later value, cached first) right after its load, then
     # the product's (a loop-carried value: from the body's start) after the first

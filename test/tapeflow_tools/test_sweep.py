@@ -683,18 +683,23 @@ def test_dask_local_closes_a_slow_worker_without_killing_it(
 
 
 def test_the_load_ordering_and_the_adjoint_additions_are_settable_fields() -> None:
-    """`datapath.ordering` and `datapath.adjoint_additions` from a hardware file,
-    `--set` and a sweep's grid; the salam machine's defaults otherwise."""
+    """`datapath.ordering`, `datapath.adjoint_additions` and `datapath.latch` from
+    a hardware file, `--set` and a sweep's grid; the salam machine's defaults
+    otherwise."""
     from sim.models import MODELS
 
     salam = MODELS["salam"]
     base = salam.hardware(PRESETS["Enzyme32k"])
     assert (base.datapath.ordering, base.datapath.adjoint_additions) == ("release", True)
+    assert base.datapath.latch == "exit"
     release = str(EXAMPLE / "table3-release" / "release.yaml")
     from_file = layered(base, [release], [], salam.ways).datapath
     assert (from_file.ordering, from_file.adjoint_additions) == ("release", True)
-    sets = ["datapath.ordering=release", "datapath.adjoint_additions=true"]
+    assert from_file.latch == "exit"
+    sets = ["datapath.ordering=release", "datapath.adjoint_additions=true", "datapath.latch=exit"]
     assert layered(base, [], sets, salam.ways).datapath == from_file
+    drains = layered(base, [], ["datapath.latch=iterations"], salam.ways).datapath
+    assert drains.latch == "iterations"
     # Table III's associativities, each file one of them, all under release.yaml.
     table = {
         "2way.yaml": {(size * 1024, 2) for size in (1, 2, 4, 8, 16)},

@@ -6,9 +6,9 @@ group in each iteration of a run:
 
 - a group issues every op whose operands have committed, and the next waits
   until all of it has finished (`lockstep_mode = True`);
-- inner-loop iterations overlap; an outermost loop's
-  iterations run one after another, and the runs of a loop nested two deep or
-  more continue one another;
+- a loop's iterations overlap, and the runs of a nested loop continue one
+  another: only a loop's exit drains the datapath (`DatapathConfig.latch`;
+  `iterations` drains at an outermost loop's every iteration);
 - a cache load waits for the older stores not yet issued (in the authors'
   program order, `sim.models.salam.enzyme_llvm`), by the rule
   `DatapathConfig.ordering` names: `strict` (every one; iterations placed
@@ -378,11 +378,13 @@ class LockstepSchedule:
     placement: _Periodic | _Runs = field(compare=False, repr=False)
     """The strict ordering's `_Periodic`, the release ordering's `_Runs`."""
     latching: bool = False
-    """The kernel's loop is an outermost loop of its function: its latch branch
-    waits until the iteration has drained, so iterations do not overlap."""
+    """The kernel's loop is an outermost loop of its function whose latch waits
+    at every iteration until the datapath has drained (`datapath.latch:
+    iterations`), so iterations do not overlap."""
     continued: bool = False
-    """The loop's enclosing loop is not outermost either: consecutive runs of the
-    loop (one per trip of that enclosing loop) overlap like one run."""
+    """No latch between the runs of the loop drains (they are nested in a loop
+    whose latch waits only at its exit, or two deep or more): consecutive runs
+    (one per trip of the enclosing loop) overlap like one run."""
     laid_out: dict[bytes, object] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -409,16 +411,21 @@ def lockstep_schedule(
     unit_class: dict[Operation, str] | None = None,
     datapath: DatapathConfig | None = None,
     additions: AdjointAdditions | None = None,
+    iterated: bool = True,
 ) -> LockstepSchedule:
     """
-    The lockstep schedule of `kernel` iterated by its loop, given every placed
+    The lockstep schedule of `kernel` iterated by its loop (`iterated`; else a
+    single pass, which drains at its end), given every placed
     op's cycles on the authors' datapath (`latency`; a cache access's entry is
     ignored: its time is its port occupancy, which the model takes from the
     trace), the number of loops `enclosing` the kernel's loop in its function
-    (0: it is an outermost loop, whose iterations do not overlap; 2 or more: its
-    runs continue one another), each compute op's FU class (`unit_class`), the
-    datapath's limits and load ordering (`datapath`: units per class, scheduling
-    threshold, `ordering`; none and `strict` by default) and the body as Enzyme
+    (what `datapath.latch` makes of it: under `exit` every loop's iterations
+    overlap and the runs of a loop with one enclosing it or more continue one
+    another; under `iterations` an outermost loop's iterations do not overlap,
+    and only a loop nested two deep or more continues its runs), each compute
+    op's FU class (`unit_class`), the datapath's limits, load ordering and
+    latch rule (`datapath`: units per class, scheduling threshold, `ordering`,
+    `latch`; `DatapathConfig`'s defaults when none is given) and the body as Enzyme
     for LLVM's reverse has it (`additions`: its ops, with the `fadd`s it adds, in
     place of the kernel's). Each op issues in the least group that satisfies:
 
@@ -449,13 +456,15 @@ def lockstep_schedule(
         for n, op in enumerate(ops)
         if _is_cache(op, cgra.LoadOp) or _is_cache(op, cgra.StoreOp)
     )
-    latching = enclosing == 0
+    drains = datapath.latch == "iterations"  # else only the loop's exit drains
+    latching = enclosing == 0 and (drains or not iterated)
     placement = (
         _Runs(iteration, latching)
         if datapath.ordering == "release"
         else _periodic(iteration, latching)
     )
-    return LockstepSchedule(compute, accesses, placement, latching, continued=enclosing >= 2)
+    continued = enclosing >= (2 if drains else 1)
+    return LockstepSchedule(compute, accesses, placement, latching, continued)
 
 
 def _periodic(iteration: _Iteration, latching: bool) -> _Periodic:
@@ -593,6 +602,12 @@ def lockstep_latencies(
     return {op: cycles(op) for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)}
 
 
+def _iterated(kernel: cgra.KernelOp) -> bool:
+    """A loop iterates `kernel`: it is its loop's whole body (but the yield)."""
+    loop = kernel.parent_op()
+    return isinstance(loop, scf.ForOp) and kernel.next_op is loop.body.block.last_op
+
+
 def enclosing_loops(kernel: cgra.KernelOp) -> int:
     """How many loops of its function enclose the loop that iterates `kernel`
     (the nesting `lockstep_schedule` takes), not counting the tile loops
@@ -600,8 +615,9 @@ def enclosing_loops(kernel: cgra.KernelOp) -> int:
     the program as Enzyme left it, without layers. A kernel no loop iterates
     counts as an outermost loop of one trip."""
     loop = kernel.parent_op()
-    if not isinstance(loop, scf.ForOp) or kernel.next_op is not loop.body.block.last_op:
+    if not _iterated(kernel):
         return 0
+    assert loop is not None
     count, child, op = 0, loop, loop.parent_op()
     while op is not None and not isinstance(op, func.FuncOp):
         tile_loop = (
@@ -636,6 +652,7 @@ def kernel_schedule(
         {op: op_class(op.opcode.data) for op in computes},
         hardware.datapath,
         additions,
+        _iterated(kernel),
     )
 
 

@@ -68,11 +68,14 @@ class SalamMachine:
     pathfinder.c` at `d68b91f1`; without `-ffast-math` clang keeps the `fcmp` and
     the `select`)."""
     zero_cycle_ops: tuple[str, ...] = ("arith.select",)
-    """Ops the fork's `src/hwacc/CycleCounts.py` gives 0 cycles (`select`,
-    `getelementptr`, `phi`, `br`, `call`): they commit when launched, so their
-    users issue in the same lockstep pass. Of them only `select` is an op of ours:
-    addressing is folded into our loads and stores, phis and branches are loop
-    structure (`sim.models.salam.lockstep.INDUCTION_PERIOD`), calls are `call` above."""
+    """Ops the `[CycleCounts]` of the authors' stored kernel configurations give 0
+    cycles (`select`, `getelementptr`, `phi`, `br`; `benchmarks/AD/nn/hw/nn.ini`
+    at `33a0fe08`): they commit when launched, so their users issue in the same
+    lockstep pass. Of them only `select` is an op of ours: addressing is folded
+    into our loads and stores, phis and branches are loop structure
+    (`sim.models.salam.lockstep.INDUCTION_PERIOD`). Whether the runs used these
+    counts or the `CycleCounts` SimObject's defaults (1 cycle each upstream) is
+    open: docs/research/salam-model.md, "Known differences"."""
     cache_assoc: int = 4
     """Cluster-cache ways, at every size: `assoc = 4` (`src/hwacc/AccCluster.py`
     line 15, ClusterCache)."""
