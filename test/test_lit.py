@@ -4,7 +4,7 @@ Runs the lit/FileCheck suite under pytest, so one `pytest` runs everything.
 Each .mlir test is its own pytest case (so `pytest -n auto` spreads them over
 the workers), and its RUN lines run in the pytest process: lit's own shell
 parser (`lit.ShUtil`) reads each line, and the tools the suite uses
-(`tapeflow-opt`, `xdsl-opt`, `filecheck`, `not`, `diff`) are called through
+(`tapeflow-opt`, `tapeflow-sim`, `xdsl-opt`, `filecheck`, `not`, `diff`) are called through
 their Python entry points with in-memory standard streams, instead of a process
 per command that would import xDSL (and Enzyme) again. Any other command runs
 as a process. `%s`, `%S` and `%t` mean what they mean to lit; `%t` is under the
@@ -75,6 +75,12 @@ def _tapeflow_opt(args: list[str], stdin: bytes, merge: bool) -> Outcome:
     return _call_main(lambda: main(args), ["tapeflow-opt", *args], stdin, merge)
 
 
+def _tapeflow_sim(args: list[str], stdin: bytes, merge: bool) -> Outcome:
+    from tapeflow_tools.tapeflow_sim import main
+
+    return _call_main(lambda: main(args), ["tapeflow-sim", *args], stdin, merge)
+
+
 def _xdsl_opt(args: list[str], stdin: bytes, merge: bool) -> Outcome:
     from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -101,6 +107,7 @@ def _diff(args: list[str], stdin: bytes, merge: bool) -> Outcome:
 
 TOOLS: dict[str, Callable[[list[str], bytes, bool], Outcome]] = {
     "tapeflow-opt": _tapeflow_opt,
+    "tapeflow-sim": _tapeflow_sim,
     "xdsl-opt": _xdsl_opt,
     "filecheck": _filecheck,
     "diff": _diff,

@@ -41,6 +41,7 @@ from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pipeline import TapeflowPipelinePass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_recompute_loads import TapeflowRecomputeLoadsPass
+from sim.executor import Executor
 from sim.simulator import execute, prepare, simulate
 from tapeflow_tools.arguments import bind_arguments
 from tapeflow_tools.context import make_context
@@ -121,6 +122,26 @@ def same_bits(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str | 
     return None
 
 
+def runner(
+    module: ModuleOp, function: str
+) -> Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]:
+    """`run_function(module, function, inputs)` as a function of `inputs` that
+    compiles `module` once for all its calls (one reference executor; each run
+    starts from the globals' initial values), for loops that run one module many
+    times, such as central differences."""
+    executor = Executor(module)
+    caller = executor.functions[function]
+
+    def run(given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        args = bind_arguments(caller, given)
+        results = executor.run(function, args)
+        outputs = {f"arg{i}": v for i, v in enumerate(args) if isinstance(v, np.ndarray)}
+        outputs.update({f"result{i}": np.asarray(v) for i, v in enumerate(results)})
+        return outputs
+
+    return run
+
+
 def central_difference_gradients(
     module: ModuleOp,
     function: str,
@@ -133,8 +154,10 @@ def central_difference_gradients(
     arguments), by central differences of the primal run with the reference
     executor."""
 
+    run = runner(module, function)
+
     def loss(values: list[np.ndarray]) -> float:
-        out = run_function(module, function, {f"arg{i}": v.copy() for i, v in enumerate(values)})
+        out = run({f"arg{i}": v.copy() for i, v in enumerate(values)})
         return float(sum(np.sum(s * out[f"arg{i}"]) for i, s in enumerate(seeds) if s is not None))
 
     gradients: list[np.ndarray | None] = []

@@ -18,12 +18,13 @@ snapshots and per-block buffers of checkpointing. For each:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pytest
-from stage_checks import check_stages, differentiate
+from stage_checks import check_stages, differentiate, runner
 
 from lowering.ir.gradients import gradient_functions
 from lowering.tapeflow_raise_tape import raise_module
@@ -177,10 +178,15 @@ def _text(case: Case) -> str:
     return (INPUTS / case.file).read_text()
 
 
-def objective(module, case: Case, values: list[np.ndarray]) -> float:  # type: ignore[no-untyped-def]
-    """The primal's result plus each duplicated argument's final value weighted
-    by its shadow seed: what the shadows after the call differentiate."""
-    out = run_function(module, "k", {f"arg{a}": v.copy() for a, v in enumerate(values)})
+def objective(
+    run: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]],
+    case: Case,
+    values: list[np.ndarray],
+) -> float:
+    """The primal's result (`run`: the primal `@k` run on its arguments) plus each
+    duplicated argument's final value weighted by its shadow seed: what the
+    shadows after the call differentiate."""
+    out = run({f"arg{a}": v.copy() for a, v in enumerate(values)})
     total = float(out["result0"])
     for a, arg in enumerate(case.args):
         if arg.seed is not None:
@@ -190,6 +196,7 @@ def objective(module, case: Case, values: list[np.ndarray]) -> float:  # type: i
 
 def central_differences(module, case: Case, a: int) -> np.ndarray:  # type: ignore[no-untyped-def]
     values = [arg.value for arg in case.args]
+    run = runner(module, "k")
     numeric = np.empty_like(values[a])
     for index in np.ndindex(values[a].shape):
         step = case.step * max(abs(values[a][index]), 1.0)
@@ -197,7 +204,7 @@ def central_differences(module, case: Case, a: int) -> np.ndarray:  # type: igno
         for sign in (1, -1):
             moved = [v.copy() for v in values]
             moved[a][index] += sign * step
-            ends.append(objective(module, case, moved))
+            ends.append(objective(run, case, moved))
         numeric[index] = (ends[0] - ends[1]) / (2 * step)
     return numeric
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
 
@@ -66,7 +67,7 @@ OTHER_KERNELS = sorted(
 Polygeist's output; sources in each file's header), each with its enzyme.autodiff."""
 
 
-def differentiated(text: str, name: str) -> ModuleOp:
+def differentiate(text: str, name: str) -> ModuleOp:
     ctx = make_context()
     module = LocatingParser(ctx, text, name).parse_module()
     TapeflowEnzymePass().apply(ctx, module)
@@ -88,14 +89,16 @@ def mlir_opt_verifies(module: ModuleOp) -> None:
 
 @needs_mlir
 @pytest.mark.parametrize("key", sorted(ALL_KERNELS))
-def test_benchmark_gradients_verify_in_mlir_opt(key: str) -> None:
-    mlir_opt_verifies(differentiated(ALL_KERNELS[key].mlir("small"), key))
+def test_benchmark_gradients_verify_in_mlir_opt(
+    key: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    mlir_opt_verifies(differentiated(key))
 
 
 @needs_mlir
 @pytest.mark.parametrize("path", OTHER_KERNELS)
 def test_other_kernels_gradients_verify_in_mlir_opt(path: str) -> None:
-    mlir_opt_verifies(differentiated((ROOT / path).read_text(), path))
+    mlir_opt_verifies(differentiate((ROOT / path).read_text(), path))
 
 
 def assert_same_values(got: dict[str, np.ndarray], want: dict[str, np.ndarray], label: str) -> None:
@@ -116,9 +119,11 @@ def _reference(
 
 @needs_mlir
 @pytest.mark.parametrize("key", sorted(KERNELS))
-def test_paper_kernel_gradient_runs_natively_with_tapeflow_runs_values(key: str) -> None:
+def test_paper_kernel_gradient_runs_natively_with_tapeflow_runs_values(
+    key: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
     assert TOOLS is not None
-    module = differentiated(KERNELS[key].mlir("small"), key)
+    module = differentiated(key)
     given = _inputs(key)
     want = _reference(module, f"{key}_grad", given)
     got = run_native(module, f"{key}_grad", given, TOOLS)
@@ -131,10 +136,12 @@ def test_paper_kernel_gradient_runs_natively_with_tapeflow_runs_values(key: str)
 
 @needs_mlir
 @pytest.mark.parametrize("stage", ["tape", "baseline"])
-def test_tape_stage_and_baseline_run_natively(stage: str) -> None:
+def test_tape_stage_and_baseline_run_natively(
+    stage: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
     assert TOOLS is not None
     key = "mttkrp"
-    module = differentiated(KERNELS[key].mlir("small"), key)
+    module = differentiated(key)
     (TapeflowRaiseTapePass() if stage == "tape" else TapeflowMarkTapeBuffersPass()).apply(
         make_context(), module
     )
@@ -146,10 +153,10 @@ def test_tape_stage_and_baseline_run_natively(stage: str) -> None:
     )
 
 
-def test_the_native_harness_is_upstream_mlir() -> None:
+def test_the_native_harness_is_upstream_mlir(differentiated: Callable[[str], ModuleOp]) -> None:
     """What run_native hands mlir-opt holds no dialect but MLIR's (checked without
     the tools: the module text itself)."""
-    module = differentiated(KERNELS["logsum"].mlir("small"), "logsum")
+    module = differentiated("logsum")
     text = native_module(module, "logsum_grad", _inputs("logsum"))
     for foreign in ("enzyme", "tapeflow.", '"tape.'):
         assert foreign not in text

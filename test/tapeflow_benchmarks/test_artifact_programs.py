@@ -44,6 +44,19 @@ def _differentiated(key: str) -> ModuleOp:
     return module
 
 
+@cache
+def _prepared(key: str, variant: str) -> tuple[ModuleOp, int]:
+    """The Enzyme gradient after `variant`'s passes for the authors' machine (not to
+    be changed: tests simulate copies) and its tape's bytes, as `prepare` lays them out."""
+    module = _differentiated(key).clone()
+    hardware = MODELS["salam"].hardware(configure(PRESET_OF[variant]))
+    recompute = KERNELS[key].recomputes("artifact", variant)
+    tape_bytes = prepare(
+        make_context(), module, variant, hardware, model="salam", recompute=recompute
+    )
+    return module, tape_bytes
+
+
 def check(key: str, outputs: dict[str, np.ndarray]) -> None:
     kernel = KERNELS[key]
     expected = kernel.expected("artifact", kernel.inputs("artifact"))
@@ -66,12 +79,9 @@ def test_the_enzyme_gradient_equals_the_reference(key: str) -> None:
 @pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
 @pytest.mark.parametrize("key", ARTIFACT)
 def test_each_variant_on_the_authors_machine_equals_the_reference(key: str, variant: str) -> None:
-    module = _differentiated(key).clone()
+    prepared, tape_bytes = _prepared(key, variant)
+    module = prepared.clone()
     hardware = MODELS["salam"].hardware(configure(PRESET_OF[variant]))
-    recompute = KERNELS[key].recomputes("artifact", variant)
-    tape_bytes = prepare(
-        make_context(), module, variant, hardware, model="salam", recompute=recompute
-    )
     args = caller_arguments(module, key, "artifact")
     result = simulate(module, f"{key}_grad", args, hardware, tape_bytes, model="salam")
     check(key, result.outputs)
@@ -116,13 +126,5 @@ def test_matdescent_keeps_the_authors_zero_start() -> None:
 def test_the_baseline_caches_what_the_authors_enzyme_cached(
     key: str, enzyme_values: int, tapeflow_values: int
 ) -> None:
-    kernel = KERNELS[key]
-    sizes = {}
-    for variant in ("enzyme", "tapeflow"):
-        module = _differentiated(key).clone()
-        hardware = MODELS["salam"].hardware(configure(PRESET_OF[variant]))
-        recompute = kernel.recomputes("artifact", variant)
-        sizes[variant] = prepare(
-            make_context(), module, variant, hardware, model="salam", recompute=recompute
-        )
+    sizes = {variant: _prepared(key, variant)[1] for variant in ("enzyme", "tapeflow")}
     assert sizes == {"enzyme": enzyme_values * 8, "tapeflow": tapeflow_values * 8}

@@ -1,18 +1,19 @@
 """
 docs/calling-conventions.md is true: its example module, taken from the page
-itself, goes through the real Enzyme and `tapeflow-run` and gives the values the
-page states (computed by hand there: f = x * y * a[1]).
+itself, goes through the real Enzyme (`tapeflow-opt`) and `tapeflow-run`, called
+through their `main` in this process, and gives the values the page states
+(computed by hand there: f = x * y * a[1]).
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tapeflow_tools import tapeflow_opt, tapeflow_run
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "calling-conventions.md"
 
@@ -28,17 +29,7 @@ def differentiated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("conventions")
     (folder / "ex.mlir").write_text(_example())
     out = folder / "ex.enzyme.mlir"
-    subprocess.run(
-        [
-            Path(sys.executable).parent / "tapeflow-opt",
-            "-p",
-            "tapeflow-enzyme",
-            folder / "ex.mlir",
-            "-o",
-            out,
-        ],
-        check=True,
-    )
+    tapeflow_opt.main(["-p", "tapeflow-enzyme", str(folder / "ex.mlir"), "-o", str(out)])
     return out
 
 
@@ -46,18 +37,8 @@ def _run(module: Path, function: str, **inputs: object) -> dict[str, np.ndarray]
     given = module.parent / f"{function}.in.npz"
     result = module.parent / f"{function}.out.npz"
     np.savez(given, **{k: np.asarray(v) for k, v in inputs.items()})
-    subprocess.run(
-        [
-            Path(sys.executable).parent / "tapeflow-run",
-            module,
-            "--function",
-            function,
-            "--inputs",
-            given,
-            "--out",
-            result,
-        ],
-        check=True,
+    tapeflow_run.main(
+        [str(module), "--function", function, "--inputs", str(given), "--out", str(result)]
     )
     with np.load(result) as data:
         return {k: data[k] for k in data.files}
