@@ -432,7 +432,7 @@ def execute(
     trace = MemoryTrace(base=placement.base, alignment=placement.alignment, heap=placement.heap)
     if placement.heap:
         _place_arguments(trace, args, addresses)
-    timing = TimingRecorder(trace, hardware, planner=get_model(model).kernel_plan)
+    timing = TimingRecorder(trace, hardware, planner=get_model(model).planner())
     executor = Executor(module, trace, timing, fast=fast)
     if timeline:
         timing.collect(lambda: spad.entries_full if (spad := executor.scratchpad) else 0)

@@ -1,7 +1,7 @@
 """
 `python -m tapeflow_benchmarks.speed [--kernels lenet,logsum,pathfinder] [--repeat 3]
-[--caches] [--jobs-of quick|full] [--evaluation] [--suite]`: how long the project's own
-loops take.
+[--caches] [--jobs-of quick|full] [--evaluation [--full] [--eval-jobs N] [--against
+CHECKOUT]] [--suite]`: how long the project's own loops take.
 
 - the simulator against `tapeflow-run`'s fast path, per kernel at paper size: one
   gradient (the Enzyme32k configuration's, lowered once), then the best of
@@ -23,8 +23,12 @@ loops take.
   its CPU seconds; then the total, the fully unrolled jobs' share, and the time
   `--jobs 2` would take on an idle machine, its two workers taking the jobs in
   that order (from these CPU seconds: the longest job sets its floor);
-- `--evaluation`: the wall time of `tapeflow-bench --quick --no-cache --jobs 1`
-  in a subprocess (the full evaluation: `--full`);
+- `--evaluation`: `tapeflow-bench --quick --no-cache --jobs N` (`--eval-jobs`, 1 by
+  default; the full evaluation: `--full`) in a subprocess: its wall time, its CPU
+  time (user and system, the workers' included) and its largest process's peak
+  memory. `--against CHECKOUT`: the same command run first from another checkout
+  of the project (an earlier revision's, by `PYTHONPATH`), then from this one,
+  back to back, with the ratios and every csv compared byte for byte;
 - `--suite`: the wall time of the README's test command's pytest (`pytest -n auto`).
 
 The machine may be shared: compare ratios of back-to-back runs, not seconds.
@@ -33,11 +37,14 @@ The machine may be shared: compare ratios of back-to-back runs, not seconds.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -158,6 +165,79 @@ def wall(command: list[str]) -> float:
     return time.perf_counter() - started
 
 
+@dataclass(frozen=True)
+class Measured:
+    """One evaluation command's wall seconds, CPU seconds (user and system, its
+    processes' together) and largest peak resident set (bytes)."""
+
+    wall: float
+    cpu: float
+    peak: int
+
+    def line(self, name: str) -> str:
+        return (
+            f"{name}: {self.wall:.1f} s wall, {self.cpu:.1f} s CPU, "
+            f"{self.peak / 2**30:.2f} GiB peak"
+        )
+
+
+def measured_evaluation(full: bool, jobs: int, out: Path, checkout: Path | None) -> Measured:
+    """`tapeflow-bench --no-cache` (`--quick` unless `full`) with `jobs` workers into
+    `out`, run in a child process from `checkout` (None: this one)."""
+    command = [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench"]
+    command += [] if full else ["--quick"]
+    command += ["--no-cache", "--no-progress", "--jobs", str(jobs), "--out", str(out)]
+    env = dict(os.environ)
+    if checkout is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(checkout), env.get("PYTHONPATH", "")])
+    cwd = checkout or ROOT
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measured(seconds, cpu, after.ru_maxrss * 1024)  # ru_maxrss is in KiB
+
+
+def differing_csvs(ours: Path, theirs: Path) -> list[str]:
+    """The csv files of two results folders that differ (or exist in one only)."""
+    names = {p.relative_to(ours) for p in ours.rglob("*.csv")}
+    names |= {p.relative_to(theirs) for p in theirs.rglob("*.csv")}
+    return sorted(
+        str(name)
+        for name in names
+        if not ((ours / name).is_file() and (theirs / name).is_file())
+        or (ours / name).read_bytes() != (theirs / name).read_bytes()
+    )
+
+
+def evaluation(full: bool, jobs: int, against: Path | None) -> None:
+    """`--evaluation`: this checkout's evaluation, after `against`'s if given."""
+    kind = f"evaluation ({'full' if full else 'quick'}, --jobs {jobs})"
+    with tempfile.TemporaryDirectory() as folder:
+        ours = Path(folder) / "ours"
+        if against is None:
+            print(measured_evaluation(full, jobs, ours, None).line(kind), flush=True)
+            return
+        theirs = Path(folder) / "theirs"
+        before = measured_evaluation(full, jobs, theirs, against)
+        print(before.line(f"{kind} from {against}"), flush=True)
+        after = measured_evaluation(full, jobs, ours, None)
+        print(after.line(f"{kind} from {ROOT}"), flush=True)
+        print(
+            f"this / that: {after.wall / before.wall:.2f}x wall, "
+            f"{after.cpu / before.cpu:.2f}x CPU, {after.peak / before.peak:.2f}x peak"
+        )
+        differ = differing_csvs(ours, theirs)
+        count = len(list(ours.rglob("*.csv")))
+        print(
+            f"csv files differing: {', '.join(differ)}"
+            if differ
+            else f"{count} csv files identical"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tapeflow_benchmarks.speed")
     parser.add_argument("--preset", choices=PRESETS, default="paper")
@@ -171,6 +251,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--evaluation", action="store_true", help="time tapeflow-bench --quick")
     parser.add_argument("--full", action="store_true", help="with --evaluation: the full one")
+    parser.add_argument(
+        "--eval-jobs", type=int, default=1, help="with --evaluation: its --jobs (default 1)"
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="with --evaluation: first run it from this checkout, then compare",
+    )
     parser.add_argument("--suite", action="store_true", help="time pytest -n auto")
     args = parser.parse_args(argv)
     keys = chosen(parser, args.kernels, KERNELS)
@@ -200,13 +288,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.jobs_of:
         evaluation_jobs("small" if args.jobs_of == "quick" else "paper")
     if args.evaluation:
-        with tempfile.TemporaryDirectory() as out:
-            command = [sys.executable, "-m", "tapeflow_benchmarks.tapeflow_bench"]
-            command += [] if args.full else ["--quick"]
-            command += ["--no-cache", "--no-progress", "--jobs", "1", "--out", out]
-            print(
-                f"evaluation ({'full' if args.full else 'quick'}, --jobs 1): {wall(command):.1f} s"
-            )
+        evaluation(args.full, args.eval_jobs, args.against)
     if args.suite:
         command = [sys.executable, "-m", "pytest", "-q", "-n", "auto", "-p", "no:cacheprovider"]
         print(f"test suite (pytest -n auto): {wall(command):.1f} s")

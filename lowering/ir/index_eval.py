@@ -141,6 +141,8 @@ class IndexEvaluator:
         stacked = np.stack(values)
         limits = np.array(shape, np.int64).reshape((-1,) + (1,) * len(grid))
         inside = np.all((stacked >= 0) & (stacked < limits), axis=0)
+        if inside.all():  # the usual case: no mask to gather and scatter through
+            return np.asarray(np.ravel_multi_index(tuple(stacked), tuple(shape)), np.int64)
         flat = np.full(grid, -1, dtype=np.int64)
         flat[inside] = np.ravel_multi_index(tuple(stacked[:, inside]), tuple(shape))
         return flat

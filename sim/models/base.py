@@ -14,6 +14,7 @@ import numpy as np
 
 from sim.models.streams import Transfer
 from tapeflow_dialects import cgra
+from targets.costs import KernelPlanner
 from targets.hardware import Hardware
 
 
@@ -122,6 +123,11 @@ class TimingModel(Protocol):
     def kernel_plan(self, kernel: cgra.KernelOp, hardware: Hardware) -> Any:
         """What the model derives from a kernel's placed ops before the run (None
         if nothing): the run keeps it by kernel (`WindowTable.plans`)."""
+        ...
+
+    def planner(self) -> KernelPlanner:
+        """`kernel_plan` for the kernels of one run, free to share what it finds
+        between them (the run's module does not change while it runs)."""
         ...
 
     def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles: ...

@@ -33,6 +33,7 @@ import numpy as np
 from sim.models.base import Cycles, WindowTable
 from sim.models.streams import stream_times
 from tapeflow_dialects import cgra
+from targets.costs import KernelPlanner
 from targets.fields import DATAPATH_FIELDS, HARDWARE_FIELDS
 from targets.hardware import Hardware, associativity_for
 
@@ -61,6 +62,10 @@ class CgraModel:
     def kernel_plan(self, kernel: cgra.KernelOp, hardware: Hardware) -> None:
         """Nothing: a kernel's schedule is on its ops (`tapeflow-to-cgra`)."""
         return None
+
+    def planner(self) -> KernelPlanner:
+        """`kernel_plan`: nothing to share."""
+        return self.kernel_plan
 
     def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
         """Nothing beyond the simulator's own counts."""

@@ -3,11 +3,18 @@ the simulator's report counts."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sim.simulator import simulate
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
-from tapeflow_benchmarks.speed import evaluation_jobs, main, simulator_against_executor
+from tapeflow_benchmarks.speed import (
+    differing_csvs,
+    evaluation_jobs,
+    main,
+    simulator_against_executor,
+)
 from tapeflow_tools.context import make_context
 from targets.hardware import configure
 
@@ -44,3 +51,16 @@ def test_evaluation_jobs_time_every_job_and_sum_them(capsys: pytest.CaptureFixtu
     assert total == pytest.approx(sum(seconds), abs=0.05 * len(rows))
     two = float(summary.split("two workers in this order: ")[1].split(" s")[0])
     assert max(seconds) - 0.01 <= two <= total + 0.01
+
+
+def test_differing_csvs_names_changed_and_missing_files(tmp_path: Path) -> None:
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for folder in (ours, theirs):
+        (folder / "csv").mkdir(parents=True)
+        (folder / "csv" / "same.csv").write_text("a,b\n1,2\n")
+        (folder / "report.md").write_text(f"{folder.name}\n")  # not a csv: not compared
+    (ours / "csv" / "changed.csv").write_text("a\n1\n")
+    (theirs / "csv" / "changed.csv").write_text("a\n2\n")
+    (ours / "csv" / "only_ours.csv").write_text("a\n")
+    assert differing_csvs(ours, theirs) == ["csv/changed.csv", "csv/only_ours.csv"]
+    assert differing_csvs(ours / "csv" / "..", ours) == []

@@ -235,8 +235,26 @@ def _fadd() -> cgra.ComputeOp:
     return cgra.ComputeOp("arith.addf", [], [Float64Type()], (0, 0), 0)
 
 
+class FunctionAdjoints:
+    """The adjoints of each gradient function asked for (`_Adjoints`), found once
+    per function: one run's kernels share them (its module does not change while
+    it runs), where each kernel of a fully unrolled reverse would otherwise walk
+    the whole function again."""
+
+    def __init__(self) -> None:
+        self._found: dict[func.FuncOp, _Adjoints] = {}
+
+    def __call__(self, function: func.FuncOp) -> _Adjoints:
+        found = self._found.get(function)
+        if found is None:
+            found = self._found[function] = _Adjoints(function)
+        return found
+
+
 def adjoint_additions(
-    kernel: cgra.KernelOp, carried_by: dict[SSAValue, Operation]
+    kernel: cgra.KernelOp,
+    carried_by: dict[SSAValue, Operation],
+    adjoints: FunctionAdjoints | None = None,
 ) -> AdjointAdditions | None:
     """The body of `kernel` (a loop body of a gradient's reverse sweep; None for
     any other kernel; `carried_by`: the op of the body that yields each carried
@@ -252,11 +270,13 @@ def adjoint_additions(
       the i-th reader waits for its own `fadd` after link i - 1, and the first
       link and reader for the previous iteration's last link, which carries the
       adjoint on.
+
+    `adjoints`: the functions' adjoints found so far (found anew without it).
     """
     function = _reverse_function(kernel)
     if function is None:
         return None
-    adjoint = _Adjoints(function)
+    adjoint = _Adjoints(function) if adjoints is None else adjoints(function)
     body = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
     inside = set(body)
     inputs: dict[Operation, list[Operation]] = {}
@@ -307,6 +327,7 @@ def adjoint_additions(
 
 __all__ = [
     "AdjointAdditions",
+    "FunctionAdjoints",
     "adjoint_additions",
     "authors_order",
     "is_cache_tape_store",

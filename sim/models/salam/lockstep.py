@@ -35,7 +35,12 @@ import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation, SSAValue
 
-from sim.models.salam.enzyme_llvm import AdjointAdditions, adjoint_additions, authors_order
+from sim.models.salam.enzyme_llvm import (
+    AdjointAdditions,
+    FunctionAdjoints,
+    adjoint_additions,
+    authors_order,
+)
 from sim.models.salam.machine import SalamMachine
 from tapeflow_dialects import cgra, layer
 from tapeflow_dialects.cgra import MemPath
@@ -632,15 +637,21 @@ def enclosing_loops(kernel: cgra.KernelOp) -> int:
 
 
 def kernel_schedule(
-    kernel: cgra.KernelOp, hardware: Hardware, machine: SalamMachine
+    kernel: cgra.KernelOp,
+    hardware: Hardware,
+    machine: SalamMachine,
+    adjoints: FunctionAdjoints | None = None,
 ) -> LockstepSchedule:
     """`kernel`'s iteration on `machine`'s lockstep datapath, with `hardware`'s
     latencies, datapath limits and load ordering, and, in a reverse sweep with
     `datapath.adjoint_additions`, the `fadd`s the authors' Enzyme adds
-    (`sim.models.salam.enzyme_llvm.adjoint_additions`)."""
+    (`sim.models.salam.enzyme_llvm.adjoint_additions`; `adjoints`: the functions'
+    adjoints found for the kernels before it)."""
     latency = lockstep_latencies(kernel, hardware, machine)
     additions = (
-        adjoint_additions(kernel, _carried(kernel)) if hardware.datapath.adjoint_additions else None
+        adjoint_additions(kernel, _carried(kernel), adjoints)
+        if hardware.datapath.adjoint_additions
+        else None
     )
     ops = additions.ops if additions else kernel.body.block.ops
     computes = [op for op in ops if isinstance(op, cgra.ComputeOp)]

@@ -26,9 +26,11 @@ from typing import Any
 import numpy as np
 
 from sim.models.base import Cycles, WindowTable
+from sim.models.salam.enzyme_llvm import FunctionAdjoints
 from sim.models.salam.lockstep import LockstepSchedule, kernel_schedule
 from sim.models.salam.machine import SALAM, SALAM_FIELDS, SalamMachine, salam_hardware
 from tapeflow_dialects import cgra
+from targets.costs import KernelPlanner
 from targets.hardware import Hardware
 
 
@@ -212,6 +214,12 @@ class SalamModel:
     def kernel_plan(self, kernel: cgra.KernelOp, hardware: Hardware) -> LockstepSchedule:
         """The kernel loop's iteration on the lockstep datapath."""
         return kernel_schedule(kernel, hardware, self.machine)
+
+    def planner(self) -> KernelPlanner:
+        """`kernel_plan` for the kernels of one run, which share their functions'
+        adjoints (`sim.models.salam.enzyme_llvm.FunctionAdjoints`)."""
+        adjoints = FunctionAdjoints()
+        return lambda kernel, hardware: kernel_schedule(kernel, hardware, self.machine, adjoints)
 
     def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
         """The authors' count of DRAM traffic, `dram_bytes.authors`."""
