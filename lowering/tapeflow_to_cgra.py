@@ -12,8 +12,10 @@ recurrence, or a store to a buffer the body also loads, unless both use the same
 iteration-dependent indices) allow. Every other run of placeable ops outside a
 kernel is scheduled as straight-line code and moved into a `cgra.kernel` that runs
 once where the run was (with `place-straight-line=false`, only loop-free layer
-bodies); index arithmetic after a stream op joins the run before it, and
-effect-free ops nothing uses outside innermost loops are erased. With
+bodies); index arithmetic after a stream op joins the run before it,
+effect-free ops nothing uses outside innermost loops are erased, and a run of
+integer ops only later kernels use moves into them where their schedules say
+that is cheaper (a tile iteration's first rows). With
 `disambiguate` (on by default) two accesses of one buffer in an iteration are
 ordered only when their indices may be equal (`lowering.ir.index_offsets`). Loads
 and stores name their path: `cache`, or `spad` with the slot. Each op of a
