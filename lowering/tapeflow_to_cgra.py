@@ -379,7 +379,7 @@ def _sink_index_runs(function: Operation, scheduler: Scheduler) -> None:
     """Move each straight-line run of integer ops outside innermost loops whose
     results only later kernels use (a tile iteration's first rows, read by its
     inner loop and by the stores after it) into those kernels, where their
-    schedules keep their `ii` and lengthen by less than the run's own kernel
+    schedules keep their `ii` and lengthen by no more than the run's own kernel
     takes: placed alone, the run is a kernel run once per iteration of the loops
     around it. A loop's kernel recomputes the ops each iteration, from values
     fixed while the loop runs."""
@@ -434,19 +434,21 @@ def _targets(run: list[Operation], block: Block) -> dict[Operation, set[Target]]
 
 def _sink_run(run: list[Operation], block: Block, scheduler: Scheduler) -> None:
     """Clone `run`'s ops into the kernels-to-be that use them and erase the run,
-    if their schedules grow by less than the run's own (`_sink_index_runs`)."""
+    if their schedules grow by no more than the run's own (`_sink_index_runs`)."""
     targets = _targets(run, block)
     if targets is None:
         return
     alone = scheduler.schedule(run, [], iterated=False).length
     grown = 0
+    slower = False  # a loop kernel's `ii` grew
     copies: list[tuple[Operation, Operation]] = []
     for target in {t for wanted in targets.values() for t in wanted}:
         needed = [op for op in run if target in targets[op]]
         before, after, pairs = _sink_into(target, needed, scheduler)
         copies.extend(pairs)
-        grown += alone if after.ii > before.ii else after.length - before.length
-    if grown < alone:
+        slower |= isinstance(target, scf.ForOp) and after.ii > before.ii
+        grown += after.length - before.length
+    if not slower and grown <= alone:
         for op in reversed(run):
             Rewriter.erase_op(op)
         return

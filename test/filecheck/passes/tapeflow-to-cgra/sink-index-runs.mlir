@@ -3,7 +3,7 @@
 
 // A run of integer ops outside innermost loops whose results only later kernels
 // use (a tile iteration's first rows) is cloned into those kernels, and the run
-// is erased, when their schedules keep their ii and grow by less than the run's
+// is erased, when their schedules keep their ii and grow by no more than the run's
 // own kernel (run once per iteration of the loop around it) takes.
 
 // @sunk: the row is computed in the inner loop's kernel and in the kernel of the
