@@ -3,7 +3,8 @@
 Shriraman, CGO 2024).
 
 Each region gets a tape in DRAM (`stream.alloc`), used as a stack of scratchpad tiles
-(regions whose values share a layer share a tape): of the regions' size, or a slab tape
+(regions whose values share a layer share a tape): of the regions' size (a triangle's
+entries where its extents are functions of its outer indices alone), or a slab tape
 that grows by slabs as it runs (a region whose size is known only at run time, or
 `slab-bytes=N`). At the end of every FWD layer a FWD-stream (`stream.fwd`) appends the layer's
 tile -- the rows it filled, fewer for the last tile of a strip-mined loop -- to the tail
@@ -39,6 +40,7 @@ from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, loop_type
+from lowering.ir.ragged import known_entries
 from lowering.ir.stages import Stage, require_stages
 from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
@@ -117,14 +119,24 @@ def _in_layer(op: Operation) -> bool:
     return False
 
 
-def _tape_alloc(regions: list[SSAValue], slab_bytes: int) -> stream.AllocOp:
+def _tape_alloc(allocs: list[region.AllocOp], slab_bytes: int) -> stream.AllocOp:
     """A tape of the regions' size if it is known and no slabs are asked for,
     else a slab tape (a region of run-time extent has no size to reserve)."""
-    types = [r.type for r in regions]
-    sizes = [t.size_bytes() for t in types if isinstance(t, region.RegionType) and t.is_static()]
-    if slab_bytes == 0 and len(sizes) == len(regions):
+    sizes = [size for size in map(_region_bytes, allocs) if size is not None]
+    if slab_bytes == 0 and len(sizes) == len(allocs):
         return stream.AllocOp(sum(sizes))
     return stream.AllocOp(slab_bytes=slab_bytes or DEFAULT_SLAB_BYTES)
+
+
+def _region_bytes(alloc: region.AllocOp) -> int | None:
+    """The bytes of the region's entries, if known before it runs: its shape's,
+    or a triangle's entries (`lowering.ir.ragged.known_entries`)."""
+    kind = alloc.region.type
+    assert isinstance(kind, region.RegionType)
+    if kind.is_static():
+        return kind.size_bytes()
+    entries = known_entries(alloc)
+    return None if entries is None else entries * kind.struct_bytes()
 
 
 def _shared_tapes(held: list[list[SSAValue]]) -> dict[SSAValue, SSAValue]:
@@ -169,7 +181,7 @@ def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
             tapes[handle] = tapes[leader]
             continue
         members = [r for r in allocs if shared.get(r, r) is leader]
-        tape = located(_tape_alloc(members, slab_bytes), alloc)
+        tape = located(_tape_alloc([allocs[r] for r in members], slab_bytes), alloc)
         Rewriter.insert_op(tape, InsertPoint.after(alloc))
         tapes[handle] = tapes[leader] = tape.tape
     for op in layers:

@@ -12,8 +12,10 @@ recurrence, or a store to a buffer the body also loads, unless both use the same
 iteration-dependent indices) allow. Every other run of placeable ops outside a
 kernel is scheduled as straight-line code and moved into a `cgra.kernel` that runs
 once where the run was (with `place-straight-line=false`, only loop-free layer
-bodies); index arithmetic after a stream op joins the run before it, and
-effect-free ops nothing uses outside innermost loops are erased. With
+bodies); index arithmetic after a stream op joins the run before it,
+effect-free ops nothing uses outside innermost loops are erased, and a run of
+integer ops only later kernels use moves into them where their schedules say
+that is cheaper (a tile iteration's first rows). With
 `disambiguate` (on by default) two accesses of one buffer in an iteration are
 ordered only when their indices may be equal (`lowering.ir.index_offsets`). Loads
 and stores name their path: `cache`, or `spad` with the slot. Each op of a
@@ -327,6 +329,8 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
             )
     for function in gradients:
         _erase_dead(function)
+        if hardware.mapping.place_straight_line:
+            _sink_index_runs(function, scheduler)
         report = CgraReport(function.sym_name.data)
         loops = [
             op
@@ -349,6 +353,136 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
                 report.kernels.append(_kernelize_run(run, len(report.kernels), scheduler))
         reports.append(report)
     return reports
+
+
+def _innermost(op: Operation) -> bool:
+    """`op` is a loop with no loop inside it."""
+    return isinstance(op, scf.ForOp) and not any(isinstance(o, scf.ForOp) for o in op.body.walk())
+
+
+def _index_op(op: Operation) -> bool:
+    """Integer arithmetic (a tile's rows, a loop's bounds)."""
+    return (
+        not op.regions
+        and op.dialect_name() == "arith"
+        and not isinstance(op, arith.ConstantOp)
+        and bool(op.results)
+        and all(isinstance(r.type, builtin.IndexType | builtin.IntegerType) for r in op.results)
+    )
+
+
+Target = scf.ForOp | tuple[Operation, ...]
+"""A kernel-to-be: an innermost loop, or a straight-line run of ops."""
+
+
+def _sink_index_runs(function: Operation, scheduler: Scheduler) -> None:
+    """Move each straight-line run of integer ops outside innermost loops whose
+    results only later kernels use (a tile iteration's first rows, read by its
+    inner loop and by the stores after it) into those kernels, where their
+    schedules keep their `ii` and lengthen by no more than the run's own kernel
+    takes: placed alone, the run is a kernel run once per iteration of the loops
+    around it. A loop's kernel recomputes the ops each iteration, from values
+    fixed while the loop runs."""
+    blocks = [
+        block
+        for op in function.walk()
+        if not _innermost(op)
+        for body in op.regions
+        for block in body.blocks
+    ]
+    for block in blocks:
+        for run in _straight_runs(block, everywhere=True):
+            if all(_index_op(op) for op in run):
+                _sink_run(run, block, scheduler)
+
+
+def _holder(op: Operation, block: Block) -> Operation:
+    """The op of `block` that is or holds `op`."""
+    while op.parent_block() is not block:
+        parent = op.parent_op()
+        assert parent is not None, "a value of `block` is used in it or under it"
+        op = parent
+    return op
+
+
+def _targets(run: list[Operation], block: Block) -> dict[Operation, set[Target]] | None:
+    """For each op of `run`, the kernels-to-be that use it, directly or through
+    the run's later ops; None if a use is elsewhere (a loop's bounds, a stream's
+    row count, an op that is no kernel)."""
+    members = set(run)
+    runs = {op: tuple(each) for each in _straight_runs(block, everywhere=True) for op in each}
+    targets: dict[Operation, set[Target]] = {}
+    for op in reversed(run):
+        wanted: set[Target] = set()
+        for use in (use for result in op.results for use in result.uses):
+            holder = _holder(use.operation, block)
+            if holder in members:
+                wanted |= targets[holder]
+            elif (
+                _innermost(holder)
+                and holder is not use.operation
+                and all(placeable(o) for o in holder.body.block.ops)
+            ):
+                wanted.add(holder)
+            elif holder in runs and holder is use.operation:
+                wanted.add(runs[holder])
+            else:
+                return None
+        targets[op] = wanted
+    return targets
+
+
+def _sink_run(run: list[Operation], block: Block, scheduler: Scheduler) -> None:
+    """Clone `run`'s ops into the kernels-to-be that use them and erase the run,
+    if their schedules grow by no more than the run's own (`_sink_index_runs`)."""
+    targets = _targets(run, block)
+    if targets is None:
+        return
+    alone = scheduler.schedule(run, [], iterated=False).length
+    grown = 0
+    slower = False  # a loop kernel's `ii` grew
+    copies: list[tuple[Operation, Operation]] = []
+    for target in {t for wanted in targets.values() for t in wanted}:
+        needed = [op for op in run if target in targets[op]]
+        before, after, pairs = _sink_into(target, needed, scheduler)
+        copies.extend(pairs)
+        slower |= isinstance(target, scf.ForOp) and after.ii > before.ii
+        grown += after.length - before.length
+    if not slower and grown <= alone:
+        for op in reversed(run):
+            Rewriter.erase_op(op)
+        return
+    for original, copy in reversed(copies):  # undo: the uses go back to the run
+        for old, new in zip(original.results, copy.results, strict=True):
+            new.replace_all_uses_with(old)
+        Rewriter.erase_op(copy)
+
+
+def _sink_into(
+    target: Target, needed: list[Operation], scheduler: Scheduler
+) -> tuple[Schedule, Schedule, list[tuple[Operation, Operation]]]:
+    """Clone `needed` at the head of `target` and let its ops use the copies: its
+    schedule before and after, and the (original, copy) pairs."""
+    looped = isinstance(target, scf.ForOp)
+    if looped:
+        block = target.body.block
+        ops = list(block.ops)[:-1]
+        carried = list(zip(block.args[1:], block.ops.last.operands, strict=False))
+        users = set(block.walk())
+    else:
+        ops, carried = list(target), []
+        users = set(ops)
+    before = scheduler.schedule(ops, carried, iterated=looped)
+    mapping: dict[SSAValue, SSAValue] = {}
+    pairs = []
+    for op in needed:
+        copy = op.clone(mapping)
+        Rewriter.insert_op(copy, InsertPoint.before(ops[0]))
+        pairs.append((op, copy))
+        for old, new in zip(op.results, copy.results, strict=True):
+            old.replace_uses_with_if(new, lambda use: use.operation in users)
+    after = scheduler.schedule([copy for _, copy in pairs] + ops, carried, iterated=looped)
+    return before, after, pairs
 
 
 def _pure(op: Operation) -> bool:

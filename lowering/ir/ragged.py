@@ -106,6 +106,17 @@ def count(ragged: AffineMap) -> Poly:
     return _sizes(ragged)[0]
 
 
+def known_entries(op: Operation) -> int | None:
+    """The entries of the ragged space an alloc records, if they are known before
+    it runs: its extents functions of its outer indices alone (covariance's `j >=
+    i` over constant bounds), not of its sizes; None otherwise."""
+    ragged = ragged_map(op)
+    entries = count(ragged).constant() if ragged is not None else None
+    if entries is None or entries.denominator != 1 or entries < 0:
+        return None
+    return int(entries)
+
+
 def offset(ragged: AffineMap) -> Poly:
     """The packed position of entry `(d0, ..)`, over the dimensions and symbols."""
     sizes = _sizes(ragged)

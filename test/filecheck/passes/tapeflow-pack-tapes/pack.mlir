@@ -78,13 +78,15 @@
 
 // PolyBench lu through the tapeflow variant's lowering: its three regions are
 // layered through the scratchpad (the per-(i, j) values as pieces of each
-// iteration of the triangular loop), their DRAM tapes slab stacks of tiles, so
-// no region is left in DRAM to pack.
+// iteration of the triangular loop), so no region is left in DRAM to pack. Their
+// triangles' extents are functions of the outer indices alone, so each DRAM tape
+// is reserved at the size of its ragged space, as the aos variant packs it below:
+// 10 pairs (i, j < i) of two 8-byte slots, 160 bytes, twice, and 20 triples, 320.
 // PIPELINE-LABEL: func.func private @diffef
 // PIPELINE-NOT:   region.alloc
-// PIPELINE:       stream.alloc slab
-// PIPELINE:       stream.alloc slab
-// PIPELINE:       stream.alloc slab
+// PIPELINE:       stream.alloc bytes 160
+// PIPELINE:       stream.alloc bytes 160
+// PIPELINE:       stream.alloc bytes 320
 // PIPELINE-NOT:   tapeflow.ragged
 // Through the aos variant's lowering its regions stay in DRAM, packed: the
 // per-(i, j) regions 10 entries of two slots (not 5 x 4), the per-(i, j, k) one 20.
