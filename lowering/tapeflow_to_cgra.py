@@ -390,10 +390,19 @@ def _sink_index_runs(function: Operation, scheduler: Scheduler) -> None:
         for body in op.regions
         for block in body.blocks
     ]
+    loop_kernels: dict[Operation, bool] = {}  # sinking adds index ops alone: it holds
     for block in blocks:
+        runs = _runs_of(block)
         for run in _straight_runs(block, everywhere=True):
-            if all(_index_op(op) for op in run):
-                _sink_run(run, block, scheduler)
+            if all(_index_op(op) for op in run) and _sink_run(
+                run, block, runs, loop_kernels, scheduler
+            ):
+                runs = _runs_of(block)  # the targets' runs gained the copies
+
+
+def _runs_of(block: Block) -> dict[Operation, tuple[Operation, ...]]:
+    """Each op of `block`'s straight runs, to its run."""
+    return {op: tuple(each) for each in _straight_runs(block, everywhere=True) for op in each}
 
 
 def _holder(op: Operation, block: Block) -> Operation:
@@ -405,12 +414,17 @@ def _holder(op: Operation, block: Block) -> Operation:
     return op
 
 
-def _targets(run: list[Operation], block: Block) -> dict[Operation, set[Target]] | None:
+def _targets(
+    run: list[Operation],
+    block: Block,
+    runs: dict[Operation, tuple[Operation, ...]],
+    loop_kernels: dict[Operation, bool],
+) -> dict[Operation, set[Target]] | None:
     """For each op of `run`, the kernels-to-be that use it, directly or through
     the run's later ops; None if a use is elsewhere (a loop's bounds, a stream's
-    row count, an op that is no kernel)."""
+    row count, an op that is no kernel). `runs`: `_runs_of(block)`; `loop_kernels`:
+    whether a loop is an innermost loop of placeable ops, as found so far."""
     members = set(run)
-    runs = {op: tuple(each) for each in _straight_runs(block, everywhere=True) for op in each}
     targets: dict[Operation, set[Target]] = {}
     for op in reversed(run):
         wanted: set[Target] = set()
@@ -418,11 +432,7 @@ def _targets(run: list[Operation], block: Block) -> dict[Operation, set[Target]]
             holder = _holder(use.operation, block)
             if holder in members:
                 wanted |= targets[holder]
-            elif (
-                _innermost(holder)
-                and holder is not use.operation
-                and all(placeable(o) for o in holder.body.block.ops)
-            ):
+            elif holder is not use.operation and _loop_kernel(holder, loop_kernels):
                 wanted.add(holder)
             elif holder in runs and holder is use.operation:
                 wanted.add(runs[holder])
@@ -432,12 +442,26 @@ def _targets(run: list[Operation], block: Block) -> dict[Operation, set[Target]]
     return targets
 
 
-def _sink_run(run: list[Operation], block: Block, scheduler: Scheduler) -> None:
+def _loop_kernel(op: Operation, known: dict[Operation, bool]) -> bool:
+    """`op` is an innermost loop whose body's ops are all placeable."""
+    if op not in known:
+        known[op] = _innermost(op) and all(placeable(o) for o in op.body.block.ops)
+    return known[op]
+
+
+def _sink_run(
+    run: list[Operation],
+    block: Block,
+    runs: dict[Operation, tuple[Operation, ...]],
+    loop_kernels: dict[Operation, bool],
+    scheduler: Scheduler,
+) -> bool:
     """Clone `run`'s ops into the kernels-to-be that use them and erase the run,
-    if their schedules grow by no more than the run's own (`_sink_index_runs`)."""
-    targets = _targets(run, block)
+    if their schedules grow by no more than the run's own (`_sink_index_runs`);
+    whether it did."""
+    targets = _targets(run, block, runs, loop_kernels)
     if targets is None:
-        return
+        return False
     alone = scheduler.schedule(run, [], iterated=False).length
     grown = 0
     slower = False  # a loop kernel's `ii` grew
@@ -451,11 +475,12 @@ def _sink_run(run: list[Operation], block: Block, scheduler: Scheduler) -> None:
     if not slower and grown <= alone:
         for op in reversed(run):
             Rewriter.erase_op(op)
-        return
+        return True
     for original, copy in reversed(copies):  # undo: the uses go back to the run
         for old, new in zip(original.results, copy.results, strict=True):
             new.replace_all_uses_with(old)
         Rewriter.erase_op(copy)
+    return False
 
 
 def _sink_into(
