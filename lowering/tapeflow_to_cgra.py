@@ -15,7 +15,7 @@ once where the run was (with `place-straight-line=false`, only loop-free layer
 bodies); index arithmetic after a stream op joins the run before it,
 effect-free ops nothing uses outside innermost loops are erased, and a run of
 integer ops only later kernels use moves into them where their schedules say
-that is cheaper (a tile iteration's first rows). With
+that costs no more (a tile iteration's first rows). With
 `disambiguate` (on by default) two accesses of one buffer in an iteration are
 ordered only when their indices may be equal (`lowering.ir.index_offsets`). Loads
 and stores name their path: `cache`, or `spad` with the slot. Each op of a
@@ -494,15 +494,18 @@ def _sink_into(
         ops = list(block.ops)[:-1]
         carried = list(zip(block.args[1:], block.ops.last.operands, strict=False))
         users = set(block.walk())
+        head = block.ops.first  # the yield, in a loop that only yields
     else:
         ops, carried = list(target), []
         users = set(ops)
+        head = ops[0]
+    assert head is not None, "a loop's body ends in its yield"
     before = scheduler.schedule(ops, carried, iterated=looped)
     mapping: dict[SSAValue, SSAValue] = {}
     pairs = []
     for op in needed:
         copy = op.clone(mapping)
-        Rewriter.insert_op(copy, InsertPoint.before(ops[0]))
+        Rewriter.insert_op(copy, InsertPoint.before(head))
         pairs.append((op, copy))
         for old, new in zip(op.results, copy.results, strict=True):
             old.replace_uses_with_if(new, lambda use: use.operation in users)

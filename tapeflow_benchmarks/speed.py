@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -191,13 +190,17 @@ def measured_evaluation(full: bool, jobs: int, out: Path, checkout: Path | None)
     if checkout is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(checkout), env.get("PYTHONPATH", "")])
     cwd = checkout or ROOT
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    # wait4's usage is this command's and its workers' alone (RUSAGE_CHILDREN's
+    # peak would be the largest of every child this process ever waited for).
+    _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Measured(seconds, cpu, after.ru_maxrss * 1024)  # ru_maxrss is in KiB
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise subprocess.CalledProcessError(child.returncode, command)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measured(seconds, cpu, usage.ru_maxrss * 1024)  # ru_maxrss is in KiB
 
 
 def differing_csvs(ours: Path, theirs: Path) -> list[str]:
@@ -261,6 +264,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--suite", action="store_true", help="time pytest -n auto")
     args = parser.parse_args(argv)
+    if args.eval_jobs < 1:
+        parser.error(f"--eval-jobs must be at least 1, got {args.eval_jobs}")
+    if args.against is not None and not (args.against / "tapeflow_benchmarks").is_dir():
+        parser.error(f"--against {args.against}: not a checkout of this project")
     keys = chosen(parser, args.kernels, KERNELS)
     if keys:
         print(

@@ -4,7 +4,7 @@ TapeFlow on (gem5-SALAM, `sfu-arch/gem5-SALAM` branch `binned`, commit
 `a5e40f4be`), mechanism by mechanism. It times the run our executor made; the
 values are computed and checked as under every model.
 
-- Before the run, `kernel_plan` gives each kernel loop its lockstep schedule
+- Before the run, `planner` (one `kernel_plan` per run) gives each kernel loop its lockstep schedule
   (`sim.models.salam.lockstep`: the group each op of each iteration of a run
   issues in, by the datapath's load ordering).
 - After it, `cycles` lays the runs of each kernel loop on the schedule and charges
@@ -196,8 +196,8 @@ class SalamModel:
     name = "salam"
     summary = (
         "the authors' gem5-SALAM machine: 100 MHz datapath issuing in lockstep groups, "
-        "inner-loop iterations overlapping, 2 ports with a read and a write slot each, "
-        "free tape bins"
+        "loop iterations overlapping (a loop drains as it exits), "
+        "2 ports with a read and a write slot each, free tape bins"
     )
     fields = SALAM_FIELDS
 

@@ -35,9 +35,20 @@
 // CHECK:           scf.for %k = %c0 to %c4 step %c1 {
 // CHECK-NEXT:        cgra.kernel 0 rows 4 cols 4 ii 1 {
 
+// @yields: a loop whose body only yields the run's result: the run moves to the
+// head of the loop's body, before its yield, and the loop becomes a kernel.
+// CHECK-LABEL: func.func private @yields
+// CHECK:         scf.for %i = %c0 to %c8 step %c1 {
+// CHECK-NEXT:      %s = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %c0) -> (index) {
+// CHECK-NEXT:        %[[Y:[^ ]+]] = cgra.kernel 0 rows 4 cols 4 ii 1 -> index {
+// CHECK-NEXT:          %a = cgra.op "arith.muli"(%i, %c5)
+// CHECK-NEXT:          cgra.yield %a : index
+// CHECK:             scf.yield %[[Y]] : index
+
 // STATS: tapeflow-to-cgra: @sunk: 1 kernels (ii 5), 1 straight-line kernels, 0 loops left unmapped
 // STATS: tapeflow-to-cgra: @bound: 1 kernels (ii 1), 1 straight-line kernels, 0 loops left unmapped
 // STATS: tapeflow-to-cgra: @full: 1 kernels (ii 1), 1 straight-line kernels, 0 loops left unmapped
+// STATS: tapeflow-to-cgra: @yields: 1 kernels (ii 1), 1 straight-line kernels, 0 loops left unmapped
 
 func.func @f(%x: memref<8x4xf64>) {
   return
@@ -110,6 +121,22 @@ func.func private @full(%x: memref<8x4xf64>, %t: memref<64xf64>) attributes {tap
       %r = arith.addi %row, %k : index
       memref.store %m12, %t[%r] : memref<64xf64>
     }
+  }
+  return
+}
+
+func.func private @yields(%x: memref<8xf64>, %t: memref<64xindex>) attributes {tapeflow.gradient_of = @f} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %a = arith.muli %i, %c5 : index
+    %s = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %c0) -> (index) {
+      scf.yield %a : index
+    }
+    memref.store %s, %t[%i] : memref<64xindex>
   }
   return
 }
