@@ -393,7 +393,8 @@ def _sink_index_runs(function: Operation, scheduler: Scheduler) -> None:
     loop_kernels: dict[Operation, bool] = {}  # sinking adds index ops alone: it holds
     for block in blocks:
         runs = _runs_of(block)
-        for run in _straight_runs(block, everywhere=True):
+        for first in [run[0] for run in _straight_runs(block, everywhere=True)]:
+            run = list(runs[first])  # as it is now: it may have gained an earlier run's copies
             if all(_index_op(op) for op in run) and _sink_run(
                 run, block, runs, loop_kernels, scheduler
             ):

@@ -45,10 +45,24 @@
 // CHECK-NEXT:          cgra.yield %a : index
 // CHECK:             scf.yield %[[Y]] : index
 
+// @chained: the run %a moves into the run %r after the first loop (its only user),
+// and that run, as it then is, moves into the second loop's kernel: no
+// straight-line kernel is left.
+// CHECK-LABEL: func.func private @chained
+// CHECK:         scf.for %i = %c0 to %c8 step %c1 {
+// CHECK-NEXT:      scf.for %k = %c0 to %c4 step %c1 {
+// CHECK-NEXT:        cgra.kernel 0 rows 4 cols 4 ii 1 {
+// CHECK:           scf.for %k_1 = %c0 to %c4 step %c1 {
+// CHECK-NEXT:        cgra.kernel 1 rows 4 cols 4 ii 1 {
+// CHECK-NEXT:          %a = cgra.op "arith.muli"(%i, %c5)
+// CHECK-NEXT:          %r = cgra.op "arith.addi"(%a, %c1)
+// CHECK:               cgra.store %v_1, %t[%r] cache
+
 // STATS: tapeflow-to-cgra: @sunk: 1 kernels (ii 5), 1 straight-line kernels, 0 loops left unmapped
 // STATS: tapeflow-to-cgra: @bound: 1 kernels (ii 1), 1 straight-line kernels, 0 loops left unmapped
 // STATS: tapeflow-to-cgra: @full: 1 kernels (ii 1), 1 straight-line kernels, 0 loops left unmapped
 // STATS: tapeflow-to-cgra: @yields: 1 kernels (ii 1), 1 straight-line kernels, 0 loops left unmapped
+// STATS: tapeflow-to-cgra: @chained: 2 kernels (ii 1, 1), 0 loops left unmapped
 
 func.func @f(%x: memref<8x4xf64>) {
   return
@@ -137,6 +151,27 @@ func.func private @yields(%x: memref<8xf64>, %t: memref<64xindex>) attributes {t
       scf.yield %a : index
     }
     memref.store %s, %t[%i] : memref<64xindex>
+  }
+  return
+}
+
+func.func private @chained(%x: memref<8x4xf64>, %t: memref<64xf64>) attributes {tapeflow.gradient_of = @f} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %a = arith.muli %i, %c5 : index
+    scf.for %k = %c0 to %c4 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<8x4xf64>
+      memref.store %v, %t[%k] : memref<64xf64>
+    }
+    %r = arith.addi %a, %c1 : index
+    scf.for %k = %c0 to %c4 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<8x4xf64>
+      memref.store %v, %t[%r] : memref<64xf64>
+    }
   }
   return
 }
