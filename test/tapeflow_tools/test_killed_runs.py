@@ -201,7 +201,7 @@ def test_two_writers_at_once_keep_the_users_files(tmp_path: Path) -> None:
 # nn, whose points the lost-worker test has killed, logsum, whose points it finds
 # cached, and pathfinder, whose runs keep the workers busy well after the first group
 # finished (the sign the test waits for), so that runs are left when the signal comes
-# on a fast machine too (with two kernels, a run once finished first).
+# on a fast machine too.
 BENCH = [
     sys.executable,
     "-m",
@@ -221,14 +221,20 @@ def _bench(tmp_path: Path, kill: str | None = None) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if kill is not None:
         env[KILL_HOOK] = kill
-    return subprocess.Popen(
-        [*BENCH, "--out", str(tmp_path / "results"), "--cache-dir", str(tmp_path / "cache")],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    # Started as from a terminal: under `nohup` the suite's ignored SIGHUP would pass
+    # to the run, which keeps an ignored SIGHUP ignored (`handle_termination`).
+    hangup = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    try:
+        return subprocess.Popen(
+            [*BENCH, "--out", str(tmp_path / "results"), "--cache-dir", str(tmp_path / "cache")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+    finally:
+        signal.signal(signal.SIGHUP, hangup)
 
 
 def _group_alive(pgid: int) -> list[str]:
