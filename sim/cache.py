@@ -81,11 +81,11 @@ class CacheResult:
 
     @property
     def hits(self) -> int:
-        return int(np.count_nonzero(self.hit))
+        return int(self.hit.size - self.missed_at.size)
 
     @property
     def misses(self) -> int:
-        return int(self.hit.size - self.hits)
+        return int(self.missed_at.size)
 
     @property
     def hit_rate(self) -> float:
