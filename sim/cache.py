@@ -254,7 +254,7 @@ def _by_line(heads: np.ndarray, real: np.ndarray, line: np.ndarray, sets: int) -
     low = int(tag.min())
     span = int(tag.max()) - low + 1
     if span < 1 << 16:
-        key = np.zeros(line.size, dtype=np.uint32)
+        key = np.zeros(line.size, dtype=np.uint16)
         key[real] = tag - (low - 1)
         return _stable_order(key, span.bit_length())
     return np.argsort(line, kind="stable")
