@@ -99,21 +99,42 @@ def nest_runs(loops: Sequence[scf.ForOp]) -> int | None:
     None if a bound depends on anything else, or the outer iterations to visit
     are too many (`ENUMERATED_POINTS`)."""
     counted = _count(loops)
-    return None if counted is None else counted[0]
+    return None if counted is None else counted.total
 
 
 def loop_extents(loops: Sequence[scf.ForOp]) -> list[int] | None:
     """Each of `loops`' largest trip count over the iterations of the loops around
     it (its constant trip count where it has one); None as for `nest_runs`."""
     counted = _count(loops)
-    return None if counted is None else counted[1]
+    return None if counted is None else counted.extents
 
 
-def _count(loops: Sequence[scf.ForOp]) -> tuple[int, list[int]] | None:
-    """`nest_runs` and `loop_extents` of `loops`, by one visit of the outer
-    iterations whose inner bounds depend on them."""
+def trip_runs(loops: Sequence[scf.ForOp]) -> dict[int, int] | None:
+    """The runs of the innermost of `loops` (outermost first) per trip count: one
+    trip count for a nest of constant trip counts, each one the outer iterations
+    give it in a triangular nest (lu's `k < j` loop runs 0, 1, ..., 31 trips);
+    None as for `nest_runs`."""
+    counted = _count(loops)
+    return None if counted is None else counted.runs
+
+
+@dataclass
+class _Counted:
+    total: int
+    extents: list[int]
+    runs: dict[int, int]
+    """Runs of the innermost loop per trip count."""
+
+
+def _count(loops: Sequence[scf.ForOp]) -> _Counted | None:
+    """`nest_runs`, `loop_extents` and `trip_runs` of `loops`, by one visit of the
+    outer iterations whose inner bounds depend on them."""
     budget = [ENUMERATED_POINTS]
-    extents = [0] * len(loops)
+    counted = _Counted(0, [0] * len(loops), {})
+
+    def tally(trips: int, runs: int) -> None:
+        if runs:
+            counted.runs[trips] = counted.runs.get(trips, 0) + runs
 
     def count(depth: int, given: dict[SSAValue, int]) -> int:
         if depth == len(loops):
@@ -128,12 +149,18 @@ def _count(loops: Sequence[scf.ForOp]) -> tuple[int, list[int]] | None:
         if step <= 0:
             raise _RunTime
         trips = max(0, -(-(ub - lb) // step))
+        extents = counted.extents
         extents[depth] = max(extents[depth], trips)
         inner = [trip_count(each) for each in loops[depth + 1 :]]
         if all(t is not None for t in inner):
-            for k, t in enumerate(inner, depth + 1):
-                extents[k] = max(extents[k], t or 0)
-            return trips * prod(t or 0 for t in inner)
+            constant = [t or 0 for t in inner]
+            for k, t in enumerate(constant, depth + 1):
+                extents[k] = max(extents[k], t)
+            if constant:
+                tally(constant[-1], trips * prod(constant[:-1]))
+            else:
+                tally(trips, 1)
+            return trips * prod(constant)
         budget[0] -= trips
         if budget[0] < 0:
             raise _RunTime
@@ -141,16 +168,17 @@ def _count(loops: Sequence[scf.ForOp]) -> tuple[int, list[int]] | None:
         return sum(count(depth + 1, {**given, iv: lb + k * step}) for k in range(trips))
 
     try:
-        return count(0, {}), extents
+        counted.total = count(0, {})
     except _RunTime:
         return None
+    return counted
 
 
-def _window(access: Operation, function: func.FuncOp) -> tuple[Block, float, int] | None:
-    """The window `access` runs in: its block, the iterations of one run (the
-    trip count of an innermost loop, on average in a triangular nest, else 1)
-    and the runs (`nest_runs` of the loops around it); None if a trip count is
-    known only at run time."""
+def _window(access: Operation, function: func.FuncOp) -> tuple[Block, dict[int, int]] | None:
+    """The window `access` runs in: its block and its runs per iterations of a run
+    (the trip counts of an innermost loop, each as often as the loops around it
+    give it, `trip_runs`; else one iteration a run, `nest_runs` of the loops
+    around it); None if a trip count is known only at run time."""
     block = access.parent_block()
     owner = block.parent_op() if block is not None else None
     while isinstance(owner, scf.IfOp):
@@ -163,10 +191,10 @@ def _window(access: Operation, function: func.FuncOp) -> tuple[Block, float, int
         isinstance(o, scf.ForOp) for o in owner.body.walk()
     )
     if total is None or not innermost:
-        return None if total is None else (block, 1, total)
-    runs = nest_runs(loops[:-1])
-    assert runs is not None  # the outer loops of a nest that was counted
-    return block, total / runs if runs else 0, runs
+        return None if total is None else (block, {1: total})
+    runs = trip_runs(loops)
+    assert runs is not None  # the nest was counted
+    return block, runs
 
 
 def _in_window(block: Block) -> list[Operation]:
@@ -194,10 +222,10 @@ def saved_cycles(
     arrays = footprint(function, regions=False)
     arrays_fit = arrays <= machine.cache_bytes
     fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
-    windows: dict[Block, tuple[float, int]] = {}
+    windows: dict[Block, dict[int, int]] = {}
     # An access's window depends only on the block it sits in: one per block (a
     # fully unrolled body holds thousands of accesses in one block).
-    seen: dict[Block | None, tuple[Block, float, int] | None] = {}
+    seen: dict[Block | None, tuple[Block, dict[int, int]] | None] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
             block = op.parent_block()
@@ -206,7 +234,7 @@ def saved_cycles(
             window = seen[block]
             if window is None:
                 return None
-            windows[window[0]] = window[1:]
+            windows[window[0]] = window[1]
     # Where the tape does not fit beside the arrays, it pushes reused lines out of
     # the (LRU) cache: a reused line is evicted at most once more per cache's worth
     # of tape lines passing, and missed again in a group of its own; in FWD and REV.
@@ -223,30 +251,35 @@ def saved_cycles(
     reused_lines = min(cache_lines, -(-sum(static_bytes(a) for a in reused_arrays) // line))
     passes = -(-sum(static_bytes(r) for r in regions) // (cache_lines * line))
     saved = 0.0 if fits else 2.0 * passes * reused_lines * machine.dram_latency
-    for block, (iterations, runs) in windows.items():
+    mshrs, ports = machine.cache_mshrs, machine.cache_ports
+    for block, runs in windows.items():
         ops = _in_window(block)
         tape = [
             o for o in ops if isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
         ]
         primal = [o for o in ops if isinstance(o, memref.LoadOp | memref.StoreOp)]
-        words = iterations * ENTRY_BYTES / line
-        missing = sum(isinstance(o, region.StoreOp) or not fits for o in tape) * words
-        # Primal misses: none if the arrays stay in the cache, else the lines an
-        # access touches once, one per iteration where its stride spans a line.
-        primal_misses = (
-            0.0 if arrays_fit else iterations * sum(accesses.lines(o, line) for o in primal)
-        )
-        # The `cgra` model's rule for a kernel loop: max(compute, memory), memory the
-        # misses in groups of `mshrs`, each the DRAM latency, plus the hits over the
-        # ports. Compute is bounded below by the loop's recurrences; memory time
-        # under it is hidden with the tape or without.
-        mshrs, ports = machine.cache_mshrs, machine.cache_ports
-        after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
-        after += (len(primal) * iterations - primal_misses) / ports
-        before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
-        before += ((len(primal) + len(tape)) * iterations - primal_misses - missing) / ports
-        compute = iterations * _recurrence(block, machine) if iterations > 1 else 0.0
-        saved += runs * (max(before, compute) - max(after, compute))
+        # Primal misses per iteration: none if the arrays stay in the cache, else
+        # the lines an access touches once, one per iteration where its stride
+        # spans a line.
+        primal_lines = 0.0 if arrays_fit else sum(accesses.lines(o, line) for o in primal)
+        stored = sum(isinstance(o, region.StoreOp) or not fits for o in tape)
+        recurrence = _recurrence(block, machine) if any(n > 1 for n in runs) else 0
+        # Each trip count apart (a triangular nest's runs, `trip_runs`): max(compute,
+        # memory) is convex in the iterations, so at the mean trip count the short
+        # runs' misses would hide under the long runs' compute.
+        for iterations, count in runs.items():
+            missing = stored * iterations * ENTRY_BYTES / line
+            primal_misses = iterations * primal_lines
+            # The `cgra` model's rule for a kernel loop: max(compute, memory),
+            # memory the misses in groups of `mshrs`, each the DRAM latency, plus
+            # the hits over the ports. Compute is bounded below by the loop's
+            # recurrences; memory time under it is hidden with the tape or without.
+            after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
+            after += (len(primal) * iterations - primal_misses) / ports
+            before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
+            before += ((len(primal) + len(tape)) * iterations - primal_misses - missing) / ports
+            compute = iterations * recurrence if iterations > 1 else 0.0
+            saved += count * (max(before, compute) - max(after, compute))
     return saved
 
 
