@@ -470,15 +470,26 @@ def _groups(primal: float, tape: float, mshrs: int) -> float:
     return share * ceil((primal + tape) / share / mshrs)
 
 
-def _depth(ops: list[Operation], start: SSAValue | None) -> int:
-    """Integer ops on the longest chain from `start` (the tile index) within `ops`;
-    ops on constants alone fold away."""
-    depth: dict[SSAValue, int] = {} if start is None else {start: 0}
+def _depth(ops: Sequence[Operation], folded: set[SSAValue]) -> int:
+    """Integer ops on the longest chain within `ops`, from the values they read
+    from elsewhere (the tile index, an outer loop's index or trip count); ops on
+    constants and `folded` values alone fold away."""
+    inside = {result for op in ops for result in op.results}
+    depth: dict[SSAValue, int] = {}
     longest = 0
     for op in ops:
         if isinstance(op, arith.ConstantOp) or op.regions:
             continue
-        inputs = [depth[v] for v in op.operands if v in depth]
+        inputs = [
+            depth.get(v, 0)
+            for v in op.operands
+            if v in depth
+            or not (
+                v in inside
+                or v in folded
+                or (isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp))
+            )
+        ]
         if not inputs:
             continue
         for result in op.results:
@@ -487,10 +498,26 @@ def _depth(ops: list[Operation], start: SSAValue | None) -> int:
     return longest
 
 
+def _slice(value: SSAValue, block: Block) -> list[Operation]:
+    """The ops of `block` `value` is computed by, in block order."""
+    found: set[Operation] = set()
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, OpResult) and current.op.parent_block() is block:
+            if current.op not in found:
+                found.add(current.op)
+                pending += current.op.operands
+    return [op for op in block.ops if op in found]
+
+
 def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine) -> float:
-    """The cycles the layers of `regions` in the layered `function` add."""
+    """The cycles the layers of `regions` in the layered `function` add. A kernel
+    run once costs its schedule's length: its longest chain of integer ops at
+    `integer` each."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
+    counted: set[scf.ForOp] = set()
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
             isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
@@ -511,11 +538,22 @@ def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamM
         if loop is None:
             added += runs * 2 * kernel  # the stream op and the cut kernel
             continue
-        index = tile_loop.body.block.args[0] if isinstance(tile_loop, scf.ForOp) else None
-        if isinstance(tile_loop, scf.ForOp) and trip_count(tile_loop) == 1:
-            index = None  # one tile: its bounds are constants
-        chain = _depth(list(op.body.block.ops), index)
-        added += runs * ((chain * machine.integer + 1 if chain else 0) + kernel)
+        folded: set[SSAValue] = set()
+        if isinstance(tile_loop, scf.ForOp):
+            if trip_count(tile_loop) == 1:
+                folded.add(tile_loop.body.block.args[0])  # one tile: constant bounds
+            elif trip_count(tile_loop) is None and tile_loop not in counted:
+                # A run-time trip count: each run of the tile loop counts its tiles.
+                counted.add(tile_loop)
+                block = tile_loop.parent_block()
+                assert block is not None
+                outer = nest_runs(enclosing_loops(tile_loop, function))
+                chain = _depth(_slice(tile_loop.ub, block), set())
+                added += (outer or 0) * chain * machine.integer
+        # The tile's bounds and its stream's row count (computed beside them) are a
+        # kernel run once a tile; the stream op itself issues to the stream engine.
+        chain = _depth(list(op.body.block.ops), folded)
+        added += runs * chain * machine.integer
         if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
             per_iteration = loop.attributes[ROWS_PER_ITERATION]
             assert isinstance(per_iteration, builtin.IntegerAttr)
