@@ -40,6 +40,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.ragged import known_entries
 from lowering.layers.records import ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
 from lowering.scheduling.recurrence import recurrence_mii
@@ -76,12 +77,26 @@ def static_bytes(value: SSAValue) -> int:
     return 0
 
 
-def footprint(function: func.FuncOp, arrays: bool = True, regions: bool = True) -> int:
-    """Bytes of the function's arrays (arguments and allocations) and regions."""
+def footprint(
+    function: func.FuncOp, arrays: bool = True, regions: bool = True, triangles: bool = False
+) -> int:
+    """Bytes of the function's arrays (arguments and allocations) and regions of
+    static shape, and with `triangles` those whose ragged extents are functions of
+    their outer indices alone, by their entries (`lowering.ir.ragged.known_entries`)."""
     kinds = (memref.AllocOp,) * arrays + (region.AllocOp,) * regions
     values = [*function.body.block.args] if arrays else []
     values += [r for op in function.walk() if isinstance(op, kinds) for r in op.results]
-    return sum(static_bytes(v) for v in values)
+    return sum(static_bytes(v) or triangles * _triangle_bytes(v) for v in values)
+
+
+def _triangle_bytes(value: SSAValue) -> int:
+    """Bytes of a region whose ragged extents are functions of its outer indices
+    alone: its entries' structs (0 for any other value)."""
+    typ = value.type
+    if not isinstance(typ, region.RegionType) or not isinstance(value, OpResult):
+        return 0
+    entries = known_entries(value.op)
+    return 0 if entries is None else entries * typ.struct_bytes()
 
 
 ENUMERATED_POINTS = 1 << 16
@@ -222,6 +237,9 @@ def saved_cycles(
     arrays = footprint(function, regions=False)
     arrays_fit = arrays <= machine.cache_bytes
     fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
+    # REV reads a tape line again after the whole FWD tape has passed through the
+    # cache: they miss where arrays and tape, triangles included, exceed it.
+    rev_hits = arrays + footprint(function, arrays=False, triangles=True) <= machine.cache_bytes
     windows: dict[Block, dict[int, int]] = {}
     # An access's window depends only on the block it sits in: one per block (a
     # fully unrolled body holds thousands of accesses in one block).
@@ -262,7 +280,7 @@ def saved_cycles(
         # the lines an access touches once, one per iteration where its stride
         # spans a line.
         primal_lines = 0.0 if arrays_fit else sum(accesses.lines(o, line) for o in primal)
-        stored = sum(isinstance(o, region.StoreOp) or not fits for o in tape)
+        stored = sum(isinstance(o, region.StoreOp) or not rev_hits for o in tape)
         recurrence = _recurrence(block, machine) if any(n > 1 for n in runs) else 0
         # Each trip count apart (a triangular nest's runs, `trip_runs`): max(compute,
         # memory) is convex in the iterations, so at the mean trip count the short
