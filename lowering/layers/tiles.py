@@ -183,15 +183,6 @@ def _in_loop_body(access: Operation, loop: scf.ForOp) -> bool:
     return True
 
 
-def _ancestors(op: Operation) -> list[Operation]:
-    found: list[Operation] = []
-    parent = op.parent_op()
-    while parent is not None:
-        found.append(parent)
-        parent = parent.parent_op()
-    return found
-
-
 def tile_loop_of(loop: scf.ForOp) -> Operation:
     """The tile loop around a strip-mined loop (loop -> layer -> tile loop)."""
     layer_op = loop.parent_op()
@@ -225,8 +216,8 @@ def strip_mine(
     in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
     iteration trip-1-j, so REV tile `t` undoes FWD tile `first = count-1-t`: REV
     iterations [max(trip - (first+1)*T, 0), trip - first*T), computed as
-    [hi - min(hi, T), hi) with hi = (trip - (count-1)*T) + t*T where the first
-    term is computed once.
+    [hi - min(hi, T), hi) with hi = last + t*T, `last = (trip + T) - count*T`
+    (the end of REV's first tile) computed once before the tile loop.
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
@@ -235,13 +226,10 @@ def strip_mine(
     # REV tile `t` ends at iteration trip - (count-1-t)*T = last + t*T: `last`, the
     # end of REV's first tile, is the same for every tile, so each tile's bounds
     # are a chain of 4 integer ops, not 6 (each kernel run once costs its chain at
-    # `latencies.integer` an op under `cgra`). Computed here where it folds or the
-    # loop has no loop around it; else once per run of those loops, it could cost
-    # more than it saves (a single tile a run), and each tile computes its own.
-    hoisted = (isinstance(trip, int) and isinstance(count, int)) or not any(
-        isinstance(op, scf.ForOp) for op in _ancestors(loop)
-    )
-    last = outside.sub(trip, outside.mul(outside.sub(count, 1), tile)) if hoisted else None
+    # `latencies.integer` an op under `cgra`). Computed once per run of the loop,
+    # as `(trip + T) - count*T`: two ops after the count of tiles, beside the ops
+    # that compute it from the trip count, where `trip - (count-1)*T` takes three.
+    last = outside.sub(outside.add(trip, tile), outside.mul(count, tile))
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
@@ -268,11 +256,7 @@ def strip_mine(
         count_iter = tile if whole else index.min(tile, index.sub(trip, lo_iter))
         hi = index.value(index.add(lo, index.mul(count_iter, step)))
     else:
-        if last is not None:
-            hi_iter = index.add(last, index.mul(t, tile))
-        else:
-            first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
-            hi_iter = index.sub(trip, index.mul(first, tile))
+        hi_iter = index.add(last, index.mul(t, tile))
         hi = index.value(index.add(lb, index.mul(hi_iter, step)))
         count_iter = tile if whole else index.min(hi_iter, tile)
         lo = index.value(index.sub(hi, index.mul(count_iter, step)))
