@@ -229,7 +229,8 @@ def strip_mine(
     # `latencies.integer` an op under `cgra`). Computed once per run of the loop,
     # as `(trip + T) - count*T`: two ops after the count of tiles, beside the ops
     # that compute it from the trip count, where `trip - (count-1)*T` takes three.
-    last = outside.sub(outside.add(trip, tile), outside.mul(count, tile))
+    rev = phase is Phase.REV  # FWD tiles do not use it
+    last = outside.sub(outside.add(trip, tile), outside.mul(count, tile)) if rev else 0
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
