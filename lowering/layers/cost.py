@@ -8,25 +8,24 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
   loop, or of the straight-line ops of a loop body) is charged as the `cgra`
-  model charges a kernel loop, max(compute, memory), with and without the tape.
-  Compute is bounded below by the loop's recurrences; memory is the misses in
-  groups of `mshrs`, `dram_latency` a group, plus the hits over the `ports`. The
-  primal misses a line per line of elements an access touches once (a line an
-  iteration where its stride spans one); a tape line misses in FWD (its first
-  touch) and in REV unless the function's tape and arrays fit the cache; where
-  they do not, each cache's worth of tape lines may evict every reused line once
-  more (LRU), each missed again in a group of its own.
-* Added (`added_cycles`), from the layered IR: each layer executed runs its tile
-  bookkeeping (the bounds of its tile, a chain of integer ops on the tile index)
-  and its stream op as kernels run once, each its chain at `integer` per op plus
-  one cycle to issue; an iteration of a strip-mined loop whose body holds inner
-  loops computes its row offset as another such kernel; a piece of straight-line
-  stores cuts the kernel it sits in, one more kernel run once.
+  model charges a kernel loop, max(compute, memory), with and without the tape,
+  per trip count of its runs (`trip_runs`). Compute is bounded below by the
+  loop's recurrences; memory is the misses in groups of `mshrs`, `dram_latency`
+  a group, plus the hits over the `ports`. The primal misses a line per line of
+  elements an access touches once (a line an iteration where its stride spans
+  one); a tape line misses in FWD (its first touch) and in REV unless the tape (a
+  triangle's by its entries) and arrays fit the cache; where those of static size
+  do not, each cache's worth of tape lines may evict every reused line once more
+  (LRU), each missed again in a group of its own.
+* Added (`added_cycles`), from the layered IR: kernels run once, each its longest
+  chain of integer ops at `integer` each: a layer's tile bounds and row count, a
+  run-time tile loop's count of tiles (once per run); a row offset per iteration
+  of a tile whose body holds inner loops, and a piece of straight-line stores
+  (the kernel it cuts, its stream op), each `integer` + 1 a kernel.
 
-Trip counts are the loops' constants, or, in a triangular nest (a bound computed
-from an outer loop's index), the iterations counted over the outer ones
-(`nest_runs`). A nest whose trip counts depend on the function's arguments is
-streamed (no estimate).
+Trip counts are the loops' constants, or, in a triangular nest, counted over the
+outer iterations (`nest_runs`, `trip_runs`). A nest whose trip counts depend on
+the function's arguments is streamed (no estimate).
 """
 
 from __future__ import annotations
