@@ -183,6 +183,15 @@ def _in_loop_body(access: Operation, loop: scf.ForOp) -> bool:
     return True
 
 
+def _ancestors(op: Operation) -> list[Operation]:
+    found: list[Operation] = []
+    parent = op.parent_op()
+    while parent is not None:
+        found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
 def tile_loop_of(loop: scf.ForOp) -> Operation:
     """The tile loop around a strip-mined loop (loop -> layer -> tile loop)."""
     layer_op = loop.parent_op()
@@ -216,21 +225,28 @@ def strip_mine(
     in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
     iteration trip-1-j, so REV tile `t` undoes FWD tile `first = count-1-t`: REV
     iterations [max(trip - (first+1)*T, 0), trip - first*T), computed as
-    [hi - min(hi, T), hi) with hi = last + t*T, `last = (trip + T) - count*T`
-    (the end of REV's first tile) computed once before the tile loop.
+    [hi - min(hi, T), hi) with hi = (trip + T) - (count-t)*T, or `last + t*T`
+    where `last = (trip + T) - count*T` (the end of REV's first tile) is computed
+    once.
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
     outside = IndexBuilder(InsertPoint.before(loop), int_type)
     zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
-    # REV tile `t` ends at iteration trip - (count-1-t)*T = last + t*T: `last`, the
-    # end of REV's first tile, is the same for every tile, so each tile's bounds
-    # are a chain of 4 integer ops, not 6 (each kernel run once costs its chain at
-    # `latencies.integer` an op under `cgra`). Computed once per run of the loop,
-    # as `(trip + T) - count*T`: two ops after the count of tiles, beside the ops
-    # that compute it from the trip count, where `trip - (count-1)*T` takes three.
-    rev = phase is Phase.REV  # FWD tiles do not use it
-    last = outside.sub(outside.add(trip, tile), outside.mul(count, tile)) if rev else 0
+    # REV tile `t` ends at iteration trip - (count-1-t)*T = (trip + T) - (count-t)*T,
+    # a chain of 3 integer ops on `t` (`trip + T` beside it): its bounds take 5, not
+    # the 6 of `count-1`, `-t`, `*T`, `trip -` (each kernel run once costs its chain
+    # at `latencies.integer` an op under `cgra`). Where `last = (trip + T) -
+    # count*T`, the end of REV's first tile, folds to a constant or the loop has no
+    # loop around it, it is computed once and the end is `last + t*T`: 4 ops. Inside
+    # a loop it would cost its ops once per run, as much as it saves a tile where a
+    # run holds one tile.
+    once = (isinstance(trip, int) and isinstance(count, int)) or not any(
+        isinstance(op, scf.ForOp) for op in _ancestors(loop)
+    )
+    last = None
+    if phase is Phase.REV and once:
+        last = outside.sub(outside.add(trip, tile), outside.mul(count, tile))
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
@@ -257,7 +273,10 @@ def strip_mine(
         count_iter = tile if whole else index.min(tile, index.sub(trip, lo_iter))
         hi = index.value(index.add(lo, index.mul(count_iter, step)))
     else:
-        hi_iter = index.add(last, index.mul(t, tile))
+        if last is not None:
+            hi_iter = index.add(last, index.mul(t, tile))
+        else:
+            hi_iter = index.sub(index.add(trip, tile), index.mul(index.sub(count, t), tile))
         hi = index.value(index.add(lb, index.mul(hi_iter, step)))
         count_iter = tile if whole else index.min(hi_iter, tile)
         lo = index.value(index.sub(hi, index.mul(count_iter, step)))

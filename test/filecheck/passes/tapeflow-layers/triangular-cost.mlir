@@ -2,6 +2,7 @@
 // such a nest gets an estimate (a nest bounded by a function argument still gets
 // none: run-time-nest.mlir).
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/triangular-rows.mlir 2>&1 >/dev/null | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64}' %S/Inputs/triangular-rows.mlir | filecheck %s --check-prefix=REV
 
 // Enzyme caches x[j] per (i, j), 28 values in the 8 runs of the inner loop, of
 // 0, 1, ..., 7 iterations, each trip count priced apart (the window's cycles,
@@ -17,3 +18,20 @@
 // (1.5 against 1): 0.5. In all, 241.25.
 // CHECK: layer 0/1 !region.region<8x?, [f64]>: 8x1 entries, tile of iterations
 // CHECK: nest #1 !region.region<8x?, [f64]>: streamed (cost model: streaming saves at most 241 cycles, adds
+
+// Inside the outer loop, REV tile u of the inner loop (trip and count of tiles
+// computed per run) ends at (trip + 8) - (count - u) * 8: 3 integer ops on u, 5
+// with its start, min(end, 8) before it.
+// REV:      layer.layer 3 rev partner 2
+// REV:      %[[TRIP:[^ ]+]] = arith.maxsi
+// REV:      %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
+// REV:      scf.for %[[U:[^ ]+]] = %{{.*}} to %[[COUNT]] step
+// REV-NEXT:   layer.layer 1 rev partner 0
+// REV-NEXT:     layer.salloc base 0 capacity 64 : !layer.spad<8x1>
+// REV:          %[[PAD:[^ ]+]] = arith.addi %[[TRIP]], %{{.*}} : index
+// REV-NEXT:     %[[LEFT:[^ ]+]] = arith.subi %[[COUNT]], %[[U]] : index
+// REV:          %[[BACK:[^ ]+]] = arith.muli %[[LEFT]], %{{.*}} : index
+// REV-NEXT:     %[[HI:[^ ]+]] = arith.subi %[[PAD]], %[[BACK]] : index
+// REV:          %[[N:[^ ]+]] = arith.minsi %[[HI]], %{{.*}} : index
+// REV-NEXT:     %[[LO:[^ ]+]] = arith.subi %[[HI]], %[[N]] : index
+// REV-NEXT:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step
