@@ -225,23 +225,28 @@ def strip_mine(
     in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
     iteration trip-1-j, so REV tile `t` undoes FWD tile `first = count-1-t`: REV
     iterations [max(trip - (first+1)*T, 0), trip - first*T), computed as
-    [hi - min(hi, T), hi) with hi = (trip - (count-1)*T) + t*T where the first
-    term is computed once.
+    [hi - min(hi, T), hi) with hi = (trip + T) - (count-t)*T, or `last + t*T`
+    where `last = (trip + T) - count*T` (the end of REV's first tile) is computed
+    once.
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
     outside = IndexBuilder(InsertPoint.before(loop), int_type)
     zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
-    # REV tile `t` ends at iteration trip - (count-1-t)*T = last + t*T: `last`, the
-    # end of REV's first tile, is the same for every tile, so each tile's bounds
-    # are a chain of 4 integer ops, not 6 (each kernel run once costs its chain at
-    # `latencies.integer` an op under `cgra`). Computed here where it folds or the
-    # loop has no loop around it; else once per run of those loops, it could cost
-    # more than it saves (a single tile a run), and each tile computes its own.
-    hoisted = (isinstance(trip, int) and isinstance(count, int)) or not any(
+    # REV tile `t` ends at iteration trip - (count-1-t)*T = (trip + T) - (count-t)*T,
+    # a chain of 3 integer ops on `t` (`trip + T` beside it): its bounds take 5, not
+    # the 6 of `count-1`, `-t`, `*T`, `trip -` (each kernel run once costs its chain
+    # at `latencies.integer` an op under `cgra`). Where `last = (trip + T) -
+    # count*T`, the end of REV's first tile, folds to a constant or the loop has no
+    # loop around it, it is computed once and the end is `last + t*T`: 4 ops. Inside
+    # a loop it would cost its ops once per run, as much as it saves a tile where a
+    # run holds one tile.
+    once = (isinstance(trip, int) and isinstance(count, int)) or not any(
         isinstance(op, scf.ForOp) for op in _ancestors(loop)
     )
-    last = outside.sub(trip, outside.mul(outside.sub(count, 1), tile)) if hoisted else None
+    last = None
+    if phase is Phase.REV and once:
+        last = outside.sub(outside.add(trip, tile), outside.mul(count, tile))
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
     tile_loop = scf.ForOp(zero, tiles, one, inits, body)
@@ -271,8 +276,7 @@ def strip_mine(
         if last is not None:
             hi_iter = index.add(last, index.mul(t, tile))
         else:
-            first = index.sub(index.sub(count, 1), t)  # the FWD tile this REV layer undoes
-            hi_iter = index.sub(trip, index.mul(first, tile))
+            hi_iter = index.sub(index.add(trip, tile), index.mul(index.sub(count, t), tile))
         hi = index.value(index.add(lb, index.mul(hi_iter, step)))
         count_iter = tile if whole else index.min(hi_iter, tile)
         lo = index.value(index.sub(hi, index.mul(count_iter, step)))
