@@ -143,25 +143,23 @@ def layer_body(
     tile: layer.SpadType,
 ) -> tuple[int, int]:
     """
-    One FWD layer per iteration of `loop`, holding its body from the first op that
-    stores any of `stores` to the last (inner loops, the values cached beside them
-    and the compute between), and its REV partner in the body of `rev_loop` (which
-    mirrors `loop` and accesses no other tape), from the first op that loads any
-    of those values to the last. The tile `tile` holds one iteration's values, laid
+    One FWD layer per iteration of `loop`, holding its body (`stores`: inner loops,
+    the values cached beside them and the compute around them), as a strip-mined
+    loop's tile holds its iterations, and its REV partner holding the body of
+    `rev_loop`, which mirrors `loop` and accesses no other tape. The tile `tile`
+    holds one iteration's values, laid
     out as a strip-mined loop's (`lowering.layers.layout`); REV visits the
     iterations in the inverse order, so the tiles form a stack. A tile of one
     iteration this way needs no tile loop or bounds: one layer where a tile of the
     inner loop and a piece of the per-iteration values made two.
     """
     ident = state.new_ids()
-    for body, accesses, (mine, partner), phase in (
-        (loop.body.block, set(stores), ident, Phase.FWD),
-        (rev_loop.body.block, set(state.loads_of(stores)), ident[::-1], Phase.REV),
+    for each, (mine, partner), phase in (
+        (loop, ident, Phase.FWD),
+        (rev_loop, ident[::-1], Phase.REV),
     ):
-        ops = list(body.ops)[:-1]  # not the yield
-        holding = [i for i, op in enumerate(ops) if accesses & set(op.walk())]
-        span = ops[holding[0] : holding[-1] + 1]
-        wrap(span, mine, phase, partner, tile, state.spad_bytes, InsertPoint.before(span[0]))
+        body = list(each.body.block.ops)[:-1]  # not the yield
+        wrap(body, mine, phase, partner, tile, state.spad_bytes, InsertPoint.before(body[0]))
     return ident
 
 
