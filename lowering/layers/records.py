@@ -104,7 +104,7 @@ class LayersReport:
             if r.body:
                 kind = "tile of one iteration, its body"
             runs = f"runs {r.instances} times"
-            if r.run_time and r.tiled:
+            if r.run_time and r.tiled and not r.body:
                 runs = (
                     f"runs ceil(trip count / {r.tile_iterations}) times per run of the loops "
                     "around it (known at run time)"

@@ -39,6 +39,24 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     tile = state.loop_entries(per_iteration) // per_iteration
     rows = plan.layout.rows_per_iteration
     spad = layer.SpadType(tile * rows, plan.layout.slots)
+    if tile == 1 and _holds_loops(plan.fwd):
+        # One iteration a tile, of a loop around inner loops: the body is the
+        # layer, as for a constant trip count (`try_tile`).
+        fwd_id, rev_id = layer_body(state, plan.fwd, plan.rev, list(plan.stores), spad)
+        state.report.layers.append(
+            LayerRecord(
+                fwd_id,
+                rev_id,
+                regions_named(list(plan.stores)),
+                rows,
+                plan.layout.slots,
+                True,
+                0,
+                run_time=True,
+                body=True,
+            )
+        )
+        return True
     fwd_id, rev_id = state.new_ids()
     for loop, ident, partner, phase in (
         (plan.fwd, fwd_id, rev_id, Phase.FWD),
@@ -126,7 +144,7 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         # nothing into fewer layers that matter (LeNet is 1.3% slower under salam).
         return False
     spad = layer.SpadType(tile * layout.rows_per_iteration, layout.slots)
-    if tile == 1 < trip and any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
+    if tile == 1 < trip and _holds_loops(loop):
         # One iteration a tile, of a loop around inner loops: strip-mined, each
         # tile would compute its bounds and rows for nothing (MTTKRP was 3% slower
         # under cgra than with the inner loop tiled); the iteration's body is one
@@ -182,6 +200,10 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         )
     )
     return True
+
+
+def _holds_loops(loop: scf.ForOp) -> bool:
+    return any(isinstance(o, scf.ForOp) for o in loop.body.walk())
 
 
 def regions_named(stores: list[region.StoreOp]) -> str:

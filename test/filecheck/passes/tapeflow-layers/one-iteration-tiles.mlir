@@ -55,3 +55,15 @@
 // STREAMS:      layer.layer 1 rev partner 0
 // STREAMS:      %[[REV:.*]] = arith.constant 5 : index
 // STREAMS-NEXT: stream.rev %{{.*}} rows %[[REV]] to %{{.*}} of 0 : !layer.spad<5x1>
+
+// The same for a loop of run-time trip count: an embedding bag's index loop (its
+// bounds loaded from the offsets) caches 2 values an index and 1 a feature of its
+// 3-feature inner loop, 5 entries an index; a 64 B tile holds one: the index
+// loop's body is the layer, with no run-time tile count or bounds.
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64 stream=always stats=true}' %S/../../../../tapeflow_benchmarks/mlir/embbag.small.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=RUNTIME
+// RUNTIME: layer 0/1 !region.region<5x?, [index, f64]>, !region.region<5x?x3, [f64]>: 5x1 entries, tile of one iteration, its body, runs once per iteration of its loops (trip counts known at run time)
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64 stream=always}' %S/../../../../tapeflow_benchmarks/mlir/embbag.small.mlir | filecheck %s --check-prefix=RUNTIME-IR
+// RUNTIME-IR:      func.func private @diffeembbag
+// RUNTIME-IR:      scf.for %{{.*}} = %{{[0-9]+}} to %{{[0-9]+}} step %c1 {
+// RUNTIME-IR-NEXT:   layer.layer 0 fwd partner 1 {
+// RUNTIME-IR-NEXT:     layer.salloc base 0 capacity 64 : !layer.spad<5x1>
