@@ -87,7 +87,9 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
     index = IndexBuilder(at)
     loop = _tile_loop(op)
     if loop is None:  # a piece, or a loop body's iteration: the whole tile
-        return index.value(op.salloc.tile.type.rows.data)
+        tile = op.salloc.tile.type
+        assert isinstance(tile, layer.SpadType)
+        return index.value(tile.rows.data)
     per_iteration = loop.attributes[ROWS_PER_ITERATION]
     assert isinstance(per_iteration, builtin.IntegerAttr)
     step = constant_value(loop.step)

@@ -136,22 +136,17 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
 
 
 def layer_body(
-    state: LayeringState,
-    loop: scf.ForOp,
-    rev_loop: scf.ForOp,
-    stores: Sequence[region.StoreOp],
-    tile: layer.SpadType,
+    state: LayeringState, loop: scf.ForOp, rev_loop: scf.ForOp, tile: layer.SpadType
 ) -> tuple[int, int]:
     """
-    One FWD layer per iteration of `loop`, holding its body (`stores`: inner loops,
-    the values cached beside them and the compute around them), as a strip-mined
-    loop's tile holds its iterations, and its REV partner holding the body of
-    `rev_loop`, which mirrors `loop` and accesses no other tape. The tile `tile`
-    holds one iteration's values, laid
-    out as a strip-mined loop's (`lowering.layers.layout`); REV visits the
-    iterations in the inverse order, so the tiles form a stack. A tile of one
-    iteration this way needs no tile loop or bounds: one layer where a tile of the
-    inner loop and a piece of the per-iteration values made two.
+    One FWD layer per iteration of `loop`, holding its body (inner loops, the
+    values cached beside them and the compute around them) as a strip-mined loop's
+    tile of one iteration holds it, `tile` laid out as such
+    (`lowering.layers.layout`), and its REV partner holding the body of `rev_loop`,
+    which mirrors `loop` and accesses no other tape. REV visits the iterations in
+    the inverse order, so the tiles form a stack. No tile loop or bounds: one
+    layer where a tile of the inner loop and a piece of the per-iteration values
+    made two.
     """
     ident = state.new_ids()
     for each, (mine, partner), phase in (
