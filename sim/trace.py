@@ -72,6 +72,10 @@ class MemoryTrace:
     _full: tuple[tuple[int, int], np.ndarray] | None = None
     """The whole trace (`resolved`), with the lengths of `packed` and of the
     runs it was made from."""
+    _marks: (
+        tuple[tuple[int, int], list[tuple[DeferredLoop, np.ndarray, array]], np.ndarray] | None
+    ) = None
+    """`_markers`, with the lengths it was made from."""
 
     def mark_tape(self, arr: np.ndarray) -> None:
         """Count every later access of this buffer as tape traffic (Enzyme's
@@ -210,7 +214,10 @@ class MemoryTrace:
     def _markers(self) -> tuple[list[tuple[DeferredLoop, np.ndarray, array]], np.ndarray]:
         """(per deferred loop with runs: it, its runs' records, its other accesses'
         entries; per position of `packed`, the entries the markers before it
-        stand for beyond their one)."""
+        stand for beyond their one), kept until more is recorded."""
+        key = self._recorded()
+        if self._marks is not None and self._marks[0] == key:
+            return self._marks[1], self._marks[2]
         loops, positions, extra = [], [], []
         for loop, runs, entries in self.deferred:
             if runs:
@@ -222,7 +229,12 @@ class MemoryTrace:
         if loops:
             shift[np.concatenate(positions) + 1] = np.concatenate(extra)
             np.cumsum(shift, out=shift)
+        self._marks = (key, loops, shift)
         return loops, shift
+
+    def _recorded(self) -> tuple[int, int]:
+        """The lengths of `packed` and of the runs recorded so far."""
+        return len(self.packed), sum(len(runs) for _, runs, _ in self.deferred)
 
     def full_positions(self, lengths: np.ndarray) -> np.ndarray:
         """`lengths` of `packed` (as read during the run; -1: none) as positions
@@ -235,7 +247,7 @@ class MemoryTrace:
     def resolved(self) -> np.ndarray:
         """Every access's packed entry, the deferred runs' computed in place of
         their markers (kept until more is recorded)."""
-        key = (len(self.packed), sum(len(runs) for _, runs, _ in self.deferred))
+        key = self._recorded()
         if self._full is not None and self._full[0] == key:
             return self._full[1]
         packed = (
@@ -251,8 +263,10 @@ class MemoryTrace:
                 kept[records[:, 0]] = False
             full[np.flatnonzero(kept) + shift[:-1][kept]] = packed[kept]
             for loop, records, entries in loops:
-                records[:, 0] += shift[records[:, 0]]
+                markers = records[:, 0].copy()
+                records[:, 0] += shift[markers]  # where the run's entries start
                 loop.fill(full, records, np.array(entries, dtype=np.int64))
+                records[:, 0] = markers
         del packed  # before `packed` grows again
         self._full = (key, full)
         return full
