@@ -7,8 +7,10 @@ Each access is one 8-byte word inside one line (the executor's buffers are
 aligned, their elements 8 bytes). A miss brings the line in (a store too: write-
 allocate); evicting a dirty line writes it back. `flush` writes back the dirty
 lines left at the end, so that DRAM write traffic is complete. Each write-back
-names its line (`CacheResult.victim`, `flushed`), so that its traffic is credited
-to the buffer the line belongs to, not to the access that evicted it.
+names its line (`CacheResult.evicted_at` and `evicted`, `flushed`; `victim`, per
+access, is built on request), so that its traffic is credited to the buffer the
+line belongs to, not to the access that evicted it. Addresses are byte addresses
+from 0, as the executor lays its buffers out (the replays use negative sentinels).
 
 With true LRU (the default), a cache of up to `VECTOR_WAYS` ways is simulated
 in numpy alone, its LRU stacks a depth at a time (`_replay_stack`); with more,
@@ -97,7 +99,7 @@ def simulate_cache(
 ) -> CacheResult:
     config.validate()
     shift = config.line_bytes.bit_length() - 1
-    addresses = np.asarray(addresses, dtype=np.int64)
+    addresses = _checked(addresses)
     writes = np.asarray(writes, dtype=bool)
     if config.lru_on_write and addresses.size and config.assoc <= VECTOR_WAYS:
         lines = _narrow_lines(addresses, shift)
@@ -108,10 +110,23 @@ def simulate_cache(
     return _replay(lines, writes, config, flush)
 
 
+def _checked(addresses: np.ndarray) -> np.ndarray:
+    """`addresses` as 64-bit integers, if none is negative."""
+    addresses = np.asarray(addresses, dtype=np.int64)
+    if addresses.size and int(addresses.min()) < 0:
+        at = int(np.argmax(addresses < 0))
+        raise ValueError(
+            f"cache replay: access {at} has the negative address {int(addresses[at])}; "
+            "addresses are byte offsets from 0 (the replay's sentinels are negative)"
+        )
+    return addresses
+
+
 def _narrow_lines(addresses: np.ndarray, shift: int) -> np.ndarray:
-    """`addresses >> shift`, as 32-bit integers where every line fits (half the
-    bytes for the sorts and gathers to move), computed into them in one pass."""
-    if 0 <= int(addresses.min()) and int(addresses.max()) >> shift < 1 << 31:
+    """`addresses >> shift` (`addresses` not negative), as 32-bit integers where
+    every line fits (half the bytes for the sorts and gathers to move), computed
+    into them in one pass."""
+    if int(addresses.max()) >> shift < 1 << 31:
         lines = np.empty(addresses.size, dtype=np.int32)
         return np.right_shift(addresses, shift, out=lines, casting="unsafe")
     return addresses >> shift
@@ -233,7 +248,9 @@ def _position_bits(n: int) -> int:
 def _by_set(lines: np.ndarray, sets: int) -> np.ndarray:
     """The stable order of `lines` by set (`_stable_order` of the set numbers,
     computed into 32-bit words in one pass where the sort takes them, else in
-    as few bytes as they take)."""
+    as few bytes as they take). One set: the accesses' own order."""
+    if sets == 1:
+        return np.arange(lines.size, dtype=np.intp)
     bits = (sets - 1).bit_length()
     if bits + _position_bits(lines.size) <= 32:
         keys = np.empty(lines.size, dtype=np.uint32)
@@ -359,6 +376,7 @@ def simulate_caches(
     `lru_on_write=False` a write hit leaves the order as it is, so that a smaller
     cache's content is not always in a larger one's and no one replay serves
     several."""
+    addresses = _checked(addresses)
     results: dict[CacheConfig, CacheResult] = {}
     shared: dict[tuple[int, int], list[CacheConfig]] = {}
     for config in dict.fromkeys(configs):
@@ -373,7 +391,7 @@ def simulate_caches(
             results.update({c: simulate_cache(addresses, writes, c, flush) for c in group})
             continue
         shift = line_bytes.bit_length() - 1
-        lines = np.asarray(addresses, dtype=np.int64) >> shift
+        lines = addresses >> shift
         by_ways = _replay_ways(lines, np.asarray(writes, dtype=bool), sets, ways, flush)
         results.update({c: by_ways[c.assoc] for c in group})
     return results

@@ -19,9 +19,9 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   (LRU), each missed again in a group of its own.
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
   chain of integer ops at `integer` each: a layer's tile bounds and row count, a
-  run-time tile loop's count of tiles (once per run); a row offset per iteration
-  of a tile whose body holds inner loops, and a piece of straight-line stores
-  (the kernel it cuts, its stream op), each `integer` + 1 a kernel.
+  run-time tile loop's count of tiles (its own ops, once per run); a row offset
+  per iteration of a tile whose body holds inner loops, and a piece of
+  straight-line stores (its cut kernel, its stream op), `integer` + 1 a kernel.
 
 Trip counts are the loops' constants, or, in a triangular nest, counted over the
 outer iterations (`nest_runs`, `trip_runs`). A nest whose trip counts depend on
@@ -199,16 +199,13 @@ def _window(access: Operation, function: func.FuncOp) -> tuple[Block, dict[int, 
         block = owner.parent_block()
         owner = block.parent_op() if block is not None else None
     assert block is not None
-    loops = enclosing_loops(access, function)
-    total = nest_runs(loops)
+    counted = _count(enclosing_loops(access, function))
+    if counted is None:
+        return None
     innermost = isinstance(owner, scf.ForOp) and not any(
         isinstance(o, scf.ForOp) for o in owner.body.walk()
     )
-    if total is None or not innermost:
-        return None if total is None else (block, {1: total})
-    runs = trip_runs(loops)
-    assert runs is not None  # the nest was counted
-    return block, runs
+    return block, counted.runs if innermost else {1: counted.total}
 
 
 def _in_window(block: Block) -> list[Operation]:
@@ -515,17 +512,23 @@ def _depth(ops: Sequence[Operation], folded: set[SSAValue]) -> int:
     return longest
 
 
-def _slice(value: SSAValue, block: Block) -> list[Operation]:
-    """The ops of `block` `value` is computed by, in block order."""
-    found: set[Operation] = set()
-    pending = [value]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, OpResult) and current.op.parent_block() is block:
-            if current.op not in found:
-                found.add(current.op)
-                pending += current.op.operands
-    return [op for op in block.ops if op in found]
+def _tile_count(loop: scf.ForOp) -> list[Operation]:
+    """The ops of the block around `loop` that compute its upper bound (its count
+    of tiles) for it alone, in block order: an op whose results have users other
+    than these, `loop` or the ops inside it (such as Enzyme's reversed index,
+    computed without streaming) is not charged to the tile count."""
+    block = loop.parent_block()
+    assert block is not None
+    found: set[Operation] = {loop}
+    wanted: set[SSAValue] = {loop.ub}
+    for op in reversed(list(block.ops)):
+        if op in found or not any(result in wanted for result in op.results):
+            continue
+        users = {block.find_ancestor_op_in_block(u.operation) for r in op.results for u in r.uses}
+        if users <= found:
+            found.add(op)
+            wanted.update(op.operands)
+    return [op for op in block.ops if op in found and op is not loop]
 
 
 def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine) -> float:
@@ -534,7 +537,6 @@ def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamM
     `integer` each."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
-    counted: set[scf.ForOp] = set()
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
             isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
@@ -559,13 +561,10 @@ def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamM
         if isinstance(tile_loop, scf.ForOp):
             if trip_count(tile_loop) == 1:
                 folded.add(tile_loop.body.block.args[0])  # one tile: constant bounds
-            elif trip_count(tile_loop) is None and tile_loop not in counted:
+            elif trip_count(tile_loop) is None:
                 # A run-time trip count: each run of the tile loop counts its tiles.
-                counted.add(tile_loop)
-                block = tile_loop.parent_block()
-                assert block is not None
                 outer = nest_runs(enclosing_loops(tile_loop, function))
-                chain = _depth(_slice(tile_loop.ub, block), set())
+                chain = _depth(_tile_count(tile_loop), set())
                 added += (outer or 0) * chain * machine.integer
         # The tile's bounds and its stream's row count (computed beside them) are a
         # kernel run once a tile; the stream op itself issues to the stream engine.

@@ -303,6 +303,24 @@ def test_the_packed_sort_is_a_stable_order(size: int, bits: int) -> None:
     keys = np.random.default_rng(size + bits).integers(0, 1 << bits, size).astype(np.uint16)
     order = _stable_order(keys, bits)
     assert order.tolist() == np.argsort(keys, kind="stable").tolist()
+    # 32-bit unsigned keys are sorted in place (the caller's scratch): a copy.
+    wide = keys.astype(np.uint32)
+    order = _stable_order(wide.copy(), bits)
+    assert order.tolist() == np.argsort(wide, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_a_negative_address_is_refused(many: bool) -> None:
+    """The replays mark empty ways and padding with negative lines: a negative
+    address (which the executor never makes) is refused, naming the access."""
+    addresses = np.array([0, 64, -64, 128])
+    writes = np.zeros(4, dtype=bool)
+    configs = [CacheConfig(size_bytes=64 * w, assoc=w) for w in (1, 16, 32)]
+    with pytest.raises(ValueError, match="access 2 has the negative address -64"):
+        if many:
+            simulate_caches(addresses, writes, configs)
+        else:
+            simulate_cache(addresses, writes, configs[1])
 
 
 def test_one_pass_over_ways_hand_computed() -> None:
