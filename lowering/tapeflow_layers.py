@@ -6,12 +6,13 @@ The forward (FWD) dataflow is cut into layers whose tape stores fit one scratchp
 of `spad-bytes` bytes, each with a reverse (REV) partner holding the loads of the
 same values; a layer starts with `layer.salloc` and ends with `layer.barrier`, FWD
 layers run in program order and their partners in the inverse order, so one
-region's tiles form a stack. Two shapes of layer: *tiles of iterations* (a loop
+region's tiles form a stack. Shapes of layer: *tiles of iterations* (a loop
 whose REV loop mirrors it is strip-mined, a tile carrying every region its
 iterations write, `lowering.layers.tiles` and `layout`; loops of run-time trip
-count once `lowering.layers.run_time` proves the mirror symbolically) and *pieces
-of one iteration* (a body's straight-line stores cut into pieces that fit,
-`lowering.layers.pieces`), conditional pieces under branches.
+count once `lowering.layers.run_time` proves the mirror symbolically; where one
+iteration around inner loops fits a tile but two do not, the iteration's body)
+and *pieces of one iteration* (a body's straight-line stores cut into pieces that
+fit, `lowering.layers.pieces`), conditional pieces under branches.
 
 Nothing Enzyme produces is rejected: a region that cannot be layered is *kept* in
 DRAM, read through the cache, its `region.alloc` marked `tapeflow.kept` with the

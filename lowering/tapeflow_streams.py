@@ -86,8 +86,10 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
     """The rows of the tile the layer fills (FWD) or consumes (REV)."""
     index = IndexBuilder(at)
     loop = _tile_loop(op)
-    if loop is None:
-        return index.value(1)
+    if loop is None:  # a piece, or a loop body's iteration: the whole tile
+        tile = op.salloc.tile.type
+        assert isinstance(tile, layer.SpadType)
+        return index.value(tile.rows.data)
     per_iteration = loop.attributes[ROWS_PER_ITERATION]
     assert isinstance(per_iteration, builtin.IntegerAttr)
     step = constant_value(loop.step)

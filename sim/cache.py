@@ -37,19 +37,41 @@ class CacheResult:
     """Per access: True for a hit."""
     writebacks: int
     """Dirty lines written back (evictions, plus the final flush if asked)."""
-    victim: np.ndarray
-    """Per access: the dirty line its miss evicted and wrote back, or -1 (as a
-    line number: the address over the line size). The write-back is the victim
-    line's traffic, whichever access caused it."""
+    evicted_at: np.ndarray
+    """The positions, in order, of the accesses whose miss evicted a dirty line
+    and wrote it back."""
+    evicted: np.ndarray
+    """Per access of `evicted_at`, the line it wrote back (as a line number: the
+    address over the line size). The write-back is the victim line's traffic,
+    whichever access caused it."""
     flushed: np.ndarray
     """The dirty lines written back by the final flush (empty without one)."""
     miss_lines: int
     """Lines brought in from DRAM (one per miss)."""
 
+    @classmethod
+    def of_victims(
+        cls, hit: np.ndarray, writebacks: int, victim: np.ndarray, flushed: np.ndarray
+    ) -> CacheResult:
+        """The result of a replay that found `victim` (as `CacheResult.victim`)."""
+        evicted_at = np.flatnonzero(victim >= 0)
+        misses = int(hit.size - np.count_nonzero(hit))
+        return cls(hit, writebacks, evicted_at, victim[evicted_at], flushed, misses)
+
+    @cached_property
+    def victim(self) -> np.ndarray:
+        """Per access: the dirty line its miss evicted and wrote back, or -1
+        (made when asked: the report reads `evicted_at` and `evicted` alone)."""
+        victim = np.full(self.hit.size, -1, dtype=np.int64)
+        victim[self.evicted_at] = self.evicted
+        return victim
+
     @property
     def evicts_dirty(self) -> np.ndarray:
         """Per access: True if its miss evicted a dirty line (a write-back)."""
-        return self.victim >= 0
+        evicts = np.zeros(self.hit.size, dtype=bool)
+        evicts[self.evicted_at] = True
+        return evicts
 
     @cached_property
     def missed_at(self) -> np.ndarray:
@@ -57,18 +79,13 @@ class CacheResult:
         and the DRAM attribution both read them)."""
         return np.flatnonzero(~self.hit)
 
-    @cached_property
-    def evicted_at(self) -> np.ndarray:
-        """The positions of the accesses whose miss wrote a dirty line back."""
-        return np.flatnonzero(self.victim >= 0)
-
     @property
     def hits(self) -> int:
-        return int(np.count_nonzero(self.hit))
+        return int(self.hit.size - self.missed_at.size)
 
     @property
     def misses(self) -> int:
-        return int(self.hit.size - self.hits)
+        return int(self.missed_at.size)
 
     @property
     def hit_rate(self) -> float:
@@ -80,13 +97,24 @@ def simulate_cache(
 ) -> CacheResult:
     config.validate()
     shift = config.line_bytes.bit_length() - 1
-    lines = np.asarray(addresses, dtype=np.int64) >> shift
+    addresses = np.asarray(addresses, dtype=np.int64)
     writes = np.asarray(writes, dtype=bool)
+    if config.lru_on_write and addresses.size and config.assoc <= VECTOR_WAYS:
+        lines = _narrow_lines(addresses, shift)
+        return _replay_stack(lines, writes, config.sets, config.assoc, flush)
+    lines = addresses >> shift
     if config.lru_on_write and lines.size:
-        if config.assoc <= VECTOR_WAYS:
-            return _replay_stack(lines, writes, config.sets, config.assoc, flush)
         return replay_reduced(lines, writes, config, flush)
     return _replay(lines, writes, config, flush)
+
+
+def _narrow_lines(addresses: np.ndarray, shift: int) -> np.ndarray:
+    """`addresses >> shift`, as 32-bit integers where every line fits (half the
+    bytes for the sorts and gathers to move), computed into them in one pass."""
+    if 0 <= int(addresses.min()) and int(addresses.max()) >> shift < 1 << 31:
+        lines = np.empty(addresses.size, dtype=np.int32)
+        return np.right_shift(addresses, shift, out=lines, casting="unsafe")
+    return addresses >> shift
 
 
 def _replay(lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: bool) -> CacheResult:
@@ -117,7 +145,7 @@ def _replay(lines: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: b
     left = [line for resident in sets for line, dirty in resident.items() if dirty]
     flushed = np.array(left if flush else [], dtype=np.int64)
     writebacks += flushed.size
-    return CacheResult(hit, writebacks, victim, flushed, int(hit.size - np.count_nonzero(hit)))
+    return CacheResult.of_victims(hit, writebacks, victim, flushed)
 
 
 LOOK_BACK = 16
@@ -165,40 +193,51 @@ class _Reduced:
         n, kept, order = self.n, self.kept, self.order
         hit_sorted = np.ones(n, dtype=bool)
         hit_sorted[kept] = np.frombuffer(hit_kept, dtype=bool)
-        victim_sorted = np.full(n, -1, dtype=np.int64)
-        if victims_kept:
-            where = np.fromiter(victims_kept.keys(), dtype=np.int64, count=len(victims_kept))
-            line = np.fromiter(victims_kept.values(), dtype=np.int64, count=len(victims_kept))
-            victim_sorted[kept[where]] = line
+        where = np.fromiter(victims_kept.keys(), dtype=np.int64, count=len(victims_kept))
+        line = np.fromiter(victims_kept.values(), dtype=np.int64, count=len(victims_kept))
+        at = order[kept[where]]
+        in_order = np.argsort(at, kind="stable")
         hit = np.empty(n, dtype=bool)
         hit[order] = hit_sorted
-        victim = np.empty(n, dtype=np.int64)
-        victim[order] = victim_sorted
         flushed = np.array(left_dirty if flush else [], dtype=np.int64)
         writebacks += flushed.size
-        return CacheResult(hit, writebacks, victim, flushed, int(n - np.count_nonzero(hit)))
+        misses = int(n - np.count_nonzero(hit))
+        return CacheResult(hit, writebacks, at[in_order], line[in_order], flushed, misses)
 
 
 def _stable_order(keys: np.ndarray, bits: int) -> np.ndarray:
-    """The stable order of `keys` (non-negative, below 2^bits). Where a key and a
-    position fit 32 bits together, one sort of `key << position bits | position`:
-    the keys are then distinct, and numpy sorts 32-bit integers faster than it
+    """The stable order of `keys` (non-negative, below 2^bits; a 32-bit unsigned
+    `keys` is the caller's scratch, overwritten). Where a key and a position fit
+    32 bits together, one sort of `key << position bits | position`: the keys
+    are then distinct, and numpy sorts 32-bit integers faster than it
     radix-sorts the indices of 8- or 16-bit keys (PathFinder's 0.75 M accesses by
-    set: 4.4 ms against 5.5 ms; logsum's 70 k: 0.28 against 0.50)."""
-    shift = max(keys.size - 1, 1).bit_length()
+    set: 4.4 ms against 5.5 ms; logsum's 70 k: 0.28 against 0.50). The order
+    comes as `intp`, the type numpy indexes with (another would be converted
+    at each gather through it)."""
+    shift = _position_bits(keys.size)
     if bits + shift > 32:
         return np.argsort(keys, kind="stable")
-    packed = keys.astype(np.uint32) << np.uint32(shift)
+    packed = keys.astype(np.uint32, copy=False)
+    packed <<= np.uint32(shift)
     packed |= np.arange(keys.size, dtype=np.uint32)
     packed.sort()
-    packed &= np.uint32((1 << shift) - 1)
-    return packed
+    order = np.empty(keys.size, dtype=np.intp)
+    return np.bitwise_and(packed, np.uint32((1 << shift) - 1), out=order, casting="unsafe")
+
+
+def _position_bits(n: int) -> int:
+    """The bits that every position among `n` takes."""
+    return max(n - 1, 1).bit_length()
 
 
 def _by_set(lines: np.ndarray, sets: int) -> np.ndarray:
-    """The stable order of `lines` by set (`_stable_order` of the set numbers, in
+    """The stable order of `lines` by set (`_stable_order` of the set numbers,
+    computed into 32-bit words in one pass where the sort takes them, else in
     as few bytes as they take)."""
     bits = (sets - 1).bit_length()
+    if bits + _position_bits(lines.size) <= 32:
+        keys = np.empty(lines.size, dtype=np.uint32)
+        return _stable_order(np.bitwise_and(lines, sets - 1, out=keys, casting="unsafe"), bits)
     for dtype in (np.uint8, np.uint16):
         if bits <= 8 * np.dtype(dtype).itemsize:  # the low bytes hold the set
             return _stable_order(lines.astype(dtype) & dtype(sets - 1), bits)
@@ -467,8 +506,6 @@ def _replay_stack(
     is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
     """
     n = lines.size
-    if 0 <= int(lines.min()) and int(lines.max()) < 1 << 31:
-        lines = lines.astype(np.int32)  # half the bytes to move
     order = _by_set(lines, sets)
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
@@ -534,11 +571,12 @@ def _replay_stack(
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
     missed_at = np.sort(head[real & ~hit]).astype(np.intp)
-    evicted_at = np.sort(head[evicting]).astype(np.intp)
+    evicting_at = head[evicting]
+    in_order = np.argsort(evicting_at, kind="stable")
+    evicted_at = evicting_at[in_order].astype(np.intp)
+    evicted = line[deepest[evicting]][in_order].astype(np.int64)
     result_hit = np.ones(n, dtype=bool)
     result_hit[missed_at] = False
-    victim = np.full(n, -1, dtype=np.int64)
-    victim[head[evicting]] = line[deepest[evicting]]
     if flush:
         # Per set, the lines held at the end, the least recently used first.
         held = np.stack(at_end[::-1], axis=1).reshape(-1)
@@ -547,6 +585,6 @@ def _replay_stack(
     else:
         flushed = np.zeros(0, dtype=np.int64)
     writebacks = evicting.size + flushed.size
-    result = CacheResult(result_hit, writebacks, victim, flushed, missed_at.size)
-    result.__dict__.update(missed_at=missed_at, evicted_at=evicted_at)  # known: not searched for
+    result = CacheResult(result_hit, writebacks, evicted_at, evicted, flushed, missed_at.size)
+    result.__dict__["missed_at"] = missed_at  # known: not searched for
     return result

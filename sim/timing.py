@@ -672,7 +672,7 @@ def dram_traffic(
     is a write-back, whether an eviction (whichever access evicted it) or the
     final flush."""
     shift = line.bit_length() - 1
-    victims = cache.victim[cache.evicted_at]
+    victims = cache.evicted
     written = np.concatenate([victims, cache.flushed])
     # A line's first access misses (the cache starts empty), and every line
     # written back was fetched: the misses alone name every line and its owner.

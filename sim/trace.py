@@ -404,8 +404,18 @@ class DeferredLoop:
             back = (t - n + 1)[None, :] * step[:, None]  # the induction variable minus its last
             if len(affine) < width:  # every access in one pass, the others' 0 then replaced
                 slope, last = _widened(slope, affine, width), _widened(last, affine, width)
-            values = back[:, :, None] * slope[:, None, :]
-            values += last[:, None, :]
+            long = n * width >= 64  # a slice each, else all at once by their positions
+            # Long runs per run, access and iteration: numpy's inner loops then
+            # run over the iterations, not over the few accesses (logsum's runs of
+            # 10,000 iterations of 3 and 4 accesses: twice as fast).
+            if long:
+                across = np.empty((len(runs), width, n), dtype=np.int64)
+                np.multiply(slope[:, :, None], back[:, None, :], out=across)
+                across += last[:, :, None]
+                values = across.transpose(0, 2, 1)  # per run, iteration and access: a view
+            else:
+                values = back[:, :, None] * slope[:, None, :]
+                values += last[:, None, :]
             if computed:
                 iv = record[:, self.start, None] + t[None, :] * step[:, None]
                 memo: dict[Expr, np.ndarray] = {}
@@ -414,9 +424,9 @@ class DeferredLoop:
             if others:
                 rows = (end - n * len(others))[:, None] + t * len(others)
                 values[:, :, others] = appended[rows[:, :, None] + np.arange(len(others))]
-            if n * width >= 64:  # long runs: a slice each
+            if long:
                 for at, run_values in zip(start.tolist(), values, strict=True):
-                    packed[at : at + n * width] = run_values.reshape(-1)
+                    packed[at : at + n * width].reshape(n, width)[...] = run_values
                 return
             positions = start[:, None] + np.arange(n * width)
             packed[positions.reshape(-1)] = values.reshape(-1)

@@ -8,25 +8,24 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
   loop, or of the straight-line ops of a loop body) is charged as the `cgra`
-  model charges a kernel loop, max(compute, memory), with and without the tape.
-  Compute is bounded below by the loop's recurrences; memory is the misses in
-  groups of `mshrs`, `dram_latency` a group, plus the hits over the `ports`. The
-  primal misses a line per line of elements an access touches once (a line an
-  iteration where its stride spans one); a tape line misses in FWD (its first
-  touch) and in REV unless the function's tape and arrays fit the cache; where
-  they do not, each cache's worth of tape lines may evict every reused line once
-  more (LRU), each missed again in a group of its own.
-* Added (`added_cycles`), from the layered IR: each layer executed runs its tile
-  bookkeeping (the bounds of its tile, a chain of integer ops on the tile index)
-  and its stream op as kernels run once, each its chain at `integer` per op plus
-  one cycle to issue; an iteration of a strip-mined loop whose body holds inner
-  loops computes its row offset as another such kernel; a piece of straight-line
-  stores cuts the kernel it sits in, one more kernel run once.
+  model charges a kernel loop, max(compute, memory), with and without the tape,
+  per trip count of its runs (`trip_runs`). Compute is bounded below by the
+  loop's recurrences; memory is the misses in groups of `mshrs`, `dram_latency`
+  a group, plus the hits over the `ports`. The primal misses a line per line of
+  elements an access touches once (a line an iteration where its stride spans
+  one); a tape line misses in FWD (its first touch) and in REV unless the tape (a
+  triangle's by its entries) and arrays fit the cache; where those of static size
+  do not, each cache's worth of tape lines may evict every reused line once more
+  (LRU), each missed again in a group of its own.
+* Added (`added_cycles`), from the layered IR: kernels run once, each its longest
+  chain of integer ops at `integer` each: a layer's tile bounds and row count, a
+  run-time tile loop's count of tiles (once per run); a row offset per iteration
+  of a tile whose body holds inner loops, and a piece of straight-line stores
+  (the kernel it cuts, its stream op), each `integer` + 1 a kernel.
 
-Trip counts are the loops' constants, or, in a triangular nest (a bound computed
-from an outer loop's index), the iterations counted over the outer ones
-(`nest_runs`). A nest whose trip counts depend on the function's arguments is
-streamed (no estimate).
+Trip counts are the loops' constants, or, in a triangular nest, counted over the
+outer iterations (`nest_runs`, `trip_runs`). A nest whose trip counts depend on
+the function's arguments is streamed (no estimate).
 """
 
 from __future__ import annotations
@@ -40,6 +39,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.ragged import known_entries
 from lowering.layers.records import ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
 from lowering.scheduling.recurrence import recurrence_mii
@@ -76,12 +76,26 @@ def static_bytes(value: SSAValue) -> int:
     return 0
 
 
-def footprint(function: func.FuncOp, arrays: bool = True, regions: bool = True) -> int:
-    """Bytes of the function's arrays (arguments and allocations) and regions."""
+def footprint(
+    function: func.FuncOp, arrays: bool = True, regions: bool = True, triangles: bool = False
+) -> int:
+    """Bytes of the function's arrays (arguments and allocations) and regions of
+    static shape, and with `triangles` those whose ragged extents are functions of
+    their outer indices alone, by their entries (`lowering.ir.ragged.known_entries`)."""
     kinds = (memref.AllocOp,) * arrays + (region.AllocOp,) * regions
     values = [*function.body.block.args] if arrays else []
     values += [r for op in function.walk() if isinstance(op, kinds) for r in op.results]
-    return sum(static_bytes(v) for v in values)
+    return sum(static_bytes(v) or triangles * _triangle_bytes(v) for v in values)
+
+
+def _triangle_bytes(value: SSAValue) -> int:
+    """Bytes of a region whose ragged extents are functions of its outer indices
+    alone: its entries' structs (0 for any other value)."""
+    typ = value.type
+    if not isinstance(typ, region.RegionType) or not isinstance(value, OpResult):
+        return 0
+    entries = known_entries(value.op)
+    return 0 if entries is None else entries * typ.struct_bytes()
 
 
 ENUMERATED_POINTS = 1 << 16
@@ -99,21 +113,42 @@ def nest_runs(loops: Sequence[scf.ForOp]) -> int | None:
     None if a bound depends on anything else, or the outer iterations to visit
     are too many (`ENUMERATED_POINTS`)."""
     counted = _count(loops)
-    return None if counted is None else counted[0]
+    return None if counted is None else counted.total
 
 
 def loop_extents(loops: Sequence[scf.ForOp]) -> list[int] | None:
     """Each of `loops`' largest trip count over the iterations of the loops around
     it (its constant trip count where it has one); None as for `nest_runs`."""
     counted = _count(loops)
-    return None if counted is None else counted[1]
+    return None if counted is None else counted.extents
 
 
-def _count(loops: Sequence[scf.ForOp]) -> tuple[int, list[int]] | None:
-    """`nest_runs` and `loop_extents` of `loops`, by one visit of the outer
-    iterations whose inner bounds depend on them."""
+def trip_runs(loops: Sequence[scf.ForOp]) -> dict[int, int] | None:
+    """The runs of the innermost of `loops` (outermost first) per trip count: one
+    trip count for a nest of constant trip counts, each one the outer iterations
+    give it in a triangular nest (lu's `k < j` loop runs 0, 1, ..., 31 trips);
+    None as for `nest_runs`."""
+    counted = _count(loops)
+    return None if counted is None else counted.runs
+
+
+@dataclass
+class _Counted:
+    total: int
+    extents: list[int]
+    runs: dict[int, int]
+    """Runs of the innermost loop per trip count."""
+
+
+def _count(loops: Sequence[scf.ForOp]) -> _Counted | None:
+    """`nest_runs`, `loop_extents` and `trip_runs` of `loops`, by one visit of the
+    outer iterations whose inner bounds depend on them."""
     budget = [ENUMERATED_POINTS]
-    extents = [0] * len(loops)
+    counted = _Counted(0, [0] * len(loops), {})
+
+    def tally(trips: int, runs: int) -> None:
+        if runs:
+            counted.runs[trips] = counted.runs.get(trips, 0) + runs
 
     def count(depth: int, given: dict[SSAValue, int]) -> int:
         if depth == len(loops):
@@ -128,12 +163,18 @@ def _count(loops: Sequence[scf.ForOp]) -> tuple[int, list[int]] | None:
         if step <= 0:
             raise _RunTime
         trips = max(0, -(-(ub - lb) // step))
+        extents = counted.extents
         extents[depth] = max(extents[depth], trips)
         inner = [trip_count(each) for each in loops[depth + 1 :]]
         if all(t is not None for t in inner):
-            for k, t in enumerate(inner, depth + 1):
-                extents[k] = max(extents[k], t or 0)
-            return trips * prod(t or 0 for t in inner)
+            constant = [t or 0 for t in inner]
+            for k, t in enumerate(constant, depth + 1):
+                extents[k] = max(extents[k], t)
+            if constant:
+                tally(constant[-1], trips * prod(constant[:-1]))
+            else:
+                tally(trips, 1)
+            return trips * prod(constant)
         budget[0] -= trips
         if budget[0] < 0:
             raise _RunTime
@@ -141,16 +182,17 @@ def _count(loops: Sequence[scf.ForOp]) -> tuple[int, list[int]] | None:
         return sum(count(depth + 1, {**given, iv: lb + k * step}) for k in range(trips))
 
     try:
-        return count(0, {}), extents
+        counted.total = count(0, {})
     except _RunTime:
         return None
+    return counted
 
 
-def _window(access: Operation, function: func.FuncOp) -> tuple[Block, float, int] | None:
-    """The window `access` runs in: its block, the iterations of one run (the
-    trip count of an innermost loop, on average in a triangular nest, else 1)
-    and the runs (`nest_runs` of the loops around it); None if a trip count is
-    known only at run time."""
+def _window(access: Operation, function: func.FuncOp) -> tuple[Block, dict[int, int]] | None:
+    """The window `access` runs in: its block and its runs per iterations of a run
+    (the trip counts of an innermost loop, each as often as the loops around it
+    give it, `trip_runs`; else one iteration a run, `nest_runs` of the loops
+    around it); None if a trip count is known only at run time."""
     block = access.parent_block()
     owner = block.parent_op() if block is not None else None
     while isinstance(owner, scf.IfOp):
@@ -163,10 +205,10 @@ def _window(access: Operation, function: func.FuncOp) -> tuple[Block, float, int
         isinstance(o, scf.ForOp) for o in owner.body.walk()
     )
     if total is None or not innermost:
-        return None if total is None else (block, 1, total)
-    runs = nest_runs(loops[:-1])
-    assert runs is not None  # the outer loops of a nest that was counted
-    return block, total / runs if runs else 0, runs
+        return None if total is None else (block, {1: total})
+    runs = trip_runs(loops)
+    assert runs is not None  # the nest was counted
+    return block, runs
 
 
 def _in_window(block: Block) -> list[Operation]:
@@ -194,10 +236,13 @@ def saved_cycles(
     arrays = footprint(function, regions=False)
     arrays_fit = arrays <= machine.cache_bytes
     fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
-    windows: dict[Block, tuple[float, int]] = {}
+    # REV reads a tape line again after the whole FWD tape has passed through the
+    # cache: they miss where arrays and tape, triangles included, exceed it.
+    rev_hits = arrays + footprint(function, arrays=False, triangles=True) <= machine.cache_bytes
+    windows: dict[Block, dict[int, int]] = {}
     # An access's window depends only on the block it sits in: one per block (a
     # fully unrolled body holds thousands of accesses in one block).
-    seen: dict[Block | None, tuple[Block, float, int] | None] = {}
+    seen: dict[Block | None, tuple[Block, dict[int, int]] | None] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
             block = op.parent_block()
@@ -206,7 +251,7 @@ def saved_cycles(
             window = seen[block]
             if window is None:
                 return None
-            windows[window[0]] = window[1:]
+            windows[window[0]] = window[1]
     # Where the tape does not fit beside the arrays, it pushes reused lines out of
     # the (LRU) cache: a reused line is evicted at most once more per cache's worth
     # of tape lines passing, and missed again in a group of its own; in FWD and REV.
@@ -223,30 +268,35 @@ def saved_cycles(
     reused_lines = min(cache_lines, -(-sum(static_bytes(a) for a in reused_arrays) // line))
     passes = -(-sum(static_bytes(r) for r in regions) // (cache_lines * line))
     saved = 0.0 if fits else 2.0 * passes * reused_lines * machine.dram_latency
-    for block, (iterations, runs) in windows.items():
+    mshrs, ports = machine.cache_mshrs, machine.cache_ports
+    for block, runs in windows.items():
         ops = _in_window(block)
         tape = [
             o for o in ops if isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
         ]
         primal = [o for o in ops if isinstance(o, memref.LoadOp | memref.StoreOp)]
-        words = iterations * ENTRY_BYTES / line
-        missing = sum(isinstance(o, region.StoreOp) or not fits for o in tape) * words
-        # Primal misses: none if the arrays stay in the cache, else the lines an
-        # access touches once, one per iteration where its stride spans a line.
-        primal_misses = (
-            0.0 if arrays_fit else iterations * sum(accesses.lines(o, line) for o in primal)
-        )
-        # The `cgra` model's rule for a kernel loop: max(compute, memory), memory the
-        # misses in groups of `mshrs`, each the DRAM latency, plus the hits over the
-        # ports. Compute is bounded below by the loop's recurrences; memory time
-        # under it is hidden with the tape or without.
-        mshrs, ports = machine.cache_mshrs, machine.cache_ports
-        after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
-        after += (len(primal) * iterations - primal_misses) / ports
-        before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
-        before += ((len(primal) + len(tape)) * iterations - primal_misses - missing) / ports
-        compute = iterations * _recurrence(block, machine) if iterations > 1 else 0.0
-        saved += runs * (max(before, compute) - max(after, compute))
+        # Primal misses per iteration: none if the arrays stay in the cache, else
+        # the lines an access touches once, one per iteration where its stride
+        # spans a line.
+        primal_lines = 0.0 if arrays_fit else sum(accesses.lines(o, line) for o in primal)
+        stored = sum(isinstance(o, region.StoreOp) or not rev_hits for o in tape)
+        recurrence = _recurrence(block, machine) if any(n > 1 for n in runs) else 0
+        # Each trip count apart (a triangular nest's runs, `trip_runs`): max(compute,
+        # memory) is convex in the iterations, so at the mean trip count the short
+        # runs' misses would hide under the long runs' compute.
+        for iterations, count in runs.items():
+            missing = stored * iterations * ENTRY_BYTES / line
+            primal_misses = iterations * primal_lines
+            # The `cgra` model's rule for a kernel loop: max(compute, memory),
+            # memory the misses in groups of `mshrs`, each the DRAM latency, plus
+            # the hits over the ports. Compute is bounded below by the loop's
+            # recurrences; memory time under it is hidden with the tape or without.
+            after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
+            after += (len(primal) * iterations - primal_misses) / ports
+            before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
+            before += ((len(primal) + len(tape)) * iterations - primal_misses - missing) / ports
+            compute = iterations * recurrence if iterations > 1 else 0.0
+            saved += count * (max(before, compute) - max(after, compute))
     return saved
 
 
@@ -437,15 +487,26 @@ def _groups(primal: float, tape: float, mshrs: int) -> float:
     return share * ceil((primal + tape) / share / mshrs)
 
 
-def _depth(ops: list[Operation], start: SSAValue | None) -> int:
-    """Integer ops on the longest chain from `start` (the tile index) within `ops`;
-    ops on constants alone fold away."""
-    depth: dict[SSAValue, int] = {} if start is None else {start: 0}
+def _depth(ops: Sequence[Operation], folded: set[SSAValue]) -> int:
+    """Integer ops on the longest chain within `ops`, from the values they read
+    from elsewhere (the tile index, an outer loop's index or trip count); ops on
+    constants and `folded` values alone fold away."""
+    inside = {result for op in ops for result in op.results}
+    depth: dict[SSAValue, int] = {}
     longest = 0
     for op in ops:
         if isinstance(op, arith.ConstantOp) or op.regions:
             continue
-        inputs = [depth[v] for v in op.operands if v in depth]
+        inputs = [
+            depth.get(v, 0)
+            for v in op.operands
+            if v in depth
+            or not (
+                v in inside
+                or v in folded
+                or (isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp))
+            )
+        ]
         if not inputs:
             continue
         for result in op.results:
@@ -454,10 +515,26 @@ def _depth(ops: list[Operation], start: SSAValue | None) -> int:
     return longest
 
 
+def _slice(value: SSAValue, block: Block) -> list[Operation]:
+    """The ops of `block` `value` is computed by, in block order."""
+    found: set[Operation] = set()
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, OpResult) and current.op.parent_block() is block:
+            if current.op not in found:
+                found.add(current.op)
+                pending += current.op.operands
+    return [op for op in block.ops if op in found]
+
+
 def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine) -> float:
-    """The cycles the layers of `regions` in the layered `function` add."""
+    """The cycles the layers of `regions` in the layered `function` add. A kernel
+    run once costs its schedule's length: its longest chain of integer ops at
+    `integer` each."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
+    counted: set[scf.ForOp] = set()
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
             isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
@@ -478,11 +555,22 @@ def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamM
         if loop is None:
             added += runs * 2 * kernel  # the stream op and the cut kernel
             continue
-        index = tile_loop.body.block.args[0] if isinstance(tile_loop, scf.ForOp) else None
-        if isinstance(tile_loop, scf.ForOp) and trip_count(tile_loop) == 1:
-            index = None  # one tile: its bounds are constants
-        chain = _depth(list(op.body.block.ops), index)
-        added += runs * ((chain * machine.integer + 1 if chain else 0) + kernel)
+        folded: set[SSAValue] = set()
+        if isinstance(tile_loop, scf.ForOp):
+            if trip_count(tile_loop) == 1:
+                folded.add(tile_loop.body.block.args[0])  # one tile: constant bounds
+            elif trip_count(tile_loop) is None and tile_loop not in counted:
+                # A run-time trip count: each run of the tile loop counts its tiles.
+                counted.add(tile_loop)
+                block = tile_loop.parent_block()
+                assert block is not None
+                outer = nest_runs(enclosing_loops(tile_loop, function))
+                chain = _depth(_slice(tile_loop.ub, block), set())
+                added += (outer or 0) * chain * machine.integer
+        # The tile's bounds and its stream's row count (computed beside them) are a
+        # kernel run once a tile; the stream op itself issues to the stream engine.
+        chain = _depth(list(op.body.block.ops), folded)
+        added += runs * chain * machine.integer
         if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
             per_iteration = loop.attributes[ROWS_PER_ITERATION]
             assert isinstance(per_iteration, builtin.IntegerAttr)

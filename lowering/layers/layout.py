@@ -55,12 +55,6 @@ class TileLayout:
     def entries_per_iteration(self) -> int:
         return self.slots * self.rows_per_iteration
 
-    @property
-    def row_per_store(self) -> bool:
-        """Every group's stores fill one row per inner iteration (none takes
-        several rows, each with a row index of its own)."""
-        return all(place.stride == 1 for place in self.places.values())
-
 
 def tile_layout(stores: Sequence[region.StoreOp], outer: Operation) -> TileLayout:
     """The layout of `stores` (in program order) in a tile of the layer or strip-mined

@@ -3,6 +3,9 @@ Pieces of one iteration for `tapeflow-layers`: the straight-line stores of a loo
 body (or of a branch) cut into consecutive pieces of one region that fit the
 scratchpad, each a FWD layer of one row whose REV partner gathers the loads of
 the same values (with their index arithmetic) at the head of the matching REV body.
+A whole iteration of a loop whose body caches values beside inner loops is one
+layer where it fits a tile but two do not (`layer_body`): its inner loops and the
+per-iteration values together, the REV partner spanning the mirrored body.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import Phase
 
 
-def _wrap(
+def wrap(
     ops: Sequence[Operation],
     ident: int,
     phase: Phase,
@@ -104,9 +107,7 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
         ids = [state.new_ids() for _ in group]
         for (ops, stores), (fwd_id, rev_id) in zip(group, ids, strict=True):
             tile = layer.SpadType(1, len(stores))
-            _wrap(
-                ops, fwd_id, Phase.FWD, rev_id, tile, state.spad_bytes, InsertPoint.before(ops[0])
-            )
+            wrap(ops, fwd_id, Phase.FWD, rev_id, tile, state.spad_bytes, InsertPoint.before(ops[0]))
             state.report.layers.append(
                 LayerRecord(
                     fwd_id,
@@ -129,9 +130,32 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
         for (_ops, stores), (fwd_id, rev_id) in reversed(list(zip(group, ids, strict=True))):
             at = InsertPoint.before(anchor) if cursor is None else InsertPoint.after(cursor)
             tile = layer.SpadType(1, len(stores))
-            cursor = _wrap(
+            cursor = wrap(
                 state.loads_of(stores), rev_id, Phase.REV, fwd_id, tile, state.spad_bytes, at
             )
+
+
+def layer_body(
+    state: LayeringState, loop: scf.ForOp, rev_loop: scf.ForOp, tile: layer.SpadType
+) -> tuple[int, int]:
+    """
+    One FWD layer per iteration of `loop`, holding its body (inner loops, the
+    values cached beside them and the compute around them) as a strip-mined loop's
+    tile of one iteration holds it, `tile` laid out as such
+    (`lowering.layers.layout`), and its REV partner holding the body of `rev_loop`,
+    which mirrors `loop` and accesses no other tape. REV visits the iterations in
+    the inverse order, so the tiles form a stack. No tile loop or bounds: one
+    layer where a tile of the inner loop and a piece of the per-iteration values
+    made two.
+    """
+    ident = state.new_ids()
+    for each, (mine, partner), phase in (
+        (loop, ident, Phase.FWD),
+        (rev_loop, ident[::-1], Phase.REV),
+    ):
+        body = list(each.body.block.ops)[:-1]  # not the yield
+        wrap(body, mine, phase, partner, tile, state.spad_bytes, InsertPoint.before(body[0]))
+    return ident
 
 
 def sink_past(

@@ -43,6 +43,8 @@ class LayerRecord:
     piece of an iteration of such a loop."""
     tile_iterations: int = 0
     """Iterations of the strip-mined loop per tile, when `run_time`."""
+    body: bool = False
+    """A tile of one iteration: the loop's body is the layer (not strip-mined)."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,10 @@ class LayersReport:
         ]
         for r in self.layers:
             kind = "tile of iterations" if r.tiled else "piece of an iteration"
+            if r.body:
+                kind = "tile of one iteration, its body"
             runs = f"runs {r.instances} times"
-            if r.run_time and r.tiled:
+            if r.run_time and r.tiled and not r.body:
                 runs = (
                     f"runs ceil(trip count / {r.tile_iterations}) times per run of the loops "
                     "around it (known at run time)"

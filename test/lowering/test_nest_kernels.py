@@ -112,3 +112,21 @@ def test_values_stored_around_an_inner_loop_make_one_piece(
     (report,) = layer_module(module, spad)
     pieces = [r for r in report.layers if not r.tiled]
     assert [(r.rows, r.slots) for r in pieces] == [(1, 3)], report.table()
+
+
+def test_a_pixel_that_fits_a_tile_once_is_one_layer_of_its_body(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    """conv2d (small: a 4x4 output, a 3x3 kernel) caches 2 values per tap and 1 per
+    pixel: 19 entries a pixel. On Tflow32k's shares of 512 B (a loop tile 16
+    entries, a straight-line layer 32) one pixel fits, two do not: each pixel's
+    body is one layer holding both regions, 19 rows of 1 slot, 16 FWD and 16 REV
+    layers executed (before: a tile of the kernel rows and a piece per pixel)."""
+    module = differentiated("conv2d")
+    raise_module(module)
+    form_regions(module)
+    (report,) = layer_module(module, 512, tiles_in_flight=2, loop_tiles_in_flight=4)
+    assert [(r.rows, r.slots, r.body, r.instances) for r in report.layers] == [
+        (3 * 3 * 2 + 1, 1, True, 4 * 4)
+    ], report.table()
+    assert report.dynamic_layers == 2 * 4 * 4

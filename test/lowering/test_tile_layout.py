@@ -38,7 +38,6 @@ def test_conv1d_outputs_take_seven_rows_of_one_slot(
     (per_output,) = [s for s in stores if s.parent_op() is outer]
     assert [layout.places[s] for s in inner] == [Placement(0, 2, 0), Placement(1, 2, 0)]
     assert layout.places[per_output] == Placement(6, 1, 0)
-    assert not layout.row_per_store  # a tap's 2 values take 2 rows of the 1 slot
 
 
 def test_one_group_is_a_row_per_iteration_and_a_slot_per_store(
@@ -55,4 +54,3 @@ def test_one_group_is_a_row_per_iteration_and_a_slot_per_store(
     layout = tile_layout(stores, loop)
     assert (layout.slots, layout.rows_per_iteration, layout.groups) == (2, 1, 1)
     assert [layout.places[s] for s in stores] == [Placement(0, 1, 0), Placement(0, 1, 1)]
-    assert layout.row_per_store

@@ -31,11 +31,11 @@
 // CHECK-NEXT:     region.load %{{.*}}[%{{.*}}] slot 0 from 0 : !region.region<?, [f64]> -> f64
 // REV computes the same trip count from its own bounds, where it runs.
 // CHECK:        %[[RCOUNT:[^ ]+]] = arith.ceildivsi %[[RTRIP:[^ ]+]], %{{.*}} : index
-// The end of REV's first tile, trip - (count - 1) * 4, once before the tiles; REV
+// The end of REV's first tile, (trip + 4) - count * 4, once before the tiles; REV
 // tile u ends u * 4 after it and starts min(its end, 4) before it.
-// CHECK:        %[[RM:[^ ]+]] = arith.subi %[[RCOUNT]], %{{.*}} : index
-// CHECK:        %[[RMT:[^ ]+]] = arith.muli %[[RM]], %{{.*}} : index
-// CHECK:        %[[RFIRST:[^ ]+]] = arith.subi %[[RTRIP]], %[[RMT]] : index
+// CHECK:        %[[RPAD:[^ ]+]] = arith.addi %[[RTRIP]], %{{.*}} : index
+// CHECK:        %[[RMT:[^ ]+]] = arith.muli %[[RCOUNT]], %{{.*}} : index
+// CHECK-NEXT:   %[[RFIRST:[^ ]+]] = arith.subi %[[RPAD]], %[[RMT]] : index
 // CHECK-NEXT:   scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RCOUNT]] step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>

@@ -1,11 +1,12 @@
 // A loop of run-time trip count %n whose body writes two regions: the inner
 // loop's cached loads (2 per tap, 3 taps) and the activation's argument (1 per
-// output). Both mirrors are proven for every n, and the loop is strip-mined with
-// both regions in its tiles: per iteration a row for each value of each tap, then
-// one for the activation's argument (7 entries, none left empty).
+// output). Both mirrors are proven for every n, and a tile holds one iteration
+// with both regions: per iteration a row for each value of each tap, then one for
+// the activation's argument (7 entries, none left empty). One iteration a tile,
+// the iteration's body is the layer (no run-time tile count or bounds).
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/run-time-nest.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=BOTH
 // BOTH:      @diffef: 1 FWD/REV layer pairs
-// BOTH-NEXT:   layer 0/1 !region.region<?x3, [f64, f64]>, !region.region<?, [f64]>: 7x1 entries, tile of iterations, runs ceil(trip count / 1) times
+// BOTH-NEXT:   layer 0/1 !region.region<?x3, [f64, f64]>, !region.region<?, [f64]>: 7x1 entries, tile of one iteration, its body, runs once per iteration of its loops (trip counts known at run time)
 // BOTH-NOT:  kept
 
 // Where one iteration does not fit (32 bytes, 4 entries, for 7), the constant inner loop
