@@ -597,7 +597,7 @@ class _KernelLoopSource:
             "    raise",
             "_n = len(trips)",
             f"{r}.fromlist([_p0, trips.step, _n, len({e}){values}])",
-            f"_pk.frombytes(bytes(_n * {8 * len(self.traced)}))",
+            "_pk.append(0)",  # the run's marker (`sim.trace.MemoryTrace.resolved`)
         ]
 
     # ---------------------------------------------------------------- all

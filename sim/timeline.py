@@ -210,8 +210,12 @@ def trace_events(
 
     open_layers: list[tuple[str, int, int]] = []  # phase, number, start cycle
     numbers = {"fwd": 0, "rev": 0}
-    for what, phase, window, compute_before, accesses_before in recorder.marks or ():
-        at = mark_time(window, compute_before, accesses_before)
+    marks = recorder.marks or []
+    before = recorder.trace.full_positions(np.array([m[4] for m in marks], dtype=np.int64))
+    for (what, phase, window, compute_before, _), accesses in zip(
+        marks, before.tolist(), strict=True
+    ):
+        at = mark_time(window, compute_before, accesses)
         if what == "layer":
             numbers[phase] = numbers.get(phase, 0) + 1
             open_layers.append((phase, numbers[phase], at))

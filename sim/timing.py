@@ -211,7 +211,7 @@ class TimingRecorder:
     any `cgra.kernel`, one after another: 0 when the compiler placed everything."""
 
     def __post_init__(self) -> None:
-        self._accesses = self.trace.packed  # len() of it: accesses so far
+        self._accesses = self.trace.packed  # len() of it: accesses so far (`full_positions`)
         self._fu_order: dict[str, None] = {}  # classes in the order they first ran
         self._ops_fu: dict[str, int] = {}  # ops outside kernels, by class
         self._kernel_index: dict[int, int] = {}  # id(fu): its index in `profiles`
@@ -557,6 +557,8 @@ def _table(recorder: TimingRecorder) -> np.ndarray:
     columns[_COLUMNS - 3, index] = np.searchsorted(firsts, index, side="right")  # layers before
     columns[_COLUMNS - 2, index] = trips
     columns[_COLUMNS - 1, index] = kernel
+    columns[_END] = recorder.trace.full_positions(columns[_END])
+    columns[0] = recorder.trace.full_positions(columns[0])
     if count:
         columns[0, 1:] = np.maximum.accumulate(np.maximum(columns[_END, :-1], 0))
     return columns.T
@@ -718,8 +720,7 @@ def report(
     if isinstance(roles, AccessRoles):  # the trace's addresses, unpacked already
         addresses = roles.addresses
     else:
-        recorder.trace.resolve()
-        addresses = np.frombuffer(recorder.trace.packed, dtype=np.int64) >> 2
+        addresses = recorder.trace.resolved() >> 2
     columns = window_table(recorder, cache, hardware)
     recorded = recorded_columns(recorder)
     phase, phase_names = recorded.phase, recorded.phase_names

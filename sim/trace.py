@@ -16,8 +16,10 @@ An access is stored as one integer, `address << 2 | write << 1 | tape`, so that
 recording it is a single append (the compiled kernel loops of
 `sim/kernel_compiler.py` compute that integer directly); `arrays()` unpacks it.
 A compiled loop whose addresses are affine in its induction variable records a
-run of it as one block instead (`defer`): its entries are placeholders until
-`resolve` computes them all in numpy.
+run of it as one block instead (`defer`): one marker entry in `packed` stands for
+the run's entries until `resolved` computes the whole trace in numpy. Lengths of
+`packed` read during the run (the timing windows') are positions of the whole
+trace by `full_positions`.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ class MemoryTrace:
     """Accesses in program order: address, write?, tape?, packed in one integer."""
 
     packed: array = field(default_factory=lambda: array("q"))
-    """Per access: `address << 2 | write << 1 | tape`."""
+    """Per access: `address << 2 | write << 1 | tape`; per deferred run, one
+    marker entry (`resolved` gives the whole trace)."""
     base: int = PAGE
     """Simulated address of the first buffer."""
     alignment: int = 64
@@ -65,7 +68,14 @@ class MemoryTrace:
     """Stream-tape slabs placed in the simulated DRAM: (base address, bytes)."""
     deferred: list[tuple[DeferredLoop, array, array]] = field(default_factory=list)
     """Per compiled loop that records its runs as blocks (`defer`): how, its
-    runs not resolved yet, and its other accesses' entries."""
+    runs, and its other accesses' entries."""
+    _full: tuple[tuple[int, int], np.ndarray] | None = None
+    """The whole trace (`resolved`), with the lengths of `packed` and of the
+    runs it was made from."""
+    _marks: (
+        tuple[tuple[int, int], list[tuple[DeferredLoop, np.ndarray, array]], np.ndarray] | None
+    ) = None
+    """`_markers`, with the lengths it was made from."""
 
     def mark_tape(self, arr: np.ndarray) -> None:
         """Count every later access of this buffer as tape traffic (Enzyme's
@@ -192,7 +202,7 @@ class MemoryTrace:
         return self.base_of(owner, pointer) << 2 | (pointer in self._tape_owners)
 
     def __len__(self) -> int:
-        return len(self.packed)
+        return len(self.resolved())
 
     def defer(self, loop: DeferredLoop) -> tuple[array, array]:
         """The arrays a compiled loop records its runs in (`DeferredLoop`): the
@@ -201,22 +211,69 @@ class MemoryTrace:
         self.deferred.append((loop, runs, entries))
         return runs, entries
 
-    def resolve(self) -> None:
-        """Compute the entries of every deferred run recorded so far (`packed`
-        holds placeholders for them until then)."""
-        pending = [d for d in self.deferred if d[1]]
-        if not pending:
-            return
-        packed = np.frombuffer(self.packed, dtype=np.int64)
-        for loop, runs, entries in pending:
-            loop.fill(packed, np.array(runs, dtype=np.int64), np.array(entries, dtype=np.int64))
-            del runs[:], entries[:]
+    def _markers(self) -> tuple[list[tuple[DeferredLoop, np.ndarray, array]], np.ndarray]:
+        """(per deferred loop with runs: it, its runs' records, its other accesses'
+        entries; per position of `packed`, the entries the markers before it
+        stand for beyond their one), kept until more is recorded."""
+        key = self._recorded()
+        if self._marks is not None and self._marks[0] == key:
+            return self._marks[1], self._marks[2]
+        loops, positions, extra = [], [], []
+        for loop, runs, entries in self.deferred:
+            if runs:
+                records = np.array(runs, dtype=np.int64).reshape(-1, 4 + loop.columns)
+                loops.append((loop, records, entries))
+                positions.append(records[:, 0])
+                extra.append(records[:, 2] * len(loop.k) - 1)
+        shift = np.zeros(len(self.packed) + 1, dtype=np.int64)
+        if loops:
+            shift[np.concatenate(positions) + 1] = np.concatenate(extra)
+            np.cumsum(shift, out=shift)
+        self._marks = (key, loops, shift)
+        return loops, shift
+
+    def _recorded(self) -> tuple[int, int]:
+        """The lengths of `packed` and of the runs recorded so far."""
+        return len(self.packed), sum(len(runs) for _, runs, _ in self.deferred)
+
+    def full_positions(self, lengths: np.ndarray) -> np.ndarray:
+        """`lengths` of `packed` (as read during the run; -1: none) as positions
+        of the whole trace: each marker before them counts its run's entries."""
+        if not any(runs for _, runs, _ in self.deferred):
+            return lengths
+        _, shift = self._markers()
+        return np.where(lengths < 0, lengths, lengths + shift[np.maximum(lengths, 0)])
+
+    def resolved(self) -> np.ndarray:
+        """Every access's packed entry, the deferred runs' computed in place of
+        their markers (kept until more is recorded)."""
+        key = self._recorded()
+        if self._full is not None and self._full[0] == key:
+            return self._full[1]
+        packed = (
+            np.frombuffer(self.packed, dtype=np.int64) if self.packed else np.zeros(0, np.int64)
+        )
+        loops, shift = self._markers()
+        if not loops:
+            full = packed.copy()
+        else:
+            full = np.empty(packed.size + int(shift[-1]), dtype=np.int64)
+            kept = np.ones(packed.size, dtype=bool)
+            for _, records, _ in loops:
+                kept[records[:, 0]] = False
+            full[np.flatnonzero(kept) + shift[:-1][kept]] = packed[kept]
+            for loop, records, entries in loops:
+                markers = records[:, 0].copy()
+                records[:, 0] += shift[markers]  # where the run's entries start
+                loop.fill(full, records, np.array(entries, dtype=np.int64))
+                records[:, 0] = markers
         del packed  # before `packed` grows again
+        self._full = (key, full)
+        return full
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(addresses, writes, tape flags), one entry per access."""
-        self.resolve()
-        packed = np.frombuffer(self.packed, dtype=np.int64)
+        packed = self.resolved()
         low = packed.astype(np.uint8)  # the flags, modulo 256: one pass over the entries
         return packed >> 2, ((low >> 1) & 1).view(bool), (low & 1).view(bool)
 
@@ -312,10 +369,10 @@ def _widened(columns: np.ndarray, affine: list[int], width: int) -> np.ndarray:
 class DeferredLoop:
     """
     How the runs of one compiled kernel loop are recorded (`MemoryTrace.defer`).
-    The loop makes the same accesses in every iteration. A run appends
-    placeholders for all its entries to `MemoryTrace.packed` and records
+    The loop makes the same accesses in every iteration. A run appends one
+    marker entry for all its entries to `MemoryTrace.packed` and records
 
-        (where they start, step, trips, entries appended so far, *columns)
+        (its marker's position, step, trips, entries appended so far, *columns)
 
     with `columns` the values after its last iteration of: the flat indices `k`
     of its affine accesses (`sim.kernel_compiler`), their buffers' packed bases,

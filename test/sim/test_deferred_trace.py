@@ -318,3 +318,26 @@ def test_deferred_runs_filled_by_hand(trips: list[int]) -> None:
     packed = np.full(start, -1, dtype=np.int64)
     loop.fill(packed, np.array(runs, dtype=np.int64), appended)
     assert {i: int(v) for i, v in enumerate(packed) if v != -1} == expected
+
+
+def test_markers_stand_for_their_runs_entries() -> None:
+    """A deferred run is one marker entry of `MemoryTrace.packed`: `resolved`
+    puts its entries in the marker's place, after the entries recorded before
+    it, and `full_positions` turns lengths of `packed` read during the run into
+    positions of the whole trace (by hand: one access of slope 1, entries
+    `k << 5` with base 0)."""
+    loop = DeferredLoop(k=(0,), base=(1,), static=(0,), slope=(((1, ()),),), columns=2)
+    trace = MemoryTrace()
+    runs, _ = trace.defer(loop)
+    trace.packed.extend([11, 12])  # two accesses recorded one by one
+    runs.fromlist([len(trace.packed), 1, 3, 0, 7, 0])  # a run of 3 trips, k = 7 last
+    trace.packed.append(0)  # its marker
+    trace.packed.append(13)
+    runs.fromlist([len(trace.packed), 2, 2, 0, 20, 0])  # 2 trips of step 2, k = 20 last
+    trace.packed.append(0)
+    assert trace.resolved().tolist() == [11, 12, 5 << 5, 6 << 5, 7 << 5, 13, 18 << 5, 20 << 5]
+    lengths = np.array([-1, 0, 2, 3, 4, 5], dtype=np.int64)
+    assert trace.full_positions(lengths).tolist() == [-1, 0, 2, 5, 6, 8]
+    assert len(trace) == 8
+    trace.packed.append(14)  # recorded after it was resolved: resolved again
+    assert trace.resolved().tolist()[-2:] == [20 << 5, 14]
