@@ -25,7 +25,7 @@ Python".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.dialects import scf
@@ -232,22 +232,24 @@ class _KernelLoopSource:
         """A placed scalar op: the semantics table's statements for it, inline."""
         opcode = op.opcode.data
         props = op.attrs.data if op.attrs is not None else {}
-        entry = scalar(opcode, [a.type for a in op.args], [r.type for r in op.res], props)
+        operands, results = op.args, op.res  # (xDSL's accessors take time: read once)
+        entry = scalar(opcode, [a.type for a in operands], [r.type for r in results], props)
         if entry is None:
             self.body += [self.progress("    "), *self.closure(op, "    ")]  # counts its ops
             return
-        args = [self.name(a) for a in op.args]
+        res = results[0]
+        args = [self.name(a) for a in operands]
         bits: list[int | None] = []
         if entry.growth is not None:  # an integer result: use what bounds show
-            bits, result = self.bounds.lines_of(entry, [self.bound(a) for a in op.args])
-            self.bounds.set(op.res[0], result)
-        lines = entry.render(self.define(op.res[0]), args, self.constant, bits)
-        slope = self.affine(op, entry, bool(bits)) if self.tracing else None
+            bits, result = self.bounds.lines_of(entry, [self.bound(a) for a in operands])
+            self.bounds.set(res, result)
+        lines = entry.render(self.define(res), args, self.constant, bits)
+        slope = self.affine(opcode, operands, entry, bool(bits)) if self.tracing else None
         if slope is not None:
-            self.slopes[op.res[0]] = slope
-        expr = self.computed(op, entry, bool(bits)) if self.tracing else None
+            self.slopes[res] = slope
+        expr = self.computed(op, operands, res, entry, bool(bits)) if self.tracing else None
         if expr is not None:
-            self.exprs[op.res[0]] = expr
+            self.exprs[res] = expr
         if entry.counted:
             self.float_ops += 1  # the closure executor's ops_executed
         if not entry.total:
@@ -261,10 +263,10 @@ class _KernelLoopSource:
                 self.progress("    "),
                 f"    raise {fault}(err) from None",
             ]
-        elif all(a in self.invariant for a in op.args):
+        elif all(a in self.invariant for a in operands):
             # The same value in every iteration, and it cannot raise: once.
             self.hoisted += lines
-            self.invariant.add(op.res[0])
+            self.invariant.add(res)
             return
         self.body += ["    " + line for line in lines]
 
@@ -442,16 +444,17 @@ class _KernelLoopSource:
             return {(): 1}
         return self.slopes.get(value)
 
-    def affine(self, op: cgra.ComputeOp, entry: Scalar, exact: bool) -> Slope | None:
-        """The slope of `op`'s result: sums, differences and products by an
-        invariant of affine values computed without wrap-around (`exact`), and
-        integer casts that keep the value."""
+    def affine(
+        self, opcode: str, operands: Sequence[SSAValue], entry: Scalar, exact: bool
+    ) -> Slope | None:
+        """The slope of the result of op `opcode` on `operands`: sums, differences
+        and products by an invariant of affine values computed without wrap-around
+        (`exact`), and integer casts that keep the value."""
         if entry.lines == ("{t} = int({a})",):
-            return self.slope(op.args[0])
-        opcode = op.opcode.data
+            return self.slope(operands[0])
         if not exact or opcode not in _AFFINE_OPCODES:
             return None
-        a, b = op.args
+        a, b = operands
         if opcode == "arith.muli":
             if b not in self.invariant:
                 a, b = b, a
@@ -480,27 +483,33 @@ class _KernelLoopSource:
         return self.exprs.get(value)
 
     def computed(
-        self, op: cgra.ComputeOp, entry: Scalar, exact: bool
+        self,
+        op: cgra.ComputeOp,
+        args: Sequence[SSAValue],
+        result: SSAValue,
+        entry: Scalar,
+        exact: bool,
     ) -> tuple[Expr, frozenset[str]] | None:
-        """The expression (`sim.trace.Expr`) of `op`'s result, if the induction
-        variable and invariants compute it: sums, differences and products
-        without wrap-around (`exact`), integer casts that keep the value,
+        """The expression (`sim.trace.Expr`) of `op`'s `result` (of `args`, its
+        operands), if the induction variable and invariants compute it: sums,
+        differences and products without wrap-around (`exact`), integer casts that
+        keep the value,
         `arith.cmpi` of integers of at most 64 bits and `arith.select`; and the
         guards it rests on. Every integer in it has a bound far inside 64 bits
         (`sim.bounds`), so that numpy computes it exactly."""
         opcode = op.opcode.data
         if entry.lines == ("{t} = int({a})",):
-            return self.expr(op.args[0])
-        width = int_width(op.args[0].type)
+            return self.expr(args[0])
+        width = int_width(args[0].type)
         if opcode == "arith.cmpi":
             if width is None or not 1 < width <= 64:
                 return None
         elif opcode != "arith.select" and not (exact and opcode in _AFFINE_OPCODES):
             return None
-        operands = [self.expr(a) for a in op.args]
+        operands = [self.expr(a) for a in args]
         if any(e is None for e in operands):
             return None
-        bounds = [self.bounded(v) for v in (*op.args, op.res[0])]
+        bounds = [self.bounded(v) for v in (*args, result)]
         if any(b is None for b in bounds):
             return None
         exprs = [e for e, _ in operands]  # type: ignore[misc]

@@ -117,6 +117,23 @@ class LoweringMemo:
         self.passes: tuple[ModulePass, ...] = ()
         self.module: builtin.ModuleOp | None = None
 
+    def serves(
+        self,
+        ctx: Context,
+        variant: str,
+        hardware: Hardware,
+        unroll: int = 1,
+        model: str = DEFAULT_MODEL,
+        recompute: bool = False,
+    ) -> bool:
+        """Whether `prepare` (given these arguments) would start from the kept
+        module, not from the one it is given: its caller then need not copy the
+        source module for it (any module, an empty one, will do)."""
+        if self.module is None:
+            return False
+        passes, cut = _passes(ctx, self.module, variant, hardware, unroll, model, self, recompute)
+        return self.passes == passes[:cut]
+
     def keep(self, passes: tuple[ModulePass, ...], module: builtin.ModuleOp) -> None:
         self.passes = passes
         self.module = module.clone()
@@ -259,8 +276,8 @@ def stream_choices(
     `prepare` would lower it (arguments as for `prepare`): one layering per
     pipeline, whatever the numbers the cost model reads. A copy of `module` is
     lowered up to that pass and kept in `memo` for the lowerings to come (or the
-    one `memo` holds is used); `module` may be differentiated in place, as
-    `prepare` does."""
+    one `memo` holds is used); `module` may be lowered in place (give a copy): the
+    last such copy is `module` itself."""
     check_model(model)
     found: StreamChoices = {}
     with _without_gc_pauses():
@@ -272,12 +289,12 @@ def stream_choices(
             if isinstance(layers, TapeflowLayersPass) and layers.stream == "auto":
                 general = replace(layers, **{f.name: 0 for f in fields(StreamMachine)})
                 pending.setdefault((*passes[:cut], general), []).append((hardware, layers))
-        for key, asked in pending.items():
+        for n, (key, asked) in enumerate(pending.items()):
             passes, layers = key[:-1], asked[0][1]
             if memo is not None and memo.module is not None and memo.passes == passes:
                 staged = memo.module
             else:
-                staged = module.clone()
+                staged = module if n == len(pending) - 1 else module.clone()
                 _front_end(ctx, staged, recompute)
                 PassPipeline(passes).apply(ctx, staged)
                 if memo is not None:

@@ -443,15 +443,23 @@ class TimingRecorder:
         return kernel
 
     def stream(self, direction: str, nbytes: int) -> None:
-        w = self._ops_window()
         # The stream engine reads (FWD) or writes (REV) the tile's entries.
-        w.spad_accesses += nbytes // 8
-        if direction == "fwd":
-            w.stream_write_bytes += nbytes
+        spad = nbytes // 8
+        written, read = (nbytes, 0) if direction == "fwd" else (0, nbytes)
+        if self._open is None and self.spad_samples is None:
+            # A window of the stream alone (a layer's end closed the one before):
+            # its row as `_ops_window` opens it and `_close` completes it.
+            index = self.count
+            end = len(self._accesses)
+            self.rows.extend((self._covered, end, 0, 0, written, read, read, spad, 0, 0, 0, 0))
+            self.ops_windows.append(index)
         else:
-            w.stream_read_bytes += nbytes
-            w.rev_stream_bytes += nbytes
-        self._close()
+            w = self._ops_window()
+            w.spad_accesses += spad
+            w.stream_write_bytes += written
+            w.stream_read_bytes += read
+            w.rev_stream_bytes += read
+            self._close()
         if self._in_layer:
             tile = self._in_layer[-1]
             tile[4] = self.count - 1

@@ -135,16 +135,6 @@ def stream_times(
     transfers: list[Transfer] = []
     distances: list[int] = []
 
-    def free_until(entries: int, at: float) -> float:
-        """The earliest time from `at` at which `entries` entries are free."""
-        nonlocal occupied, resident_rev
-        while resident and (resident[0][0] <= at or occupied + entries > capacity):
-            freed, size, rev = resident.popleft()
-            occupied -= size
-            resident_rev -= rev
-            at = max(at, freed)
-        return at
-
     def stall(window: int, cycles: int, at_start: bool) -> None:
         """`window` waits `cycles`, at its start or at its end; the next kernel
         loop (`window` itself if the wait is at its start) fills again."""
@@ -159,54 +149,69 @@ def stream_times(
                 clock.add(j, int(refill[j] - refilled[j]))
                 refilled[j] = refill[j]
 
+    # `clock.start` inline below (a tile asks up to four starts): a window's base
+    # plus the cycles added to the windows before it.
     base, added, totals = clock.base, clock.windows, clock.totals
-
-    def start(window: int) -> int:  # clock.start, without the attribute lookups
-        i = bisect_left(added, window)
-        return base[window] + (totals[i - 1] if i else 0)
+    popleft, push = resident.popleft, resident.append
 
     for rev, entries, first, after, stream, nbytes in tiles:
         if entries > capacity:
             entries = capacity
         transfer = nbytes / bytes_per_cycle
-        if rev and stream >= 0:
-            need = start(stream + 1)
-            floor = float(start(rev_start))
-            if last_issue > floor:
-                floor = last_issue
-            if not runahead and previous_rev_start >= 0 and previous_rev_start > floor:
-                floor = previous_rev_start
-            issue = free_until(entries, floor) if resident else floor
+        preload = rev and stream >= 0
+        if preload:  # from the REV sweep's start and the stream before it
+            i = bisect_left(added, rev_start)
+            at = float(base[rev_start] + (totals[i - 1] if i else 0))
+            if last_issue > at:
+                at = last_issue
+            if not runahead and previous_rev_start >= 0 and previous_rev_start > at:
+                at = previous_rev_start
+        else:  # when the layer would start
+            i = bisect_left(added, first)
+            begin = base[first] + (totals[i - 1] if i else 0)
+            at = float(begin)
+        # The earliest time from `at` at which `entries` entries are free.
+        while resident and (resident[0][0] <= at or occupied + entries > capacity):
+            freed, size, was_rev = popleft()
+            occupied -= size
+            resident_rev -= was_rev
+            if freed > at:
+                at = freed
+        if preload:
+            i = bisect_left(added, stream + 1)
+            need = base[stream + 1] + (totals[i - 1] if i else 0)
             distances.append(resident_rev)
-            arrival = issue + latency
+            arrival = at + latency
             if channel > arrival:
                 arrival = channel
             arrival += transfer
-            transfers.append(Transfer("rev", issue, arrival - transfer, arrival, nbytes, stream))
+            transfers.append(Transfer("rev", at, arrival - transfer, arrival, nbytes, stream))
             channel = arrival
-            last_issue = issue
+            last_issue = at
             if arrival > need:
                 stall(stream, ceil(arrival - need), at_start=False)
-            previous_rev_start = float(start(first))
-            resident.append((float(start(after)), entries, True))
+            i = bisect_left(added, first)
+            previous_rev_start = float(base[first] + (totals[i - 1] if i else 0))
+            i = bisect_left(added, after)
+            push((float(base[after] + (totals[i - 1] if i else 0)), entries, True))
             occupied += entries
             resident_rev += 1
             continue
-        begin = start(first)
-        ready = free_until(entries, float(begin)) if resident else float(begin)
-        if ready > begin:
-            stall(first, ceil(ready - begin), at_start=True)
+        if at > begin:  # a stall at the window's start leaves its start as it was
+            stall(first, ceil(at - begin), at_start=True)
         if rev:
-            previous_rev_start = float(start(first))
+            previous_rev_start = float(begin)
         if stream >= 0:  # a FWD stream reads the tile out when the layer ends
-            issued = float(start(stream + 1))
+            i = bisect_left(added, stream + 1)
+            issued = float(base[stream + 1] + (totals[i - 1] if i else 0))
             moving = channel if channel > issued else issued
             channel = moving + transfer
             transfers.append(Transfer("fwd", issued, moving, channel + latency, nbytes, stream))
             freed = channel
         else:
-            freed = float(start(after))
-        resident.append((freed, entries, bool(rev)))
+            i = bisect_left(added, after)
+            freed = float(base[after] + (totals[i - 1] if i else 0))
+        push((freed, entries, bool(rev)))
         occupied += entries
         resident_rev += bool(rev)
     distance = float(np.mean(distances)) if distances else 0.0

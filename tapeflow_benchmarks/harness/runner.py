@@ -132,13 +132,20 @@ def source_inputs(source: KernelSource) -> dict[str, np.ndarray]:
         return {key: data[key] for key in data.files}
 
 
+def _source(group: Group) -> tuple[builtin.ModuleOp, bool]:
+    """`group`'s kernel after Enzyme, as this process keeps it (read it, or lower
+    a copy), and whether its loads are recomputed (`tapeflow-recompute-loads`)."""
+    if group.source is None:
+        recompute = ALL_KERNELS[group.kernel].recomputes(group.size, group.variant)
+        return _differentiated(group.kernel, group.size), recompute
+    return _user_differentiated(group.source), False
+
+
 def _source_module(group: Group) -> tuple[builtin.ModuleOp, bool]:
     """A copy of `group`'s kernel after Enzyme, and whether its loads are
     recomputed (`tapeflow-recompute-loads`)."""
-    if group.source is None:
-        recompute = ALL_KERNELS[group.kernel].recomputes(group.size, group.variant)
-        return _differentiated(group.kernel, group.size).clone(), recompute
-    return _user_differentiated(group.source).clone(), False
+    source, recompute = _source(group)
+    return source.clone(), recompute
 
 
 @dataclass
@@ -164,19 +171,18 @@ def _lower(
     entering("lowering it (Enzyme and the variant's passes)")
     ctx = make_context()
     source = group.source
-    module, recompute = _source_module(group)
+    differentiated, recompute = _source(group)
     stats: dict[str, float] = {}
     if group.variant == "enzyme" and group.unroll == 1:
-        stats["tensors_per_loop"] = _tensors_per_loop(module)
+        stats["tensors_per_loop"] = _tensors_per_loop(differentiated)
+    hardware = points[0].hardware()
+    served = memo is not None and memo.serves(
+        ctx, group.variant, hardware, group.unroll, group.model, recompute
+    )
+    # A lowering the memo serves takes its module (`prepare`): no copy to make.
+    module = builtin.ModuleOp([]) if served else differentiated.clone()
     tape_bytes = simulator.prepare(
-        ctx,
-        module,
-        group.variant,
-        points[0].hardware(),
-        group.unroll,
-        group.model,
-        memo,
-        recompute=recompute,
+        ctx, module, group.variant, hardware, group.unroll, group.model, memo, recompute=recompute
     )
     if source is None:
         function = f"{group.kernel}_grad"
@@ -401,7 +407,7 @@ def _stream_choices(members: Run, memo: simulator.LoweringMemo | None) -> simula
     identity, lowered alike up to `tapeflow-layers`); none if that fails (each run
     then lowers on its own and reports the failure)."""
     group = members[0][0]
-    module, recompute = _source_module(group)
+    module, recompute = _source_module(group)  # stream_choices may lower it in place
     machines = [p.hardware() for _, points in members for p in points]
     try:
         return simulator.stream_choices(

@@ -166,6 +166,32 @@ def test_lowerings_sharing_a_memo_print_what_each_alone_prints(
     assert alone["cgra"][0] != alone["salam"][0]  # schedules (and, for TapeFlow, tiles) differ
 
 
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+def test_a_lowering_the_memo_serves_needs_no_copy_of_the_source(
+    differentiated: Callable[[str], ModuleOp], variant: str
+) -> None:
+    """`LoweringMemo.serves`: false with nothing kept, and for a lowering whose
+    passes before the hardware passes differ (another unroll factor); true for the
+    salam lowering after the cgra one, which then lowers an empty module into the
+    module it lowers alone from the source."""
+    from sim.models import get_model
+    from sim.simulator import LoweringMemo
+
+    cgra, salam = (
+        get_model(model).hardware(configure(PRESET_OF[variant])) for model in ("cgra", "salam")
+    )
+    alone = differentiated("gravity")
+    tape_bytes = prepare(make_context(), alone, variant, salam, 4, "salam")
+    memo = LoweringMemo(2)
+    assert not memo.serves(make_context(), variant, cgra, 4, "cgra")
+    prepare(make_context(), differentiated("gravity"), variant, cgra, 4, "cgra", memo)
+    assert not memo.serves(make_context(), variant, salam, 2, "salam")
+    assert memo.serves(make_context(), variant, salam, 4, "salam")
+    module = ModuleOp([])
+    assert prepare(make_context(), module, variant, salam, 4, "salam", memo) == tape_bytes
+    assert str(module) == str(alone)
+
+
 def test_the_passes_before_the_hardware_passes_take_no_hardware() -> None:
     """Two machines that differ in everything the pipeline reads (scratchpad,
     grid, latencies, tiles in flight, modulo scheduling) get the same passes up

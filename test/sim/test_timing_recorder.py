@@ -113,3 +113,25 @@ def test_collecting_for_a_timeline_is_never_idle() -> None:
     recorder.op(3, "fadd", None)
     recorder.finish()
     assert not recorder.idle  # its windows sample the scratchpad as they start
+
+
+def test_a_stream_counts_its_bytes_in_a_window_of_its_own_or_the_open_one() -> None:
+    """A FWD stream reads its tile's entries out (spad accesses: bytes / 8) and
+    writes DRAM; a REV one writes the entries and reads DRAM, bytes its layer
+    waits for. With no window open it has a window of its own; after an op
+    outside kernels it ends that op's window."""
+    recorder = TimingRecorder(MemoryTrace(), configure("Enzyme32k"))
+    recorder.trace.packed.extend([64 << 2] * 3)
+    recorder.stream("fwd", 96)  # alone: accesses 0-3 are its window's
+    recorder.op(2, "fadd", None)
+    recorder.stream("rev", 40)  # ends the op's window
+    recorder.finish()
+    columns = ("start", "end", "compute", "spad_accesses", "memory_ops")
+    streamed = ("stream_write_bytes", "stream_read_bytes", "rev_stream_bytes")
+    got = [
+        (w.kind, *(getattr(w, c) for c in columns + streamed), dict(w.fu)) for w in recorder.windows
+    ]
+    assert got == [
+        ("ops", 0, 3, 0, 12, 0, 96, 0, 0, {}),
+        ("ops", 3, 3, 2, 5, 0, 0, 40, 40, {"fadd": 1}),
+    ]

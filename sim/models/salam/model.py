@@ -129,12 +129,19 @@ def _layout(schedule: LockstepSchedule, trips: np.ndarray) -> _Layout:
     length = np.where(active, reach[np.maximum(trips - 1, 0)] if rows.size else 0, 0)
     begin = np.concatenate(([0], np.cumsum(length)))
     computed = np.ones(int(begin[-1]))  # a group is at least one tick
+    if schedule.compute:
+        # Every run of n iterations has the same slowest compute op per group: laid
+        # out once per trip count (all its iterations' ops at once), copied to its runs.
+        positions = np.array([n for n, _ in schedule.compute], dtype=np.int64)
+        cycles = np.array([c for _, c in schedule.compute], dtype=np.float64)
+        for n in np.unique(trips[active]).tolist():
+            own = np.ones(int(reach[n - 1]))
+            np.maximum.at(own, rows[:n, positions].ravel(), np.tile(cycles, n))
+            first = begin[:-1][trips == n]
+            computed[(first[:, None] + np.arange(own.size)).ravel()] = np.tile(own, first.size)
     # Each iteration of each run: its place in the run, and the run's first group.
     index = np.arange(int(trips.sum()), dtype=np.int64) - np.repeat(np.cumsum(trips) - trips, trips)
     base = np.repeat(begin[:-1], trips)
-    for position, cycles in schedule.compute:
-        lane = base + rows[index, position]
-        computed[lane] = np.maximum(computed[lane], cycles)
     kinds: list[np.ndarray] = []
     places: list[np.ndarray] = []
     if schedule.accesses:
