@@ -44,9 +44,12 @@ STEPS = [
         "in the order REV reads them; each store names its slot.",
     ),
     (
-        TapeflowLayersPass(spad_bytes=SPAD_BYTES),
-        f"Pass 2, layers (`tapeflow-layers{{spad-bytes={SPAD_BYTES}}}`)",
-        "A 64-byte scratchpad holds 8 entries: two iterations of four values. The FWD "
+        TapeflowLayersPass(spad_bytes=SPAD_BYTES, stream="always"),
+        f"Pass 2, layers (`tapeflow-layers{{spad-bytes={SPAD_BYTES} stream=always}}`)",
+        "A 64-byte scratchpad holds 8 entries: two iterations of four values. (On so "
+        "small a scratchpad each REV tile would wait a whole DRAM latency for its "
+        "preload, and the cost model, `stream=auto`, would keep the tape in DRAM; "
+        "`stream=always` streams it, as the figure does.) The FWD "
         "loop is strip-mined into 8 layers of 2 iterations; the REV loop into the same "
         "tiles, last tile first. Each layer opens with `layer.salloc` and closes with "
         "`layer.barrier`, and names its partner.",
@@ -91,7 +94,7 @@ def render() -> str:
         "whole flow is",
         "",
         "```sh",
-        "tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64}' "
+        "tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 stream=always}' "
         "examples/fig9-conv.mlir",
         "```",
         "",

@@ -3,7 +3,7 @@
 // iteration reads four image values (the paper's tapes t0..t3); each output is
 // squashed by tanh, so the gradient needs the values FWD saw.
 //
-//   tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 stats=true}' examples/fig9-conv.mlir
+//   tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 stream=always stats=true}' examples/fig9-conv.mlir
 func.func @conv(%img: memref<19xf64>, %fil: memref<4xf64>, %res: memref<16xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -97,7 +97,7 @@ def nest_choices(
         work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
         accesses = AccessReuse(function)
         for choices, machine in zip(found, machines, strict=True):
-            nests = _choose(function, work, allocs, set(kept), machine, accesses)
+            nests = _choose(function, work, allocs, set(kept), machine, spad_bytes, accesses)
             choices.append(tuple(choice for _, choice in nests))
     return [tuple(choices) for choices in found]
 
@@ -154,7 +154,7 @@ def _layer_function(
     kept = _kept_marks(function)  # regions the input already keeps stay kept
     work, report, allocs = _attempts(function, spad_bytes, kept, entries, straight)
     if machine is not None:
-        choices = _choose(function, work, allocs, set(kept), machine)
+        choices = _choose(function, work, allocs, set(kept), machine, spad_bytes)
         declined = {
             index: choice.reason
             for indices, choice in choices
@@ -209,6 +209,7 @@ def _choose(
     allocs: list[SSAValue],
     kept: set[int],
     machine: StreamMachine,
+    spad_bytes: int,
     accesses: AccessReuse | None = None,
 ) -> list[tuple[list[int], NestChoice]]:
     """The cost model's choice for each nest of the layered copy `work`: the
@@ -241,7 +242,7 @@ def _choose(
         saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
         if saved is None:  # run-time trip counts: no estimate
             continue
-        added = added_cycles(work, {allocs[i] for i in indices}, machine)
+        added = added_cycles(work, {allocs[i] for i in indices}, machine, spad_bytes)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

@@ -21,11 +21,11 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   chain of integer ops at `integer` each: a layer's tile bounds and row count, a
   run-time tile loop's count of tiles (its own ops, once per run); a row offset
   per iteration of a tile whose body holds inner loops, and a piece of
-  straight-line stores (its cut kernel, its stream op), `integer` + 1 a kernel.
+  straight-line stores (its cut kernel, its stream op), `integer` + 1 a kernel;
+  a REV tile's wait for its preload, few tiles to the ring (`_preload_wait`).
 
-Trip counts are the loops' constants, or, in a triangular nest, counted over the
-outer iterations (`nest_runs`, `trip_runs`). A nest whose trip counts depend on
-the function's arguments is streamed (no estimate).
+Trip counts: the loops' constants, or in a triangular nest counted over the outer
+iterations (`nest_runs`, `trip_runs`); a nest of run-time trip counts is streamed.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from lowering.layers.records import ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
 from lowering.scheduling.recurrence import recurrence_mii
 from tapeflow_dialects import layer, region
-from tapeflow_dialects.layer import ENTRY_BYTES
+from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 from targets.hardware import CacheConfig, DramConfig, Hardware, Latencies
 
 STREAM_CHOICES = ("auto", "always")
@@ -297,6 +297,34 @@ def saved_cycles(
     return saved
 
 
+def _preload_wait(
+    op: layer.LayerOp, loop: scf.ForOp, spad_bytes: int, machine: StreamMachine
+) -> float:
+    """The cycles a run of the REV layer `op` (its tile loop `loop`) waits for its
+    tile, estimated (`sim.models.streams`, runahead on): the scratchpad's ring
+    holds `k` such tiles, and a tile's entries stay taken from its preload's
+    issue, a DRAM latency before it arrives, to the layer's end; so at most `k`
+    tiles pass per latency plus a layer's run, and a run of `D` cycles waits
+    `(latency + D) / k - D` where that is positive. `D` is the tile's iterations
+    at the loop's recurrence bound or its cache accesses over the ports, at least
+    a cycle each (a run may take longer: the wait may be less), and the transfer
+    time is left out (the wait may be more). Only an innermost tile loop is
+    timed so; other layers add no wait here."""
+    if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
+        return 0.0
+    tile = op.salloc.tile.type
+    assert isinstance(tile, layer.SpadType)
+    per_iteration = loop.attributes[ROWS_PER_ITERATION]
+    assert isinstance(per_iteration, builtin.IntegerAttr)
+    iterations = max(1, tile.rows.data // per_iteration.value.data)
+    resident = max(1, spad_bytes // (tile.entries() * ENTRY_BYTES))
+    body = loop.body.block
+    accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
+    ports = -(-accesses // max(1, machine.cache_ports))
+    run = iterations * max(1, ports, _recurrence(body, machine))
+    return max(0.0, (machine.dram_latency + run) / resident - run)
+
+
 def _recurrence(block: Block, machine: StreamMachine) -> int:
     """The recurrence bound on the initiation interval of the innermost loop whose
     body is `block` (`lowering.scheduling.recurrence`, the scheduler's own, with the
@@ -531,10 +559,13 @@ def _tile_count(loop: scf.ForOp) -> list[Operation]:
     return [op for op in block.ops if op in found and op is not loop]
 
 
-def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine) -> float:
+def added_cycles(
+    function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine, spad_bytes: int = 0
+) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
-    `integer` each."""
+    `integer` each. With the scratchpad's `spad_bytes`, a REV tile's wait for its
+    preload too (`_preload_wait`)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     for op in function.walk():
@@ -570,6 +601,8 @@ def added_cycles(function: func.FuncOp, regions: set[SSAValue], machine: StreamM
         # kernel run once a tile; the stream op itself issues to the stream engine.
         chain = _depth(list(op.body.block.ops), folded)
         added += runs * chain * machine.integer
+        if spad_bytes and op.phase.data is Phase.REV:
+            added += runs * _preload_wait(op, loop, spad_bytes, machine)
         if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
             per_iteration = loop.attributes[ROWS_PER_ITERATION]
             assert isinstance(per_iteration, builtin.IntegerAttr)

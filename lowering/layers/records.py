@@ -74,8 +74,8 @@ class NestChoice:
         fits = "fit" if self.fits else "do not fit"
         return (
             f"cost model: streaming would add {self.added:.0f} cycles of tile bookkeeping "
-            f"and save at most {self.saved:.0f} (tape misses and cache-port cycles; "
-            f"the tape and arrays {fits} the cache)"
+            f"and preload waits and save at most {self.saved:.0f} (tape misses and "
+            f"cache-port cycles; the tape and arrays {fits} the cache)"
         )
 
 

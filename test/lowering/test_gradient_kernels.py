@@ -94,7 +94,7 @@ def test_a_non_mirrored_cache_is_kept_and_the_rest_layered() -> None:
     """The loop-invariant cache read through remsi stays a region
     (marked with the reason); the two mirrored tapes are still tiled and streamed."""
     module, _, _ = enzyme_stage("invariant_cache_remsi")
-    TapeflowPipelinePass(spad_bytes=64).apply(make_context(), module)
+    TapeflowPipelinePass(spad_bytes=64, stream="always").apply(make_context(), module)
     kept = [op for op in module.walk() if isinstance(op, region.AllocOp)]
     assert len(kept) == 1 and region.KEPT in kept[0].attributes
     assert "do not mirror" in kept[0].attributes[region.KEPT].data  # type: ignore[attr-defined]
@@ -110,7 +110,7 @@ def test_an_i1_slot_takes_one_word_everywhere() -> None:
     8 x 2 words = 128 bytes in the DRAM stream tape, in the scratchpad tiles the
     streams move, and in the simulator's stream traffic and tape size."""
     module, given, _ = enzyme_stage("branch_cached_condition")
-    TapeflowPipelinePass(spad_bytes=64).apply(make_context(), module)
+    TapeflowPipelinePass(spad_bytes=64, stream="always").apply(make_context(), module)
     (alloc,) = [op for op in module.walk() if isinstance(op, stream.AllocOp)]
     assert alloc.bytes.value.data == 8 * 2 * 8
 

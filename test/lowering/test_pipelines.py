@@ -232,7 +232,7 @@ def test_each_pass_moves_the_gradient_one_stage() -> None:
     steps = [
         ("tapeflow-raise-tape", Stage.TAPE),
         ("tapeflow-regions", Stage.REGIONS),
-        ("tapeflow-layers{spad-bytes=16}", Stage.LAYERS),
+        ("tapeflow-layers{spad-bytes=16 stream=always}", Stage.LAYERS),
         ("tapeflow-streams", Stage.STREAMS),
         ("tapeflow-spad-bind", Stage.BOUND),
     ]

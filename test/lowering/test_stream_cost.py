@@ -47,10 +47,12 @@ INPUTS = Path(__file__).parents[1] / "filecheck" / "passes" / "tapeflow-layers" 
 CGRA = StreamMachine()  # Tflow32k under cgra: 32 KB, 64 B lines, 8 MSHRs, 2 ports, 100 cycles
 
 
-def _layered(name: str, spad: int, machine: StreamMachine | None) -> tuple[ModuleOp, object]:
+def _layered(
+    name: str, spad: int, machine: StreamMachine | None, in_flight: int = 1
+) -> tuple[ModuleOp, object]:
     path = INPUTS / name
     module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
-    (report,) = layer_module(module, spad, machine=machine)
+    (report,) = layer_module(module, spad, in_flight, in_flight, machine=machine)
     return module, report
 
 
@@ -68,20 +70,34 @@ def test_a_tape_that_fits_the_cache_in_small_tiles_is_streamed_only_at_long_late
     # hits. A hit holds one of the 2 ports a cycle (a miss does not): FWD's 64 loads
     # of x and 112 tape hits 88 cycles, REV's 64 stores of dx and 128 tape hits 96,
     # 32 without the tape; but a loop of 64 iterations takes 64 cycles at least:
-    # 200 + 88 - 64 in FWD, 96 - 64 in REV. A 32 B scratchpad: full tiles of 2
-    # iterations, 32 of them, each FWD layer's bounds a kernel of a chain of 2
-    # integer ops (`t*2`, `+ 2`), 2 cycles, each REV layer's of 3 (`t*2`, `last +`,
-    # `- 2`). Streamed at a latency of 100, kept at 50.
-    module, report = _layered("short-tape.mlir", 32, CGRA)
+    # 200 + 88 - 64 in FWD, 96 - 64 in REV. A 1 KB scratchpad holding 32 tiles:
+    # full tiles of 2 iterations (4 entries, 32 B), 32 of them, each FWD layer's
+    # bounds a kernel of a chain of 2 integer ops (`t*2`, `+ 2`), 2 cycles, each
+    # REV layer's of 3 (`t*2`, `last +`, `- 2`). A REV tile runs 2 cycles (no
+    # recurrence, one cache access a cycle) and the ring holds 32: it waits (100 +
+    # 2) / 32 - 2 = 1.1875 cycles for its preload at a latency of 100, none at 50.
+    # Streamed at a latency of 100, kept at 50.
+    module, report = _layered("short-tape.mlir", 1024, CGRA, 32)
     (choice,) = report.nests  # type: ignore[attr-defined]
     saved = (200 + 88 - 64) + (96 - 64)
-    assert (choice.saved, choice.added, choice.fits) == (saved, 32 * (2 + 3), True)
+    assert (choice.saved, choice.added, choice.fits) == (saved, 32 * (2 + 3 + 1.1875), True)
     assert choice.stream and not _kept(module)
-    module, report = _layered("short-tape.mlir", 32, replace(CGRA, dram_latency=50))
+    module, report = _layered("short-tape.mlir", 1024, replace(CGRA, dram_latency=50), 32)
     (choice,) = report.nests  # type: ignore[attr-defined]
     assert (choice.saved, choice.added) == ((100 + 88 - 64) + (96 - 64), 32 * (2 + 3))
     assert not choice.stream
     assert report.layers == [] and len(_kept(module)) == 1  # type: ignore[attr-defined]
+
+
+def test_a_tile_that_fills_the_scratchpad_waits_for_its_preload() -> None:
+    # The same tiles of 2 iterations in a 32 B scratchpad: the ring holds one, so
+    # each REV tile's preload is issued when the tile before it ends and arrives a
+    # DRAM latency later: (100 + 2) / 1 - 2 = 100 cycles a REV tile, 3200 in all,
+    # against the 256 streaming saves: kept.
+    module, report = _layered("short-tape.mlir", 32, CGRA)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    assert (choice.saved, choice.added) == (256, 32 * (2 + 3) + 32 * 100)
+    assert not choice.stream and len(_kept(module)) == 1
 
 
 def test_a_nest_far_beyond_the_cache_is_streamed() -> None:
@@ -92,7 +108,10 @@ def test_a_nest_far_beyond_the_cache_is_streamed() -> None:
     module, report = _layered("long-tape.mlir", 512, CGRA)
     (choice,) = report.nests  # type: ignore[attr-defined]
     assert choice.saved == 2 * (256 * 100 + 7168)
-    assert choice.added == 256 * (2 + 3)
+    # Each tile fills the 512 B scratchpad: a REV tile of 32 iterations (32
+    # cycles: no recurrence, one cache access a cycle) waits (100 + 32) - 32 for
+    # its preload.
+    assert choice.added == 256 * (2 + 3) + 256 * 100
     assert choice.stream and not _kept(module)
 
 
@@ -232,18 +251,22 @@ def test_always_streams_what_auto_keeps() -> None:
 
 
 def test_nest_choices_are_the_pass_s_for_each_machine() -> None:
-    # short-tape at a 50-cycle DRAM is kept (above); at 1000 cycles its 2 groups of
-    # FWD misses alone save 2000 cycles, more than the 160 its tiles add: streamed.
+    # short-tape in a 1 KB scratchpad of 32 tiles at a 50-cycle DRAM is kept
+    # (above); at 1000 cycles its 2 groups of FWD misses alone save 2000 cycles,
+    # more than the 160 its tiles add and the (1000 + 2) / 32 - 2 each REV tile
+    # waits for its preload: streamed.
     fast, slow = replace(CGRA, dram_latency=50), replace(CGRA, dram_latency=1000)
     path = INPUTS / "short-tape.mlir"
     module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
     text = str(module)
-    found = nest_choices(module, 32, [fast, slow])
+    found = nest_choices(module, 1024, [fast, slow], 32, 32)
     assert str(module) == text  # one layering for all, the module left as it was
     assert [[c.stream for c in nests] for (nests,) in found] == [[False], [True]]
-    assert found[1][0][0].saved >= 2 * 1000 and found[1][0][0].added == 32 * (2 + 3)
+    assert found[1][0][0].saved >= 2 * 1000
+    assert found[1][0][0].added == 32 * (2 + 3) + 32 * ((1000 + 2) / 32 - 2)
     for choices, machine in zip(found, (fast, slow), strict=True):
-        assert choices == (tuple(_layered("short-tape.mlir", 32, machine)[1].nests),)  # type: ignore[attr-defined]
+        layered = _layered("short-tape.mlir", 1024, machine, 32)
+        assert choices == (tuple(layered[1].nests),)  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -1317,12 +1317,16 @@ def _windows(module: Any, args: list[Any], hardware: Any) -> tuple[Any, Any, Any
 def _product_in_tiles(unroll: int = 1) -> tuple[Any, list[Any], Any]:
     """PRODUCT lowered for TapeFlow on a 64 B scratchpad with one tile in flight
     (its FWD loop cut into four tiles; pieces of 4 products when `unroll` is 16),
-    the caller's arguments and the hardware."""
+    streamed whatever the cost model would choose, the caller's arguments and the
+    hardware."""
     ctx = make_context()
     module = LocatingParser(ctx, PRODUCT, "product.mlir").parse_module()
     hardware = configure("Tflow2k", spad_bytes=64)
     hardware = replace(
-        hardware, mapping=replace(hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1)
+        hardware,
+        mapping=replace(
+            hardware.mapping, tiles_in_flight=1, loop_tiles_in_flight=1, stream_by_cost=False
+        ),
     )
     prepare(ctx, module, "tapeflow", hardware, unroll)
     function = next(f for f in module.ops if f.sym_name.data == "f_grad")  # type: ignore[attr-defined]

@@ -41,7 +41,7 @@ def _region_bytes(module: ModuleOp) -> int:
 
 def _lowered(module: ModuleOp, slab: int, spad: int = 64) -> ModuleOp:
     spec = (
-        f"tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{{spad-bytes={spad}}},"
+        f"tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{{spad-bytes={spad} stream=always}},"
         f"tapeflow-streams{{slab-bytes={slab}}},tapeflow-spad-bind"
     )
     parse_pipeline(spec).apply(make_context(), module)

@@ -4,7 +4,7 @@
 // partner sits at the head of the REV branch (read under the condition Enzyme
 // cached). Each region is its own stack: the conditional one is pushed and popped
 // only when its branch runs.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=16 stats=true}' %S/Inputs/branches.mlir 2>%t.stats | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=16 stream=always stats=true}' %S/Inputs/branches.mlir 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
 
 // CHECK:      scf.for
@@ -34,7 +34,7 @@
 // Through streams and scratchpad binding: the conditional layer spills and
 // preloads its 1x2 tile (16 bytes, one 8-byte word per slot, the i1 too) inside
 // the branches; the DRAM tape of %c holds 8 x 2 words.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=16},tapeflow-streams,tapeflow-spad-bind' %S/Inputs/branches.mlir | filecheck %s --check-prefix=BOUND
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=16 stream=always},tapeflow-streams,tapeflow-spad-bind' %S/Inputs/branches.mlir | filecheck %s --check-prefix=BOUND
 // BOUND-DAG: stream.alloc bytes 64 : !stream.tape
 // BOUND-DAG: stream.alloc bytes 128 : !stream.tape
 // BOUND:     scf.if
@@ -49,7 +49,7 @@
 // tiles that hold both regions: 3 entries per iteration, the conditional ones left
 // empty when the branch does not run (REV reads them under the same condition).
 // Both regions' values go to one DRAM tape of 8 x 3 words.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stats=true},tapeflow-streams,tapeflow-spad-bind' %S/Inputs/branches.mlir 2>%t.tiled | filecheck %s --check-prefix=TILED
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always stats=true},tapeflow-streams,tapeflow-spad-bind' %S/Inputs/branches.mlir 2>%t.tiled | filecheck %s --check-prefix=TILED
 // RUN: filecheck %s --check-prefix=TILED-STATS < %t.tiled
 // TILED:     stream.alloc bytes 192 : !stream.tape
 // TILED-NOT: stream.alloc

@@ -4,7 +4,7 @@
 // rest is still layered -- here %m's loop is tiled although the kept region's
 // store sits in the same loop body (a layer may hold a kept region's accesses,
 // which are plain memory accesses).
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/mixed.mlir 2>%t.stats | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always stats=true}' %S/Inputs/mixed.mlir 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
 
 // CHECK:      %[[K:[^ ]+]] = region.alloc {tapeflow.kept = "the REV loops do not mirror the FWD loops (FWD runs (3, 8) iterations and REV (3, 10)), so its tiles could not be streamed back as a stack"} : !region.region<3x8, [f64]>
@@ -24,7 +24,7 @@
 // A tape stored under a branch op the pass does not layer (scf.index_switch) is
 // kept too; the tape beside it in the same loop is still tiled, with the kept
 // region's store inside the tile's loop.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/switch.mlir 2>&1 | filecheck %s --check-prefix=SWITCH
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always stats=true}' %S/Inputs/switch.mlir 2>&1 | filecheck %s --check-prefix=SWITCH
 // SWITCH:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 2 layers executed (scratchpad 64 B)
 // SWITCH-NEXT:   layer 0/1 %u: 8x1 entries, tile of iterations, runs 1 times
 // SWITCH-NEXT:   region #1 %s kept in DRAM, read through the cache: it is stored inside 'scf.index_switch'; only loops, branches (scf.if) and straight-line stores are layered

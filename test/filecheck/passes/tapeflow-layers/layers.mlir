@@ -1,8 +1,8 @@
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/two-loops.mlir 2>%t.stats | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always stats=true}' %S/Inputs/two-loops.mlir 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=4096}' %S/Inputs/two-loops.mlir | filecheck %s --check-prefix=BIG
-// RUN: not tapeflow-opt -p 'tapeflow-layers{spad-bytes=12}' %S/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=BADSIZE
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=48}' %S/Inputs/two-loops.mlir | filecheck %s --check-prefix=PARTIAL
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=4096 stream=always}' %S/Inputs/two-loops.mlir | filecheck %s --check-prefix=BIG
+// RUN: not tapeflow-opt -p 'tapeflow-layers{spad-bytes=12 stream=always}' %S/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=BADSIZE
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=48 stream=always}' %S/Inputs/two-loops.mlir | filecheck %s --check-prefix=PARTIAL
 
 // 64 bytes hold 8 entries. Loop A stores 2 values per iteration: tiles of 4
 // iterations, 2 tiles, a 4x2 tile each; its REV loop is strip-mined into the same
@@ -104,7 +104,7 @@
 
 // A tape stored under scf.if: its loop is tiled, the entries of iterations whose
 // branch did not run stay empty, and REV reads them under its own branch.
-// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 stats=true}' %S/Inputs/ifstore.mlir 2>&1 | filecheck %s --check-prefix=IFSTORE
+// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 stream=always stats=true}' %S/Inputs/ifstore.mlir 2>&1 | filecheck %s --check-prefix=IFSTORE
 // IFSTORE: layer 0/1 !region.region<8, [f64]>: 2x1 entries, tile of iterations, runs 4 times
 // IFSTORE: layer.layer 0 fwd partner 1 {
 // IFSTORE: scf.if

@@ -1,8 +1,8 @@
 // The cost model counts a triangular nest's iterations over its outer loop, so
 // such a nest gets an estimate (a nest bounded by a function argument still gets
 // none: run-time-nest.mlir).
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64 stats=true}' %S/Inputs/triangular-rows.mlir 2>&1 >/dev/null | filecheck %s
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64}' %S/Inputs/triangular-rows.mlir | filecheck %s --check-prefix=REV
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=512 loop-tiles-in-flight=8 stats=true}' %S/Inputs/triangular-rows.mlir 2>&1 >/dev/null | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=512 loop-tiles-in-flight=8}' %S/Inputs/triangular-rows.mlir | filecheck %s --check-prefix=REV
 
 // Enzyme caches x[j] per (i, j), 28 values in the 8 runs of the inner loop, of
 // 0, 1, ..., 7 iterations, each trip count priced apart (the window's cycles,
@@ -27,7 +27,7 @@
 // REV:      %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
 // REV:      scf.for %[[U:[^ ]+]] = %{{.*}} to %[[COUNT]] step
 // REV-NEXT:   layer.layer 1 rev partner 0
-// REV-NEXT:     layer.salloc base 0 capacity 64 : !layer.spad<8x1>
+// REV-NEXT:     layer.salloc base 0 capacity 512 : !layer.spad<8x1>
 // REV:          %[[PAD:[^ ]+]] = arith.addi %[[TRIP]], %{{.*}} : index
 // REV-NEXT:     %[[LEFT:[^ ]+]] = arith.subi %[[COUNT]], %[[U]] : index
 // REV:          %[[BACK:[^ ]+]] = arith.muli %[[LEFT]], %{{.*}} : index

@@ -1,6 +1,6 @@
 // RUN: tapeflow-opt -p tapeflow-mark-rev-start %S/../tapeflow-raise-tape/classify.mlir | filecheck %s
 // RUN: tapeflow-opt -p 'tapeflow-mark-rev-start,tapeflow-mark-rev-start' %S/../tapeflow-raise-tape/classify.mlir | filecheck %s
-// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16},tapeflow-mark-rev-start' %S/../Inputs/gradient.mlir | filecheck %s --check-prefix=TILED
+// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 stream=always},tapeflow-mark-rev-start' %S/../Inputs/gradient.mlir | filecheck %s --check-prefix=TILED
 // RUN: not tapeflow-opt -p tapeflow-mark-rev-start %S/../tapeflow-unroll/no-gradient.mlir 2>&1 | filecheck %s --check-prefix=NOGRAD
 
 // The reverse sweep begins at the first top-level op that reads the seed or

@@ -3,7 +3,7 @@
 // RUN: tapeflow-opt -p 'tapeflow-regions,tapeflow-pack-tapes' %S/Inputs/triangle.mlir | filecheck %s --check-prefix=REGION
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-pack-tapes' %S/../tapeflow-raise-tape/dynamic.mlir | filecheck %s --check-prefix=SYMBOLIC
 // RUN: not tapeflow-opt -p tapeflow-pack-tapes %S/Inputs/bad-ragged.mlir 2>&1 | filecheck %s --check-prefix=BAD
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=512}' %S/../../../lowering/polybench/lu.mlir | filecheck %s --check-prefix=PIPELINE
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=512 stream=always}' %S/../../../lowering/polybench/lu.mlir | filecheck %s --check-prefix=PIPELINE
 // RUN: tapeflow-opt -p 'tapeflow-variant{variant=aos}' %S/../../../lowering/polybench/lu.mlir | filecheck %s --check-prefix=AOS
 
 // The j < i triangle of a 4x4 nest, ragged extents (4, i): packed, the tape holds

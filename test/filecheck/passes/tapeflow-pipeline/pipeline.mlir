@@ -1,16 +1,16 @@
 // tapeflow-pipeline is the tapeflow variant's lowering (lowering/pipelines.py),
 // pass for pass: the same IR as the passes spelled out.
-// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16}' %S/../Inputs/gradient.mlir -o %t.one
-// RUN: tapeflow-opt -p 'tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=16},tapeflow-streams,tapeflow-spad-bind' %S/../Inputs/gradient.mlir -o %t.spelled
+// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 stream=always}' %S/../Inputs/gradient.mlir -o %t.one
+// RUN: tapeflow-opt -p 'tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=16 stream=always},tapeflow-streams,tapeflow-spad-bind' %S/../Inputs/gradient.mlir -o %t.spelled
 // RUN: diff %t.one %t.spelled
-// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 unroll=2}' %S/../Inputs/gradient.mlir -o %t.one
-// RUN: tapeflow-opt -p 'tapeflow-raise-tape,tapeflow-unroll{factor=2},tapeflow-regions,tapeflow-layers{spad-bytes=16},tapeflow-streams,tapeflow-spad-bind' %S/../Inputs/gradient.mlir -o %t.spelled
+// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 unroll=2 stream=always}' %S/../Inputs/gradient.mlir -o %t.one
+// RUN: tapeflow-opt -p 'tapeflow-raise-tape,tapeflow-unroll{factor=2},tapeflow-regions,tapeflow-layers{spad-bytes=16 stream=always},tapeflow-streams,tapeflow-spad-bind' %S/../Inputs/gradient.mlir -o %t.spelled
 // RUN: diff %t.one %t.spelled
 // A module whose tape is already raised starts after tapeflow-raise-tape.
-// RUN: tapeflow-opt -p 'tapeflow-raise-tape,tapeflow-pipeline{spad-bytes=16 unroll=2}' %S/../Inputs/gradient.mlir -o %t.raised
+// RUN: tapeflow-opt -p 'tapeflow-raise-tape,tapeflow-pipeline{spad-bytes=16 unroll=2 stream=always}' %S/../Inputs/gradient.mlir -o %t.raised
 // RUN: diff %t.one %t.raised
 // RUN: filecheck %s < %t.one
-// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 stats=true}' %S/../Inputs/gradient.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
+// RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 stats=true stream=always}' %S/../Inputs/gradient.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 // RUN: not tapeflow-opt -p 'tapeflow-pipeline{unroll=0}' %S/../Inputs/gradient.mlir 2>&1 | filecheck %s --check-prefix=UNROLL
 // RUN: not tapeflow-opt -p 'tapeflow-to-cgra,tapeflow-pipeline' %S/../Inputs/gradient.mlir 2>&1 | filecheck %s --check-prefix=PLACED
 // RUN: not tapeflow-opt -p 'tapeflow-pipeline,tapeflow-pipeline' %S/../Inputs/gradient.mlir 2>&1 | filecheck %s --check-prefix=TWICE

@@ -1,7 +1,7 @@
 // A region tapeflow-layers kept (tapeflow.kept) is left as it is by the binding:
 // its alloc, accesses and free stay (a region in DRAM, read through the cache),
 // while the layered region's accesses become scratchpad slots and its region goes.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/mixed.mlir | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always},tapeflow-streams,tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/mixed.mlir | filecheck %s
 
 // CHECK-LABEL: func.func private @diffef
 // CHECK-NOT:   region.alloc : !region.region<3x8, [f64, i1]>

@@ -1,5 +1,5 @@
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/two-loops.mlir | filecheck %s
-// RUN: not tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=UNSTREAMED
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always},tapeflow-streams,tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/two-loops.mlir | filecheck %s
+// RUN: not tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always},tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=UNSTREAMED
 
 // Every region access becomes a scratchpad access: offsets in the order of the
 // FWD layer's stores, the same offset for the matching REV load, and the row of

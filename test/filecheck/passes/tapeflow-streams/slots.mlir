@@ -2,8 +2,8 @@
 // word, the i1 too. The DRAM tape of a region of [f64, i1] structs over 3x8
 // iterations is 3*8*2*8 = 384 bytes, the words the 4x2 scratchpad tiles spill
 // (6 tiles of 64 bytes); a region kept by tapeflow-layers gets no stream tape.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-streams' %S/../tapeflow-layers/Inputs/mixed.mlir | filecheck %s
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/mixed.mlir | filecheck %s --check-prefix=BOUND
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always},tapeflow-streams' %S/../tapeflow-layers/Inputs/mixed.mlir | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always},tapeflow-streams,tapeflow-spad-bind' %S/../tapeflow-layers/Inputs/mixed.mlir | filecheck %s --check-prefix=BOUND
 // RUN: not tapeflow-opt %S/Inputs/wide-slot.mlir 2>&1 | filecheck %s --check-prefix=VERIFY
 // RUN: not tapeflow-opt %S/Inputs/odd-tape.mlir 2>&1 | filecheck %s --check-prefix=VERIFY2
 // RUN: not tapeflow-opt %S/Inputs/small-tape.mlir 2>&1 | filecheck %s --check-prefix=VERIFY3

@@ -1,4 +1,4 @@
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64},tapeflow-streams' %S/../tapeflow-layers/Inputs/two-loops.mlir | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=64 stream=always},tapeflow-streams' %S/../tapeflow-layers/Inputs/two-loops.mlir | filecheck %s
 // RUN: not tapeflow-opt -p 'tapeflow-streams' %S/../tapeflow-layers/Inputs/two-loops.mlir 2>&1 | filecheck %s --check-prefix=UNLAYERED
 
 // One DRAM tape per region, sized to hold all of it. Each FWD layer ends with a

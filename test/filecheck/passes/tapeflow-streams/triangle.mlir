@@ -1,4 +1,4 @@
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64},tapeflow-streams' %s | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64 stream=always},tapeflow-streams' %s | filecheck %s
 
 // A triangular region's DRAM tape. Where the triangle's extents are functions of
 // its outer indices alone (@gram: j >= i over constant bounds), its size is its

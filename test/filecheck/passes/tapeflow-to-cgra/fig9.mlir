@@ -1,4 +1,4 @@
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64},tapeflow-to-cgra{stats=true}' %S/../../../../examples/fig9-conv.mlir 2>%t.stats | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 stream=always},tapeflow-to-cgra{stats=true}' %S/../../../../examples/fig9-conv.mlir 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-to-cgra' %S/../../../../examples/fig9-conv.mlir | filecheck %s --check-prefix=ENZYME
 // RUN: not tapeflow-opt -p 'tapeflow-enzyme,tapeflow-to-cgra{rows=0}' %S/../../../../examples/fig9-conv.mlir 2>&1 | filecheck %s --check-prefix=GRID

@@ -1,5 +1,5 @@
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=128},tapeflow-to-cgra' %S/Inputs/tiled-nests.mlir | filecheck %s --check-prefix=ROWS
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64},tapeflow-to-cgra' %S/Inputs/tiled-nests.mlir | filecheck %s --check-prefix=GRAM
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=128 stream=always},tapeflow-to-cgra' %S/Inputs/tiled-nests.mlir | filecheck %s --check-prefix=ROWS
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 stream=always},tapeflow-to-cgra' %S/Inputs/tiled-nests.mlir | filecheck %s --check-prefix=GRAM
 
 // What a tile's bookkeeping costs once placed: each kernel run once costs its
 // schedule, so the index arithmetic of a tile belongs in as few of them as it can.

@@ -2,12 +2,12 @@
 // (lowering/pipelines.py, the one the simulator and the benchmarks run), from a
 // primal with enzyme.autodiff or an Enzyme gradient. Each is checked against the
 // passes it expands to, spelled out.
-// RUN: tapeflow-opt -p 'tapeflow-variant{variant=tapeflow spad-bytes=64}' %S/../../../../examples/fig9-conv.mlir -o %t.variant
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind,tapeflow-mark-rev-start,tapeflow-to-cgra' %S/../../../../examples/fig9-conv.mlir -o %t.spelled
-// RUN: diff %t.variant %t.spelled
-// RUN: filecheck %s --check-prefix=TAPEFLOW < %t.variant
 // RUN: tapeflow-opt -p 'tapeflow-variant{variant=tapeflow spad-bytes=64 stream=always}' %S/../../../../examples/fig9-conv.mlir -o %t.variant
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64 stream=always},tapeflow-streams,tapeflow-spad-bind,tapeflow-mark-rev-start,tapeflow-to-cgra' %S/../../../../examples/fig9-conv.mlir -o %t.spelled
+// RUN: diff %t.variant %t.spelled
+// RUN: filecheck %s --check-prefix=TAPEFLOW < %t.variant
+// RUN: tapeflow-opt -p 'tapeflow-variant{variant=tapeflow spad-bytes=64}' %S/../../../../examples/fig9-conv.mlir -o %t.variant
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-regions,tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind,tapeflow-mark-rev-start,tapeflow-to-cgra' %S/../../../../examples/fig9-conv.mlir -o %t.spelled
 // RUN: diff %t.variant %t.spelled
 // RUN: tapeflow-opt -p 'tapeflow-variant{variant=enzyme unroll=2 rows=2 cols=3}' %S/../../../../examples/fig9-conv.mlir -o %t.variant
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape,tapeflow-unroll{factor=2},tapeflow-sink-tape,tapeflow-mark-rev-start,tapeflow-to-cgra{rows=2 cols=3}' %S/../../../../examples/fig9-conv.mlir -o %t.spelled
