@@ -322,7 +322,15 @@ def _preload_wait(
     accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
     ports = -(-accesses // max(1, machine.cache_ports))
     run = iterations * max(1, ports, _recurrence(body, machine))
-    return max(0.0, (machine.dram_latency + run) / resident - run)
+    return preload_wait(machine.dram_latency, run, resident)
+
+
+def preload_wait(latency: float, run: float, resident: int) -> float:
+    """The cycles each of a sequence of REV tiles of `run` cycles waits for its
+    preload in steady state, `resident` of them fitting the scratchpad at once
+    and each preload issued when a tile's entries are free (runahead), arriving
+    `latency` cycles later: at most `resident` tiles pass per `latency + run`."""
+    return max(0.0, (latency + run) / resident - run)
 
 
 def _recurrence(block: Block, machine: StreamMachine) -> int:
@@ -560,12 +568,12 @@ def _tile_count(loop: scf.ForOp) -> list[Operation]:
 
 
 def added_cycles(
-    function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine, spad_bytes: int = 0
+    function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine, spad_bytes: int
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
-    `integer` each. With the scratchpad's `spad_bytes`, a REV tile's wait for its
-    preload too (`_preload_wait`)."""
+    `integer` each; and on a scratchpad of `spad_bytes`, a REV tile's wait for
+    its preload (`_preload_wait`)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     for op in function.walk():
@@ -601,7 +609,7 @@ def added_cycles(
         # kernel run once a tile; the stream op itself issues to the stream engine.
         chain = _depth(list(op.body.block.ops), folded)
         added += runs * chain * machine.integer
-        if spad_bytes and op.phase.data is Phase.REV:
+        if op.phase.data is Phase.REV:
             added += runs * _preload_wait(op, loop, spad_bytes, machine)
         if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
             per_iteration = loop.attributes[ROWS_PER_ITERATION]

@@ -426,3 +426,21 @@ def test_both_choices_compute_the_enzyme_values(by_cost: bool) -> None:
     want = kernel_enzyme_outputs(NEST_KERNELS["rowlse"], "paper")
     problem = same_bits({k: np.asarray(v) for k, v in result.outputs.items()}, want)
     assert problem is None, problem
+
+
+@pytest.mark.parametrize(("resident", "run"), [(1, 10), (2, 10), (4, 10), (8, 10), (2, 60)])
+def test_the_preload_wait_is_the_cgra_streams_steady_wait(resident: int, run: int) -> None:
+    # Uniform REV tiles of 8 entries, each a layer's window of `run` cycles after
+    # its stream op's window of none, a ring of `resident` such tiles, a 100-cycle
+    # DRAM and a transfer of no time, timed by the `cgra` model's streams
+    # (`sim.models.streams`): the mean wait of the tiles after the first 50 (the
+    # steady state), against the cost model's.
+    from sim.models.streams import stream_times
+
+    n = 200
+    spent = np.array([0, run] * n, dtype=np.int64)
+    tiles = [[1, 8, 2 * i + 1, 2 * i + 2, 2 * i, 0] for i in range(n)]
+    kernels, refill = np.array([], dtype=np.int64), np.zeros(2 * n, dtype=np.int64)
+    times = stream_times(spent, tiles, kernels, refill, 8 * resident, 100, 1e9, 0)
+    steady = times.stalled[100:].sum() / (n - 50)
+    assert steady == pytest.approx(cost.preload_wait(100, run, resident), abs=0.5)
