@@ -42,20 +42,8 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     if tile == 1 and _holds_loops(plan.fwd):
         # One iteration a tile, of a loop around inner loops: the body is the
         # layer, as for a constant trip count (`try_tile`).
-        fwd_id, rev_id = layer_body(state, plan.fwd, plan.rev, spad)
-        state.report.layers.append(
-            LayerRecord(
-                fwd_id,
-                rev_id,
-                regions_named(list(plan.stores)),
-                rows,
-                plan.layout.slots,
-                True,
-                0,
-                run_time=True,
-                body=True,
-            )
-        )
+        ids = layer_body(state, plan.fwd, plan.rev, spad)
+        _record(state, ids, list(plan.stores), spad, 0, run_time=True, body=True)
         return True
     fwd_id, rev_id = state.new_ids()
     for loop, ident, partner, phase in (
@@ -70,20 +58,26 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
         strip_mine(
             loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, rows
         )
-    state.report.layers.append(
-        LayerRecord(
-            fwd_id,
-            rev_id,
-            regions_named(list(plan.stores)),
-            tile * rows,
-            plan.layout.slots,
-            True,
-            0,
-            run_time=True,
-            tile_iterations=tile,
-        )
-    )
+    ids = (fwd_id, rev_id)
+    _record(state, ids, list(plan.stores), spad, 0, run_time=True, tile_iterations=tile)
     return True
+
+
+def _record(
+    state: LayeringState,
+    ids: tuple[int, int],
+    stores: list[region.StoreOp],
+    spad: layer.SpadType,
+    runs: int,
+    branched: bool = False,
+    **kind: bool | int,
+) -> None:
+    """Report a layer pair of tiles of iterations (`LayerRecord`; `kind`: its
+    `run_time`, `body` and `tile_iterations`)."""
+    record = LayerRecord(
+        *ids, regions_named(stores), spad.rows.data, spad.slots.data, True, runs, branched, **kind
+    )
+    state.report.layers.append(record)
 
 
 def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]) -> bool:
@@ -150,20 +144,9 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         # iteration's body is one layer instead (docs/research/layering.md). An
         # innermost loop is strip-mined: its pipeline continues across its tiles,
         # not across layers in its body (somier: 0.60x of Enzyme under cgra).
-        fwd_id, rev_id = layer_body(state, loop, rev_loop, spad)
-        state.report.layers.append(
-            LayerRecord(
-                fwd_id,
-                rev_id,
-                regions_named(stores),
-                spad.rows.data,
-                spad.slots.data,
-                True,
-                trip * outer_instances(loop, function),
-                under_branch(loop, function),
-                body=True,
-            )
-        )
+        ids = layer_body(state, loop, rev_loop, spad)
+        runs = trip * outer_instances(loop, function)
+        _record(state, ids, stores, spad, runs, under_branch(loop, function), body=True)
         return True
     count = -(-trip // tile)
     fwd_id, rev_id = state.new_ids()
@@ -187,18 +170,9 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
             state.spad_bytes,
             layout.rows_per_iteration,
         )
-    state.report.layers.append(
-        LayerRecord(
-            fwd_id,
-            rev_id,
-            regions_named(stores),
-            spad.rows.data,
-            spad.slots.data,
-            True,
-            count * outer_instances(tile_loop_of(loop), function),
-            under_branch(tile_loop_of(loop), function),
-        )
-    )
+    tiled = tile_loop_of(loop)
+    runs = count * outer_instances(tiled, function)
+    _record(state, (fwd_id, rev_id), stores, spad, runs, under_branch(tiled, function))
     return True
 
 
