@@ -452,6 +452,11 @@ class TapeflowLayersPass(ModulePass):
     """Cycles of a miss beyond a hit."""
     integer: int = StreamMachine.integer
     """Cycles of an integer op (the tiles' bookkeeping)."""
+    dram_bytes_per_cycle: float = StreamMachine.dram_bytes_per_cycle
+    """Bytes a stream moves per cycle (a REV tile's transfer after the latency)."""
+    runahead: bool = StreamMachine.runahead
+    """A REV stream is issued as soon as its tile's entries are free (false: no
+    earlier than the previous REV layer's start), as the timing model runs them."""
 
     stats: bool = False
     """Print, per gradient function, the layers made and how often they run, and
@@ -472,6 +477,11 @@ class TapeflowLayersPass(ModulePass):
             raise fail(
                 "options dram-latency and integer must be at least 0 and 1, got "
                 f"{self.dram_latency} and {self.integer}"
+            )
+        if not self.dram_bytes_per_cycle > 0 or self.dram_bytes_per_cycle == float("inf"):
+            raise fail(
+                "option dram-bytes-per-cycle must be a positive number, got "
+                f"{self.dram_bytes_per_cycle}"
             )
         machine = (
             StreamMachine(**{f.name: getattr(self, f.name) for f in fields(StreamMachine)})

@@ -381,14 +381,15 @@ def run_key(hardware: Hardware, model: str = DEFAULT_MODEL) -> Hardware:
     and run ignore (`TimingModel.run_hardware`): one lowering and run of a module
     serves every machine of equal run key, each evaluated on its own. With a
     scratchpad and `mapping.stream_by_cost`, `tapeflow-layers`' cost model reads
-    the cache's size, lines and MSHRs and the DRAM latency: they stay (machines
-    that differ in them only, `lowering_key`, share a run where the cost model's
-    choices agree, `stream_choices`)."""
+    the cache's size, lines and MSHRs, the DRAM latency and its bytes per cycle
+    (bandwidth and clock): they stay (machines that differ in them only,
+    `lowering_key`, share a run where the cost model's choices agree,
+    `stream_choices`)."""
     hardware = get_model(model).run_hardware(hardware)
     kept = _evaluated(hardware)
     if hardware.mapping.stream_by_cost and hardware.scratchpad.size_bytes > 0:
         cache = replace(hardware.cache, assoc=0, lru_on_write=True)
-        kept = replace(kept, cache=cache, dram=DramConfig(0.0, hardware.dram.latency_cycles))
+        kept = replace(kept, cache=cache, dram=hardware.dram, clock_ghz=hardware.clock_ghz)
     return kept
 
 

@@ -30,7 +30,8 @@ iterations (`nest_runs`, `trip_runs`); a nest of run-time trip counts is streame
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from math import ceil, gcd, prod
 
@@ -53,6 +54,7 @@ stream every nest that can be layered (the paper's Pass 2)."""
 
 
 _CACHE, _DRAM, _LATENCIES = CacheConfig(), DramConfig(), Latencies()
+_HARDWARE = Hardware("default")
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,10 @@ class StreamMachine:
     cache_ports: int = _CACHE.ports
     dram_latency: int = _DRAM.latency_cycles
     integer: int = _LATENCIES.integer
+    dram_bytes_per_cycle: float = _HARDWARE.dram_bytes_per_cycle
+    """The stream's transfer rate (`Hardware.dram_bytes_per_cycle`)."""
+    runahead: bool = _HARDWARE.mapping.runahead
+    """A REV stream is issued as soon as its tile's entries are free (`mapping.runahead`)."""
 
 
 def static_bytes(value: SSAValue) -> int:
@@ -295,42 +301,6 @@ def saved_cycles(
             compute = iterations * recurrence if iterations > 1 else 0.0
             saved += count * (max(before, compute) - max(after, compute))
     return saved
-
-
-def _preload_wait(
-    op: layer.LayerOp, loop: scf.ForOp, spad_bytes: int, machine: StreamMachine
-) -> float:
-    """The cycles a run of the REV layer `op` (its tile loop `loop`) waits for its
-    tile, estimated (`sim.models.streams`, runahead on): the scratchpad's ring
-    holds `k` such tiles, and a tile's entries stay taken from its preload's
-    issue, a DRAM latency before it arrives, to the layer's end; so at most `k`
-    tiles pass per latency plus a layer's run, and a run of `D` cycles waits
-    `(latency + D) / k - D` where that is positive. `D` is the tile's iterations
-    at the loop's recurrence bound or its cache accesses over the ports, at least
-    a cycle each (a run may take longer: the wait may be less), and the transfer
-    time is left out (the wait may be more). Only an innermost tile loop is
-    timed so; other layers add no wait here."""
-    if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
-        return 0.0
-    tile = op.salloc.tile.type
-    assert isinstance(tile, layer.SpadType)
-    per_iteration = loop.attributes[ROWS_PER_ITERATION]
-    assert isinstance(per_iteration, builtin.IntegerAttr)
-    iterations = max(1, tile.rows.data // per_iteration.value.data)
-    resident = max(1, spad_bytes // (tile.entries() * ENTRY_BYTES))
-    body = loop.body.block
-    accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
-    ports = -(-accesses // max(1, machine.cache_ports))
-    run = iterations * max(1, ports, _recurrence(body, machine))
-    return preload_wait(machine.dram_latency, run, resident)
-
-
-def preload_wait(latency: float, run: float, resident: int) -> float:
-    """The cycles each of a sequence of REV tiles of `run` cycles waits for its
-    preload in steady state, `resident` of them fitting the scratchpad at once
-    and each preload issued when a tile's entries are free (runahead), arriving
-    `latency` cycles later: at most `resident` tiles pass per `latency + run`."""
-    return max(0.0, (latency + run) / resident - run)
 
 
 def _recurrence(block: Block, machine: StreamMachine) -> int:
@@ -573,9 +543,10 @@ def added_cycles(
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
     `integer` each; and on a scratchpad of `spad_bytes`, a REV tile's wait for
-    its preload (`_preload_wait`)."""
+    its preload (`preload_waits`)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
+    rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
             isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
@@ -584,6 +555,8 @@ def added_cycles(
         runs = nest_runs(enclosing_loops(op, function))
         if runs is None:  # pragma: no cover - the nest was counted before layering
             runs = prod(trip_count(each) or 1 for each in enclosing_loops(op, function))
+        if op.phase.data is Phase.REV:
+            rev[op] = runs
         loop = next(
             (
                 o
@@ -609,8 +582,6 @@ def added_cycles(
         # kernel run once a tile; the stream op itself issues to the stream engine.
         chain = _depth(list(op.body.block.ops), folded)
         added += runs * chain * machine.integer
-        if op.phase.data is Phase.REV:
-            added += runs * _preload_wait(op, loop, spad_bytes, machine)
         if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
             per_iteration = loop.attributes[ROWS_PER_ITERATION]
             assert isinstance(per_iteration, builtin.IntegerAttr)
@@ -618,4 +589,256 @@ def added_cycles(
             assert isinstance(tile, layer.SpadType)
             iterations = tile.rows.data // per_iteration.value.data
             added += runs * iterations * kernel  # a row offset per iteration
-    return added
+    return added + preload_waits(function, rev, machine, spad_bytes)
+
+
+PRELOAD_LAYERS = 1 << 12
+"""The most REV layers `rev_waits` places one by one; the rest of a longer
+sequence wait as the last half of those did (its steady state)."""
+
+
+@dataclass(frozen=True)
+class RevLayer:
+    """One run of a REV layer, as the scratchpad's streams see it."""
+
+    entries: int
+    """Its tile's entries, taken from the ring when its preload is issued."""
+    run: float
+    """Cycles from its start to its end, when its entries are freed."""
+    gap: float = 0.0
+    """Cycles from the previous REV layer's end to its start, waits aside: its
+    bounds, and the work between the layers."""
+    nbytes: int = 0
+    """The bytes its preload moves."""
+    charged: bool = True
+    """Its wait is counted (a layer of the nest priced; another nest's layers
+    take their entries and their time)."""
+
+
+@dataclass(frozen=True)
+class Ring:
+    """The scratchpad's ring and the stream engine, as `sim.models.streams` times them."""
+
+    capacity: int
+    """Entries."""
+    latency: int
+    """Cycles from a preload's issue until its bytes start to arrive."""
+    bytes_per_cycle: float
+    runahead: bool = True
+
+
+def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float:
+    """The cycles the charged layers of the REV sequence `layers` (in order) wait
+    for their preloads, the `cgra` model's mechanism (`sim.models.streams`) from
+    the sweep's start with an empty ring: a preload is issued no earlier than the
+    one before it, and than the start of the layer before it without runahead,
+    once its entries are free (a layer's are freed at its end); its bytes arrive
+    the latency after issue, in turn on the one channel, each its transfer time;
+    a layer waits for what has not arrived when it would start, and every later
+    layer starts that much later. Past `PRELOAD_LAYERS` layers, the rest of the
+    `charged` layers in all wait as the last half of the charged ones placed."""
+    resident: deque[tuple[float, int]] = deque()  # (freed at, entries)
+    occupied = 0
+    end = channel = issued = 0.0
+    previous = -1.0  # the start of the REV layer before
+    waits: list[float] = []
+    total = 0.0
+    placed = 0
+    for each in layers:
+        if placed == PRELOAD_LAYERS:
+            tail = waits[len(waits) // 2 :]
+            if tail:
+                total += (charged - len(waits)) * sum(tail) / len(tail)
+            return total
+        placed += 1
+        entries = min(each.entries, ring.capacity)
+        at = issued if ring.runahead or previous < issued else previous
+        while resident and (resident[0][0] <= at or occupied + entries > ring.capacity):
+            freed, size = resident.popleft()
+            occupied -= size
+            at = max(at, freed)
+        arrival = max(at + ring.latency, channel) + each.nbytes / ring.bytes_per_cycle
+        channel, issued = arrival, at
+        start = end + each.gap
+        wait = float(max(0, ceil(arrival - start)))
+        if each.charged:
+            waits.append(wait)
+            total += wait
+        previous = start + wait
+        end = previous + each.run
+        resident.append((end, entries))
+        occupied += entries
+    return total
+
+
+def preload_waits(
+    function: func.FuncOp, rev: dict[Operation, int], machine: StreamMachine, spad_bytes: int
+) -> float:
+    """The cycles the REV layers `rev` (with their runs) of the layered `function`
+    wait for their preloads on a scratchpad of `spad_bytes` (`rev_waits`): the
+    sequence of the REV layers in the loops around them, in the order they run,
+    each layer's run estimated as a window's compute (`_RevTimeline`)."""
+    if not rev:
+        return 0.0
+    ring = Ring(
+        spad_bytes // ENTRY_BYTES,
+        machine.dram_latency,
+        machine.dram_bytes_per_cycle,
+        machine.runahead,
+    )
+    timeline = _RevTimeline(function, set(rev), machine)
+    return rev_waits(timeline.layers(), ring, sum(rev.values()))
+
+
+class _RevTimeline:
+    """The REV layers of the loops around some REV layers of a layered function,
+    in the order they run, each with an estimate of its run and of the work
+    before it, lower bounds as the windows' compute in `saved_cycles`: an
+    innermost loop's run its iterations at its recurrence bound or its cache
+    accesses over the ports, at least a cycle each; straight-line ops their
+    accesses over the ports or their longest chain at `integer` an op (a layer's
+    bounds, before its stream op, are work before it). Trip counts are evaluated
+    at each iteration of the loops around (a triangular nest's, a tile's);
+    a branch holding REV layers is taken as run."""
+
+    def __init__(self, function: func.FuncOp, charged: set[Operation], machine: StreamMachine):
+        self.function = function
+        self.charged = charged
+        self.machine = machine
+        self._holds: dict[Operation, bool] = {}
+        self._per_iteration: dict[scf.ForOp, int] = {}
+        self._bookkeeping: dict[layer.LayerOp, int] = {}
+        self._reads: dict[scf.ForOp, tuple[SSAValue, ...]] = {}
+        """The loop indices a loop's bounds are computed from."""
+        self._evaluated: dict[tuple[object, ...], tuple[int, int, int]] = {}
+        self._innermost: dict[scf.ForOp, bool] = {}
+
+    def layers(self) -> Iterator[RevLayer]:
+        roots: list[Operation] = []
+        for op in self.charged:
+            loops = enclosing_loops(op, self.function)
+            root = loops[0] if loops else op
+            if root not in roots:
+                roots.append(root)
+        order = {op: n for n, op in enumerate(self.function.walk())}
+        gap = [0.0]
+        for root in sorted(roots, key=order.__getitem__):
+            yield from self._ops([root], {}, gap)
+
+    def _holds_rev(self, op: Operation) -> bool:
+        found = self._holds.get(op)
+        if found is None:
+            found = any(
+                isinstance(o, layer.LayerOp) and o.phase.data is Phase.REV for o in op.walk()
+            )
+            self._holds[op] = found
+        return found
+
+    def _ops(
+        self, ops: Sequence[Operation], env: dict[SSAValue, int], gap: list[float]
+    ) -> Iterator[RevLayer]:
+        """The REV layers of `ops` run with the loop indices `env`; `gap` holds
+        the work since the last REV layer."""
+        straight: list[Operation] = []
+        for op in ops:
+            if isinstance(op, layer.LayerOp) and op.phase.data is Phase.REV:
+                gap[0] += self._work(straight)
+                straight = []
+                yield self._layer(op, env, gap)
+            elif isinstance(op, scf.ForOp | scf.IfOp) and self._holds_rev(op):
+                gap[0] += self._work(straight)
+                straight = []
+                if isinstance(op, scf.IfOp):
+                    yield from self._ops(list(op.true_region.block.ops), env, gap)
+                    continue
+                lb, trips, step = self._bounds(op, env)
+                iv = op.body.block.args[0]
+                for k in range(trips):
+                    yield from self._ops(list(op.body.block.ops), {**env, iv: lb + k * step}, gap)
+            elif isinstance(op, scf.ForOp):
+                gap[0] += self._loop(op, env)
+            else:
+                straight.append(op)
+        gap[0] += self._work(straight)
+
+    def _layer(self, op: layer.LayerOp, env: dict[SSAValue, int], gap: list[float]) -> RevLayer:
+        tile = op.salloc.tile.type
+        assert isinstance(tile, layer.SpadType)
+        ops = list(op.body.block.ops)
+        chain = self._bookkeeping.get(op)
+        if chain is None:
+            tile_loop = op.parent_op()
+            folded: set[SSAValue] = set()
+            if isinstance(tile_loop, scf.ForOp) and trip_count(tile_loop) == 1:
+                folded.add(tile_loop.body.block.args[0])
+            chain = self._bookkeeping[op] = _depth(ops, folded)
+        before = gap[0] + chain * self.machine.integer
+        loops = [o for o in ops if isinstance(o, scf.ForOp)]
+        run = sum(self._loop(o, env) for o in loops) if loops else self._work(ops)
+        gap[0] = 0.0
+        entries = tile.entries()
+        return RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, op in self.charged)
+
+    def _bounds(self, loop: scf.ForOp, env: dict[SSAValue, int]) -> tuple[int, int, int]:
+        """`loop`'s lower bound, trip count and step at the loop indices `env`
+        (its constant trip count, or one, where they are not known)."""
+        reads = self._reads.get(loop)
+        if reads is None:
+            reads = set().union(*(_loop_indices(v, set(env)) for v in loop.operands[:3]))
+            reads = self._reads[loop] = tuple(v for v in env if v in reads)
+        key = (loop, *(env[v] for v in reads))
+        found = self._evaluated.get(key)
+        if found is None:
+            try:
+                evaluator = IndexEvaluator((), {v: env[v] for v in reads})
+                lb, ub, step = (int(evaluator.value(v)) for v in (loop.lb, loop.ub, loop.step))
+                found = (lb, max(0, -(-(ub - lb) // step)), step) if step > 0 else None
+            except CannotEvaluate:
+                found = None
+            found = found or (0, trip_count(loop) or 1, 1)
+            self._evaluated[key] = found
+        return found
+
+    def _loop(self, loop: scf.ForOp, env: dict[SSAValue, int]) -> float:
+        """Cycles of a run of `loop` with the loop indices `env`: an innermost
+        loop's iterations at its bound per iteration (`_iteration`), an outer
+        loop's its body's at its middle iteration."""
+        lb, trips, step = self._bounds(loop, env)
+        block = loop.body.block
+        innermost = self._innermost.get(loop)
+        if innermost is None:
+            innermost = not any(isinstance(o, scf.ForOp) for o in block.walk())
+            self._innermost[loop] = innermost
+        if innermost:
+            return trips * self._iteration(loop)
+        if trips == 0:
+            return 0.0
+        middle = {**env, block.args[0]: lb + (trips // 2) * step}
+        inner = sum(self._loop(o, middle) for o in block.ops if isinstance(o, scf.ForOp))
+        return trips * (inner + self._work(list(block.ops)))
+
+    def _iteration(self, loop: scf.ForOp) -> int:
+        """An innermost loop's cycles per iteration: its recurrence bound or its
+        cache accesses over the ports, at least one."""
+        found = self._per_iteration.get(loop)
+        if found is None:
+            body = loop.body.block
+            accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
+            ports = -(-accesses // max(1, self.machine.cache_ports))
+            found = max(1, ports, _recurrence(body, self.machine))
+            self._per_iteration[loop] = found
+        return found
+
+    def _work(self, ops: Sequence[Operation]) -> float:
+        """Straight-line `ops` (loops aside): their cache accesses over the ports or
+        their longest chain at `integer` an op."""
+        if not ops:
+            return 0.0
+        accesses = sum(
+            isinstance(o, memref.LoadOp | memref.StoreOp)
+            for op in ops
+            if not isinstance(op, scf.ForOp)
+            for o in op.walk()
+        )
+        ports = -(-accesses // max(1, self.machine.cache_ports))
+        return float(max(ports, _depth(ops, set()) * self.machine.integer))

@@ -35,9 +35,10 @@ from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_layers import layer_module, nest_choices
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
+from sim.models.streams import stream_times
 from sim.simulator import prepare, simulate
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
-from tapeflow_benchmarks.kernels import NEST_KERNELS
+from tapeflow_benchmarks.kernels import ALL_KERNELS, NEST_KERNELS
 from tapeflow_dialects import layer, region
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
@@ -66,25 +67,30 @@ def _kept(module: ModuleOp) -> list[str]:
 
 def test_a_tape_that_fits_the_cache_in_small_tiles_is_streamed_only_at_long_latency() -> None:
     # 64 iterations storing 2 values: FWD's 128 first touches fill 16 lines, 2
-    # groups of 8 misses (200 cycles at a DRAM latency of 100, 100 at 50); REV
+    # groups of 8 misses (400 cycles at a DRAM latency of 200, 200 at 100); REV
     # hits. A hit holds one of the 2 ports a cycle (a miss does not): FWD's 64 loads
     # of x and 112 tape hits 88 cycles, REV's 64 stores of dx and 128 tape hits 96,
     # 32 without the tape; but a loop of 64 iterations takes 64 cycles at least:
-    # 200 + 88 - 64 in FWD, 96 - 64 in REV. A 1 KB scratchpad holding 32 tiles:
+    # 400 + 88 - 64 in FWD, 96 - 64 in REV. A 1 KB scratchpad holding 32 tiles:
     # full tiles of 2 iterations (4 entries, 32 B), 32 of them, each FWD layer's
     # bounds a kernel of a chain of 2 integer ops (`t*2`, `+ 2`), 2 cycles, each
-    # REV layer's of 3 (`t*2`, `last +`, `- 2`). A REV tile runs 2 cycles (no
-    # recurrence, one cache access a cycle) and the ring holds 32: it waits (100 +
-    # 2) / 32 - 2 = 1.1875 cycles for its preload at a latency of 100, none at 50.
-    # Streamed at a latency of 100, kept at 50.
+    # REV layer's of 3 (`t*2`, `last +`, `- 2`). The ring holds all 32 REV tiles:
+    # their preloads are issued at the REV sweep's start, one after the other on
+    # the channel (32 B at 9.6 bytes a cycle), and the first REV layer, which
+    # starts after its 3 cycles of bounds, waits ceil(latency + 32/9.6 - 3) for
+    # its tile. A REV tile runs 2 cycles (no recurrence, one cache access a
+    # cycle) after 3 of bounds: the later tiles, arriving 32/9.6 cycles apart,
+    # are there before their layers start.
+    module, report = _layered("short-tape.mlir", 1024, replace(CGRA, dram_latency=200), 32)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    saved = (400 + 88 - 64) + (96 - 64)
+    assert (choice.saved, choice.added, choice.fits) == (saved, 32 * (2 + 3) + 201, True)
+    assert choice.stream and not _kept(module)
+    # At a latency of 100 the first tile's wait alone, 101 cycles, outweighs what
+    # the 2 groups of FWD misses save: kept.
     module, report = _layered("short-tape.mlir", 1024, CGRA, 32)
     (choice,) = report.nests  # type: ignore[attr-defined]
-    saved = (200 + 88 - 64) + (96 - 64)
-    assert (choice.saved, choice.added, choice.fits) == (saved, 32 * (2 + 3 + 1.1875), True)
-    assert choice.stream and not _kept(module)
-    module, report = _layered("short-tape.mlir", 1024, replace(CGRA, dram_latency=50), 32)
-    (choice,) = report.nests  # type: ignore[attr-defined]
-    assert (choice.saved, choice.added) == ((100 + 88 - 64) + (96 - 64), 32 * (2 + 3))
+    assert (choice.saved, choice.added) == ((200 + 88 - 64) + (96 - 64), 32 * (2 + 3) + 101)
     assert not choice.stream
     assert report.layers == [] and len(_kept(module)) == 1  # type: ignore[attr-defined]
 
@@ -92,11 +98,12 @@ def test_a_tape_that_fits_the_cache_in_small_tiles_is_streamed_only_at_long_late
 def test_a_tile_that_fills_the_scratchpad_waits_for_its_preload() -> None:
     # The same tiles of 2 iterations in a 32 B scratchpad: the ring holds one, so
     # each REV tile's preload is issued when the tile before it ends and arrives a
-    # DRAM latency later: (100 + 2) / 1 - 2 = 100 cycles a REV tile, 3200 in all,
-    # against the 256 streaming saves: kept.
+    # DRAM latency and its transfer (32 B at 9.6 bytes a cycle) later, while its
+    # layer starts after its 3 cycles of bounds: ceil(100 + 32/9.6 - 3) = 101
+    # cycles a REV tile, 3232 in all, against the 256 streaming saves: kept.
     module, report = _layered("short-tape.mlir", 32, CGRA)
     (choice,) = report.nests  # type: ignore[attr-defined]
-    assert (choice.saved, choice.added) == (256, 32 * (2 + 3) + 32 * 100)
+    assert (choice.saved, choice.added) == (256, 32 * (2 + 3) + 32 * 101)
     assert not choice.stream and len(_kept(module)) == 1
 
 
@@ -109,9 +116,10 @@ def test_a_nest_far_beyond_the_cache_is_streamed() -> None:
     (choice,) = report.nests  # type: ignore[attr-defined]
     assert choice.saved == 2 * (256 * 100 + 7168)
     # Each tile fills the 512 B scratchpad: a REV tile of 32 iterations (32
-    # cycles: no recurrence, one cache access a cycle) waits (100 + 32) - 32 for
-    # its preload.
-    assert choice.added == 256 * (2 + 3) + 256 * 100
+    # cycles: no recurrence, one cache access a cycle) has its preload issued when
+    # the tile before it ends, and waits for the latency and its transfer (512 B
+    # at 9.6 bytes a cycle) less its 3 cycles of bounds: ceil(100 + 512/9.6 - 3).
+    assert choice.added == 256 * (2 + 3) + 256 * 151
     assert choice.stream and not _kept(module)
 
 
@@ -252,9 +260,10 @@ def test_always_streams_what_auto_keeps() -> None:
 
 def test_nest_choices_are_the_pass_s_for_each_machine() -> None:
     # short-tape in a 1 KB scratchpad of 32 tiles at a 50-cycle DRAM is kept
-    # (above); at 1000 cycles its 2 groups of FWD misses alone save 2000 cycles,
-    # more than the 160 its tiles add and the (1000 + 2) / 32 - 2 each REV tile
-    # waits for its preload: streamed.
+    # (above, at 100); at 1000 cycles its 2 groups of FWD misses alone save 2000
+    # cycles, more than the 160 its tiles add and the ceil(1000 + 32/9.6 - 3)
+    # its first REV tile waits for its preload (the others arrive in time, above):
+    # streamed.
     fast, slow = replace(CGRA, dram_latency=50), replace(CGRA, dram_latency=1000)
     path = INPUTS / "short-tape.mlir"
     module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
@@ -263,7 +272,7 @@ def test_nest_choices_are_the_pass_s_for_each_machine() -> None:
     assert str(module) == text  # one layering for all, the module left as it was
     assert [[c.stream for c in nests] for (nests,) in found] == [[False], [True]]
     assert found[1][0][0].saved >= 2 * 1000
-    assert found[1][0][0].added == 32 * (2 + 3) + 32 * ((1000 + 2) / 32 - 2)
+    assert found[1][0][0].added == 32 * (2 + 3) + 1001
     for choices, machine in zip(found, (fast, slow), strict=True):
         layered = _layered("short-tape.mlir", 1024, machine, 32)
         assert choices == (tuple(layered[1].nests),)  # type: ignore[attr-defined]
@@ -428,19 +437,99 @@ def test_both_choices_compute_the_enzyme_values(by_cost: bool) -> None:
     assert problem is None, problem
 
 
-@pytest.mark.parametrize(("resident", "run"), [(1, 10), (2, 10), (4, 10), (8, 10), (2, 60)])
-def test_the_preload_wait_is_the_cgra_streams_steady_wait(resident: int, run: int) -> None:
-    # Uniform REV tiles of 8 entries, each a layer's window of `run` cycles after
-    # its stream op's window of none, a ring of `resident` such tiles, a 100-cycle
-    # DRAM and a transfer of no time, timed by the `cgra` model's streams
-    # (`sim.models.streams`): the mean wait of the tiles after the first 50 (the
-    # steady state), against the cost model's.
-    from sim.models.streams import stream_times
+def _stream_times_waits(layers: list[cost.RevLayer], ring: cost.Ring) -> int:
+    """The waits of the REV layers `layers`, timed by the `cgra` model's streams
+    (`sim.models.streams.stream_times`): each layer two windows, its gap (ending
+    with its stream op) and its run, from the REV sweep's start."""
+    spent = np.array([c for each in layers for c in (each.gap, each.run)], dtype=np.int64)
+    tiles = [
+        [1, each.entries, 2 * i + 1, 2 * i + 2, 2 * i, each.nbytes] for i, each in enumerate(layers)
+    ]
+    kernels, refill = np.array([], dtype=np.int64), np.zeros(spent.size, dtype=np.int64)
+    times = stream_times(
+        spent,
+        tiles,
+        kernels,
+        refill,
+        ring.capacity,
+        ring.latency,
+        ring.bytes_per_cycle,
+        0,
+        ring.runahead,
+    )
+    return int(times.stalled.sum())
 
-    n = 200
-    spent = np.array([0, run] * n, dtype=np.int64)
-    tiles = [[1, 8, 2 * i + 1, 2 * i + 2, 2 * i, 0] for i in range(n)]
-    kernels, refill = np.array([], dtype=np.int64), np.zeros(2 * n, dtype=np.int64)
-    times = stream_times(spent, tiles, kernels, refill, 8 * resident, 100, 1e9, 0)
-    steady = times.stalled[100:].sum() / (n - 50)
-    assert steady == pytest.approx(cost.preload_wait(100, run, resident), abs=0.5)
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rev_waits_are_the_cgra_streams_waits(seed: int) -> None:
+    # Sequences of REV layers of different tiles, runs and gaps (a tile loop's,
+    # a body layer's, a piece's neighbours), rings of 1 to 8 full tiles, with and
+    # without runahead, transfers of no time to 8 bytes a cycle: the cost model's
+    # waits are those the `cgra` model's streams time.
+    rng = np.random.default_rng(seed)
+    ring = cost.Ring(
+        int(rng.choice([8, 16, 64])),
+        int(rng.choice([0, 50, 100])),
+        float(rng.choice([1.0, 8.0, 1e9])),
+        bool(seed % 2),
+    )
+    layers = [
+        cost.RevLayer(
+            int(rng.choice([1, 2, 4, 8])),
+            float(rng.integers(1, 80)),
+            float(rng.integers(0, 20)),
+            int(rng.choice([8, 32, 64])),
+        )
+        for _ in range(int(rng.integers(20, 60)))
+    ]
+    assert cost.rev_waits(layers, ring) == _stream_times_waits(layers, ring)
+
+
+def test_rev_waits_by_hand() -> None:
+    def tiles(n: int, nbytes: int = 0) -> list[cost.RevLayer]:
+        return [cost.RevLayer(8, 10.0, 0.0, nbytes)] * n
+
+    # Two tiles in the ring, runahead: tiles 0 and 1 are issued at once and arrive
+    # at 100; tile 0 waits 100 (it starts at 0), tile 1 none (it starts at 110);
+    # tile 2 is issued when tile 0 ends (110), arrives at 210, and waits 90 (it
+    # would start at 120); tile 3 none; in steady state (100 + 10) / 2 - 10 = 45 a
+    # tile.
+    assert cost.rev_waits(tiles(6), cost.Ring(16, 100, 1e9)) == 100 + 0 + 90 + 0 + 90 + 0
+    # Without runahead a preload waits for the start of the layer before: tile 1
+    # is issued when tile 0 starts (100) and arrives at 200, 90 after its start;
+    # each later one likewise: 90 a tile, the ring's room aside.
+    assert cost.rev_waits(tiles(6), cost.Ring(16, 100, 1e9, False)) == 100 + 5 * 90
+    # A tile that fills the ring, 80 bytes at 8 a cycle: each waits the latency and
+    # its transfer, 110.
+    assert cost.rev_waits(tiles(6, 80), cost.Ring(8, 100, 8.0)) == 6 * 110
+    # Layers of another nest take their room and their time; their waits are not
+    # counted: every layer fills the ring and waits 100, three of six counted.
+    mixed = [replace(each, charged=i % 2 == 0) for i, each in enumerate(tiles(6))]
+    assert cost.rev_waits(mixed, cost.Ring(8, 100, 1e9)) == 3 * 100
+    # Beyond `PRELOAD_LAYERS` layers, the rest wait as the last half placed did.
+    n = 3 * cost.PRELOAD_LAYERS
+    assert cost.rev_waits(iter(tiles(n)), cost.Ring(8, 100, 1e9), n) == n * 100
+
+
+def test_small_mttkrp_s_body_layers_are_kept_on_a_64_byte_scratchpad() -> None:
+    # The small MTTKRP on a 64 B scratchpad, every nest streamed: one body layer
+    # an `l` iteration (4 entries) beside a piece of one value, each waiting for
+    # its preload about a latency. The body-layered nest was streamed while the
+    # waits of body layers and pieces were not charged; now it is kept, the
+    # gradient is Enzyme's, and the run is faster than streaming every nest.
+    hardware = configure("Tflow32k")
+    hardware = replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=64))
+    cycles = {}
+    for by_cost in (True, False):
+        machine = replace(hardware, mapping=replace(hardware.mapping, stream_by_cost=by_cost))
+        ctx = make_context()
+        module = parse_kernel(ctx, "mttkrp", "small")
+        tape_bytes = prepare(ctx, module, "tapeflow", machine)
+        assert bool(_kept(module)) is by_cost
+        args = caller_arguments(module, "mttkrp", "small")
+        result = simulate(module, "mttkrp_grad", args, machine, tape_bytes)
+        want = kernel_enzyme_outputs(ALL_KERNELS["mttkrp"], "small")
+        problem = same_bits({k: np.asarray(v) for k, v in result.outputs.items()}, want)
+        assert problem is None, problem
+        cycles[by_cost] = result.report["cycles"]["total"]
+    assert cycles[True] < cycles[False]
