@@ -613,6 +613,9 @@ class RevLayer:
     charged: bool = True
     """Its wait is counted (a layer of the nest priced; another nest's layers
     take their entries and their time)."""
+    refill: float = 0.0
+    """Cycles its loop's pipeline takes to fill again after a wait: a tile whose
+    loop continues the pipeline of the tile before it loses that overlap."""
 
 
 @dataclass(frozen=True)
@@ -634,8 +637,9 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
     one before it, and than the start of the layer before it without runahead,
     once its entries are free (a layer's are freed at its end); its bytes arrive
     the latency after issue, in turn on the one channel, each its transfer time;
-    a layer waits for what has not arrived when it would start, and every later
-    layer starts that much later. Past `PRELOAD_LAYERS` layers, the rest of the
+    a layer waits for what has not arrived when it would start, and its
+    pipeline fills again (`RevLayer.refill`): every later layer starts that much
+    later. Past `PRELOAD_LAYERS` layers, the rest of the
     `charged` layers in all wait as the last half of the charged ones placed."""
     resident: deque[tuple[float, int]] = deque()  # (freed at, entries)
     occupied = 0
@@ -661,11 +665,12 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
         channel, issued = arrival, at
         start = end + each.gap
         wait = float(max(0, ceil(arrival - start)))
+        refill = each.refill if wait > 0 else 0.0
         if each.charged:
-            waits.append(wait)
-            total += wait
+            waits.append(wait + refill)
+            total += wait + refill
         previous = start + wait
-        end = previous + each.run
+        end = previous + refill + each.run
         resident.append((end, entries))
         occupied += entries
     return total
@@ -697,7 +702,10 @@ class _RevTimeline:
     innermost loop's run its iterations at its recurrence bound or its cache
     accesses over the ports, at least a cycle each; straight-line ops their
     accesses over the ports or their longest chain at `integer` an op (a layer's
-    bounds, before its stream op, are work before it). Trip counts are evaluated
+    bounds, before its stream op, are work before it). A tile of an innermost
+    loop that follows the loop's tile before it refills, after a wait, the
+    pipeline: an iteration's longest latency path less the cycles an iteration
+    takes (`_fill`). Trip counts are evaluated
     at each iteration of the loops around (a triangular nest's, a tile's);
     a branch holding REV layers is taken as run."""
 
@@ -712,6 +720,9 @@ class _RevTimeline:
         """The loop indices a loop's bounds are computed from."""
         self._evaluated: dict[tuple[object, ...], tuple[int, int, int]] = {}
         self._innermost: dict[scf.ForOp, bool] = {}
+        self._fills: dict[scf.ForOp, int] = {}
+        self._last: Operation | None = None
+        """The REV layer placed last."""
 
     def layers(self) -> Iterator[RevLayer]:
         roots: list[Operation] = []
@@ -775,9 +786,14 @@ class _RevTimeline:
         before = gap[0] + chain * self.machine.integer
         loops = [o for o in ops if isinstance(o, scf.ForOp)]
         run = sum(self._loop(o, env) for o in loops) if loops else self._work(ops)
+        continued = op is self._last and len(loops) == 1 and self._innermost[loops[0]]
+        refill = self._fill(loops[0]) if continued else 0
+        self._last = op
         gap[0] = 0.0
         entries = tile.entries()
-        return RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, op in self.charged)
+        return RevLayer(
+            entries, max(1.0, run), before, entries * ENTRY_BYTES, op in self.charged, refill
+        )
 
     def _bounds(self, loop: scf.ForOp, env: dict[SSAValue, int]) -> tuple[int, int, int]:
         """`loop`'s lower bound, trip count and step at the loop indices `env`
@@ -827,6 +843,24 @@ class _RevTimeline:
             ports = -(-accesses // max(1, self.machine.cache_ports))
             found = max(1, ports, _recurrence(body, self.machine))
             self._per_iteration[loop] = found
+        return found
+
+    def _fill(self, loop: scf.ForOp) -> int:
+        """The cycles an innermost loop's pipeline takes to fill: the longest
+        path of op latencies through an iteration (`targets.costs.op_latency`,
+        routing aside) less the cycles an iteration takes (`_iteration`)."""
+        found = self._fills.get(loop)
+        if found is None:
+            ops = list(loop.body.block.ops)[:-1]
+            hardware = Hardware(
+                "cost", latencies=replace(Latencies(), integer=self.machine.integer)
+            )
+            body = LoopBody.of(ops, hardware)
+            finish: list[int] = []
+            for latency, inputs in zip(body.latencies, body.inputs, strict=True):
+                finish.append(max((finish[i] for i in inputs), default=0) + latency)
+            found = max(0, max(finish, default=0) - self._iteration(loop))
+            self._fills[loop] = found
         return found
 
     def _work(self, ops: Sequence[Operation]) -> float:

@@ -95,15 +95,23 @@ def test_a_tape_that_fits_the_cache_in_small_tiles_is_streamed_only_at_long_late
     assert report.layers == [] and len(_kept(module)) == 1  # type: ignore[attr-defined]
 
 
+FILL = (1 + 2 + 30 + 4 + 5 + 4 + 1) - 1
+"""The REV loop of short-tape and long-tape fills its pipeline in an iteration's
+longest latency path, `subi` (1), a load (a cache hit, 2), `cos` (30), `mulf`
+(4), `addf` (5), `mulf` (4), the store (1), less the cycle an iteration takes."""
+
+
 def test_a_tile_that_fills_the_scratchpad_waits_for_its_preload() -> None:
     # The same tiles of 2 iterations in a 32 B scratchpad: the ring holds one, so
     # each REV tile's preload is issued when the tile before it ends and arrives a
     # DRAM latency and its transfer (32 B at 9.6 bytes a cycle) later, while its
     # layer starts after its 3 cycles of bounds: ceil(100 + 32/9.6 - 3) = 101
-    # cycles a REV tile, 3232 in all, against the 256 streaming saves: kept.
+    # cycles a REV tile. Each tile after the first continues its loop's pipeline
+    # and, after its wait, fills it again (`FILL`): 3232 + 31 * 46 in all,
+    # against the 256 streaming saves: kept.
     module, report = _layered("short-tape.mlir", 32, CGRA)
     (choice,) = report.nests  # type: ignore[attr-defined]
-    assert (choice.saved, choice.added) == (256, 32 * (2 + 3) + 32 * 101)
+    assert (choice.saved, choice.added) == (256, 32 * (2 + 3) + 32 * 101 + 31 * FILL)
     assert not choice.stream and len(_kept(module)) == 1
 
 
@@ -118,8 +126,9 @@ def test_a_nest_far_beyond_the_cache_is_streamed() -> None:
     # Each tile fills the 512 B scratchpad: a REV tile of 32 iterations (32
     # cycles: no recurrence, one cache access a cycle) has its preload issued when
     # the tile before it ends, and waits for the latency and its transfer (512 B
-    # at 9.6 bytes a cycle) less its 3 cycles of bounds: ceil(100 + 512/9.6 - 3).
-    assert choice.added == 256 * (2 + 3) + 256 * 151
+    # at 9.6 bytes a cycle) less its 3 cycles of bounds: ceil(100 + 512/9.6 - 3);
+    # each after the first then fills its loop's pipeline again.
+    assert choice.added == 256 * (2 + 3) + 256 * 151 + 255 * FILL
     assert choice.stream and not _kept(module)
 
 
@@ -438,14 +447,17 @@ def test_both_choices_compute_the_enzyme_values(by_cost: bool) -> None:
 
 
 def _stream_times_waits(layers: list[cost.RevLayer], ring: cost.Ring) -> int:
-    """The waits of the REV layers `layers`, timed by the `cgra` model's streams
-    (`sim.models.streams.stream_times`): each layer two windows, its gap (ending
-    with its stream op) and its run, from the REV sweep's start."""
+    """The waits of the REV layers `layers` and their pipelines' refills, timed by
+    the `cgra` model's streams (`sim.models.streams.stream_times`): each layer two
+    windows, its gap (ending with its stream op) and its run (a kernel loop),
+    from the REV sweep's start."""
     spent = np.array([c for each in layers for c in (each.gap, each.run)], dtype=np.int64)
     tiles = [
         [1, each.entries, 2 * i + 1, 2 * i + 2, 2 * i, each.nbytes] for i, each in enumerate(layers)
     ]
-    kernels, refill = np.array([], dtype=np.int64), np.zeros(spent.size, dtype=np.int64)
+    kernels = np.arange(1, spent.size, 2, dtype=np.int64)
+    refill = np.zeros(spent.size, dtype=np.int64)
+    refill[kernels] = [each.refill for each in layers]
     times = stream_times(
         spent,
         tiles,
@@ -457,15 +469,16 @@ def _stream_times_waits(layers: list[cost.RevLayer], ring: cost.Ring) -> int:
         0,
         ring.runahead,
     )
-    return int(times.stalled.sum())
+    return int(times.stalled.sum() + times.refilled.sum())
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_rev_waits_are_the_cgra_streams_waits(seed: int) -> None:
     # Sequences of REV layers of different tiles, runs and gaps (a tile loop's,
     # a body layer's, a piece's neighbours), rings of 1 to 8 full tiles, with and
-    # without runahead, transfers of no time to 8 bytes a cycle: the cost model's
-    # waits are those the `cgra` model's streams time.
+    # without runahead, transfers of no time to 8 bytes a cycle, tiles whose
+    # pipelines fill again after a wait: the cost model's waits and refills are
+    # those the `cgra` model's streams time.
     rng = np.random.default_rng(seed)
     ring = cost.Ring(
         int(rng.choice([8, 16, 64])),
@@ -479,6 +492,7 @@ def test_rev_waits_are_the_cgra_streams_waits(seed: int) -> None:
             float(rng.integers(1, 80)),
             float(rng.integers(0, 20)),
             int(rng.choice([8, 32, 64])),
+            refill=float(rng.choice([0, 0, 7, 30])),
         )
         for _ in range(int(rng.integers(20, 60)))
     ]
@@ -506,6 +520,12 @@ def test_rev_waits_by_hand() -> None:
     # counted: every layer fills the ring and waits 100, three of six counted.
     mixed = [replace(each, charged=i % 2 == 0) for i, each in enumerate(tiles(6))]
     assert cost.rev_waits(mixed, cost.Ring(8, 100, 1e9)) == 3 * 100
+    # A tile continuing its loop's pipeline fills it again after its wait (20
+    # cycles): with two tiles in the ring, tile 0 waits 100, refills 20 and ends
+    # at 130; tile 2, issued then, arrives at 230, waits 90 (it would start at
+    # 140), refills 20 and ends at 260; tile 4 likewise; tiles 1, 3, 5 wait none.
+    refilled = [replace(each, refill=20.0) for each in tiles(6)]
+    assert cost.rev_waits(refilled, cost.Ring(16, 100, 1e9)) == 100 + 20 + 2 * (90 + 20)
     # Beyond `PRELOAD_LAYERS` layers, the rest wait as the last half placed did.
     n = 3 * cost.PRELOAD_LAYERS
     assert cost.rev_waits(iter(tiles(n)), cost.Ring(8, 100, 1e9), n) == n * 100
