@@ -17,7 +17,8 @@ largest divisor of its trip count up to the factor asked).
 What an execution fixes: the schedule and the run depend on the fields
 `tapeflow-to-cgra` takes and on the scratchpad size (and, with a scratchpad and
 `mapping.stream_by_cost`, on the nests `tapeflow-layers`' cost model streams, which
-it chooses from the cache and the DRAM latency: `stream_choices`); the rest
+it chooses from the cache and the DRAM's latency and bandwidth and the clock:
+`stream_choices`); the rest
 (cache, DRAM, clock, energy) only on `evaluate`, so one execution serves a sweep
 over them. A model may ignore part of the first kind (`TimingModel.run_hardware`):
 `run_key` is what an execution fixes under its model, `lowering_key` the same but

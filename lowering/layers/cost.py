@@ -22,11 +22,11 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   run-time tile loop's count of tiles (its own ops, once per run); a row offset
   per iteration of a tile whose body holds inner loops, and a piece of
   straight-line stores (its cut kernel, its stream op), `integer` + 1 a kernel;
-  a REV tile's wait for its preload, few tiles to the ring (`_preload_wait`).
+  the REV layers' waits for their preloads, placed as the `cgra` model's
+  streams place them (`preload_waits`).
 
-Trip counts: the loops' constants, or in a triangular nest counted over the outer
-iterations (`nest_runs`, `trip_runs`); a nest of run-time trip counts is streamed.
-"""
+Trip counts: the loops' constants, or counted over the outer iterations of a
+triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
 
 from __future__ import annotations
 
@@ -639,8 +639,8 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
     the latency after issue, in turn on the one channel, each its transfer time;
     a layer waits for what has not arrived when it would start, and its
     pipeline fills again (`RevLayer.refill`): every later layer starts that much
-    later. Past `PRELOAD_LAYERS` layers, the rest of the
-    `charged` layers in all wait as the last half of the charged ones placed."""
+    later. Past `PRELOAD_LAYERS` layers, the rest of the `charged` layers in all
+    wait as the last half of the charged ones placed."""
     resident: deque[tuple[float, int]] = deque()  # (freed at, entries)
     occupied = 0
     end = channel = issued = 0.0
@@ -721,6 +721,7 @@ class _RevTimeline:
         self._evaluated: dict[tuple[object, ...], tuple[int, int, int]] = {}
         self._innermost: dict[scf.ForOp, bool] = {}
         self._fills: dict[scf.ForOp, int] = {}
+        self._straight: dict[tuple[Operation, Operation, int], float] = {}
         self._last: Operation | None = None
         """The REV layer placed last."""
 
@@ -868,6 +869,14 @@ class _RevTimeline:
         their longest chain at `integer` an op."""
         if not ops:
             return 0.0
+        key = (ops[0], ops[-1], len(ops))  # a run of a block's ops, placed again
+        found = self._straight.get(key)
+        if found is None:
+            found = self._straight[key] = self._cycles(ops)
+        return found
+
+    def _cycles(self, ops: Sequence[Operation]) -> float:
+        """`_work` of `ops`, worked out."""
         accesses = sum(
             isinstance(o, memref.LoadOp | memref.StoreOp)
             for op in ops

@@ -14,7 +14,10 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   function argument gives no count), and a run-time tile loop's count of tiles is
   charged its own ops alone;
 - rowlse (a row log-sum-exp, 1000 rows of 4) is kept by `auto` on the cgra
-  machine and layered by `always` as before, and both compute Enzyme's values.
+  machine and layered by `always` as before, and both compute Enzyme's values;
+- the REV layers' waits for their preloads are those `sim.models.streams` times
+  for the same sequences (and cases by hand); the small MTTKRP's body layers on
+  a 64 B scratchpad are kept, faster than streamed.
 """
 
 from __future__ import annotations

@@ -2,40 +2,61 @@
 // saves more cycles than its tiles add; `stream=always` streams every nest.
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=50 stats=true}' %S/Inputs/short-tape.mlir 2>%t.short | filecheck %s --check-prefix=KEEP
 // RUN: filecheck %s --check-prefix=KEEPSTATS < %t.short
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=STREAM
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=200 stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=STREAM
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=200 runahead=false stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=BEHIND
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=FIRST
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=32 stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=WHOLE
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 stream=always stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=ALWAYS
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=512 stats=true}' %S/Inputs/long-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=LONG
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=512 cache-bytes=1048576 dram-latency=0 stats=true}' %S/Inputs/long-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=BIGCACHE
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=512 cache-bytes=1048576 dram-latency=0 dram-bytes-per-cycle=1000000.0 stats=true}' %S/Inputs/long-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=BIGCACHE
 // RUN: not tapeflow-opt -p 'tapeflow-layers{stream=never}' %S/Inputs/short-tape.mlir 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not tapeflow-opt -p 'tapeflow-layers{dram-bytes-per-cycle=0.0}' %S/Inputs/short-tape.mlir 2>&1 | filecheck %s --check-prefix=BADRATE
 
 // 64 iterations, 2 tape values each (1 KB): the tape and the arrays (2 KB) fit the
 // 32 KB cache, so REV reads hit and streaming saves only FWD's first-touch misses
-// (128 words, 16 lines: 2 groups of 8 misses, 200 cycles) and the ports a hit holds
-// a cycle, down to the 64 cycles a loop of 64 iterations takes at least (FWD: x's
-// 64 hits and the tape's 112 hold the 2 ports 88 cycles: 200 + 88 - 64; REV: 96
-// with the tape, 32 without, down to 64), 256 cycles. A 1 KB scratchpad of 32
-// tiles in flight gives tiles of 2 iterations (32 B): 32 full tiles, each FWD
-// layer's bounds a kernel of 2 integer ops in a chain (`t*2`, `+ 2`; the row count
-// is the constant 2), 2 cycles, and each REV layer's 3 (`t*2`, `last +`, `- 2`), 3
-// cycles: 160. A REV tile runs 2 cycles (one cache access a cycle) while the ring
-// holds 32 tiles, so it waits (100 + 2) / 32 - 2 cycles for its preload, 38 in
-// all: 198, less than 256: streamed.
-// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 256 cycles, adds 198)
+// (128 words, 16 lines: 2 groups of 8 misses, 400 cycles at a DRAM latency of
+// 200) and the ports a hit holds a cycle, down to the 64 cycles a loop of 64
+// iterations takes at least (FWD: x's 64 hits and the tape's 112 hold the 2 ports
+// 88 cycles: 400 + 88 - 64; REV: 96 with the tape, 32 without, down to 64), 456
+// cycles. A 1 KB scratchpad of 32 tiles in flight gives tiles of 2 iterations
+// (32 B): 32 full tiles, each FWD layer's bounds a kernel of 2 integer ops in a
+// chain (`t*2`, `+ 2`; the row count is the constant 2), 2 cycles, and each REV
+// layer's 3 (`t*2`, `last +`, `- 2`), 3 cycles: 160. The ring holds all 32 REV
+// tiles: their preloads are issued at the REV sweep's start, 32 B each at 9.6
+// bytes a cycle after the latency, and the first REV layer, after its 3 cycles of
+// bounds, waits ceil(200 + 32/9.6 - 3) = 201 cycles; a REV tile runs 2 cycles (one
+// cache access a cycle), so the later tiles, 32/9.6 cycles apart, are there in
+// time: 361, less than 456: streamed.
+// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 456 cycles, adds 361)
+
+// Without runahead a REV preload is issued no earlier than the previous REV
+// layer's start: the first tile waits 201 cycles and starts at 204; the second,
+// issued then, arrives at 407.3 and waits 199 (its layer would start at 209),
+// then its loop's pipeline fills again (the REV loop continues across its tiles:
+// 46 cycles, an iteration's longest latency path, `subi` 1, a load 2, `cos` 30,
+// `mulf` 4, `addf` 5, `mulf` 4, the store 1, less the cycle an iteration takes);
+// every later tile, issued at the start of the one before, waits 153 and fills
+// 46: 160 + 201 + 245 + 30 * 199 = 6576, kept.
+// BEHIND: nest #0 %t: kept (cost model: streaming saves at most 456 cycles, adds 6576)
+
+// At a latency of 100 the FWD misses save 256 cycles; the first REV tile waits
+// ceil(100 + 32/9.6 - 3) = 101: 261, kept.
+// FIRST: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 261)
 
 // A 32 B scratchpad holds a single such tile: each REV tile's preload is issued
-// when the tile before it ends and waits the whole latency, (100 + 2) - 2: 3200
-// cycles more, kept.
-// WHOLE: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 3360)
+// when the tile before it ends and waits the latency and its transfer less its 3
+// cycles of bounds, 101, and every tile after the first fills its loop's pipeline
+// again, 46: 160 + 32 * 101 + 31 * 46, kept.
+// WHOLE: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 4818)
 
 // With a DRAM latency of 50 cycles, the two groups of FWD misses save 100 cycles:
-// 100 + 88 - 64 in FWD and 32 in REV, 156, less than the tiles' 160 (a REV tile
-// now waits (50 + 2) / 32 - 2 < 0 cycles: none): kept.
-// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 160 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
+// 100 + 88 - 64 in FWD and 32 in REV, 156, less than the tiles' 160 and the first
+// REV tile's wait, ceil(50 + 32/9.6 - 3) = 51: kept.
+// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 211 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
 // KEEP-NOT: layer.layer
 // KEEPSTATS:      tapeflow-layers: @diffef: 0 FWD/REV layer pairs, 0 layers executed (scratchpad 1024 B)
-// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 160 cycles
-// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 156 cycles, adds 160)
+// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 211 cycles
+// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 156 cycles, adds 211)
 // ALWAYS:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 64 layers executed (scratchpad 1024 B)
 // ALWAYS-NEXT:   layer 0/1 %t: 2x2 entries, tile of iterations, runs 32 times
 // ALWAYS-NOT:  nest
@@ -45,16 +66,20 @@
 // where x alone takes 128: 256 groups of 100 cycles, plus the tape's 14336 hits
 // over 2 ports, 7168 cycles, in each sweep: 65536. Tiles of 32 iterations: 256
 // full tiles of 5 cycles (2 FWD, 3 REV), 1280; each tile fills the 512 B
-// scratchpad, so a REV tile of 32 cycles waits (100 + 32) - 32 for its preload:
-// 25600 more, 26880.
+// scratchpad, so a REV tile's preload is issued when the tile before it ends and
+// waits the latency and its transfer (512 B at 9.6 bytes a cycle) less its 3
+// cycles of bounds, ceil(100 + 512/9.6 - 3) = 151, and every tile after the first
+// fills its loop's pipeline again, 46 (above): 1280 + 256 * 151 + 255 * 46.
 // LONG:      layer 0/1 %t: 32x2 entries, tile of iterations, runs 256 times
-// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 65536 cycles, adds 26880)
+// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 65536 cycles, adds 51666)
 
 // The model reads the machine it is given: with a 1 MB cache and free misses only
 // the ports are saved, down to the 8192 cycles each loop takes at least (FWD: x's
 // 8192 hits and the tape's 14336 hold the 2 ports 11264 cycles; REV: 12288, the
-// tape hitting): 3072 + 4096 = 7168, still more than the tiles add (a preload
+// tape hitting): 3072 + 4096 = 7168, still more than the tiles add (with no
+// latency and a transfer of no time, `dram-bytes-per-cycle` 10^6, a preload
 // arrives at once: no wait).
 // BIGCACHE: nest #0 %t: streamed (cost model: streaming saves at most 7168 cycles, adds 1280)
 
 // BAD: tapeflow-layers: option stream must be one of auto, always, got 'never'
+// BADRATE: tapeflow-layers: option dram-bytes-per-cycle must be a positive number, got 0.0

@@ -1,14 +1,15 @@
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 unroll=4},tapeflow-to-cgra{stats=true}' %S/../../../../examples/fig9-conv.mlir 2>%t.stats | filecheck %s
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 unroll=4 stream=always},tapeflow-to-cgra{stats=true}' %S/../../../../examples/fig9-conv.mlir 2>%t.stats | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
-// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 unroll=4},tapeflow-to-cgra{stats=true place-straight-line=false}' %S/../../../../examples/fig9-conv.mlir 2>%t.off | filecheck %s --check-prefix=OFF
+// RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 unroll=4 stream=always},tapeflow-to-cgra{stats=true place-straight-line=false}' %S/../../../../examples/fig9-conv.mlir 2>%t.off | filecheck %s --check-prefix=OFF
 // RUN: filecheck %s --check-prefix=OFF-STATS < %t.off
 
 // The Figure 9 convolution unrolled by 4 on a 64 B scratchpad (8 entries): an
 // unrolled iteration writes 16 tape values, so `tapeflow-layers` cuts it into
-// pieces of 8, layers of straight-line dataflow with no loop. Each piece's ops
-// become one `cgra.kernel` that runs once where they were; the values the rest of
-// the layer uses (the barrier's) are its results; the tile's allocation stays
-// before it and its stream after it.
+// pieces of 8, layers of straight-line dataflow with no loop (`stream=always`: on
+// so small a scratchpad the cost model keeps them, each REV piece waiting for its
+// preload). Each piece's ops become one `cgra.kernel` that runs once where they
+// were; the values the rest of the layer uses (the barrier's) are its results;
+// the tile's allocation stays before it and its stream after it.
 //
 // The REV layers hold only their loads (their pieces' tape values); the REV
 // computation that uses them follows the layers in the loop body, a straight-line
