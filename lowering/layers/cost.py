@@ -542,8 +542,8 @@ def added_cycles(
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
-    `integer` each; and on a scratchpad of `spad_bytes`, a REV tile's wait for
-    its preload (`preload_waits`)."""
+    `integer` each; and on a scratchpad of `spad_bytes`, the REV layers' waits
+    for their preloads (`preload_waits`)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
