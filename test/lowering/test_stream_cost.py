@@ -556,3 +556,20 @@ def test_small_mttkrp_s_body_layers_are_kept_on_a_64_byte_scratchpad() -> None:
         assert problem is None, problem
         cycles[by_cost] = result.report["cycles"]["total"]
     assert cycles[True] < cycles[False]
+
+
+def test_the_machine_s_bandwidth_and_runahead_reach_the_cost_model() -> None:
+    # The simulator's lowering passes the cost model its machine's stream rate
+    # (19.2 GB/s at 1 GHz: 19.2 bytes a cycle, against the default 9.6 at 2 GHz)
+    # and runahead, so a run fixes them (`run_key`) where the cost model chooses.
+    from lowering.pipelines import stream_options
+    from sim.simulator import lowering_key, run_key
+
+    hardware = configure("Tflow32k")
+    assert stream_options(hardware) == {}
+    slower = replace(hardware, clock_ghz=1.0)
+    behind = replace(hardware, mapping=replace(hardware.mapping, runahead=False))
+    assert stream_options(slower) == {"dram_bytes_per_cycle": 19.2}
+    assert stream_options(behind) == {"runahead": False}
+    assert run_key(slower) != run_key(hardware)
+    assert lowering_key(slower) == lowering_key(hardware)
