@@ -573,3 +573,22 @@ def test_the_machine_s_bandwidth_and_runahead_reach_the_cost_model() -> None:
     assert stream_options(behind) == {"runahead": False}
     assert run_key(slower) != run_key(hardware)
     assert lowering_key(slower) == lowering_key(hardware)
+
+
+def test_a_kept_region_read_outside_the_kernels_is_lowered_and_exact() -> None:
+    # The small NN on Tflow2k keeps the nest of a 3-value region (its REV pieces
+    # would each wait for their preloads), whose FWD store sits in a kernel loop
+    # and whose REV load, without `mapping.place_straight_line`, stays outside the
+    # kernels: placing the store (`cgra.store`, no id) once made the module fail
+    # its FtoR check. It verifies, and the gradient is Enzyme's.
+    hardware = configure("Tflow2k")
+    hardware = replace(hardware, mapping=replace(hardware.mapping, place_straight_line=False))
+    ctx = make_context()
+    module = parse_kernel(ctx, "nn", "small")
+    tape_bytes = prepare(ctx, module, "tapeflow", hardware)
+    assert any("cost model" in reason for reason in _kept(module))
+    args = caller_arguments(module, "nn", "small")
+    result = simulate(module, "nn_grad", args, hardware, tape_bytes)
+    want = kernel_enzyme_outputs(ALL_KERNELS["nn"], "small")
+    problem = same_bits({k: np.asarray(v) for k, v in result.outputs.items()}, want)
+    assert problem is None, problem
