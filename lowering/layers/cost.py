@@ -849,10 +849,14 @@ class _RevTimeline:
     def _fill(self, loop: scf.ForOp) -> int:
         """The cycles an innermost loop's pipeline takes to fill: the longest
         path of op latencies through an iteration (`targets.costs.op_latency`,
-        routing aside) less the cycles an iteration takes (`_iteration`)."""
+        routing aside) less the cycles an iteration takes (`_iteration`); none for a
+        body the scheduler does not place (branches), as `_recurrence`."""
         found = self._fills.get(loop)
         if found is None:
             ops = list(loop.body.block.ops)[:-1]
+            if not all(placeable(op) for op in ops):
+                self._fills[loop] = 0
+                return 0
             hardware = Hardware(
                 "cost", latencies=replace(Latencies(), integer=self.machine.integer)
             )
