@@ -44,7 +44,7 @@ def test_a_rev_partner_reading_nothing_still_pops_its_tile() -> None:
         load("unloaded-piece.mlir"), "diffef", {k: v.copy() for k, v in given.items()}
     )
     module = load("unloaded-piece.mlir")
-    TapeflowPipelinePass(spad_bytes=8).apply(make_context(), module)
+    TapeflowPipelinePass(spad_bytes=8, stream="always").apply(make_context(), module)
     module.verify()
     revs = [op for op in module.walk() if isinstance(op, stream.RevOp)]
     fwds = [op for op in module.walk() if isinstance(op, stream.FwdOp)]

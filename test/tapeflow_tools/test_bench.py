@@ -72,6 +72,9 @@ def results(bench: tuple[Path, Path, subprocess.CompletedProcess[str]]) -> dict:
 
 
 def _runs(results: dict) -> dict[tuple, dict]:
+    """The runs on the experiments' machines, by their point; not the `streaming`
+    experiment's runs with every nest streamed (`mapping.stream_by_cost` off), of
+    the same point but another machine."""
     return {
         (
             r["model"],
@@ -83,6 +86,7 @@ def _runs(results: dict) -> dict[tuple, dict]:
             r["energy_preset"],
         ): r["report"]
         for r in results["runs"]
+        if r["report"]["hardware"]["mapping"]["stream_by_cost"]
     }
 
 

@@ -31,10 +31,16 @@ def test_a_sweep_warns_once_per_kernel_and_kept_region(
     )
     assert code == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "DRAM" in line]
-    assert len(warnings) == 2, warnings  # the row's values and its sums: two regions
+    # The row's values and its sums, two regions, each with the numbers of each
+    # DRAM latency (the first REV tile waits the latency), alike at both caches.
+    assert len(warnings) == 4, warnings
     for line in warnings:
         assert line.startswith("tapeflow-bench: warning: rowlse paper tapeflow: @differowlse:")
         assert "by the cost model's choice (a decision, not a failure" in line
-        assert line.endswith("... (4 points))")
+        latency = "100" if "dram.latency_cycles=100" in line else "200"
+        assert line.endswith(
+            f"(at cache.size_bytes=16384, dram.latency_cycles={latency}; "
+            f"cache.size_bytes=32768, dram.latency_cycles={latency})"
+        ), line
     report = (out / "report.md").read_text()
-    assert report.count("by the cost model's choice") == 2
+    assert report.count("by the cost model's choice") == 4
