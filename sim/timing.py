@@ -222,6 +222,7 @@ class TimingRecorder:
         self.phase_names: list[str] = ["fwd", "rev"]
         self._probe: Callable[[], int] | None = None
         self._columns: tuple[int, RecordedColumns] | None = None
+        self._kernel_records: tuple[tuple[int, int], np.ndarray] | None = None
         self._in_layer: list[list[int]] = []
         self.idle = True
         """No ops window is open and nothing is collected for a timeline: a
@@ -232,6 +233,20 @@ class TimingRecorder:
     def count(self) -> int:
         """Windows so far."""
         return len(self.ops_windows) + len(self.kernel_rows) // _KERNEL_COLUMNS
+
+    @property
+    def kernel_records(self) -> np.ndarray:
+        """`kernel_rows` as an array, one row of `_KERNEL_COLUMNS` per kernel
+        window, made once for the report's table and `fu_totals` (anew when the
+        rows grew or the last one ended: `end_kernel_loop` is the only change
+        in place)."""
+        rows = self.kernel_rows
+        key = (len(rows), rows[-1] if rows else 0)
+        cached = self._kernel_records
+        if cached is None or cached[0] != key:
+            array = np.fromiter(rows, dtype=np.int64, count=len(rows))
+            cached = self._kernel_records = (key, array.reshape(-1, _KERNEL_COLUMNS))
+        return cached[1]
 
     @property
     def phases(self) -> np.ndarray:
@@ -305,7 +320,7 @@ class TimingRecorder:
         totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
         for cls, count in self._ops_fu.items():
             totals[cls] += count
-        kernels = np.array(self.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
+        kernels = self.kernel_records
         trips = np.bincount(kernels[:, 0], weights=kernels[:, 1], minlength=len(self.profiles))
         for index in self._kernel_index.values():
             for cls, count in self.profiles[index].fu_ops.items():
@@ -505,8 +520,16 @@ def prefix_counts(flags: np.ndarray) -> np.ndarray:
 
 
 def _counts_in(positions: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Per window, how many of the sorted `positions` are in [start, end)."""
-    return np.searchsorted(positions, end) - np.searchsorted(positions, start)
+    """Per window, how many of the sorted `positions` (accesses, not negative)
+    are in [start, end). Each window but the first starts where the windows
+    before it ended (`_table`), so the count before its start is the largest
+    before their ends: one search per window, not two."""
+    before_end = np.searchsorted(positions, end)
+    before_start = np.empty_like(before_end)
+    if end.size:
+        before_start[0] = np.searchsorted(positions, start[0])
+        np.maximum.accumulate(before_end[:-1], out=before_start[1:])
+    return before_end - before_start
 
 
 @dataclass(frozen=True)
@@ -542,8 +565,7 @@ def _table(recorder: TimingRecorder) -> np.ndarray:
     is_kernel = np.ones(count, dtype=bool)
     is_kernel[ops_index] = False
     index = np.flatnonzero(is_kernel)
-    records = np.array(recorder.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
-    kernel, trips, end = records.T
+    kernel, trips, end = recorder.kernel_records.T
     profiles = recorder.profiles
     ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
