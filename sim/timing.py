@@ -31,6 +31,7 @@ import numpy as np
 
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
+from sim.models.base import distinct
 from sim.models.streams import Transfer
 from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, AccessRoles, MemoryTrace
 from targets.costs import KernelPlanner, KernelProfile
@@ -765,7 +766,7 @@ def report(
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
-    unknown = {phase_names[c] for c in np.unique(phase).tolist()} - set(cycles)
+    unknown = {phase_names[c] for c in distinct(phase).tolist()} - set(cycles)
     if unknown:
         raise KeyError(unknown.pop())
     for name in cycles:
