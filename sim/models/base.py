@@ -22,8 +22,14 @@ def distinct(values: np.ndarray) -> np.ndarray:
     """The distinct values of integer `values`, ascending: `np.unique(values)`
     without what numpy's plain `unique` costs on its first call in a process,
     importing `numpy.ma` (16 ms, as much as a small kernel's whole simulation:
-    it asks `np.ma.is_masked`)."""
-    ordered = np.sort(values, axis=None)
+    it asks `np.ma.is_masked`), and faster on the columns it is given: values
+    from 0 up to about their count (codes, ids) counted, others sorted."""
+    flat = values.ravel()
+    if flat.size and np.issubdtype(flat.dtype, np.signedinteger):
+        low, high = int(flat.min()), int(flat.max())
+        if low >= 0 and high < 2 * flat.size + 1024:
+            return np.flatnonzero(np.bincount(flat)).astype(flat.dtype)
+    ordered = np.sort(flat)
     first = np.empty(ordered.size, dtype=bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])

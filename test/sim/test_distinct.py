@@ -18,11 +18,20 @@ from sim.models.base import distinct
 ROOT = Path(__file__).resolve().parents[2]
 
 
+SPANS = [(-5, 40), (0, 40), (3, 100_000)]  # sorted, counted, sorted (sparse)
+CASES = [
+    (dtype, span)
+    for dtype in (np.int8, np.int32, np.int64, np.uint16)
+    for span in SPANS
+    if np.iinfo(dtype).min <= span[0] and span[1] <= np.iinfo(dtype).max
+]
+
+
 @pytest.mark.parametrize("size", [0, 1, 2, 17, 1000])
-@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
-def test_distinct_is_numpys_unique(size: int, dtype: type) -> None:
+@pytest.mark.parametrize(("dtype", "span"), CASES)
+def test_distinct_is_numpys_unique(size: int, dtype: type, span: tuple[int, int]) -> None:
     rng = np.random.default_rng(size)
-    values = rng.integers(-5, 40, size).astype(dtype)
+    values = rng.integers(*span, size).astype(dtype)
     found = distinct(values)
     assert found.dtype == values.dtype
     assert found.tolist() == sorted(set(values.tolist()))
