@@ -122,6 +122,8 @@ def stream_times(
     lost); `rev_start` is the first window of the REV sweep.
     """
     n = spent.size
+    if not tiles:  # no layer (the Enzyme variants): nothing streams, nothing waits
+        return StreamTimes(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), (), 0.0)
     clock = _Clock(spent)
     kernel_list = kernels.tolist()
     stalled = np.zeros(n, dtype=np.int64)

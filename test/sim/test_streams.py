@@ -53,6 +53,26 @@ def test_a_stream_issued_k_tiles_ahead_waits_what_the_latency_exceeds(ahead: int
     assert times.stalled.sum() == L + max(0, L - ahead * T)
 
 
+def test_without_tiles_nothing_streams_or_waits() -> None:
+    """A run without layers (the Enzyme variants): no window stalls or fills
+    again, no transfer, a prefetch distance of 0."""
+    spent = np.array([5, 7, 3], dtype=np.int64)
+    times = stream_times(
+        spent,
+        [],
+        np.array([0, 2], dtype=np.int64),
+        np.array([4, 0, 4], dtype=np.int64),
+        capacity=8,
+        latency=L,
+        bytes_per_cycle=FAST,
+        rev_start=1,
+    )
+    assert times.stalled.tolist() == [0, 0, 0]
+    assert times.refilled.tolist() == [0, 0, 0]
+    assert times.transfers == ()
+    assert times.prefetch_distance == 0.0
+
+
 def test_a_tile_that_fills_the_scratchpad_is_not_double_buffered() -> None:
     """A 64-entry tile in a 64-entry scratchpad: each REV tile is fetched only
     once the previous layer has ended, and waits the whole transfer."""
