@@ -549,14 +549,20 @@ def _depth(ops: Sequence[Operation], folded: set[SSAValue]) -> int:
 
 
 def _tile_count(loop: scf.ForOp) -> list[Operation]:
-    """The ops of the block around `loop` that compute its upper bound (its count
-    of tiles) for it alone, in block order: an op whose results have users other
-    than these, `loop` or the ops inside it (such as Enzyme's reversed index,
-    computed without streaming) is not charged to the tile count."""
+    """The ops of the block around `loop` that compute, for it alone, its trip
+    count (its upper bound) and the values its tiles' bounds read (REV's end of
+    its first tile), in block order: an op whose results have users other than
+    these, `loop` or the ops inside it (such as Enzyme's reversed index, computed
+    without streaming) is not charged to the tile loop."""
     block = loop.parent_block()
     assert block is not None
     found: set[Operation] = {loop}
     wanted: set[SSAValue] = {loop.ub}
+    for op in loop.body.block.ops:
+        if isinstance(op, layer.LayerOp):
+            for each in op.body.block.ops:
+                if not isinstance(each, scf.ForOp):
+                    wanted.update(each.operands)
     for op in reversed(list(block.ops)):
         if op in found or not any(result in wanted for result in op.results):
             continue
