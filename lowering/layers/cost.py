@@ -19,10 +19,11 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   (LRU), each missed again in a group of its own.
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
   chain of integer ops at `integer` each: a layer's tile bounds and row count, a
-  run-time tile loop's count of tiles (its own ops, once per run); a row offset
-  per iteration of a tile whose body holds inner loops, and a piece of
-  straight-line stores (its cut kernel, its stream op), `integer` + 1 a kernel;
-  a REV tile's wait for its preload, few tiles to the ring (`_preload_wait`).
+  run-time tile loop's trip count and REV's first tile end (its own ops, once
+  per run); a row offset per iteration of a tile whose body holds inner loops,
+  and a piece of straight-line stores (its cut kernel, its stream op), `integer`
+  + 1 a kernel; a REV tile's wait for its preload, few tiles to the ring
+  (`_preload_wait`).
 
 Trip counts: the loops' constants, or in a triangular nest counted over the outer
 iterations (`nest_runs`, `trip_runs`); a nest of run-time trip counts is streamed.
@@ -607,7 +608,8 @@ def added_cycles(
             if trip_count(tile_loop) == 1:
                 folded.add(tile_loop.body.block.args[0])  # one tile: constant bounds
             elif trip_count(tile_loop) is None:
-                # A run-time trip count: each run of the tile loop counts its tiles.
+                # A run-time trip count: each run of the tile loop computes it (and
+                # REV's first tile end) for its tiles.
                 outer = nest_runs(enclosing_loops(tile_loop, function))
                 chain = _depth(_tile_count(tile_loop), set())
                 added += (outer or 0) * chain * machine.integer
