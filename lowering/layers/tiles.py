@@ -55,8 +55,8 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
         # triangular nest): its tiles then have constant bounds (`strip_mine`). A
         # trip count below one runs no tile.
         trip = at.sub(loop.ub, loop.lb)
-        known = constant_value(trip) if not isinstance(trip, int) else trip
-        trip = known if known is not None else trip
+        if not isinstance(trip, int) and (known := constant_value(trip)) is not None:
+            trip = known
         strip_mine(
             loop, loop.lb, 1, trip, tile, ident, partner, phase, spad, state.spad_bytes, rows
         )
@@ -270,8 +270,7 @@ def strip_mine(
     else:
         hi_iter = index.add(last, start)
         hi = index.value(index.add(lb, index.mul(hi_iter, step)))
-        count_iter = tile if whole else index.min(hi_iter, tile)
-        lo = index.value(index.sub(hi, index.mul(count_iter, step)))
+        lo = index.value(index.sub(hi, index.mul(index.min(hi_iter, tile), step)))
     loop.detach()
     loop.operands = [lo, hi, loop.step, *body.args[1:]]
     loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)
