@@ -201,9 +201,10 @@ class TimingRecorder:
     each window, and (len(windows), entries) at the end of the run."""
     tiles: list[list[int]] = field(default_factory=list)
     """Every layer run, in order, as [rev, tile entries, first window, first window
-    after it, window that ends with its stream (-1: none), bytes streamed]: what
-    the timing model needs to place the streams in time (`sim.models.streams`).
-    A layer starts and ends a window, so its windows are its own."""
+    after it, window that ends with its stream (-1: none), bytes streamed, cycles
+    of DRAM pages its FWD stream opens (`slab`)]: what the timing model needs to
+    place the streams in time (`sim.models.streams`). A layer starts and ends a
+    window, so its windows are its own."""
     planner: KernelPlanner | None = None
     """The timing model's plan of each kernel (`TimingModel.kernel_plan`), kept
     in its profile (`KernelProfile.plan`); None: no plans."""
@@ -486,7 +487,7 @@ class TimingRecorder:
         `rev`)."""
         self.layers += 1
         self._close()
-        tile = [int(rev), entries, self.count, -1, -1, 0]
+        tile = [int(rev), entries, self.count, -1, -1, 0, 0]
         self.tiles.append(tile)
         self._in_layer.append(tile)
         if self.marks is not None:
@@ -503,11 +504,19 @@ class TimingRecorder:
     def slab(self, nbytes: int, base: int | None) -> None:
         """A slab tape grew by one slab of `nbytes` at simulated address `base`.
         Mechanism: the stream engine opens one more DRAM page (row) for it, one
-        DRAM access latency (`hardware.dram.latency_cycles`) on the way of the
-        FWD stream that needed it; the slab is linked, nothing is copied."""
+        DRAM access latency (`hardware.dram.latency_cycles`) before the FWD
+        stream that needed it may write there; the slab is linked, nothing is
+        copied. The engine drains FWD streams while the CGRA runs on, so the page
+        delays that stream (its tile's entries stay taken until it is out:
+        `sim.models.streams`), not the layer's windows; a stream outside any
+        layer waits for it in its own window."""
         self.slabs.append((base, nbytes))
+        latency = self.hardware.dram.latency_cycles
+        if self._in_layer:
+            self._in_layer[-1][6] += latency
+            return
         w = self._ops_window()
-        w.compute += self.hardware.dram.latency_cycles
+        w.compute += latency
 
     def finish(self) -> None:
         self._close()
@@ -610,7 +619,7 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
         rev=codes == recorder.phase_names.index("rev"),
         phase=codes,
         phase_names=tuple(recorder.phase_names),
-        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
+        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 7),
         plans=tuple(p.plan for p in profiles),
     )
     recorder._columns = (count, columns)  # noqa: SLF001

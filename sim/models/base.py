@@ -77,7 +77,7 @@ class WindowTable:
     tiles: np.ndarray
     """The layer runs, one row each (`TimingRecorder.tiles`): rev, tile entries,
     first window, first window after it, window ending with its stream (-1:
-    none), bytes streamed."""
+    none), bytes streamed, cycles of DRAM pages its FWD stream opens."""
     start: np.ndarray
     """First access of the trace made in the window."""
     end: np.ndarray

@@ -19,19 +19,18 @@
 // CHECK: layer 0/1 !region.region<8x?, [f64]>: 8x1 entries, tile of iterations
 // CHECK: nest #1 !region.region<8x?, [f64]>: streamed (cost model: streaming saves at most 241 cycles, adds
 
-// Inside the outer loop, REV tile u of the inner loop (trip and count of tiles
-// computed per run) ends at (trip + 8) - (count - u) * 8: 3 integer ops on u, 5
+// Inside the outer loop, the end of REV's first tile of the inner loop, (trip - 1)
+// rem 8 + 1, is computed per run (the trip is Enzyme's reversed index `7 - i`,
+// the loop's upper bound); REV's tile at u ends u after it, 1 integer op on u, 3
 // with its start, min(end, 8) before it.
 // REV:      layer.layer 3 rev partner 2
-// REV:      %[[TRIP:[^ ]+]] = arith.maxsi
-// REV:      %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
-// REV:      scf.for %[[U:[^ ]+]] = %{{.*}} to %[[COUNT]] step
+// REV:      %[[M1:[^ ]+]] = arith.subi %[[TRIP:[^ ]+]], %{{.*}} : index
+// REV:      %[[REM:[^ ]+]] = arith.remsi %[[M1]], %{{.*}} : index
+// REV:      %[[FIRST:[^ ]+]] = arith.addi %[[REM]], %{{.*}} : index
+// REV-NEXT: scf.for %[[U:[^ ]+]] = %{{.*}} to %[[TRIP]] step
 // REV-NEXT:   layer.layer 1 rev partner 0
 // REV-NEXT:     layer.salloc base 0 capacity 512 : !layer.spad<8x1>
-// REV:          %[[PAD:[^ ]+]] = arith.addi %[[TRIP]], %{{.*}} : index
-// REV-NEXT:     %[[LEFT:[^ ]+]] = arith.subi %[[COUNT]], %[[U]] : index
-// REV:          %[[BACK:[^ ]+]] = arith.muli %[[LEFT]], %{{.*}} : index
-// REV-NEXT:     %[[HI:[^ ]+]] = arith.subi %[[PAD]], %[[BACK]] : index
+// REV-NEXT:     %[[HI:[^ ]+]] = arith.addi %[[FIRST]], %[[U]] : index
 // REV:          %[[N:[^ ]+]] = arith.minsi %[[HI]], %{{.*}} : index
 // REV-NEXT:     %[[LO:[^ ]+]] = arith.subi %[[HI]], %[[N]] : index
 // REV-NEXT:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step
