@@ -31,6 +31,7 @@ import numpy as np
 
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
+from sim.models.base import distinct
 from sim.models.streams import Transfer
 from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, AccessRoles, MemoryTrace
 from targets.costs import KernelPlanner, KernelProfile
@@ -200,9 +201,10 @@ class TimingRecorder:
     each window, and (len(windows), entries) at the end of the run."""
     tiles: list[list[int]] = field(default_factory=list)
     """Every layer run, in order, as [rev, tile entries, first window, first window
-    after it, window that ends with its stream (-1: none), bytes streamed]: what
-    the timing model needs to place the streams in time (`sim.models.streams`).
-    A layer starts and ends a window, so its windows are its own."""
+    after it, window that ends with its stream (-1: none), bytes streamed, cycles
+    of DRAM pages its FWD stream opens (`slab`)]: what the timing model needs to
+    place the streams in time (`sim.models.streams`). A layer starts and ends a
+    window, so its windows are its own."""
     planner: KernelPlanner | None = None
     """The timing model's plan of each kernel (`TimingModel.kernel_plan`), kept
     in its profile (`KernelProfile.plan`); None: no plans."""
@@ -222,6 +224,7 @@ class TimingRecorder:
         self.phase_names: list[str] = ["fwd", "rev"]
         self._probe: Callable[[], int] | None = None
         self._columns: tuple[int, RecordedColumns] | None = None
+        self._kernel_records: tuple[tuple[int, int], np.ndarray] | None = None
         self._in_layer: list[list[int]] = []
         self.idle = True
         """No ops window is open and nothing is collected for a timeline: a
@@ -232,6 +235,20 @@ class TimingRecorder:
     def count(self) -> int:
         """Windows so far."""
         return len(self.ops_windows) + len(self.kernel_rows) // _KERNEL_COLUMNS
+
+    @property
+    def kernel_records(self) -> np.ndarray:
+        """`kernel_rows` as an array, one row of `_KERNEL_COLUMNS` per kernel
+        window, made once for the report's table and `fu_totals` (anew when the
+        rows grew or the last one ended: `end_kernel_loop` is the only change
+        in place)."""
+        rows = self.kernel_rows
+        key = (len(rows), rows[-1] if rows else 0)
+        cached = self._kernel_records
+        if cached is None or cached[0] != key:
+            array = np.fromiter(rows, dtype=np.int64, count=len(rows))
+            cached = self._kernel_records = (key, array.reshape(-1, _KERNEL_COLUMNS))
+        return cached[1]
 
     @property
     def phases(self) -> np.ndarray:
@@ -305,7 +322,7 @@ class TimingRecorder:
         totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
         for cls, count in self._ops_fu.items():
             totals[cls] += count
-        kernels = np.array(self.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
+        kernels = self.kernel_records
         trips = np.bincount(kernels[:, 0], weights=kernels[:, 1], minlength=len(self.profiles))
         for index in self._kernel_index.values():
             for cls, count in self.profiles[index].fu_ops.items():
@@ -470,7 +487,7 @@ class TimingRecorder:
         `rev`)."""
         self.layers += 1
         self._close()
-        tile = [int(rev), entries, self.count, -1, -1, 0]
+        tile = [int(rev), entries, self.count, -1, -1, 0, 0]
         self.tiles.append(tile)
         self._in_layer.append(tile)
         if self.marks is not None:
@@ -487,11 +504,19 @@ class TimingRecorder:
     def slab(self, nbytes: int, base: int | None) -> None:
         """A slab tape grew by one slab of `nbytes` at simulated address `base`.
         Mechanism: the stream engine opens one more DRAM page (row) for it, one
-        DRAM access latency (`hardware.dram.latency_cycles`) on the way of the
-        FWD stream that needed it; the slab is linked, nothing is copied."""
+        DRAM access latency (`hardware.dram.latency_cycles`) before the FWD
+        stream that needed it may write there; the slab is linked, nothing is
+        copied. The engine drains FWD streams while the CGRA runs on, so the page
+        delays that stream (its tile's entries stay taken until it is out:
+        `sim.models.streams`), not the layer's windows; a stream outside any
+        layer waits for it in its own window."""
         self.slabs.append((base, nbytes))
+        latency = self.hardware.dram.latency_cycles
+        if self._in_layer:
+            self._in_layer[-1][6] += latency
+            return
         w = self._ops_window()
-        w.compute += self.hardware.dram.latency_cycles
+        w.compute += latency
 
     def finish(self) -> None:
         self._close()
@@ -505,8 +530,16 @@ def prefix_counts(flags: np.ndarray) -> np.ndarray:
 
 
 def _counts_in(positions: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Per window, how many of the sorted `positions` are in [start, end)."""
-    return np.searchsorted(positions, end) - np.searchsorted(positions, start)
+    """Per window, how many of the sorted `positions` (accesses, not negative)
+    are in [start, end). Each window but the first starts where the windows
+    before it ended (`_table`), so the count before its start is the largest
+    before their ends: one search per window, not two."""
+    before_end = np.searchsorted(positions, end)
+    before_start = np.empty_like(before_end)
+    if end.size:
+        before_start[0] = np.searchsorted(positions, start[0])
+        np.maximum.accumulate(before_end[:-1], out=before_start[1:])
+    return before_end - before_start
 
 
 @dataclass(frozen=True)
@@ -542,8 +575,7 @@ def _table(recorder: TimingRecorder) -> np.ndarray:
     is_kernel = np.ones(count, dtype=bool)
     is_kernel[ops_index] = False
     index = np.flatnonzero(is_kernel)
-    records = np.array(recorder.kernel_rows, dtype=np.int64).reshape(-1, _KERNEL_COLUMNS)
-    kernel, trips, end = records.T
+    kernel, trips, end = recorder.kernel_records.T
     profiles = recorder.profiles
     ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
     length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
@@ -587,7 +619,7 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
         rev=codes == recorder.phase_names.index("rev"),
         phase=codes,
         phase_names=tuple(recorder.phase_names),
-        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 6),
+        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 7),
         plans=tuple(p.plan for p in profiles),
     )
     recorder._columns = (count, columns)  # noqa: SLF001
@@ -743,7 +775,7 @@ def report(
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
-    unknown = {phase_names[c] for c in np.unique(phase).tolist()} - set(cycles)
+    unknown = {phase_names[c] for c in distinct(phase).tolist()} - set(cycles)
     if unknown:
         raise KeyError(unknown.pop())
     for name in cycles:

@@ -155,6 +155,11 @@ class IndexBuilder:
             return a
         return self._binary(a, b, arith.DivSIOp)
 
+    def rem(self, a: Index, b: Index) -> Index:
+        if self._known(b) == 1:
+            return 0
+        return self._binary(a, b, arith.RemSIOp)
+
     def ceildiv(self, a: Index, b: Index) -> Index:
         if self._known(b) == 1:
             return a

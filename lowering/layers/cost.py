@@ -19,11 +19,11 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   (LRU), each missed again in a group of its own.
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
   chain of integer ops at `integer` each: a layer's tile bounds and row count, a
-  run-time tile loop's count of tiles (its own ops, once per run); a row offset
-  per iteration of a tile whose body holds inner loops, and a piece of
-  straight-line stores (its cut kernel, its stream op), `integer` + 1 a kernel;
-  the REV layers' waits for their preloads, placed as the `cgra` model's
-  streams place them (`preload_waits`).
+  run-time tile loop's trip count and REV's first tile end (its own ops, once
+  per run); a row offset per iteration of a tile whose body holds inner loops,
+  and a piece of straight-line stores (its cut kernel, its stream op), `integer`
+  + 1 a kernel; the REV layers' waits for their preloads, placed as the `cgra`
+  model's streams place them (`preload_waits`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
@@ -519,14 +519,20 @@ def _depth(ops: Sequence[Operation], folded: set[SSAValue]) -> int:
 
 
 def _tile_count(loop: scf.ForOp) -> list[Operation]:
-    """The ops of the block around `loop` that compute its upper bound (its count
-    of tiles) for it alone, in block order: an op whose results have users other
-    than these, `loop` or the ops inside it (such as Enzyme's reversed index,
-    computed without streaming) is not charged to the tile count."""
+    """The ops of the block around `loop` that compute, for it alone, its trip
+    count (its upper bound) and the values its tiles' bounds read (REV's end of
+    its first tile), in block order: an op whose results have users other than
+    these, `loop` or the ops inside it (such as Enzyme's reversed index, computed
+    without streaming) is not charged to the tile loop."""
     block = loop.parent_block()
     assert block is not None
     found: set[Operation] = {loop}
     wanted: set[SSAValue] = {loop.ub}
+    for op in loop.body.block.ops:
+        if isinstance(op, layer.LayerOp):
+            for each in op.body.block.ops:
+                if not isinstance(each, scf.ForOp):
+                    wanted.update(each.operands)
     for op in reversed(list(block.ops)):
         if op in found or not any(result in wanted for result in op.results):
             continue
@@ -574,7 +580,8 @@ def added_cycles(
             if trip_count(tile_loop) == 1:
                 folded.add(tile_loop.body.block.args[0])  # one tile: constant bounds
             elif trip_count(tile_loop) is None:
-                # A run-time trip count: each run of the tile loop counts its tiles.
+                # A run-time trip count: each run of the tile loop computes it (and
+                # REV's first tile end) for its tiles.
                 outer = nest_runs(enclosing_loops(tile_loop, function))
                 chain = _depth(_tile_count(tile_loop), set())
                 added += (outer or 0) * chain * machine.integer

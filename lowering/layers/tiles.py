@@ -52,11 +52,13 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     ):
         at = IndexBuilder(InsertPoint.before(loop), loop_type(loop))
         # Left a constant where the bounds fold (a loop of constant bounds inside a
-        # triangular nest): its tiles then have constant bounds (`strip_mine`).
-        trip = at.max(at.sub(loop.ub, loop.lb), 0)
-        count = at.ceildiv(trip, tile)
+        # triangular nest): its tiles then have constant bounds (`strip_mine`). A
+        # trip count below one runs no tile.
+        trip = at.sub(loop.ub, loop.lb)
+        if not isinstance(trip, int) and (known := constant_value(trip)) is not None:
+            trip = known
         strip_mine(
-            loop, loop.lb, 1, trip, tile, count, ident, partner, phase, spad, state.spad_bytes, rows
+            loop, loop.lb, 1, trip, tile, ident, partner, phase, spad, state.spad_bytes, rows
         )
     ids = (fwd_id, rev_id)
     _record(state, ids, list(plan.stores), spad, 0, run_time=True, tile_iterations=tile)
@@ -162,7 +164,6 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
             step,
             trip,
             tile,
-            count,
             ident,
             partner,
             phase,
@@ -198,15 +199,6 @@ def _in_loop_body(access: Operation, loop: scf.ForOp) -> bool:
     return True
 
 
-def _ancestors(op: Operation) -> list[Operation]:
-    found: list[Operation] = []
-    parent = op.parent_op()
-    while parent is not None:
-        found.append(parent)
-        parent = parent.parent_op()
-    return found
-
-
 def tile_loop_of(loop: scf.ForOp) -> Operation:
     """The tile loop around a strip-mined loop (loop -> layer -> tile loop)."""
     layer_op = loop.parent_op()
@@ -222,7 +214,6 @@ def strip_mine(
     step: Index,
     trip: Index,
     tile: int,
-    count: Index,
     ident: int,
     partner: int,
     phase: Phase,
@@ -231,40 +222,32 @@ def strip_mine(
     rows_per_iteration: int = 1,
 ) -> None:
     """
-    `for i in [lb, ub)` becomes `for t in [0, count) { layer { for i in tile t } }`.
+    `for i in [lb, ub)` becomes `for s in [0, trip) step T { layer { for i in
+    the tile at s } }`: the tile loop counts iterations, `T` a tile, so that its
+    index is the tile's first iteration (no product per tile).
 
-    The trip count and the number of tiles are constants, or values computed just
-    before the loop (a loop of run-time trip count, whose last tile may be partial).
-    FWD tile `t` runs iterations [t*T, t*T + min(T, trip - t*T)) (the min left out
-    where a constant trip count is a multiple of T); REV visits the tiles
-    in the inverse order. Enzyme's REV loop runs iteration j where FWD ran
-    iteration trip-1-j, so REV tile `t` undoes FWD tile `first = count-1-t`: REV
-    iterations [max(trip - (first+1)*T, 0), trip - first*T), computed as
-    [hi - min(hi, T), hi) with hi = (trip + T) - (count-t)*T, or `last + t*T`
-    where `last = (trip + T) - count*T` (the end of REV's first tile) is computed
-    once.
+    The trip count is a constant, or a value computed just before the loop (a
+    loop of run-time trip count, whose last tile may be partial). FWD's tile at
+    `s` runs iterations [s, s + min(T, trip - s)) (the min left out where a
+    constant trip count is a multiple of T); REV visits the tiles in the inverse
+    order. Enzyme's REV loop runs iteration j where FWD ran iteration trip-1-j, so
+    REV's first tile is FWD's last, of `last = (trip - 1) rem T + 1` iterations
+    (computed once before the tile loop, or a constant), and REV's tile at `s`
+    runs [hi - min(hi, T), hi) with hi = last + s; where every tile is full, that
+    is [s, s + T), FWD's own bounds.
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
     outside = IndexBuilder(InsertPoint.before(loop), int_type)
-    zero, one, tiles = outside.const(0), outside.const(1), outside.value(count)
-    # REV tile `t` ends at iteration trip - (count-1-t)*T = (trip + T) - (count-t)*T,
-    # a chain of 3 integer ops on `t` (`trip + T` beside it): its bounds take 5, not
-    # the 6 of `count-1`, `-t`, `*T`, `trip -` (each kernel run once costs its chain
-    # at `latencies.integer` an op under `cgra`). Where `last = (trip + T) -
-    # count*T`, the end of REV's first tile, folds to a constant or the loop has no
-    # loop around it, it is computed once and the end is `last + t*T`: 4 ops. Inside
-    # a loop it would cost its ops once per run, as much as it saves a tile where a
-    # run holds one tile.
-    once = (isinstance(trip, int) and isinstance(count, int)) or not any(
-        isinstance(op, scf.ForOp) for op in _ancestors(loop)
-    )
-    last = None
-    if phase is Phase.REV and once:
-        last = outside.sub(outside.add(trip, tile), outside.mul(count, tile))
+    zero, iterations, size = outside.const(0), outside.value(trip), outside.const(tile)
+    # A constant trip count that the tiles divide fills every tile: no clamp.
+    whole = isinstance(trip, int) and trip % tile == 0
+    last: Index = tile
+    if phase is Phase.REV and not whole:
+        last = outside.add(outside.rem(outside.sub(trip, 1), tile), 1)
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
-    tile_loop = scf.ForOp(zero, tiles, one, inits, body)
+    tile_loop = scf.ForOp(zero, iterations, size, inits, body)
     Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
     for old, new in zip(loop.results, tile_loop.results, strict=True):
         old.replace_all_uses_with(new)
@@ -275,26 +258,19 @@ def strip_mine(
     )
     layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
     index = IndexBuilder(InsertPoint.at_end(layer_block), int_type)
-    t = body.args[0]
-    # A constant trip count that the tiles divide fills every tile: no clamp.
-    whole = isinstance(trip, int) and trip % tile == 0
+    start = body.args[0]
     # Each bound is the other plus or minus the tile's iterations times the step,
     # so that the stream's row count (`tapeflow-streams`) is computed beside the
-    # bounds: FWD `[lo, lo + min(T, trip - t*T))`, REV `[hi - min(hi', T), hi)`
+    # bounds: FWD `[lo, lo + min(T, trip - s))`, REV `[hi - min(hi', T), hi)`
     # (`hi'` the end counted in iterations).
-    if phase is Phase.FWD:
-        lo_iter = index.mul(t, tile)
-        lo = index.value(index.add(lb, index.mul(lo_iter, step)))
-        count_iter = tile if whole else index.min(tile, index.sub(trip, lo_iter))
+    if phase is Phase.FWD or whole:  # full tiles: REV's at `s` is FWD's at `s`
+        lo = index.value(index.add(lb, index.mul(start, step)))
+        count_iter = tile if whole else index.min(tile, index.sub(trip, start))
         hi = index.value(index.add(lo, index.mul(count_iter, step)))
     else:
-        if last is not None:
-            hi_iter = index.add(last, index.mul(t, tile))
-        else:
-            hi_iter = index.sub(index.add(trip, tile), index.mul(index.sub(count, t), tile))
+        hi_iter = index.add(last, start)
         hi = index.value(index.add(lb, index.mul(hi_iter, step)))
-        count_iter = tile if whole else index.min(hi_iter, tile)
-        lo = index.value(index.sub(hi, index.mul(count_iter, step)))
+        lo = index.value(index.sub(hi, index.mul(index.min(hi_iter, tile), step)))
     loop.detach()
     loop.operands = [lo, hi, loop.step, *body.args[1:]]
     loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)

@@ -8,7 +8,8 @@ DRAM channel moves the streams in order, at the DRAM bandwidth.
 
 - A FWD layer takes its entries when it starts (stalled until that many entries
   are free) and gives them back once its FWD stream, issued when the layer ends,
-  has read them out.
+  has read them out. A stream that grows a slab tape first opens its DRAM page,
+  a DRAM latency from its issue, before its bytes move.
 - A REV layer's stream fills its tile before the layer may read it. The stream
   engine knows every REV stream in advance (they mirror the FWD streams, Pass 3)
   and each entry has a full/empty bit, so with `runahead` the stream is issued as
@@ -115,13 +116,16 @@ def stream_times(
 ) -> StreamTimes:
     """
     Place the streams of `tiles` (`TimingRecorder.tiles`: [rev, entries, first
-    window, first window after, stream window or -1, bytes]) over windows that
+    window, first window after, stream window or -1, bytes, cycles of pages its
+    FWD stream opens]) over windows that
     take `spent` cycles each (without stalls). `kernels` are the kernel windows,
     ascending; `refill[w]` is what kernel window `w` costs more when a stall
     since the kernel window before it drained its pipeline (0 where nothing is
     lost); `rev_start` is the first window of the REV sweep.
     """
     n = spent.size
+    if not tiles:  # no layer (the Enzyme variants): nothing streams, nothing waits
+        return StreamTimes(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), (), 0.0)
     clock = _Clock(spent)
     kernel_list = kernels.tolist()
     stalled = np.zeros(n, dtype=np.int64)
@@ -154,7 +158,7 @@ def stream_times(
     base, added, totals = clock.base, clock.windows, clock.totals
     popleft, push = resident.popleft, resident.append
 
-    for rev, entries, first, after, stream, nbytes in tiles:
+    for rev, entries, first, after, stream, nbytes, opening in tiles:
         if entries > capacity:
             entries = capacity
         transfer = nbytes / bytes_per_cycle
@@ -204,7 +208,7 @@ def stream_times(
         if stream >= 0:  # a FWD stream reads the tile out when the layer ends
             i = bisect_left(added, stream + 1)
             issued = float(base[stream + 1] + (totals[i - 1] if i else 0))
-            moving = channel if channel > issued else issued
+            moving = max(channel, issued + opening)  # after its slab's page opens
             channel = moving + transfer
             transfers.append(Transfer("fwd", issued, moving, channel + latency, nbytes, stream))
             freed = channel

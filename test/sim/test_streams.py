@@ -27,7 +27,7 @@ FAST = 1e12
 def rev_layers(n: int, entries: int, nbytes: int = 0) -> tuple[np.ndarray, list[list[int]]]:
     """`n` REV layers, each a stream window (0 cycles) then a compute window (T)."""
     spent = np.array([0, T] * n, dtype=np.int64)
-    tiles = [[1, entries, 2 * i, 2 * i + 2, 2 * i, nbytes] for i in range(n)]
+    tiles = [[1, entries, 2 * i, 2 * i + 2, 2 * i, nbytes, 0] for i in range(n)]
     return spent, tiles
 
 
@@ -51,6 +51,26 @@ def test_a_stream_issued_k_tiles_ahead_waits_what_the_latency_exceeds(ahead: int
     assert list(times.stalled[2 : 2 * ahead + 2 : 2]) == [0] * ahead
     assert times.stalled[2 * ahead + 2] == max(0, L - ahead * T)
     assert times.stalled.sum() == L + max(0, L - ahead * T)
+
+
+def test_without_tiles_nothing_streams_or_waits() -> None:
+    """A run without layers (the Enzyme variants): no window stalls or fills
+    again, no transfer, a prefetch distance of 0."""
+    spent = np.array([5, 7, 3], dtype=np.int64)
+    times = stream_times(
+        spent,
+        [],
+        np.array([0, 2], dtype=np.int64),
+        np.array([4, 0, 4], dtype=np.int64),
+        capacity=8,
+        latency=L,
+        bytes_per_cycle=FAST,
+        rev_start=1,
+    )
+    assert times.stalled.tolist() == [0, 0, 0]
+    assert times.refilled.tolist() == [0, 0, 0]
+    assert times.transfers == ()
+    assert times.prefetch_distance == 0.0
 
 
 def test_a_tile_that_fills_the_scratchpad_is_not_double_buffered() -> None:
@@ -79,7 +99,7 @@ def test_a_fwd_tile_that_fills_the_scratchpad_waits_for_the_drain() -> None:
     stream has read the previous tile out (its bytes at the bandwidth)."""
     bw, nbytes = 8.0, 512
     spent = np.array([T, 0] * 3, dtype=np.int64)
-    tiles = [[0, 64, 2 * i, 2 * i + 2, 2 * i + 1, nbytes] for i in range(3)]
+    tiles = [[0, 64, 2 * i, 2 * i + 2, 2 * i + 1, nbytes, 0] for i in range(3)]
     full = stream_times(
         spent,
         tiles,
@@ -106,6 +126,33 @@ def test_a_fwd_tile_that_fills_the_scratchpad_waits_for_the_drain() -> None:
     # while layer 2 would start at 60; the channel then drains layer 1's tile.
     assert double.stalled[2] == 0
     assert double.stalled[4] == 94 - 60
+
+
+def test_a_fwd_stream_that_opens_a_slab_page_waits_for_it_off_the_cgra() -> None:
+    """The FWD layers above, two tiles fitting: layer 1's stream grows a slab tape
+    and first opens its page, L cycles from its issue at 60 (the end of layer 1),
+    so its tile is read out from 160 to 224. Layer 2 (at 60) waits only for layer
+    0's drain (94, as above); layer 3 (at 90 + 34) for layer 1's tile, out at 224.
+    The windows pay no page of their own: with room for every tile, none waits."""
+    bw, nbytes = 8.0, 512
+    spent = np.array([T, 0] * 4, dtype=np.int64)
+    tiles = [[0, 64, 2 * i, 2 * i + 2, 2 * i + 1, nbytes, L * (i == 1)] for i in range(4)]
+
+    def timed(capacity: int) -> np.ndarray:
+        times = stream_times(
+            spent,
+            tiles,
+            np.array([], dtype=np.int64),
+            np.zeros_like(spent),
+            capacity=capacity,
+            latency=L,
+            bytes_per_cycle=bw,
+            rev_start=spent.size,
+        )
+        return times.stalled
+
+    assert list(timed(128)[[2, 4, 6]]) == [0, 94 - 60, 224 - (90 + 34)]
+    assert not timed(64 * 4).any()  # room for every tile: no layer waits
 
 
 def test_without_runahead_a_stream_is_issued_one_layer_ahead() -> None:

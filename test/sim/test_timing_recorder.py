@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from sim.timing import TimingRecorder
+import numpy as np
+
+from sim.cache import CacheResult
+from sim.timing import TimingRecorder, window_table
 from sim.trace import MemoryTrace
 from targets.costs import KernelProfile
 from targets.hardware import configure
@@ -97,7 +100,7 @@ def test_the_windows_a_run_records() -> None:
         _script(recorder, after)
         windows = [(w.kind, w.phase, w.start, w.end, w.layer, w.trips) for w in recorder.windows]
         assert windows == expected
-        assert recorder.tiles == [[0, 12, 4, 6, 5, 96]]
+        assert recorder.tiles == [[0, 12, 4, 6, 5, 96, 0]]  # no slab page opened
 
 
 def vars_of(window: object) -> dict[str, object]:
@@ -135,3 +138,39 @@ def test_a_stream_counts_its_bytes_in_a_window_of_its_own_or_the_open_one() -> N
         ("ops", 0, 3, 0, 12, 0, 96, 0, 0, {}),
         ("ops", 3, 3, 2, 5, 0, 0, 40, 40, {"fadd": 1}),
     ]
+
+
+def test_kernel_records_follow_the_rows_and_the_end_of_the_last() -> None:
+    """The array the report reads is made once, yet never stale: a kernel loop
+    that ends changes its row's end in place, a new loop adds a row."""
+    trace = MemoryTrace()
+    recorder = TimingRecorder(trace, configure("Enzyme32k"))
+    recorder.kernel_loop(4, FIRST)
+    assert recorder.kernel_records.tolist() == [[1, 4, -1]]
+    trace.packed.extend([64 << 2] * 12)
+    recorder.end_kernel_loop()
+    assert recorder.kernel_records.tolist() == [[1, 4, 12]]
+    trace.packed.extend([64 << 2] * 2)
+    recorder.kernel_ran(2, SECOND)
+    assert recorder.kernel_records.tolist() == [[1, 4, 12], [2, 2, 14]]
+    assert recorder.fu_totals == Counter({"fadd": 4 * 2 + 2, "fmul": 2})
+
+
+def test_window_counts_are_the_accesses_inside_each_window() -> None:
+    """Each window's misses and write-backs (`window_table`, one search per
+    window) against counting the positions inside each window's [start, end)."""
+    hardware = configure("Enzyme32k")
+    recorder = TimingRecorder(MemoryTrace(), hardware)
+    _script(recorder, after=False)
+    accesses = len(recorder.trace.packed)
+    missed = np.array([0, 5, 12, 13, 20, 33, 34, 36, 40, 46, 47], dtype=np.int64)
+    evicted = np.array([3, 13, 19, 36, 37, 45], dtype=np.int64)
+    hit = np.ones(accesses, dtype=bool)
+    hit[missed] = False
+    cache = CacheResult(
+        hit, evicted.size, evicted, evicted // 8, np.zeros(0, np.int64), missed.size
+    )
+    table = window_table(recorder, cache, hardware)
+    spans = [(w.start, w.end) for w in recorder.windows]
+    assert table.misses.tolist() == [sum(a <= p < b for p in missed) for a, b in spans]
+    assert table.writebacks.tolist() == [sum(a <= p < b for p in evicted) for a, b in spans]

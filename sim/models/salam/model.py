@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.models.base import Cycles, WindowTable
+from sim.models.base import Cycles, WindowTable, distinct
 from sim.models.salam.enzyme_llvm import FunctionAdjoints
 from sim.models.salam.lockstep import LockstepSchedule, kernel_schedule
 from sim.models.salam.machine import SALAM, SALAM_FIELDS, SalamMachine, salam_hardware
@@ -134,7 +134,7 @@ def _layout(schedule: LockstepSchedule, trips: np.ndarray) -> _Layout:
         # out once per trip count (all its iterations' ops at once), copied to its runs.
         positions = np.array([n for n, _ in schedule.compute], dtype=np.int64)
         cycles = np.array([c for _, c in schedule.compute], dtype=np.float64)
-        for n in np.unique(trips[active]).tolist():
+        for n in distinct(trips[active]).tolist():
             own = np.ones(int(reach[n - 1]))
             np.maximum.at(own, rows[:n, positions].ravel(), np.tile(cycles, n))
             first = begin[:-1][trips == n]
@@ -281,7 +281,7 @@ class SalamModel:
         latency = np.where(windows.access_hit, hit, miss)
         kernels, run_of = _runs(windows)
         ids = windows.kernel_id[kernels]
-        for kernel in np.unique(ids).tolist():
+        for kernel in distinct(ids).tolist():
             schedule = windows.plans[kernel]
             assert schedule is not None
             mine = ids == kernel

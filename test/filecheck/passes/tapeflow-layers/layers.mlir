@@ -11,13 +11,15 @@
 // loads at the head of B's REV body, the second piece's partner first.
 
 // CHECK-LABEL: func.func private @diffef
-// CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// The tile loop counts iterations, a tile's worth a step: its index is the tile's
+// first iteration.
+// CHECK:        %[[FOUR:[^ ]+]] = arith.constant 4 : index
+// CHECK-NEXT:   scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %[[FOUR]] {
 // CHECK-NEXT:     layer.layer 0 fwd partner 1 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // 8 iterations in tiles of 4: every tile is full, its end not clamped to the trip.
-// CHECK:            %[[LO:[^ ]+]] = arith.muli %[[T]], %{{.*}} : index
-// CHECK:            %[[HI:[^ ]+]] = arith.addi %[[LO]], %{{.*}} : index
-// CHECK-NEXT:       scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} {
+// CHECK:            %[[HI:[^ ]+]] = arith.addi %[[T]], %{{.*}} : index
+// CHECK-NEXT:       scf.for %{{.*}} = %[[T]] to %[[HI]] step %{{.*}} {
 // CHECK-COUNT-2:      region.store
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 // CHECK-NEXT:       layer.barrier
@@ -50,13 +52,11 @@
 // CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// REV tile u undoes FWD tile 1 - u: it ends at 8 - (1 - u) * 4 = 4 + u * 4 (4, the
-// end of REV's first tile, the same for every tile) and starts 4 before (full tiles:
-// not clamped to 0).
-// CHECK:            %[[UT:[^ ]+]] = arith.muli %[[U]], %{{.*}} : index
-// CHECK:            %[[UHI:[^ ]+]] = arith.addi %{{.*}}, %[[UT]] : index
-// CHECK:            %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %{{.*}} : index
-// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
+// REV's tile at u = 0, 4 undoes FWD's at 4 - u: it ends at 4 + u (4, the end of
+// REV's first tile, the same for every tile) and starts 4 before (full tiles: not
+// clamped to 0), at u: FWD's own bounds.
+// CHECK:            %[[UHI:[^ ]+]] = arith.addi %[[U]], %{{.*}} : index
+// CHECK-NEXT:       scf.for %{{.*}} = %[[U]] to %[[UHI]] step
 // CHECK-COUNT-2:      region.load
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 
@@ -69,20 +69,20 @@
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<8x2>
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<2x9>
 
-// 48 bytes: tiles of 3 of loop A's 8 iterations, the last holding 2. FWD tile t
-// runs [3t, 3t + min(3, 8 - 3t)); REV tile u ends at hi = 2 + 3u (8 - (3 - 1) * 3
-// = 2, where REV's first tile, the partial one, ends) and starts at
-// hi - min(hi, 3): each side's bounds differ by the tile's trip count.
-// PARTIAL:      layer.layer 0 fwd partner 1 {
-// PARTIAL:        %[[LO:[^ ]+]] = arith.muli %{{.*}}, %[[C3:[^ ]+]] : index
-// PARTIAL:        %[[LEFT:[^ ]+]] = arith.subi %{{.*}}, %[[LO]] : index
+// 48 bytes: tiles of 3 of loop A's 8 iterations, the last holding 2. FWD's tile at
+// t = 0, 3, 6 runs [t, t + min(3, 8 - t)); REV's at u = 0, 3, 6 ends at hi = 2 + u
+// ((8 - 1) rem 3 + 1 = 2, where REV's first tile, the partial one, ends) and starts
+// at hi - min(hi, 3): each side's bounds differ by the tile's trip count.
+// PARTIAL:      scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// PARTIAL-NEXT:   layer.layer 0 fwd partner 1 {
+// PARTIAL:        %[[LEFT:[^ ]+]] = arith.subi %{{.*}}, %[[T]] : index
 // PARTIAL:        %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
-// PARTIAL-NEXT:   %[[HI:[^ ]+]] = arith.addi %[[LO]], %[[N]] : index
-// PARTIAL-NEXT:   scf.for %{{.*}} = %[[LO]] to %[[HI]] step
-// PARTIAL:      layer.layer 1 rev partner 0 {
-// PARTIAL:        %[[UT:[^ ]+]] = arith.muli %{{.*}}, %{{.*}} : index
+// PARTIAL-NEXT:   %[[HI:[^ ]+]] = arith.addi %[[T]], %[[N]] : index
+// PARTIAL-NEXT:   scf.for %{{.*}} = %[[T]] to %[[HI]] step
+// PARTIAL:      scf.for %[[U:[^ ]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// PARTIAL-NEXT:   layer.layer 1 rev partner 0 {
 // PARTIAL:        %[[TWO:[^ ]+]] = arith.constant 2 : index
-// PARTIAL-NEXT:   %[[UHI:[^ ]+]] = arith.addi %[[TWO]], %[[UT]] : index
+// PARTIAL-NEXT:   %[[UHI:[^ ]+]] = arith.addi %[[TWO]], %[[U]] : index
 // PARTIAL:        %[[UN:[^ ]+]] = arith.minsi %[[UHI]], %{{.*}} : index
 // PARTIAL-NEXT:   %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %[[UN]] : index
 // PARTIAL-NEXT:   scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step

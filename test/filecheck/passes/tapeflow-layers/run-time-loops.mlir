@@ -5,21 +5,19 @@
 // Loops whose trip count %n is known only at run time. Region %a's REV loop reads
 // at n-1-u what FWD wrote at i: proven a mirror for every n, so both loops are
 // strip-mined into ceil(n/4) tiles of 4 iterations (8 entries of 64 bytes, 2 per
-// iteration), the last one partial, REV visiting the same tiles last first.
+// iteration), the last one partial, REV visiting the same tiles last first. The
+// tile loop runs over the trip count (here %n itself, the lower bound 0), 4 a step.
 // Region %b, of run-time extents, is kept in DRAM like any region that cannot be
 // layered: its region.alloc says so and why.
 // CHECK-LABEL: func.func private @diffeg
 // CHECK:        region.alloc(%{{.*}}) {tapeflow.kept = "REV does not read the elements in the inverse order FWD wrote them"} : !region.region<?, [f64]>
-// CHECK:        %[[TRIP:[^ ]+]] = arith.maxsi %{{.*}}, %{{.*}} : index
-// CHECK:        %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
-// CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %[[COUNT]] step %{{.*}} {
+// CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %[[TRIP:[^ ]+]] step %{{.*}} {
 // CHECK-NEXT:     layer.layer 0 fwd partner 1 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:            %[[LO:[^ ]+]] = arith.muli %[[T]], %{{.*}} : index
-// CHECK-NEXT:       %[[LEFT:[^ ]+]] = arith.subi %[[TRIP]], %[[LO]] : index
+// CHECK:            %[[LEFT:[^ ]+]] = arith.subi %[[TRIP]], %[[T]] : index
 // CHECK:            %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
-// CHECK-NEXT:       %[[HI:[^ ]+]] = arith.addi %[[LO]], %[[N]] : index
-// CHECK:            scf.for %{{.*}} = %[[LO]] to %[[HI]] step %{{.*}} {
+// CHECK-NEXT:       %[[HI:[^ ]+]] = arith.addi %[[T]], %[[N]] : index
+// CHECK:            scf.for %{{.*}} = %[[T]] to %[[HI]] step %{{.*}} {
 // CHECK-COUNT-2:      region.store
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 // CHECK-NEXT:       layer.barrier
@@ -29,18 +27,16 @@
 // CHECK-NEXT:     region.store %{{.*}}, %{{.*}}[%{{.*}}] slot 0 id 0 : f64, !region.region<?, [f64]>
 // CHECK:        scf.for
 // CHECK-NEXT:     region.load %{{.*}}[%{{.*}}] slot 0 from 0 : !region.region<?, [f64]> -> f64
-// REV computes the same trip count from its own bounds, where it runs.
-// CHECK:        %[[RCOUNT:[^ ]+]] = arith.ceildivsi %[[RTRIP:[^ ]+]], %{{.*}} : index
-// The end of REV's first tile, (trip + 4) - count * 4, once before the tiles; REV
-// tile u ends u * 4 after it and starts min(its end, 4) before it.
-// CHECK:        %[[RPAD:[^ ]+]] = arith.addi %[[RTRIP]], %{{.*}} : index
-// CHECK:        %[[RMT:[^ ]+]] = arith.muli %[[RCOUNT]], %{{.*}} : index
-// CHECK-NEXT:   %[[RFIRST:[^ ]+]] = arith.subi %[[RPAD]], %[[RMT]] : index
-// CHECK-NEXT:   scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RCOUNT]] step %{{.*}} {
+// REV computes the same trip count from its own bounds, where it runs, and the
+// end of REV's first tile, (trip - 1) rem 4 + 1, once before the tiles; REV's tile
+// at u ends u after it and starts min(its end, 4) before it.
+// CHECK:        %[[RM1:[^ ]+]] = arith.subi %[[RTRIP:[^ ]+]], %{{.*}} : index
+// CHECK:        %[[RREM:[^ ]+]] = arith.remsi %[[RM1]], %{{.*}} : index
+// CHECK:        %[[RFIRST:[^ ]+]] = arith.addi %[[RREM]], %{{.*}} : index
+// CHECK-NEXT:   scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RTRIP]] step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:            %[[UT:[^ ]+]] = arith.muli %[[U]], %{{.*}} : index
-// CHECK-NEXT:       %[[UHI:[^ ]+]] = arith.addi %[[RFIRST]], %[[UT]] : index
+// CHECK:            %[[UHI:[^ ]+]] = arith.addi %[[RFIRST]], %[[U]] : index
 // CHECK:            %[[UN:[^ ]+]] = arith.minsi %[[UHI]], %{{.*}} : index
 // CHECK-NEXT:       %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %[[UN]] : index
 // CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step

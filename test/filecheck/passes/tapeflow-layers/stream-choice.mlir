@@ -19,44 +19,50 @@
 // iterations takes at least (FWD: x's 64 hits and the tape's 112 hold the 2 ports
 // 88 cycles: 400 + 88 - 64; REV: 96 with the tape, 32 without, down to 64), 456
 // cycles. A 1 KB scratchpad of 32 tiles in flight gives tiles of 2 iterations
-// (32 B): 32 full tiles, each FWD layer's bounds a kernel of 2 integer ops in a
-// chain (`t*2`, `+ 2`; the row count is the constant 2), 2 cycles, and each REV
-// layer's 3 (`t*2`, `last +`, `- 2`), 3 cycles: 160. The ring holds all 32 REV
-// tiles: their preloads are issued at the REV sweep's start, 32 B each at 9.6
-// bytes a cycle after the latency, and the first REV layer, after its 3 cycles of
-// bounds, waits ceil(200 + 32/9.6 - 3) = 201 cycles; a REV tile runs 2 cycles (one
-// cache access a cycle), so the later tiles, 32/9.6 cycles apart, are there in
-// time: 361, less than 456: streamed.
-// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 456 cycles, adds 361)
-
-// Without runahead a REV preload is issued no earlier than the previous REV
-// layer's start: the first tile waits 201 cycles and starts at 204; the second,
-// issued then, arrives at 407.3 and waits 199 (its layer would start at 209),
+// (32 B): 32 full tiles, the tile loop's index their first iteration, so each
+// layer's bounds (FWD's and, the tiles being full, REV's alike) are a kernel of 1
+// integer op (`s + 2`; the row count is the constant 2), 1 cycle: 64. The ring
+// holds all 32 REV tiles: their preloads are issued at the REV sweep's start, 32 B
+// each at 9.6 bytes a cycle after the latency, tile k's there at 200 + (k + 1) *
+// 10/3. The first REV layer, after its cycle of bounds, waits ceil(200 + 10/3 -
+// 1) = 203 cycles and ends at 206 (a REV tile runs 2 cycles, one cache access a
+// cycle); each later one starts 3 cycles after the one before, tile k at 204 +
+// 3k, (k - 2)/3 cycles before its preload arrives: tile 3 waits ceil(1/3) = 1,
 // then its loop's pipeline fills again (the REV loop continues across its tiles:
 // 46 cycles, an iteration's longest latency path, `subi` 1, a load 2, `cos` 30,
-// `mulf` 4, `addf` 5, `mulf` 4, the store 1, less the cycle an iteration takes);
-// every later tile, issued at the start of the one before, waits 153 and fills
-// 46: 160 + 201 + 245 + 30 * 199 = 6576, kept.
-// BEHIND: nest #0 %t: kept (cost model: streaming saves at most 456 cycles, adds 6576)
+// `mulf` 4, `addf` 5, `mulf` 4, the store 1, less the cycle an iteration takes),
+// and the later tiles, 10/3 cycles apart, are there in time: 64 + 203 + 1 + 46 =
+// 314, less than 456: streamed. (In floating point three transfers of 32/9.6
+// end a hair after 10 cycles: tile 2 takes that wait and refill, the same sum.)
+// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 456 cycles, adds 314)
+
+// Without runahead a REV preload is issued no earlier than the previous REV
+// layer's start: the first tile waits 203 cycles and starts at 204; the second,
+// issued then, arrives at 407.3 and waits 201 (its layer would start at 207),
+// then fills its loop's pipeline again, 46, and ends at 456; every later tile,
+// issued at the start of the one before and starting 49 cycles after it, waits
+// ceil(200 + 10/3 - 49) = 155 and fills 46: 64 + 203 + 247 + 30 * 201 = 6544,
+// kept.
+// BEHIND: nest #0 %t: kept (cost model: streaming saves at most 456 cycles, adds 6544)
 
 // At a latency of 100 the FWD misses save 256 cycles; the first REV tile waits
-// ceil(100 + 32/9.6 - 3) = 101: 261, kept.
-// FIRST: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 261)
+// ceil(100 + 10/3 - 1) = 103 and tile 3 waits 1 and refills 46: 214, streamed.
+// FIRST: nest #0 %t: streamed (cost model: streaming saves at most 256 cycles, adds 214)
 
 // A 32 B scratchpad holds a single such tile: each REV tile's preload is issued
-// when the tile before it ends and waits the latency and its transfer less its 3
-// cycles of bounds, 101, and every tile after the first fills its loop's pipeline
-// again, 46: 160 + 32 * 101 + 31 * 46, kept.
-// WHOLE: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 4818)
+// when the tile before it ends and waits the latency and its transfer less its
+// cycle of bounds, ceil(100 + 10/3 - 1) = 103, and every tile after the first
+// fills its loop's pipeline again, 46: 64 + 32 * 103 + 31 * 46, kept.
+// WHOLE: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 4786)
 
 // With a DRAM latency of 50 cycles, the two groups of FWD misses save 100 cycles:
-// 100 + 88 - 64 in FWD and 32 in REV, 156, less than the tiles' 160 and the first
-// REV tile's wait, ceil(50 + 32/9.6 - 3) = 51: kept.
-// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 211 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
+// 100 + 88 - 64 in FWD and 32 in REV, 156, less than the tiles' 64, the first
+// REV tile's wait, ceil(50 + 10/3 - 1) = 53, and tile 3's 1 + 46: 164, kept.
+// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 164 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
 // KEEP-NOT: layer.layer
 // KEEPSTATS:      tapeflow-layers: @diffef: 0 FWD/REV layer pairs, 0 layers executed (scratchpad 1024 B)
-// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 211 cycles
-// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 156 cycles, adds 211)
+// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 164 cycles
+// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 156 cycles, adds 164)
 // ALWAYS:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 64 layers executed (scratchpad 1024 B)
 // ALWAYS-NEXT:   layer 0/1 %t: 2x2 entries, tile of iterations, runs 32 times
 // ALWAYS-NOT:  nest
@@ -65,13 +71,13 @@
 // cache. Each sweep's 1024 lines of x (or dx) and 2048 of tape miss in 384 groups
 // where x alone takes 128: 256 groups of 100 cycles, plus the tape's 14336 hits
 // over 2 ports, 7168 cycles, in each sweep: 65536. Tiles of 32 iterations: 256
-// full tiles of 5 cycles (2 FWD, 3 REV), 1280; each tile fills the 512 B
+// full tiles of 2 cycles (1 FWD, 1 REV), 512; each tile fills the 512 B
 // scratchpad, so a REV tile's preload is issued when the tile before it ends and
-// waits the latency and its transfer (512 B at 9.6 bytes a cycle) less its 3
-// cycles of bounds, ceil(100 + 512/9.6 - 3) = 151, and every tile after the first
-// fills its loop's pipeline again, 46 (above): 1280 + 256 * 151 + 255 * 46.
+// waits the latency and its transfer (512 B at 9.6 bytes a cycle) less its cycle
+// of bounds, ceil(100 + 512/9.6 - 1) = 153, and every tile after the first fills
+// its loop's pipeline again, 46 (above): 512 + 256 * 153 + 255 * 46.
 // LONG:      layer 0/1 %t: 32x2 entries, tile of iterations, runs 256 times
-// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 65536 cycles, adds 51666)
+// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 65536 cycles, adds 51410)
 
 // The model reads the machine it is given: with a 1 MB cache and free misses only
 // the ports are saved, down to the 8192 cycles each loop takes at least (FWD: x's
@@ -79,7 +85,7 @@
 // tape hitting): 3072 + 4096 = 7168, still more than the tiles add (with no
 // latency and a transfer of no time, `dram-bytes-per-cycle` 10^6, a preload
 // arrives at once: no wait).
-// BIGCACHE: nest #0 %t: streamed (cost model: streaming saves at most 7168 cycles, adds 1280)
+// BIGCACHE: nest #0 %t: streamed (cost model: streaming saves at most 7168 cycles, adds 512)
 
 // BAD: tapeflow-layers: option stream must be one of auto, always, got 'never'
 // BADRATE: tapeflow-layers: option dram-bytes-per-cycle must be a positive number, got 0.0

@@ -22,20 +22,20 @@
 
 // The per-row values, a piece of one entry per outer iteration, are kept: the
 // 8 REV pieces' waits for their preloads (the first the whole latency) and
-// their kernels add more than the nest saves, 108 cycles at most. Inside the outer loop, after REV reads
-// that row's value through the cache, REV tile u of the inner loop (trip and
-// count of tiles computed per run) ends at (trip + 8) - (count - u) * 8: 3
-// integer ops on u, 5 with its start, min(end, 8) before it.
+// their kernels add more than the nest saves, 108 cycles at most. Inside the
+// outer loop, after REV reads that row's value through the cache, the end of
+// REV's first tile of the inner loop, (trip - 1) rem 8 + 1, is computed per run
+// (the trip is Enzyme's reversed index `7 - i`, the loop's upper bound); REV's
+// tile at u ends u after it, 1 integer op on u, 3 with its start, min(end, 8)
+// before it.
 // REV:      region.load %{{.*}} : !region.region<8, [f64]> -> f64
-// REV:      %[[TRIP:[^ ]+]] = arith.maxsi
-// REV:      %[[COUNT:[^ ]+]] = arith.ceildivsi %[[TRIP]], %{{.*}} : index
-// REV:      scf.for %[[U:[^ ]+]] = %{{.*}} to %[[COUNT]] step
+// REV:      %[[M1:[^ ]+]] = arith.subi %[[TRIP:[^ ]+]], %{{.*}} : index
+// REV:      %[[REM:[^ ]+]] = arith.remsi %[[M1]], %{{.*}} : index
+// REV:      %[[FIRST:[^ ]+]] = arith.addi %[[REM]], %{{.*}} : index
+// REV-NEXT: scf.for %[[U:[^ ]+]] = %{{.*}} to %[[TRIP]] step
 // REV-NEXT:   layer.layer 1 rev partner 0
 // REV-NEXT:     layer.salloc base 0 capacity 512 : !layer.spad<8x1>
-// REV:          %[[PAD:[^ ]+]] = arith.addi %[[TRIP]], %{{.*}} : index
-// REV-NEXT:     %[[LEFT:[^ ]+]] = arith.subi %[[COUNT]], %[[U]] : index
-// REV:          %[[BACK:[^ ]+]] = arith.muli %[[LEFT]], %{{.*}} : index
-// REV-NEXT:     %[[HI:[^ ]+]] = arith.subi %[[PAD]], %[[BACK]] : index
+// REV-NEXT:     %[[HI:[^ ]+]] = arith.addi %[[FIRST]], %[[U]] : index
 // REV:          %[[N:[^ ]+]] = arith.minsi %[[HI]], %{{.*}} : index
 // REV-NEXT:     %[[LO:[^ ]+]] = arith.subi %[[HI]], %[[N]] : index
 // REV-NEXT:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step

@@ -12,9 +12,10 @@
 // CHECK-NEXT:   %[[TA:.*]] = stream.alloc bytes 128 : !stream.tape
 // CHECK-NEXT:   %[[B:.*]] = region.alloc : !region.region<2, [{{.*}}]>
 // CHECK-NEXT:   %[[TB:.*]] = stream.alloc bytes 144 : !stream.tape
-// CHECK:        layer.layer 0 fwd partner 1 {
+// The tile loop's index is the tile's first iteration.
+// CHECK:        scf.for %[[LO:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:   layer.layer 0 fwd partner 1 {
 // CHECK-NEXT:     %[[TILE0:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:          %[[LO:[^ ]+]] = arith.muli
 // CHECK:          %[[FOUR:[^ ]+]] = arith.constant 4 : index
 // CHECK-NEXT:     %[[HI:[^ ]+]] = arith.addi %[[LO]], %[[FOUR]] : index
 // CHECK:          scf.for %{{.*}} = %[[LO]] to %[[HI]]
@@ -36,11 +37,12 @@
 // CHECK-NEXT:     %[[TILE3:[^ ]+]] = layer.salloc
 // CHECK-NEXT:     arith.constant 1 : index
 // CHECK-NEXT:     stream.rev %[[TB]] rows %{{.*}} to %[[TILE3]] of 2 : !layer.spad<1x8>
-// CHECK:        layer.layer 1 rev partner 0 {
+// Full tiles: REV's tile at u runs [u, u + 4), as FWD's does.
+// CHECK:        scf.for %[[RLO:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:   layer.layer 1 rev partner 0 {
 // CHECK-NEXT:     %[[TILE1:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:          %[[RHI:[^ ]+]] = arith.addi
 // CHECK:          %[[RFOUR:[^ ]+]] = arith.constant 4 : index
-// CHECK-NEXT:     %[[RLO:[^ ]+]] = arith.subi %[[RHI]], %[[RFOUR]] : index
+// CHECK-NEXT:     %[[RHI:[^ ]+]] = arith.addi %[[RLO]], %[[RFOUR]] : index
 // CHECK-NEXT:     stream.rev %[[TA]] rows %[[RFOUR]] to %[[TILE1]] of 0 : !layer.spad<4x2>
 // CHECK-NEXT:     scf.for %{{.*}} = %[[RLO]] to %[[RHI]]
 

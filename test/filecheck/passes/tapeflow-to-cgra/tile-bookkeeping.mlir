@@ -25,26 +25,28 @@
 // @gram on 64 B: the k loop's 8 iterations in two tiles of 4, each whole. Its
 // bounds are constants though the nest is triangular (proven at run time): the
 // tiles' bounds need no clamp and the streams' row counts are the constant 4.
-// The loop that counted the triangular region's extent, unused once the region
-// is streamed, is erased rather than placed. The triangle's extents are functions
-// of the outer index alone, so its DRAM tape is reserved once at the size of its
-// entries: 10 pairs (i <= j < 4) of 8 iterations of two 8-byte values, 1280 bytes.
+// The tile loop's index is the tile's first iteration, so a tile's bounds are one
+// integer op, its end, in FWD and in REV alike (whole tiles: REV's tile at `s`
+// is FWD's at `s`). The loop that counted the triangular region's extent, unused
+// once the region is streamed, is erased rather than placed. The triangle's
+// extents are functions of the outer index alone, so its DRAM tape is reserved
+// once at the size of its entries: 10 pairs (i <= j < 4) of 8 iterations of two
+// 8-byte values, 1280 bytes.
 // GRAM-LABEL: func.func private @diffegram
 // GRAM-NOT:     arith.maxsi
 // GRAM:         stream.alloc bytes 1280
-// GRAM:         layer.layer 0 fwd partner 1 -> f64 {
-// GRAM:           %[[LO:[^ ,]+]], %[[HI:[^ ,]+]] = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index {
-// GRAM-NEXT:        cgra.op "arith.muli"
-// GRAM-NEXT:        cgra.op "arith.addi"(%{{[^,]+}}, %[[FOUR:[^)]+]])
+// GRAM:         scf.for %[[LO:[^ ]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args
+// GRAM-NEXT:      layer.layer 0 fwd partner 1 -> f64 {
+// GRAM:           %[[HI:[^ ,]+]] = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index {
+// GRAM-NEXT:        cgra.op "arith.addi"(%[[LO]], %[[FOUR:[^)]+]])
 // GRAM-NEXT:        cgra.yield
 // GRAM-NEXT:      }
 // GRAM-NEXT:      scf.for %{{[^ ]+}} = %[[LO]] to %[[HI]] step
 // GRAM:           stream.fwd %{{[^ ]+}} rows %[[FOUR]] to
-// GRAM:         layer.layer 1 rev partner 0 {
-// GRAM:           cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index {
-// GRAM-NEXT:        cgra.op "arith.muli"
-// GRAM-NEXT:        cgra.op "arith.addi"
-// GRAM-NEXT:        cgra.op "arith.subi"(%{{[^,]+}}, %[[RFOUR:[^)]+]])
+// GRAM:         scf.for %[[RLO:[^ ]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// GRAM-NEXT:      layer.layer 1 rev partner 0 {
+// GRAM:           cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index {
+// GRAM-NEXT:        cgra.op "arith.addi"(%[[RLO]], %[[RFOUR:[^)]+]])
 // GRAM-NEXT:        cgra.yield
 // GRAM-NEXT:      }
 // GRAM-NEXT:      stream.rev %{{[^ ]+}} rows %[[RFOUR]] to
