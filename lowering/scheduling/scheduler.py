@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
-from lowering.scheduling.body import Conflicts, LoopBody, memory_kind
+from lowering.scheduling.body import Conflicts, LoopBody
 from lowering.scheduling.recurrence import recurrence_mii
 from targets.costs import op_latency
 from targets.hardware import Hardware
@@ -129,13 +129,13 @@ class Scheduler:
         slot is reused modulo `ii` and the schedule is a plain list schedule."""
         if not self.hw.mapping.modulo_schedule:
             return self.sequential(ops)
-        pes = len(self.pes)
-        cache_ops = sum(1 for o in ops if memory_kind(o) == "cache")
-        spad_ops = sum(1 for o in ops if memory_kind(o) == "spad")
         body = LoopBody.of(ops, self.hw)
         key = self._memo_key(body, carried, iterated)
         if self.memo is not None and (found := self.memo.find(key, ops)) is not None:
             return found
+        pes = len(self.pes)
+        cache_ops = body.kinds.count("cache")
+        spad_ops = body.kinds.count("spad")
         ii = max(
             1,
             -(-len(ops) // pes),
