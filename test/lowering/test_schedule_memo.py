@@ -4,8 +4,9 @@ scheduler keeps: a body of the same shape on a machine of the same scheduling
 numbers is served the schedule found before, anything the scheduler reads that
 differs (an op's latency class, an access's index or buffer, a loop-carried
 value, any hardware option of the pass) misses it; a served schedule is the one
-a scheduler without the memo finds, op by op; and a module lowered with a warm
-memo prints as one lowered with none.
+a scheduler without the memo finds, op by op (hand-written bodies and the
+scheduler tests' random ones); and a module lowered with a warm memo prints as
+one lowered with none.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from test_cgra_scheduler import HARDWARE, _body
 from xdsl.dialects import arith, scf
 from xdsl.ir import Operation, SSAValue
 
@@ -154,6 +156,24 @@ def test_a_machine_that_differs_elsewhere_is_served() -> None:
     Scheduler(HW, memo).schedule(ops, carried)
     copy, copy_carried = _loop(BODY)
     assert Scheduler(hw, memo).find_kept(copy, copy_carried) is not None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_bodies_are_served_their_own_schedules(seed: int) -> None:
+    """The scheduler's random bodies (loads and stores at neighbouring elements,
+    accumulators): a copy of each is served the schedule its own search finds, on
+    both machines, and the next seed's body, of another shape, is not."""
+    hw = HARDWARE[seed % 2]
+    memo = ScheduleMemo()
+    ops, carried = _body(300 + seed, 12 + 3 * seed)
+    Scheduler(hw, memo).schedule(ops, carried)
+    copy, copy_carried = _body(300 + seed, 12 + 3 * seed)
+    served = Scheduler(hw, memo).find_kept(copy, copy_carried)
+    assert served is not None
+    fresh = Scheduler(hw, None).schedule(copy, copy_carried)
+    assert _by_position(served, copy) == _by_position(fresh, copy)
+    other, other_carried = _body(301 + seed, 12 + 3 * seed)
+    assert Scheduler(hw, memo).find_kept(other, other_carried) is None
 
 
 def test_the_memo_keeps_at_most_its_limit_of_ops() -> None:
