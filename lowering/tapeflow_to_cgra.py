@@ -19,8 +19,8 @@ that costs no more (a tile iteration's first rows). With
 `disambiguate` (on by default) two accesses of one buffer in an iteration are
 ordered only when their indices may be equal (`lowering.ir.index_offsets`). Loads
 and stores name their path: `cache`, or `spad` with the slot. Each op of a
-scheduled body becomes its placed form (`cgra.op`, `cgra.load`, `cgra.store`) by a
-rewrite pattern.
+scheduled body is made in its placed form (`cgra.op`, `cgra.load`, `cgra.store`)
+in the kernel, and the original erased.
 
 The hardware is the pass's options (`targets.scheduling.HARDWARE_OPTIONS`),
 defaulting from the named `preset` (`targets.hardware.PRESETS`); the simulator
