@@ -19,8 +19,8 @@ that costs no more (a tile iteration's first rows). With
 `disambiguate` (on by default) two accesses of one buffer in an iteration are
 ordered only when their indices may be equal (`lowering.ir.index_offsets`). Loads
 and stores name their path: `cache`, or `spad` with the slot. Each op of a
-scheduled body becomes its placed form (`cgra.op`, `cgra.load`, `cgra.store`) by a
-rewrite pattern.
+scheduled body is made in its placed form (`cgra.op`, `cgra.load`, `cgra.store`)
+in the kernel, and the original erased.
 
 The hardware is the pass's options (`targets.scheduling.HARDWARE_OPTIONS`),
 defaulting from the named `preset` (`targets.hardware.PRESETS`); the simulator
@@ -87,21 +87,21 @@ class CgraReport:
         return text + f", {self.unmapped_loops} loops left unmapped"
 
 
-def _placed_access(op: Operation, schedule: Schedule) -> Operation:
+def _placed_access(op: Operation, schedule: Schedule, operands: list[SSAValue]) -> Operation:
     """A scheduled load -> `cgra.load` at its PE and cycle, through the cache
     (buffers, regions) or the scratchpad (tiles, with the slot); a store ->
     `cgra.store` (its operands: the value, the buffer, then its indices)."""
     properties = _props(_path(op), *_where(schedule, op), _slot(op))
     if isinstance(op, memref.LoadOp | region.LoadOp | stream.LoadOp):
         return cgra.LoadOp.create(
-            operands=list(op.operands),  # the buffer, then its indices
+            operands=operands,  # the buffer, then its indices
             result_types=[op.results[0].type],
             properties=properties,
         )
-    return cgra.StoreOp.create(operands=list(op.operands), properties=properties)
+    return cgra.StoreOp.create(operands=operands, properties=properties)
 
 
-def _placed_compute(op: Operation, schedule: Schedule) -> Operation:
+def _placed_compute(op: Operation, schedule: Schedule, operands: list[SSAValue]) -> Operation:
     """A scheduled arith or math op -> `cgra.op "<name>"` at its PE and cycle, with
     the op's properties and attributes."""
     properties = _props(None, *_where(schedule, op))
@@ -113,7 +113,7 @@ def _placed_compute(op: Operation, schedule: Schedule) -> Operation:
     # a fully unrolled body's tens of thousands of ops (the module is verified
     # after the pass).
     return cgra.ComputeOp.create(
-        operands=list(op.operands),
+        operands=operands,
         result_types=[r.type for r in op.results],
         properties=properties,
     )
@@ -267,9 +267,10 @@ def _make_kernel(
     at: InsertPoint,
     rewired: Callable[[Use], bool] | None = None,
 ) -> cgra.KernelOp:
-    """Move `ops` into a new `cgra.kernel` inserted at `at` that yields `results`;
-    the uses of `results` that `rewired` picks (if given) read the kernel's
-    results instead. Then each op becomes its placed form."""
+    """A new `cgra.kernel` inserted at `at` that holds the placed form of each of
+    `ops` (which are erased) and yields `results`; the uses of `results` that
+    `rewired` picks (if given) read the kernel's results instead (any other use
+    outside `ops` is left to the caller to rewire: it reads an erased value)."""
     block = Block()
     kernel = cgra.KernelOp(
         ident,
@@ -279,41 +280,31 @@ def _make_kernel(
         [v.type for v in results],
     )
     Rewriter.insert_op(kernel, at)
-    for op in ops:
-        op.detach()
-        block.add_op(op)
-        if REV_START in op.attributes:  # the kernel, run as a whole, starts REV
-            kernel.attributes[REV_START] = op.attributes.pop(REV_START)
-    if rewired is not None:  # before the yield exists, which keeps reading `results`
+    if rewired is not None:
         for value, result in zip(results, kernel.results, strict=True):
             value.replace_uses_with_if(result, rewired)
-    block.add_op(cgra.YieldOp(results))
-    _place(kernel, schedule)
+    placed: dict[SSAValue, SSAValue] = {}
+    for op in ops:
+        if REV_START in op.attributes:  # the kernel, run as a whole, starts REV
+            kernel.attributes[REV_START] = op.attributes.pop(REV_START)
+        new = located(_placed(op, schedule, [placed.get(v, v) for v in op.operands]), op)
+        block.add_op(new)
+        for old, value in zip(op.results, new.results, strict=True):
+            placed[old] = value
+            if value.name_hint is None:
+                value.name_hint = old.name_hint
+    block.add_op(cgra.YieldOp([placed.get(v, v) for v in results]))
+    for op in reversed(ops):
+        Rewriter.erase_op(op, safe_erase=False)
     return kernel
 
 
-def _place(kernel: cgra.KernelOp, schedule: Schedule) -> None:
-    """Each scheduled op of `kernel` becomes its placed form, in place (one pass
-    over the body: each op is replaced on its own, its results' uses moved to
-    the placed op's)."""
-    for op in list(kernel.body.block.ops):
-        if op not in schedule.place:
-            continue
-        if memory_kind(op) is not None:
-            if not isinstance(
-                op,
-                memref.LoadOp
-                | region.LoadOp
-                | stream.LoadOp
-                | memref.StoreOp
-                | region.StoreOp
-                | stream.StoreOp,
-            ):
-                continue
-            new = _placed_access(op, schedule)
-        else:
-            new = _placed_compute(op, schedule)
-        Rewriter.replace_op(op, located(new, op))
+def _placed(op: Operation, schedule: Schedule, operands: list[SSAValue]) -> Operation:
+    """The placed form of a scheduled op, reading `operands`: an access's
+    (`_placed_access`) or a compute op's (`_placed_compute`)."""
+    if memory_kind(op) is not None:
+        return _placed_access(op, schedule, operands)
+    return _placed_compute(op, schedule, operands)
 
 
 def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraReport]:

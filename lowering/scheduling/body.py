@@ -114,6 +114,47 @@ class LoopBody:
     keys: list[AccessKey | None]
     """Per access, what decides which other accesses it may meet (`access_keys`)."""
 
+    def shape(self, carried: list[tuple[SSAValue, SSAValue]]) -> tuple[object, ...]:
+        """Everything of the body and its `carried` values the scheduler reads, by
+        position: two bodies of equal shape get the same schedule on one machine
+        (`lowering.scheduling.scheduler.ScheduleMemo`). Buffers, partitions and
+        symbolic indices are read only by equality, so each is numbered by its
+        first appearance; ops by their position."""
+        index = {op: n for n, op in enumerate(self.ops)}
+        numbers: dict[object, int] = {}
+
+        def number(thing: object) -> int:
+            return numbers.setdefault(thing, len(numbers))
+
+        keys = tuple(
+            None if key is None else (number(key[0]), number(key[1]), key[2]) for key in self.keys
+        )
+        stores = tuple(
+            (number(buffer), tuple(index[s] for s in ops))
+            for buffer, ops in self.memory.stores.items()
+        )
+        loads = tuple(
+            (index[load], number(buffer), tuple(sorted(index[s] for s in excluded)))
+            for load, (buffer, excluded) in self.memory.loads.items()
+        )
+        edges = tuple(
+            (
+                index.get(yielded.owner),  # type: ignore[call-overload]
+                tuple(sorted({index[u.operation] for u in arg.uses if u.operation in index})),
+            )
+            for arg, yielded in carried
+        )
+        return (
+            tuple(self.kinds),
+            tuple(self.stores),
+            tuple(self.latencies),
+            tuple(map(tuple, self.inputs)),
+            keys,
+            stores,
+            loads,
+            edges,
+        )
+
     @staticmethod
     def of(ops: list[Operation], hardware: Hardware) -> LoopBody:
         index = {op: n for n, op in enumerate(ops)}

@@ -5,7 +5,9 @@ can issue it earliest, given its operands' latencies and routing hops, one op pe
 PE and `ports`/`banks` accesses per cycle modulo `ii`; `ii` starts at the resource
 and recurrence bounds (`lowering.scheduling.recurrence`) and grows until the
 schedule fits and every loop-carried value arrives in time. What it reads of the
-hardware is listed in `targets.scheduling.HARDWARE_OPTIONS`.
+hardware is listed in `targets.scheduling.HARDWARE_OPTIONS`. A schedule found is
+kept for the next body of the same shape on a machine of the same such numbers
+(`ScheduleMemo`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
-from lowering.scheduling.body import Conflicts, LoopBody, memory_kind
+from lowering.scheduling.body import Conflicts, LoopBody
 from lowering.scheduling.recurrence import recurrence_mii
 from targets.costs import op_latency
 from targets.hardware import Hardware
+from targets.scheduling import hardware_options, mapping_options
 
 
 @dataclass
@@ -54,11 +57,61 @@ class FreeSlots:
         self.next[slot + self.ii] = slot + self.ii + 1
 
 
+class ScheduleMemo:
+    """Modulo schedules already found, by the machine's numbers the scheduler
+    reads (`scheduling_key`) and the body's shape (`LoopBody.shape`): each kept as
+    every op's place by position, for any body of that shape (a kernel's body is
+    scheduled before and after each run of index ops sunk into it by
+    `tapeflow-to-cgra`, then as a kernel; a tile's body recurs across a sweep's
+    scratchpad sizes). Schedules of at most `limit` ops in all are kept, the
+    oldest dropped first."""
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self.limit = limit
+        self.ops = 0
+        """The ops of the schedules kept."""
+        self.kept: dict[tuple[object, ...], tuple[int, tuple[tuple[int, int, int], ...], int]] = {}
+
+    def find(self, key: tuple[object, ...], ops: list[Operation]) -> Schedule | None:
+        """The schedule kept under `key`, for `ops` (a body of that shape), or None."""
+        found = self.kept.get(key)
+        if found is None:
+            return None
+        ii, places, length = found
+        return Schedule(ii, dict(zip(ops, places, strict=True)), length)
+
+    def keep(self, key: tuple[object, ...], ops: list[Operation], schedule: Schedule) -> None:
+        """Keep `schedule` of `ops` under `key` (if it fits the limit)."""
+        if len(ops) > self.limit or key in self.kept:
+            return
+        while self.ops + len(ops) > self.limit:
+            oldest = next(iter(self.kept))
+            self.ops -= len(self.kept.pop(oldest)[1])
+        self.kept[key] = (schedule.ii, tuple(schedule.place[op] for op in ops), schedule.length)
+        self.ops += len(ops)
+
+
+SCHEDULES = ScheduleMemo()
+"""The schedules of this process (`Scheduler` finds and keeps them here)."""
+
+
+def scheduling_key(hardware: Hardware) -> tuple[object, ...]:
+    """What of `hardware` a schedule depends on: every field the scheduler and
+    `op_latency` read (`targets.scheduling.HARDWARE_OPTIONS` and `MAPPING_OPTIONS`)."""
+    return (
+        tuple(hardware_options(hardware).items()),
+        tuple(mapping_options(hardware).items()),
+    )
+
+
 class Scheduler:
     """Modulo list scheduling of loop bodies on one hardware's PE grid."""
 
-    def __init__(self, hardware: Hardware):
+    def __init__(self, hardware: Hardware, memo: ScheduleMemo | None = SCHEDULES):
         self.hw = hardware
+        self.memo = memo
+        """Where schedules found are kept, and looked up first (None: nowhere)."""
+        self.key = scheduling_key(hardware)
         self.pes = [(r, c) for r in range(hardware.rows) for c in range(hardware.cols)]
         hop = hardware.latencies.hop
         self.hops = [
@@ -76,10 +129,13 @@ class Scheduler:
         slot is reused modulo `ii` and the schedule is a plain list schedule."""
         if not self.hw.mapping.modulo_schedule:
             return self.sequential(ops)
-        pes = len(self.pes)
-        cache_ops = sum(1 for o in ops if memory_kind(o) == "cache")
-        spad_ops = sum(1 for o in ops if memory_kind(o) == "spad")
         body = LoopBody.of(ops, self.hw)
+        key = self._memo_key(body, carried, iterated)
+        if self.memo is not None and (found := self.memo.find(key, ops)) is not None:
+            return found
+        pes = len(self.pes)
+        cache_ops = body.kinds.count("cache")
+        spad_ops = body.kinds.count("spad")
         ii = max(
             1,
             -(-len(ops) // pes),
@@ -90,8 +146,23 @@ class Scheduler:
         while True:
             result = self._fixed_point(body, ii, carried) if iterated else self._try(body, ii, {})
             if result is not None:
+                if self.memo is not None:
+                    self.memo.keep(key, ops, result)
                 return result
             ii += max(1, ii // 8)
+
+    def _memo_key(
+        self, body: LoopBody, carried: list[tuple[SSAValue, SSAValue]], iterated: bool
+    ) -> tuple[object, ...]:
+        return (self.key, iterated, body.shape(carried)) if self.memo is not None else ()
+
+    def find_kept(
+        self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]], iterated: bool = True
+    ) -> Schedule | None:
+        """The schedule of `ops` (as `schedule` takes them) the memo holds, or None."""
+        if self.memo is None:
+            return None
+        return self.memo.find(self._memo_key(LoopBody.of(ops, self.hw), carried, iterated), ops)
 
     def sequential(self, ops: list[Operation]) -> Schedule:
         """Every op on the first PE in program order, each issued a cycle after
