@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from enum import Enum, auto
 from math import ceil, gcd, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
@@ -702,6 +703,15 @@ def preload_waits(
     return rev_waits(timeline.layers(), ring, sum(rev.values()))
 
 
+class _Step(Enum):
+    """What `_RevTimeline._ops` does with an op of a block."""
+
+    WORK = auto()  # straight-line ops, added to the work before the next layer
+    LOOP = auto()  # a loop holding no REV layer, its run added to that work
+    LAYER = auto()  # a REV layer
+    HOLDS = auto()  # a loop or branch holding REV layers, entered
+
+
 class _RevTimeline:
     """The REV layers of the loops around some REV layers of a layered function,
     in the order they run, each with an estimate of its run and of the work
@@ -722,7 +732,11 @@ class _RevTimeline:
         self.machine = machine
         self._holds: dict[Operation, bool] = {}
         self._per_iteration: dict[scf.ForOp, int] = {}
-        self._bookkeeping: dict[layer.LayerOp, int] = {}
+        self._shapes: dict[
+            layer.LayerOp, tuple[int, tuple[Operation, ...], int, tuple[scf.ForOp, ...], bool]
+        ] = {}
+        """A layer's tile entries, ops, bounds' chain, loops, and whether its one
+        loop is innermost."""
         self._reads: dict[scf.ForOp, tuple[SSAValue, ...]] = {}
         """The loop indices a loop's bounds are computed from."""
         self._evaluated: dict[tuple[object, ...], tuple[int, int, int]] = {}
@@ -731,6 +745,7 @@ class _RevTimeline:
         self._straight: dict[tuple[Operation, Operation, int], float] = {}
         self._last: Operation | None = None
         """The REV layer placed last."""
+        self._plans: dict[Block | tuple[Operation, ...], list[tuple[_Step, object]]] = {}
 
     def layers(self) -> Iterator[RevLayer]:
         roots: list[Operation] = []
@@ -742,7 +757,7 @@ class _RevTimeline:
         order = {op: n for n, op in enumerate(self.function.walk())}
         gap = [0.0]
         for root in sorted(roots, key=order.__getitem__):
-            yield from self._ops([root], {}, gap)
+            yield from self._ops((root,), {}, gap)
 
     def _holds_rev(self, op: Operation) -> bool:
         found = self._holds.get(op)
@@ -754,51 +769,72 @@ class _RevTimeline:
         return found
 
     def _ops(
-        self, ops: Sequence[Operation], env: dict[SSAValue, int], gap: list[float]
+        self, ops: Block | tuple[Operation, ...], env: dict[SSAValue, int], gap: list[float]
     ) -> Iterator[RevLayer]:
-        """The REV layers of `ops` run with the loop indices `env`; `gap` holds
-        the work since the last REV layer."""
-        straight: list[Operation] = []
-        for op in ops:
-            if isinstance(op, layer.LayerOp) and op.phase.data is Phase.REV:
-                gap[0] += self._work(straight)
-                straight = []
-                yield self._layer(op, env, gap)
-            elif isinstance(op, scf.ForOp | scf.IfOp) and self._holds_rev(op):
-                gap[0] += self._work(straight)
-                straight = []
-                if isinstance(op, scf.IfOp):
-                    yield from self._ops(list(op.true_region.block.ops), env, gap)
-                    continue
-                lb, trips, step = self._bounds(op, env)
-                iv = op.body.block.args[0]
+        """The REV layers of `ops` (a block's, or a root op) run with the loop
+        indices `env`; `gap` holds the work since the last REV layer."""
+        for kind, item in self._plan(ops):
+            if kind is _Step.WORK:
+                gap[0] += self._work(item)  # type: ignore[arg-type]
+            elif kind is _Step.LOOP:
+                gap[0] += self._loop(item, env)  # type: ignore[arg-type]
+            elif kind is _Step.LAYER:
+                yield self._layer(item, env, gap)  # type: ignore[arg-type]
+            elif isinstance(item, scf.IfOp):
+                yield from self._ops(item.true_region.block, env, gap)
+            else:
+                assert isinstance(item, scf.ForOp)
+                lb, trips, step = self._bounds(item, env)
+                iv = item.body.block.args[0]
                 for k in range(trips):
-                    yield from self._ops(list(op.body.block.ops), {**env, iv: lb + k * step}, gap)
+                    yield from self._ops(item.body.block, {**env, iv: lb + k * step}, gap)
+
+    def _plan(self, ops: Block | tuple[Operation, ...]) -> list[tuple[_Step, object]]:
+        """What `_ops` does with `ops`, in order, worked out once per block: the
+        straight-line runs between REV layers and the loops and branches holding
+        them (their work added where the run ends), the other loops, the layers."""
+        found = self._plans.get(ops)
+        if found is not None:
+            return found
+        plan: list[tuple[_Step, object]] = []
+        straight: list[Operation] = []
+        for op in ops.ops if isinstance(ops, Block) else ops:
+            if isinstance(op, layer.LayerOp) and op.phase.data is Phase.REV:
+                plan += [(_Step.WORK, tuple(straight)), (_Step.LAYER, op)]
+                straight = []
+            elif isinstance(op, scf.ForOp | scf.IfOp) and self._holds_rev(op):
+                plan += [(_Step.WORK, tuple(straight)), (_Step.HOLDS, op)]
+                straight = []
             elif isinstance(op, scf.ForOp):
-                gap[0] += self._loop(op, env)
+                plan.append((_Step.LOOP, op))
             else:
                 straight.append(op)
-        gap[0] += self._work(straight)
+        plan.append((_Step.WORK, tuple(straight)))
+        self._plans[ops] = plan
+        return plan
 
     def _layer(self, op: layer.LayerOp, env: dict[SSAValue, int], gap: list[float]) -> RevLayer:
-        tile = op.salloc.tile.type
-        assert isinstance(tile, layer.SpadType)
-        ops = list(op.body.block.ops)
-        chain = self._bookkeeping.get(op)
-        if chain is None:
+        shape = self._shapes.get(op)
+        if shape is None:
+            tile = op.salloc.tile.type
+            assert isinstance(tile, layer.SpadType)
+            ops = tuple(op.body.block.ops)
             tile_loop = op.parent_op()
             folded: set[SSAValue] = set()
             if isinstance(tile_loop, scf.ForOp) and trip_count(tile_loop) == 1:
                 folded.add(tile_loop.body.block.args[0])
-            chain = self._bookkeeping[op] = _depth(ops, folded)
+            loops = tuple(o for o in ops if isinstance(o, scf.ForOp))
+            for each in loops:
+                self._loop_is_innermost(each)
+            single = len(loops) == 1 and self._innermost[loops[0]]
+            shape = self._shapes[op] = (tile.entries(), ops, _depth(ops, folded), loops, single)
+        entries, ops, chain, loops, single = shape
         before = gap[0] + chain * self.machine.integer
-        loops = [o for o in ops if isinstance(o, scf.ForOp)]
         run = sum(self._loop(o, env) for o in loops) if loops else self._work(ops)
-        continued = op is self._last and len(loops) == 1 and self._innermost[loops[0]]
+        continued = op is self._last and single
         refill = self._fill(loops[0]) if continued else 0
         self._last = op
         gap[0] = 0.0
-        entries = tile.entries()
         return RevLayer(
             entries, max(1.0, run), before, entries * ENTRY_BYTES, op in self.charged, refill
         )
@@ -829,17 +865,20 @@ class _RevTimeline:
         loop's its body's at its middle iteration."""
         lb, trips, step = self._bounds(loop, env)
         block = loop.body.block
-        innermost = self._innermost.get(loop)
-        if innermost is None:
-            innermost = not any(isinstance(o, scf.ForOp) for o in block.walk())
-            self._innermost[loop] = innermost
-        if innermost:
+        if self._loop_is_innermost(loop):
             return trips * self._iteration(loop)
         if trips == 0:
             return 0.0
         middle = {**env, block.args[0]: lb + (trips // 2) * step}
         inner = sum(self._loop(o, middle) for o in block.ops if isinstance(o, scf.ForOp))
         return trips * (inner + self._work(list(block.ops)))
+
+    def _loop_is_innermost(self, loop: scf.ForOp) -> bool:
+        found = self._innermost.get(loop)
+        if found is None:
+            found = not any(isinstance(o, scf.ForOp) for o in loop.body.block.walk())
+            self._innermost[loop] = found
+        return found
 
     def _iteration(self, loop: scf.ForOp) -> int:
         """An innermost loop's cycles per iteration: its recurrence bound or its
