@@ -647,8 +647,9 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
     the latency after issue, in turn on the one channel, each its transfer time;
     a layer waits for what has not arrived when it would start, and its
     pipeline fills again (`RevLayer.refill`): every later layer starts that much
-    later. Past `PRELOAD_LAYERS` layers, the rest of the `charged` layers in all
-    wait as the last half of the charged ones placed."""
+    later. Past `PRELOAD_LAYERS` layers, once one charged layer is placed, the
+    rest of the `charged` layers in all wait as the last half of the charged
+    ones placed."""
     resident: deque[tuple[float, int]] = deque()  # (freed at, entries)
     occupied = 0
     end = channel = issued = 0.0
@@ -657,7 +658,7 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
     total = 0.0
     placed = 0
     for each in layers:
-        if placed == PRELOAD_LAYERS:
+        if placed >= PRELOAD_LAYERS and waits:
             tail = waits[len(waits) // 2 :]
             if tail:
                 total += (charged - len(waits)) * sum(tail) / len(tail)

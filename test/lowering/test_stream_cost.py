@@ -550,6 +550,12 @@ def test_rev_waits_by_hand() -> None:
     # Beyond `PRELOAD_LAYERS` layers, the rest wait as the last half placed did.
     n = 3 * cost.PRELOAD_LAYERS
     assert cost.rev_waits(iter(tiles(n)), cost.Ring(8, 100, 1e9), n) == n * 100
+    # Another nest's layers filling that budget first do not leave the priced nest
+    # unsampled: placing goes on until a charged layer has waited (each of these
+    # tiles fills the ring and waits the latency, 100 cycles, whatever comes
+    # before it), and the 100 charged ones wait 100 each.
+    others = [replace(each, charged=False) for each in tiles(cost.PRELOAD_LAYERS)]
+    assert cost.rev_waits(iter(others + tiles(100)), cost.Ring(8, 100, 1e9), 100) == 100 * 100
 
 
 def test_small_mttkrp_s_body_layers_are_kept_on_a_64_byte_scratchpad() -> None:
