@@ -46,7 +46,7 @@ from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import Phase
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from targets.hardware import configure
+from targets.hardware import Hardware, configure
 
 INPUTS = Path(__file__).parents[1] / "filecheck" / "passes" / "tapeflow-layers" / "Inputs"
 CGRA = StreamMachine()  # Tflow32k under cgra: 32 KB, 64 B lines, 8 MSHRs, 2 ports, 100 cycles
@@ -454,16 +454,24 @@ def test_lu_is_streamed_whole_and_exact() -> None:
 def test_both_choices_compute_the_enzyme_values(by_cost: bool) -> None:
     # At paper size on Tflow32k the cost model keeps rowlse's nest; off, it streams.
     hardware = configure("Tflow32k")
-    hardware = replace(hardware, mapping=replace(hardware.mapping, stream_by_cost=by_cost))
+    _run_by_cost(hardware, by_cost, "rowlse", "paper")
+
+
+def _run_by_cost(hardware: Hardware, by_cost: bool, key: str, size: str) -> int:
+    """Cycles of kernel `key`'s tapeflow run at `size` on `hardware` with the cost
+    model on or off, after checking that it keeps a nest exactly when on and that
+    its gradient is Enzyme's, bit for bit."""
+    machine = replace(hardware, mapping=replace(hardware.mapping, stream_by_cost=by_cost))
     ctx = make_context()
-    module = parse_kernel(ctx, "rowlse", "paper")
-    tape_bytes = prepare(ctx, module, "tapeflow", hardware)
+    module = parse_kernel(ctx, key, size)
+    tape_bytes = prepare(ctx, module, "tapeflow", machine)
     assert bool(_kept(module)) is by_cost
-    args = caller_arguments(module, "rowlse", "paper")
-    result = simulate(module, "rowlse_grad", args, hardware, tape_bytes)
-    want = kernel_enzyme_outputs(NEST_KERNELS["rowlse"], "paper")
+    args = caller_arguments(module, key, size)
+    result = simulate(module, f"{key}_grad", args, machine, tape_bytes)
+    want = kernel_enzyme_outputs(ALL_KERNELS[key], size)
     problem = same_bits({k: np.asarray(v) for k, v in result.outputs.items()}, want)
     assert problem is None, problem
+    return result.report["cycles"]["total"]
 
 
 def _stream_times_waits(layers: list[cost.RevLayer], ring: cost.Ring) -> int:
@@ -566,20 +574,8 @@ def test_small_mttkrp_s_body_layers_are_kept_on_a_64_byte_scratchpad() -> None:
     # gradient is Enzyme's, and the run is faster than streaming every nest.
     hardware = configure("Tflow32k")
     hardware = replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=64))
-    cycles = {}
-    for by_cost in (True, False):
-        machine = replace(hardware, mapping=replace(hardware.mapping, stream_by_cost=by_cost))
-        ctx = make_context()
-        module = parse_kernel(ctx, "mttkrp", "small")
-        tape_bytes = prepare(ctx, module, "tapeflow", machine)
-        assert bool(_kept(module)) is by_cost
-        args = caller_arguments(module, "mttkrp", "small")
-        result = simulate(module, "mttkrp_grad", args, machine, tape_bytes)
-        want = kernel_enzyme_outputs(ALL_KERNELS["mttkrp"], "small")
-        problem = same_bits({k: np.asarray(v) for k, v in result.outputs.items()}, want)
-        assert problem is None, problem
-        cycles[by_cost] = result.report["cycles"]["total"]
-    assert cycles[True] < cycles[False]
+    kept = _run_by_cost(hardware, True, "mttkrp", "small")
+    assert kept < _run_by_cost(hardware, False, "mttkrp", "small")
 
 
 def test_the_machine_s_bandwidth_and_runahead_reach_the_cost_model() -> None:
