@@ -39,6 +39,7 @@ from lowering.ir.stages import Stage, require_stages
 from lowering.layers.cost import (
     STREAM_CHOICES,
     AccessReuse,
+    RevTimeline,
     StreamMachine,
     added_cycles,
     footprint,
@@ -236,13 +237,14 @@ def _choose(
     choices = []
     fits = footprint(function) <= machine.cache_bytes
     accesses = accesses or AccessReuse(function)
+    timeline = RevTimeline(work, machine)  # the nests' REV layers, worked out once
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
         saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
         if saved is None:  # run-time trip counts: no estimate
             continue
-        added = added_cycles(work, {allocs[i] for i in indices}, machine, spad_bytes)
+        added = added_cycles(work, {allocs[i] for i in indices}, machine, spad_bytes, timeline)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

@@ -545,12 +545,16 @@ def _tile_count(loop: scf.ForOp) -> list[Operation]:
 
 
 def added_cycles(
-    function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine, spad_bytes: int
+    function: func.FuncOp,
+    regions: set[SSAValue],
+    machine: StreamMachine,
+    spad_bytes: int,
+    timeline: RevTimeline | None = None,
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
     `integer` each; and on a scratchpad of `spad_bytes`, the REV layers' waits
-    for their preloads (`preload_waits`)."""
+    for their preloads (`preload_waits`, on `timeline` where given)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
@@ -597,7 +601,7 @@ def added_cycles(
             assert isinstance(tile, layer.SpadType)
             iterations = tile.rows.data // per_iteration.value.data
             added += runs * iterations * kernel  # a row offset per iteration
-    return added + preload_waits(function, rev, machine, spad_bytes)
+    return added + preload_waits(function, rev, machine, spad_bytes, timeline)
 
 
 PRELOAD_LAYERS = 1 << 12
@@ -686,12 +690,17 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
 
 
 def preload_waits(
-    function: func.FuncOp, rev: dict[Operation, int], machine: StreamMachine, spad_bytes: int
+    function: func.FuncOp,
+    rev: dict[Operation, int],
+    machine: StreamMachine,
+    spad_bytes: int,
+    timeline: RevTimeline | None = None,
 ) -> float:
     """The cycles the REV layers `rev` (with their runs) of the layered `function`
     wait for their preloads on a scratchpad of `spad_bytes` (`rev_waits`): the
     sequence of the REV layers in the loops around them, in the order they run,
-    each layer's run estimated as a window's compute (`_RevTimeline`)."""
+    each layer's run estimated as a window's compute (`timeline`, one of
+    `function` on `machine` shared by the nests priced on it, or a new one)."""
     if not rev:
         return 0.0
     ring = Ring(
@@ -700,12 +709,12 @@ def preload_waits(
         machine.dram_bytes_per_cycle,
         machine.runahead,
     )
-    timeline = _RevTimeline(function, set(rev), machine)
-    return rev_waits(timeline.layers(), ring, sum(rev.values()))
+    timeline = timeline or RevTimeline(function, machine)
+    return rev_waits(timeline.layers(set(rev)), ring, sum(rev.values()))
 
 
 class _Step(Enum):
-    """What `_RevTimeline._ops` does with an op of a block."""
+    """What `RevTimeline._ops` does with an op of a block."""
 
     WORK = auto()  # straight-line ops, added to the work before the next layer
     LOOP = auto()  # a loop holding no REV layer, its run added to that work
@@ -713,7 +722,41 @@ class _Step(Enum):
     HOLDS = auto()  # a loop or branch holding REV layers, entered
 
 
-class _RevTimeline:
+@dataclass
+class _Walk:
+    """A walk of a root's REV layers: the work since the last REV layer, and it."""
+
+    gap: float = 0.0
+    last: Operation | None = None
+
+
+class _Sequence:
+    """A root's REV layers (each with its layer op), made as they are asked for
+    and kept; `walk.gap` the work after the last one once `done`."""
+
+    def __init__(self, made: Iterator[tuple[Operation, RevLayer]], walk: _Walk):
+        self.items: list[tuple[Operation, RevLayer]] = []
+        self.made = made
+        self.walk = walk
+        self.done = False
+
+    def __iter__(self) -> Iterator[tuple[Operation, RevLayer]]:
+        index = 0
+        while True:
+            if index < len(self.items):
+                yield self.items[index]
+                index += 1
+                continue
+            if self.done:
+                return
+            item = next(self.made, None)
+            if item is None:
+                self.done = True
+                return
+            self.items.append(item)
+
+
+class RevTimeline:
     """The REV layers of the loops around some REV layers of a layered function,
     in the order they run, each with an estimate of its run and of the work
     before it, lower bounds as the windows' compute in `saved_cycles`: an
@@ -725,12 +768,15 @@ class _RevTimeline:
     pipeline: an iteration's longest latency path less the cycles an iteration
     takes (`_fill`). Trip counts are evaluated
     at each iteration of the loops around (a triangular nest's, a tile's);
-    a branch holding REV layers is taken as run."""
+    a branch holding REV layers is taken as run. A root loop's layers are worked
+    out once, as far as a nest priced asks for them: the function must not change
+    while the timeline is in use."""
 
-    def __init__(self, function: func.FuncOp, charged: set[Operation], machine: StreamMachine):
+    def __init__(self, function: func.FuncOp, machine: StreamMachine):
         self.function = function
-        self.charged = charged
         self.machine = machine
+        self._sequences: dict[Operation, _Sequence] = {}
+        self._order: dict[Operation, int] | None = None
         self._holds: dict[Operation, bool] = {}
         self._per_iteration: dict[scf.ForOp, int] = {}
         self._shapes: dict[
@@ -744,21 +790,37 @@ class _RevTimeline:
         self._innermost: dict[scf.ForOp, bool] = {}
         self._fills: dict[scf.ForOp, int] = {}
         self._straight: dict[tuple[Operation, Operation, int], float] = {}
-        self._last: Operation | None = None
-        """The REV layer placed last."""
         self._plans: dict[Block | tuple[Operation, ...], list[tuple[_Step, object]]] = {}
 
-    def layers(self) -> Iterator[RevLayer]:
+    def layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
+        """The REV layers of the loops around the REV layers `charged`, those
+        `charged` (`RevLayer.charged`)."""
         roots: list[Operation] = []
-        for op in self.charged:
+        for op in charged:
             loops = enclosing_loops(op, self.function)
             root = loops[0] if loops else op
             if root not in roots:
                 roots.append(root)
-        order = {op: n for n, op in enumerate(self.function.walk())}
-        gap = [0.0]
-        for root in sorted(roots, key=order.__getitem__):
-            yield from self._ops((root,), {}, gap)
+        if self._order is None:
+            self._order = {op: n for n, op in enumerate(self.function.walk())}
+        carry = 0.0  # the work after the last layer of the roots before
+        for root in sorted(roots, key=self._order.__getitem__):
+            sequence = self._sequences.get(root)
+            if sequence is None:
+                walk = _Walk()
+                sequence = self._sequences[root] = _Sequence(self._ops((root,), {}, walk), walk)
+            first = True
+            for op, each in sequence:
+                yield RevLayer(
+                    each.entries,
+                    each.run,
+                    each.gap + carry if first else each.gap,
+                    each.nbytes,
+                    op in charged,
+                    each.refill,
+                )
+                first = False
+            carry = sequence.walk.gap if not first else carry + sequence.walk.gap
 
     def _holds_rev(self, op: Operation) -> bool:
         found = self._holds.get(op)
@@ -770,25 +832,25 @@ class _RevTimeline:
         return found
 
     def _ops(
-        self, ops: Block | tuple[Operation, ...], env: dict[SSAValue, int], gap: list[float]
-    ) -> Iterator[RevLayer]:
+        self, ops: Block | tuple[Operation, ...], env: dict[SSAValue, int], walk: _Walk
+    ) -> Iterator[tuple[Operation, RevLayer]]:
         """The REV layers of `ops` (a block's, or a root op) run with the loop
-        indices `env`; `gap` holds the work since the last REV layer."""
+        indices `env`, each with its op; `walk` holds the work since the last."""
         for kind, item in self._plan(ops):
             if kind is _Step.WORK:
-                gap[0] += self._work(item)  # type: ignore[arg-type]
+                walk.gap += self._work(item)  # type: ignore[arg-type]
             elif kind is _Step.LOOP:
-                gap[0] += self._loop(item, env)  # type: ignore[arg-type]
+                walk.gap += self._loop(item, env)  # type: ignore[arg-type]
             elif kind is _Step.LAYER:
-                yield self._layer(item, env, gap)  # type: ignore[arg-type]
+                yield item, self._layer(item, env, walk)  # type: ignore[misc, arg-type]
             elif isinstance(item, scf.IfOp):
-                yield from self._ops(item.true_region.block, env, gap)
+                yield from self._ops(item.true_region.block, env, walk)
             else:
                 assert isinstance(item, scf.ForOp)
                 lb, trips, step = self._bounds(item, env)
                 iv = item.body.block.args[0]
                 for k in range(trips):
-                    yield from self._ops(item.body.block, {**env, iv: lb + k * step}, gap)
+                    yield from self._ops(item.body.block, {**env, iv: lb + k * step}, walk)
 
     def _plan(self, ops: Block | tuple[Operation, ...]) -> list[tuple[_Step, object]]:
         """What `_ops` does with `ops`, in order, worked out once per block: the
@@ -814,7 +876,7 @@ class _RevTimeline:
         self._plans[ops] = plan
         return plan
 
-    def _layer(self, op: layer.LayerOp, env: dict[SSAValue, int], gap: list[float]) -> RevLayer:
+    def _layer(self, op: layer.LayerOp, env: dict[SSAValue, int], walk: _Walk) -> RevLayer:
         shape = self._shapes.get(op)
         if shape is None:
             tile = op.salloc.tile.type
@@ -830,15 +892,13 @@ class _RevTimeline:
             single = len(loops) == 1 and self._innermost[loops[0]]
             shape = self._shapes[op] = (tile.entries(), ops, _depth(ops, folded), loops, single)
         entries, ops, chain, loops, single = shape
-        before = gap[0] + chain * self.machine.integer
+        before = walk.gap + chain * self.machine.integer
         run = sum(self._loop(o, env) for o in loops) if loops else self._work(ops)
-        continued = op is self._last and single
+        continued = op is walk.last and single
         refill = self._fill(loops[0]) if continued else 0
-        self._last = op
-        gap[0] = 0.0
-        return RevLayer(
-            entries, max(1.0, run), before, entries * ENTRY_BYTES, op in self.charged, refill
-        )
+        walk.last = op
+        walk.gap = 0.0
+        return RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, True, refill)
 
     def _bounds(self, loop: scf.ForOp, env: dict[SSAValue, int]) -> tuple[int, int, int]:
         """`loop`'s lower bound, trip count and step at the loop indices `env`

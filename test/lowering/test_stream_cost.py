@@ -612,3 +612,19 @@ def test_a_kept_region_read_outside_the_kernels_is_lowered_and_exact() -> None:
     want = kernel_enzyme_outputs(ALL_KERNELS["nn"], "small")
     problem = same_bits({k: np.asarray(v) for k, v in result.outputs.items()}, want)
     assert problem is None, problem
+
+
+@pytest.mark.parametrize("name", ["mixed.mlir", "two-loops.mlir"])
+def test_a_timeline_shared_by_the_nests_prices_each_as_its_own(name: str) -> None:
+    # The pass prices every nest of a layered function on one `RevTimeline`,
+    # whose roots' REV layers are worked out once; each nest's added cycles, in
+    # either order, are those a timeline of its own gives.
+    module, _ = _layered(name, 64, None)
+    (function,) = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    nests = [{op.region} for op in function.walk() if isinstance(op, region.AllocOp)]
+    assert len(nests) >= 2
+    alone = [cost.added_cycles(function, nest, CGRA, 64) for nest in nests]
+    for order in (nests, nests[::-1]):
+        timeline = cost.RevTimeline(function, CGRA)
+        shared = [cost.added_cycles(function, nest, CGRA, 64, timeline) for nest in order]
+        assert shared == (alone if order is nests else alone[::-1])
