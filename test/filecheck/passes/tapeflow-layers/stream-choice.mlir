@@ -58,7 +58,7 @@
 // With a DRAM latency of 50 cycles, the two groups of FWD misses save 100 cycles:
 // 100 + 88 - 64 in FWD and 32 in REV, 156, less than the tiles' 64, the first
 // REV tile's wait, ceil(50 + 10/3 - 1) = 53, and tile 3's 1 + 46: 164, kept.
-// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 164 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
+// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 164 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses, cache-port cycles and pipeline fills; the tape and arrays fit the cache)"}
 // KEEP-NOT: layer.layer
 // KEEPSTATS:      tapeflow-layers: @diffef: 0 FWD/REV layer pairs, 0 layers executed (scratchpad 1024 B)
 // KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 164 cycles
