@@ -17,7 +17,10 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   machine and layered by `always` as before, and both compute Enzyme's values;
 - the REV layers' waits for their preloads are those `sim.models.streams` times
   for the same sequences (and cases by hand); the small MTTKRP's body layers on
-  a 64 B scratchpad are kept, faster than streamed.
+  a 64 B scratchpad are kept, faster than streamed;
+- a loop's pipeline fill follows its operands and the accesses that may meet,
+  and the runs that follow each other as tiles of one strip-mined loop save it
+  but once per chain (by hand).
 """
 
 from __future__ import annotations
