@@ -42,6 +42,7 @@ from lowering.layers.cost import (
     RevTimeline,
     StreamMachine,
     added_cycles,
+    continued_fills,
     footprint,
     saved_cycles,
 )
@@ -244,7 +245,9 @@ def _choose(
         saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
         if saved is None:  # run-time trip counts: no estimate
             continue
-        added = added_cycles(work, {allocs[i] for i in indices}, machine, spad_bytes, timeline)
+        layered = {allocs[i] for i in indices}
+        saved += continued_fills(work, layered, machine)
+        added = added_cycles(work, layered, machine, spad_bytes, timeline)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

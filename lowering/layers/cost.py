@@ -16,14 +16,14 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   one); a tape line misses in FWD (its first touch) and in REV unless the tape (a
   triangle's by its entries) and arrays fit the cache; where those of static size
   do not, each cache's worth of tape lines may evict every reused line once more
-  (LRU), each missed again in a group of its own.
+  (LRU), each missed again in a group of its own. And, on the layered IR, the
+  pipeline fills of runs chained as tiles of one loop (`continued_fills`).
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
   chain of integer ops at `integer` each: a layer's tile bounds and row count, a
   run-time tile loop's trip count and REV's first tile end (its own ops, once
   per run); a row offset per iteration of a tile whose body holds inner loops,
   and a piece of straight-line stores (its cut kernel, its stream op), `integer`
-  + 1 a kernel; the REV layers' waits for their preloads, placed as the `cgra`
-  model's streams place them (`preload_waits`).
+  + 1 a kernel; the REV layers' waits for their preloads (`preload_waits`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
@@ -44,7 +44,7 @@ from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
 from lowering.layers.records import ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
-from lowering.scheduling.recurrence import recurrence_mii
+from lowering.scheduling.recurrence import iteration_edges, recurrence_mii
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 from targets.hardware import CacheConfig, DramConfig, Hardware, Latencies
@@ -942,37 +942,15 @@ class RevTimeline:
         return found
 
     def _iteration(self, loop: scf.ForOp) -> int:
-        """An innermost loop's cycles per iteration: its recurrence bound or its
-        cache accesses over the ports, at least one."""
         found = self._per_iteration.get(loop)
         if found is None:
-            body = loop.body.block
-            accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
-            ports = -(-accesses // max(1, self.machine.cache_ports))
-            found = max(1, ports, _recurrence(body, self.machine))
-            self._per_iteration[loop] = found
+            found = self._per_iteration[loop] = iteration_cycles(loop, self.machine)
         return found
 
     def _fill(self, loop: scf.ForOp) -> int:
-        """The cycles an innermost loop's pipeline takes to fill: the longest
-        path of op latencies through an iteration (`targets.costs.op_latency`,
-        routing aside) less the cycles an iteration takes (`_iteration`); none for a
-        body the scheduler does not place (branches), as `_recurrence`."""
         found = self._fills.get(loop)
         if found is None:
-            ops = list(loop.body.block.ops)[:-1]
-            if not all(placeable(op) for op in ops):
-                self._fills[loop] = 0
-                return 0
-            hardware = Hardware(
-                "cost", latencies=replace(Latencies(), integer=self.machine.integer)
-            )
-            body = LoopBody.of(ops, hardware)
-            finish: list[int] = []
-            for latency, inputs in zip(body.latencies, body.inputs, strict=True):
-                finish.append(max((finish[i] for i in inputs), default=0) + latency)
-            found = max(0, max(finish, default=0) - self._iteration(loop))
-            self._fills[loop] = found
+            found = self._fills[loop] = pipeline_fill(loop, self.machine)
         return found
 
     def _work(self, ops: Sequence[Operation]) -> float:
@@ -996,3 +974,101 @@ class RevTimeline:
         )
         ports = -(-accesses // max(1, self.machine.cache_ports))
         return float(max(ports, _depth(ops, set()) * self.machine.integer))
+
+
+def iteration_cycles(loop: scf.ForOp, machine: StreamMachine) -> int:
+    """An innermost loop's cycles per iteration: its recurrence bound or its
+    cache accesses over the ports, at least one."""
+    body = loop.body.block
+    accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
+    ports = -(-accesses // max(1, machine.cache_ports))
+    return max(1, ports, _recurrence(body, machine))
+
+
+def pipeline_fill(loop: scf.ForOp, machine: StreamMachine) -> int:
+    """The cycles an innermost loop's pipeline takes to fill: the longest path
+    through an iteration (`lowering.scheduling.recurrence.iteration_edges`: an
+    operand's producer's latency, `targets.costs.op_latency`, and the order of
+    accesses that may meet; routing aside) to its last result, less the cycles
+    an iteration takes (`iteration_cycles`); none for a body the scheduler does
+    not place (branches), as `_recurrence`."""
+    ops = list(loop.body.block.ops)[:-1]
+    if not all(placeable(op) for op in ops):
+        return 0
+    hardware = Hardware("cost", latencies=replace(Latencies(), integer=machine.integer))
+    body = LoopBody.of(ops, hardware)
+    issue: list[int] = []
+    for edges in iteration_edges(body, hardware):
+        issue.append(max((issue[m] + wait for m, wait in edges), default=0))
+    last = max((t + latency for t, latency in zip(issue, body.latencies, strict=True)), default=0)
+    return max(0, last - iteration_cycles(loop, machine))
+
+
+def continued_fills(function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine) -> float:
+    """The pipeline fills streaming `regions` saves in the layered `function`. The
+    `cgra` model fills a kernel loop's pipeline once per run, but once per chain
+    of tiles of one strip-mined loop that follow each other as consecutive layers
+    with no other loop kernel between (`sim.models.cgra`): where the tile loop of a
+    layer holding one innermost loop is, up to some loop around it, all its
+    block holds but straight-line ops before it, the runs of the loop that kept
+    its tape (one per run of the tile loop, those of at least one iteration)
+    continue each other, one chain per run of the innermost block that is not so
+    (a loop, a layer or a branch beside it, or ops after it, which end the block
+    as a loop's kernel would). Each run continued saves its fill (`pipeline_fill`)."""
+    saved = 0.0
+    for op in function.walk():
+        if not isinstance(op, layer.LayerOp) or not any(
+            isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
+        ):
+            continue
+        loops = [o for o in op.body.block.ops if isinstance(o, scf.ForOp)]
+        tile_loop = op.parent_op()
+        if (
+            len(loops) != 1
+            or ROWS_PER_ITERATION not in loops[0].attributes
+            or any(isinstance(o, scf.ForOp) for o in loops[0].body.walk())
+            or not isinstance(tile_loop, scf.ForOp)
+            or not _alone(tile_loop.body.block, op)
+        ):
+            continue
+        levels = enclosing_loops(op, function)
+        runs = trip_runs(levels)
+        if runs is None:
+            continue
+        started = sum(count for trips, count in runs.items() if trips > 0)
+        chains = _chains(tile_loop, function)
+        saved += max(0, started - chains) * pipeline_fill(loops[0], machine)
+    return saved
+
+
+def _chains(tile_loop: scf.ForOp, function: func.FuncOp) -> int:
+    """At most the chains the runs of `tile_loop` form (`continued_fills`): the
+    runs of the innermost block around it that holds more than straight-line ops
+    before it (one where that is the function's body)."""
+    current: Operation = tile_loop
+    while True:
+        block = current.parent_block()
+        owner = block.parent_op() if block is not None else None
+        if block is None or owner is None or owner is function:
+            return 1
+        if not isinstance(owner, scf.ForOp) or not _alone(block, current):
+            # The block runs once per iteration of the loops around it (at most,
+            # in a branch).
+            inner = enclosing_loops(current, function)
+            counted = nest_runs(inner)
+            return 1 if counted is None else max(1, counted)
+        current = owner
+
+
+def _alone(block: Block, op: Operation) -> bool:
+    """Beside `op`, `block` holds constants and straight-line ops before it alone
+    (ops after it would end the block as a loop's kernel)."""
+    seen = False
+    for each in block.ops:
+        if each is op:
+            seen = True
+        elif isinstance(each, arith.ConstantOp) or each is block.last_op:
+            continue
+        elif seen or any(isinstance(o, scf.ForOp | scf.IfOp | layer.LayerOp) for o in each.walk()):
+            return False
+    return True

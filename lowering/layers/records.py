@@ -63,7 +63,7 @@ class NestChoice:
     regions: str
     stream: bool
     saved: float
-    """Cycles streaming saves at most (`saved_cycles`)."""
+    """Cycles streaming saves at most (`saved_cycles`, `continued_fills`)."""
     added: float
     """Cycles streaming adds (`added_cycles`)."""
     fits: bool
@@ -74,8 +74,8 @@ class NestChoice:
         fits = "fit" if self.fits else "do not fit"
         return (
             f"cost model: streaming would add {self.added:.0f} cycles of tile bookkeeping "
-            f"and preload waits and save at most {self.saved:.0f} (tape misses and "
-            f"cache-port cycles; the tape and arrays {fits} the cache)"
+            f"and preload waits and save at most {self.saved:.0f} (tape misses, "
+            f"cache-port cycles and pipeline fills; the tape and arrays {fits} the cache)"
         )
 
 

@@ -21,19 +21,11 @@ _TABLE_ENTRIES = 1 << 20
 """Entries of the recurrence bound's (op x source) table per batch of sources."""
 
 
-def recurrence_mii(
-    body: LoopBody, carried: list[tuple[SSAValue, SSAValue]], hardware: Hardware
-) -> int:
-    """
-    The recurrence bound on ii: for every loop-carried edge from `p` (this
-    iteration) to `c` (the next), the longest latency path from `c` to `p`
-    within an iteration plus `p`'s latency. Routing is not counted here; the
-    scheduler adds it.
-
-    Edges run forward in program order, so the longest paths from every source
-    `c` are one pass over the body; the sources go through it together, a batch
-    at a time, as the columns of a (op x source) table.
-    """
+def iteration_edges(body: LoopBody, hardware: Hardware) -> list[list[tuple[int, int]]]:
+    """Per op of `body`, the ops of the same iteration it waits for (by position),
+    each with the cycles after its issue: a producer of an operand its latency; a
+    store before an access that may meet it a cycle, a load before such a store
+    none."""
     ops = body.ops
     index = {op: n for n, op in enumerate(ops)}
     preds: list[list[tuple[int, int]]] = [[] for _ in ops]
@@ -50,6 +42,25 @@ def recurrence_mii(
             if body.stores[n] and (m := loads.latest(key)) >= 0:
                 preds[n].append((m, 0))
             (stores if body.stores[n] else loads).note(key, n)
+    return preds
+
+
+def recurrence_mii(
+    body: LoopBody, carried: list[tuple[SSAValue, SSAValue]], hardware: Hardware
+) -> int:
+    """
+    The recurrence bound on ii: for every loop-carried edge from `p` (this
+    iteration) to `c` (the next), the longest latency path from `c` to `p`
+    within an iteration plus `p`'s latency. Routing is not counted here; the
+    scheduler adds it.
+
+    Edges run forward in program order, so the longest paths from every source
+    `c` are one pass over the body; the sources go through it together, a batch
+    at a time, as the columns of a (op x source) table.
+    """
+    ops = body.ops
+    index = {op: n for n, op in enumerate(ops)}
+    preds = iteration_edges(body, hardware)
     # Per source `c`: the producers `p` its back edges come from, and the
     # extras. A producer before its consumer is not reached from it within an
     # iteration, so only those at or after it count.

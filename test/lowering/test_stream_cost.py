@@ -17,7 +17,10 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   machine and layered by `always` as before, and both compute Enzyme's values;
 - the REV layers' waits for their preloads are those `sim.models.streams` times
   for the same sequences (and cases by hand); the small MTTKRP's body layers on
-  a 64 B scratchpad are kept, faster than streamed.
+  a 64 B scratchpad are kept, faster than streamed;
+- a loop's pipeline fill follows its operands and the accesses that may meet,
+  and the runs that follow each other as tiles of one strip-mined loop save it
+  but once per chain (by hand).
 """
 
 from __future__ import annotations
@@ -628,3 +631,61 @@ def test_a_timeline_shared_by_the_nests_prices_each_as_its_own(name: str) -> Non
         timeline = cost.RevTimeline(function, CGRA)
         shared = [cost.added_cycles(function, nest, CGRA, 64, timeline) for nest in order]
         assert shared == (alone if order is nests else alone[::-1])
+
+
+def _loops(function: func.FuncOp) -> list[scf.ForOp]:
+    return [op for op in function.walk() if isinstance(op, scf.ForOp)]
+
+
+def test_a_pipeline_fills_along_operands_and_accesses_that_may_meet() -> None:
+    # y[k] += x[k]; y[k] *= x[k]: load x (2) and y (2), addf at 2 (5), store y at
+    # 7 (1); the second load of y waits for that store, at 8 (2), mulf at 10 (4),
+    # store at 14, done at 15. Five cache accesses an iteration on two ports, no
+    # recurrence (each iteration its own y[k]): 3 cycles an iteration, fill 12.
+    text = """
+    func.func @f(%x: memref<8xf64>, %y: memref<8xf64>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c8 = arith.constant 8 : index
+      scf.for %k = %c0 to %c8 step %c1 {
+        %a = memref.load %x[%k] : memref<8xf64>
+        %b = memref.load %y[%k] : memref<8xf64>
+        %s = arith.addf %a, %b : f64
+        memref.store %s, %y[%k] : memref<8xf64>
+        %c = memref.load %y[%k] : memref<8xf64>
+        %p = arith.mulf %a, %c : f64
+        memref.store %p, %y[%k] : memref<8xf64>
+      }
+      func.return
+    }
+    """
+    module = LocatingParser(make_context(), text, "fill").parse_module()
+    (loop,) = _loops(next(op for op in module.walk() if isinstance(op, func.FuncOp)))
+    assert cost.iteration_cycles(loop, CGRA) == 3
+    assert cost.pipeline_fill(loop, CGRA) == 12
+
+
+@pytest.mark.parametrize("after", [False, True])
+def test_runs_that_follow_each_other_as_tiles_fill_their_pipeline_once(after: bool) -> None:
+    # Four rows of 32, tiles of 16 (128 B): streamed, each phase's four runs of its
+    # inner loop are tiles of one strip-mined loop with only straight-line ops
+    # between, so the `cgra` model fills each loop's pipeline once, not four times.
+    # FWD: load x (2), store at 2 (1): 3 cycles, 1 an iteration (one access on two
+    # ports): fill 2. REV: subi (1), load at 1 (2), mulf at 3 (4), store at 7 (1):
+    # fill 7. Three runs continued in each: 3 * 2 + 3 * 7 = 27. A store after REV's
+    # inner loop (the last op of the row's body, a loop's kernel) leaves every REV
+    # run its own fill: 6.
+    path = INPUTS / "rows-of-runs.mlir"
+    text = path.read_text()
+    if after:
+        text = text.replace(
+            "    }\n  }\n  region.free",
+            "    }\n    memref.store %seed, %dx[%i, %c0] : memref<4x32xf64>\n  }\n  region.free",
+        )
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    layer_module(module, 128, 1, 1, machine=None)
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    regions = {op.region for op in function.walk() if isinstance(op, region.AllocOp)}
+    inner = [loop for loop in _loops(function) if "tapeflow.rows_per_iteration" in loop.attributes]
+    assert [cost.pipeline_fill(loop, CGRA) for loop in inner] == [2, 7]
+    assert cost.continued_fills(function, regions, CGRA) == (6 if after else 27)

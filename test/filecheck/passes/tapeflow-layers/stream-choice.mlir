@@ -11,6 +11,7 @@
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=512 cache-bytes=1048576 dram-latency=0 dram-bytes-per-cycle=1000000.0 stats=true}' %S/Inputs/long-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=BIGCACHE
 // RUN: not tapeflow-opt -p 'tapeflow-layers{stream=never}' %S/Inputs/short-tape.mlir 2>&1 | filecheck %s --check-prefix=BAD
 // RUN: not tapeflow-opt -p 'tapeflow-layers{dram-bytes-per-cycle=0.0}' %S/Inputs/short-tape.mlir 2>&1 | filecheck %s --check-prefix=BADRATE
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=128 stats=true}' %S/Inputs/rows-of-runs.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=FILLS
 
 // 64 iterations, 2 tape values each (1 KB): the tape and the arrays (2 KB) fit the
 // 32 KB cache, so REV reads hit and streaming saves only FWD's first-touch misses
@@ -58,7 +59,7 @@
 // With a DRAM latency of 50 cycles, the two groups of FWD misses save 100 cycles:
 // 100 + 88 - 64 in FWD and 32 in REV, 156, less than the tiles' 64, the first
 // REV tile's wait, ceil(50 + 10/3 - 1) = 53, and tile 3's 1 + 46: 164, kept.
-// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 164 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses and cache-port cycles; the tape and arrays fit the cache)"}
+// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 164 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses, cache-port cycles and pipeline fills; the tape and arrays fit the cache)"}
 // KEEP-NOT: layer.layer
 // KEEPSTATS:      tapeflow-layers: @diffef: 0 FWD/REV layer pairs, 0 layers executed (scratchpad 1024 B)
 // KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 164 cycles
@@ -89,3 +90,14 @@
 
 // BAD: tapeflow-layers: option stream must be one of auto, always, got 'never'
 // BADRATE: tapeflow-layers: option dram-bytes-per-cycle must be a positive number, got 0.0
+
+// Four rows of 32 (1 KB of tape beside 2 KB of arrays: all fit the cache). FWD's
+// inner loop saves per run its 4 lines of first-touch misses, one group of 100
+// cycles, and the ports its 32 tape stores hold (100 + (64 - 4)/2 against 32/2,
+// both above its 32 cycles of recurrence): 98, 392 for the 4 runs; REV's reads
+// hit, its 64 accesses hold the ports 32 cycles, no more than its recurrence.
+// Streamed in tiles of 16, each phase's runs are tiles of one strip-mined loop,
+// nothing but straight-line ops between them: 3 of the 4 runs keep their loop's
+// pipeline, FWD's fill 2 (a load, 2 cycles, then the store, 1, against 1 cycle
+// an iteration) and REV's 7 (subi 1, load 2, mulf 4, store 1, against 1): 27.
+// FILLS: nest #0 %t: kept (cost model: streaming saves at most 419 cycles, adds {{[0-9]+}})
