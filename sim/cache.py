@@ -24,7 +24,7 @@ Why each is exact: docs/research/cache-replay.md.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -94,16 +94,42 @@ class CacheResult:
         return self.hits / self.hit.size if self.hit.size else 0.0
 
 
+@dataclass(frozen=True)
+class LoopRuns:
+    """The runs of one loop in a trace (`sim.trace.MemoryTrace.loop_runs`): run
+    r's accesses are the positions `start[r] + t * width + j` for its iterations
+    t < `trips[r]` and the loop's accesses j < `width`, in that order and with
+    nothing in between; the address of access j moves by the same number of
+    bytes from each iteration to the next where `affine[j]`."""
+
+    start: np.ndarray
+    trips: np.ndarray
+    width: int
+    affine: tuple[bool, ...]
+
+
 def simulate_cache(
-    addresses: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: bool = True
+    addresses: np.ndarray,
+    writes: np.ndarray,
+    config: CacheConfig,
+    flush: bool = True,
+    runs: Sequence[LoopRuns] = (),
 ) -> CacheResult:
+    """The replay of the accesses (`addresses`, `writes`) through `config`;
+    `runs`, the trace's loop runs, let a true-LRU cache of up to `VECTOR_WAYS`
+    ways leave out, unreplayed, the repeats they prove hits (`_repeats_left_out`)."""
     config.validate()
     shift = config.line_bytes.bit_length() - 1
     addresses = _checked(addresses)
     writes = np.asarray(writes, dtype=bool)
     if config.lru_on_write and addresses.size and config.assoc <= VECTOR_WAYS:
         lines = _narrow_lines(addresses, shift)
-        return _replay_stack(lines, writes, config.sets, config.assoc, flush)
+        kept = _repeats_left_out(addresses, lines, writes, runs, config.sets, shift)
+        if kept is None:
+            return _replay_stack(lines, writes, config.sets, config.assoc, flush)
+        return _replay_stack(
+            lines[kept], writes[kept], config.sets, config.assoc, flush, kept, lines.size
+        )
     lines = addresses >> shift
     if config.lru_on_write and lines.size:
         return replay_reduced(lines, writes, config, flush)
@@ -367,7 +393,11 @@ def _replay_sets(
 
 
 def simulate_caches(
-    addresses: np.ndarray, writes: np.ndarray, configs: Iterable[CacheConfig], flush: bool = True
+    addresses: np.ndarray,
+    writes: np.ndarray,
+    configs: Iterable[CacheConfig],
+    flush: bool = True,
+    runs: Sequence[LoopRuns] = (),
 ) -> dict[CacheConfig, CacheResult]:
     """`simulate_cache` for each of `configs`, with one replay for all the true-LRU
     caches of more than `VECTOR_WAYS` ways that share a line size and a number of
@@ -384,7 +414,7 @@ def simulate_caches(
         if config.lru_on_write and config.assoc > VECTOR_WAYS and len(addresses):
             shared.setdefault((config.line_bytes, config.sets), []).append(config)
         else:
-            results[config] = simulate_cache(addresses, writes, config, flush)
+            results[config] = simulate_cache(addresses, writes, config, flush, runs)
     for (line_bytes, sets), group in shared.items():
         ways = sorted({c.assoc for c in group})
         if len(ways) == 1 or len(ways) > 255:  # per access, the caches missed: a byte
@@ -507,8 +537,106 @@ def _skip_certain_hits(
     return line[starts], at[starts], np.logical_or.reduceat(wrote, starts)
 
 
+LONG_RUN = 64
+"""`_repeats_left_out` looks at the runs of at least this many accesses (a
+slice each); shorter ones are replayed whole."""
+
+
+def _repeats_left_out(
+    addresses: np.ndarray,
+    lines: np.ndarray,
+    writes: np.ndarray,
+    runs: Iterable[LoopRuns],
+    sets: int,
+    shift: int,
+) -> np.ndarray | None:
+    """
+    The positions of the accesses a true-LRU cache of `sets` sets and lines of
+    `1 << shift` bytes must replay, in order, the others being repeats that
+    the loop runs `runs` prove hits that change nothing; None where fewer than
+    half are left out (the replay then takes every access).
+
+    In a run, access j of iteration t repeats access j of iteration t - 1 if it
+    touches the same line and writes alike. Between the two come only the
+    run's other accesses, each from iteration t - 1 or t. If none of them can
+    touch another line of the same set (`_apart`), then, taken set by set, the
+    access before the repeat touches its line: the replay merges the repeat
+    into an access before it (`_replay_stack`), and since the repeat writes
+    like access j of iteration t - 1, which is merged into the same one, the
+    merged access writes alike without it. The repeat is a hit and changes
+    nothing, so it is left out; the first iteration's accesses stay.
+    """
+    long_runs: list[tuple[int, int, int, np.ndarray]] = []  # start, trips, width, apart
+    for loop in runs:
+        chosen = (loop.trips >= 2) & (loop.trips * loop.width >= LONG_RUN)
+        if not chosen.any() or not all(loop.affine):
+            continue
+        start, trips = loop.start[chosen], loop.trips[chosen]
+        if int((start + trips * loop.width).max()) > addresses.size:
+            raise ValueError("cache replay: a loop run reaches past the trace's end")
+        apart = _apart(addresses, start, trips, loop.width, sets, shift)
+        for at, n, alone in zip(start.tolist(), trips.tolist(), apart, strict=True):
+            if alone.any():
+                long_runs.append((at, n, loop.width, alone))
+    if 2 * sum((n - 1) * int(alone.sum()) for _, n, _, alone in long_runs) < addresses.size:
+        return None
+    keep = np.ones(addresses.size, dtype=bool)
+    for at, n, width, alone in long_runs:
+        line = lines[at : at + n * width].reshape(n, width)
+        wrote = writes[at : at + n * width].reshape(n, width)
+        moved = keep[at + width : at + n * width].reshape(n - 1, width)
+        np.not_equal(line[1:], line[:-1], out=moved)
+        moved |= wrote[1:] != wrote[:-1]
+        moved |= ~alone
+    kept = np.flatnonzero(keep)
+    return kept if 2 * kept.size <= addresses.size else None
+
+
+def _apart(
+    addresses: np.ndarray,
+    start: np.ndarray,
+    trips: np.ndarray,
+    width: int,
+    sets: int,
+    shift: int,
+) -> np.ndarray:
+    """Per run (`start`, `trips`, every access affine) and access j, whether no
+    other access of the run, in iteration t - 1 or t, touches another line of
+    the set that access j touches in iteration t (1 <= t < trips). Access i's
+    address in iteration t is `a[i] + t * s[i]`; the difference of access i's
+    in iteration t - d (d = 0, 1) and access j's in iteration t is linear in t,
+    so it lies between its values at t = 1 and t = trips - 1, and their lines
+    differ by that over the line size, rounded down and up; a set holds lines
+    a multiple of `sets` apart, so i may touch another line of j's set only if
+    a nonzero multiple of `sets` lies in that range."""
+    first = addresses[start[:, None] + np.arange(width)]  # (run, access)
+    stride = addresses[start[:, None] + width + np.arange(width)] - first
+    base = first[:, :, None] - first[:, None, :]  # (run, i, j)
+    drift = stride[:, :, None] - stride[:, None, :]
+    low = high = base + drift  # t = 1, d = 0
+    for t, d in ((1, 1), (trips - 1, 0), (trips - 1, 1)):
+        if isinstance(t, np.ndarray):
+            t = t[:, None, None]
+        corner = base + t * drift - d * stride[:, :, None]
+        low, high = np.minimum(low, corner), np.maximum(high, corner)
+    low >>= shift  # lines apart, rounded down
+    high = -(-high >> shift)  # and up
+    bits = sets.bit_length() - 1
+    least = -(-low >> bits)  # the multiples of `sets` in [low, high]
+    most = high >> bits
+    clash = (least <= most) & ((least != 0) | (most != 0))
+    clash[:, np.arange(width), np.arange(width)] = False
+    return ~clash.any(axis=1)
+
+
 def _replay_stack(
-    lines: np.ndarray, writes: np.ndarray, sets: int, ways: int, flush: bool
+    lines: np.ndarray,
+    writes: np.ndarray,
+    sets: int,
+    ways: int,
+    flush: bool,
+    kept: np.ndarray | None = None,
+    size: int = 0,
 ) -> CacheResult:
     """
     The same result as `_replay` for a true-LRU cache of `ways` ways, all in
@@ -522,13 +650,16 @@ def _replay_stack(
     line on top and takes it from where it was, at its previous access `prev[j]`:
     `top[0][j + 1] = j`, and below, `top[k][j + 1]` is `top[k - 1][j]` if that
     is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
+    `kept`: the positions among `size` accesses of those given (None: all are),
+    every other one a hit that changes nothing (`_repeats_left_out`).
     """
-    n = lines.size
+    n = lines.size if kept is None else size
     order = _by_set(lines, sets)
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
+    at = order[heads] if kept is None else kept[order[heads]]
     head_line, head_at, head_wrote = _skip_certain_hits(
-        by_set[heads], order[heads], np.logical_or.reduceat(writes[order], heads), ways
+        by_set[heads], at, np.logical_or.reduceat(writes[order], heads), ways
     )
     head_set = head_line & (sets - 1)
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, head_line.size)
