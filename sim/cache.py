@@ -124,7 +124,7 @@ def simulate_cache(
     writes = np.asarray(writes, dtype=bool)
     if config.lru_on_write and addresses.size and config.assoc <= VECTOR_WAYS:
         lines = _narrow_lines(addresses, shift)
-        kept = _repeats_left_out(addresses, lines, writes, runs, config.sets, shift)
+        kept = _repeats_left_out(addresses, lines, writes, runs, config.sets, config.assoc, shift)
         if kept is None:
             return _replay_stack(lines, writes, config.sets, config.assoc, flush)
         return _replay_stack(
@@ -538,95 +538,149 @@ def _skip_certain_hits(
 
 
 LONG_RUN = 64
-"""`_repeats_left_out` looks at the runs of at least this many accesses (a
-slice each); shorter ones are replayed whole."""
+"""`_repeats_left_out` looks at the runs of at least this many accesses (and
+three iterations); shorter ones are replayed whole."""
 
 
 def _repeats_left_out(
     addresses: np.ndarray,
     lines: np.ndarray,
     writes: np.ndarray,
-    runs: Iterable[LoopRuns],
+    runs: Sequence[LoopRuns],
     sets: int,
+    ways: int,
     shift: int,
 ) -> np.ndarray | None:
     """
-    The positions of the accesses a true-LRU cache of `sets` sets and lines of
-    `1 << shift` bytes must replay, in order, the others being repeats that
-    the loop runs `runs` prove hits that change nothing; None where fewer than
-    half are left out (the replay then takes every access).
+    The positions of the accesses a true-LRU cache of `sets` sets, `ways` ways
+    and lines of `1 << shift` bytes must replay, in order, the others being hits
+    that the loop runs `runs` prove change nothing; None where fewer than half
+    are left out (the replay then takes every access). Why each rule is exact:
+    docs/research/cache-replay.md ("Loop runs").
 
-    In a run, access j of iteration t repeats access j of iteration t - 1 if it
-    touches the same line and writes alike. Between the two come only the
-    run's other accesses, each from iteration t - 1 or t. If none of them can
-    touch another line of the same set (`_apart`), then, taken set by set, the
-    access before the repeat touches its line: the replay merges the repeat
-    into an access before it (`_replay_stack`), and since the repeat writes
-    like access j of iteration t - 1, which is merged into the same one, the
-    merged access writes alike without it. The repeat is a hit and changes
-    nothing, so it is left out; the first iteration's accesses stay.
+    In a run, take access j in iteration t, touching line L of set X, and
+    count the lines other than L that the run's other accesses may touch in X
+    (`_lines_beside`):
+
+    - none: if access j touched L in iteration t - 1 too, nothing of X came in
+      between; the replay merges the access into an earlier one (taken set by
+      set), and it is left out unless it writes and access j of iteration
+      t - 1 does not;
+    - at most `ways - 1`: if access j touches L in iterations t - 1 and t + 1
+      too, it is a hit that changes nothing (X holds L from its first access
+      in those iterations to its last, and evicts only lines older than every
+      line the run touched since), left out unless it writes and iteration
+      t + 1's does not.
     """
-    long_runs: list[tuple[int, int, int, np.ndarray]] = []  # start, trips, width, apart
+    plans: list[tuple[np.ndarray, int, int, np.ndarray, np.ndarray]] = []
+    estimate = 0
     for loop in runs:
-        chosen = (loop.trips >= 2) & (loop.trips * loop.width >= LONG_RUN)
-        if not chosen.any() or not all(loop.affine):
+        chosen = (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)
+        if not chosen.any():
             continue
         start, trips = loop.start[chosen], loop.trips[chosen]
         if int((start + trips * loop.width).max()) > addresses.size:
             raise ValueError("cache replay: a loop run reaches past the trace's end")
-        apart = _apart(addresses, start, trips, loop.width, sets, shift)
-        for at, n, alone in zip(start.tolist(), trips.tolist(), apart, strict=True):
-            if alone.any():
-                long_runs.append((at, n, loop.width, alone))
-    if 2 * sum((n - 1) * int(alone.sum()) for _, n, _, alone in long_runs) < addresses.size:
+        if (np.diff(start) < trips[:-1] * loop.width).any():
+            raise ValueError("cache replay: a loop's runs overlap")
+        for at, n in _evenly_spaced(start, trips):
+            beside = _lines_beside(addresses, lines, at, n, loop.width, loop.affine, sets, shift)
+            alone, fits = beside == 0, beside < ways
+            if fits.any():
+                plans.append((at, n, loop.width, alone, fits))
+                estimate += (n - 2) * int(fits.sum())
+    if 2 * estimate < addresses.size:
         return None
     keep = np.ones(addresses.size, dtype=bool)
-    for at, n, width, alone in long_runs:
-        line = lines[at : at + n * width].reshape(n, width)
-        wrote = writes[at : at + n * width].reshape(n, width)
-        moved = keep[at + width : at + n * width].reshape(n - 1, width)
-        np.not_equal(line[1:], line[:-1], out=moved)
-        moved |= wrote[1:] != wrote[:-1]
-        moved |= ~alone
-    kept = np.flatnonzero(keep)
-    return kept if 2 * kept.size <= addresses.size else None
+    for at, n, width, alone, fits in plans:
+        line, wrote, kept = (_runs_view(x, at, n, width) for x in (lines, writes, keep))
+        same = line[:, 1:] == line[:, :-1]  # as in the iteration before
+        beside = fits & ~alone
+        if beside.any():  # the same line before and after, a write only before a write
+            inside = same[:, :-1] & same[:, 1:]
+            inside &= wrote[:, 2:] >= wrote[:, 1:-1]
+            inside &= beside[:, None, :]
+        # The same line before, nothing of its set between, a write only after a write.
+        merged = same
+        merged &= wrote[:, :-1] >= wrote[:, 1:]
+        if not alone.all():
+            merged &= alone[:, None, :]
+        if beside.any():
+            merged[:, :-1] |= inside
+        np.logical_not(merged, out=kept[:, 1:])
+    kept_at = np.flatnonzero(keep)
+    return kept_at if 2 * kept_at.size <= addresses.size else None
 
 
-def _apart(
+def _evenly_spaced(start: np.ndarray, trips: np.ndarray) -> list[tuple[np.ndarray, int]]:
+    """The runs starting at `start` (in order) as groups of one length, evenly
+    spaced (a loop's runs in a loop nest usually are), each with its length."""
+    groups: list[tuple[np.ndarray, int]] = []
+    for n in np.unique(trips).tolist():
+        at = start[trips == n]
+        if at.size < 3 or (np.diff(at) == at[1] - at[0]).all():
+            groups.append((at, n))
+        else:
+            groups.extend((at[i : i + 1], n) for i in range(at.size))
+    return groups
+
+
+def _runs_view(values: np.ndarray, at: np.ndarray, n: int, width: int) -> np.ndarray:
+    """The runs of `n` iterations of `width` accesses at positions `at` (evenly
+    spaced, apart) of `values`, as a view (run, iteration, access)."""
+    space = int(at[1] - at[0]) if at.size > 1 else 0
+    item = values.itemsize
+    return np.lib.stride_tricks.as_strided(
+        values[int(at[0]) :], (at.size, n, width), (space * item, width * item, item)
+    )
+
+
+def _lines_beside(
     addresses: np.ndarray,
-    start: np.ndarray,
-    trips: np.ndarray,
+    lines: np.ndarray,
+    at: np.ndarray,
+    n: int,
     width: int,
+    affine: tuple[bool, ...],
     sets: int,
     shift: int,
 ) -> np.ndarray:
-    """Per run (`start`, `trips`, every access affine) and access j, whether no
-    other access of the run, in iteration t - 1 or t, touches another line of
-    the set that access j touches in iteration t (1 <= t < trips). Access i's
-    address in iteration t is `a[i] + t * s[i]`; the difference of access i's
-    in iteration t - d (d = 0, 1) and access j's in iteration t is linear in t,
-    so it lies between its values at t = 1 and t = trips - 1, and their lines
-    differ by that over the line size, rounded down and up; a set holds lines
-    a multiple of `sets` apart, so i may touch another line of j's set only if
-    a nonzero multiple of `sets` lies in that range."""
-    first = addresses[start[:, None] + np.arange(width)]  # (run, access)
-    stride = addresses[start[:, None] + width + np.arange(width)] - first
+    """Per run (of `n` iterations from positions `at`) and access j, how many
+    lines other than the one access j touches in an iteration t the run's other
+    accesses may touch in its set, in iteration t - 1 or t (at most). The
+    addresses of an affine access i are `a[i] + t * s[i]`: the difference of
+    access i's in iteration t - d (d = 0, 1) and access j's in iteration t is
+    linear in t, between its values at t = 0 and t = n - 1, and their lines
+    differ by that over the line size, rounded down and up. Otherwise their
+    lines differ by at most what separates the lowest and highest each touches
+    in the run. A set holds lines a multiple of `sets` apart: i may touch as
+    many other lines of j's set as there are nonzero multiples of `sets` in
+    that range."""
+    steps = np.arange(width)
+    first = addresses[at[:, None] + steps]  # (run, access)
+    last = addresses[at[:, None] + (n - 1) * width + steps]
+    stride = (last - first) // (n - 1)  # exact where affine
+    low_line = np.minimum(first, last) >> shift
+    high_line = np.maximum(first, last) >> shift
+    moving = [j for j in range(width) if not affine[j]]
+    if moving:
+        touched = _runs_view(lines, at, n, width)[:, :, moving]
+        low_line[:, moving], high_line[:, moving] = touched.min(axis=1), touched.max(axis=1)
     base = first[:, :, None] - first[:, None, :]  # (run, i, j)
     drift = stride[:, :, None] - stride[:, None, :]
-    low = high = base + drift  # t = 1, d = 0
-    for t, d in ((1, 1), (trips - 1, 0), (trips - 1, 1)):
-        if isinstance(t, np.ndarray):
-            t = t[:, None, None]
+    low = high = base
+    for t, d in ((0, 1), (n - 1, 0), (n - 1, 1)):
         corner = base + t * drift - d * stride[:, :, None]
         low, high = np.minimum(low, corner), np.maximum(high, corner)
-    low >>= shift  # lines apart, rounded down
-    high = -(-high >> shift)  # and up
+    low, high = low >> shift, -(-high >> shift)  # lines apart, rounded down and up
+    both = np.array(affine)[:, None] & np.array(affine)[None, :]
+    low = np.where(both, low, low_line[:, :, None] - high_line[:, None, :])
+    high = np.where(both, high, high_line[:, :, None] - low_line[:, None, :])
     bits = sets.bit_length() - 1
-    least = -(-low >> bits)  # the multiples of `sets` in [low, high]
-    most = high >> bits
-    clash = (least <= most) & ((least != 0) | (most != 0))
-    clash[:, np.arange(width), np.arange(width)] = False
-    return ~clash.any(axis=1)
+    least, most = -(-low >> bits), high >> bits  # the multiples of `sets` in range
+    count = np.maximum(most - least + 1, 0) - ((least <= 0) & (most >= 0))
+    count[:, steps, steps] = 0
+    return count.sum(axis=1)  # type: ignore[no-any-return]
 
 
 def _replay_stack(
