@@ -572,10 +572,13 @@ def _repeats_left_out(
       line the run touched since), left out unless it writes and iteration
       t + 1's does not.
     """
+    long = [(loop, (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)) for loop in runs]
+    inside = sum(int((loop.trips[chosen] - 2).sum()) * loop.width for loop, chosen in long)
+    if 2 * inside < addresses.size:  # at most these left out: not worth looking
+        return None
     plans: list[tuple[np.ndarray, int, int, np.ndarray, np.ndarray]] = []
     estimate = 0
-    for loop in runs:
-        chosen = (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)
+    for loop, chosen in long:
         if not chosen.any():
             continue
         start, trips = loop.start[chosen], loop.trips[chosen]
