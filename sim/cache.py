@@ -13,7 +13,9 @@ line belongs to, not to the access that evicted it. Addresses are byte addresses
 from 0, as the executor lays its buffers out (the replays use negative sentinels).
 
 With true LRU (the default), a cache of up to `VECTOR_WAYS` ways is simulated
-in numpy alone, its LRU stacks a depth at a time (`_replay_stack`); with more,
+in numpy alone, its LRU stacks a depth at a time (`_replay_stack`), without the
+repeats the trace's loop runs prove hits that change nothing, if it is given
+them (`LoopRuns`, `_repeats_left_out`); with more,
 most accesses are hits that numpy can prove, and only the others are replayed in
 Python (`replay_reduced`), one replay serving every number of ways of one
 number of sets (`simulate_caches`, Mattson's LRU stack). With
@@ -572,31 +574,36 @@ def _repeats_left_out(
       line the run touched since), left out unless it writes and iteration
       t + 1's does not.
     """
-    long = [(loop, (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)) for loop in runs]
-    inside = sum(int((loop.trips[chosen] - 2).sum()) * loop.width for loop, chosen in long)
-    if 2 * inside < addresses.size:  # at most these left out: not worth looking
-        return None
-    plans: list[tuple[np.ndarray, int, int, np.ndarray, np.ndarray]] = []
-    estimate = 0
-    for loop, chosen in long:
-        if not chosen.any():
-            continue
+    groups: list[tuple[LoopRuns, np.ndarray, int]] = []  # a loop's runs of one length
+    for loop in runs:
+        chosen = (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)
         start, trips = loop.start[chosen], loop.trips[chosen]
+        if not start.size:
+            continue
         if int((start + trips * loop.width).max()) > addresses.size:
             raise ValueError("cache replay: a loop run reaches past the trace's end")
         if (np.diff(start) < trips[:-1] * loop.width).any():
             raise ValueError("cache replay: a loop's runs overlap")
-        for at, n in _evenly_spaced(start, trips):
-            beside = _lines_beside(addresses, lines, at, n, loop.width, loop.affine, sets, shift)
-            alone, fits = beside == 0, beside < ways
-            if fits.any():
-                plans.append((at, n, loop.width, alone, fits))
-                estimate += (n - 2) * int(fits.sum())
+        lengths = np.sort(trips)  # distinct (numpy's `unique` imports `numpy.ma`)
+        lengths = lengths[np.concatenate([[True], lengths[1:] != lengths[:-1]])]
+        groups.extend((loop, start[trips == n], n) for n in lengths.tolist())
+    groups.sort(key=lambda g: g[1].size * g[2] * g[0].width, reverse=True)
+    groups = groups[:RUN_GROUPS]
+    if 2 * sum((n - 2) * at.size * loop.width for loop, at, n in groups) < addresses.size:
+        return None  # at most these left out: not worth looking
+    plans: list[tuple[np.ndarray, int, int, np.ndarray, np.ndarray]] = []
+    estimate = 0
+    for loop, at, n in groups:
+        beside = _lines_beside(addresses, lines, at, n, loop.width, loop.affine, sets, shift)
+        alone, fits = beside == 0, beside < ways
+        if fits.any():
+            plans.append((at, n, loop.width, alone, fits))
+            estimate += (n - 2) * int(fits.sum())
     if 2 * estimate < addresses.size:
         return None
     keep = np.ones(addresses.size, dtype=bool)
     for at, n, width, alone, fits in plans:
-        line, wrote, kept = (_runs_view(x, at, n, width) for x in (lines, writes, keep))
+        line, wrote = _runs_block(lines, at, n, width), _runs_block(writes, at, n, width)
         same = line[:, 1:] == line[:, :-1]  # as in the iteration before
         beside = fits & ~alone
         if beside.any():  # the same line before and after, a write only before a write
@@ -610,27 +617,31 @@ def _repeats_left_out(
             merged &= alone[:, None, :]
         if beside.any():
             merged[:, :-1] |= inside
-        np.logical_not(merged, out=kept[:, 1:])
+        if _evenly(at):
+            np.logical_not(merged, out=_runs_block(keep, at, n, width)[:, 1:])
+        else:
+            keep[at[:, None, None] + width * np.arange(1, n)[:, None] + np.arange(width)] = ~merged
     kept_at = np.flatnonzero(keep)
     return kept_at if 2 * kept_at.size <= addresses.size else None
 
 
-def _evenly_spaced(start: np.ndarray, trips: np.ndarray) -> list[tuple[np.ndarray, int]]:
-    """The runs starting at `start` (in order) as groups of one length, evenly
-    spaced (a loop's runs in a loop nest usually are), each with its length."""
-    groups: list[tuple[np.ndarray, int]] = []
-    for n in np.unique(trips).tolist():
-        at = start[trips == n]
-        if at.size < 3 or (np.diff(at) == at[1] - at[0]).all():
-            groups.append((at, n))
-        else:
-            groups.extend((at[i : i + 1], n) for i in range(at.size))
-    return groups
+RUN_GROUPS = 64
+"""`_repeats_left_out` looks at this many groups of a loop's runs of one length
+at most (those of most accesses): one per length of a triangular nest's runs
+would cost more than they save."""
 
 
-def _runs_view(values: np.ndarray, at: np.ndarray, n: int, width: int) -> np.ndarray:
-    """The runs of `n` iterations of `width` accesses at positions `at` (evenly
-    spaced, apart) of `values`, as a view (run, iteration, access)."""
+def _evenly(at: np.ndarray) -> bool:
+    """Runs at positions `at` are evenly spaced (a loop nest's usually are)."""
+    return at.size < 3 or bool((np.diff(at) == at[1] - at[0]).all())
+
+
+def _runs_block(values: np.ndarray, at: np.ndarray, n: int, width: int) -> np.ndarray:
+    """The runs of `n` iterations of `width` accesses at positions `at` (apart)
+    of `values`, as (run, iteration, access): a view where they are evenly
+    spaced, else a copy."""
+    if not _evenly(at):
+        return values[at[:, None, None] + width * np.arange(n)[:, None] + np.arange(width)]
     space = int(at[1] - at[0]) if at.size > 1 else 0
     item = values.itemsize
     return np.lib.stride_tricks.as_strided(
@@ -667,7 +678,7 @@ def _lines_beside(
     high_line = np.maximum(first, last) >> shift
     moving = [j for j in range(width) if not affine[j]]
     if moving:
-        touched = _runs_view(lines, at, n, width)[:, :, moving]
+        touched = _runs_block(lines, at, n, width)[:, :, moving]
         low_line[:, moving], high_line[:, moving] = touched.min(axis=1), touched.max(axis=1)
     base = first[:, :, None] - first[:, None, :]  # (run, i, j)
     drift = stride[:, :, None] - stride[:, None, :]

@@ -422,8 +422,8 @@ def _loop_runs_trace(
     as a clamped neighbour index is, or anywhere in 16 lines); it writes in
     every iteration or none, or (some loops) at random. Bases are often a
     multiple of the cache's way size apart (the same set), or half of it; runs
-    of one loop come one after another at times, evenly spaced, as in a loop
-    nest."""
+    of one loop come one after another at times, evenly spaced as in a loop
+    nest, or not quite."""
     way = sets * line_bytes
     parts: list[np.ndarray] = []
     flags: list[np.ndarray] = []
@@ -445,7 +445,9 @@ def _loop_runs_trace(
         base = int(rng.integers(2, 50)) * way + rng.integers(0, 8, width) * spacing
         base += rng.integers(0, line_bytes // 8, width) * 8
         base += np.where(stride < 0, trips * 80, 0)
-        for _ in range(int(rng.choice([1, 1, 2, 5]))):  # runs of a nest, evenly spaced
+        for _ in range(int(rng.choice([1, 1, 2, 5]))):  # runs of a nest, evenly spaced ...
+            if rng.random() < 0.2:  # ... or not
+                single = int(rng.integers(0, 6))
             parts.append(rng.integers(0, 64 * way, single) // 8 * 8)
             flags.append(rng.random(single) < 0.5)
             length += single
