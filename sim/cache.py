@@ -777,13 +777,14 @@ def _replay_stack(
     deepest = above  # top[ways - 1]
     hit = (prev >= 0) & (prev >= deepest)
     # Whether a line's stay so far (from the miss that brought it in, through the
-    # hits on it, up to this access) wrote: a cumulative sum per stay, line by line.
-    stay_hit = hit[by_line]
-    written = np.cumsum(wrote[by_line], dtype=index)
-    stay = np.cumsum(~stay_hit, dtype=index)
-    before = np.concatenate([[0], written])[np.flatnonzero(~stay_hit)]
+    # hits on it, up to this access) wrote: line by line (each line's first
+    # access a miss), its last write so far is no earlier than its last miss.
+    # (Running maxima of positions: numpy's cumulative sums of flags convert
+    # every flag, twice the time.)
+    last_write = np.maximum.accumulate(np.where(wrote[by_line], positions, -1))
+    last_miss = np.maximum.accumulate(np.where(hit[by_line], -1, positions))
     dirty = np.empty(m, dtype=bool)
-    dirty[by_line] = written - before[stay - 1] > 0
+    dirty[by_line] = last_write >= last_miss
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
