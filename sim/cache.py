@@ -13,7 +13,9 @@ line belongs to, not to the access that evicted it. Addresses are byte addresses
 from 0, as the executor lays its buffers out (the replays use negative sentinels).
 
 With true LRU (the default), a cache of up to `VECTOR_WAYS` ways is simulated
-in numpy alone, its LRU stacks a depth at a time (`_replay_stack`); with more,
+in numpy alone, its LRU stacks a depth at a time (`_replay_stack`), without the
+repeats the trace's loop runs prove hits that change nothing, if it is given
+them (`LoopRuns`, `_repeats_left_out`); with more,
 most accesses are hits that numpy can prove, and only the others are replayed in
 Python (`replay_reduced`), one replay serving every number of ways of one
 number of sets (`simulate_caches`, Mattson's LRU stack). With
@@ -24,7 +26,7 @@ Why each is exact: docs/research/cache-replay.md.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -94,16 +96,42 @@ class CacheResult:
         return self.hits / self.hit.size if self.hit.size else 0.0
 
 
+@dataclass(frozen=True)
+class LoopRuns:
+    """The runs of one loop in a trace (`sim.trace.MemoryTrace.loop_runs`): run
+    r's accesses are the positions `start[r] + t * width + j` for its iterations
+    t < `trips[r]` and the loop's accesses j < `width`, in that order and with
+    nothing in between; the address of access j moves by the same number of
+    bytes from each iteration to the next where `affine[j]`."""
+
+    start: np.ndarray
+    trips: np.ndarray
+    width: int
+    affine: tuple[bool, ...]
+
+
 def simulate_cache(
-    addresses: np.ndarray, writes: np.ndarray, config: CacheConfig, flush: bool = True
+    addresses: np.ndarray,
+    writes: np.ndarray,
+    config: CacheConfig,
+    flush: bool = True,
+    runs: Sequence[LoopRuns] = (),
 ) -> CacheResult:
+    """The replay of the accesses (`addresses`, `writes`) through `config`;
+    `runs`, the trace's loop runs, let a true-LRU cache of up to `VECTOR_WAYS`
+    ways leave out, unreplayed, the repeats they prove hits (`_repeats_left_out`)."""
     config.validate()
     shift = config.line_bytes.bit_length() - 1
     addresses = _checked(addresses)
     writes = np.asarray(writes, dtype=bool)
     if config.lru_on_write and addresses.size and config.assoc <= VECTOR_WAYS:
         lines = _narrow_lines(addresses, shift)
-        return _replay_stack(lines, writes, config.sets, config.assoc, flush)
+        kept = _repeats_left_out(addresses, lines, writes, runs, config.sets, config.assoc, shift)
+        if kept is None:
+            return _replay_stack(lines, writes, config.sets, config.assoc, flush)
+        return _replay_stack(
+            lines[kept], writes[kept], config.sets, config.assoc, flush, kept, lines.size
+        )
     lines = addresses >> shift
     if config.lru_on_write and lines.size:
         return replay_reduced(lines, writes, config, flush)
@@ -367,7 +395,11 @@ def _replay_sets(
 
 
 def simulate_caches(
-    addresses: np.ndarray, writes: np.ndarray, configs: Iterable[CacheConfig], flush: bool = True
+    addresses: np.ndarray,
+    writes: np.ndarray,
+    configs: Iterable[CacheConfig],
+    flush: bool = True,
+    runs: Sequence[LoopRuns] = (),
 ) -> dict[CacheConfig, CacheResult]:
     """`simulate_cache` for each of `configs`, with one replay for all the true-LRU
     caches of more than `VECTOR_WAYS` ways that share a line size and a number of
@@ -384,7 +416,7 @@ def simulate_caches(
         if config.lru_on_write and config.assoc > VECTOR_WAYS and len(addresses):
             shared.setdefault((config.line_bytes, config.sets), []).append(config)
         else:
-            results[config] = simulate_cache(addresses, writes, config, flush)
+            results[config] = simulate_cache(addresses, writes, config, flush, runs)
     for (line_bytes, sets), group in shared.items():
         ways = sorted({c.assoc for c in group})
         if len(ways) == 1 or len(ways) > 255:  # per access, the caches missed: a byte
@@ -507,8 +539,172 @@ def _skip_certain_hits(
     return line[starts], at[starts], np.logical_or.reduceat(wrote, starts)
 
 
+LONG_RUN = 64
+"""`_repeats_left_out` looks at the runs of at least this many accesses (and
+three iterations); shorter ones are replayed whole."""
+
+
+def _repeats_left_out(
+    addresses: np.ndarray,
+    lines: np.ndarray,
+    writes: np.ndarray,
+    runs: Sequence[LoopRuns],
+    sets: int,
+    ways: int,
+    shift: int,
+) -> np.ndarray | None:
+    """
+    The positions of the accesses a true-LRU cache of `sets` sets, `ways` ways
+    and lines of `1 << shift` bytes must replay, in order, the others being hits
+    that the loop runs `runs` prove change nothing; None where fewer than half
+    are left out (the replay then takes every access). Why each rule is exact:
+    docs/research/cache-replay.md ("Loop runs").
+
+    In a run, take access j in iteration t, touching line L of set X, and
+    count the lines other than L that the run's other accesses may touch in X
+    (`_lines_beside`):
+
+    - none: if access j touched L in iteration t - 1 too, nothing of X came in
+      between; the replay merges the access into an earlier one (taken set by
+      set), and it is left out unless it writes and access j of iteration
+      t - 1 does not;
+    - at most `ways - 1`: if access j touches L in iterations t - 1 and t + 1
+      too, it is a hit that changes nothing (X holds L from its first access
+      in those iterations to its last, and evicts only lines older than every
+      line the run touched since), left out unless it writes and iteration
+      t + 1's does not.
+    """
+    groups: list[tuple[LoopRuns, np.ndarray, int]] = []  # a loop's runs of one length
+    for loop in runs:
+        chosen = (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)
+        start, trips = loop.start[chosen], loop.trips[chosen]
+        if not start.size:
+            continue
+        if int((start + trips * loop.width).max()) > addresses.size:
+            raise ValueError("cache replay: a loop run reaches past the trace's end")
+        if (np.diff(start) < trips[:-1] * loop.width).any():
+            raise ValueError("cache replay: a loop's runs overlap")
+        lengths = np.sort(trips)  # distinct (numpy's `unique` imports `numpy.ma`)
+        lengths = lengths[np.concatenate([[True], lengths[1:] != lengths[:-1]])]
+        groups.extend((loop, start[trips == n], n) for n in lengths.tolist())
+    groups.sort(key=lambda g: g[1].size * g[2] * g[0].width, reverse=True)
+    groups = groups[:RUN_GROUPS]
+    if 2 * sum((n - 2) * at.size * loop.width for loop, at, n in groups) < addresses.size:
+        return None  # at most these left out: not worth looking
+    plans: list[tuple[np.ndarray, int, int, np.ndarray, np.ndarray]] = []
+    estimate = 0
+    for loop, at, n in groups:
+        beside = _lines_beside(addresses, lines, at, n, loop.width, loop.affine, sets, shift)
+        alone, fits = beside == 0, beside < ways
+        if fits.any():
+            plans.append((at, n, loop.width, alone, fits))
+            estimate += (n - 2) * int(fits.sum())
+    if 2 * estimate < addresses.size:
+        return None
+    keep = np.ones(addresses.size, dtype=bool)
+    for at, n, width, alone, fits in plans:
+        line, wrote = _runs_block(lines, at, n, width), _runs_block(writes, at, n, width)
+        same = line[:, 1:] == line[:, :-1]  # as in the iteration before
+        beside = fits & ~alone
+        if beside.any():  # the same line before and after, a write only before a write
+            inside = same[:, :-1] & same[:, 1:]
+            inside &= wrote[:, 2:] >= wrote[:, 1:-1]
+            inside &= beside[:, None, :]
+        # The same line before, nothing of its set between, a write only after a write.
+        merged = same
+        merged &= wrote[:, :-1] >= wrote[:, 1:]
+        if not alone.all():
+            merged &= alone[:, None, :]
+        if beside.any():
+            merged[:, :-1] |= inside
+        if _evenly(at):
+            np.logical_not(merged, out=_runs_block(keep, at, n, width)[:, 1:])
+        else:
+            keep[at[:, None, None] + width * np.arange(1, n)[:, None] + np.arange(width)] = ~merged
+    kept_at = np.flatnonzero(keep)
+    return kept_at if 2 * kept_at.size <= addresses.size else None
+
+
+RUN_GROUPS = 64
+"""`_repeats_left_out` looks at this many groups of a loop's runs of one length
+at most (those of most accesses): one per length of a triangular nest's runs
+would cost more than they save."""
+
+
+def _evenly(at: np.ndarray) -> bool:
+    """Runs at positions `at` are evenly spaced (a loop nest's usually are)."""
+    return at.size < 3 or bool((np.diff(at) == at[1] - at[0]).all())
+
+
+def _runs_block(values: np.ndarray, at: np.ndarray, n: int, width: int) -> np.ndarray:
+    """The runs of `n` iterations of `width` accesses at positions `at` (apart)
+    of `values`, as (run, iteration, access): a view where they are evenly
+    spaced, else a copy."""
+    if not _evenly(at):
+        return values[at[:, None, None] + width * np.arange(n)[:, None] + np.arange(width)]
+    space = int(at[1] - at[0]) if at.size > 1 else 0
+    item = values.itemsize
+    return np.lib.stride_tricks.as_strided(
+        values[int(at[0]) :], (at.size, n, width), (space * item, width * item, item)
+    )
+
+
+def _lines_beside(
+    addresses: np.ndarray,
+    lines: np.ndarray,
+    at: np.ndarray,
+    n: int,
+    width: int,
+    affine: tuple[bool, ...],
+    sets: int,
+    shift: int,
+) -> np.ndarray:
+    """Per run (of `n` iterations from positions `at`) and access j, how many
+    lines other than the one access j touches in an iteration t the run's other
+    accesses may touch in its set, in iteration t - 1 or t (at most). The
+    addresses of an affine access i are `a[i] + t * s[i]`: the difference of
+    access i's in iteration t - d (d = 0, 1) and access j's in iteration t is
+    linear in t, between its values at t = 0 and t = n - 1, and their lines
+    differ by that over the line size, rounded down and up. Otherwise their
+    lines differ by at most what separates the lowest and highest each touches
+    in the run. A set holds lines a multiple of `sets` apart: i may touch as
+    many other lines of j's set as there are nonzero multiples of `sets` in
+    that range."""
+    steps = np.arange(width)
+    first = addresses[at[:, None] + steps]  # (run, access)
+    last = addresses[at[:, None] + (n - 1) * width + steps]
+    stride = (last - first) // (n - 1)  # exact where affine
+    low_line = np.minimum(first, last) >> shift
+    high_line = np.maximum(first, last) >> shift
+    moving = [j for j in range(width) if not affine[j]]
+    if moving:
+        touched = _runs_block(lines, at, n, width)[:, :, moving]
+        low_line[:, moving], high_line[:, moving] = touched.min(axis=1), touched.max(axis=1)
+    base = first[:, :, None] - first[:, None, :]  # (run, i, j)
+    drift = stride[:, :, None] - stride[:, None, :]
+    low = high = base
+    for t, d in ((0, 1), (n - 1, 0), (n - 1, 1)):
+        corner = base + t * drift - d * stride[:, :, None]
+        low, high = np.minimum(low, corner), np.maximum(high, corner)
+    low, high = low >> shift, -(-high >> shift)  # lines apart, rounded down and up
+    both = np.array(affine)[:, None] & np.array(affine)[None, :]
+    low = np.where(both, low, low_line[:, :, None] - high_line[:, None, :])
+    high = np.where(both, high, high_line[:, :, None] - low_line[:, None, :])
+    bits = sets.bit_length() - 1
+    least, most = -(-low >> bits), high >> bits  # the multiples of `sets` in range
+    count = np.maximum(most - least + 1, 0) - ((least <= 0) & (most >= 0))
+    count[:, steps, steps] = 0
+    return count.sum(axis=1)  # type: ignore[no-any-return]
+
+
 def _replay_stack(
-    lines: np.ndarray, writes: np.ndarray, sets: int, ways: int, flush: bool
+    lines: np.ndarray,
+    writes: np.ndarray,
+    sets: int,
+    ways: int,
+    flush: bool,
+    kept: np.ndarray | None = None,
+    size: int = 0,
 ) -> CacheResult:
     """
     The same result as `_replay` for a true-LRU cache of `ways` ways, all in
@@ -522,13 +718,16 @@ def _replay_stack(
     line on top and takes it from where it was, at its previous access `prev[j]`:
     `top[0][j + 1] = j`, and below, `top[k][j + 1]` is `top[k - 1][j]` if that
     is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
+    `kept`: the positions among `size` accesses of those given (None: all are),
+    every other one a hit that changes nothing (`_repeats_left_out`).
     """
-    n = lines.size
+    n = lines.size if kept is None else size
     order = _by_set(lines, sets)
     by_set = lines[order]
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
+    at = order[heads] if kept is None else kept[order[heads]]
     head_line, head_at, head_wrote = _skip_certain_hits(
-        by_set[heads], order[heads], np.logical_or.reduceat(writes[order], heads), ways
+        by_set[heads], at, np.logical_or.reduceat(writes[order], heads), ways
     )
     head_set = head_line & (sets - 1)
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, head_line.size)
@@ -578,13 +777,14 @@ def _replay_stack(
     deepest = above  # top[ways - 1]
     hit = (prev >= 0) & (prev >= deepest)
     # Whether a line's stay so far (from the miss that brought it in, through the
-    # hits on it, up to this access) wrote: a cumulative sum per stay, line by line.
-    stay_hit = hit[by_line]
-    written = np.cumsum(wrote[by_line], dtype=index)
-    stay = np.cumsum(~stay_hit, dtype=index)
-    before = np.concatenate([[0], written])[np.flatnonzero(~stay_hit)]
+    # hits on it, up to this access) wrote: line by line (each line's first
+    # access a miss), its last write so far is no earlier than its last miss.
+    # (Running maxima of positions: numpy's cumulative sums of flags convert
+    # every flag, twice the time.)
+    last_write = np.maximum.accumulate(np.where(wrote[by_line], positions, -1))
+    last_miss = np.maximum.accumulate(np.where(hit[by_line], -1, positions))
     dirty = np.empty(m, dtype=bool)
-    dirty[by_line] = written - before[stay - 1] > 0
+    dirty[by_line] = last_write >= last_miss
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.

@@ -511,7 +511,10 @@ def replay_caches(execution: Execution, caches: Iterable[CacheConfig]) -> None:
     if not todo:
         return
     with _without_gc_pauses():
-        execution.replays.update(simulate_caches(execution.addresses, execution.writes, todo))
+        runs = execution.trace.loop_runs()
+        execution.replays.update(
+            simulate_caches(execution.addresses, execution.writes, todo, runs=runs)
+        )
 
 
 def evaluate(
@@ -531,7 +534,12 @@ def evaluate(
     cache = execution.replays.get(hardware.cache)
     if cache is None:
         with _without_gc_pauses():
-            cache = simulate_cache(execution.addresses, execution.writes, hardware.cache)
+            cache = simulate_cache(
+                execution.addresses,
+                execution.writes,
+                hardware.cache,
+                runs=execution.trace.loop_runs(),
+            )
         execution.replays[hardware.cache] = cache
     # Another energy preset changes the energy alone: the rest of the report is
     # the one this cache already gave (a sweep asks for every cache under each).

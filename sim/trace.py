@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from sim.cache import LoopRuns
+
 PAGE = 4096
 
 DRAM_ROLES = ("primal", "shadow", "tape")
@@ -243,6 +245,20 @@ class MemoryTrace:
             return lengths
         _, shift = self._markers()
         return np.where(lengths < 0, lengths, lengths + shift[np.maximum(lengths, 0)])
+
+    def loop_runs(self) -> list[LoopRuns]:
+        """The deferred loops' runs as positions of the whole trace (the cache
+        replay reasons about them in bulk: `sim.cache.LoopRuns`)."""
+        loops, shift = self._markers()
+        return [
+            LoopRuns(
+                records[:, 0] + shift[records[:, 0]],
+                records[:, 2],
+                len(loop.k),
+                tuple(c >= 0 for c in loop.k),
+            )
+            for loop, records, _ in loops
+        ]
 
     def resolved(self) -> np.ndarray:
         """Every access's packed entry, the deferred runs' computed in place of

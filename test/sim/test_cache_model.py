@@ -20,6 +20,9 @@ from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
 from sim.cache import (
     CacheResult,
+    LoopRuns,
+    _lines_beside,
+    _repeats_left_out,
     _replay,
     _skip_certain_hits,
     _stable_order,
@@ -27,11 +30,13 @@ from sim.cache import (
     simulate_caches,
 )
 from sim.executor import Executor
+from sim.simulator import execute, prepare
 from sim.trace import MemoryTrace
+from tapeflow_benchmarks.common import caller_arguments, parse_kernel
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.context import make_context
 from tapeflow_tools.tapeflow_run import bind_arguments
-from targets.hardware import CacheConfig, associativity_for
+from targets.hardware import CacheConfig, associativity_for, configure
 
 
 def record(key: str, module: ModuleOp) -> MemoryTrace:
@@ -406,3 +411,181 @@ def test_one_pass_over_ways_many_random_traces() -> None:
         for config in configs:
             expected = _replay(addresses >> 6, writes, config, True)
             assert _same_result(results[config], expected), (trial, config)
+
+
+def _loop_runs_trace(
+    rng: np.random.Generator, sets: int, line_bytes: int
+) -> tuple[np.ndarray, np.ndarray, list[LoopRuns]]:
+    """A trace of runs of a few loops between single random accesses, with the
+    loops' `LoopRuns`. An access of a loop is affine in the iteration (a base
+    and a stride in words) or not (the same, moved a word either way at random,
+    as a clamped neighbour index is, or anywhere in 16 lines); it writes in
+    every iteration or none, or (some loops) at random. Bases are often a
+    multiple of the cache's way size apart (the same set), or half of it; runs
+    of one loop come one after another at times, evenly spaced as in a loop
+    nest, or not quite."""
+    way = sets * line_bytes
+    parts: list[np.ndarray] = []
+    flags: list[np.ndarray] = []
+    runs: dict[int, tuple[list[int], list[int]]] = {}
+    loops = []
+    for _ in range(int(rng.integers(1, 4))):
+        width = int(rng.integers(1, 6))
+        stride = rng.choice([0, 1, 1, 1, -1, 2, 9], 1 if rng.random() < 0.7 else width) * 8
+        stride = np.broadcast_to(stride, (width,))
+        affine = rng.random(width) < (0.7 if rng.random() < 0.5 else 1.0)
+        loops.append((width, stride, rng.random(width) < 0.4, rng.random() < 0.2, affine))
+    length = 0
+    for _ in range(int(rng.integers(1, 8))):
+        number = int(rng.integers(0, len(loops)))
+        width, stride, writes, mixed, affine = loops[number]
+        trips = int(rng.integers(1, 400))
+        single = int(rng.integers(0, 6))
+        spacing = rng.choice([way, 3 * way, way // 2, way // 4 + line_bytes, line_bytes, 8])
+        base = int(rng.integers(2, 50)) * way + rng.integers(0, 8, width) * spacing
+        base += rng.integers(0, line_bytes // 8, width) * 8
+        base += np.where(stride < 0, trips * 80, 0)
+        for _ in range(int(rng.choice([1, 1, 2, 5]))):  # runs of a nest, evenly spaced ...
+            if rng.random() < 0.2:  # ... or not
+                single = int(rng.integers(0, 6))
+            parts.append(rng.integers(0, 64 * way, single) // 8 * 8)
+            flags.append(rng.random(single) < 0.5)
+            length += single
+            t = np.arange(trips)[:, None]
+            moved = base + t * stride
+            jitter = rng.integers(-1, 2, (trips, width)) * 8
+            scattered = base + rng.integers(0, 16 * line_bytes // 8, (trips, width)) * 8
+            odd = np.where(rng.random(width) < 0.5, moved + jitter, scattered)
+            parts.append(np.where(affine, moved, odd).reshape(-1))
+            wrote = rng.random((trips, width)) < 0.5 if mixed else np.tile(writes, (trips, 1))
+            flags.append(wrote.reshape(-1))
+            starts, counts = runs.setdefault(number, ([], []))
+            starts.append(length)
+            counts.append(trips)
+            length += trips * width
+            base = base + trips * stride
+    loop_runs = [
+        LoopRuns(np.array(s), np.array(c), loops[n][0], tuple(bool(a) for a in loops[n][4]))
+        for n, (s, c) in runs.items()
+    ]
+    return np.concatenate(parts), np.concatenate(flags), loop_runs
+
+
+def test_repeats_left_out_by_loop_runs_change_nothing_on_random_traces() -> None:
+    """The replay told the trace's loop runs (leaving out the repeats they prove
+    hits) against `_replay`, which replays every access, access by access."""
+    rng = np.random.default_rng(38)
+    shortened = 0
+    for trial in range(600):
+        assoc = int(rng.choice([1, 2, 3, 4, 8]))
+        sets = int(rng.choice([1, 2, 8, 64]))
+        line_bytes = int(rng.choice([32, 64]))
+        config = CacheConfig(
+            size_bytes=line_bytes * assoc * sets, assoc=assoc, line_bytes=line_bytes
+        )
+        addresses, writes, runs = _loop_runs_trace(rng, sets, line_bytes)
+        shift = line_bytes.bit_length() - 1
+        left = _repeats_left_out(addresses, addresses >> shift, writes, runs, sets, assoc, shift)
+        shortened += left is not None
+        for flush in (True, False):
+            expected = _replay(addresses >> shift, writes, config, flush)
+            got = simulate_cache(addresses, writes, config, flush, runs)
+            assert _same_result(got, expected), (trial, config, flush)
+            assert got.missed_at.tolist() == np.flatnonzero(~expected.hit).tolist()
+            assert got.evicted_at.tolist() == np.flatnonzero(expected.victim >= 0).tolist()
+    assert shortened > 100  # the runs left half the accesses out or more (1 in 4)
+
+
+def test_lines_beside_hand_computed() -> None:
+    # 4 sets of 64 B lines (a way of 256 B). One loop of two affine accesses,
+    # both moving 8 B an iteration: access 0 from 0, access 1 from 256 (the same
+    # set, the next line of it: one line beside), 128 (two sets away) or 0 (the
+    # same line), 32 iterations.
+    def beside(addresses: np.ndarray, trips: int, affine: tuple[bool, ...]) -> list[int]:
+        lines = addresses >> 6
+        at = np.array([0])
+        return _lines_beside(addresses, lines, at, trips, 2, affine, 4, 6).tolist()[0]
+
+    for second, lines in ((256, 1), (128, 0), (0, 0), (512, 1)):
+        addresses = np.array([[t * 8, second + t * 8] for t in range(32)]).reshape(-1)
+        assert beside(addresses, 32, (True, True)) == [lines, lines]
+    # 128 B apart, but access 1 moves 16 B an iteration: after 8 iterations it
+    # is 256 B ahead (the same set, another line); within 4 it is not.
+    addresses = np.array([[t * 8, 128 + t * 16] for t in range(32)]).reshape(-1)
+    assert beside(addresses, 32, (True, True)) == [1, 1]
+    assert beside(addresses[:8], 4, (True, True)) == [0, 0]
+    # Access 1 not affine: the lines it touches in the run, 4 to 5 (256 to 383),
+    # are 4 to 5 lines from access 0's, 0 to 3 (0 to 255): the multiples of 4
+    # in [1, 5] (access 1 from 0) and [-5, -1] (0 from 1): one line beside each.
+    addresses = np.array([[t * 8, 256 + (t * 40) % 128] for t in range(32)]).reshape(-1)
+    assert beside(addresses, 32, (True, False)) == [1, 1]
+
+
+def test_repeats_left_out_hand_computed() -> None:
+    # Two runs of one access walking a line's words: all but the first access
+    # of each line are left out (the first of each run stays).
+    addresses = np.arange(128) * 8
+    writes = np.zeros(128, dtype=bool)
+    runs = [LoopRuns(np.array([0, 64]), np.array([64, 64]), 1, (True,))]
+    kept = _repeats_left_out(addresses, addresses >> 6, writes, runs, 4, 2, 6)
+    assert kept is not None and kept.tolist() == list(range(0, 128, 8))
+    # Each line read four times, then written four times: a write after a read
+    # of its line stays (the line's merged access must write), a write after
+    # a write is left out.
+    writes = np.arange(128) % 8 >= 4
+    kept = _repeats_left_out(addresses, addresses >> 6, writes, runs, 4, 2, 6)
+    assert kept is not None and kept.tolist() == sorted([*range(0, 128, 8), *range(4, 128, 8)])
+    # Two accesses walking lines of one set (256 B apart, 4 sets): each has one
+    # line beside it. With 2 ways an access inside its line's iterations is a
+    # hit that changes nothing: the first and last of each line stay.
+    addresses = np.array([[t * 8, 256 + t * 8] for t in range(64)]).reshape(-1)
+    writes = np.zeros(128, dtype=bool)
+    runs = [LoopRuns(np.array([0]), np.array([64]), 2, (True, True))]
+    kept = _repeats_left_out(addresses, addresses >> 6, writes, runs, 4, 2, 6)
+    edges = sorted({2 * t + j for t in range(64) if t % 8 in (0, 7) for j in (0, 1)})
+    assert kept is not None and kept.tolist() == edges
+    # One way: the two lines evict each other, nothing is left out.
+    assert _repeats_left_out(addresses, addresses >> 6, writes, runs, 4, 1, 6) is None
+
+
+def test_a_loop_run_past_the_trace_is_refused() -> None:
+    runs = [LoopRuns(np.array([0]), np.array([100]), 1, (True,))]
+    with pytest.raises(ValueError, match="past the trace's end"):
+        simulate_cache(np.arange(64) * 8, np.zeros(64, bool), CacheConfig(1024, 2), runs=runs)
+
+
+@pytest.mark.parametrize(
+    ("key", "preset"), [("logsum", "paper"), ("pathfinder", "small"), ("lenet", "small")]
+)
+def test_loop_runs_of_kernel_traces_change_nothing(key: str, preset: str) -> None:
+    """The compiled kernel loops' recorded runs (`MemoryTrace.loop_runs`) of a
+    simulated gradient, given to the replay, against `_replay` on every access."""
+    ctx = make_context()
+    module = parse_kernel(ctx, key, preset)
+    hardware = configure("Enzyme32k")
+    tape_bytes = prepare(ctx, module, "enzyme", hardware)
+    args = caller_arguments(module, key, preset)
+    execution = execute(module, f"{key}_grad", args, hardware, tape_bytes)
+    addresses, writes = execution.addresses, execution.writes
+    runs = execution.trace.loop_runs()
+    assert runs
+    for size in SIZES:
+        for assoc in {1, associativity_for(size)}:
+            config = CacheConfig(size_bytes=size, assoc=assoc)
+            expected = _replay(addresses >> 6, writes, config, True)
+            got = simulate_cache(addresses, writes, config, True, runs)
+            assert _same_result(got, expected), f"{key}, {size} B {assoc}-way"
+            kept = _repeats_left_out(
+                addresses, addresses >> 6, writes, runs, config.sets, config.assoc, 6
+            )
+            if key == "logsum":
+                # Two runs of 10,000 iterations whose three and four accesses
+                # walk buffers of 80,000 B word by word: each access's line is
+                # another set's than the others' at any one time, or (a cache
+                # of one set) one of a few lines beside it in a set of 1,024
+                # ways. Seven accesses in eight repeat their line of the
+                # iteration before, left out but those before a line's last
+                # iteration where it shares its set (one in eight or two stay,
+                # and the ten accesses outside the runs' repeats).
+                share = 8 if config.sets > 1 else 4
+                assert kept is not None and kept.size <= addresses.size // share + 10, config
