@@ -770,7 +770,14 @@ class RevTimeline:
     at each iteration of the loops around (a triangular nest's, a tile's);
     a branch holding REV layers is taken as run. A root loop's layers are worked
     out once, as far as a nest priced asks for them: the function must not change
-    while the timeline is in use."""
+    while the timeline is in use. Of the machine it reads only `reads(machine)`:
+    machines equal in those share one timeline."""
+
+    @staticmethod
+    def reads(machine: StreamMachine) -> tuple[int, int]:
+        """The numbers of `machine` the timeline reads: the integer latency and
+        the cache ports."""
+        return machine.integer, machine.cache_ports
 
     def __init__(self, function: func.FuncOp, machine: StreamMachine):
         self.function = function
