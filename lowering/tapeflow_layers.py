@@ -42,7 +42,6 @@ from lowering.layers.cost import (
     RevTimeline,
     StreamMachine,
     added_cycles,
-    footprint,
     saved_cycles,
 )
 from lowering.layers.pieces import make_pieces, sink_past
@@ -245,8 +244,8 @@ def _choose(
             if mine:
                 groups.append(mine)
     choices = []
-    fits = footprint(function) <= machine.cache_bytes
     accesses = accesses or AccessReuse(function)
+    fits = accesses.footprint() <= machine.cache_bytes
     timeline = timeline or RevTimeline(work, machine)  # the nests' REV layers, worked out once
     assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
     for group in groups:
