@@ -43,7 +43,6 @@ from lowering.layers.cost import (
     StreamMachine,
     added_cycles,
     continued_fills,
-    footprint,
     saved_cycles,
 )
 from lowering.layers.pieces import make_pieces, sink_past
@@ -91,15 +90,23 @@ def nest_choices(
     """Per machine of `machines`, the choices `layer_module` with it makes: per
     gradient function, per nest, in the pass's order (a kept nest's regions carry
     its `NestChoice.reason`). One layering of `module`, left as it is, serves every
-    machine; machines whose choices agree in `stream` layer `module` alike."""
+    machine; machines whose choices agree in `stream` layer `module` alike. Machines
+    equal in what the REV timeline reads (`RevTimeline.reads`: a cache sweep's)
+    share one."""
     entries, straight = _tile_sizes(spad_bytes, tiles_in_flight, loop_tiles_in_flight)
     found: list[list[tuple[NestChoice, ...]]] = [[] for _ in machines]
     for function in _region_gradients(module):
         kept = _kept_marks(function)
         work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
         accesses = AccessReuse(function)
+        timelines: dict[tuple[int, int], RevTimeline] = {}
         for choices, machine in zip(found, machines, strict=True):
-            nests = _choose(function, work, allocs, set(kept), machine, spad_bytes, accesses)
+            timeline = timelines.get(RevTimeline.reads(machine))
+            if timeline is None:
+                timeline = timelines[RevTimeline.reads(machine)] = RevTimeline(work, machine)
+            nests = _choose(
+                function, work, allocs, set(kept), machine, spad_bytes, accesses, timeline
+            )
             choices.append(tuple(choice for _, choice in nests))
     return [tuple(choices) for choices in found]
 
@@ -213,11 +220,13 @@ def _choose(
     machine: StreamMachine,
     spad_bytes: int,
     accesses: AccessReuse | None = None,
+    timeline: RevTimeline | None = None,
 ) -> list[tuple[list[int], NestChoice]]:
     """The cost model's choice for each nest of the layered copy `work`: the
     regions its FWD layers share (by position; not the `kept` ones, whose
     accesses a layer may hold), streamed or kept (`accesses`: what is known of
-    `function`'s accesses, `lowering.layers.cost.AccessReuse`)."""
+    `function`'s accesses, `lowering.layers.cost.AccessReuse`; `timeline`: `work`'s
+    REV timeline on a machine equal to `machine` in what it reads)."""
     originals = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
     groups: list[set[int]] = []
     for op in work.walk():
@@ -236,9 +245,10 @@ def _choose(
             if mine:
                 groups.append(mine)
     choices = []
-    fits = footprint(function) <= machine.cache_bytes
     accesses = accesses or AccessReuse(function)
-    timeline = RevTimeline(work, machine)  # the nests' REV layers, worked out once
+    fits = accesses.footprint() <= machine.cache_bytes
+    timeline = timeline or RevTimeline(work, machine)  # the nests' REV layers, worked out once
+    assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)

@@ -104,7 +104,9 @@ def compiled_code(source: str, filename: str) -> CodeType:
     """`compile(source, filename, "exec")`, remembered for the last 64 sources: the
     code generators give the same source for a kernel whose module was lowered
     once per timing model (the models differ in the schedule, which the generated
-    code does not read), and compiling a fully unrolled kernel's takes a second."""
+    code does not read; a kernel loop's source names its frame slots, bound when
+    its code is run, so kernels alike but for their slots share it too), and
+    compiling a fully unrolled kernel's takes a second."""
     return compile(source, filename, "exec")
 
 

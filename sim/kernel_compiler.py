@@ -184,8 +184,20 @@ class _KernelLoopSource:
         """The positions in `body` of the accesses' trace appends."""
         self.moving: list[str] = []
         """The flat indices computed in the loop."""
+        self.frame_slots: dict[int, str] = {}
+        """The frame slots the code reads or writes, by the name it binds each to."""
 
     # ------------------------------------------------------------- helpers
+    def frame(self, slot: int) -> str:
+        """Frame slot `slot` in the generated code: `fr[_sN]`, its number bound to
+        `_sN` when the code is made (`build`), so that kernels alike but for their
+        slots (one module lowered per timing model, a fully unrolled body's
+        repeated loops) have one source, compiled once (`compiled_code`)."""
+        name = self.frame_slots.get(slot)
+        if name is None:
+            name = self.frame_slots[slot] = f"_s{len(self.frame_slots)}"
+        return f"fr[{name}]"
+
     def constant(self, value: Any, hint: str) -> str:
         name = f"{hint}{len(self.env)}"
         self.env[name] = value
@@ -197,7 +209,7 @@ class _KernelLoopSource:
             name = f"x{len(self.names)}"
             self.names[value] = name
             self.invariant.add(value)
-            self.prologue.append(f"{name} = fr[{self.ctx.slot(value)}]")
+            self.prologue.append(f"{name} = {self.frame(self.ctx.slot(value))}")
         return self.names[value]
 
     def define(self, value: SSAValue) -> str:
@@ -219,12 +231,12 @@ class _KernelLoopSource:
 
         step_name = self.constant(Lazy(make, ctx) if lazy else make(), "R")
         lines = [
-            f"{indent}fr[{ctx.slot(v)}] = {self.names[v]}"
+            f"{indent}{self.frame(ctx.slot(v))} = {self.names[v]}"
             for v in dict.fromkeys(op.operands)
             if v in self.local
         ]
         lines.append(f"{indent}{step_name}(fr)")
-        lines += [f"{indent}{self.define(r)} = fr[{ctx.slot(r)}]" for r in op.results]
+        lines += [f"{indent}{self.define(r)} = {self.frame(ctx.slot(r))}" for r in op.results]
         return lines
 
     # ---------------------------------------------------------------- ops
@@ -282,7 +294,7 @@ class _KernelLoopSource:
         if isinstance(self.loop, scf.ForOp) and value is self.loop.body.block.args[0]:
             return Bounds.guarded("trips.start", "trips.stop")
         if value not in self.inside:
-            return Bounds.guarded(f"fr[{self.ctx.slot(value)}]")
+            return Bounds.guarded(self.frame(self.ctx.slot(value)))
         return None  # loaded or carried
 
     def address(
@@ -634,7 +646,7 @@ class _KernelLoopSource:
             memory = op.memory
             key = buffers[memory] = f"b{len(buffers)}"
             uses = accesses[memory]
-            source = f"fr[{ctx.slot(memory)}]"
+            source = self.frame(ctx.slot(memory))
             rank = len(op.indices)
             cache: list[Any] = [None, None]  # the last object seen here, prepared
             c = self.constant(cache, "C")
@@ -752,14 +764,20 @@ class _KernelLoopSource:
             else [
                 "def kernel_loop(fr):",
                 *(
-                    [f"    if fr[{st}] <= 0:", f"        raise NONPOSITIVE(fr[{st}])"]
+                    [
+                        f"    if {self.frame(st)} <= 0:",
+                        f"        raise NONPOSITIVE({self.frame(st)})",
+                    ]
                     if not positive_constant(loop.step)  # type: ignore[union-attr]
                     else []
                 ),
-                f"    trips = range(fr[{lb}], fr[{ub}], fr[{st}])",
+                f"    trips = range({self.frame(lb)}, {self.frame(ub)}, {self.frame(st)})",
                 "    if trips:",
                 "        return _run(fr, trips)",
-                *(f"    fr[{o}] = fr[{i}]" for o, i in zip(self.outs, inits, strict=False)),
+                *(
+                    f"    {self.frame(o)} = {self.frame(i)}"
+                    for o, i in zip(self.outs, inits, strict=False)
+                ),
             ]
         )
         lines = [
@@ -776,17 +794,22 @@ class _KernelLoopSource:
             *(["    app = TRACE.packed.append"] if self.records and not deferred else []),
             *("    " + line for line in self.prologue),
             *("    " + line for line in self.hoisted),
-            *(f"    {c} = fr[{i}]" for c, i in zip(carried, inits, strict=False)),
+            *(f"    {c} = {self.frame(i)}" for c, i in zip(carried, inits, strict=False)),
             *("    " + line for line in loop_lines),
-            *(f"    fr[{o}] = {c}" for o, c in zip(self.outs, results, strict=False)),
+            *(f"    {self.frame(o)} = {c}" for o, c in zip(self.outs, results, strict=False)),
         ]
         if self.float_ops:
             lines.append(f"    STATE.ops_executed += {self.float_ops} * len(trips)")
+        # The functions are made by `_bind`, which binds the slots' names (the
+        # closure's cells read as fast as constants).
+        bound = ", ".join(self.frame_slots.values())
+        lines = [f"def _bind({bound}):", *("    " + line for line in lines)]
+        lines.append("    return kernel_loop")
         source = "\n".join(lines) + "\n"
         namespace = dict(self.env)
-        filename = f"<kernel {'' if once else 'loop '}{kernel.id.value.data}>"
+        filename = "<kernel>" if once else "<kernel loop>"  # no id: alike kernels share it
         exec(compiled_code(source, filename), namespace)  # noqa: S102 - our own generated code
-        step = namespace["kernel_loop"]
+        step = namespace["_bind"](*self.frame_slots)
         step.source = source  # for debugging: print(step.source)
         return step  # type: ignore[no-any-return]
 

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     StringAttr,
+    i64,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -81,7 +82,7 @@ class MemPathAttr(EnumAttribute[MemPath], SpacedOpaqueSyntaxAttribute):
 def i64_attr(value: int) -> IntegerAttr:
     """The i64 attribute of `value`, made once: attributes are immutable, and
     placing a fully unrolled body makes hundreds of thousands of them."""
-    return IntegerAttr(value, 64)
+    return IntegerAttr(value, i64)
 
 
 @cache

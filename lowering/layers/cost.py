@@ -32,8 +32,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from copy import copy
 from dataclasses import dataclass, replace
 from enum import Enum, auto
+from itertools import tee
 from math import ceil, gcd, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
@@ -237,12 +239,13 @@ def saved_cycles(
     `accesses`: what is known of `function`'s accesses from an earlier call
     (`AccessReuse`; the cost model asks per nest and per machine)."""
     accesses = accesses or AccessReuse(function)
-    arrays = footprint(function, regions=False)
+    assert accesses.function is function
+    arrays = accesses.footprint(regions=False)
     arrays_fit = arrays <= machine.cache_bytes
-    fits = arrays + footprint(function, arrays=False) <= machine.cache_bytes
+    fits = arrays + accesses.footprint(arrays=False) <= machine.cache_bytes
     # REV reads a tape line again after the whole FWD tape has passed through the
     # cache: they miss where arrays and tape, triangles included, exceed it.
-    rev_hits = arrays + footprint(function, arrays=False, triangles=True) <= machine.cache_bytes
+    rev_hits = arrays + accesses.footprint(arrays=False, triangles=True) <= machine.cache_bytes
     windows: dict[Block, dict[int, int]] = {}
     # An access's window depends only on the block it sits in: one per block (a
     # fully unrolled body holds thousands of accesses in one block).
@@ -323,13 +326,22 @@ class AccessReuse:
     (`reused`) and the cache lines it misses per iteration (`lines`), each worked
     out once, with the extents of each loop nest: a fully unrolled body holds
     thousands of accesses under one nest, and the cost model asks of each per
-    nest and per machine."""
+    nest and per machine. So are the function's footprints (`footprint`)."""
 
     def __init__(self, function: func.FuncOp) -> None:
         self.function = function
         self._extents: dict[tuple[scf.ForOp, ...], list[int] | None] = {}
         self._nests: dict[Operation, tuple[tuple[scf.ForOp, ...], dict[SSAValue, int] | None]] = {}
         self._reused: dict[Operation, bool] = {}
+        self._footprints: dict[tuple[bool, bool, bool], int] = {}
+
+    def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
+        """`footprint` of the function (worked out once per choice of arguments)."""
+        key = (arrays, regions, triangles)
+        found = self._footprints.get(key)
+        if found is None:
+            found = self._footprints[key] = footprint(self.function, arrays, regions, triangles)
+        return found
 
     def _nest(
         self, access: memref.LoadOp | memref.StoreOp
@@ -770,7 +782,14 @@ class RevTimeline:
     at each iteration of the loops around (a triangular nest's, a tile's);
     a branch holding REV layers is taken as run. A root loop's layers are worked
     out once, as far as a nest priced asks for them: the function must not change
-    while the timeline is in use."""
+    while the timeline is in use. Of the machine it reads only `reads(machine)`:
+    machines equal in those share one timeline."""
+
+    @staticmethod
+    def reads(machine: StreamMachine) -> tuple[int, int]:
+        """The numbers of `machine` the timeline reads: the integer latency and
+        the cache ports."""
+        return machine.integer, machine.cache_ports
 
     def __init__(self, function: func.FuncOp, machine: StreamMachine):
         self.function = function
@@ -791,10 +810,19 @@ class RevTimeline:
         self._fills: dict[scf.ForOp, int] = {}
         self._straight: dict[tuple[Operation, Operation, int], float] = {}
         self._plans: dict[Block | tuple[Operation, ...], list[tuple[_Step, object]]] = {}
+        self._teed: dict[frozenset[Operation], Iterator[RevLayer]] = {}
 
     def layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
         """The REV layers of the loops around the REV layers `charged`, those
-        `charged` (`RevLayer.charged`)."""
+        `charged` (`RevLayer.charged`): the same sequence each time, made once as
+        far as it is read (a nest is priced on every machine sharing the timeline)."""
+        key = frozenset(charged)
+        kept = self._teed.get(key)
+        if kept is None:
+            kept = self._teed[key] = tee(self._layers(charged), 1)[0]
+        return copy(kept)  # a copy reads the kept items, then makes the next ones
+
+    def _layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
         roots: list[Operation] = []
         for op in charged:
             loops = enclosing_loops(op, self.function)

@@ -689,3 +689,32 @@ def test_runs_that_follow_each_other_as_tiles_fill_their_pipeline_once(after: bo
     inner = [loop for loop in _loops(function) if "tapeflow.rows_per_iteration" in loop.attributes]
     assert [cost.pipeline_fill(loop, CGRA) for loop in inner] == [2, 7]
     assert cost.continued_fills(function, regions, CGRA) == (6 if after else 27)
+
+
+@pytest.mark.parametrize("name", ["mixed.mlir", "two-loops.mlir"])
+def test_machines_equal_in_what_a_timeline_reads_share_it(name: str) -> None:
+    # `nest_choices` shares one `RevTimeline` among machines equal in
+    # `RevTimeline.reads` (a cache sweep's): each machine's added cycles on the
+    # shared timeline, made on another machine, are those its own timeline gives,
+    # for machines that differ in every other number the cost model reads.
+    module, _ = _layered(name, 64, None)
+    (function,) = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    nests = [{op.region} for op in function.walk() if isinstance(op, region.AllocOp)]
+    others = [
+        replace(CGRA, cache_bytes=1024, cache_line_bytes=32, cache_mshrs=1),
+        replace(CGRA, dram_latency=400, dram_bytes_per_cycle=1.0, runahead=False),
+        replace(CGRA, dram_latency=10, dram_bytes_per_cycle=64.0, cache_bytes=1 << 20),
+    ]
+    shared = cost.RevTimeline(function, CGRA)
+    for machine in others:
+        assert cost.RevTimeline.reads(machine) == cost.RevTimeline.reads(CGRA)
+        for nest in nests:
+            own = cost.added_cycles(function, nest, machine, 64)
+            assert cost.added_cycles(function, nest, machine, 64, shared) == own
+    # Priced together (one timeline), the machines choose as each priced alone.
+    path = INPUTS / name
+    source = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    machines = [CGRA, *others]
+    together = nest_choices(source, 64, machines)
+    assert together == [nest_choices(source, 64, [m])[0] for m in machines]
+    assert len({tuple(c.added for f in m for c in f) for m in together}) > 1  # they differ
