@@ -732,15 +732,15 @@ class _Walk:
 
 
 class _Sequence:
-    """The REV sweep's layers (each with its layer op), made as they are asked
-    for and kept."""
+    """The REV sweep's layers (each with its layer op, and as another nest's,
+    uncharged), made as they are asked for and kept."""
 
     def __init__(self, made: Iterator[tuple[Operation, RevLayer]]):
-        self.items: list[tuple[Operation, RevLayer]] = []
+        self.items: list[tuple[Operation, RevLayer, RevLayer]] = []
         self.made = made
         self.done = False
 
-    def __iter__(self) -> Iterator[tuple[Operation, RevLayer]]:
+    def __iter__(self) -> Iterator[tuple[Operation, RevLayer, RevLayer]]:
         index = 0
         while True:
             if index < len(self.items):
@@ -753,7 +753,7 @@ class _Sequence:
             if item is None:
                 self.done = True
                 return
-            self.items.append(item)
+            self.items.append((*item, replace(item[1], charged=False)))
 
 
 class RevTimeline:
@@ -810,10 +810,10 @@ class RevTimeline:
             start = min(reverse_sweep_start(self.function, "tapeflow-layers"), *holding[:1])
             self._sweep = _Sequence(self._ops(tuple(top[start:]), {}, _Walk()))
         last = max(self._place(op) for op in charged)
-        for op, each in self._sweep:
+        for op, each, other in self._sweep:
             if self._place(op) > last:
                 return
-            yield each if op in charged else replace(each, charged=False)
+            yield each if op in charged else other
 
     def _place(self, op: Operation) -> int:
         """The place in the function's body of the top-level op holding `op`."""
