@@ -41,6 +41,7 @@ from math import ceil, gcd, prod
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
+from lowering.enzyme.caches import reverse_sweep_start
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
@@ -663,9 +664,9 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
     the latency after issue, in turn on the one channel, each its transfer time;
     a layer waits for what has not arrived when it would start, and its
     pipeline fills again (`RevLayer.refill`): every later layer starts that much
-    later. Past `PRELOAD_LAYERS` layers, once one charged layer is placed, the
-    rest of the `charged` layers in all wait as the last half of the charged
-    ones placed."""
+    later. Past `PRELOAD_LAYERS` layers from the first charged one, once one
+    charged layer is placed, the rest of the `charged` layers in all wait as the
+    last half of the charged ones placed."""
     resident: deque[tuple[float, int]] = deque()  # (freed at, entries)
     occupied = 0
     end = channel = issued = 0.0
@@ -674,12 +675,12 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
     total = 0.0
     placed = 0
     for each in layers:
-        if placed >= PRELOAD_LAYERS and waits:
+        placed += bool(placed or each.charged)
+        if placed > PRELOAD_LAYERS and waits:
             tail = waits[len(waits) // 2 :]
             if tail:
                 total += (charged - len(waits)) * sum(tail) / len(tail)
             return total
-        placed += 1
         entries = min(each.entries, ring.capacity)
         at = issued if ring.runahead or previous < issued else previous
         while resident and (resident[0][0] <= at or occupied + entries > ring.capacity):
@@ -736,23 +737,22 @@ class _Step(Enum):
 
 @dataclass
 class _Walk:
-    """A walk of a root's REV layers: the work since the last REV layer, and it."""
+    """A walk of the REV sweep's layers: the work since the last REV layer, and it."""
 
     gap: float = 0.0
     last: Operation | None = None
 
 
 class _Sequence:
-    """A root's REV layers (each with its layer op), made as they are asked for
-    and kept; `walk.gap` the work after the last one once `done`."""
+    """The REV sweep's layers (each with its layer op, and as another nest's,
+    uncharged), made as they are asked for and kept."""
 
-    def __init__(self, made: Iterator[tuple[Operation, RevLayer]], walk: _Walk):
-        self.items: list[tuple[Operation, RevLayer]] = []
+    def __init__(self, made: Iterator[tuple[Operation, RevLayer]]):
+        self.items: list[tuple[Operation, RevLayer, RevLayer]] = []
         self.made = made
-        self.walk = walk
         self.done = False
 
-    def __iter__(self) -> Iterator[tuple[Operation, RevLayer]]:
+    def __iter__(self) -> Iterator[tuple[Operation, RevLayer, RevLayer]]:
         index = 0
         while True:
             if index < len(self.items):
@@ -765,22 +765,23 @@ class _Sequence:
             if item is None:
                 self.done = True
                 return
-            self.items.append(item)
+            self.items.append((*item, replace(item[1], charged=False)))
 
 
 class RevTimeline:
-    """The REV layers of the loops around some REV layers of a layered function,
-    in the order they run, each with an estimate of its run and of the work
-    before it, lower bounds as the windows' compute in `saved_cycles`: an
-    innermost loop's run its iterations at its recurrence bound or its cache
-    accesses over the ports, at least a cycle each; straight-line ops their
+    """The REV layers of a layered function's REV sweep, in the order they run,
+    each with an estimate of its run and of the work before it, as the windows'
+    compute in `saved_cycles`: an innermost loop's run its iterations at its
+    recurrence bound or its cache accesses over the ports, at least a cycle
+    each, and its pipeline's fill (`cgra` fills a kernel loop's pipeline each
+    run; a continued tile spares it); straight-line ops their
     accesses over the ports or their longest chain at `integer` an op (a layer's
     bounds, before its stream op, are work before it). A tile of an innermost
     loop that follows the loop's tile before it refills, after a wait, the
     pipeline: an iteration's longest latency path less the cycles an iteration
     takes (`_fill`). Trip counts are evaluated
     at each iteration of the loops around (a triangular nest's, a tile's);
-    a branch holding REV layers is taken as run. A root loop's layers are worked
+    a branch holding REV layers is taken as run. The sweep's layers are worked
     out once, as far as a nest priced asks for them: the function must not change
     while the timeline is in use. Of the machine it reads only `reads(machine)`:
     machines equal in those share one timeline."""
@@ -794,8 +795,11 @@ class RevTimeline:
     def __init__(self, function: func.FuncOp, machine: StreamMachine):
         self.function = function
         self.machine = machine
-        self._sequences: dict[Operation, _Sequence] = {}
-        self._order: dict[Operation, int] | None = None
+        self._sweep: _Sequence | None = None
+        self._tops: dict[Operation, int] = {}
+        """The top-level ops' places in the function's body."""
+        self._top: dict[Operation, int] = {}
+        """A REV layer's top-level op's place."""
         self._holds: dict[Operation, bool] = {}
         self._per_iteration: dict[scf.ForOp, int] = {}
         self._shapes: dict[
@@ -813,9 +817,13 @@ class RevTimeline:
         self._teed: dict[frozenset[Operation], Iterator[RevLayer]] = {}
 
     def layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
-        """The REV layers of the loops around the REV layers `charged`, those
-        `charged` (`RevLayer.charged`): the same sequence each time, made once as
-        far as it is read (a nest is priced on every machine sharing the timeline)."""
+        """The REV layers of the REV sweep from its start (`reverse_sweep_start`,
+        where the first preload may be issued) through the last top-level op
+        holding one of the REV layers `charged`, in the order they run, those
+        `charged` (`RevLayer.charged`): the REV work and the other nests' layers
+        before a nest's first layer take their time and room as they do in the
+        `cgra` model. The same sequence each time, made once as far as it is read
+        (a nest is priced on every machine sharing the timeline)."""
         key = frozenset(charged)
         kept = self._teed.get(key)
         if kept is None:
@@ -823,32 +831,28 @@ class RevTimeline:
         return copy(kept)  # a copy reads the kept items, then makes the next ones
 
     def _layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
-        roots: list[Operation] = []
-        for op in charged:
-            loops = enclosing_loops(op, self.function)
-            root = loops[0] if loops else op
-            if root not in roots:
-                roots.append(root)
-        if self._order is None:
-            self._order = {op: n for n, op in enumerate(self.function.walk())}
-        carry = 0.0  # the work after the last layer of the roots before
-        for root in sorted(roots, key=self._order.__getitem__):
-            sequence = self._sequences.get(root)
-            if sequence is None:
-                walk = _Walk()
-                sequence = self._sequences[root] = _Sequence(self._ops((root,), {}, walk), walk)
-            first = True
-            for op, each in sequence:
-                yield RevLayer(
-                    each.entries,
-                    each.run,
-                    each.gap + carry if first else each.gap,
-                    each.nbytes,
-                    op in charged,
-                    each.refill,
-                )
-                first = False
-            carry = sequence.walk.gap if not first else carry + sequence.walk.gap
+        if self._sweep is None:
+            top = list(self.function.body.block.ops)
+            self._tops = {op: n for n, op in enumerate(top)}
+            holding = [n for n, op in enumerate(top) if self._holds_rev(op)]
+            start = min(reverse_sweep_start(self.function, "tapeflow-layers"), *holding[:1])
+            self._sweep = _Sequence(self._ops(tuple(top[start:]), {}, _Walk()))
+        last = max(self._place(op) for op in charged)
+        for op, each, other in self._sweep:
+            if self._place(op) > last:
+                return
+            yield each if op in charged else other
+
+    def _place(self, op: Operation) -> int:
+        """The place in the function's body of the top-level op holding `op`."""
+        found = self._top.get(op)
+        if found is None:
+            top = op
+            while top.parent_op() is not self.function:
+                top = top.parent_op()
+                assert top is not None
+            found = self._top[op] = self._tops[top]
+        return found
 
     def _holds_rev(self, op: Operation) -> bool:
         found = self._holds.get(op)
@@ -921,8 +925,8 @@ class RevTimeline:
             shape = self._shapes[op] = (tile.entries(), ops, _depth(ops, folded), loops, single)
         entries, ops, chain, loops, single = shape
         before = walk.gap + chain * self.machine.integer
-        run = sum(self._loop(o, env) for o in loops) if loops else self._work(ops)
         continued = op is walk.last and single
+        run = sum(self._loop(o, env, not continued) for o in loops) if loops else self._work(ops)
         refill = self._fill(loops[0]) if continued else 0
         walk.last = op
         walk.gap = 0.0
@@ -948,14 +952,17 @@ class RevTimeline:
             self._evaluated[key] = found
         return found
 
-    def _loop(self, loop: scf.ForOp, env: dict[SSAValue, int]) -> float:
+    def _loop(self, loop: scf.ForOp, env: dict[SSAValue, int], fills: bool = True) -> float:
         """Cycles of a run of `loop` with the loop indices `env`: an innermost
-        loop's iterations at its bound per iteration (`_iteration`), an outer
-        loop's its body's at its middle iteration."""
+        loop's iterations at its bound per iteration (`_iteration`) and, unless
+        not `fills` (a tile continuing its loop's pipeline), its pipeline's fill
+        (`_fill`), as the `cgra` model times a kernel loop's run; an outer loop's
+        its body's at its middle iteration."""
         lb, trips, step = self._bounds(loop, env)
         block = loop.body.block
         if self._loop_is_innermost(loop):
-            return trips * self._iteration(loop)
+            fill = self._fill(loop) if fills and trips > 0 else 0
+            return trips * self._iteration(loop) + fill
         if trips == 0:
             return 0.0
         middle = {**env, block.args[0]: lb + (trips // 2) * step}

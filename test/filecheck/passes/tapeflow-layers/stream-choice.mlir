@@ -1,6 +1,6 @@
 // `stream=auto` (the default) streams a nest only where the cost model finds it
 // saves more cycles than its tiles add; `stream=always` streams every nest.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=50 stats=true}' %S/Inputs/short-tape.mlir 2>%t.short | filecheck %s --check-prefix=KEEP
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=10 stats=true}' %S/Inputs/short-tape.mlir 2>%t.short | filecheck %s --check-prefix=KEEP
 // RUN: filecheck %s --check-prefix=KEEPSTATS < %t.short
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=200 stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=STREAM
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=200 runahead=false stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=BEHIND
@@ -26,29 +26,26 @@
 // holds all 32 REV tiles: their preloads are issued at the REV sweep's start, 32 B
 // each at 9.6 bytes a cycle after the latency, tile k's there at 200 + (k + 1) *
 // 10/3. The first REV layer, after its cycle of bounds, waits ceil(200 + 10/3 -
-// 1) = 203 cycles and ends at 206 (a REV tile runs 2 cycles, one cache access a
-// cycle); each later one starts 3 cycles after the one before, tile k at 204 +
-// 3k, (k - 2)/3 cycles before its preload arrives: tile 3 waits ceil(1/3) = 1,
-// then its loop's pipeline fills again (the REV loop continues across its tiles:
-// 46 cycles, an iteration's longest latency path, `subi` 1, a load 2, `cos` 30,
-// `mulf` 4, `addf` 5, `mulf` 4, the store 1, less the cycle an iteration takes),
-// and the later tiles, 10/3 cycles apart, are there in time: 64 + 203 + 1 + 46 =
-// 314, less than 456: streamed. (In floating point three transfers of 32/9.6
-// end a hair after 10 cycles: tile 2 takes that wait and refill, the same sum.)
-// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 456 cycles, adds 314)
+// 1) = 203 cycles, starts at 204 and runs 2 cycles (one cache access a cycle)
+// and its loop's pipeline fill, the first run of the REV loop (46 cycles, an
+// iteration's longest latency path, `subi` 1, a load 2, `cos` 30, `mulf` 4,
+// `addf` 5, `mulf` 4, the store 1, less the cycle an iteration takes): it ends
+// at 252. Each later tile continues that pipeline and starts 3 cycles after the
+// one before, tile k at 250 + 3k, after its preload: 64 + 203 = 267, less than
+// 456: streamed.
+// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 456 cycles, adds 267)
 
 // Without runahead a REV preload is issued no earlier than the previous REV
-// layer's start: the first tile waits 203 cycles and starts at 204; the second,
-// issued then, arrives at 407.3 and waits 201 (its layer would start at 207),
-// then fills its loop's pipeline again, 46, and ends at 456; every later tile,
-// issued at the start of the one before and starting 49 cycles after it, waits
-// ceil(200 + 10/3 - 49) = 155 and fills 46: 64 + 203 + 247 + 30 * 201 = 6544,
+// layer's start: the first tile waits 203 cycles, starts at 204 and ends at 252;
+// every later tile, issued at the start of the one before and starting 49 cycles
+// after it (after its wait, the refill of 46, its run of 2 and its bounds' 1),
+// waits ceil(200 + 10/3 - 49) = 155 and fills 46: 64 + 203 + 31 * 201 = 6498,
 // kept.
-// BEHIND: nest #0 %t: kept (cost model: streaming saves at most 456 cycles, adds 6544)
+// BEHIND: nest #0 %t: kept (cost model: streaming saves at most 456 cycles, adds 6498)
 
 // At a latency of 100 the FWD misses save 256 cycles; the first REV tile waits
-// ceil(100 + 10/3 - 1) = 103 and tile 3 waits 1 and refills 46: 214, streamed.
-// FIRST: nest #0 %t: streamed (cost model: streaming saves at most 256 cycles, adds 214)
+// ceil(100 + 10/3 - 1) = 103, the later ones none: 167, streamed.
+// FIRST: nest #0 %t: streamed (cost model: streaming saves at most 256 cycles, adds 167)
 
 // A 32 B scratchpad holds a single such tile: each REV tile's preload is issued
 // when the tile before it ends and waits the latency and its transfer less its
@@ -56,14 +53,14 @@
 // fills its loop's pipeline again, 46: 64 + 32 * 103 + 31 * 46, kept.
 // WHOLE: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 4786)
 
-// With a DRAM latency of 50 cycles, the two groups of FWD misses save 100 cycles:
-// 100 + 88 - 64 in FWD and 32 in REV, 156, less than the tiles' 64, the first
-// REV tile's wait, ceil(50 + 10/3 - 1) = 53, and tile 3's 1 + 46: 164, kept.
-// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 164 cycles of tile bookkeeping and preload waits and save at most 156 (tape misses, cache-port cycles and pipeline fills; the tape and arrays fit the cache)"}
+// With a DRAM latency of 10 cycles, the two groups of FWD misses save 20 cycles:
+// 20 + 88 - 64 in FWD and 32 in REV, 76, less than the tiles' 64 and the first
+// REV tile's wait, ceil(10 + 10/3 - 1) = 13: 77, kept.
+// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 77 cycles of tile bookkeeping and preload waits and save at most 76 (tape misses, cache-port cycles and pipeline fills; the tape and arrays fit the cache)"}
 // KEEP-NOT: layer.layer
 // KEEPSTATS:      tapeflow-layers: @diffef: 0 FWD/REV layer pairs, 0 layers executed (scratchpad 1024 B)
-// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 164 cycles
-// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 156 cycles, adds 164)
+// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 77 cycles
+// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 76 cycles, adds 77)
 // ALWAYS:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 64 layers executed (scratchpad 1024 B)
 // ALWAYS-NEXT:   layer 0/1 %t: 2x2 entries, tile of iterations, runs 32 times
 // ALWAYS-NOT:  nest
