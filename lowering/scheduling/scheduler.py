@@ -1,7 +1,8 @@
 """
 Modulo list scheduling of a loop body on the PE grid (the algorithm of
 `tapeflow-to-cgra`, whose module docstring states it): each op takes the PE that
-can issue it earliest, given its operands' latencies and routing hops, one op per
+can issue it earliest, in program order but for a FWD tile's scratchpad stores,
+placed last (`sinks_last`), given its operands' latencies and routing hops, one op per
 PE and `ports`/`banks` accesses per cycle modulo `ii`; `ii` starts at the resource
 and recurrence bounds (`lowering.scheduling.recurrence`) and grows until the
 schedule fits and every loop-carried value arrives in time. What it reads of the
@@ -18,6 +19,7 @@ from xdsl.ir import Operation, SSAValue
 
 from lowering.scheduling.body import Conflicts, LoopBody
 from lowering.scheduling.recurrence import recurrence_mii
+from tapeflow_dialects import stream
 from targets.costs import op_latency
 from targets.hardware import Hardware
 from targets.scheduling import hardware_options, mapping_options
@@ -104,6 +106,19 @@ def scheduling_key(hardware: Hardware) -> tuple[object, ...]:
     )
 
 
+def sinks_last(ops: list[Operation]) -> list[Operation]:
+    """`ops` in the order the list scheduler places them: a body's scratchpad
+    stores (a FWD tile's tape, which nothing in the body reads) after every
+    other op, so that they take the PEs and cycles the ops of its dataflow and
+    recurrences leave, rather than the other way round."""
+    if any(isinstance(op, stream.LoadOp) for op in ops):
+        return ops
+    sinks = [op for op in ops if isinstance(op, stream.StoreOp)]
+    if not sinks:
+        return ops
+    return [op for op in ops if not isinstance(op, stream.StoreOp)] + sinks
+
+
 class Scheduler:
     """Modulo list scheduling of loop bodies on one hardware's PE grid."""
 
@@ -129,6 +144,7 @@ class Scheduler:
         slot is reused modulo `ii` and the schedule is a plain list schedule."""
         if not self.hw.mapping.modulo_schedule:
             return self.sequential(ops)
+        ops = sinks_last(ops)
         body = LoopBody.of(ops, self.hw)
         key = self._memo_key(body, carried, iterated)
         if self.memo is not None and (found := self.memo.find(key, ops)) is not None:
@@ -162,6 +178,7 @@ class Scheduler:
         """The schedule of `ops` (as `schedule` takes them) the memo holds, or None."""
         if self.memo is None:
             return None
+        ops = sinks_last(ops)
         return self.memo.find(self._memo_key(LoopBody.of(ops, self.hw), carried, iterated), ops)
 
     def sequential(self, ops: list[Operation]) -> Schedule:

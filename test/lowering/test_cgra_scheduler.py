@@ -27,13 +27,17 @@ import pytest
 from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Operation, SSAValue
 
+from lowering.pipelines import hardware_pipeline, parse_pipeline
 from lowering.scheduling.body import LoopBody
 from lowering.scheduling.recurrence import recurrence_mii
 from lowering.scheduling.scheduler import Scheduler
+from tapeflow_benchmarks.common import parse_kernel
+from tapeflow_dialects import cgra, stream
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from targets.costs import op_latency
-from targets.hardware import configure
+from targets.hardware import PRESETS, configure
+from targets.machine import layered
 
 N = 64
 OPS = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.maximumf"]
@@ -277,3 +281,29 @@ def _assert_legal(ops: list[Operation], carried, hw, schedule) -> None:  # type:
     # Loop-carried values arrive in time for the next iteration (ii later).
     for c, p, extra in _back_edges(ops, carried, hw):
         assert place[ops[c]][2] + ii >= place[ops[p]][2] + extra
+
+
+def test_a_tile_s_scratchpad_stores_leave_the_recurrence_its_bound() -> None:
+    # trmm's FWD loop, streamed: `B[i][j] += A[k][i] * B[k][j]` stores B[i][j],
+    # which the next iteration's load of B[k][j] may read (k > i is not proven):
+    # load (the cache hit, 2 cycles), fmul (4), fadd (5), the store, and the next
+    # load a cycle after it: 12 cycles, the recurrence bound. Its two scratchpad
+    # stores (A[k][i] and B[k][j] to the tile) feed nothing in the body; placed
+    # in program order, before the fmul, they took the PE slots the recurrence's
+    # ops wanted and the loop ran at 13.
+    ctx = make_context()
+    module = parse_kernel(ctx, "trmm", "paper")
+    hardware = layered(PRESETS["Tflow32k"], [], ["mapping.stream_by_cost=false"])
+    assert hardware.latencies.fmul == 4 and hardware.latencies.fadd == 5
+    assert hardware.cache.hit_latency == 2
+    parse_pipeline(hardware_pipeline("tapeflow", hardware)).apply(ctx, module)
+    fwd = [
+        op
+        for op in module.walk()
+        if isinstance(op, cgra.KernelOp)
+        and isinstance(op.parent_op(), scf.ForOp)
+        and any(isinstance(o, cgra.StoreOp) and o.path.data.value == "spad" for o in op.walk())
+    ]
+    assert len(fwd) == 1
+    assert fwd[0].ii.value.data == 12
+    assert not any(isinstance(o, stream.StoreOp) for o in module.walk())
