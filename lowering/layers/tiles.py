@@ -254,9 +254,9 @@ def strip_mine(
       min(h, T)` (two ops in a chain). A trip count below one runs no tile.
 
     `trip` is the loop's trip count, a constant, or None for a unit-step loop of
-    run-time trip count (`ub - lb`, computed before the loop where REV's
-    partial tiles need it; its last tile may be partial). Each bound is the other plus or minus the
-    tile's iterations times the step, so that the stream's row count
+    run-time trip count (`ub - lb`, computed before the loop where REV's partial
+    tiles need it; its last tile may be partial). Each bound is the other plus or
+    minus the tile's iterations times the step, so that the stream's row count
     (`tapeflow-streams`) needs no op of its own (`IndexBuilder.span`).
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
