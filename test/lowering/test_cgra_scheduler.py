@@ -30,7 +30,7 @@ from xdsl.ir import Operation, SSAValue
 from lowering.pipelines import hardware_pipeline, parse_pipeline
 from lowering.scheduling.body import LoopBody
 from lowering.scheduling.recurrence import recurrence_mii
-from lowering.scheduling.scheduler import Scheduler
+from lowering.scheduling.scheduler import Scheduler, sinks_last
 from tapeflow_benchmarks.common import parse_kernel
 from tapeflow_dialects import cgra, stream
 from tapeflow_tools.context import make_context
@@ -307,3 +307,36 @@ def test_a_tile_s_scratchpad_stores_leave_the_recurrence_its_bound() -> None:
     assert len(fwd) == 1
     assert fwd[0].ii.value.data == 12
     assert not any(isinstance(o, stream.StoreOp) for o in module.walk())
+
+
+def test_a_tile_s_body_keeps_the_cheaper_of_both_orders() -> None:
+    # MTTKRP's FWD loop unrolled 8 times runs one trip a window, so its cost is
+    # the schedule's length: its scratchpad stores placed last lowered `ii` but
+    # lengthened the schedule. The scheduler prices both orders by the loop's
+    # trip count, each order scheduled here on its own (no memo), and keeps the
+    # cheaper; without a trip count, the smaller `ii`.
+    ctx = make_context()
+    module = parse_kernel(ctx, "mttkrp", "paper")
+    hardware = layered(PRESETS["Tflow32k"], [], ["mapping.stream_by_cost=false"])
+    spec = hardware_pipeline("tapeflow", hardware, unroll=8)
+    parse_pipeline(spec.split(",tapeflow-to-cgra")[0]).apply(ctx, module)
+    loops = [
+        op
+        for op in module.walk()
+        if isinstance(op, scf.ForOp)
+        and any(isinstance(o, stream.StoreOp) for o in op.body.block.ops)
+    ]
+    assert loops
+    for loop in loops:
+        block = loop.body.block
+        ops = list(block.ops)[:-1]
+        carried = list(zip(block.args[1:], block.ops.last.operands, strict=False))
+        mine = Scheduler(hardware, memo=None)
+        given = mine._schedule(ops, carried, True)
+        last = mine._schedule(sinks_last(ops), carried, True)
+        for trips in (1, 2, 1000):
+            chosen = Scheduler(hardware, memo=None).schedule(ops, carried, trips=trips)
+            costs = [(trips - 1) * s.ii + s.length for s in (given, last)]
+            assert (trips - 1) * chosen.ii + chosen.length == min(costs)
+        chosen = Scheduler(hardware, memo=None).schedule(ops, carried)
+        assert (chosen.ii, chosen.length) == min((s.ii, s.length) for s in (given, last))
