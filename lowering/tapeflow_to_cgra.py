@@ -48,6 +48,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import require_gradients
 from lowering.ir.locations import located
+from lowering.ir.loops import trip_count
 from lowering.ir.stages import is_placed
 from lowering.scheduling.body import memory_kind, placeable
 from lowering.scheduling.scheduler import Schedule, Scheduler
@@ -173,7 +174,7 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: Scheduler) -> KernelRecor
     assert isinstance(terminator, scf.YieldOp)
     ops = body_ops[:-1]
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
-    schedule = scheduler.schedule(ops, carried)
+    schedule = scheduler.schedule(ops, carried, trips=trip_count(loop))
     kernel = _make_kernel(
         ops, list(terminator.operands), ident, scheduler, schedule, InsertPoint.before(terminator)
     )
@@ -492,7 +493,8 @@ def _sink_into(
         users = set(ops)
         head = ops[0]
     assert head is not None, "a loop's body ends in its yield"
-    before = scheduler.schedule(ops, carried, iterated=looped)
+    trips = trip_count(target) if isinstance(target, scf.ForOp) else None
+    before = scheduler.schedule(ops, carried, iterated=looped, trips=trips)
     mapping: dict[SSAValue, SSAValue] = {}
     pairs = []
     for op in needed:
@@ -501,7 +503,9 @@ def _sink_into(
         pairs.append((op, copy))
         for old, new in zip(op.results, copy.results, strict=True):
             old.replace_uses_with_if(new, lambda use: use.operation in users)
-    after = scheduler.schedule([copy for _, copy in pairs] + ops, carried, iterated=looped)
+    after = scheduler.schedule(
+        [copy for _, copy in pairs] + ops, carried, iterated=looped, trips=trips
+    )
     return before, after, pairs
 
 

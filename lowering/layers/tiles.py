@@ -50,15 +50,28 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
         (plan.fwd, fwd_id, rev_id, Phase.FWD),
         (plan.rev, rev_id, fwd_id, Phase.REV),
     ):
-        at = IndexBuilder(InsertPoint.before(loop), loop_type(loop))
-        # Left a constant where the bounds fold (a loop of constant bounds inside a
-        # triangular nest): its tiles then have constant bounds (`strip_mine`). A
-        # trip count below one runs no tile.
-        trip = at.sub(loop.ub, loop.lb)
-        if not isinstance(trip, int) and (known := constant_value(trip)) is not None:
-            trip = known
+        # A constant where the bounds are (a loop of constant bounds inside a
+        # triangular nest): its tiles then have constant bounds (`strip_mine`).
+        # Else computed before the loop where its tiles need it. A trip count
+        # below one runs no tile.
+        lb, ub = constant_value(loop.lb), constant_value(loop.ub)
+        trip = None
+        if lb is not None and ub is not None:
+            trip = IndexBuilder(InsertPoint.before(loop), loop_type(loop)).sub(ub, lb)
+            assert isinstance(trip, int)  # folded: no op
         strip_mine(
-            loop, loop.lb, 1, trip, tile, ident, partner, phase, spad, state.spad_bytes, rows
+            loop,
+            loop.lb,
+            loop.ub,
+            1,
+            trip,
+            tile,
+            ident,
+            partner,
+            phase,
+            spad,
+            state.spad_bytes,
+            rows,
         )
     ids = (fwd_id, rev_id)
     _record(state, ids, list(plan.stores), spad, 0, run_time=True, tile_iterations=tile)
@@ -156,11 +169,12 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         (loop, fwd_id, rev_id, Phase.FWD),
         (rev_loop, rev_id, fwd_id, Phase.REV),
     ):
-        lb, step = constant_value(each.lb), constant_value(each.step)
-        assert lb is not None and step is not None
+        lb, ub, step = constant_value(each.lb), constant_value(each.ub), constant_value(each.step)
+        assert lb is not None and ub is not None and step is not None
         strip_mine(
             each,
             lb,
+            ub,
             step,
             trip,
             tile,
@@ -211,8 +225,9 @@ def tile_loop_of(loop: scf.ForOp) -> Operation:
 def strip_mine(
     loop: scf.ForOp,
     lb: Index,
-    step: Index,
-    trip: Index,
+    ub: Index,
+    step: int,
+    trip: int | None,
     tile: int,
     ident: int,
     partner: int,
@@ -222,32 +237,45 @@ def strip_mine(
     rows_per_iteration: int = 1,
 ) -> None:
     """
-    `for i in [lb, ub)` becomes `for s in [0, trip) step T { layer { for i in
-    the tile at s } }`: the tile loop counts iterations, `T` a tile, so that its
-    index is the tile's first iteration (no product per tile).
+    `for i in [lb, ub) step d` becomes a tile loop of `layer { for i in the tile
+    }`, `T` iterations a tile. The tile loop's index is one of the tile's bounds
+    itself, so that a tile computes as few integer ops, in as short a chain, as
+    its bounds need:
 
-    The trip count is a constant, or a value computed just before the loop (a
-    loop of run-time trip count, whose last tile may be partial). FWD's tile at
-    `s` runs iterations [s, s + min(T, trip - s)) (the min left out where a
-    constant trip count is a multiple of T); REV visits the tiles in the inverse
-    order. Enzyme's REV loop runs iteration j where FWD ran iteration trip-1-j, so
-    REV's first tile is FWD's last, of `last = (trip - 1) rem T + 1` iterations
-    (computed once before the tile loop, or a constant), and REV's tile at `s`
-    runs [hi - min(hi, T), hi) with hi = last + s; where every tile is full, that
-    is [s, s + T), FWD's own bounds.
+    - FWD, and REV where every tile is whole (a constant trip count that `T`
+      divides): the tile loop runs over the loop's own positions, `for p in [lb,
+      ub) step T*d`, and the tile at `p` runs `[p, p + n*d)`, `n = min(T,
+      ceildiv(ub - p, d))` (`T` where every tile is whole: one op a tile);
+    - REV otherwise: Enzyme's REV loop runs iteration j where FWD ran iteration
+      trip-1-j, so REV's first tile is FWD's last, of `last = (trip - 1) rem T +
+      1` iterations (a constant, or computed once before the tile loop), and the
+      tile loop runs over the iteration that ends each tile, `for h in [last, last
+      + trip) step T`: the tile at `h` runs `[hi - n*d, hi)`, `hi = lb + h*d`, `n =
+      min(h, T)` (two ops in a chain). A trip count below one runs no tile.
+
+    `trip` is the loop's trip count, a constant, or None for a unit-step loop of
+    run-time trip count (`ub - lb`, computed before the loop where REV's partial
+    tiles need it; its last tile may be partial). Each bound is the other plus or
+    minus the tile's iterations times the step, so that the stream's row count
+    (`tapeflow-streams`) needs no op of its own (`IndexBuilder.span`).
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
     outside = IndexBuilder(InsertPoint.before(loop), int_type)
-    zero, iterations, size = outside.const(0), outside.value(trip), outside.const(tile)
     # A constant trip count that the tiles divide fills every tile: no clamp.
     whole = isinstance(trip, int) and trip % tile == 0
-    last: Index = tile
-    if phase is Phase.REV and not whole:
+    if phase is Phase.FWD or whole:
+        first, end, stride = lb, ub, tile * step
+    else:
+        if trip is None:  # a run-time trip count (of a unit-step loop)
+            trip = outside.sub(ub, lb)
         last = outside.add(outside.rem(outside.sub(trip, 1), tile), 1)
+        first, end, stride = last, outside.add(last, trip), tile
     inits = list(loop.iter_args)
     body = Block(arg_types=[int_type, *(v.type for v in inits)])
-    tile_loop = scf.ForOp(zero, iterations, size, inits, body)
+    tile_loop = scf.ForOp(
+        outside.value(first), outside.value(end), outside.const(stride), inits, body
+    )
     Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
     for old, new in zip(loop.results, tile_loop.results, strict=True):
         old.replace_all_uses_with(new)
@@ -258,19 +286,14 @@ def strip_mine(
     )
     layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
     index = IndexBuilder(InsertPoint.at_end(layer_block), int_type)
-    start = body.args[0]
-    # Each bound is the other plus or minus the tile's iterations times the step,
-    # so that the stream's row count (`tapeflow-streams`) is computed beside the
-    # bounds: FWD `[lo, lo + min(T, trip - s))`, REV `[hi - min(hi', T), hi)`
-    # (`hi'` the end counted in iterations).
-    if phase is Phase.FWD or whole:  # full tiles: REV's at `s` is FWD's at `s`
-        lo = index.value(index.add(lb, index.mul(start, step)))
-        count_iter = tile if whole else index.min(tile, index.sub(trip, start))
-        hi = index.value(index.add(lo, index.mul(count_iter, step)))
+    at = body.args[0]
+    if phase is Phase.FWD or whole:
+        count = tile if whole else index.min(tile, index.ceildiv(index.sub(ub, at), step))
+        lo = at
+        hi = index.value(index.add(lo, index.mul(count, step)))
     else:
-        hi_iter = index.add(last, start)
-        hi = index.value(index.add(lb, index.mul(hi_iter, step)))
-        lo = index.value(index.sub(hi, index.mul(index.min(hi_iter, tile), step)))
+        hi = index.value(index.add(lb, index.mul(at, step)))
+        lo = index.value(index.sub(hi, index.mul(index.min(at, tile), step)))
     loop.detach()
     loop.operands = [lo, hi, loop.step, *body.args[1:]]
     loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)

@@ -1,13 +1,14 @@
 """
 Modulo list scheduling of a loop body on the PE grid (the algorithm of
 `tapeflow-to-cgra`, whose module docstring states it): each op takes the PE that
-can issue it earliest, given its operands' latencies and routing hops, one op per
-PE and `ports`/`banks` accesses per cycle modulo `ii`; `ii` starts at the resource
-and recurrence bounds (`lowering.scheduling.recurrence`) and grows until the
-schedule fits and every loop-carried value arrives in time. What it reads of the
-hardware is listed in `targets.scheduling.HARDWARE_OPTIONS`. A schedule found is
-kept for the next body of the same shape on a machine of the same such numbers
-(`ScheduleMemo`).
+can issue it earliest, in program order (and, for a loop body with a FWD tile's
+scratchpad stores, with those last: the cheaper of the two, `sinks_last`), given
+its operands' latencies and routing hops, one op per PE and `ports`/`banks`
+accesses per cycle modulo `ii`; `ii` starts at the resource and recurrence bounds
+(`lowering.scheduling.recurrence`) and grows until the schedule fits and every
+loop-carried value arrives in time. What it reads of the hardware is listed in
+`targets.scheduling.HARDWARE_OPTIONS`. A schedule found is kept for the next
+body of the same shape on a machine of the same such numbers (`ScheduleMemo`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from xdsl.ir import Operation, SSAValue
 
 from lowering.scheduling.body import Conflicts, LoopBody
 from lowering.scheduling.recurrence import recurrence_mii
+from tapeflow_dialects import stream
 from targets.costs import op_latency
 from targets.hardware import Hardware
 from targets.scheduling import hardware_options, mapping_options
@@ -104,6 +106,19 @@ def scheduling_key(hardware: Hardware) -> tuple[object, ...]:
     )
 
 
+def sinks_last(ops: list[Operation]) -> list[Operation]:
+    """`ops` with a body's scratchpad stores (a FWD tile's tape, which nothing in
+    the body reads) after every other op, so that they take the PEs and cycles
+    the ops of its dataflow and recurrences leave, rather than the other way
+    round (`Scheduler.schedule` tries both orders)."""
+    if any(isinstance(op, stream.LoadOp) for op in ops):
+        return ops
+    sinks = [op for op in ops if isinstance(op, stream.StoreOp)]
+    if not sinks:
+        return ops
+    return [op for op in ops if not isinstance(op, stream.StoreOp)] + sinks
+
+
 class Scheduler:
     """Modulo list scheduling of loop bodies on one hardware's PE grid."""
 
@@ -120,15 +135,39 @@ class Scheduler:
         """Routing cycles from each PE to each other (Manhattan distance times the hop)."""
 
     def schedule(
-        self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]], iterated: bool = True
+        self,
+        ops: list[Operation],
+        carried: list[tuple[SSAValue, SSAValue]],
+        iterated: bool = True,
+        trips: int | None = None,
     ) -> Schedule:
         """A schedule of `ops`, a loop body whose `carried` values feed the next
         iteration, or (not `iterated`) straight-line ops run once: no iteration
         follows, so nothing is carried, through values or memory, and no
         iteration overlaps it: `ii` is then the number of ops, so that no PE's
-        slot is reused modulo `ii` and the schedule is a plain list schedule."""
+        slot is reused modulo `ii` and the schedule is a plain list schedule.
+
+        A loop body with a FWD tile's scratchpad stores is also scheduled with
+        them placed last (`sinks_last`), and the cheaper of the two kept: for
+        `trips` iterations (the loop's constant trip count) `(trips - 1) * ii +
+        length`, else the smaller `ii`, then the shorter length."""
         if not self.hw.mapping.modulo_schedule:
             return self.sequential(ops)
+        found = self._schedule(ops, carried, iterated)
+        last = sinks_last(ops)
+        if not iterated or last == ops:
+            return found
+        other = self._schedule(last, carried, iterated)
+
+        def cost(s: Schedule) -> tuple[int, ...]:
+            return ((trips - 1) * s.ii + s.length,) if trips is not None else (s.ii, s.length)
+
+        return other if cost(other) < cost(found) else found
+
+    def _schedule(
+        self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]], iterated: bool
+    ) -> Schedule:
+        """`schedule` for `ops` placed in their order."""
         body = LoopBody.of(ops, self.hw)
         key = self._memo_key(body, carried, iterated)
         if self.memo is not None and (found := self.memo.find(key, ops)) is not None:
@@ -159,7 +198,7 @@ class Scheduler:
     def find_kept(
         self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]], iterated: bool = True
     ) -> Schedule | None:
-        """The schedule of `ops` (as `schedule` takes them) the memo holds, or None."""
+        """The schedule of `ops`, placed in their order, the memo holds, or None."""
         if self.memo is None:
             return None
         return self.memo.find(self._memo_key(LoopBody.of(ops, self.hw), carried, iterated), ops)

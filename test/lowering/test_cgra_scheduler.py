@@ -27,13 +27,17 @@ import pytest
 from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Operation, SSAValue
 
+from lowering.pipelines import hardware_pipeline, parse_pipeline
 from lowering.scheduling.body import LoopBody
 from lowering.scheduling.recurrence import recurrence_mii
-from lowering.scheduling.scheduler import Scheduler
+from lowering.scheduling.scheduler import Scheduler, sinks_last
+from tapeflow_benchmarks.common import parse_kernel
+from tapeflow_dialects import cgra, stream
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from targets.costs import op_latency
-from targets.hardware import configure
+from targets.hardware import PRESETS, configure
+from targets.machine import layered
 
 N = 64
 OPS = ["arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.maximumf"]
@@ -277,3 +281,62 @@ def _assert_legal(ops: list[Operation], carried, hw, schedule) -> None:  # type:
     # Loop-carried values arrive in time for the next iteration (ii later).
     for c, p, extra in _back_edges(ops, carried, hw):
         assert place[ops[c]][2] + ii >= place[ops[p]][2] + extra
+
+
+def test_a_tile_s_scratchpad_stores_leave_the_recurrence_its_bound() -> None:
+    # trmm's FWD loop, streamed: `B[i][j] += A[k][i] * B[k][j]` stores B[i][j],
+    # which the next iteration's load of B[k][j] may read (k > i is not proven):
+    # load (the cache hit, 2 cycles), fmul (4), fadd (5), the store, and the next
+    # load a cycle after it: 12 cycles, the recurrence bound. Its two scratchpad
+    # stores (A[k][i] and B[k][j] to the tile) feed nothing in the body; placed
+    # in program order, before the fmul, they took the PE slots the recurrence's
+    # ops wanted and the loop ran at 13.
+    ctx = make_context()
+    module = parse_kernel(ctx, "trmm", "paper")
+    hardware = layered(PRESETS["Tflow32k"], [], ["mapping.stream_by_cost=false"])
+    assert hardware.latencies.fmul == 4 and hardware.latencies.fadd == 5
+    assert hardware.cache.hit_latency == 2
+    parse_pipeline(hardware_pipeline("tapeflow", hardware)).apply(ctx, module)
+    fwd = [
+        op
+        for op in module.walk()
+        if isinstance(op, cgra.KernelOp)
+        and isinstance(op.parent_op(), scf.ForOp)
+        and any(isinstance(o, cgra.StoreOp) and o.path.data.value == "spad" for o in op.walk())
+    ]
+    assert len(fwd) == 1
+    assert fwd[0].ii.value.data == 12
+    assert not any(isinstance(o, stream.StoreOp) for o in module.walk())
+
+
+def test_a_tile_s_body_keeps_the_cheaper_of_both_orders() -> None:
+    # MTTKRP's FWD loop unrolled 8 times runs one trip a window, so its cost is
+    # the schedule's length: its scratchpad stores placed last lowered `ii` but
+    # lengthened the schedule. The scheduler prices both orders by the loop's
+    # trip count, each order scheduled here on its own (no memo), and keeps the
+    # cheaper; without a trip count, the smaller `ii`.
+    ctx = make_context()
+    module = parse_kernel(ctx, "mttkrp", "paper")
+    hardware = layered(PRESETS["Tflow32k"], [], ["mapping.stream_by_cost=false"])
+    spec = hardware_pipeline("tapeflow", hardware, unroll=8)
+    parse_pipeline(spec.split(",tapeflow-to-cgra")[0]).apply(ctx, module)
+    loops = [
+        op
+        for op in module.walk()
+        if isinstance(op, scf.ForOp)
+        and any(isinstance(o, stream.StoreOp) for o in op.body.block.ops)
+    ]
+    assert loops
+    for loop in loops:
+        block = loop.body.block
+        ops = list(block.ops)[:-1]
+        carried = list(zip(block.args[1:], block.ops.last.operands, strict=False))
+        mine = Scheduler(hardware, memo=None)
+        given = mine._schedule(ops, carried, True)
+        last = mine._schedule(sinks_last(ops), carried, True)
+        for trips in (1, 2, 1000):
+            chosen = Scheduler(hardware, memo=None).schedule(ops, carried, trips=trips)
+            costs = [(trips - 1) * s.ii + s.length for s in (given, last)]
+            assert (trips - 1) * chosen.ii + chosen.length == min(costs)
+        chosen = Scheduler(hardware, memo=None).schedule(ops, carried)
+        assert (chosen.ii, chosen.length) == min((s.ii, s.length) for s in (given, last))

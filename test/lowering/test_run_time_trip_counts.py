@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,6 +39,7 @@ from sim.simulator import prepare, simulate
 from tapeflow_benchmarks.kernels import EXTRA_KERNELS
 from tapeflow_dialects import region, stream, tape
 from tapeflow_tools.context import make_context
+from tapeflow_tools.frontend import parse_module_text
 from tapeflow_tools.tapeflow_run import bind_arguments, run_function
 from targets.hardware import configure
 
@@ -204,3 +206,27 @@ def test_a_triangular_nest_with_a_run_time_bound_is_layered() -> None:
         got = run_function(lowered, "tri_grad", {k: v.copy() for k, v in inputs.items()})
         for name, value in want.items():
             np.testing.assert_array_equal(got[name], value, err_msg=f"{spad} B: {name}")
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 9])
+def test_every_trip_count_streams_exactly_in_tiles_of_four(n: int) -> None:
+    # test/filecheck's run-time-loops: region %a is strip-mined into tiles of 4
+    # iterations at 64 B, REV's tile loop running over each tile's end from the
+    # first, partial tile's end, (n - 1) rem 4 + 1, to that plus n. Every trip
+    # count from none to two tiles and one over, the first REV tile partial or
+    # whole, computes the region stage's dx bit for bit, and dx is what the
+    # function computes, worked out by hand: dx[i] = x[i] (region %b's loops),
+    # plus x[i] * sin(x[i]) (region %a's).
+    path = Path(__file__).parents[1] / "filecheck/passes/tapeflow-layers/Inputs/run-time-loops.mlir"
+    ctx = make_context()
+    x = np.random.default_rng(n).standard_normal(n)
+    given = {"arg0": x, "arg1": np.zeros(n), "arg2": np.array(n)}
+    regions = parse_module_text(ctx, path.read_text(), str(path))
+    expected = run_function(regions, "diffeg", {k: v.copy() for k, v in given.items()})
+    streamed = parse_module_text(ctx, path.read_text(), str(path))
+    spec = "tapeflow-layers{spad-bytes=64},tapeflow-streams,tapeflow-spad-bind"
+    parse_pipeline(spec).apply(ctx, streamed)
+    assert sum(isinstance(op, stream.RevOp) for op in streamed.walk()) == 1
+    got = run_function(streamed, "diffeg", {k: v.copy() for k, v in given.items()})
+    assert same_bits(got, expected) is None
+    np.testing.assert_allclose(got["arg1"], x + x * np.sin(x), rtol=1e-12)

@@ -403,12 +403,12 @@ def test_rowlse_is_kept_by_auto_and_layered_by_always_as_before() -> None:
 
 def test_a_tile_count_is_charged_its_own_ops_alone() -> None:
     # lu's tile loops of run-time trip count (its triangular nests) run over their
-    # trip counts, a tile a step. FWD's trip count is its loop's upper bound, the
-    # outer index (the lower bound is 0): no op. REV's tiles read the end of its
-    # first tile, (trip - 1) rem T + 1, computed per run: `subi`, `remsi`, `addi`,
-    # a chain of 3. REV's trip is computed from Enzyme's reversed index (`subi`s
-    # that its loads and stores of the tape read too, streamed or not): not part
-    # of the count.
+    # iterations, a tile a step. FWD's runs over its loop's own bounds, 0 to the
+    # outer index: no op. REV's runs over the iteration that ends each tile, from
+    # the end of its first tile, last = (trip - 1) rem T + 1, to last + trip, both
+    # computed per run: `subi`, `remsi`, `addi`, `addi`, a chain of 4. REV's trip
+    # is computed from Enzyme's reversed index (`subi`s that its loads and stores
+    # of the tape read too, streamed or not): not part of the count.
     ctx = make_context()
     module = parse_kernel(ctx, "lu", "small")
     TapeflowEnzymePass().apply(ctx, module)
@@ -431,8 +431,8 @@ def test_a_tile_count_is_charged_its_own_ops_alone() -> None:
         if op.phase.data is Phase.FWD:
             assert ops == [] and cost._depth(charged, set()) == 0
         else:
-            assert ops == ["arith.subi", "arith.remsi", "arith.addi"]
-            assert cost._depth(charged, set()) == 3
+            assert ops == ["arith.subi", "arith.remsi", "arith.addi", "arith.addi"]
+            assert cost._depth(charged, set()) == 4
 
 
 def test_lu_is_streamed_whole_and_exact() -> None:

@@ -11,8 +11,8 @@
 // loads at the head of B's REV body, the second piece's partner first.
 
 // CHECK-LABEL: func.func private @diffef
-// The tile loop counts iterations, a tile's worth a step: its index is the tile's
-// first iteration.
+// The FWD tile loop steps over the loop's own iterations, a tile's worth a step:
+// its index is the tile's first iteration.
 // CHECK:        %[[FOUR:[^ ]+]] = arith.constant 4 : index
 // CHECK-NEXT:   scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %[[FOUR]] {
 // CHECK-NEXT:     layer.layer 0 fwd partner 1 {
@@ -70,22 +70,24 @@
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<2x9>
 
 // 48 bytes: tiles of 3 of loop A's 8 iterations, the last holding 2. FWD's tile at
-// t = 0, 3, 6 runs [t, t + min(3, 8 - t)); REV's at u = 0, 3, 6 ends at hi = 2 + u
-// ((8 - 1) rem 3 + 1 = 2, where REV's first tile, the partial one, ends) and starts
-// at hi - min(hi, 3): each side's bounds differ by the tile's trip count.
+// t = 0, 3, 6 runs [t, t + min(3, 8 - t)). REV's tile loop steps over the iteration
+// that ends each tile, h = 2, 5, 8 ((8 - 1) rem 3 + 1 = 2, where REV's first tile,
+// the partial one, ends; to 2 + 8 = 10), and its tile at h runs [h - min(h, 3), h):
+// each side's bounds differ by the tile's trip count, REV's two ops in a chain.
 // PARTIAL:      scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // PARTIAL-NEXT:   layer.layer 0 fwd partner 1 {
 // PARTIAL:        %[[LEFT:[^ ]+]] = arith.subi %{{.*}}, %[[T]] : index
 // PARTIAL:        %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
 // PARTIAL-NEXT:   %[[HI:[^ ]+]] = arith.addi %[[T]], %[[N]] : index
 // PARTIAL-NEXT:   scf.for %{{.*}} = %[[T]] to %[[HI]] step
-// PARTIAL:      scf.for %[[U:[^ ]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
-// PARTIAL-NEXT:   layer.layer 1 rev partner 0 {
 // PARTIAL:        %[[TWO:[^ ]+]] = arith.constant 2 : index
-// PARTIAL-NEXT:   %[[UHI:[^ ]+]] = arith.addi %[[TWO]], %[[U]] : index
-// PARTIAL:        %[[UN:[^ ]+]] = arith.minsi %[[UHI]], %{{.*}} : index
-// PARTIAL-NEXT:   %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %[[UN]] : index
-// PARTIAL-NEXT:   scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
+// PARTIAL-NEXT:   %[[TEN:[^ ]+]] = arith.constant 10 : index
+// PARTIAL-NEXT:   %[[THREE:[^ ]+]] = arith.constant 3 : index
+// PARTIAL-NEXT: scf.for %[[U:[^ ]+]] = %[[TWO]] to %[[TEN]] step %[[THREE]] {
+// PARTIAL-NEXT:   layer.layer 1 rev partner 0 {
+// PARTIAL:        %[[UN:[^ ]+]] = arith.minsi %[[U]], %{{.*}} : index
+// PARTIAL-NEXT:   %[[ULO:[^ ]+]] = arith.subi %[[U]], %[[UN]] : index
+// PARTIAL-NEXT:   scf.for %{{.*}} = %[[ULO]] to %[[U]] step
 
 // BADSIZE: error: tapeflow-layers: spad-bytes must be a positive multiple of 8, got 12
 

@@ -6,7 +6,7 @@
 // at n-1-u what FWD wrote at i: proven a mirror for every n, so both loops are
 // strip-mined into ceil(n/4) tiles of 4 iterations (8 entries of 64 bytes, 2 per
 // iteration), the last one partial, REV visiting the same tiles last first. The
-// tile loop runs over the trip count (here %n itself, the lower bound 0), 4 a step.
+// FWD tile loop runs over the loop's own iterations, to its bound %n, 4 a step.
 // Region %b, of run-time extents, is kept in DRAM like any region that cannot be
 // layered: its region.alloc says so and why.
 // CHECK-LABEL: func.func private @diffeg
@@ -28,18 +28,19 @@
 // CHECK:        scf.for
 // CHECK-NEXT:     region.load %{{.*}}[%{{.*}}] slot 0 from 0 : !region.region<?, [f64]> -> f64
 // REV computes the same trip count from its own bounds, where it runs, and the
-// end of REV's first tile, (trip - 1) rem 4 + 1, once before the tiles; REV's tile
-// at u ends u after it and starts min(its end, 4) before it.
+// end of REV's first tile, (trip - 1) rem 4 + 1, once before the tiles; its tile
+// loop runs over the iteration that ends each tile, from that end to it plus the
+// trip count, and its tile at u starts min(u, 4) before u.
 // CHECK:        %[[RM1:[^ ]+]] = arith.subi %[[RTRIP:[^ ]+]], %{{.*}} : index
 // CHECK:        %[[RREM:[^ ]+]] = arith.remsi %[[RM1]], %{{.*}} : index
 // CHECK:        %[[RFIRST:[^ ]+]] = arith.addi %[[RREM]], %{{.*}} : index
-// CHECK-NEXT:   scf.for %[[U:[^ ]+]] = %{{.*}} to %[[RTRIP]] step %{{.*}} {
+// CHECK-NEXT:   %[[REND:[^ ]+]] = arith.addi %[[RFIRST]], %[[RTRIP]] : index
+// CHECK:        scf.for %[[U:[^ ]+]] = %[[RFIRST]] to %[[REND]] step %{{.*}} {
 // CHECK-NEXT:     layer.layer 1 rev partner 0 {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:            %[[UHI:[^ ]+]] = arith.addi %[[RFIRST]], %[[U]] : index
-// CHECK:            %[[UN:[^ ]+]] = arith.minsi %[[UHI]], %{{.*}} : index
-// CHECK-NEXT:       %[[ULO:[^ ]+]] = arith.subi %[[UHI]], %[[UN]] : index
-// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
+// CHECK:            %[[UN:[^ ]+]] = arith.minsi %[[U]], %{{.*}} : index
+// CHECK-NEXT:       %[[ULO:[^ ]+]] = arith.subi %[[U]], %[[UN]] : index
+// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[U]] step
 // CHECK-COUNT-2:      region.load
 // CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
 

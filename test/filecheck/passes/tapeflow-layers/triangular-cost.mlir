@@ -25,17 +25,17 @@
 // their kernels add more than the nest saves, 108 cycles at most. Inside the
 // outer loop, after REV reads that row's value through the cache, the end of
 // REV's first tile of the inner loop, (trip - 1) rem 8 + 1, is computed per run
-// (the trip is Enzyme's reversed index `7 - i`, the loop's upper bound); REV's
-// tile at u ends u after it, 1 integer op on u, 3 with its start, min(end, 8)
-// before it.
+// (the trip is Enzyme's reversed index `7 - i`, the loop's upper bound), and the
+// tile loop runs from it to it plus the trip count, over the iteration that ends
+// each tile: REV's tile at u starts min(u, 8) before u, 2 integer ops on u.
 // REV:      region.load %{{.*}} : !region.region<8, [f64]> -> f64
 // REV:      %[[M1:[^ ]+]] = arith.subi %[[TRIP:[^ ]+]], %{{.*}} : index
 // REV:      %[[REM:[^ ]+]] = arith.remsi %[[M1]], %{{.*}} : index
 // REV:      %[[FIRST:[^ ]+]] = arith.addi %[[REM]], %{{.*}} : index
-// REV-NEXT: scf.for %[[U:[^ ]+]] = %{{.*}} to %[[TRIP]] step
+// REV-NEXT: %[[END:[^ ]+]] = arith.addi %[[FIRST]], %[[TRIP]] : index
+// REV:      scf.for %[[U:[^ ]+]] = %[[FIRST]] to %[[END]] step
 // REV-NEXT:   layer.layer 1 rev partner 0
 // REV-NEXT:     layer.salloc base 0 capacity 512 : !layer.spad<8x1>
-// REV-NEXT:     %[[HI:[^ ]+]] = arith.addi %[[FIRST]], %[[U]] : index
-// REV:          %[[N:[^ ]+]] = arith.minsi %[[HI]], %{{.*}} : index
-// REV-NEXT:     %[[LO:[^ ]+]] = arith.subi %[[HI]], %[[N]] : index
-// REV-NEXT:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step
+// REV:          %[[N:[^ ]+]] = arith.minsi %[[U]], %{{.*}} : index
+// REV-NEXT:     %[[LO:[^ ]+]] = arith.subi %[[U]], %[[N]] : index
+// REV-NEXT:     scf.for %{{.*}} = %[[LO]] to %[[U]] step

@@ -7,15 +7,16 @@
 // @rows on 128 B: tiles of 3 rows of 5 values (the last tile of 2). A REV tile's
 // bounds, its row count and its rows' first rows are one kernel before the
 // stream op: the first rows, computed after the stream op, join the kernel of
-// the bounds across it (a stream op defines nothing). The row count is the
-// tile's iterations (the bounds' difference, min(hi, 3), without a subtraction)
-// times 5.
+// the bounds across it (a stream op defines nothing). The REV tile loop's index
+// is the tile's end, so the kernel computes the start alone, min(end, 3) before
+// it; the row count is the tile's iterations (the bounds' difference, min(end,
+// 3), without a subtraction) times 5.
 // ROWS-LABEL: func.func private @differows
 // ROWS:         layer.layer 1 rev partner 0 {
 // ROWS-NEXT:      %[[TILE:[^ ]+]] = layer.salloc
-// ROWS:           %[[HI:[^ ,]+]], %[[LO:[^ ,]+]], %[[ROWS:[^ ,]+]], %{{[^ ,]+}}, %{{[^ ,]+}} = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index, index, index, index {
-// ROWS:             %[[N:[^ ]+]] = cgra.op "arith.minsi"(%{{[^,]+}}, %{{[^)]+}})
-// ROWS-NEXT:        cgra.op "arith.subi"
+// ROWS:           %[[LO:[^ ,]+]], %[[ROWS:[^ ,]+]], %{{[^ ,]+}}, %{{[^ ,]+}} = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index, index, index {
+// ROWS-NEXT:        %[[N:[^ ]+]] = cgra.op "arith.minsi"(%[[HI:[^,]+]], %{{[^)]+}})
+// ROWS-NEXT:        cgra.op "arith.subi"(%[[HI]], %[[N]])
 // ROWS-NEXT:        %{{[^ ]+}} = cgra.op "arith.muli"(%[[N]], %{{[^)]+}})
 // ROWS:             cgra.yield
 // ROWS-NEXT:      }
@@ -25,7 +26,8 @@
 // @gram on 64 B: the k loop's 8 iterations in two tiles of 4, each whole. Its
 // bounds are constants though the nest is triangular (proven at run time): the
 // tiles' bounds need no clamp and the streams' row counts are the constant 4.
-// The tile loop's index is the tile's first iteration, so a tile's bounds are one
+// The tile loop steps over the loop's own iterations from its lower bound, so its
+// index is the tile's first iteration and a tile's bounds are one
 // integer op, its end, in FWD and in REV alike (whole tiles: REV's tile at `s`
 // is FWD's at `s`). The loop that counted the triangular region's extent, unused
 // once the region is streamed, is erased rather than placed. The triangle's
@@ -35,7 +37,7 @@
 // GRAM-LABEL: func.func private @diffegram
 // GRAM-NOT:     arith.maxsi
 // GRAM:         stream.alloc bytes 1280
-// GRAM:         scf.for %[[LO:[^ ]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args
+// GRAM:         scf.for %[[LO:[^ ]+]] = %{{[^ ]+}} to %{{[^ ]+}} step %{{[0-9]+}} iter_args
 // GRAM-NEXT:      layer.layer 0 fwd partner 1 -> f64 {
 // GRAM:           %[[HI:[^ ,]+]] = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index {
 // GRAM-NEXT:        cgra.op "arith.addi"(%[[LO]], %[[FOUR:[^)]+]])
@@ -43,7 +45,7 @@
 // GRAM-NEXT:      }
 // GRAM-NEXT:      scf.for %{{[^ ]+}} = %[[LO]] to %[[HI]] step
 // GRAM:           stream.fwd %{{[^ ]+}} rows %[[FOUR]] to
-// GRAM:         scf.for %[[RLO:[^ ]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// GRAM:         scf.for %[[RLO:[^ ]+]] = %{{[^ ]+}} to %{{[^ ]+}} step %{{[0-9]+}} {
 // GRAM-NEXT:      layer.layer 1 rev partner 0 {
 // GRAM:           cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index {
 // GRAM-NEXT:        cgra.op "arith.addi"(%[[RLO]], %[[RFOUR:[^)]+]])
