@@ -594,7 +594,15 @@ def _repeats_left_out(
     plans: list[tuple[np.ndarray, int, int, np.ndarray, np.ndarray]] = []
     estimate = 0
     for loop, at, n in groups:
-        beside = _lines_beside(addresses, lines, at, n, loop.width, loop.affine, sets, shift)
+        chunk = max(1, BESIDE_ENTRIES // loop.width**2)
+        beside = np.concatenate(
+            [
+                _lines_beside(
+                    addresses, lines, at[k : k + chunk], n, loop.width, loop.affine, sets, shift
+                )
+                for k in range(0, at.size, chunk)
+            ]
+        )
         alone, fits = beside == 0, beside < ways
         if fits.any():
             plans.append((at, n, loop.width, alone, fits))
@@ -629,6 +637,12 @@ RUN_GROUPS = 64
 """`_repeats_left_out` looks at this many groups of a loop's runs of one length
 at most (those of most accesses): one per length of a triangular nest's runs
 would cost more than they save."""
+
+
+BESIDE_ENTRIES = 1 << 20
+"""`_lines_beside` takes a loop's runs this many (run, access, access) entries at
+a time at most (its arrays are that large, 8 MB each): a wide loop's runs in
+chunks, each run's counts its own."""
 
 
 def _evenly(at: np.ndarray) -> bool:

@@ -873,6 +873,7 @@ class RevTimeline:
                 walk.gap += self._work(item)  # type: ignore[arg-type]
             elif kind is _Step.LOOP:
                 walk.gap += self._loop(item, env)  # type: ignore[arg-type]
+                walk.last = None  # another loop's kernel ran: no tile continues past it
             elif kind is _Step.LAYER:
                 yield item, self._layer(item, env, walk)  # type: ignore[misc, arg-type]
             elif isinstance(item, scf.IfOp):

@@ -690,6 +690,34 @@ def test_runs_that_follow_each_other_as_tiles_fill_their_pipeline_once(after: bo
     assert cost.continued_fills(function, regions, CGRA) == (6 if after else 27)
 
 
+@pytest.mark.parametrize("between", [False, True])
+def test_a_tile_continues_its_pipeline_only_with_no_loop_between(between: bool) -> None:
+    # rows-of-runs streamed in tiles of 16 (128 B): each REV row is 2 tiles of 16
+    # iterations at a cycle each (16), the REV loop's fill 7 (subi 1, load 2, mulf
+    # 4, store 1, less the cycle). Consecutive tiles of the loop continue its
+    # pipeline (run 16, a refill of 7 charged only after a wait); only the sweep's
+    # first tile fills (23). A loop of 4 after each row's tile loop is another loop
+    # kernel between two rows: each row's first tile fills again (23, no refill).
+    path = INPUTS / "rows-of-runs.mlir"
+    text = path.read_text()
+    if between:
+        text = text.replace(
+            "    }\n  }\n  region.free",
+            "    }\n    scf.for %z = %c0 to %c4 step %c1 {\n"
+            "      memref.store %seed, %dx[%i, %z] : memref<4x32xf64>\n    }\n"
+            "  }\n  region.free",
+        )
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    layer_module(module, 128, 1, 1, machine=None)
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    rev = [o for o in function.walk() if isinstance(o, layer.LayerOp) and o.phase.data is Phase.REV]
+    layers = list(cost.RevTimeline(function, CGRA).layers(set(rev)))
+    first, continued = (23.0, 0.0), (16.0, 7.0)
+    row = [first, continued] if between else [continued, continued]
+    expected = [first, continued] + row * 3
+    assert [(each.run, each.refill) for each in layers] == expected
+
+
 @pytest.mark.parametrize("name", ["mixed.mlir", "two-loops.mlir"])
 def test_machines_equal_in_what_a_timeline_reads_share_it(name: str) -> None:
     # `nest_choices` shares one `RevTimeline` among machines equal in

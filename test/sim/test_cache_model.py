@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass
 from lowering.tapeflow_regions import TapeflowRegionsPass
+from sim import cache
 from sim.cache import (
     CacheResult,
     LoopRuns,
@@ -494,6 +495,21 @@ def test_repeats_left_out_by_loop_runs_change_nothing_on_random_traces() -> None
             assert got.missed_at.tolist() == np.flatnonzero(~expected.hit).tolist()
             assert got.evicted_at.tolist() == np.flatnonzero(expected.victim >= 0).tolist()
     assert shortened > 100  # the runs left half the accesses out or more (1 in 4)
+
+
+def test_loop_runs_taken_in_chunks_leave_out_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_lines_beside` over a loop's runs a chunk at a time (`BESIDE_ENTRIES`: a
+    run at a time when it is 1) leaves out what it leaves out over all at once."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        sets, ways, line_bytes = int(rng.choice([1, 8, 64])), int(rng.choice([1, 2, 8])), 64
+        addresses, writes, runs = _loop_runs_trace(rng, sets, line_bytes)
+        whole = _repeats_left_out(addresses, addresses >> 6, writes, runs, sets, ways, 6)
+        with monkeypatch.context() as patched:
+            patched.setattr(cache, "BESIDE_ENTRIES", 1)
+            chunked = _repeats_left_out(addresses, addresses >> 6, writes, runs, sets, ways, 6)
+        assert (whole is None) == (chunked is None)
+        assert whole is None or whole.tolist() == chunked.tolist()
 
 
 def test_lines_beside_hand_computed() -> None:
