@@ -105,7 +105,7 @@ def compiled_code(source: str, filename: str) -> CodeType:
     code generators give the same source for a kernel whose module was lowered
     once per timing model (the models differ in the schedule, which the generated
     code does not read; a kernel loop's source names its frame slots, bound when
-    its code is run, so kernels alike but for their slots share it too), and
+    its code is made (`_bind`), so kernels alike but for their slots share it too), and
     compiling a fully unrolled kernel's takes a second."""
     return compile(source, filename, "exec")
 

@@ -149,8 +149,8 @@ class Scheduler:
 
         A loop body with a FWD tile's scratchpad stores is also scheduled with
         them placed last (`sinks_last`), and the cheaper of the two kept: for
-        `trips` iterations (the loop's constant trip count) `(trips - 1) * ii +
-        length`, else the smaller `ii`, then the shorter length."""
+        `trips` iterations (the loop's constant trip count, if not zero) `(trips -
+        1) * ii + length`, else the smaller `ii`, then the shorter length."""
         if not self.hw.mapping.modulo_schedule:
             return self.sequential(ops)
         found = self._schedule(ops, carried, iterated)
@@ -160,7 +160,7 @@ class Scheduler:
         other = self._schedule(last, carried, iterated)
 
         def cost(s: Schedule) -> tuple[int, ...]:
-            return ((trips - 1) * s.ii + s.length,) if trips is not None else (s.ii, s.length)
+            return ((trips - 1) * s.ii + s.length,) if trips else (s.ii, s.length)
 
         return other if cost(other) < cost(found) else found
 
