@@ -317,7 +317,7 @@ def _recurrence(block: Block, machine: StreamMachine) -> int:
     terminator = block.last_op
     if not isinstance(terminator, scf.YieldOp) or not all(placeable(op) for op in ops):
         return 0
-    hardware = Hardware("cost", latencies=replace(Latencies(), integer=machine.integer))
+    hardware = _latencies_of(machine)
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
     return recurrence_mii(LoopBody.of(ops, hardware), carried, hardware)
 
@@ -1021,6 +1021,12 @@ def iteration_cycles(loop: scf.ForOp, machine: StreamMachine) -> int:
     return max(1, ports, _recurrence(body, machine))
 
 
+def _latencies_of(machine: StreamMachine) -> Hardware:
+    """A machine of the default latencies but `machine`'s integer one: what the
+    recurrence bound and the pipeline fill read of a loop body's ops."""
+    return Hardware("cost", latencies=replace(Latencies(), integer=machine.integer))
+
+
 def pipeline_fill(loop: scf.ForOp, machine: StreamMachine) -> int:
     """The cycles an innermost loop's pipeline takes to fill: the longest path
     through an iteration (`lowering.scheduling.recurrence.iteration_edges`: an
@@ -1031,7 +1037,7 @@ def pipeline_fill(loop: scf.ForOp, machine: StreamMachine) -> int:
     ops = list(loop.body.block.ops)[:-1]
     if not all(placeable(op) for op in ops):
         return 0
-    hardware = Hardware("cost", latencies=replace(Latencies(), integer=machine.integer))
+    hardware = _latencies_of(machine)
     body = LoopBody.of(ops, hardware)
     issue: list[int] = []
     for edges in iteration_edges(body, hardware):
