@@ -642,7 +642,8 @@ would cost more than they save."""
 BESIDE_ENTRIES = 1 << 20
 """`_lines_beside` takes a loop's runs this many (run, access, access) entries at
 a time at most (its arrays are that large, 8 MB each): a wide loop's runs in
-chunks, each run's counts its own."""
+chunks, each run's counts its own, and a loop wider than `BESIDE_ENTRIES ** 0.5`
+(a fully unrolled body) a block of its accesses at a time."""
 
 
 def _evenly(at: np.ndarray) -> bool:
@@ -694,20 +695,41 @@ def _lines_beside(
     if moving:
         touched = _runs_block(lines, at, n, width)[:, :, moving]
         low_line[:, moving], high_line[:, moving] = touched.min(axis=1), touched.max(axis=1)
-    base = first[:, :, None] - first[:, None, :]  # (run, i, j)
-    drift = stride[:, :, None] - stride[:, None, :]
+    beside = np.zeros((at.size, width), dtype=np.int64)
+    rows = max(1, BESIDE_ENTRIES // (at.size * width))  # a wide loop's accesses i in blocks
+    for i in range(0, width, rows):
+        block = slice(i, min(i + rows, width))
+        beside += _beside_block(first, stride, low_line, high_line, block, n, affine, sets, shift)
+    return beside
+
+
+def _beside_block(
+    first: np.ndarray,
+    stride: np.ndarray,
+    low_line: np.ndarray,
+    high_line: np.ndarray,
+    block: slice,
+    n: int,
+    affine: tuple[bool, ...],
+    sets: int,
+    shift: int,
+) -> np.ndarray:
+    """`_lines_beside`'s counts from the accesses i of `block` alone, as (run, j)."""
+    base = first[:, block, None] - first[:, None, :]  # (run, i, j)
+    drift = stride[:, block, None] - stride[:, None, :]
     low = high = base
     for t, d in ((0, 1), (n - 1, 0), (n - 1, 1)):
-        corner = base + t * drift - d * stride[:, :, None]
+        corner = base + t * drift - d * stride[:, block, None]
         low, high = np.minimum(low, corner), np.maximum(high, corner)
     low, high = low >> shift, -(-high >> shift)  # lines apart, rounded down and up
-    both = np.array(affine)[:, None] & np.array(affine)[None, :]
-    low = np.where(both, low, low_line[:, :, None] - high_line[:, None, :])
-    high = np.where(both, high, high_line[:, :, None] - low_line[:, None, :])
+    both = np.array(affine[block])[:, None] & np.array(affine)[None, :]
+    low = np.where(both, low, low_line[:, block, None] - high_line[:, None, :])
+    high = np.where(both, high, high_line[:, block, None] - low_line[:, None, :])
     bits = sets.bit_length() - 1
     least, most = -(-low >> bits), high >> bits  # the multiples of `sets` in range
     count = np.maximum(most - least + 1, 0) - ((least <= 0) & (most >= 0))
-    count[:, steps, steps] = 0
+    own = np.arange(block.start, block.stop)
+    count[:, own - block.start, own] = 0  # an access is not beside itself
     return count.sum(axis=1)  # type: ignore[no-any-return]
 
 
