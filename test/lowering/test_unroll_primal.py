@@ -178,3 +178,22 @@ def test_a_bad_annotation_is_refused_by_location() -> None:
 def test_factor_below_one_is_refused() -> None:
     with pytest.raises(PassFailedException, match="at least 1"):
         unroll_primal(parse(PRODUCT), 0)
+
+
+def test_tapeflow_enzyme_applies_an_annotation_before_differentiating() -> None:
+    """As clang's pragma before Enzyme for LLVM: a module whose loop carries the
+    annotation is differentiated as the pass would have unrolled it, whichever tool
+    runs `tapeflow-enzyme` (tapeflow-sim, sweeps and the API included)."""
+    annotated, explicit = parse(PRODUCT), parse(PRODUCT)
+    for module in (annotated, explicit):
+        loops(module)[1].attributes[UNROLL] = IntegerAttr(4, IntegerType(64))
+    assert unroll_primal(explicit, 1) == [4]
+    for module in (annotated, explicit):
+        TapeflowEnzymePass().apply(make_context(), module)
+    assert str(annotated) == str(explicit)
+    assert UNROLL not in str(annotated)
+    x = np.linspace(0.5, 1.6, 12)
+    got = run_function(annotated, "f_grad", {"arg0": x.copy(), "arg1": np.zeros(12)})
+    product = np.prod(x)
+    assert got["result0"] == run_function(parse(PRODUCT), "f", {"arg0": x.copy()})["result0"]
+    np.testing.assert_allclose(got["arg1"], product / x, rtol=1e-13)
