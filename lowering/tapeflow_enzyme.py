@@ -17,7 +17,8 @@ an error.
 
 Enzyme gets every op's location and keeps it: the gradient's ops, and Enzyme's
 own diagnostics, point into the user's file (`lowering/enzyme/upstream_mlir.py`).
-`lower-affine` runs first, so kernels may be written with affine loops.
+`lower-affine` runs first (kernels may use affine loops); loops annotated
+`tapeflow.unroll` are unrolled before Enzyme, as clang's pragma (`tapeflow-unroll-primal`).
 
 Where Enzyme-MLIR 0.0.16 is wrong, the module reaches it rewritten
 (docs/enzyme-bugs.md): stores of values without a derivative routed through a
@@ -70,6 +71,7 @@ from lowering.enzyme.upstream_mlir import (
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.locations import where
 from lowering.tapeflow_unit_steps import strided_loops_left, unit_steps
+from lowering.tapeflow_unroll_primal import UNROLL, unroll_primal
 from lowering.tapeflow_while_to_for import while_to_for
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
@@ -172,6 +174,8 @@ class TapeflowEnzymePass(ModulePass):
                 f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
             )
         _refuse_written_globals(op, requests)
+        if any(isinstance(loop, scf.ForOp) and UNROLL in loop.attributes for loop in op.walk()):
+            unroll_primal(op, 1)  # the annotated loops only, as clang's pragma
         primals = [ad.fn.root_reference.data for ads in requests.values() for ad in ads]
         inline_memory_calls(op, primals)  # Enzyme-MLIR refuses calls that touch memory
         left = while_to_for(op)  # Enzyme-MLIR differentiates scf.for, not scf.while

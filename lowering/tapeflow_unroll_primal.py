@@ -12,11 +12,13 @@ Which loops, in every function the module differentiates (the `fn` of an
   that loop, N >= 1), whatever `factor` says; the annotation is consumed;
 - with `factor` above 1, every innermost `scf.for` with constant bounds.
 
-A loop of T iterations asked for N is unrolled by the largest divisor of T not
-above N (no remainder loop; N >= T unrolls it fully, as clang does). Copy k sees
-the induction variable plus k steps, the iter_args flow from copy to copy, and the
-step grows N-fold (`tapeflow-enzyme` counts a strided loop in unit steps for
-Enzyme-MLIR, `tapeflow-unit-steps`). Inner loops are unrolled before the loops
+A loop of T iterations asked for N (N < T) runs T // N trips of N copies, then
+the T % N iterations left as copies in line after it, in the order clang's
+unrolled loop runs them (LLVM's `UnrollLoop` keeps the count and exits the last
+trip early); N >= T unrolls it fully. Copy k sees the induction variable plus k
+steps, the iter_args flow from copy to copy, and the step grows N-fold
+(`tapeflow-enzyme` counts a strided loop in unit steps for Enzyme-MLIR,
+`tapeflow-unit-steps`). Inner loops are unrolled before the loops
 around them. An annotated loop whose bounds or step are not constant, or an
 annotation that is not a positive integer, is refused by location. The pass runs
 before `tapeflow-enzyme`: a module that already holds gradients is refused.
@@ -35,7 +37,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.index_eval import loop_name, static_bounds
-from lowering.ir.unrolling import divisor_factor, unroll_loop
+from lowering.ir.unrolling import peel_remainder, unroll_loop
 from tapeflow_dialects.enzyme import AutoDiffOp
 
 PASS = "tapeflow-unroll-primal"
@@ -98,8 +100,10 @@ def unroll_primal(module: builtin.ModuleOp, factor: int) -> list[int]:
     for loop, asked in _requests(module, factor):
         bounds = static_bounds(loop)
         assert bounds is not None
-        chosen = divisor_factor(bounds.trips, asked)
+        chosen = max(1, min(asked, bounds.trips))
         if chosen > 1:
+            if rest := bounds.trips % chosen:
+                peel_remainder(loop, bounds.lb, bounds.step, bounds.trips, rest)
             unroll_loop(loop, chosen, bounds.step, lambda _: False)
         loop.attributes.pop(UNROLL, None)
         factors.append(chosen)
@@ -115,8 +119,8 @@ class TapeflowUnrollPrimalPass(ModulePass):
 
     factor: int = 1
     """Copies of the body of every innermost constant-bound loop of a
-    differentiated function (per loop: the largest divisor of its trip count up
-    to this); 1 unrolls only the loops annotated `tapeflow.unroll`."""
+    differentiated function (a remainder of the trip count follows in line); 1
+    unrolls only the loops annotated `tapeflow.unroll`."""
 
     stats: bool = False
     """Print the factor of every loop considered, inner loops first, to stderr."""

@@ -271,6 +271,22 @@ Latch = Literal["exit", "iterations"]
 LATCHES: tuple[str, ...] = get_args(Latch)
 
 
+NOT_IN_SALAM: dict[str, str] = {
+    "issue_width": "no issue width: one walk of `processQueues` issues every ready op "
+    "of the reservation table",
+    "reservation_queue": "no reservation-table capacity: the table is unbounded; "
+    "`datapath.sched_threshold` is what holds a block's terminator back",
+    "read_queue": "no read-queue size: `readQueue` is an unbounded map; "
+    "`datapath.ports` bounds the reads in flight",
+    "write_queue": "no write-queue size: `writeQueue` is an unbounded map; "
+    "`datapath.ports` bounds the writes in flight",
+}
+"""Datapath parameters a user may look for that gem5-SALAM's LLVM interface does not
+have, with the reason a hardware file or `--set` naming one is refused
+(`src/hwacc/llvm_interface.cc` at `0364f35d`; docs/research/salam-memory-ordering.md,
+section 5)."""
+
+
 @dataclass(frozen=True)
 class DatapathConfig:
     """The parameters gem5-SALAM's LLVM interface reads for its datapath, beyond
@@ -580,6 +596,7 @@ __all__ = [
     "Latencies",
     "MappingConfig",
     "LATCHES",
+    "NOT_IN_SALAM",
     "Latch",
     "ORDERINGS",
     "Ordering",

@@ -36,7 +36,13 @@ from typing import Any
 
 from targets.energy import ENERGY_PRESETS
 from targets.field_domains import non_finite
-from targets.hardware import Hardware, HardwareError, associativity_for, describe
+from targets.hardware import (
+    NOT_IN_SALAM,
+    Hardware,
+    HardwareError,
+    associativity_for,
+    describe,
+)
 
 
 class HardwareDescriptionError(HardwareError):
@@ -98,8 +104,10 @@ def _merge(into: dict[str, Any], layer: Mapping[str, Any], path: list[str], sour
         dotted = ".".join([*path, str(key)])
         if key not in into:
             known = ", ".join(sorted(into))
+            why = NOT_IN_SALAM.get(str(key)) if path == ["datapath"] else None
             raise HardwareDescriptionError(
                 f"{source}: unknown hardware key '{dotted}' (known here: {known})"
+                + (f": the authors' gem5-SALAM datapath has {why}" if why else "")
             )
         if key == "energy" and not path and isinstance(value, str):
             if value not in ENERGY_PRESETS:

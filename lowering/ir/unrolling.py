@@ -1,7 +1,8 @@
 """
 Unrolling one `scf.for` in place, shared by the passes that unroll: the primal's
-loops before differentiation (`tapeflow-unroll-primal`) and the gradient's tape
-loops after it (`tapeflow-unroll`).
+loops before differentiation (`tapeflow-unroll-primal`, with the remainder of a
+count that does not divide the trips in line) and the gradient's tape loops after
+it (`tapeflow-unroll`, by a divisor of the trips).
 """
 
 from __future__ import annotations
@@ -23,6 +24,44 @@ def divisor_factor(trips: int, requested: int) -> int:
     if trips <= 0:
         return 1
     return max(d for d in range(1, min(requested, trips) + 1) if trips % d == 0)
+
+
+def peel_remainder(loop: scf.ForOp, lb: int, step: int, trips: int, rest: int) -> None:
+    """
+    Move the last `rest` of the `trips` iterations of `loop` (constant lower
+    bound `lb` and step `step`) out of it, in place: its upper bound becomes
+    `lb + (trips - rest) * step` and copies of its body follow it in line, copy `k`
+    seeing the induction variable `lb + (trips - rest + k) * step` and the values
+    the copy before it (the loop, for the first) carried; the loop's results are
+    replaced by what the last copy yields. This is the remainder of an unroll
+    count that does not divide a constant trip count: LLVM's `UnrollLoop` keeps
+    the count and exits from the copy at `TripCount % Count` of the last trip,
+    which runs the same iterations in the same order.
+    """
+    body = loop.body.block
+    iv, *carried_args = body.args
+    terminator = body.last_op
+    assert isinstance(terminator, scf.YieldOp)
+    originals = [op for op in body.ops if op is not terminator]
+    uses = [list(result.uses) for result in loop.results]
+    after = InsertPoint.after(loop)
+    carried: list[SSAValue] = list(loop.results)
+    for k in range(rest):
+        at = index_constant(lb + (trips - rest + k) * step, iv.type, after)
+        after = InsertPoint.after(at.owner)  # type: ignore[arg-type]
+        mapper: dict[SSAValue, SSAValue] = {iv: at}
+        mapper.update(zip(carried_args, carried, strict=True))
+        for original in originals:
+            clone = original.clone(value_mapper=mapper)
+            Rewriter.insert_op(clone, after)
+            after = InsertPoint.after(clone)
+        carried = [mapper.get(v, v) for v in terminator.arguments]
+    for result_uses, value in zip(uses, carried, strict=True):
+        for use in result_uses:
+            use.operation.operands[use.index] = value
+    loop.operands[1] = index_constant(
+        lb + (trips - rest) * step, loop.ub.type, InsertPoint.before(loop)
+    )
 
 
 def index_constant(value: int, type_: Attribute, at: InsertPoint) -> SSAValue:
@@ -73,4 +112,4 @@ def unroll_loop(
     return copies
 
 
-__all__ = ["divisor_factor", "index_constant", "unroll_loop"]
+__all__ = ["divisor_factor", "index_constant", "peel_remainder", "unroll_loop"]

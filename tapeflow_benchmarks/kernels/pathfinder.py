@@ -88,7 +88,8 @@ def _authors_row_step(prefix: str, t: str, read: str, write: str, s: Sizes) -> s
     """One DP step as the authors' loop runs it: n = 1 .. C-1, unrolled by `U` by
     clang before their Enzyme (`unroll_count(16)`): `(C-1) // U` trips of `U`
     copies, then the remainder's copies in line, as LLVM unrolls a loop of
-    constant trip count."""
+    constant trip count. `U` = 1 is their loop as written, for
+    `tapeflow-unroll-primal` to unroll."""
     u, cells = s["U"], s["C"] - 1
     trips, rest = divmod(cells, u)
     values = dict(
@@ -99,6 +100,16 @@ def _authors_row_step(prefix: str, t: str, read: str, write: str, s: Sizes) -> s
         right_bound=s["C"] - 2,
         ty=memref((s["R"], s["C"])),
     )
+    if u == 1:
+        cell = render(_CELL, iv=f"{prefix}_n", **values).strip()
+        return "\n".join(
+            [
+                f"%{prefix}_next = arith.addi {t}, %c1 : index",
+                f"scf.for %{prefix}_n = %c1 to %c{s['C']} step %c1 {{",
+                indent(cell, "  "),
+                "}",
+            ]
+        )
     main, _ = unrolled_body(render(_CELL, iv=f"{prefix}_n", **values), f"{prefix}_n", u, first=1)
     text = [
         f"%{prefix}_next = arith.addi {t}, %c1 : index",
@@ -158,7 +169,7 @@ def body(s: Sizes) -> str:
             *range(s.get("U", 2) + 1),
             pairs,
             *([last] if odd else []),
-            *([(s["C"] - 1) // s["U"]] if s.get("U") else [s["C"]]),
+            *([(s["C"] - 1) // s["U"]] if s.get("U", 1) > 1 else [s["C"]]),
             s["C"] - 2,
         ),
         pairs=pairs,

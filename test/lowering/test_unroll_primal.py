@@ -16,12 +16,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from xdsl.dialects import scf
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.ir.index_eval import constant_int
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
-from lowering.tapeflow_unroll_primal import UNROLL, TapeflowUnrollPrimalPass, unroll_primal
+from lowering.tapeflow_unroll_primal import UNROLL, unroll_primal
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
@@ -32,8 +33,11 @@ HAND_UNROLLED = {
     "nn": {"S": 32, "L": 3, "label": 1, "U": 8, "pixel_first": 1},
     "matdescent": {"R": 3, "C": 32, "U": 16, "start": 0},
     "mttkrp": {"I": 2, "J": 8, "K": 2, "L": 3, "U": 8, "reload_b": 1},
+    # 99 cells a row: 6 trips of 16 copies and 3 copies in line, as at the artifact size.
+    "pathfinder": {"R": 5, "C": 100, "U": 16},
 }
-"""Kernel -> sizes of its `artifact` form (the loop it unrolls by U)."""
+"""Kernel -> sizes of its `artifact` form (the loop it unrolls by U; U = 1 is the
+loop as written)."""
 
 
 def parse(text: str) -> ModuleOp:
@@ -47,7 +51,8 @@ def gradient(key: str, sizes: dict[str, int], factor: int) -> dict[str, np.ndarr
     kernel = replace(KERNELS[key], sizes={"hand": HAND_UNROLLED[key], "these": sizes})
     module = parse(kernel.mlir("these"))
     ctx = make_context()
-    TapeflowUnrollPrimalPass(factor=factor).apply(ctx, module)
+    factors = unroll_primal(module, factor)
+    assert factor == 1 or factor in factors  # the pass did unroll the kernel's loop
     TapeflowEnzymePass().apply(ctx, module)
     module.verify()
     given = {f"arg{i}": a.copy() for i, a in enumerate(kernel.inputs("hand"))}
@@ -57,7 +62,7 @@ def gradient(key: str, sizes: dict[str, int], factor: int) -> dict[str, np.ndarr
 @pytest.mark.parametrize("key", HAND_UNROLLED)
 def test_unrolled_by_the_pass_is_bit_identical_to_unrolled_by_hand(key: str) -> None:
     sizes = HAND_UNROLLED[key]
-    rolled = {k: v for k, v in sizes.items() if k != "U"}
+    rolled = {**sizes, "U": 1}
     by_hand = gradient(key, sizes, 1)
     by_pass = gradient(key, rolled, sizes["U"])
     assert set(by_pass) == set(by_hand)
@@ -108,15 +113,41 @@ def steps(module: ModuleOp) -> list[int]:
     return [op.step.op.value.value.data for op in loops(module)]  # type: ignore[attr-defined]
 
 
-def test_factor_unrolls_innermost_loops_by_a_divisor_of_their_trips() -> None:
+def test_a_count_that_does_not_divide_the_trips_leaves_the_remainder_in_line() -> None:
     module = parse(PRODUCT)
-    # 4 iterations asked for 3: the largest divisor up to 3 is 2.
-    assert unroll_primal(module, 3) == [2]
+    # 4 iterations asked for 3: one trip of 3 copies, then the 4th iteration in line.
+    assert unroll_primal(module, 3) == [3]
     module.verify()
-    assert steps(module) == [1, 2]
+    outer, inner = loops(module)
+    assert steps(module) == [1, 3]
+    assert constant_int(inner.ub) == 3
+    loads = [op for op in outer.body.block.ops if isinstance(op, memref.LoadOp)]
+    assert len(loads) == 1  # the remainder's copy, after the inner loop
+    assert len([op for op in inner.body.walk() if isinstance(op, memref.LoadOp)]) == 3
     x = np.linspace(0.5, 1.6, 12)
     got = run_function(module, "f", {"arg0": x.copy()})["result0"]
-    assert got == np.prod(x)  # same multiplications in the same order
+    product = 1.0
+    for v in x:  # the same multiplications in the same order
+        product *= v
+    assert got == product
+
+
+def test_the_remainder_reads_what_the_last_trip_carried() -> None:
+    module = parse(PRODUCT)
+    # The inner loop's 4 iterations asked for 3 by its annotation; 5 asked of the
+    # outer loop's 3 unroll it fully, copying the inner loop and its remainder: the
+    # copies chain the carried product through every loop and remainder.
+    outer, inner = loops(module)
+    inner.attributes[UNROLL] = IntegerAttr(3, IntegerType(64))
+    outer.attributes[UNROLL] = IntegerAttr(5, IntegerType(64))
+    assert unroll_primal(module, 1) == [3, 3]
+    module.verify()
+    x = np.linspace(0.9, 1.3, 12)
+    got = run_function(module, "f", {"arg0": x.copy()})["result0"]
+    product = 1.0
+    for v in x:
+        product *= v
+    assert got == product
 
 
 def test_an_annotation_unrolls_its_loop_whatever_the_factor() -> None:
@@ -147,3 +178,22 @@ def test_a_bad_annotation_is_refused_by_location() -> None:
 def test_factor_below_one_is_refused() -> None:
     with pytest.raises(PassFailedException, match="at least 1"):
         unroll_primal(parse(PRODUCT), 0)
+
+
+def test_tapeflow_enzyme_applies_an_annotation_before_differentiating() -> None:
+    """As clang's pragma before Enzyme for LLVM: a module whose loop carries the
+    annotation is differentiated as the pass would have unrolled it, whichever tool
+    runs `tapeflow-enzyme` (tapeflow-sim, sweeps and the API included)."""
+    annotated, explicit = parse(PRODUCT), parse(PRODUCT)
+    for module in (annotated, explicit):
+        loops(module)[1].attributes[UNROLL] = IntegerAttr(4, IntegerType(64))
+    assert unroll_primal(explicit, 1) == [4]
+    for module in (annotated, explicit):
+        TapeflowEnzymePass().apply(make_context(), module)
+    assert str(annotated) == str(explicit)
+    assert UNROLL not in str(annotated)
+    x = np.linspace(0.5, 1.6, 12)
+    got = run_function(annotated, "f_grad", {"arg0": x.copy(), "arg1": np.zeros(12)})
+    product = np.prod(x)
+    assert got["result0"] == run_function(parse(PRODUCT), "f", {"arg0": x.copy()})["result0"]
+    np.testing.assert_allclose(got["arg1"], product / x, rtol=1e-13)

@@ -64,6 +64,15 @@ def test_the_full_description_round_trips(tmp_path: Path) -> None:
         ("rows=0", "a 0x4 grid (rows x cols) has no FUs"),
         ("nokey", "expected key.path=value"),
         ("placement.heap=12", "placement.heap 12 is not a non-negative multiple of 8 bytes"),
+        (
+            "datapath.issue_width=8",
+            "unknown hardware key 'datapath.issue_width' (known here: adjoint_additions, latch, "
+            "lockstep, ordering, ports, sched_threshold, units): the authors' gem5-SALAM "
+            "datapath has no issue width",
+        ),
+        ("datapath.reservation_queue=16", "has no reservation-table capacity"),
+        ("datapath.read_queue=4", "has no read-queue size"),
+        ("datapath.write_queue=4", "has no write-queue size"),
     ],
 )
 def test_a_bad_setting_names_the_key(setting: str, message: str) -> None:
