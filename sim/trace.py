@@ -266,6 +266,12 @@ class MemoryTrace:
         key = self._recorded()
         if self._full is not None and self._full[0] == key:
             return self._full[1]
+        full = self._resolve()
+        self._full = (key, full)
+        return full
+
+    def _resolve(self) -> np.ndarray:
+        """`resolved`, computed anew (a new array) and not kept."""
         packed = (
             np.frombuffer(self.packed, dtype=np.int64) if self.packed else np.zeros(0, np.int64)
         )
@@ -284,14 +290,22 @@ class MemoryTrace:
                 loop.fill(full, records, np.array(entries, dtype=np.int64))
                 records[:, 0] = markers
         del packed  # before `packed` grows again
-        self._full = (key, full)
         return full
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(addresses, writes, tape flags), one entry per access."""
-        packed = self.resolved()
-        low = packed.astype(np.uint8)  # the flags, modulo 256: one pass over the entries
-        return packed >> 2, ((low >> 1) & 1).view(bool), (low & 1).view(bool)
+        """(addresses, writes, tape flags), one entry per access. Unless `resolved`
+        is kept, the entries are computed anew and the addresses unpacked in their
+        place: a run's trace is not held twice."""
+        key = self._recorded()
+        if self._full is not None and self._full[0] == key:
+            packed = self._full[1]
+            low = packed.astype(np.uint8)  # the flags, modulo 256: one pass over the entries
+            addresses = packed >> 2
+        else:
+            addresses = self._resolve()
+            low = addresses.astype(np.uint8)
+            np.right_shift(addresses, 2, out=addresses)
+        return addresses, ((low >> 1) & 1).view(bool), (low & 1).view(bool)
 
 
 @dataclass(frozen=True)

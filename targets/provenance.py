@@ -13,7 +13,7 @@ computed the numbers.
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from importlib import metadata
 
 from targets.fields import HARDWARE_FIELDS
@@ -51,15 +51,32 @@ def hardware_record(
     `unroll_requested` (the factor asked for; default the same), `energy_preset`
     and `versions`; plain JSON data (lists, not tuples), so that a record read
     back from a file equals the one computed."""
+    requested = unroll if unroll_requested is None else unroll_requested
+    text = _record_text(hardware, model, variant, unroll, requested, simulated)
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=256)
+def _record_text(
+    hardware: Hardware,
+    model: str,
+    variant: str | None,
+    unroll: int,
+    unroll_requested: int,
+    simulated: frozenset[str],
+) -> str:
+    """`hardware_record` as JSON text, made once per machine and use: a sweep
+    evaluates one machine many times, and describing it costs more than reading
+    the text back (a fresh record each time)."""
     record = describe(hardware)
     record["model"] = model
     record["not_simulated"] = sorted(HARDWARE_FIELDS - simulated)
     record["variant"] = variant
     record["unroll"] = unroll
-    record["unroll_requested"] = unroll if unroll_requested is None else unroll_requested
+    record["unroll_requested"] = unroll_requested
     record["energy_preset"] = hardware.energy.name
     record["versions"] = dict(versions())
-    return json.loads(json.dumps(record))  # type: ignore[no-any-return]
+    return json.dumps(record)
 
 
 __all__ = ["PACKAGES", "hardware_record", "versions"]

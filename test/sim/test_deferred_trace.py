@@ -287,12 +287,23 @@ def test_the_trace_is_recorded_once_however_often_it_is_read() -> None:
     assert first.tolist() == expected
 
 
-@pytest.mark.parametrize("trips", [[40, 40, 40], [3, 3], [5, 40, 1]])
-def test_deferred_runs_filled_by_hand(trips: list[int]) -> None:
+@pytest.mark.parametrize(
+    ("trips", "gaps"),
+    [
+        ([40, 40, 40], [5, 5, 5]),
+        ([40, 40, 40], [5, 9, 5]),
+        ([3, 3], [5, 5]),
+        ([3, 3, 3], [5, 2, 5]),
+        ([5, 40, 1], [5, 5, 5]),
+    ],
+)
+def test_deferred_runs_filled_by_hand(trips: list[int], gaps: list[int]) -> None:
     """`DeferredLoop.fill` against its docstring's formula, entry by entry:
-    long runs of one length (written a slice each), short ones (written
-    together), and runs of different lengths. Two affine accesses (one a write,
-    slopes `stride` and 2) and one that is not, whose entries were appended."""
+    long runs of one length (written a slice each) and short ones (written
+    together), evenly spaced or not, and runs of different lengths; `gaps`
+    other entries after each run. Two affine accesses
+    (one a write, slopes `stride` and 2) and one that is not, whose entries were
+    appended."""
     loop = DeferredLoop(
         k=(0, 1, -1),
         base=(2, 3, -1),
@@ -314,7 +325,7 @@ def test_deferred_runs_filled_by_hand(trips: list[int]) -> None:
             expected[at] = (k0 << 5) + (base0 << 2) + back * (stride << 5)
             expected[at + 1] = (k1 << 5) + (base1 << 2 | 1) + 2 + back * (2 << 5)
             expected[at + 2] = int(appended[end - n + t])
-        start += 3 * n + 5  # other entries between the runs
+        start += 3 * n + gaps[len(runs) // 9 - 1]  # other entries between the runs
     packed = np.full(start, -1, dtype=np.int64)
     loop.fill(packed, np.array(runs, dtype=np.int64), appended)
     assert {i: int(v) for i, v in enumerate(packed) if v != -1} == expected
@@ -341,3 +352,61 @@ def test_markers_stand_for_their_runs_entries() -> None:
     assert len(trace) == 8
     trace.packed.append(14)  # recorded after it was resolved: resolved again
     assert trace.resolved().tolist()[-2:] == [20 << 5, 14]
+
+
+def _random_trace(rng: np.random.Generator) -> MemoryTrace:
+    """A trace of entries recorded one by one (random flags) and the runs of two
+    deferred loops between them, as a run records them."""
+    loops = [
+        DeferredLoop(
+            k=(0, 1), base=(2, 3), static=(0, 2), slope=(((1, ()),), ((3, ()),)), columns=4
+        ),
+        DeferredLoop(k=(0,), base=(1,), static=(2,), slope=(((2, ()),),), columns=2),
+    ]
+    trace = MemoryTrace()
+    deferred = [trace.defer(loop)[0] for loop in loops]
+    for _ in range(int(rng.integers(1, 30))):
+        count = int(rng.integers(0, 5))
+        trace.packed.extend(
+            (int(a) << 2 | int(f))
+            for a, f in zip(rng.integers(0, 1 << 20, count), rng.integers(0, 4, count), strict=True)
+        )
+        which = int(rng.integers(0, 3))
+        if which == 2:
+            continue
+        k = [
+            int(v) for v in rng.integers(40, 200, loops[which].columns - loops[which].columns // 2)
+        ]
+        bases = [
+            int(b) << 2 | int(f)
+            for b, f in zip(
+                rng.integers(1 << 10, 1 << 20, len(k)), rng.integers(0, 2, len(k)), strict=True
+            )
+        ]
+        step, trips = int(rng.integers(1, 3)), int(rng.integers(1, 12))
+        deferred[which].fromlist([len(trace.packed), step, trips, 0, *k, *bases])
+        trace.packed.append(0)  # the run's marker
+    return trace
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_arrays_unpack_the_resolved_trace(seed: int) -> None:
+    """`MemoryTrace.arrays` unpacks the resolved entries (`address << 2 | write
+    << 1 | tape`) whether `resolved` was read first (kept) or not (computed anew
+    and unpacked in place), and leaves an earlier `resolved` array as it was."""
+    trace = _random_trace(np.random.default_rng(seed))
+    if seed % 2:
+        entries = trace.resolved()
+        kept = entries.copy()
+    else:
+        entries = _random_trace(np.random.default_rng(seed)).resolved()
+    expected = (
+        [int(e) >> 2 for e in entries],
+        [bool(int(e) >> 1 & 1) for e in entries],
+        [bool(int(e) & 1) for e in entries],
+    )
+    addresses, writes, tape = trace.arrays()
+    assert (addresses.tolist(), writes.tolist(), tape.tolist()) == expected
+    assert trace.resolved().tolist() == entries.tolist()
+    if seed % 2:
+        assert np.array_equal(entries, kept)

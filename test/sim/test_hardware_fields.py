@@ -29,7 +29,7 @@ from tapeflow_tools.context import make_context
 from targets.fields import DATAPATH_FIELDS
 from targets.hardware import PRESETS, Hardware, describe
 from targets.machine import layered
-from targets.provenance import PACKAGES
+from targets.provenance import PACKAGES, hardware_record
 
 
 def _run(
@@ -231,3 +231,22 @@ def test_moving_the_base_by_a_whole_cache_changes_no_count(
     assert after["hardware"]["placement"]["base"] == 4096 + 64 * size
     for key in ("cycles", "cache", "dram_bytes"):
         assert after[key] == before[key]
+
+
+@pytest.mark.parametrize("preset", ["Enzyme32k", "Tflow2k"])
+def test_a_record_asked_again_is_equal_and_its_own(preset: str) -> None:
+    """The record of one machine and use, asked twice, is the same data and two
+    objects: changing one (a caller's to keep) leaves the next one as it was.
+    Against the description made by hand (`describe`, through JSON)."""
+    hardware = PRESETS[preset]
+    kwargs = {"model": "cgra", "variant": "enzyme", "unroll": 2}
+    first = hardware_record(hardware, **kwargs)  # type: ignore[arg-type]
+    description = json.loads(json.dumps(describe(hardware)))
+    assert {k: first[k] for k in description} == description
+    assert first["unroll"] == first["unroll_requested"] == 2
+    first["cache"]["size_bytes"] = -1
+    first["versions"]["numpy"] = "changed"
+    again = hardware_record(hardware, **kwargs)  # type: ignore[arg-type]
+    assert again["cache"] == description["cache"]
+    assert again["versions"]["numpy"] == np.__version__
+    assert hardware_record(hardware, **kwargs, unroll_requested=4)["unroll_requested"] == 4  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from sim.simulator import (
     SimulationError,
     evaluate,
     execute,
+    plain_copy,
     prepare,
     replay_caches,
     simulate,
@@ -471,3 +472,58 @@ def test_the_api_runs_a_model_only_on_its_own_machine(
     tool = json.loads((tmp_path / "r.json").read_text())
     for key in ("cycles", "cache", "dram_bytes", "energy_pj"):
         assert ours[key] == tool[key], key
+
+
+def _nested(rng: np.random.Generator, depth: int) -> object:
+    """Random report-like data: dicts and lists of ints, floats, strings, bools
+    and None, and now and then a numpy array or a tuple (copied deeply too)."""
+    kind = int(rng.integers(0, 9 if depth < 4 else 6))
+    leaves = [
+        int(rng.integers(-(1 << 40), 1 << 40)),
+        float(rng.random()),
+        str(rng.integers(0, 99)),
+        bool(rng.integers(0, 2)),
+        None,
+        np.arange(int(rng.integers(0, 4))),
+    ]
+    if kind < len(leaves):
+        return leaves[kind]
+    if kind == 6:
+        return (int(rng.integers(0, 9)), [1, 2])
+    items = [_nested(rng, depth + 1) for _ in range(int(rng.integers(0, 5)))]
+    if kind == 7:
+        return items
+    return {f"k{n}": item for n, item in enumerate(items)}
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and np.array_equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    return type(a) is type(b) and a == b
+
+
+def _containers(value: object) -> list[int]:
+    """The ids of every mutable container in `value`."""
+    if isinstance(value, dict):
+        return [id(value), *(i for v in value.values() for i in _containers(v))]
+    if isinstance(value, list | tuple):
+        own = [id(value)] if not isinstance(value, tuple) else []
+        return [*own, *(i for v in value for i in _containers(v))]
+    return [id(value)] if isinstance(value, np.ndarray) else []
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_plain_copy_is_a_deep_copy(seed: int) -> None:
+    """`plain_copy` (what `evaluate` copies a kept report with) gives what
+    `copy.deepcopy` gives on random report-like data, sharing no mutable
+    container with the original."""
+    from copy import deepcopy
+
+    data = {"report": _nested(np.random.default_rng(seed), 0)}
+    copied = plain_copy(data)
+    assert _same(copied, deepcopy(data)) and _same(copied, data)
+    assert not set(_containers(copied)) & set(_containers(data))
