@@ -284,8 +284,8 @@ def saved_cycles(
         ]
         primal = [o for o in ops if isinstance(o, memref.LoadOp | memref.StoreOp)]
         # Primal misses per iteration: none if the arrays stay in the cache, else
-        # the lines an access touches once, one per iteration where its stride
-        # spans a line.
+        # the lines an access touches once or reuses past the cache (its reuse
+        # distance), one per iteration where its stride spans a line.
         primal_lines = (
             0.0 if arrays_fit else sum(accesses.lines(o, line, machine.cache_bytes) for o in primal)
         )
@@ -399,8 +399,8 @@ class AccessReuse:
         Journal 9(2), 1970): those of one iteration of the innermost loop around it
         whose index is in none of its indices (`_carrier_lines`); 0 where every
         loop's index is (a stencil's neighbouring iterations share elements: taken
-        as hits). The tape is left out: it is the same streamed or kept only where
-        it is streamed (the eviction term prices what it pushes out)."""
+        as hits). The tape is left out: it passes through the cache only where it
+        is kept, and what it pushes out there is the eviction term's."""
         loops, coefficients = self._nest(access)
         if coefficients is not None:
             absent = [loop for loop in loops if coefficients.get(loop.body.block.args[0], 0) == 0]
@@ -422,7 +422,8 @@ class AccessReuse:
         run time): per array accessed in it, at most its lines; per access, its
         runs in the iteration times its lines per run of its innermost loop (that
         loop's trip count times its stride in lines, at most one a step; one line a
-        run if the loop's index is in none of its indices)."""
+        run if the loop's index is in none of its indices; one line for an access
+        in the iteration's own block)."""
         per = nest_runs((*enclosing_loops(carrier, self.function), carrier))
         if not per:
             return 0.0 if per == 0 else float("inf")
@@ -434,7 +435,7 @@ class AccessReuse:
             runs = nest_runs(loops)
             if runs is None:
                 return float("inf")
-            inner = loops[len(loops) - 1]
+            inner = loops[-1]
             if inner is carrier:
                 lines = 1.0
             elif coefficients is None:
