@@ -12,12 +12,12 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   per trip count of its runs (`trip_runs`). Compute is bounded below by the
   loop's recurrences; memory is the misses in groups of `mshrs`, `dram_latency`
   a group, plus the hits over the `ports`. The primal misses a line per line of
-  elements an access touches once (a line an iteration where its stride spans
-  one); a tape line misses in FWD (its first touch) and in REV unless the tape (a
-  triangle's by its entries) and arrays fit the cache; where those of static size
-  do not, each cache's worth of tape lines may evict every reused line once more
-  (LRU), each missed again in a group of its own. And, on the layered IR, the
-  pipeline fills of runs chained as tiles of one loop (`continued_fills`).
+  elements an access touches once or reuses past the cache (its reuse distance; a
+  line an iteration where its stride spans one); a tape line misses in FWD (its first
+  touch) and in REV unless the tape (a triangle's by its entries) and arrays fit the
+  cache; where those of static size do not, each cache's worth of tape lines may
+  evict every reused line once more (LRU), each missed again in a group of its own.
+  And the pipeline fills of runs chained as tiles of one loop (`continued_fills`).
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
   chain of integer ops at `integer` each: a layer's tile bounds and row count, a
   run-time tile loop's trip count and REV's first tile end (its own ops, once
@@ -284,9 +284,11 @@ def saved_cycles(
         ]
         primal = [o for o in ops if isinstance(o, memref.LoadOp | memref.StoreOp)]
         # Primal misses per iteration: none if the arrays stay in the cache, else
-        # the lines an access touches once, one per iteration where its stride
-        # spans a line.
-        primal_lines = 0.0 if arrays_fit else sum(accesses.lines(o, line) for o in primal)
+        # the lines an access touches once or reuses past the cache (its reuse
+        # distance), one per iteration where its stride spans a line.
+        primal_lines = (
+            0.0 if arrays_fit else sum(accesses.lines(o, line, machine.cache_bytes) for o in primal)
+        )
         stored = sum(isinstance(o, region.StoreOp) or not rev_hits for o in tape)
         recurrence = _recurrence(block, machine) if any(n > 1 for n in runs) else 0
         # Each trip count apart (a triangular nest's runs, `trip_runs`): max(compute,
@@ -335,6 +337,7 @@ class AccessReuse:
         self._nests: dict[Operation, tuple[tuple[scf.ForOp, ...], dict[SSAValue, int] | None]] = {}
         self._reused: dict[Operation, bool] = {}
         self._footprints: dict[tuple[bool, bool, bool], int] = {}
+        self._distances: dict[tuple[scf.ForOp, int], float] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -373,19 +376,79 @@ class AccessReuse:
             self._reused[access] = known
         return known
 
-    def lines(self, access: memref.LoadOp | memref.StoreOp, line: int) -> float:
-        """The cache lines `access` misses per iteration of the loop around it, if
-        it touches each element once (none if `reused`): its stride over that
-        loop in bytes per line, at most one (an element in a line of its own each
-        iteration, a column of a row-major matrix); a line per line of elements
-        where the stride is not known."""
-        if self.reused(access):
+    def lines(self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int) -> float:
+        """The cache lines `access` misses per iteration of the loop around it, in a
+        cache of `cache_bytes` with lines of `line` bytes, if it touches each
+        element once, or reuses elements across a loop one of whose iterations
+        touches at least the cache's lines (`reuse_distance`: LRU evicts a line
+        before its next use); none if it reuses them within the cache. Its stride
+        over that loop in bytes per line, at most one (an element in a line of its
+        own each iteration, a column of a row-major matrix); a line per line of
+        elements where the stride is not known."""
+        if self.reused(access) and self.reuse_distance(access, line) < cache_bytes // line:
             return 0.0
         loops, coefficients = self._nest(access)
         if coefficients is None or not loops:
             return ENTRY_BYTES / line
         stride = abs(coefficients.get(loops[-1].body.block.args[0], 0)) * ENTRY_BYTES
         return min(1.0, stride / line)
+
+    def reuse_distance(self, access: memref.LoadOp | memref.StoreOp, line: int) -> float:
+        """The cache lines the function's arrays touch between two uses of an
+        element `access` reuses (an LRU stack distance, Mattson et al., IBM Systems
+        Journal 9(2), 1970): those of one iteration of the innermost loop around it
+        whose index is in none of its indices (`_carrier_lines`); 0 where every
+        loop's index is (a stencil's neighbouring iterations share elements: taken
+        as hits). The tape is left out: it passes through the cache only where it
+        is kept, and what it pushes out there is the eviction term's."""
+        loops, coefficients = self._nest(access)
+        if coefficients is not None:
+            absent = [loop for loop in loops if coefficients.get(loop.body.block.args[0], 0) == 0]
+        else:
+            ivs = {loop.body.block.args[0] for loop in loops}
+            used = set().union(*(_loop_indices(i, ivs) for i in access.indices))
+            absent = [loop for loop in loops if loop.body.block.args[0] not in used]
+        if not absent:
+            return 0.0
+        key = (absent[-1], line)
+        found = self._distances.get(key)
+        if found is None:
+            found = self._distances[key] = self._carrier_lines(absent[-1], line)
+        return found
+
+    def _carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
+        """Cache lines one iteration of `carrier` touches (on average over a
+        triangular nest's iterations; unbounded where a trip count is known only at
+        run time): per array accessed in it, at most its lines; per access, its
+        runs in the iteration times its lines per run of its innermost loop (that
+        loop's trip count times its stride in lines, at most one a step; one line a
+        run if the loop's index is in none of its indices; one line for an access
+        in the iteration's own block)."""
+        per = nest_runs((*enclosing_loops(carrier, self.function), carrier))
+        if not per:
+            return 0.0 if per == 0 else float("inf")
+        touched: dict[SSAValue, float] = {}
+        for op in carrier.body.walk():
+            if not isinstance(op, memref.LoadOp | memref.StoreOp):
+                continue
+            loops, coefficients = self._nest(op)
+            runs = nest_runs(loops)
+            if runs is None:
+                return float("inf")
+            inner = loops[-1]
+            if inner is carrier:
+                lines = 1.0
+            elif coefficients is None:
+                lines = runs / per * ENTRY_BYTES / line
+            else:
+                stride = abs(coefficients.get(inner.body.block.args[0], 0)) * ENTRY_BYTES
+                outer = nest_runs(loops[:-1]) or 1
+                lines = runs / per * min(1.0, stride / line) if stride else outer / per
+            touched[op.memref] = touched.get(op.memref, 0.0) + lines
+        return sum(
+            min(lines, static_bytes(array) / line) if static_bytes(array) else lines
+            for array, lines in touched.items()
+        )
 
 
 def _reused(

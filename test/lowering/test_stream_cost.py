@@ -269,11 +269,63 @@ def test_reuse_and_lines_follow_the_element_s_affine_form() -> None:
     accesses = (row, column, skew, stencil, matrix)
     reuse = cost.AccessReuse(function)
     assert [reuse.reused(o) for o in accesses] == [False, False, False, True, False]
-    assert [reuse.lines(o, 64) for o in accesses] == [1 / 8, 1.0, 1.0, 0.0, 1 / 8]
+    assert [reuse.lines(o, 64, 32768) for o in accesses] == [1 / 8, 1.0, 1.0, 0.0, 1 / 8]
     # Asked again (the cost model asks per nest and per machine): the same answers.
-    assert [reuse.lines(o, 64) for o in reversed(accesses)] == [1 / 8, 0.0, 1.0, 1.0, 1 / 8]
+    lines = [reuse.lines(o, 64, 32768) for o in reversed(accesses)]
+    assert lines == [1 / 8, 0.0, 1.0, 1.0, 1 / 8]
+    # The stencil's neighbouring iterations share its elements, whatever the cache.
+    assert reuse.reuse_distance(stencil, 64) == 0 and reuse.lines(stencil, 64, 64) == 0.0
     (i, j) = enclosing_loops(row, function)
     assert cost.loop_extents((i, j)) == [256, 255]
+
+
+def _covariance(preset: str) -> tuple[func.FuncOp, set[object]]:
+    """PolyBench's covariance at the regions stage: its gradient and the region of
+    its triangular nest (its only region)."""
+    ctx = make_context()
+    module = parse_kernel(ctx, "covariance", preset)
+    TapeflowEnzymePass().apply(ctx, module)
+    raise_module(module)
+    form_regions(module)
+    (alloc,) = [op for op in module.walk() if isinstance(op, region.AllocOp)]
+    function = alloc.parent_op()
+    assert isinstance(function, func.FuncOp) and not alloc.region.type.is_static()
+    return function, {alloc.region}
+
+
+def test_reuse_beyond_the_cache_misses() -> None:
+    # Covariance's triangle (paper size: data 32x16, `for i < 16, j in [i, 16), k <
+    # 32` loading data[k][i] and data[k][j], then storing cov[i][j] and cov[j][i]):
+    # data[k][i] is reused across j, and one iteration of j walks two columns of 32
+    # rows, a row 128 B apart, so a line a row each: 64 lines, all of data's 4 KB,
+    # and a line of cov for each store: 66. An LRU cache of fewer lines (2 KB: 32;
+    # 4 KB: 64) misses them again, a line an iteration (a stride of 128 B over 64 B
+    # lines); 8 KB (128 lines) holds them.
+    function, _ = _covariance("paper")
+    reuse = cost.AccessReuse(function)
+    loads = [
+        op
+        for op in function.walk()
+        if isinstance(op, memref.LoadOp) and len(enclosing_loops(op, function)) == 3
+    ]
+    first = loads[0]  # FWD's data[k][i]
+    assert reuse.reuse_distance(first, 64) == 64 + 2
+    assert [reuse.lines(first, 64, size) for size in (2048, 4096, 8192)] == [1.0, 1.0, 0.0]
+
+
+def test_a_triangle_whose_reuse_misses_saves_its_tape_s_groups() -> None:
+    # Covariance's triangle on a 2 KB cache: its 136 runs of k (32 iterations) are
+    # memory-bound with or without the tape. FWD: data[k][i] and data[k][j] miss a
+    # line an iteration (above), 64 misses, 8 groups of 8 (800 cycles), no hit; the
+    # tape's 2 stores an iteration add 64 * 8 B = 8 lines, 9 groups (900) and 128 -
+    # 72 = 56 hits over 2 ports (28): 128 cycles a run, over a recurrence (the
+    # fadd's) far below 800. REV: the loads and stores of d_data[k][i] and
+    # d_data[k][j] miss a line an iteration each (128 misses, 16 groups); the tape
+    # (69,632 B with the arrays, beyond the cache) misses in REV too, its 2 loads 8
+    # lines: 17 groups, and (6 * 32 - 136) / 2 = 28 port cycles: 128 a run again.
+    function, triangle = _covariance("paper")
+    small = replace(CGRA, cache_bytes=2048)
+    assert cost.saved_cycles(function, triangle, small) == 2 * 136 * (100 + 28)
 
 
 def test_always_streams_what_auto_keeps() -> None:
