@@ -18,12 +18,12 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   do not, each cache's worth of tape lines may evict every reused line once more
   (LRU), each missed again in a group of its own. And, on the layered IR, the
   pipeline fills of runs chained as tiles of one loop (`continued_fills`).
-* Added (`added_cycles`), from the layered IR: kernels run once, each its longest
-  chain of integer ops at `integer` each: a layer's tile bounds and row count, a
-  run-time tile loop's trip count and REV's first tile end (its own ops, once
-  per run); a row offset per iteration of a tile whose body holds inner loops,
-  and a piece of straight-line stores (its cut kernel, its stream op), `integer`
-  + 1 a kernel; the REV layers' waits for their preloads (`preload_waits`).
+* Added (`added_cycles`), from the layered IR: kernels run once, each its longest chain of
+  integer ops at `integer` each: a layer's tile bounds and row count, a run-time tile loop's
+  trip count and REV's first tile end (its own ops, once per run); a row offset per
+  iteration of a tile whose body holds inner loops, and a piece of straight-line stores (its
+  cut kernel, its stream op), `integer` + 1 a kernel, and the misses its cut parts
+  (`_cut_misses`); the REV layers' waits for their preloads (`preload_waits`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
@@ -566,7 +566,8 @@ def added_cycles(
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
-    `integer` each; and on a scratchpad of `spad_bytes`, the REV layers' waits
+    `integer` each; a piece's cut kernel, the misses its parts no longer overlap
+    (`_cut_misses`); and on a scratchpad of `spad_bytes`, the REV layers' waits
     for their preloads (`preload_waits`, on `timeline` where given)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
