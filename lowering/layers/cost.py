@@ -18,12 +18,12 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   cache; where those of static size do not, each cache's worth of tape lines may
   evict every reused line once more (LRU), each missed again in a group of its own.
   And the pipeline fills of runs chained as tiles of one loop (`continued_fills`).
-* Added (`added_cycles`), from the layered IR: kernels run once, each its longest
-  chain of integer ops at `integer` each: a layer's tile bounds and row count, a
-  run-time tile loop's trip count and REV's first tile end (its own ops, once
-  per run); a row offset per iteration of a tile whose body holds inner loops,
-  and a piece of straight-line stores (its cut kernel, its stream op), `integer`
-  + 1 a kernel; the REV layers' waits for their preloads (`preload_waits`).
+* Added (`added_cycles`), from the layered IR: kernels run once, each its longest chain of
+  integer ops at `integer` each: a layer's tile bounds and row count, a run-time tile loop's
+  trip count and REV's first tile end (its own ops, once per run); a row offset per
+  iteration of a tile whose body holds inner loops, and a piece of straight-line stores (its
+  cut kernel, its stream op), `integer` + 1 a kernel, and the misses its cut parts
+  (`_cut_misses`); the REV layers' waits for their preloads (`preload_waits`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
@@ -629,11 +629,13 @@ def added_cycles(
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
-    `integer` each; and on a scratchpad of `spad_bytes`, the REV layers' waits
+    `integer` each; a piece's cut kernel, the misses its parts no longer overlap
+    (`_cut_misses`); and on a scratchpad of `spad_bytes`, the REV layers' waits
     for their preloads (`preload_waits`, on `timeline` where given)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
+    reuse: AccessReuse | None = None  # the function's accesses, at the first piece
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
             isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
@@ -655,6 +657,8 @@ def added_cycles(
         tile_loop = op.parent_op()
         if loop is None:
             added += runs * 2 * kernel  # the stream op and the cut kernel
+            reuse = reuse or AccessReuse(function)
+            added += _cut_misses(op, runs, machine, reuse) * machine.dram_latency
             continue
         folded: set[SSAValue] = set()
         if isinstance(tile_loop, scf.ForOp):
@@ -678,6 +682,38 @@ def added_cycles(
             iterations = tile.rows.data // per_iteration.value.data
             added += runs * iterations * kernel  # a row offset per iteration
     return added + preload_waits(function, rev, machine, spad_bytes, timeline)
+
+
+def _cut_misses(
+    piece: layer.LayerOp, runs: int, machine: StreamMachine, reuse: AccessReuse
+) -> float:
+    """The miss groups a piece of straight-line stores adds by cutting the kernel
+    it sits in, over its `runs`: the primal accesses before it and after it (to
+    the loop, layer or end of its block) become two kernels, and a run in which
+    both miss waits a DRAM latency for each. A part's misses over the runs are
+    its arrays' lines where the arrays fit the cache (each missed once, when first
+    touched), else a line per line of elements an access touches (`lines`), at
+    most one a run: the groups added are the fewer of the two parts', at most the
+    runs."""
+    block = piece.parent_block()
+    assert block is not None
+    ops = list(block.ops)
+    at = ops.index(piece)
+    line = machine.cache_line_bytes
+    arrays_fit = reuse.footprint(regions=False) <= machine.cache_bytes
+
+    def misses(part: Iterable[Operation]) -> float:
+        accesses: list[memref.LoadOp | memref.StoreOp] = []
+        for op in part:
+            if isinstance(op, scf.ForOp | layer.LayerOp):
+                break
+            accesses += [o for o in op.walk() if isinstance(o, memref.LoadOp | memref.StoreOp)]
+        if arrays_fit:
+            arrays = {o.memref for o in accesses}
+            return float(min(runs, sum(-(-static_bytes(a) // line) for a in arrays)))
+        return runs * min(1.0, sum(reuse.lines(o, line, machine.cache_bytes) for o in accesses))
+
+    return min(misses(reversed(ops[:at])), misses(ops[at + 1 :]))
 
 
 PRELOAD_LAYERS = 1 << 12

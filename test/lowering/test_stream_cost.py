@@ -22,7 +22,9 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   and the runs that follow each other as tiles of one strip-mined loop save it
   but once per chain (by hand);
 - a REV layer's run includes each of its short inner loops' pipeline fills, and
-  the REV work before a nest hides part of its first preload's wait (by hand).
+  the REV work before a nest hides part of its first preload's wait (by hand);
+- a piece of straight-line stores that cuts a kernel whose parts both miss costs
+  the overlap of their misses (by hand).
 """
 
 from __future__ import annotations
@@ -847,3 +849,94 @@ def test_the_rev_work_before_a_nest_hides_its_first_preload() -> None:
     layers = list(cost.RevTimeline(function, CGRA).layers(set(rev)))
     assert [(each.run, each.gap) for each in layers] == [(48, 38 + 1)] + [(48, 1)] * 7
     assert cost.preload_waits(function, {op: 8 for op in rev}, CGRA, 512) == 75
+
+
+CUT = """
+func.func private @diffef(%x: memref<3x8xf64>, %dx: memref<3x8xf64>, %w: memref<3xf64>,
+                          %y: memref<3xf64>, %dy: memref<3xf64>) attributes {
+    tapeflow.gradient_of = @f,
+    tapeflow.activity = [#enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_const>,
+                         #enzyme.activity<enzyme_const>, #enzyme.activity<enzyme_const>],
+    tapeflow.ret_activity = []} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f64
+  %k = region.alloc : !region.region<3x8, [f64]>
+  %v = region.alloc : !region.region<3, [f64]>
+  scf.for %i = %c0 to %c3 step %c1 {
+    %s = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f64) {
+      %a = memref.load %x[%i, %j] : memref<3x8xf64>
+      %e = math.sin %a : f64
+      region.store %e, %k[%i, %j] slot 0 id 0 : f64, !region.region<3x8, [f64]>
+      %n = arith.addf %acc, %e : f64
+      scf.yield %n : f64
+    }
+    BEFORE
+    region.store %u, %v[%i] slot 0 id 0 : f64, !region.region<3, [f64]>
+    AFTER
+  }
+  scf.for %ri = %c0 to %c3 step %c1 {
+    %i = arith.subi %c2, %ri : index
+    %u = region.load %v[%i] slot 0 from 0 : !region.region<3, [f64]> -> f64
+    %g = memref.load %dy[%i] : memref<3xf64>
+    %d = arith.mulf %g, %u : f64
+    scf.for %rj = %c0 to %c8 step %c1 {
+      %j = arith.subi %c7, %rj : index
+      %e = region.load %k[%i, %j] slot 0 from 0 : !region.region<3x8, [f64]> -> f64
+      %h = arith.mulf %d, %e : f64
+      memref.store %h, %dx[%i, %j] : memref<3x8xf64>
+    }
+  }
+  region.free %v : !region.region<3, [f64]>
+  region.free %k : !region.region<3x8, [f64]>
+  func.return
+}
+"""
+WEIGHT = """%b = memref.load %w[%i] : memref<3xf64>
+    %u = arith.addf %s, %b : f64"""
+OUTPUT = """%t = math.tanh %u : f64
+    memref.store %t, %y[%i] : memref<3xf64>"""
+
+
+def _cut_added(before: str, after: str, machine: StreamMachine) -> float:
+    text = CUT.replace("BEFORE", before).replace("AFTER", after)
+    module = LocatingParser(make_context(), text, "cut.mlir").parse_module()
+    layer_module(module, 512, 1, 1, machine=None)
+    (function,) = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    pieces = [
+        op
+        for op in function.walk()
+        if isinstance(op, layer.LayerOp)
+        and op.phase.data is Phase.FWD
+        and not any(isinstance(o, scf.ForOp) for o in op.walk())
+    ]
+    assert len(pieces) == 1  # the value of each `i` is a piece beside the `j` loop
+    (nest,) = [{o.region} for o in pieces[0].walk() if isinstance(o, region.StoreOp)]
+    return cost.added_cycles(function, nest, machine, 512)
+
+
+def test_a_piece_s_cut_kernel_costs_the_miss_overlap_it_breaks() -> None:
+    # The value of each `i` is a piece beside the `j` loop: it cuts the kernel of
+    # the ops after the loop in two. The cgra model times each part as a kernel,
+    # max(compute, memory): a run in which both parts miss waits a DRAM latency
+    # for each, where the whole kernel waited one. The arrays (x and dx 192 B, w,
+    # y and dy 24 B each, a line each) fit the 32 KB cache: each line misses
+    # once, when first touched. Before the piece, w's line; after it, y's: both
+    # miss on the first run, one latency more (100 cycles), than with the store
+    # of y before the piece, where nothing after it misses.
+    joined = _cut_added(f"{WEIGHT}\n    {OUTPUT}", "", CGRA)
+    assert _cut_added(WEIGHT, OUTPUT, CGRA) == joined + 100
+    # Nothing before the piece misses (u computed from the loop's sum alone):
+    # cutting the kernel breaks no overlap.
+    alone = "%u = arith.addf %s, %s : f64"
+    assert _cut_added(alone, OUTPUT, CGRA) == _cut_added(f"{alone}\n    {OUTPUT}", "", CGRA)
+    # Arrays beyond a 64 B cache: w[i] and y[i] miss a line every 8 runs (8 B
+    # strides, 64 B lines), 3/8 of a miss each over the 3 runs: the cut adds
+    # 3/8 of a latency.
+    small = replace(CGRA, cache_bytes=64)
+    joined = _cut_added(f"{WEIGHT}\n    {OUTPUT}", "", small)
+    assert _cut_added(WEIGHT, OUTPUT, small) == joined + 3 / 8 * 100
