@@ -874,10 +874,17 @@ class RevTimeline:
         self._holds: dict[Operation, bool] = {}
         self._per_iteration: dict[scf.ForOp, int] = {}
         self._shapes: dict[
-            layer.LayerOp, tuple[int, tuple[Operation, ...], int, tuple[scf.ForOp, ...], bool]
+            layer.LayerOp,
+            tuple[
+                int, tuple[Operation, ...], int, tuple[scf.ForOp, ...], bool, tuple[SSAValue, ...]
+            ],
         ] = {}
-        """A layer's tile entries, ops, bounds' chain, loops, and whether its one
-        loop is innermost."""
+        """A layer's tile entries, ops, bounds' chain, loops, whether its one loop
+        is innermost, and the loop indices around it its loops' bounds read."""
+        self._made: dict[tuple[object, ...], RevLayer] = {}
+        """A layer's run as a REV layer, by its op, whether it continues its
+        loop's pipeline, the work before it and the loop indices it reads: one
+        object for its runs alike (a tile loop's full tiles)."""
         self._reads: dict[scf.ForOp, tuple[SSAValue, ...]] = {}
         """The loop indices a loop's bounds are computed from."""
         self._evaluated: dict[tuple[object, ...], tuple[int, int, int]] = {}
@@ -1000,15 +1007,39 @@ class RevTimeline:
             for each in loops:
                 self._loop_is_innermost(each)
             single = len(loops) == 1 and self._innermost[loops[0]]
-            shape = self._shapes[op] = (tile.entries(), ops, _depth(ops, folded), loops, single)
-        entries, ops, chain, loops, single = shape
+            # The loop indices around the layer its loops' bounds are computed from:
+            # its run depends on no others.
+            bounds = [
+                v
+                for o in loops
+                for i in o.walk()
+                if isinstance(i, scf.ForOp)
+                for v in i.operands[:3]
+            ]
+            reads = set().union(*(_loop_indices(v, set(env)) for v in bounds))
+            shape = self._shapes[op] = (
+                tile.entries(),
+                ops,
+                _depth(ops, folded),
+                loops,
+                single,
+                tuple(v for v in env if v in reads),
+            )
+        entries, ops, chain, loops, single, reads = shape
         before = walk.gap + chain * self.machine.integer
         continued = op is walk.last and single
-        run = sum(self._loop(o, env, not continued) for o in loops) if loops else self._work(ops)
-        refill = self._fill(loops[0]) if continued else 0
         walk.last = op
         walk.gap = 0.0
-        return RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, True, refill)
+        key = (op, continued, before, *(env[v] for v in reads))
+        found = self._made.get(key)
+        if found is None:
+            run = (
+                sum(self._loop(o, env, not continued) for o in loops) if loops else self._work(ops)
+            )
+            refill = self._fill(loops[0]) if continued else 0
+            found = RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, True, refill)
+            self._made[key] = found
+        return found
 
     def _bounds(self, loop: scf.ForOp, env: dict[SSAValue, int]) -> tuple[int, int, int]:
         """`loop`'s lower bound, trip count and step at the loop indices `env`
