@@ -877,13 +877,23 @@ def test_a_sequence_s_placement_is_shared_by_the_nests_priced_on_it(
         assert cost.rev_waits(layers, ring, count) == want
 
 
+class _Forgets(dict):  # type: ignore[type-arg]
+    """A memo that keeps nothing: each REV layer's run worked out at each run."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
 @pytest.mark.parametrize(
-    ("key", "spad"), [("lenet", 512), ("lenet", 64), ("gravity", 64), ("lu", 512)]
+    ("key", "spad"),
+    [("lenet", 512), ("lenet", 64), ("gravity", 64), ("lu", 512), ("trmm", 128)],
 )
 def test_a_kernel_s_nests_wait_as_their_own_sequences_do(key: str, spad: int) -> None:
-    # Real sweeps (small size, layered as the pass does): every nest's waits on
-    # the shared timeline, on rings of the machine and others, are those placing
-    # its own sequence (`RevTimeline.layers`) step by step gives.
+    # Real sweeps (small size, layered as the pass does; lu's and trmm's
+    # triangular nests run tiles of as many lengths as rows): the sequence of
+    # REV layers, each kind of run made once, is the one worked out at each
+    # layer; every nest's waits on the shared timeline, on rings of the machine
+    # and others, are those placing its own sequence step by step gives.
     ctx = make_context()
     module = parse_kernel(ctx, key, "small")
     TapeflowEnzymePass().apply(ctx, module)
@@ -901,6 +911,10 @@ def test_a_kernel_s_nests_wait_as_their_own_sequences_do(key: str, spad: int) ->
                     nests.setdefault(o.region, set()).add(op)
     assert nests
     timeline = cost.RevTimeline(function, CGRA)
+    direct = cost.RevTimeline(function, CGRA)
+    direct._made = _Forgets()
+    every = set().union(*nests.values())
+    assert list(timeline.layers(every)) == list(direct.layers(every))
     for ring in (
         cost.Ring(spad // 16, 100, 9.6),
         cost.Ring(spad // 16, 400, 1.0, False),
