@@ -32,10 +32,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from copy import copy
 from dataclasses import dataclass, replace
 from enum import Enum, auto
-from itertools import tee
 from math import ceil, gcd, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
@@ -757,47 +755,74 @@ class Ring:
 def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float:
     """The cycles the charged layers of the REV sequence `layers` (in order) wait
     for their preloads, the `cgra` model's mechanism (`sim.models.streams`) from
-    the sweep's start with an empty ring: a preload is issued no earlier than the
-    one before it, and than the start of the layer before it without runahead,
-    once its entries are free (a layer's are freed at its end); its bytes arrive
-    the latency after issue, in turn on the one channel, each its transfer time;
-    a layer waits for what has not arrived when it would start, and its
-    pipeline fills again (`RevLayer.refill`): every later layer starts that much
-    later. Past `PRELOAD_LAYERS` layers from the first charged one, once one
-    charged layer is placed, the rest of the `charged` layers in all wait as the
-    last half of the charged ones placed."""
-    resident: deque[tuple[float, int]] = deque()  # (freed at, entries)
-    occupied = 0
-    end = channel = issued = 0.0
-    previous = -1.0  # the start of the REV layer before
+    the sweep's start with an empty ring (`_Placement`); past `PRELOAD_LAYERS`
+    layers from the first charged one, the rest of the `charged` layers in all
+    as the last half placed (`_charged_waits`)."""
+    placement = _Placement(ring)
+    return _charged_waits(((each.charged, placement.place(each)) for each in layers), charged)
+
+
+class _Placement:
+    """The ring's state along a REV sequence, placed a layer at a time from the
+    sweep's start with an empty ring: a preload is issued no earlier than the one
+    before it, and than the start of the layer before it without runahead, once
+    its entries are free (a layer's are freed at its end); its bytes arrive the
+    latency after issue, in turn on the one channel, each its transfer time; a
+    layer waits for what has not arrived when it would start, and its pipeline
+    fills again (`RevLayer.refill`): every later layer starts that much later.
+    Whether a layer is charged does not change the state: a sequence's
+    placement serves every nest priced on it."""
+
+    def __init__(self, ring: Ring):
+        self.ring = ring
+        self.resident: deque[tuple[float, int]] = deque()  # (freed at, entries)
+        self.occupied = 0
+        self.end = self.channel = self.issued = 0.0
+        self.previous = -1.0  # the start of the REV layer before
+        self.waits: list[float] = []
+        """Each layer placed's wait and refill, in order."""
+
+    def place(self, each: RevLayer) -> float:
+        """Place the next layer, `each`: its wait and refill."""
+        ring = self.ring
+        entries = min(each.entries, ring.capacity)
+        at = self.issued if ring.runahead or self.previous < self.issued else self.previous
+        resident = self.resident
+        while resident and (resident[0][0] <= at or self.occupied + entries > ring.capacity):
+            freed, size = resident.popleft()
+            self.occupied -= size
+            at = max(at, freed)
+        arrival = max(at + ring.latency, self.channel) + each.nbytes / ring.bytes_per_cycle
+        self.channel, self.issued = arrival, at
+        start = self.end + each.gap
+        wait = float(max(0, ceil(arrival - start)))
+        refill = each.refill if wait > 0 else 0.0
+        self.previous = start + wait
+        self.end = self.previous + refill + each.run
+        resident.append((self.end, entries))
+        self.occupied += entries
+        self.waits.append(wait + refill)
+        return wait + refill
+
+
+def _charged_waits(placed: Iterable[tuple[bool, float]], charged: int) -> float:
+    """The waits of the charged layers of `placed` (whether each is charged, its
+    wait and refill; in order): past `PRELOAD_LAYERS` layers from the first
+    charged one, once one charged layer is placed, the rest of the `charged`
+    layers in all wait as the last half of the charged ones placed."""
     waits: list[float] = []
     total = 0.0
-    placed = 0
-    for each in layers:
-        placed += bool(placed or each.charged)
-        if placed > PRELOAD_LAYERS and waits:
+    placed_count = 0
+    for is_charged, wait in placed:
+        placed_count += bool(placed_count or is_charged)
+        if placed_count > PRELOAD_LAYERS and waits:
             tail = waits[len(waits) // 2 :]
             if tail:
                 total += (charged - len(waits)) * sum(tail) / len(tail)
             return total
-        entries = min(each.entries, ring.capacity)
-        at = issued if ring.runahead or previous < issued else previous
-        while resident and (resident[0][0] <= at or occupied + entries > ring.capacity):
-            freed, size = resident.popleft()
-            occupied -= size
-            at = max(at, freed)
-        arrival = max(at + ring.latency, channel) + each.nbytes / ring.bytes_per_cycle
-        channel, issued = arrival, at
-        start = end + each.gap
-        wait = float(max(0, ceil(arrival - start)))
-        refill = each.refill if wait > 0 else 0.0
-        if each.charged:
-            waits.append(wait + refill)
-            total += wait + refill
-        previous = start + wait
-        end = previous + refill + each.run
-        resident.append((end, entries))
-        occupied += entries
+        if is_charged:
+            waits.append(wait)
+            total += wait
     return total
 
 
@@ -821,8 +846,7 @@ def preload_waits(
         machine.dram_bytes_per_cycle,
         machine.runahead,
     )
-    timeline = timeline or RevTimeline(function, machine)
-    return rev_waits(timeline.layers(set(rev)), ring, sum(rev.values()))
+    return (timeline or RevTimeline(function, machine)).waits(rev, ring)
 
 
 class _Step(Enum):
@@ -843,28 +867,75 @@ class _Walk:
 
 
 class _Sequence:
-    """The REV sweep's layers (each with its layer op, and as another nest's,
-    uncharged), made as they are asked for and kept."""
+    """The REV sweep's layers, each with its layer op and the place of the
+    top-level op holding it, made as they are asked for and kept; where each
+    layer op first runs; and their placement on each ring asked for
+    (`_Placement`), made as far as it is asked for and kept."""
 
-    def __init__(self, made: Iterator[tuple[Operation, RevLayer]]):
-        self.items: list[tuple[Operation, RevLayer, RevLayer]] = []
+    def __init__(self, made: Iterator[tuple[Operation, int, RevLayer]]):
         self.made = made
         self.done = False
+        self.ops: list[Operation] = []
+        self.places: list[int] = []
+        self.layers: list[RevLayer] = []
+        self.first: dict[Operation, int] = {}
+        self.placements: dict[Ring, _Placement] = {}
+        self.waits: dict[tuple[Ring, frozenset[Operation], int], float] = {}
 
-    def __iter__(self) -> Iterator[tuple[Operation, RevLayer, RevLayer]]:
-        index = 0
-        while True:
-            if index < len(self.items):
-                yield self.items[index]
-                index += 1
-                continue
-            if self.done:
-                return
+    def has(self, index: int) -> bool:
+        """Whether the sweep has a layer at `index`, made if not yet."""
+        while index >= len(self.ops) and not self.done:
             item = next(self.made, None)
             if item is None:
                 self.done = True
-                return
-            self.items.append((*item, replace(item[1], charged=False)))
+                break
+            op, place, each = item
+            self.first.setdefault(op, len(self.ops))
+            self.ops.append(op)
+            self.places.append(place)
+            self.layers.append(each)
+        return index < len(self.ops)
+
+    def charged_waits(self, charged: set[Operation], last: int, ring: Ring, count: int) -> float:
+        """`rev_waits` of the layers through the place `last`, those of `charged`
+        charged, `count` runs of them in all, on `ring`: the layers before the
+        first charged one are placed once per ring, and charged nowhere."""
+        key = (ring, frozenset(charged), count)
+        found = self.waits.get(key)
+        if found is None:
+            found = self.waits[key] = _charged_waits(self._placed(charged, last, ring), count)
+        return found
+
+    def _placed(
+        self, charged: set[Operation], last: int, ring: Ring
+    ) -> Iterator[tuple[bool, float]]:
+        """From the first charged layer through the place `last`: whether each is
+        charged, and its wait and refill on `ring`."""
+        index = self._first(charged, last)
+        if index is None:
+            return
+        placement = self.placements.get(ring)
+        if placement is None:
+            placement = self.placements[ring] = _Placement(ring)
+        waits = placement.waits
+        while self.has(index) and self.places[index] <= last:
+            while len(waits) <= index:
+                placement.place(self.layers[len(waits)])
+            yield self.ops[index] in charged, waits[index]
+            index += 1
+
+    def _first(self, charged: set[Operation], last: int) -> int | None:
+        """The index of the first layer of `charged` (None: none through `last`).
+        One of them made already is the first: the others run later."""
+        made = [self.first[op] for op in charged if op in self.first]
+        if made:
+            return min(made)
+        index = len(self.ops)
+        while self.has(index) and self.places[index] <= last:
+            if self.ops[index] in charged:
+                return index
+            index += 1
+        return None
 
 
 class RevTimeline:
@@ -902,10 +973,17 @@ class RevTimeline:
         self._holds: dict[Operation, bool] = {}
         self._per_iteration: dict[scf.ForOp, int] = {}
         self._shapes: dict[
-            layer.LayerOp, tuple[int, tuple[Operation, ...], int, tuple[scf.ForOp, ...], bool]
+            layer.LayerOp,
+            tuple[
+                int, tuple[Operation, ...], int, tuple[scf.ForOp, ...], bool, tuple[SSAValue, ...]
+            ],
         ] = {}
-        """A layer's tile entries, ops, bounds' chain, loops, and whether its one
-        loop is innermost."""
+        """A layer's tile entries, ops, bounds' chain, loops, whether its one loop
+        is innermost, and the loop indices around it its loops' bounds read."""
+        self._made: dict[tuple[object, ...], RevLayer] = {}
+        """A layer's run as a REV layer, by its op, whether it continues its
+        loop's pipeline, the work before it and the loop indices it reads: one
+        object for its runs alike (a tile loop's full tiles)."""
         self._reads: dict[scf.ForOp, tuple[SSAValue, ...]] = {}
         """The loop indices a loop's bounds are computed from."""
         self._evaluated: dict[tuple[object, ...], tuple[int, int, int]] = {}
@@ -913,7 +991,6 @@ class RevTimeline:
         self._fills: dict[scf.ForOp, int] = {}
         self._straight: dict[tuple[Operation, Operation, int], float] = {}
         self._plans: dict[Block | tuple[Operation, ...], list[tuple[_Step, object]]] = {}
-        self._teed: dict[frozenset[Operation], Iterator[RevLayer]] = {}
 
     def layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
         """The REV layers of the REV sweep from its start (`reverse_sweep_start`,
@@ -923,24 +1000,31 @@ class RevTimeline:
         before a nest's first layer take their time and room as they do in the
         `cgra` model. The same sequence each time, made once as far as it is read
         (a nest is priced on every machine sharing the timeline)."""
-        key = frozenset(charged)
-        kept = self._teed.get(key)
-        if kept is None:
-            kept = self._teed[key] = tee(self._layers(charged), 1)[0]
-        return copy(kept)  # a copy reads the kept items, then makes the next ones
+        sweep = self._sequence()
+        last = max(self._place(op) for op in charged)
+        index = 0
+        while sweep.has(index) and sweep.places[index] <= last:
+            each = sweep.layers[index]
+            yield each if sweep.ops[index] in charged else replace(each, charged=False)
+            index += 1
 
-    def _layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
+    def waits(self, charged: dict[Operation, int], ring: Ring) -> float:
+        """`rev_waits` of `layers(set(charged))` on `ring`, the REV layers
+        `charged` run as many times as given: the sweep's placement on `ring` is
+        made once for every nest priced on it, and each nest's waits once."""
+        sweep = self._sequence()
+        last = max(self._place(op) for op in charged)
+        return sweep.charged_waits(set(charged), last, ring, sum(charged.values()))
+
+    def _sequence(self) -> _Sequence:
         if self._sweep is None:
             top = list(self.function.body.block.ops)
             self._tops = {op: n for n, op in enumerate(top)}
             holding = [n for n, op in enumerate(top) if self._holds_rev(op)]
             start = min(reverse_sweep_start(self.function, "tapeflow-layers"), *holding[:1])
-            self._sweep = _Sequence(self._ops(tuple(top[start:]), {}, _Walk()))
-        last = max(self._place(op) for op in charged)
-        for op, each, other in self._sweep:
-            if self._place(op) > last:
-                return
-            yield each if op in charged else other
+            made = self._ops(tuple(top[start:]), {}, _Walk())
+            self._sweep = _Sequence((op, self._place(op), each) for op, each in made)
+        return self._sweep
 
     def _place(self, op: Operation) -> int:
         """The place in the function's body of the top-level op holding `op`."""
@@ -1022,15 +1106,39 @@ class RevTimeline:
             for each in loops:
                 self._loop_is_innermost(each)
             single = len(loops) == 1 and self._innermost[loops[0]]
-            shape = self._shapes[op] = (tile.entries(), ops, _depth(ops, folded), loops, single)
-        entries, ops, chain, loops, single = shape
+            # The loop indices around the layer its loops' bounds are computed from:
+            # its run depends on no others.
+            bounds = [
+                v
+                for o in loops
+                for i in o.walk()
+                if isinstance(i, scf.ForOp)
+                for v in i.operands[:3]
+            ]
+            reads = set().union(*(_loop_indices(v, set(env)) for v in bounds))
+            shape = self._shapes[op] = (
+                tile.entries(),
+                ops,
+                _depth(ops, folded),
+                loops,
+                single,
+                tuple(v for v in env if v in reads),
+            )
+        entries, ops, chain, loops, single, reads = shape
         before = walk.gap + chain * self.machine.integer
         continued = op is walk.last and single
-        run = sum(self._loop(o, env, not continued) for o in loops) if loops else self._work(ops)
-        refill = self._fill(loops[0]) if continued else 0
         walk.last = op
         walk.gap = 0.0
-        return RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, True, refill)
+        key = (op, continued, before, *(env[v] for v in reads))
+        found = self._made.get(key)
+        if found is None:
+            run = (
+                sum(self._loop(o, env, not continued) for o in loops) if loops else self._work(ops)
+            )
+            refill = self._fill(loops[0]) if continued else 0
+            found = RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, True, refill)
+            self._made[key] = found
+        return found
 
     def _bounds(self, loop: scf.ForOp, env: dict[SSAValue, int]) -> tuple[int, int, int]:
         """`loop`'s lower bound, trip count and step at the loop indices `env`

@@ -30,6 +30,7 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
 from __future__ import annotations
 
 from dataclasses import replace
+from math import ceil
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,7 @@ import pytest
 from stage_checks import kernel_enzyme_outputs, same_bits
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 
 from lowering.ir.loops import enclosing_loops, trip_count
 from lowering.layers import cost
@@ -940,3 +942,131 @@ def test_a_piece_s_cut_kernel_costs_the_miss_overlap_it_breaks() -> None:
     small = replace(CGRA, cache_bytes=64)
     joined = _cut_added(f"{WEIGHT}\n    {OUTPUT}", "", small)
     assert _cut_added(WEIGHT, OUTPUT, small) == joined + 3 / 8 * 100
+
+
+def _direct_waits(layers: list[cost.RevLayer], ring: cost.Ring, count: int) -> float:
+    """`rev_waits` as its rule reads, step by step over the whole sequence: each
+    layer placed from an empty ring, the charged ones' waits (and refills) summed
+    until `PRELOAD_LAYERS` layers from the first charged one, the rest of the
+    `count` as the last half of those."""
+    resident: list[tuple[float, int]] = []
+    end = channel = issued = 0.0
+    previous = -1.0
+    waits: list[float] = []
+    first = next((i for i, each in enumerate(layers) if each.charged), len(layers))
+    for i, each in enumerate(layers):
+        if i - first >= cost.PRELOAD_LAYERS:
+            tail = waits[len(waits) // 2 :]
+            return sum(waits) + (count - len(waits)) * sum(tail) / len(tail)
+        entries = min(each.entries, ring.capacity)
+        at = issued if ring.runahead or previous < issued else previous
+        while resident and (
+            resident[0][0] <= at or sum(n for _, n in resident) + entries > ring.capacity
+        ):
+            at = max(at, resident.pop(0)[0])
+        arrival = max(at + ring.latency, channel) + each.nbytes / ring.bytes_per_cycle
+        channel, issued = arrival, at
+        start = end + each.gap
+        wait = max(0, ceil(arrival - start))
+        refill = each.refill if wait else 0.0
+        if each.charged:
+            waits.append(wait + refill)
+        previous = start + wait
+        end = previous + refill + each.run
+        resident.append((end, entries))
+    return sum(waits)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_sequence_s_placement_is_shared_by_the_nests_priced_on_it(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A REV sweep's placement on a ring is made once and read by every nest priced
+    # on it: each nest's waits (random nests of random sequences, their layers
+    # interleaved, asked for in random order on random rings, the budget of placed
+    # layers cut to 16 so that the rest is extrapolated) are those placing the
+    # nest's own sequence, its layers charged and the others not, from the
+    # sweep's start gives, step by step.
+    monkeypatch.setattr(cost, "PRELOAD_LAYERS", 16)
+    rng = np.random.default_rng(seed)
+    ops = [object() for _ in range(6)]
+    items = []
+    for place in range(int(rng.integers(4, 12))):
+        for _ in range(int(rng.integers(1, 9))):
+            each = cost.RevLayer(
+                int(rng.choice([1, 2, 4, 8])),
+                float(rng.integers(1, 80)),
+                float(rng.integers(0, 20)),
+                int(rng.choice([8, 32, 64])),
+                refill=float(rng.choice([0, 0, 7, 30])),
+            )
+            items.append((ops[int(rng.integers(0, len(ops)))], place, each))
+    sweep = cost._Sequence(iter(items))  # type: ignore[arg-type]
+    rings = [
+        cost.Ring(int(rng.choice([8, 16, 64])), int(rng.choice([0, 50, 100])), bw, bool(ahead))
+        for bw in (1.0, 8.0, 1e9)
+        for ahead in (0, 1)
+    ]
+    for _ in range(40):
+        charged = {ops[int(i)] for i in rng.choice(len(ops), int(rng.integers(1, 4)), False)}
+        ring = rings[int(rng.integers(0, len(rings)))]
+        last = max((place for op, place, _ in items if op in charged), default=-1)
+        if last < 0:
+            continue
+        layers = [
+            replace(each, charged=op in charged) for op, place, each in items if place <= last
+        ]
+        count = sum(each.charged for each in layers) + int(rng.integers(0, 50))
+        want = _direct_waits(layers, ring, count)
+        assert sweep.charged_waits(charged, last, ring, count) == want  # type: ignore[arg-type]
+        assert cost.rev_waits(layers, ring, count) == want
+
+
+class _Forgets(dict):  # type: ignore[type-arg]
+    """A memo that keeps nothing: each REV layer's run worked out at each run."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("key", "spad"),
+    [("lenet", 512), ("lenet", 64), ("gravity", 64), ("lu", 512), ("trmm", 128)],
+)
+def test_a_kernel_s_nests_wait_as_their_own_sequences_do(key: str, spad: int) -> None:
+    # Real sweeps (small size, layered as the pass does; lu's and trmm's
+    # triangular nests run tiles of as many lengths as rows): the sequence of
+    # REV layers, each kind of run made once, is the one worked out at each
+    # layer; every nest's waits on the shared timeline, on rings of the machine
+    # and others, are those placing its own sequence step by step gives.
+    ctx = make_context()
+    module = parse_kernel(ctx, key, "small")
+    TapeflowEnzymePass().apply(ctx, module)
+    raise_module(module)
+    form_regions(module)
+    layer_module(module, spad, 2, 4)
+    nests: dict[SSAValue, set[layer.LayerOp]] = {}
+    for op in module.walk():
+        if isinstance(op, layer.LayerOp) and op.phase.data is Phase.REV:
+            function = op.parent_op()
+            while not isinstance(function, func.FuncOp):
+                function = function.parent_op()
+            for o in op.walk():
+                if isinstance(o, region.LoadOp | region.StoreOp):
+                    nests.setdefault(o.region, set()).add(op)
+    assert nests
+    timeline = cost.RevTimeline(function, CGRA)
+    direct = cost.RevTimeline(function, CGRA)
+    direct._made = _Forgets()
+    every = set().union(*nests.values())
+    assert list(timeline.layers(every)) == list(direct.layers(every))
+    for ring in (
+        cost.Ring(spad // 16, 100, 9.6),
+        cost.Ring(spad // 16, 400, 1.0, False),
+        cost.Ring(4 * spad // 16, 10, 64.0),
+    ):
+        for rev in [*nests.values(), set().union(*nests.values())]:
+            runs = {op: 3 for op in rev}
+            layers = list(timeline.layers(rev))
+            want = _direct_waits(layers, ring, sum(runs.values()))
+            assert timeline.waits(runs, ring) == want
