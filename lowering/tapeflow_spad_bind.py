@@ -158,7 +158,10 @@ def _add_share(
     """`outer + offset + stride * (the position of the loop's iteration)`, mirrored
     for REV. With a unit step the position is affine in the induction variable,
     `iv - lb` (REV: `ub - 1 - iv`): the part fixed while the loop runs is added
-    before it, and each iteration adds (REV: subtracts) `stride * iv` alone."""
+    before it, and each iteration adds (REV: subtracts) `stride * iv` alone. REV's
+    fixed part is `stride * ub + (offset - stride)`, the constants folded: one op
+    fewer in its chain than `stride * (ub - 1) + offset` (a tile's first rows
+    are computed in the kernel of its bounds, run once a tile)."""
     index = builtin.IndexType()
     if constant_value(loop.step) != 1:
         at = InsertPoint.at_start(loop.body.block)
@@ -167,9 +170,9 @@ def _add_share(
         return head.value(head.add(head.add(outer if outer is not None else 0, offset), share))
     before = IndexBuilder(InsertPoint.before(loop))
     head = IndexBuilder(InsertPoint.at_start(loop.body.block))
-    edge = before.sub(before.cast(loop.ub, index), 1) if reverse else loop.lb
+    edge = loop.ub if reverse else loop.lb
     fixed = before.mul(before.cast(edge, index), stride)
-    base = before.add(outer if outer is not None else 0, offset)
+    base = before.add(outer if outer is not None else 0, offset - stride if reverse else offset)
     base = before.value(before.add(base, fixed) if reverse else before.sub(base, fixed))
     term = head.mul(head.cast(loop.body.block.args[0], index), stride)
     return head.value(head.sub(base, term) if reverse else head.add(base, term))

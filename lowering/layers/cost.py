@@ -551,15 +551,17 @@ def _strip_mined(op: layer.LayerOp) -> scf.ForOp | None:
 def _tile_chain(op: layer.LayerOp, fwd: layer.LayerOp, folded: set[SSAValue]) -> int:
     """The longest chain of integer ops of the kernel a tile of the layer `op`
     runs once before its loop (`fwd`: the FWD layer of its tile; `folded`:
-    values that fold to constants): its bounds, its stream's row count (the
-    tile's iterations times the rows of one, a multiply beside the bound the
-    iterations give), and in a tile of several groups of stores
-    (`lowering.layers.layout`) each group's first row from the tile's first
-    iteration, `tapeflow-spad-bind`'s: FWD `offset - lo * rows` (2 ops after the
-    tile's start `lo`), REV `offset + (hi - 1) * rows` (3, or 2 at offset 0,
-    after its end `hi`; a multiply less at one row an iteration). The rows of
-    each iteration add a multiply and an add to the iteration's own kernels
-    (`_row_offsets`), none here."""
+    values that fold to constants): its bounds; its stream's row count
+    (`tapeflow-streams`: the tile's iterations times the rows of one, the
+    multiply taken inside the clamp, `min(T * rows, n * rows)`, no longer than
+    the bounds); and in a tile of several groups of stores
+    (`lowering.layers.layout`) each group's first row, `tapeflow-spad-bind`'s:
+    FWD `offset - lo * rows` (2 ops after the tile's start `lo`), REV `hi * rows
+    + (offset - rows)` (2 after its end `hi`, 1 where the constant is 0; a
+    multiply less at one row an iteration). Each iteration's first row, a
+    multiply and an add more, runs in the iteration's own kernels: not charged
+    (docs/research/stream-cost.md).
+    """
     ops = list(op.body.block.ops)
     depths, chain = _depths(ops, folded)
     loop, mined = _strip_mined(op), _strip_mined(fwd)
@@ -572,13 +574,16 @@ def _tile_chain(op: layer.LayerOp, fwd: layer.LayerOp, folded: set[SSAValue]) ->
     layout = tile_layout(stores, mined)
     if layout.groups < 2:
         return chain  # one group: its rows are computed in its innermost loop
-    after = 1 + (layout.rows_per_iteration != 1)
-    if op.phase.data is Phase.REV:
-        after += any(
-            place.row != 0
+    rows = layout.rows_per_iteration
+    if op.phase.data is Phase.FWD:
+        after = 1 + (rows != 1)
+    else:
+        # A group in an inner loop starts at row 0 of the iteration's rows.
+        offsets = {
+            place.row if not enclosing_loops(store, mined) else 0
             for store, place in layout.places.items()
-            if not enclosing_loops(store, mined)
-        )
+        }
+        after = (rows != 1) + any(offset != rows for offset in offsets)
     return max(chain, depths.get(edge, 0) + after)
 
 
