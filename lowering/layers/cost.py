@@ -19,11 +19,11 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   (LRU), each missed again in a group of its own. And, on the layered IR, the
   pipeline fills of runs chained as tiles of one loop (`continued_fills`).
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
-  chain of integer ops at `integer` each: a layer's tile bounds and row count, a
-  run-time tile loop's trip count and REV's first tile end (its own ops, once
-  per run); a row offset per iteration of a tile whose body holds inner loops,
-  and a piece of straight-line stores (its cut kernel, its stream op), `integer`
-  + 1 a kernel; the REV layers' waits for their preloads (`preload_waits`).
+  chain of integer ops at `integer` each: a layer's tile bounds, row count and
+  groups' first rows (`_tile_chain`), a run-time tile loop's trip count and
+  REV's first tile end (its own ops, once per run, not the loop's own bounds);
+  a piece of straight-line stores (its cut kernel, its stream op), `integer` + 1
+  a kernel; the REV layers' waits for their preloads (`preload_waits`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
