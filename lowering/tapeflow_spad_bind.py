@@ -172,8 +172,11 @@ def _add_share(
     head = IndexBuilder(InsertPoint.at_start(loop.body.block))
     edge = loop.ub if reverse else loop.lb
     fixed = before.mul(before.cast(edge, index), stride)
-    base = before.add(outer if outer is not None else 0, offset - stride if reverse else offset)
-    base = before.value(before.add(base, fixed) if reverse else before.sub(base, fixed))
+    if reverse:  # the constants first, so that they fold with a constant `ub`
+        base = before.add(outer if outer is not None else 0, before.add(offset - stride, fixed))
+    else:
+        base = before.sub(before.add(outer if outer is not None else 0, offset), fixed)
+    base = before.value(base)
     term = head.mul(head.cast(loop.body.block.args[0], index), stride)
     return head.value(head.sub(base, term) if reverse else head.add(base, term))
 
