@@ -158,10 +158,7 @@ def _add_share(
     """`outer + offset + stride * (the position of the loop's iteration)`, mirrored
     for REV. With a unit step the position is affine in the induction variable,
     `iv - lb` (REV: `ub - 1 - iv`): the part fixed while the loop runs is added
-    before it, and each iteration adds (REV: subtracts) `stride * iv` alone. REV's
-    fixed part is `stride * ub + (offset - stride)`, the constants folded: one op
-    fewer in its chain than `stride * (ub - 1) + offset` (a tile's first rows
-    are computed in the kernel of its bounds, run once a tile)."""
+    before it, and each iteration adds (REV: subtracts) `stride * iv` alone."""
     index = builtin.IndexType()
     if constant_value(loop.step) != 1:
         at = InsertPoint.at_start(loop.body.block)
@@ -170,13 +167,10 @@ def _add_share(
         return head.value(head.add(head.add(outer if outer is not None else 0, offset), share))
     before = IndexBuilder(InsertPoint.before(loop))
     head = IndexBuilder(InsertPoint.at_start(loop.body.block))
-    edge = loop.ub if reverse else loop.lb
+    edge = before.sub(before.cast(loop.ub, index), 1) if reverse else loop.lb
     fixed = before.mul(before.cast(edge, index), stride)
-    if reverse:  # the constants first, so that they fold with a constant `ub`
-        base = before.add(outer if outer is not None else 0, before.add(offset - stride, fixed))
-    else:
-        base = before.sub(before.add(outer if outer is not None else 0, offset), fixed)
-    base = before.value(base)
+    base = before.add(outer if outer is not None else 0, offset)
+    base = before.value(before.add(base, fixed) if reverse else before.sub(base, fixed))
     term = head.mul(head.cast(loop.body.block.args[0], index), stride)
     return head.value(head.sub(base, term) if reverse else head.add(base, term))
 

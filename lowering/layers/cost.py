@@ -556,9 +556,9 @@ def _tile_chain(op: layer.LayerOp, fwd: layer.LayerOp, folded: set[SSAValue]) ->
     multiply taken inside the clamp, `min(T * rows, n * rows)`, no longer than
     the bounds); and in a tile of several groups of stores
     (`lowering.layers.layout`) each group's first row, `tapeflow-spad-bind`'s:
-    FWD `offset - lo * rows` (2 ops after the tile's start `lo`), REV `hi * rows
-    + (offset - rows)` (2 after its end `hi`, 1 where the constant is 0; a
-    multiply less at one row an iteration). Each iteration's first row, a
+    FWD `offset - lo * rows` (2 ops after the tile's start `lo`), REV `offset +
+    (hi - 1) * rows` (3 after its end `hi`, 2 at offset 0; a multiply less at
+    one row an iteration). Each iteration's first row, a
     multiply and an add more, runs in the iteration's own kernels: not charged
     (docs/research/stream-cost.md).
     """
@@ -574,16 +574,13 @@ def _tile_chain(op: layer.LayerOp, fwd: layer.LayerOp, folded: set[SSAValue]) ->
     layout = tile_layout(stores, mined)
     if layout.groups < 2:
         return chain  # one group: its rows are computed in its innermost loop
-    rows = layout.rows_per_iteration
-    if op.phase.data is Phase.FWD:
-        after = 1 + (rows != 1)
-    else:
-        # A group in an inner loop starts at row 0 of the iteration's rows.
-        offsets = {
-            place.row if not enclosing_loops(store, mined) else 0
+    after = 1 + (layout.rows_per_iteration != 1)
+    if op.phase.data is Phase.REV:
+        after += any(  # a group of the loop's body at a row past the first
+            place.row != 0
             for store, place in layout.places.items()
-        }
-        after = (rows != 1) + any(offset != rows for offset in offsets)
+            if not enclosing_loops(store, mined)
+        )
     return max(chain, depths.get(edge, 0) + after)
 
 

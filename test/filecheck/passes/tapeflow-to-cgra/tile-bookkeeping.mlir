@@ -12,8 +12,8 @@
 // it; the row count is the tile's iterations (the bounds' difference, min(end,
 // 3), without a subtraction) times 5, the multiply taken inside the clamp,
 // min(15, end * 5), so that it does not wait for the min the start reads (a
-// value read by two ops costs a hop). Each group's first row is end * 5 + (its
-// first row - 5), 2 ops: the kernel's schedule is 2 cycles.
+// value read by two ops costs a hop). Each group's first row is (end - 1) * 5
+// plus its first row, 2 or 3 ops: the kernel's schedule is 3 cycles.
 // ROWS-LABEL: func.func private @differows
 // ROWS:         layer.layer 1 rev partner 0 {
 // ROWS-NEXT:      %[[TILE:[^ ]+]] = layer.salloc
@@ -22,10 +22,11 @@
 // ROWS-NEXT:        cgra.op "arith.subi"(%[[HI]], %[[N]]) {{.*}} cycle 1
 // ROWS-NEXT:        %[[SCALED:[^ ]+]] = cgra.op "arith.muli"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
 // ROWS-NEXT:        cgra.op "arith.minsi"(%{{[^,]+}}, %[[SCALED]]) {{.*}} cycle 1
-// ROWS-NEXT:        %[[FIRST:[^ ]+]] = cgra.op "arith.muli"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
-// ROWS-NEXT:        cgra.op "arith.addi"(%{{[^,]+}}, %[[FIRST]]) {{.*}} cycle 1
-// ROWS-NEXT:        %[[SECOND:[^ ]+]] = cgra.op "arith.muli"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
-// ROWS-NEXT:        cgra.op "arith.addi"(%{{[^,]+}}, %[[SECOND]]) {{.*}} cycle 1
+// ROWS-NEXT:        %[[FIRST:[^ ]+]] = cgra.op "arith.subi"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
+// ROWS-NEXT:        cgra.op "arith.muli"(%[[FIRST]], %{{[^)]+}}) {{.*}} cycle 1
+// ROWS-NEXT:        %[[SECOND:[^ ]+]] = cgra.op "arith.subi"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
+// ROWS-NEXT:        %[[SCALED2:[^ ]+]] = cgra.op "arith.muli"(%[[SECOND]], %{{[^)]+}}) {{.*}} cycle 1
+// ROWS-NEXT:        cgra.op "arith.addi"(%{{[^,]+}}, %[[SCALED2]]) {{.*}} cycle 2
 // ROWS-NEXT:        cgra.yield
 // ROWS-NEXT:      }
 // ROWS-NEXT:      stream.rev %{{[^ ]+}} rows %[[ROWS]] to %[[TILE]] of 0 : !layer.spad<15x1>
