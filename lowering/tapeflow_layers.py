@@ -256,7 +256,7 @@ def _choose(
         if saved is None:  # run-time trip counts: no estimate
             continue
         layered = {allocs[i] for i in indices}
-        saved += continued_fills(work, layered, machine)
+        saved += continued_fills(work, layered, machine, timeline)
         added = added_cycles(work, layered, machine, spad_bytes, timeline)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices

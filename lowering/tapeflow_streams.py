@@ -30,14 +30,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, scf
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects import arith, builtin, func, scf
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import require_gradients
-from lowering.ir.index_builder import IndexBuilder
+from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, loop_type
 from lowering.ir.ragged import known_entries
@@ -99,7 +99,32 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
     # an index.
     bounds = IndexBuilder(at, loop_type(loop))
     trips = bounds.ceildiv(bounds.span(loop.lb, loop.ub), step)
-    return index.value(index.mul(index.cast(trips, builtin.IndexType()), per_iteration.value.data))
+    rows = per_iteration.value.data
+    clamp = trips.op if isinstance(trips, OpResult) else None
+    if rows > 1 and isinstance(clamp, arith.MinSIOp):
+        # A tile clamped to `min(T, n)` iterations: `min(T * rows, n * rows)`, so
+        # that the row count does not wait for the clamp the tile's other bound
+        # reads (a second reader of one value costs a hop in a kernel).
+        tile, other = (clamp.lhs, clamp.rhs)
+        if constant_value(tile) is None:
+            tile, other = other, tile
+        known = constant_value(tile)
+        if known is not None:
+            return index.value(index.min(known * rows, _scaled(index, other, rows)))
+    return index.value(index.mul(index.cast(trips, builtin.IndexType()), rows))
+
+
+def _scaled(index: IndexBuilder, value: SSAValue, factor: int) -> Index:
+    """`value * factor` as an index; `c * factor - v * factor` for `value = c - v`
+    of a constant `c` (FWD's iterations left, `ub - p`), so that the product does
+    not wait for the subtraction the tile's clamp reads too."""
+    op = value.op if isinstance(value, OpResult) else None
+    if isinstance(op, arith.SubiOp) and constant_value(op.lhs) is not None:
+        known = constant_value(op.lhs)
+        assert known is not None
+        moved = index.mul(index.cast(op.rhs, builtin.IndexType()), factor)
+        return index.sub(known * factor, moved)
+    return index.mul(index.cast(value, builtin.IndexType()), factor)
 
 
 def layered_regions(function: func.FuncOp) -> set[SSAValue]:

@@ -12,18 +12,18 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   per trip count of its runs (`trip_runs`). Compute is bounded below by the
   loop's recurrences; memory is the misses in groups of `mshrs`, `dram_latency`
   a group, plus the hits over the `ports`. The primal misses a line per line of
-  elements an access touches once or reuses past the cache (its reuse distance; a
-  line an iteration where its stride spans one); a tape line misses in FWD (its first
-  touch) and in REV unless the tape (a triangle's by its entries) and arrays fit the
-  cache; where those of static size do not, each cache's worth of tape lines may
-  evict every reused line once more (LRU), each missed again in a group of its own.
-  And the pipeline fills of runs chained as tiles of one loop (`continued_fills`).
-* Added (`added_cycles`), from the layered IR: kernels run once, each its longest chain of
-  integer ops at `integer` each: a layer's tile bounds and row count, a run-time tile loop's
-  trip count and REV's first tile end (its own ops, once per run); a row offset per
-  iteration of a tile whose body holds inner loops, and a piece of straight-line stores (its
-  cut kernel, its stream op), `integer` + 1 a kernel, and the misses its cut parts
-  (`_cut_misses`); the REV layers' waits for their preloads (`preload_waits`).
+  elements an access touches once or reuses past the cache (its reuse distance);
+  a tape line misses in FWD and in REV unless the tape (a triangle's by its
+  entries) and arrays fit the cache; where those of static size do not, each
+  cache's worth of tape lines may evict every reused line once more (LRU). And
+  the pipeline fills of runs chained as tiles of one loop (`continued_fills`).
+* Added (`added_cycles`), from the layered IR: kernels run once, each its longest
+  chain of integer ops at `integer` each: a layer's tile bounds, row count and
+  groups' first rows (`_tile_chain`), a run-time tile loop's trip count and
+  REV's first tile end (its own ops, once per run, not the loop's own bounds);
+  a piece of straight-line stores (its cut kernel, its stream op), `integer` + 1
+  a kernel, and the misses its cut parts (`_cut_misses`); the REV layers' waits
+  for their preloads (`preload_waits`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
@@ -43,6 +43,7 @@ from lowering.enzyme.caches import reverse_sweep_start
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
+from lowering.layers.layout import tile_layout
 from lowering.layers.records import ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
 from lowering.scheduling.recurrence import iteration_edges, recurrence_mii
@@ -569,53 +570,151 @@ def _depth(ops: Sequence[Operation], folded: set[SSAValue]) -> int:
     """Integer ops on the longest chain within `ops`, from the values they read
     from elsewhere (the tile index, an outer loop's index or trip count); ops on
     constants and `folded` values alone fold away."""
-    inside = {result for op in ops for result in op.results}
+    return _depths(ops, folded)[1]
+
+
+def _depths(ops: Sequence[Operation], folded: set[SSAValue]) -> tuple[dict[SSAValue, int], int]:
+    """`_depth`'s chain length at each result of `ops` that does not fold away,
+    and the longest (an op of no result, a store, ends a chain too)."""
+    known = folded | {result for op in ops for result in op.results}
     depth: dict[SSAValue, int] = {}
     longest = 0
     for op in ops:
         if isinstance(op, arith.ConstantOp) or op.regions:
             continue
-        inputs = [
-            depth.get(v, 0)
-            for v in op.operands
-            if v in depth
-            or not (
-                v in inside
-                or v in folded
-                or (isinstance(v, OpResult) and isinstance(v.op, arith.ConstantOp))
-            )
-        ]
-        if not inputs:
-            continue
-        for result in op.results:
-            depth[result] = max(inputs) + 1
-        longest = max(longest, max(inputs) + 1)
-    return longest
+        inputs = [depth.get(v, 0) for v in op.operands if v in depth or not _folds(v, known)]
+        if inputs:
+            for result in op.results:
+                depth[result] = max(inputs) + 1
+            longest = max(longest, max(inputs) + 1)
+    return depth, longest
+
+
+def _folds(value: SSAValue, known: set[SSAValue]) -> bool:
+    """`value` is a constant or one of `known` (folded, or made by ops that fold)."""
+    return value in known or (
+        isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp)
+    )
+
+
+def _strip_mined(op: layer.LayerOp) -> scf.ForOp | None:
+    """The strip-mined loop a layer's tile runs (None for a piece of straight-line stores)."""
+    return next(
+        (
+            o
+            for o in op.body.block.ops
+            if isinstance(o, scf.ForOp) and ROWS_PER_ITERATION in o.attributes
+        ),
+        None,
+    )
+
+
+def _tile_chain(op: layer.LayerOp, fwd: layer.LayerOp, folded: set[SSAValue]) -> int:
+    """The longest chain of integer ops of the kernel a tile of the layer `op`
+    runs once before its loop (`fwd`: the FWD layer of its tile; `folded`:
+    values that fold to constants): its bounds; its stream's row count
+    (`tapeflow-streams`: the tile's iterations times the rows of one, the
+    multiply taken inside the clamp, `min(T * rows, n * rows)`, no longer than
+    the bounds); and in a tile of several groups of stores
+    (`lowering.layers.layout`) each group's first row, `tapeflow-spad-bind`'s:
+    FWD `offset - lo * rows` (2 ops after the tile's start `lo`), REV `offset +
+    (hi - 1) * rows` (3 after its end `hi`, 2 at offset 0; a multiply less at
+    one row an iteration). Each iteration's first row, a
+    multiply and an add more, runs in the iteration's own kernels: not charged
+    (docs/research/stream-cost.md).
+    """
+    ops = list(op.body.block.ops)
+    depths, chain = _depths(ops, folded)
+    loop, mined = _strip_mined(op), _strip_mined(fwd)
+    if loop is None or mined is None or constant_value(loop.step) != 1:
+        return chain
+    edge = loop.lb if op.phase.data is Phase.FWD else loop.ub
+    if edge not in depths and _folds(edge, folded | {r for o in ops for r in o.results}):
+        return chain  # one tile: its first rows are constants
+    stores = [o for o in fwd.walk() if isinstance(o, region.StoreOp)]
+    layout = tile_layout(stores, mined)
+    if layout.groups < 2:
+        return chain  # one group: its rows are computed in its innermost loop
+    after = 1 + (layout.rows_per_iteration != 1)
+    if op.phase.data is Phase.REV:
+        after += any(  # a group of the loop's body at a row past the first
+            place.row != 0
+            for store, place in layout.places.items()
+            if not enclosing_loops(store, mined)
+        )
+    return max(chain, depths.get(edge, 0) + after)
+
+
+def _kept_bounds(loop: scf.ForOp, mined: scf.ForOp) -> set[SSAValue]:
+    """The bounds of the strip-mined loop `mined` before it was strip-mined, found
+    in its tile loop `loop` (`lowering.layers.tiles.strip_mine`): the kept loop
+    computes them too. FWD's tile loop (and REV's of whole tiles) runs over the
+    loop's own bounds; REV's otherwise over `[last, last + trip)`, `trip = ub -
+    lb` (`ub` itself where `lb` is 0), its tiles ending at `hi = lb + h`."""
+    index = loop.body.block.args[0]
+    if mined.lb is index:
+        return {loop.lb, loop.ub}
+    found: set[SSAValue] = set()
+    hi = mined.ub
+    lb: SSAValue | None = None
+    if isinstance(hi, OpResult) and isinstance(hi.op, arith.AddiOp):
+        lb = hi.op.lhs  # `lb + h * d` (`h * d` alone where `lb` is 0)
+        found.add(lb)
+    end = loop.ub
+    if isinstance(end, OpResult) and isinstance(end.op, arith.AddiOp):
+        trip = end.op.rhs
+        op = trip.op if isinstance(trip, OpResult) else None
+        if (
+            lb is not None
+            and isinstance(op, arith.SubiOp)
+            and (op.rhs is lb or constant_value(op.rhs) == constant_value(lb) is not None)
+        ):
+            found.add(op.lhs)  # `trip = ub - lb`
+        elif lb is None:
+            found.add(trip)  # `lb` is 0: the trip count is `ub`
+    return found
 
 
 def _tile_count(loop: scf.ForOp) -> list[Operation]:
-    """The ops of the block around `loop` that compute, for it alone, its trip
-    count (its upper bound) and the values its tiles' bounds read (REV's end of
-    its first tile), in block order: an op whose results have users other than
-    these, `loop` or the ops inside it (such as Enzyme's reversed index, computed
-    without streaming) is not charged to the tile loop."""
+    """The ops of the block around the tile loop `loop` that compute, for it
+    alone, its bounds and the values its tiles' bounds read (REV's end of its
+    first tile), in block order: not the strip-mined loop's own bounds, which
+    the kept loop computes too (`_kept_bounds`), nor an op whose results have
+    users other than these, `loop` or the ops inside it (such as Enzyme's
+    reversed index, computed without streaming)."""
     block = loop.parent_block()
     assert block is not None
+    owner = next(o for o in loop.body.block.ops if isinstance(o, layer.LayerOp))
+    mined = _strip_mined(owner)
+    assert mined is not None
+    kept = _kept_bounds(loop, mined)
     found: set[Operation] = {loop}
-    wanted: set[SSAValue] = {loop.ub}
-    for op in loop.body.block.ops:
-        if isinstance(op, layer.LayerOp):
-            for each in op.body.block.ops:
-                if not isinstance(each, scf.ForOp):
-                    wanted.update(each.operands)
+    wanted: set[SSAValue] = {loop.lb, loop.ub}
+    for each in owner.body.block.ops:
+        if not isinstance(each, scf.ForOp):
+            wanted.update(each.operands)
+    wanted -= kept
     for op in reversed(list(block.ops)):
         if op in found or not any(result in wanted for result in op.results):
             continue
         users = {block.find_ancestor_op_in_block(u.operation) for r in op.results for u in r.uses}
         if users <= found:
             found.add(op)
-            wanted.update(op.operands)
+            wanted.update(v for v in op.operands if v not in kept)
     return [op for op in block.ops if op in found and op is not loop]
+
+
+def _partners(function: func.FuncOp) -> dict[int, layer.LayerOp]:
+    """The FWD layers of `function`, by id: a REV layer's tile is its partner's."""
+    return {
+        op.id.value.data: op
+        for op in function.walk()
+        if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
+    }
+
+
+def _fwd_of(op: layer.LayerOp, partners: dict[int, layer.LayerOp]) -> layer.LayerOp:
+    return op if op.phase.data is Phase.FWD else partners[op.partner.value.data]
 
 
 def added_cycles(
@@ -627,13 +726,14 @@ def added_cycles(
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
-    `integer` each; a piece's cut kernel, the misses its parts no longer overlap
-    (`_cut_misses`); and on a scratchpad of `spad_bytes`, the REV layers' waits
-    for their preloads (`preload_waits`, on `timeline` where given)."""
+    `integer` each (`_tile_chain`); a piece's cut kernel, the misses its parts no
+    longer overlap (`_cut_misses`); and on a scratchpad of `spad_bytes`, the REV
+    layers' waits for their preloads (`preload_waits`, on `timeline` where given)."""
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
     reuse: AccessReuse | None = None  # the function's accesses, at the first piece
+    partners = _partners(function)
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
             isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
@@ -644,16 +744,8 @@ def added_cycles(
             runs = prod(trip_count(each) or 1 for each in enclosing_loops(op, function))
         if op.phase.data is Phase.REV:
             rev[op] = runs
-        loop = next(
-            (
-                o
-                for o in op.body.block.ops
-                if isinstance(o, scf.ForOp) and ROWS_PER_ITERATION in o.attributes
-            ),
-            None,
-        )
         tile_loop = op.parent_op()
-        if loop is None:
+        if _strip_mined(op) is None:
             added += runs * 2 * kernel  # the stream op and the cut kernel
             reuse = reuse or AccessReuse(function)
             added += _cut_misses(op, runs, machine, reuse) * machine.dram_latency
@@ -668,17 +760,11 @@ def added_cycles(
                 outer = nest_runs(enclosing_loops(tile_loop, function))
                 chain = _depth(_tile_count(tile_loop), set())
                 added += (outer or 0) * chain * machine.integer
-        # The tile's bounds and its stream's row count (computed beside them) are a
-        # kernel run once a tile; the stream op itself issues to the stream engine.
-        chain = _depth(list(op.body.block.ops), folded)
+        # The tile's bounds, its stream's row count and its groups' first rows
+        # are a kernel run once a tile; the stream op itself issues to the stream
+        # engine, and each iteration's rows run in the iteration's own kernels.
+        chain = _tile_chain(op, _fwd_of(op, partners), folded)
         added += runs * chain * machine.integer
-        if any(isinstance(o, scf.ForOp) for o in loop.body.walk()):
-            per_iteration = loop.attributes[ROWS_PER_ITERATION]
-            assert isinstance(per_iteration, builtin.IntegerAttr)
-            tile = op.salloc.tile.type
-            assert isinstance(tile, layer.SpadType)
-            iterations = tile.rows.data // per_iteration.value.data
-            added += runs * iterations * kernel  # a row offset per iteration
     return added + preload_waits(function, rev, machine, spad_bytes, timeline)
 
 
@@ -949,7 +1035,7 @@ class RevTimeline:
     bounds, before its stream op, are work before it). A tile of an innermost
     loop that follows the loop's tile before it refills, after a wait, the
     pipeline: an iteration's longest latency path less the cycles an iteration
-    takes (`_fill`). Trip counts are evaluated
+    takes (`fill`). Trip counts are evaluated
     at each iteration of the loops around (a triangular nest's, a tile's);
     a branch holding REV layers is taken as run. The sweep's layers are worked
     out once, as far as a nest priced asks for them: the function must not change
@@ -991,6 +1077,7 @@ class RevTimeline:
         self._fills: dict[scf.ForOp, int] = {}
         self._straight: dict[tuple[Operation, Operation, int], float] = {}
         self._plans: dict[Block | tuple[Operation, ...], list[tuple[_Step, object]]] = {}
+        self._partners: dict[int, layer.LayerOp] | None = None
 
     def layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
         """The REV layers of the REV sweep from its start (`reverse_sweep_start`,
@@ -1106,6 +1193,9 @@ class RevTimeline:
             for each in loops:
                 self._loop_is_innermost(each)
             single = len(loops) == 1 and self._innermost[loops[0]]
+            if self._partners is None:
+                self._partners = _partners(self.function)
+            chain = _tile_chain(op, _fwd_of(op, self._partners), folded)
             # The loop indices around the layer its loops' bounds are computed from:
             # its run depends on no others.
             bounds = [
@@ -1119,7 +1209,7 @@ class RevTimeline:
             shape = self._shapes[op] = (
                 tile.entries(),
                 ops,
-                _depth(ops, folded),
+                chain,
                 loops,
                 single,
                 tuple(v for v in env if v in reads),
@@ -1135,7 +1225,7 @@ class RevTimeline:
             run = (
                 sum(self._loop(o, env, not continued) for o in loops) if loops else self._work(ops)
             )
-            refill = self._fill(loops[0]) if continued else 0
+            refill = self.fill(loops[0]) if continued else 0
             found = RevLayer(entries, max(1.0, run), before, entries * ENTRY_BYTES, True, refill)
             self._made[key] = found
         return found
@@ -1164,12 +1254,12 @@ class RevTimeline:
         """Cycles of a run of `loop` with the loop indices `env`: an innermost
         loop's iterations at its bound per iteration (`_iteration`) and, unless
         not `fills` (a tile continuing its loop's pipeline), its pipeline's fill
-        (`_fill`), as the `cgra` model times a kernel loop's run; an outer loop's
+        (`fill`), as the `cgra` model times a kernel loop's run; an outer loop's
         its body's at its middle iteration."""
         lb, trips, step = self._bounds(loop, env)
         block = loop.body.block
         if self._loop_is_innermost(loop):
-            fill = self._fill(loop) if fills and trips > 0 else 0
+            fill = self.fill(loop) if fills and trips > 0 else 0
             return trips * self._iteration(loop) + fill
         if trips == 0:
             return 0.0
@@ -1190,7 +1280,8 @@ class RevTimeline:
             found = self._per_iteration[loop] = iteration_cycles(loop, self.machine)
         return found
 
-    def _fill(self, loop: scf.ForOp) -> int:
+    def fill(self, loop: scf.ForOp) -> int:
+        """`pipeline_fill` of `loop` on the timeline's machine, worked out once."""
         found = self._fills.get(loop)
         if found is None:
             found = self._fills[loop] = pipeline_fill(loop, self.machine)
@@ -1253,8 +1344,15 @@ def pipeline_fill(loop: scf.ForOp, machine: StreamMachine) -> int:
     return max(0, last - iteration_cycles(loop, machine))
 
 
-def continued_fills(function: func.FuncOp, regions: set[SSAValue], machine: StreamMachine) -> float:
-    """The pipeline fills streaming `regions` saves in the layered `function`. The
+def continued_fills(
+    function: func.FuncOp,
+    regions: set[SSAValue],
+    machine: StreamMachine,
+    timeline: RevTimeline | None = None,
+) -> float:
+    """The pipeline fills streaming `regions` saves in the layered `function` (the
+    fills read off `timeline`, one of `function` on a machine equal to `machine`
+    in what it reads, where given: it keeps each loop's). The
     `cgra` model fills a kernel loop's pipeline once per run, but once per chain
     of tiles of one strip-mined loop that follow each other as consecutive layers
     with no other loop kernel between (`sim.models.cgra`): where the tile loop of a
@@ -1286,7 +1384,8 @@ def continued_fills(function: func.FuncOp, regions: set[SSAValue], machine: Stre
             continue
         started = sum(count for trips, count in runs.items() if trips > 0)
         chains = _chains(tile_loop, function)
-        saved += max(0, started - chains) * pipeline_fill(loops[0], machine)
+        fill = timeline.fill(loops[0]) if timeline else pipeline_fill(loops[0], machine)
+        saved += max(0, started - chains) * fill
     return saved
 
 

@@ -10,15 +10,24 @@
 // the bounds across it (a stream op defines nothing). The REV tile loop's index
 // is the tile's end, so the kernel computes the start alone, min(end, 3) before
 // it; the row count is the tile's iterations (the bounds' difference, min(end,
-// 3), without a subtraction) times 5.
+// 3), without a subtraction) times 5, the multiply taken inside the clamp,
+// min(15, end * 5), so that it does not wait for the min the start reads (a
+// value read by two ops costs a hop). Each group's first row is (end - 1) * 5
+// plus its first row, 2 or 3 ops: the kernel's schedule is 3 cycles.
 // ROWS-LABEL: func.func private @differows
 // ROWS:         layer.layer 1 rev partner 0 {
 // ROWS-NEXT:      %[[TILE:[^ ]+]] = layer.salloc
 // ROWS:           %[[LO:[^ ,]+]], %[[ROWS:[^ ,]+]], %{{[^ ,]+}}, %{{[^ ,]+}} = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index, index, index, index {
-// ROWS-NEXT:        %[[N:[^ ]+]] = cgra.op "arith.minsi"(%[[HI:[^,]+]], %{{[^)]+}})
-// ROWS-NEXT:        cgra.op "arith.subi"(%[[HI]], %[[N]])
-// ROWS-NEXT:        %{{[^ ]+}} = cgra.op "arith.muli"(%[[N]], %{{[^)]+}})
-// ROWS:             cgra.yield
+// ROWS-NEXT:        %[[N:[^ ]+]] = cgra.op "arith.minsi"(%[[HI:[^,]+]], %{{[^)]+}}) {{.*}} cycle 0
+// ROWS-NEXT:        cgra.op "arith.subi"(%[[HI]], %[[N]]) {{.*}} cycle 1
+// ROWS-NEXT:        %[[SCALED:[^ ]+]] = cgra.op "arith.muli"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
+// ROWS-NEXT:        cgra.op "arith.minsi"(%{{[^,]+}}, %[[SCALED]]) {{.*}} cycle 1
+// ROWS-NEXT:        %[[FIRST:[^ ]+]] = cgra.op "arith.subi"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
+// ROWS-NEXT:        cgra.op "arith.muli"(%[[FIRST]], %{{[^)]+}}) {{.*}} cycle 1
+// ROWS-NEXT:        %[[SECOND:[^ ]+]] = cgra.op "arith.subi"(%[[HI]], %{{[^)]+}}) {{.*}} cycle 0
+// ROWS-NEXT:        %[[SCALED2:[^ ]+]] = cgra.op "arith.muli"(%[[SECOND]], %{{[^)]+}}) {{.*}} cycle 1
+// ROWS-NEXT:        cgra.op "arith.addi"(%{{[^,]+}}, %[[SCALED2]]) {{.*}} cycle 2
+// ROWS-NEXT:        cgra.yield
 // ROWS-NEXT:      }
 // ROWS-NEXT:      stream.rev %{{[^ ]+}} rows %[[ROWS]] to %[[TILE]] of 0 : !layer.spad<15x1>
 // ROWS-NEXT:      scf.for %{{[^ ]+}} = %[[LO]] to %[[HI]] step
