@@ -174,7 +174,10 @@ class TapeflowEnzymePass(ModulePass):
                 f"differentiation pass, 'enzyme' (the default: {DEFAULT_PIPELINE})"
             )
         _refuse_written_globals(op, requests)
-        if any(isinstance(loop, scf.ForOp) and UNROLL in loop.attributes for loop in op.walk()):
+        if any(
+            isinstance(loop, scf.ForOp | affine.ForOp) and UNROLL in loop.attributes
+            for loop in op.walk()
+        ):
             unroll_primal(op, 1)  # the annotated loops only, as clang's pragma
         primals = [ad.fn.root_reference.data for ads in requests.values() for ad in ads]
         inline_memory_calls(op, primals)  # Enzyme-MLIR refuses calls that touch memory

@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func, scf
+from xdsl.dialects import affine, builtin, func, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -39,6 +39,7 @@ from lowering.ir.gradients import gradient_functions
 from lowering.ir.index_eval import loop_name, static_bounds
 from lowering.ir.unrolling import peel_remainder, unroll_loop
 from tapeflow_dialects.enzyme import AutoDiffOp
+from tapeflow_dialects.locations import location_of
 
 PASS = "tapeflow-unroll-primal"
 
@@ -72,6 +73,12 @@ def _requests(module: builtin.ModuleOp, factor: int) -> list[tuple[scf.ForOp, in
         if not isinstance(function, func.FuncOp):
             continue
         mine = function.sym_name.data in differentiated
+        for loop in function.walk():
+            if isinstance(loop, affine.ForOp) and UNROLL in loop.attributes:
+                raise PassFailedException(
+                    f"{PASS}: cannot unroll the affine.for at {location_of(loop)} as its "
+                    f"{UNROLL} asks: only an scf.for is unrolled (write the loop as an scf.for)"
+                )
         for loop in reversed([op for op in function.walk() if isinstance(op, scf.ForOp)]):
             asked = _annotation(loop)
             if asked is not None:

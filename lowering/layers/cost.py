@@ -382,14 +382,18 @@ class AccessReuse:
         touches at least the cache's lines (`reuse_distance`: LRU evicts a line
         before its next use); none if it reuses them within the cache. Its stride
         over that loop in bytes per line, at most one (an element in a line of its
-        own each iteration, a column of a row-major matrix); a line per line of
-        elements where the stride is not known."""
-        if self.reused(access) and self.reuse_distance(access, line) < cache_bytes // line:
+        own each iteration, a column of a row-major matrix), a line where it is
+        reused across that loop itself; a line per line of elements where the
+        stride is not known."""
+        reused = self.reused(access)
+        if reused and self.reuse_distance(access, line) < cache_bytes // line:
             return 0.0
         loops, coefficients = self._nest(access)
         if coefficients is None or not loops:
             return ENTRY_BYTES / line
         stride = abs(coefficients.get(loops[-1].body.block.args[0], 0)) * ENTRY_BYTES
+        if reused and stride == 0:
+            return 1.0  # reused across the loop itself, evicted in each of its iterations
         return min(1.0, stride / line)
 
     def reuse_distance(self, access: memref.LoadOp | memref.StoreOp, line: int) -> float:
@@ -843,7 +847,9 @@ def rev_waits(layers: Iterable[RevLayer], ring: Ring, charged: int = 0) -> float
     for their preloads, the `cgra` model's mechanism (`sim.models.streams`) from
     the sweep's start with an empty ring (`_Placement`); past `PRELOAD_LAYERS`
     layers from the first charged one, the rest of the `charged` layers in all
-    as the last half placed (`_charged_waits`)."""
+    as the last half placed (`_charged_waits`). The direct form, one sequence
+    placed whole: the model itself reads each ring's placement shared by the
+    nests (`RevTimeline.waits`), and the tests check the two agree."""
     placement = _Placement(ring)
     return _charged_waits(((each.charged, placement.place(each)) for each in layers), charged)
 
@@ -966,7 +972,7 @@ class _Sequence:
         self.layers: list[RevLayer] = []
         self.first: dict[Operation, int] = {}
         self.placements: dict[Ring, _Placement] = {}
-        self.waits: dict[tuple[Ring, frozenset[Operation], int], float] = {}
+        self.waits: dict[tuple[Ring, frozenset[Operation], int, int], float] = {}
 
     def has(self, index: int) -> bool:
         """Whether the sweep has a layer at `index`, made if not yet."""
@@ -986,7 +992,7 @@ class _Sequence:
         """`rev_waits` of the layers through the place `last`, those of `charged`
         charged, `count` runs of them in all, on `ring`: the layers before the
         first charged one are placed once per ring, and charged nowhere."""
-        key = (ring, frozenset(charged), count)
+        key = (ring, frozenset(charged), last, count)
         found = self.waits.get(key)
         if found is None:
             found = self.waits[key] = _charged_waits(self._placed(charged, last, ring), count)
@@ -1086,7 +1092,9 @@ class RevTimeline:
         `charged` (`RevLayer.charged`): the REV work and the other nests' layers
         before a nest's first layer take their time and room as they do in the
         `cgra` model. The same sequence each time, made once as far as it is read
-        (a nest is priced on every machine sharing the timeline)."""
+        (a nest is priced on every machine sharing the timeline). The sequence as
+        `rev_waits` reads it whole: the model reads its placement shared by the
+        nests (`waits`), and the tests check the two agree."""
         sweep = self._sequence()
         last = max(self._place(op) for op in charged)
         index = 0

@@ -320,6 +320,42 @@ def test_reuse_beyond_the_cache_misses() -> None:
     assert [reuse.lines(first, 64, size) for size in (2048, 4096, 8192)] == [1.0, 1.0, 0.0]
 
 
+INVARIANT = """
+func.func @f(%a: memref<64xf64>, %b: memref<64x64xf64>, %c: memref<64x64xf64>,
+             %d: memref<64x64xf64>, %e: memref<64x64xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %x = memref.load %a[%i] : memref<64xf64>
+      %y = memref.load %b[%j, %i] : memref<64x64xf64>
+      %z = memref.load %c[%j, %i] : memref<64x64xf64>
+      %w = memref.load %d[%j, %i] : memref<64x64xf64>
+      %s = arith.addf %x, %y : f64
+      %t = arith.addf %s, %z : f64
+      %u = arith.addf %t, %w : f64
+      memref.store %u, %e[%j, %i] : memref<64x64xf64>
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_reuse_across_the_innermost_loop_beyond_the_cache_misses() -> None:
+    # a[i] is reused across j, the innermost loop: between two uses one iteration
+    # of j touches a line of each of b, c, d and e (columns: a row 512 B apart)
+    # and a's own, 5 lines. A 256 B cache of 64 B lines (4 lines, LRU) has
+    # evicted a's line by its next use: a miss an iteration of j. 32 KB holds it.
+    module = LocatingParser(make_context(), INVARIANT, "invariant.mlir").parse_module()
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    reuse = cost.AccessReuse(function)
+    first = next(op for op in function.walk() if isinstance(op, memref.LoadOp))
+    assert reuse.reused(first) and reuse.reuse_distance(first, 64) == 5
+    assert [reuse.lines(first, 64, size) for size in (256, 32768)] == [1.0, 0.0]
+
+
 def test_a_triangle_whose_reuse_misses_saves_its_tape_s_groups() -> None:
     # Covariance's triangle on a 2 KB cache: its 136 runs of k (32 iterations) are
     # memory-bound with or without the tape. FWD: data[k][i] and data[k][j] miss a

@@ -6,8 +6,8 @@ The `artifact` templates write a loop unrolled by U (`unrolled_body`), as clang'
 rolled, unrolled by the pass and differentiated by `tapeflow-enzyme`, must leave
 bit for bit what the hand-unrolled kernel leaves (primal buffers, shadows,
 returned value): unrolling reorders no floating-point operation. Sizes are cut
-down from the artifact's (the loop's trip count kept a multiple of U) so that the
-reference executor runs them in seconds.
+down from the artifact's (pathfinder's keeping a remainder, 99 = 6 x 16 + 3) so
+that the reference executor runs them in seconds.
 """
 
 from __future__ import annotations
