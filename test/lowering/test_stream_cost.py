@@ -816,6 +816,18 @@ def test_a_pipeline_fills_along_operands_and_accesses_that_may_meet() -> None:
     assert cost.pipeline_fill(loop, CGRA) == 12
 
 
+def _rows_of_runs(after_rev: str) -> func.FuncOp:
+    """rows-of-runs.mlir with `after_rev` at the end of each row's REV body,
+    layered in tiles of 16 (128 B)."""
+    path = INPUTS / "rows-of-runs.mlir"
+    text = path.read_text().replace(
+        "    }\n  }\n  region.free", "    }\n" + after_rev + "  }\n  region.free"
+    )
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    layer_module(module, 128, 1, 1, machine=None)
+    return next(op for op in module.walk() if isinstance(op, func.FuncOp))
+
+
 @pytest.mark.parametrize("after", [False, True])
 def test_runs_that_follow_each_other_as_tiles_fill_their_pipeline_once(after: bool) -> None:
     # Four rows of 32, tiles of 16 (128 B): streamed, each phase's four runs of its
@@ -826,16 +838,8 @@ def test_runs_that_follow_each_other_as_tiles_fill_their_pipeline_once(after: bo
     # fill 7. Three runs continued in each: 3 * 2 + 3 * 7 = 27. A store after REV's
     # inner loop (the last op of the row's body, a loop's kernel) leaves every REV
     # run its own fill: 6.
-    path = INPUTS / "rows-of-runs.mlir"
-    text = path.read_text()
-    if after:
-        text = text.replace(
-            "    }\n  }\n  region.free",
-            "    }\n    memref.store %seed, %dx[%i, %c0] : memref<4x32xf64>\n  }\n  region.free",
-        )
-    module = LocatingParser(make_context(), text, str(path)).parse_module()
-    layer_module(module, 128, 1, 1, machine=None)
-    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    after_rev = "    memref.store %seed, %dx[%i, %c0] : memref<4x32xf64>\n"
+    function = _rows_of_runs(after_rev if after else "")
     regions = {op.region for op in function.walk() if isinstance(op, region.AllocOp)}
     inner = [loop for loop in _loops(function) if "tapeflow.rows_per_iteration" in loop.attributes]
     assert [cost.pipeline_fill(loop, CGRA) for loop in inner] == [2, 7]
@@ -852,18 +856,11 @@ def test_a_tile_continues_its_pipeline_only_with_no_loop_between(between: bool) 
     # pipeline (run 16, a refill of 7 charged only after a wait); only the sweep's
     # first tile fills (23). A loop of 4 after each row's tile loop is another loop
     # kernel between two rows: each row's first tile fills again (23, no refill).
-    path = INPUTS / "rows-of-runs.mlir"
-    text = path.read_text()
-    if between:
-        text = text.replace(
-            "    }\n  }\n  region.free",
-            "    }\n    scf.for %z = %c0 to %c4 step %c1 {\n"
-            "      memref.store %seed, %dx[%i, %z] : memref<4x32xf64>\n    }\n"
-            "  }\n  region.free",
-        )
-    module = LocatingParser(make_context(), text, str(path)).parse_module()
-    layer_module(module, 128, 1, 1, machine=None)
-    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    loop_after = (
+        "    scf.for %z = %c0 to %c4 step %c1 {\n"
+        "      memref.store %seed, %dx[%i, %z] : memref<4x32xf64>\n    }\n"
+    )
+    function = _rows_of_runs(loop_after if between else "")
     rev = [o for o in function.walk() if isinstance(o, layer.LayerOp) and o.phase.data is Phase.REV]
     layers = list(cost.RevTimeline(function, CGRA).layers(set(rev)))
     first, continued = (23.0, 0.0), (16.0, 7.0)
