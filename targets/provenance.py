@@ -52,12 +52,16 @@ def hardware_record(
     and `versions`; plain JSON data (lists, not tuples), so that a record read
     back from a file equals the one computed."""
     requested = unroll if unroll_requested is None else unroll_requested
-    text = _record_text(hardware, model, variant, unroll, requested, simulated)
+    # The cache's key carries the description's repr beside the machine: fields that
+    # compare equal with different types (2 and 2.0, True and 1) are one key of
+    # `Hardware`, but print differently in the record.
+    text = _record_text(repr(hardware), hardware, model, variant, unroll, requested, simulated)
     return json.loads(text)  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=256)
 def _record_text(
+    shown: str,
     hardware: Hardware,
     model: str,
     variant: str | None,
@@ -67,7 +71,9 @@ def _record_text(
 ) -> str:
     """`hardware_record` as JSON text, made once per machine and use: a sweep
     evaluates one machine many times, and describing it costs more than reading
-    the text back (a fresh record each time)."""
+    the text back (a fresh record each time). `shown` is `repr(hardware)`, part of
+    the key only."""
+    del shown
     record = describe(hardware)
     record["model"] = model
     record["not_simulated"] = sorted(HARDWARE_FIELDS - simulated)

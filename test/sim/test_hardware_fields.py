@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import numpy as np
 import pytest
@@ -250,3 +250,17 @@ def test_a_record_asked_again_is_equal_and_its_own(preset: str) -> None:
     assert again["cache"] == description["cache"]
     assert again["versions"]["numpy"] == np.__version__
     assert hardware_record(hardware, **kwargs, unroll_requested=4)["unroll_requested"] == 4  # type: ignore[arg-type]
+
+
+def test_a_record_shows_the_values_of_its_own_machine() -> None:
+    """Two machines equal as data but written with other types (a bandwidth of 20
+    and of 20.0) each get the record of their own values, whichever is asked
+    first: the JSON text is what `describe` gives for each."""
+    base = PRESETS["Enzyme32k"]
+    whole = replace(base, dram=replace(base.dram, bandwidth_gbs=20))
+    real = replace(base, dram=replace(base.dram, bandwidth_gbs=20.0))
+    assert whole == real
+    kwargs = {"model": "cgra", "variant": "enzyme", "unroll": 1}
+    for hardware in (whole, real, whole):
+        text = json.dumps(hardware_record(hardware, **kwargs)["dram"])  # type: ignore[arg-type]
+        assert text == json.dumps(describe(hardware)["dram"])
