@@ -18,6 +18,7 @@ import numpy as np
 from tapeflow_benchmarks.kernels import (
     attention,
     batchnorm,
+    burgers,
     cholesky,
     conv1d,
     conv1d_n,
@@ -130,6 +131,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         xent,
         groupnorm,
         ljpair,
+        burgers,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
