@@ -3,8 +3,8 @@ An explicit time stepper for the viscous Burgers equation `u_t + u u_x = nu u_xx
 in one dimension over `T` steps, `T` an argument known only at run time: first-order
 upwind differences for the advection (the velocity stays positive) and central
 differences for the diffusion, the forward-Euler scheme of LeVeque, *Finite
-Volume Methods for Hyperbolic Problems*, CUP 2002, Sections 4.8 and 4.9 (and
-Section 2.6's "method of lines" for the diffusion), the end points held fixed
+Volume Methods for Hyperbolic Problems*, CUP 2002, chapter 4's upwind method,
+with a central difference for the viscous term), the end points held fixed
 (Dirichlet), every state kept in `u`:
 
     for (t = 0; t < T; t++) {

@@ -1,5 +1,5 @@
 """
-Group normalization (Wu & He, "Group Normalization", ECCV 2018, eqs. 1-3 and
+Group normalization (Wu & He, "Group Normalization", ECCV 2018, section 3 and
 Figure 3's code; PyTorch's `torch.nn.GroupNorm` with `eps = 1e-5` and the
 per-channel affine `gamma`, `beta`) of one sample of C channels of P positions,
 the channels split into G groups of C / G:

@@ -1,8 +1,9 @@
 """
 The Lennard-Jones potential energy of `n` particles, `n` an argument known only
 at run time, summed over the pairs `j < i` (Allen & Tildesley, *Computer
-Simulation of Liquids*, 2nd ed., OUP 2017, eq. 1.6 and Code 3.4's double loop;
-reduced units, sigma = epsilon = 1, no cut-off), each particle's share of its pairs
+Simulation of Liquids*, 2nd ed., OUP 2017: the Lennard-Jones pair potential of
+chapter 1 and the double loop over pairs of its force routines; reduced units,
+sigma = epsilon = 1, no cut-off), each particle's share of its pairs
 kept in `e`:
 
     E = 0;
