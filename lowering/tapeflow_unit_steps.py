@@ -21,6 +21,12 @@ The rewrite changes no function's value on any input where the loop is defined:
   several expressions is refused by name (`strided_loops_left`), rather than
   handed to Enzyme to get a wrong gradient.
 
+A loop whose bounds are not constants but differ by a constant (`%lo to %lo + 4`)
+is rewritten too, step 1 included, with that constant count: Enzyme-MLIR gives a
+loop whose bounds vary with an enclosing loop one cache per enclosing iteration
+(and casts each to a dynamic shape where it folds the size to a constant); with a
+constant count the loop's cache is one static buffer for the nest.
+
 Nested loops are rewritten independently. Why the count and the induction
 variable are exact: docs/research/loop-rewrites.md, "Unit steps".
 """
@@ -39,6 +45,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_builder import IndexBuilder
+from lowering.ir.index_offsets import LinearForms
 from lowering.ir.locations import where
 from lowering.ir.loops import constant_value, loop_type
 
@@ -66,17 +73,42 @@ def _strided(step: SSAValue) -> bool:
     return known is None or known > 1
 
 
-def _unit_scf(loop: scf.ForOp) -> None:
-    """Rewrite `loop` in place: `0 to trips step 1`, the iv recomputed in the body."""
+def _span_trips(loop: scf.ForOp) -> int | None:
+    """The trip count of an `scf.for` with a constant step whose bounds are not
+    both constants but differ by one (`%lo to %lo + 4`, `%g * 4 to %g * 4 + 4`:
+    both bounds linear forms of the same values, `lowering.ir.index_offsets`),
+    else None."""
+    step = constant_value(loop.step)
+    if step is None or step <= 0:
+        return None
+    if constant_value(loop.lb) is not None and constant_value(loop.ub) is not None:
+        return None
+    forms = LinearForms()
+    (low, low_constant), (high, high_constant) = forms.form(loop.lb), forms.form(loop.ub)
+    if dict(low) != dict(high):
+        return None
+    return max(0, -(-(high_constant - low_constant) // step))
+
+
+def _unit_scf(loop: scf.ForOp, known_trips: int | None = None) -> None:
+    """Rewrite `loop` in place: `0 to trips step 1`, the iv recomputed in the body
+    (`trips` the constant `known_trips` where the bounds' span is one)."""
     ints = IndexBuilder(InsertPoint.before(loop), loop_type(loop), loop.location)
-    trips = ints.value(ints.trips(loop.lb, loop.ub, loop.step))
+    if known_trips is None:
+        trips = ints.value(ints.trips(loop.lb, loop.ub, loop.step))
+    else:
+        trips = ints.const(known_trips)
     zero, one = ints.const(0), ints.const(1)
     iv = loop.body.block.args[0]
     inside = _Builder(InsertPoint.at_start(loop.body.block), loop)
-    scaled = inside.emit(arith.MuliOp(iv, loop.step))
-    value = inside.emit(arith.AddiOp(loop.lb, scaled))
+    if constant_value(loop.step) == 1:
+        scaled = iv
+        value = inside.emit(arith.AddiOp(loop.lb, iv))
+    else:
+        scaled = inside.emit(arith.MuliOp(iv, loop.step))
+        value = inside.emit(arith.AddiOp(loop.lb, scaled))
     for use in list(iv.uses):
-        if use.operation is not scaled.owner:
+        if use.operation is not scaled.owner and use.operation is not value.owner:
             use.operation.operands[use.index] = value
     value.name_hint, iv.name_hint = iv.name_hint, None
     loop.operands[0], loop.operands[1], loop.operands[2] = zero, trips, one
@@ -154,12 +186,12 @@ def unit_steps(module: builtin.ModuleOp) -> int:
     loops = [
         op
         for op in module.walk()
-        if (isinstance(op, scf.ForOp) and _strided(op.step))
+        if (isinstance(op, scf.ForOp) and (_strided(op.step) or _span_trips(op) is not None))
         or (_strided_affine(op) and _one_lower_bound(op))
     ]
     for loop in loops:
         if isinstance(loop, scf.ForOp):
-            _unit_scf(loop)
+            _unit_scf(loop, _span_trips(loop))
         else:
             _unit_affine(loop)
     return len(loops)

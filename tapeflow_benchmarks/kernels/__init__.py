@@ -18,10 +18,12 @@ import numpy as np
 from tapeflow_benchmarks.kernels import (
     attention,
     batchnorm,
+    burgers,
     cholesky,
     conv1d,
     conv1d_n,
     conv2d,
+    convpool,
     correlation,
     covariance,
     depthwise,
@@ -29,8 +31,11 @@ from tapeflow_benchmarks.kernels import (
     embbag,
     gramschmidt,
     gravity,
+    groupnorm,
+    gru,
     layernorm,
     lenet,
+    ljpair,
     logreg,
     logsum,
     logsum_n,
@@ -50,6 +55,7 @@ from tapeflow_benchmarks.kernels import (
     spmv,
     syrk_tri,
     trmm,
+    xent,
 )
 from tapeflow_benchmarks.kernels.kernel import CallerArg, Kernel, Param
 
@@ -120,6 +126,12 @@ NEST_KERNELS: dict[str, Kernel] = {
         lu,
         doitgen,
         batchnorm,
+        gru,
+        convpool,
+        xent,
+        groupnorm,
+        ljpair,
+        burgers,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook

@@ -24,12 +24,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from stage_checks import assert_matches_central_differences, check_stages, same_bits
-from xdsl.dialects import affine, func, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import affine, func, memref, scf
+from xdsl.dialects.builtin import Float64Type, MemRefType, ModuleOp
 
 from lowering.ir.loops import constant_value
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_unit_steps import unit_steps
+from tapeflow_benchmarks.kernels import NEST_KERNELS
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import run_function
@@ -230,3 +231,93 @@ def test_an_affine_loop_stays_affine() -> None:
     loops = [op for op in module.walk() if isinstance(op, affine.ForOp)]
     assert len(loops) == 4 and all(op.step.value.data == 1 for op in loops)
     assert len([op for op in module.walk() if isinstance(op, affine.ApplyOp)]) == 2
+
+
+SPANS = """
+func.func @spans(%x: memref<16xf64>, %n: index) -> (f64, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f64
+  %half = arith.constant 0.5 : f64
+  %r:2 = scf.for %g = %c0 to %c3 step %c1 iter_args(%acc = %zero, %cnt = %c0) -> (f64, index) {
+    %lo = arith.muli %g, %c4 : index
+    %hi = arith.addi %lo, %c4 : index
+    %s = scf.for %c = %lo to %hi step %c1 iter_args(%a = %acc) -> (f64) {
+      %v = memref.load %x[%c] : memref<16xf64>
+      %ci = arith.index_cast %c : index to i64
+      %cf = arith.sitofp %ci : i64 to f64
+      %w = arith.mulf %v, %cf : f64
+      %h = arith.mulf %a, %half : f64
+      %a2 = arith.addf %h, %w : f64
+      scf.yield %a2 : f64
+    }
+    %end = arith.addi %c7, %lo : index
+    %k = scf.for %j = %lo to %end step %c3 iter_args(%m = %cnt) -> (index) {
+      %m2 = arith.addi %m, %j : index
+      scf.yield %m2 : index
+    }
+    %k2 = scf.for %j = %lo to %n step %c1 iter_args(%m = %k) -> (index) {
+      %m2 = arith.addi %m, %c1 : index
+      scf.yield %m2 : index
+    }
+    scf.yield %s, %k2 : f64, index
+  }
+  return %r#0, %r#1 : f64, index
+}
+"""
+"""Loops whose bounds vary with the outer induction variable: `4 g to 4 g + 4`
+(step 1) and `4 g to 7 + 4 g` (step 3) have constant trip counts, 4 and 3;
+`4 g to n` has not."""
+
+
+def _spans_reference(x: np.ndarray, n: int) -> tuple[float, int]:
+    acc, count = 0.0, 0
+    for g in range(3):
+        for c in range(4 * g, 4 * g + 4):
+            acc = acc * 0.5 + x[c] * float(c)
+        count += sum(range(4 * g, 4 * g + 7, 3))
+        count += len(range(4 * g, n))
+    return acc, count
+
+
+def test_a_loop_of_constant_span_counts_from_zero_to_its_trip_count() -> None:
+    """Enzyme-MLIR sizes the cache of a loop whose bounds vary with an enclosing
+    loop once per enclosing iteration (a buffer of buffers); with a constant trip
+    count the loop is rewritten `0 to trips` so that its cache is one static
+    buffer. The values stay the same bits and the reference's."""
+    original = _parse(SPANS)
+    rewritten = _parse(SPANS)
+    assert unit_steps(rewritten) == 2
+    outer, inner, strided, open_ended = [op for op in rewritten.walk() if isinstance(op, scf.ForOp)]
+    for loop, trips in ((inner, 4), (strided, 3)):
+        assert (constant_value(loop.lb), constant_value(loop.ub)) == (0, trips)
+        assert constant_value(loop.step) == 1
+    assert constant_value(open_ended.lb) is None  # 4 g to n: left as it is
+    x = np.random.default_rng(5).uniform(-1, 1, 16)
+    for n in (0, 5, 12):
+        given = {"arg0": x, "arg1": np.array(n)}
+        want = run_function(original, "spans", {k: v.copy() for k, v in given.items()})
+        got = run_function(rewritten, "spans", {k: v.copy() for k, v in given.items()})
+        assert same_bits(got, want) is None, n
+        acc, count = _spans_reference(x, n)
+        assert float(got["result0"]) == pytest.approx(acc, rel=1e-15), n
+        assert int(got["result1"]) == count, n
+
+
+def test_enzyme_caches_a_loop_of_constant_span_in_one_static_buffer() -> None:
+    """Group normalization's passes over a group's channels run from `g * CG` to
+    `g * CG + CG`: after the rewrite every cache Enzyme allocates has a static
+    shape of f64 (Enzyme's output once held a `memref.cast` of a per-group cache
+    into a buffer of buffers, which the reader refused)."""
+    module = _parse(NEST_KERNELS["groupnorm"].mlir("small"), "groupnorm.mlir")
+    TapeflowEnzymePass().apply(make_context(), module)
+    allocs = [op for op in module.walk() if isinstance(op, memref.AllocOp)]
+    assert allocs
+    for alloc in allocs:
+        kind = alloc.memref.type
+        assert isinstance(kind, MemRefType) and isinstance(kind.element_type, Float64Type)
+        assert all(d >= 0 for d in kind.get_shape()), kind
