@@ -8,6 +8,7 @@ here, so that a test of the dialects or the passes alone needs none of them.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
@@ -28,6 +29,49 @@ try:  # the property tests' budgets: `pytest --hypothesis-profile=campaign` for 
     settings.load_profile("default")
 except ImportError:  # hypothesis is a test dependency; without it those tests are not collected
     pass
+
+
+def _environment_stamp() -> tuple[tuple[str, int], ...]:
+    """What the installed `xdsl.universe` entry points depend on: the import path's
+    folders and their modification times (installing or removing a distribution
+    adds or removes a `*.dist-info` folder in one of them)."""
+    stamp = []
+    for entry in sys.path:
+        try:
+            stamp.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            stamp.append((entry, -1))
+    return tuple(stamp)
+
+
+def _memoize_multiverse() -> None:
+    """`Universe.get_multiverse()` (every xDSL and TapeFlow dialect and pass, found
+    through the installed entry points) once per environment instead of at every
+    call: `make_context` and every in-process `tapeflow-opt` or `xdsl-opt` call
+    scan every installed distribution's metadata for it (some 5 ms each, thousands
+    of times in a suite). Each call returns a fresh `Universe` of the same
+    entries; a changed import path or installation makes it scan again."""
+    from xdsl.universe import Universe
+
+    scan = Universe.get_multiverse
+    memo: dict[tuple[tuple[str, int], ...], Universe] = {}
+
+    def get_multiverse() -> Universe:
+        key = _environment_stamp()
+        if key not in memo:
+            memo.clear()
+            memo[key] = scan()
+        found = memo[key]
+        return Universe(
+            all_dialects=dict(found.all_dialects),
+            all_passes=dict(found.all_passes),
+            all_targets=dict(found.all_targets),
+        )
+
+    Universe.get_multiverse = staticmethod(get_multiverse)  # type: ignore[method-assign]
+
+
+_memoize_multiverse()
 
 
 @pytest.fixture(scope="session", autouse=True)

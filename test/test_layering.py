@@ -8,6 +8,7 @@ reader. Checked from the source text with ``ast``, so nothing is imported to che
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -69,14 +70,18 @@ def _imports(module: str) -> list[tuple[str, str, int]]:
     return found
 
 
-GRAPH = {module: _imports(module) for module in MODULES}
+@cache
+def _graph() -> dict[str, list[tuple[str, str, int]]]:
+    """Every module's imports, read when a test first asks (not while the suite is
+    collected: each pytest-xdist worker collects every test module)."""
+    return {module: _imports(module) for module in MODULES}
 
 
 def test_packages_import_only_lower_layers() -> None:
     wrong = [
         f"{MODULES[m].relative_to(ROOT)}:{line} imports {target} "
         f"({target.split('.')[0]} is above {m.split('.')[0]})"
-        for m, imports in GRAPH.items()
+        for m, imports in _graph().items()
         for target, _, line in imports
         if LAYERS.index(target.split(".")[0]) > LAYERS.index(m.split(".")[0])
     ]
@@ -84,7 +89,7 @@ def test_packages_import_only_lower_layers() -> None:
 
 
 def test_no_module_import_cycles() -> None:
-    edges = {m: {t for t, _, _ in imports} for m, imports in GRAPH.items()}
+    edges = {m: {t for t, _, _ in imports} for m, imports in _graph().items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -121,7 +126,7 @@ def test_no_module_import_cycles() -> None:
 def test_no_private_names_across_modules() -> None:
     private = [
         f"{MODULES[m].relative_to(ROOT)}:{line} imports {name} from {target}"
-        for m, imports in GRAPH.items()
+        for m, imports in _graph().items()
         for target, name, line in imports
         if name.startswith("_") and not name.startswith("__")
     ]
@@ -131,5 +136,5 @@ def test_no_private_names_across_modules() -> None:
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("tapeflow_dialects")))
 def test_dialects_stand_alone(module: str) -> None:
     """Another xDSL tool can import the dialects alone."""
-    outside = [t for t, _, _ in GRAPH[module] if not t.startswith("tapeflow_dialects")]
+    outside = [t for t, _, _ in _graph()[module] if not t.startswith("tapeflow_dialects")]
     assert not outside, f"{module} imports {outside}"

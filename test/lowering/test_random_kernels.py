@@ -21,6 +21,7 @@ followed, and counted, while it runs.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -29,21 +30,24 @@ hypothesis = pytest.importorskip("hypothesis")
 
 from hypothesis import HealthCheck, given, note, reject, settings  # noqa: E402
 from random_kernels import RandomKernel, kernels  # noqa: E402
-from stage_checks import StageFailure, check_stages  # noqa: E402
-
-from tapeflow_tools.tapeflow_run import run_function  # noqa: E402
+from stage_checks import StageFailure, check_stages, runner  # noqa: E402
 
 STEP = 1e-6
 
 
-def objective(module, kernel: RandomKernel, point: dict[str, np.ndarray]) -> float:  # type: ignore[no-untyped-def]
+def objective(
+    run: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]],
+    kernel: RandomKernel,
+    point: dict[str, np.ndarray],
+) -> float:
     """What the caller's shadows differentiate: the primal's result plus, for each
-    array, its final value weighted by its shadow seed."""
+    array, its final value weighted by its shadow seed (`run`: the primal `@k` run
+    by the reference executor, `stage_checks.runner`)."""
     count = len(kernel.arrays)
     args = {f"arg{a}": point[f"arg{2 * a}"].copy() for a in range(count)}
     if kernel.table:  # the index table, which the kernel may change: a fresh copy
         args[f"arg{count}"] = kernel.inputs[f"arg{2 * count}"].copy()
-    out = run_function(module, "k", args)
+    out = run(args)
     total = float(out["result0"])
     for a in range(count):
         total += float(np.sum(out[f"arg{a}"] * kernel.inputs[f"arg{2 * a + 1}"]))
@@ -53,6 +57,7 @@ def objective(module, kernel: RandomKernel, point: dict[str, np.ndarray]) -> flo
 def assert_gradient_is_derivative(
     module, kernel: RandomKernel, outputs: dict[str, np.ndarray]
 ) -> None:  # type: ignore[no-untyped-def]
+    run = runner(module, "k")  # compiled once for every point of the differences
     analytic, numeric = [], []
     for a in range(len(kernel.arrays)):
         key = f"arg{2 * a}"
@@ -63,7 +68,7 @@ def assert_gradient_is_derivative(
             for sign in (1, -1):
                 moved = value.copy()
                 moved[index] += sign * step
-                ends.append(objective(module, kernel, {**kernel.inputs, key: moved}))
+                ends.append(objective(run, kernel, {**kernel.inputs, key: moved}))
             numeric.append((ends[0] - ends[1]) / (2 * step))
         analytic.extend(np.ravel(outputs[f"arg{2 * a + 1}"]))
     a, n = np.array(analytic), np.array(numeric)
