@@ -28,7 +28,7 @@
 
 // TAPEFLOW-LABEL: func.func private @diffeconv
 // TAPEFLOW:         layer.layer 0 fwd partner 1 -> index, index {
-// TAPEFLOW:           cgra.kernel 0 rows 4 cols 4 ii {{[0-9]+}} {
+// TAPEFLOW:           cgra.kernel 0 rows 4 cols 4 ii {{[0-9]+}} -> index, index {
 // TAPEFLOW:             cgra.store %{{.*}} spad slot 0 at
 // TAPEFLOW:         layer.layer 1 rev partner 0
 // TAPEFLOW:         } {tapeflow.rev_start}
