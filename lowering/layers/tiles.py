@@ -31,6 +31,7 @@ from lowering.layers.state import (
     outer_instances,
     under_branch,
 )
+from lowering.scheduling.body import placeable
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import Phase
 
@@ -322,9 +323,12 @@ def strip_mine(
 
 def _carries(loop: scf.ForOp, trip: Index | None, tile: int) -> bool:
     """A tile of `loop` takes its bounds from the tile before (`_carry_bounds`):
-    `loop` is innermost (its body is one kernel, which computes the next tile's
-    bounds beside its own work) and has more than one tile."""
-    if _holds_loops(loop):
+    its body is one kernel (innermost, every op one the scheduler places, as
+    `tapeflow-to-cgra` maps it), which computes the next tile's bounds beside its
+    own work, and it has more than one tile. (A body of branches runs its ops
+    one after another, an iteration at a time: there they would cost each
+    iteration what the tile's kernel of bounds costs once.)"""
+    if not all(placeable(op) for op in loop.body.block.ops):
         return False
     return not (isinstance(trip, int) and trip <= tile)
 

@@ -22,6 +22,7 @@ from lowering.ir.loops import trip_count
 from lowering.layers import cost
 from lowering.layers.records import CARRIED_BOUNDS
 from lowering.tapeflow_layers import layer_module
+from lowering.tapeflow_regions import form_regions
 from sim.simulator import prepare
 from tapeflow_benchmarks.common import parse_kernel
 from tapeflow_dialects import cgra, layer
@@ -128,3 +129,20 @@ def test_no_kernel_runs_before_a_tile_s_loop_once_placed() -> None:
         assert CARRIED_BOUNDS in mined.attributes
         tile_loop = op.parent_op()
         assert isinstance(tile_loop, scf.ForOp) and trip_count(tile_loop) != 1
+
+
+def test_a_loop_of_branches_computes_its_tiles_bounds_before_its_loop() -> None:
+    # ifstore: the tape is stored under an `scf.if`, so the tile's loop is no
+    # kernel (its ops run one after another, an iteration at a time) and would
+    # compute the next tile's bounds every iteration: its tiles compute theirs
+    # before the loop, once a tile, as they did.
+    path = INPUTS / "ifstore.mlir"
+    module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    form_regions(module)
+    layer_module(module, 16, 1, 1)
+    layers = _tiled_layers(module)
+    assert set(layers) == {Phase.FWD, Phase.REV}
+    for op in layers.values():
+        (mined,) = (o for o in op.body.block.ops if isinstance(o, scf.ForOp))
+        assert CARRIED_BOUNDS not in mined.attributes
+        assert len(op.results) == 0

@@ -119,11 +119,11 @@
 // branch did not run stay empty, and REV reads them under its own branch.
 // RUN: tapeflow-opt -p 'tapeflow-pipeline{spad-bytes=16 stream=always stats=true}' %S/Inputs/ifstore.mlir 2>&1 | filecheck %s --check-prefix=IFSTORE
 // IFSTORE: layer 0/1 !region.region<8, [f64]>: 2x1 entries, tile of iterations, runs 4 times
-// IFSTORE: layer.layer 0 fwd partner 1 -> index, index {
+// IFSTORE: layer.layer 0 fwd partner 1 {
 // IFSTORE: scf.if
 // IFSTORE-NEXT: arith.mulf
 // IFSTORE-NEXT: stream.store
-// IFSTORE: layer.layer 1 rev partner 0 -> index, index {
+// IFSTORE: layer.layer 1 rev partner 0 {
 // IFSTORE: stream.rev
 // IFSTORE: scf.if
 // IFSTORE-NEXT: stream.load
