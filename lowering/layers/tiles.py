@@ -266,6 +266,12 @@ def strip_mine(
     tiles need it; its last tile may be partial). Each bound is the other plus or
     minus the tile's iterations times the step, so that the stream's row count
     (`tapeflow-streams`) needs no op of its own (`IndexBuilder.span`).
+
+    Where the loop's body is one kernel and it has more than one tile
+    (`_carries`), the tile loop carries the tile's bounds and row count instead,
+    from the tile before, whose loop computes the next tile's beside its work
+    (`_carry_bounds`): no op is left in a tile before its loop. Returns the
+    strip-mined loop (rebuilt where it carries them).
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
