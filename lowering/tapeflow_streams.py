@@ -42,7 +42,7 @@ from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, loop_type
 from lowering.ir.ragged import known_entries
 from lowering.ir.stages import Stage, require_stages
-from lowering.layers.records import ROWS_PER_ITERATION
+from lowering.layers.records import CARRIED_BOUNDS, ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
 
@@ -90,6 +90,12 @@ def _rows(op: layer.LayerOp, at: InsertPoint) -> SSAValue:
         tile = op.salloc.tile.type
         assert isinstance(tile, layer.SpadType)
         return index.value(tile.rows.data)
+    if CARRIED_BOUNDS in loop.attributes:
+        # The tile's row count is carried from the tile before, as its bounds are
+        # (`lowering.layers.tiles.strip_mine`): the tile loop's last argument.
+        tile_loop = op.parent_op()
+        assert isinstance(tile_loop, scf.ForOp)
+        return tile_loop.body.block.args[-1]
     per_iteration = loop.attributes[ROWS_PER_ITERATION]
     assert isinstance(per_iteration, builtin.IntegerAttr)
     step = constant_value(loop.step)

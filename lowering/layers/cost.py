@@ -37,14 +37,15 @@ from enum import Enum, auto
 from math import ceil, gcd, prod
 
 from xdsl.dialects import arith, builtin, func, memref, scf
-from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from lowering.enzyme.caches import reverse_sweep_start
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
 from lowering.layers.layout import tile_layout
-from lowering.layers.records import ROWS_PER_ITERATION
+from lowering.layers.records import CARRIED_BOUNDS, ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
 from lowering.scheduling.recurrence import iteration_edges, recurrence_mii
 from tapeflow_dialects import layer, region
@@ -579,12 +580,13 @@ def _depth(ops: Sequence[Operation], folded: set[SSAValue]) -> int:
 
 def _depths(ops: Sequence[Operation], folded: set[SSAValue]) -> tuple[dict[SSAValue, int], int]:
     """`_depth`'s chain length at each result of `ops` that does not fold away,
-    and the longest (an op of no result, a store, ends a chain too)."""
+    and the longest (an op of no result, a store, ends a chain too; a loop's
+    yield only passes its values on)."""
     known = folded | {result for op in ops for result in op.results}
     depth: dict[SSAValue, int] = {}
     longest = 0
     for op in ops:
-        if isinstance(op, arith.ConstantOp) or op.regions:
+        if isinstance(op, arith.ConstantOp | scf.YieldOp) or op.regions:
             continue
         inputs = [depth.get(v, 0) for v in op.operands if v in depth or not _folds(v, known)]
         if inputs:
@@ -661,7 +663,13 @@ def _kept_bounds(loop: scf.ForOp, mined: scf.ForOp) -> set[SSAValue]:
     found: set[SSAValue] = set()
     hi = mined.ub
     lb: SSAValue | None = None
-    if isinstance(hi, OpResult) and isinstance(hi.op, arith.AddiOp):
+    first = _first_value(loop, mined.lb)
+    if first is not mined.lb:
+        # Carried bounds: the first tile starts at the loop's own `lb`.
+        if constant_value(first) != 0:
+            lb = first
+            found.add(lb)
+    elif isinstance(hi, OpResult) and isinstance(hi.op, arith.AddiOp):
         lb = hi.op.lhs  # `lb + h * d` (`h * d` alone where `lb` is 0)
         found.add(lb)
     end = loop.ub
@@ -679,6 +687,26 @@ def _kept_bounds(loop: scf.ForOp, mined: scf.ForOp) -> set[SSAValue]:
     return found
 
 
+def _first_value(loop: scf.ForOp, value: SSAValue) -> SSAValue:
+    """`value`, or where it is a bound the tile loop `loop` carries from tile to
+    tile (`lowering.layers.tiles.strip_mine`), the first tile's, computed before
+    the loop."""
+    args = loop.body.block.args
+    if isinstance(value, BlockArgument) and value in args[1:]:
+        return loop.iter_args[args.index(value) - 1]
+    return value
+
+
+def _carried(loop: scf.ForOp, mined: scf.ForOp) -> list[SSAValue]:
+    """The first tile's carried bounds and row count, the last iteration
+    arguments of the tile loop `loop` (none where `mined`'s tiles compute their
+    bounds)."""
+    count = mined.attributes.get(CARRIED_BOUNDS)
+    if not isinstance(count, IntegerAttr):
+        return []
+    return list(loop.iter_args[len(loop.iter_args) - count.value.data :])
+
+
 def _tile_count(loop: scf.ForOp) -> list[Operation]:
     """The ops of the block around the tile loop `loop` that compute, for it
     alone, its bounds and the values its tiles' bounds read (REV's end of its
@@ -693,7 +721,7 @@ def _tile_count(loop: scf.ForOp) -> list[Operation]:
     assert mined is not None
     kept = _kept_bounds(loop, mined)
     found: set[Operation] = {loop}
-    wanted: set[SSAValue] = {loop.lb, loop.ub}
+    wanted: set[SSAValue] = {loop.lb, loop.ub, *_carried(loop, mined)}
     for each in owner.body.block.ops:
         if not isinstance(each, scf.ForOp):
             wanted.update(each.operands)
@@ -1084,6 +1112,7 @@ class RevTimeline:
         self._straight: dict[tuple[Operation, Operation, int], float] = {}
         self._plans: dict[Block | tuple[Operation, ...], list[tuple[_Step, object]]] = {}
         self._partners: dict[int, layer.LayerOp] | None = None
+        self._carried: dict[scf.ForOp, tuple[tuple[SSAValue, ...], ...]] = {}
 
     def layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
         """The REV layers of the REV sweep from its start (`reverse_sweep_start`,
@@ -1160,8 +1189,53 @@ class RevTimeline:
                 assert isinstance(item, scf.ForOp)
                 lb, trips, step = self._bounds(item, env)
                 iv = item.body.block.args[0]
+                # A tile's carried bounds are the tile before's next ones.
+                args, firsts, nexts = self._carries(item)
+                values = self._values(firsts, env)
                 for k in range(trips):
-                    yield from self._ops(item.body.block, {**env, iv: lb + k * step}, walk)
+                    inner = {**env, iv: lb + k * step}
+                    if values is not None:
+                        inner.update(zip(args, values, strict=True))
+                    yield from self._ops(item.body.block, inner, walk)
+                    if values is not None:
+                        values = self._values(nexts, inner)
+
+    def _carries(
+        self, loop: scf.ForOp
+    ) -> tuple[tuple[SSAValue, ...], tuple[SSAValue, ...], tuple[SSAValue, ...]]:
+        """The bounds the tile loop `loop` carries from tile to tile
+        (`lowering.layers.tiles.strip_mine`): its arguments, their first values
+        and the next tile's values its strip-mined loop yields (none if it
+        carries none)."""
+        found = self._carried.get(loop)
+        if found is None:
+            found = ((), (), ())
+            owner = next((o for o in loop.body.block.ops if isinstance(o, layer.LayerOp)), None)
+            mined = _strip_mined(owner) if owner is not None else None
+            if mined is not None and CARRIED_BOUNDS in mined.attributes:
+                firsts = _carried(loop, mined)
+                count = len(firsts)
+                yielded = mined.body.block.last_op
+                assert isinstance(yielded, scf.YieldOp)
+                found = (
+                    tuple(loop.body.block.args[-count:]),
+                    tuple(firsts),
+                    tuple(yielded.operands[-count:]),
+                )
+            self._carried[loop] = found
+        return found
+
+    def _values(
+        self, values: Sequence[SSAValue], env: dict[SSAValue, int]
+    ) -> tuple[int, ...] | None:
+        """`values` at `env` (None if there are none, or one cannot be evaluated)."""
+        if not values:
+            return None
+        try:
+            evaluator = IndexEvaluator((), env)
+            return tuple(int(evaluator.value(v)) for v in values)
+        except CannotEvaluate:
+            return None
 
     def _plan(self, ops: Block | tuple[Operation, ...]) -> list[tuple[_Step, object]]:
         """What `_ops` does with `ops`, in order, worked out once per block: the

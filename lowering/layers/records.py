@@ -19,6 +19,12 @@ from tapeflow_dialects.layer import Phase
 ROWS_PER_ITERATION = "tapeflow.rows_per_iteration"
 """Marks the strip-mined loop of a tiled layer: scratchpad rows per iteration."""
 
+CARRIED_BOUNDS = "tapeflow.carried_bounds"
+"""Marks a strip-mined innermost loop whose tile's bounds are carried from the
+tile before (`lowering.layers.tiles.strip_mine`): how many of its last iteration
+arguments (and its tile loop's) carry the next tile's bounds, the last of them
+the tile's scratchpad row count."""
+
 
 def region_name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else str(value.type)

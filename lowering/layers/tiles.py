@@ -10,15 +10,20 @@ same tiles in the inverse order.
 from __future__ import annotations
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Block, Operation, Region
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
 from lowering.layers.layout import tile_layout
 from lowering.layers.pieces import layer_body
-from lowering.layers.records import ROWS_PER_ITERATION, LayerRecord, region_name
+from lowering.layers.records import (
+    CARRIED_BOUNDS,
+    ROWS_PER_ITERATION,
+    LayerRecord,
+    region_name,
+)
 from lowering.layers.run_time import RunTimePlan
 from lowering.layers.state import (
     LayeringState,
@@ -26,6 +31,7 @@ from lowering.layers.state import (
     outer_instances,
     under_branch,
 )
+from lowering.scheduling.body import placeable
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import Phase
 
@@ -165,13 +171,14 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         return True
     count = -(-trip // tile)
     fwd_id, rev_id = state.new_ids()
+    mined: list[scf.ForOp] = []
     for each, ident, partner, phase in (
         (loop, fwd_id, rev_id, Phase.FWD),
         (rev_loop, rev_id, fwd_id, Phase.REV),
     ):
         lb, ub, step = constant_value(each.lb), constant_value(each.ub), constant_value(each.step)
         assert lb is not None and ub is not None and step is not None
-        strip_mine(
+        made = strip_mine(
             each,
             lb,
             ub,
@@ -185,7 +192,8 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
             state.spad_bytes,
             layout.rows_per_iteration,
         )
-    tiled = tile_loop_of(loop)
+        mined.append(made)
+    tiled = tile_loop_of(mined[0])
     runs = count * outer_instances(tiled, function)
     _record(state, (fwd_id, rev_id), stores, spad, runs, under_branch(tiled, function))
     return True
@@ -235,7 +243,7 @@ def strip_mine(
     spad: layer.SpadType,
     spad_bytes: int,
     rows_per_iteration: int = 1,
-) -> None:
+) -> scf.ForOp:
     """
     `for i in [lb, ub) step d` becomes a tile loop of `layer { for i in the tile
     }`, `T` iterations a tile. The tile loop's index is one of the tile's bounds
@@ -258,6 +266,12 @@ def strip_mine(
     tiles need it; its last tile may be partial). Each bound is the other plus or
     minus the tile's iterations times the step, so that the stream's row count
     (`tapeflow-streams`) needs no op of its own (`IndexBuilder.span`).
+
+    Where the loop's body is one kernel and it has more than one tile
+    (`_carries`), the tile loop carries the tile's bounds and row count instead,
+    from the tile before, whose loop computes the next tile's beside its work
+    (`_carry_bounds`): no op is left in a tile before its loop. Returns the
+    strip-mined loop (rebuilt where it carries them).
     """
     # The tile loop and the tiles' bounds count in the loop's own type.
     int_type = loop_type(loop)
@@ -266,38 +280,136 @@ def strip_mine(
     whole = isinstance(trip, int) and trip % tile == 0
     if phase is Phase.FWD or whole:
         first, end, stride = lb, ub, tile * step
+        last: Index = tile
     else:
         if trip is None:  # a run-time trip count (of a unit-step loop)
             trip = outside.sub(ub, lb)
         last = outside.add(outside.rem(outside.sub(trip, 1), tile), 1)
         first, end, stride = last, outside.add(last, trip), tile
+    carried = _carries(loop, trip, tile)
     inits = list(loop.iter_args)
-    body = Block(arg_types=[int_type, *(v.type for v in inits)])
+    if carried:
+        inits += _first_tile(outside, phase, whole, lb, ub, step, tile, last, rows_per_iteration)
+    body = Block(arg_types=[int_type, *(SSAValue.get(v).type for v in inits)])
     tile_loop = scf.ForOp(
         outside.value(first), outside.value(end), outside.const(stride), inits, body
     )
     Rewriter.insert_op(tile_loop, InsertPoint.before(loop))
-    for old, new in zip(loop.results, tile_loop.results, strict=True):
+    for old, new in zip(loop.results, tile_loop.results, strict=False):
         old.replace_all_uses_with(new)
 
     layer_block = Block()
-    layer_op = layer.LayerOp(
-        ident, phase, partner, Region(layer_block), [r.type for r in loop.results]
-    )
     layer_block.add_op(layer.SAllocOp(spad, 0, spad_bytes))
     index = IndexBuilder(InsertPoint.at_end(layer_block), int_type)
     at = body.args[0]
-    if phase is Phase.FWD or whole:
+    kept = list(body.args[1 : 1 + len(loop.iter_args)])
+    if carried:
+        loop = _carry_bounds(loop, body, phase, whole, ub, step, tile, rows_per_iteration)
+    elif phase is Phase.FWD or whole:
         count = tile if whole else index.min(tile, index.ceildiv(index.sub(ub, at), step))
         lo = at
         hi = index.value(index.add(lo, index.mul(count, step)))
+        loop.detach()
+        loop.operands = [lo, hi, loop.step, *kept]
     else:
         hi = index.value(index.add(lb, index.mul(at, step)))
         lo = index.value(index.sub(hi, index.mul(index.min(at, tile), step)))
-    loop.detach()
-    loop.operands = [lo, hi, loop.step, *body.args[1:]]
+        loop.detach()
+        loop.operands = [lo, hi, loop.step, *kept]
     loop.attributes[ROWS_PER_ITERATION] = IntegerAttr(rows_per_iteration, 64)
     layer_block.add_op(loop)
     layer_block.add_op(layer.BarrierOp(list(loop.results)))
+    layer_op = layer.LayerOp(
+        ident, phase, partner, Region(layer_block), [r.type for r in loop.results]
+    )
     body.add_op(layer_op)
     body.add_op(scf.YieldOp(*layer_op.results))
+    return loop
+
+
+def _carries(loop: scf.ForOp, trip: Index | None, tile: int) -> bool:
+    """A tile of `loop` takes its bounds from the tile before (`_carry_bounds`):
+    its body is one kernel (innermost, every op one the scheduler places, as
+    `tapeflow-to-cgra` maps it), which computes the next tile's bounds beside its
+    own work, and it has more than one tile. (A body of branches runs its ops
+    one after another, an iteration at a time: there they would cost each
+    iteration what the tile's kernel of bounds costs once.)"""
+    if not all(placeable(op) for op in loop.body.block.ops):
+        return False
+    return not (isinstance(trip, int) and trip <= tile)
+
+
+def _first_tile(
+    outside: IndexBuilder,
+    phase: Phase,
+    whole: bool,
+    lb: Index,
+    ub: Index,
+    step: int,
+    tile: int,
+    last: Index,
+    rows: int,
+) -> list[SSAValue]:
+    """The first tile's carried bounds, computed once before the tile loop: its
+    end (and REV's start, where its first tile is partial) and its row count."""
+    rows_of = IndexBuilder(outside.at)
+    if phase is Phase.FWD or whole:
+        count = tile if whole else outside.min(tile, outside.ceildiv(outside.sub(ub, lb), step))
+        hi = outside.add(lb, outside.mul(count, step))
+        row_count = rows_of.mul(rows_of.cast(count, IndexType()), rows)
+        return [outside.value(hi), rows_of.value(row_count)]
+    hi = outside.add(lb, outside.mul(last, step))
+    row_count = rows_of.mul(rows_of.cast(last, IndexType()), rows)
+    return [outside.value(lb), outside.value(hi), rows_of.value(row_count)]
+
+
+def _carry_bounds(
+    loop: scf.ForOp,
+    tile_body: Block,
+    phase: Phase,
+    whole: bool,
+    ub: Index,
+    step: int,
+    tile: int,
+    rows: int,
+) -> scf.ForOp:
+    """`loop` rebuilt to run the tile whose bounds the tile loop carries
+    (`tile_body`'s last arguments) and to compute the next tile's, as loop-
+    invariant ops of its own body that its kernel issues beside its work
+    (yielded through iteration arguments of its own: a tile runs at least one
+    iteration). FWD, and REV of whole tiles, start a tile at the tile loop's
+    index and carry its end, the next one `hi + min(T, ceildiv(ub - hi, d)) *
+    d` (`hi + T*d` where every tile is whole); REV of a partial first tile
+    carries both bounds, the next tile `[hi, hi + T*d)` (every tile after the
+    first is whole). The row count is carried too (`T * rows` after REV's first
+    tile). The bounds are those `strip_mine` computes in each tile otherwise."""
+    original = len(loop.iter_args)
+    carried = list(tile_body.args[1 + original :])
+    if phase is Phase.FWD or whole:
+        lo, hi = tile_body.args[0], carried[0]
+    else:
+        lo, hi = carried[0], carried[1]
+    old_body = loop.body.block
+    yielded = old_body.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    for value in carried:
+        old_body.insert_arg(value.type, len(old_body.args))
+    index = IndexBuilder(InsertPoint.before(yielded), SSAValue.get(hi).type)
+    rows_of = IndexBuilder(InsertPoint.before(yielded))
+    if phase is Phase.FWD or whole:
+        count = tile if whole else index.min(tile, index.ceildiv(index.sub(ub, hi), step))
+        following = [index.add(hi, index.mul(count, step))]
+        row_count = rows_of.mul(rows_of.cast(count, IndexType()), rows)
+        following.append(rows_of.value(row_count))
+        following[0] = index.value(following[0])
+    else:
+        following = [hi, index.value(index.add(hi, tile * step)), rows_of.value(tile * rows)]
+    yielded.operands = [*yielded.operands, *following]
+    new_loop = scf.ForOp(
+        lo, hi, loop.step, [*tile_body.args[1 : 1 + original], *carried], loop.detach_region(0)
+    )
+    new_loop.attributes.update(loop.attributes)
+    new_loop.attributes[CARRIED_BOUNDS] = IntegerAttr(len(carried), 64)
+    loop.detach()
+    loop.erase()
+    return new_loop

@@ -16,11 +16,11 @@
 // TILES:         arith.maxsi
 // TILES:         arith.minsi
 // TILES:         arith.subi
-// TILES:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-// TILES-NEXT:      layer.layer 0 fwd partner 1 {
+// TILES:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// TILES-NEXT:      layer.layer 0 fwd partner 1 -> index, index {
 // TILES-NEXT:        layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // TILES:         arith.remsi
-// TILES:         layer.layer 1 rev partner 0 {
+// TILES:         layer.layer 1 rev partner 0 -> index, index, index {
 // TILES-NEXT:      layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 
 // RUN: tapeflow-opt -p 'tapeflow-enzyme,tapeflow-pipeline{spad-bytes=64 stream=always}' %S/Inputs/band.mlir | filecheck %s --check-prefix=PIPE

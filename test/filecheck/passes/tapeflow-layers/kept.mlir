@@ -8,14 +8,14 @@
 // RUN: filecheck %s --check-prefix=STATS < %t.stats
 
 // CHECK:      %[[K:[^ ]+]] = region.alloc {tapeflow.kept = "the REV loops do not mirror the FWD loops (FWD runs (3, 8) iterations and REV (3, 10)), so its tiles could not be streamed back as a stack"} : !region.region<3x8, [f64]>
-// CHECK:      layer.layer 0 fwd partner 1 {
+// CHECK:      layer.layer 0 fwd partner 1 -> index, index {
 // CHECK-NEXT:   layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK:        scf.for
 // CHECK:          region.store %{{.*}} slot 0 id 0 : f64, !region.region<3x8, [f64, i1]>
 // CHECK-NEXT:     region.store %{{.*}} slot 1 id 1 : i1, !region.region<3x8, [f64, i1]>
 // CHECK:          region.store %{{.*}}, %[[K]]
 // CHECK:      region.load %[[K]]
-// CHECK:      layer.layer 1 rev partner 0 {
+// CHECK:      layer.layer 1 rev partner 0 -> index, index {
 
 // STATS:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 12 layers executed (scratchpad 64 B)
 // STATS-NEXT:   layer 0/1 %m: 4x2 entries, tile of iterations, runs 6 times

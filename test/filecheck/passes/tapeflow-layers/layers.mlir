@@ -12,17 +12,19 @@
 
 // CHECK-LABEL: func.func private @diffef
 // The FWD tile loop steps over the loop's own iterations, a tile's worth a step:
-// its index is the tile's first iteration.
-// CHECK:        %[[FOUR:[^ ]+]] = arith.constant 4 : index
-// CHECK-NEXT:   scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %[[FOUR]] {
-// CHECK-NEXT:     layer.layer 0 fwd partner 1 {
+// its index is the tile's first iteration. The loop is innermost: the tile loop
+// carries each tile's end and row count from the tile before, whose loop computes
+// them beside its work (8 iterations in tiles of 4: every tile is full, the next
+// end `hi + 4`, not clamped to the trip, the row count 4).
+// CHECK:        %{{.*}}, %{{.*}} = scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[HI:[^ ]+]] = %{{.*}}, %[[ROWS:[^ ]+]] = %{{.*}}) -> (index, index) {
+// CHECK-NEXT:     %{{.*}}, %{{.*}} = layer.layer 0 fwd partner 1 -> index, index {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// 8 iterations in tiles of 4: every tile is full, its end not clamped to the trip.
-// CHECK:            %[[HI:[^ ]+]] = arith.addi %[[T]], %{{.*}} : index
-// CHECK-NEXT:       scf.for %{{.*}} = %[[T]] to %[[HI]] step %{{.*}} {
+// CHECK-NEXT:       %[[NEXT:[^ ]+]], %{{.*}} = scf.for %{{.*}} = %[[T]] to %[[HI]] step %{{.*}} iter_args(%{{.*}} = %[[HI]], %{{.*}} = %[[ROWS]]) -> (index, index) {
 // CHECK-COUNT-2:      region.store
-// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
-// CHECK-NEXT:       layer.barrier
+// CHECK:              %[[HI4:[^ ]+]] = arith.addi %[[HI]], %{{.*}} : index
+// CHECK:              scf.yield %[[HI4]], %{{.*}} : index, index
+// CHECK-NEXT:       } {tapeflow.carried_bounds = 2 : i64, tapeflow.rows_per_iteration = 1 : i64}
+// CHECK-NEXT:       layer.barrier %[[NEXT]], %{{.*}} : index, index
 // CHECK:        scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:     memref.load
 // CHECK-NEXT:     layer.layer 2 fwd partner 3 {
@@ -49,16 +51,17 @@
 // CHECK-NEXT:       layer.barrier
 // CHECK-NEXT:     }
 // CHECK-NEXT:     arith.addf %[[P]], %[[Q]] : f64
-// CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:     layer.layer 1 rev partner 0 {
-// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // REV's tile at u = 0, 4 undoes FWD's at 4 - u: it ends at 4 + u (4, the end of
 // REV's first tile, the same for every tile) and starts 4 before (full tiles: not
-// clamped to 0), at u: FWD's own bounds.
-// CHECK:            %[[UHI:[^ ]+]] = arith.addi %[[U]], %{{.*}} : index
+// clamped to 0), at u: FWD's own bounds, its end carried as FWD's is.
+// CHECK:        scf.for %[[U:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[UHI:[^ ]+]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, index) {
+// CHECK-NEXT:     layer.layer 1 rev partner 0 -> index, index {
+// CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
 // CHECK-NEXT:       scf.for %{{.*}} = %[[U]] to %[[UHI]] step
 // CHECK-COUNT-2:      region.load
-// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
+// CHECK:              %[[UHI4:[^ ]+]] = arith.addi %[[UHI]], %{{.*}} : index
+// CHECK:              scf.yield %[[UHI4]], %{{.*}} : index, index
+// CHECK-NEXT:       } {tapeflow.carried_bounds = 2 : i64, tapeflow.rows_per_iteration = 1 : i64}
 
 // STATS:      tapeflow-layers: @diffef: 3 FWD/REV layer pairs, 12 layers executed (scratchpad 64 B)
 // STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs 2 times
@@ -70,24 +73,32 @@
 // BIG:     layer.salloc base 0 capacity 4096 : !layer.spad<2x9>
 
 // 48 bytes: tiles of 3 of loop A's 8 iterations, the last holding 2. FWD's tile at
-// t = 0, 3, 6 runs [t, t + min(3, 8 - t)). REV's tile loop steps over the iteration
-// that ends each tile, h = 2, 5, 8 ((8 - 1) rem 3 + 1 = 2, where REV's first tile,
-// the partial one, ends; to 2 + 8 = 10), and its tile at h runs [h - min(h, 3), h):
-// each side's bounds differ by the tile's trip count, REV's two ops in a chain.
-// PARTIAL:      scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// PARTIAL-NEXT:   layer.layer 0 fwd partner 1 {
-// PARTIAL:        %[[LEFT:[^ ]+]] = arith.subi %{{.*}}, %[[T]] : index
-// PARTIAL:        %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
-// PARTIAL-NEXT:   %[[HI:[^ ]+]] = arith.addi %[[T]], %[[N]] : index
-// PARTIAL-NEXT:   scf.for %{{.*}} = %[[T]] to %[[HI]] step
-// PARTIAL:        %[[TWO:[^ ]+]] = arith.constant 2 : index
+// t = 0, 3, 6 runs [t, hi): the first tile's end, min(3, 8) = 3, and its row count
+// are constants; each tile's loop computes the next's, hi + min(3, 8 - hi). REV's
+// tile loop steps over the iteration that ends each tile, h = 2, 5, 8 ((8 - 1) rem
+// 3 + 1 = 2, where REV's first tile, the partial one, ends; to 2 + 8 = 10), and
+// carries both bounds, the first tile [0, 2) of 2 rows, each next one [hi, hi + 3)
+// of 3 (every REV tile after the first is full).
+// PARTIAL:      scf.for %[[T:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[HI:[^ ]+]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, index) {
+// PARTIAL-NEXT:   layer.layer 0 fwd partner 1 -> index, index {
+// PARTIAL-NEXT:     layer.salloc
+// PARTIAL-NEXT:     scf.for %{{.*}} = %[[T]] to %[[HI]] step
+// PARTIAL:          %[[LEFT:[^ ]+]] = arith.subi %{{.*}}, %[[HI]] : index
+// PARTIAL:          %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
+// PARTIAL-NEXT:     %[[NEXT:[^ ]+]] = arith.addi %[[HI]], %[[N]] : index
+// PARTIAL-NEXT:     scf.yield %[[NEXT]], %[[N]] : index, index
+// PARTIAL:        %[[ZERO:[^ ]+]] = arith.constant 0 : index
+// PARTIAL-NEXT:   %[[TWO:[^ ]+]] = arith.constant 2 : index
+// PARTIAL-NEXT:   %[[ROWS:[^ ]+]] = arith.constant 2 : index
+// PARTIAL-NEXT:   %[[H0:[^ ]+]] = arith.constant 2 : index
 // PARTIAL-NEXT:   %[[TEN:[^ ]+]] = arith.constant 10 : index
 // PARTIAL-NEXT:   %[[THREE:[^ ]+]] = arith.constant 3 : index
-// PARTIAL-NEXT: scf.for %[[U:[^ ]+]] = %[[TWO]] to %[[TEN]] step %[[THREE]] {
-// PARTIAL-NEXT:   layer.layer 1 rev partner 0 {
-// PARTIAL:        %[[UN:[^ ]+]] = arith.minsi %[[U]], %{{.*}} : index
-// PARTIAL-NEXT:   %[[ULO:[^ ]+]] = arith.subi %[[U]], %[[UN]] : index
-// PARTIAL-NEXT:   scf.for %{{.*}} = %[[ULO]] to %[[U]] step
+// PARTIAL-NEXT: scf.for %{{.*}} = %[[H0]] to %[[TEN]] step %[[THREE]] iter_args(%[[ULO:[^ ]+]] = %[[ZERO]], %[[UHI:[^ ]+]] = %[[TWO]], %{{.*}} = %[[ROWS]]) -> (index, index, index) {
+// PARTIAL-NEXT:   layer.layer 1 rev partner 0 -> index, index, index {
+// PARTIAL-NEXT:     layer.salloc
+// PARTIAL-NEXT:     scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
+// PARTIAL:          %[[UNEXT:[^ ]+]] = arith.addi %[[UHI]], %{{.*}} : index
+// PARTIAL:          scf.yield %[[UHI]], %[[UNEXT]], %{{.*}} : index, index, index
 
 // BADSIZE: error: tapeflow-layers: spad-bytes must be a positive multiple of 8, got 12
 

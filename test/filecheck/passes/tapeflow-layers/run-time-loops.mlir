@@ -6,20 +6,25 @@
 // at n-1-u what FWD wrote at i: proven a mirror for every n, so both loops are
 // strip-mined into ceil(n/4) tiles of 4 iterations (8 entries of 64 bytes, 2 per
 // iteration), the last one partial, REV visiting the same tiles last first. The
-// FWD tile loop runs over the loop's own iterations, to its bound %n, 4 a step.
+// FWD tile loop runs over the loop's own iterations, to its bound %n, 4 a step,
+// and carries each tile's end and row count from the tile before: the first
+// tile's, min(4, n), is computed once before it, each next one, hi + min(4, n -
+// hi), in the tile's own loop.
 // Region %b, of run-time extents, is kept in DRAM like any region that cannot be
 // layered: its region.alloc says so and why.
 // CHECK-LABEL: func.func private @diffeg
 // CHECK:        region.alloc(%{{.*}}) {tapeflow.kept = "REV does not read the elements in the inverse order FWD wrote them"} : !region.region<?, [f64]>
-// CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %[[TRIP:[^ ]+]] step %{{.*}} {
-// CHECK-NEXT:     layer.layer 0 fwd partner 1 {
+// CHECK:        %[[FIRST:[^ ]+]] = arith.minsi %{{.*}}, %[[TRIP:[^ ]+]] : index
+// CHECK:        scf.for %[[T:[^ ]+]] = %{{.*}} to %[[TRIP]] step %{{.*}} iter_args(%[[HI:[^ ]+]] = %[[FIRST]], %{{.*}} = %[[FIRST]]) -> (index, index) {
+// CHECK-NEXT:     layer.layer 0 fwd partner 1 -> index, index {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:            %[[LEFT:[^ ]+]] = arith.subi %[[TRIP]], %[[T]] : index
-// CHECK:            %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
-// CHECK-NEXT:       %[[HI:[^ ]+]] = arith.addi %[[T]], %[[N]] : index
-// CHECK:            scf.for %{{.*}} = %[[T]] to %[[HI]] step %{{.*}} {
+// CHECK-NEXT:       scf.for %{{.*}} = %[[T]] to %[[HI]] step %{{.*}} iter_args(
 // CHECK-COUNT-2:      region.store
-// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
+// CHECK-NEXT:         %[[LEFT:[^ ]+]] = arith.subi %[[TRIP]], %[[HI]] : index
+// CHECK:              %[[N:[^ ]+]] = arith.minsi %{{.*}}, %[[LEFT]] : index
+// CHECK-NEXT:         %[[NEXT:[^ ]+]] = arith.addi %[[HI]], %[[N]] : index
+// CHECK-NEXT:         scf.yield %[[NEXT]], %[[N]] : index, index
+// CHECK-NEXT:       } {tapeflow.carried_bounds = 2 : i64, tapeflow.rows_per_iteration = 1 : i64}
 // CHECK-NEXT:       layer.barrier
 // Region %b stays a region read through the cache: no layer around its loops.
 // CHECK:        scf.for
@@ -27,22 +32,23 @@
 // CHECK-NEXT:     region.store %{{.*}}, %{{.*}}[%{{.*}}] slot 0 id 0 : f64, !region.region<?, [f64]>
 // CHECK:        scf.for
 // CHECK-NEXT:     region.load %{{.*}}[%{{.*}}] slot 0 from 0 : !region.region<?, [f64]> -> f64
-// REV computes the same trip count from its own bounds, where it runs, and the
-// end of REV's first tile, (trip - 1) rem 4 + 1, once before the tiles; its tile
-// loop runs over the iteration that ends each tile, from that end to it plus the
-// trip count, and its tile at u starts min(u, 4) before u.
+// REV computes the same trip count from its own bounds, where it runs (here %n
+// itself), and the end of REV's first tile, (trip - 1) rem 4 + 1, once before the
+// tiles; its tile loop runs over the iteration that ends each tile, from that end
+// to it plus the trip count, and carries both bounds, the first tile [0, first),
+// each next one [hi, hi + 4).
 // CHECK:        %[[RM1:[^ ]+]] = arith.subi %[[RTRIP:[^ ]+]], %{{.*}} : index
 // CHECK:        %[[RREM:[^ ]+]] = arith.remsi %[[RM1]], %{{.*}} : index
 // CHECK:        %[[RFIRST:[^ ]+]] = arith.addi %[[RREM]], %{{.*}} : index
 // CHECK-NEXT:   %[[REND:[^ ]+]] = arith.addi %[[RFIRST]], %[[RTRIP]] : index
-// CHECK:        scf.for %[[U:[^ ]+]] = %[[RFIRST]] to %[[REND]] step %{{.*}} {
-// CHECK-NEXT:     layer.layer 1 rev partner 0 {
+// CHECK:        scf.for %{{.*}} = %[[RFIRST]] to %[[REND]] step %{{.*}} iter_args(%[[ULO:[^ ]+]] = %{{.*}}, %[[UHI:[^ ]+]] = %[[RFIRST]], %{{.*}} = %[[RFIRST]]) -> (index, index, index) {
+// CHECK-NEXT:     layer.layer 1 rev partner 0 -> index, index, index {
 // CHECK-NEXT:       layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:            %[[UN:[^ ]+]] = arith.minsi %[[U]], %{{.*}} : index
-// CHECK-NEXT:       %[[ULO:[^ ]+]] = arith.subi %[[U]], %[[UN]] : index
-// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[U]] step
+// CHECK-NEXT:       scf.for %{{.*}} = %[[ULO]] to %[[UHI]] step
 // CHECK-COUNT-2:      region.load
-// CHECK:            } {tapeflow.rows_per_iteration = 1 : i64}
+// CHECK:              %[[UNEXT:[^ ]+]] = arith.addi %[[UHI]], %{{.*}} : index
+// CHECK:              scf.yield %[[UHI]], %[[UNEXT]], %{{.*}} : index, index, index
+// CHECK-NEXT:       } {tapeflow.carried_bounds = 3 : i64, tapeflow.rows_per_iteration = 1 : i64}
 
 // STATS:      tapeflow-layers: @diffeg: 1 FWD/REV layer pairs, 0 layers executed (scratchpad 64 B)
 // STATS-NEXT:   layer 0/1 %a: 4x2 entries, tile of iterations, runs ceil(trip count / 4) times per run of the loops around it (known at run time)

@@ -1,6 +1,6 @@
 // `stream=auto` (the default) streams a nest only where the cost model finds it
 // saves more cycles than its tiles add; `stream=always` streams every nest.
-// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=10 stats=true}' %S/Inputs/short-tape.mlir 2>%t.short | filecheck %s --check-prefix=KEEP
+// RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=1 cache-ports=4 stats=true}' %S/Inputs/short-tape.mlir 2>%t.short | filecheck %s --check-prefix=KEEP
 // RUN: filecheck %s --check-prefix=KEEPSTATS < %t.short
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=200 stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=STREAM
 // RUN: tapeflow-opt -p 'tapeflow-layers{spad-bytes=1024 tiles-in-flight=32 loop-tiles-in-flight=32 dram-latency=200 runahead=false stats=true}' %S/Inputs/short-tape.mlir 2>&1 >/dev/null | filecheck %s --check-prefix=BEHIND
@@ -20,47 +20,46 @@
 // iterations takes at least (FWD: x's 64 hits and the tape's 112 hold the 2 ports
 // 88 cycles: 400 + 88 - 64; REV: 96 with the tape, 32 without, down to 64), 456
 // cycles. A 1 KB scratchpad of 32 tiles in flight gives tiles of 2 iterations
-// (32 B): 32 full tiles, the tile loop's index their first iteration, so each
-// layer's bounds (FWD's and, the tiles being full, REV's alike) are a kernel of 1
-// integer op (`s + 2`; the row count is the constant 2), 1 cycle: 64. The ring
-// holds all 32 REV tiles: their preloads are issued at the REV sweep's start, 32 B
-// each at 9.6 bytes a cycle after the latency, tile k's there at 200 + (k + 1) *
-// 10/3. The first REV layer, after its cycle of bounds, waits ceil(200 + 10/3 -
-// 1) = 203 cycles, starts at 204 and runs 2 cycles (one cache access a cycle)
-// and its loop's pipeline fill, the first run of the REV loop (46 cycles, an
-// iteration's longest latency path, `subi` 1, a load 2, `cos` 30, `mulf` 4,
-// `addf` 5, `mulf` 4, the store 1, less the cycle an iteration takes): it ends
-// at 252. Each later tile continues that pipeline and starts 3 cycles after the
-// one before, tile k at 250 + 3k, after its preload: 64 + 203 = 267, less than
-// 456: streamed.
-// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 456 cycles, adds 267)
+// (32 B): 32 full tiles, the tile loop's index their first iteration, each
+// tile's end (`hi + 2`; the row count is the constant 2) carried from the tile
+// before, whose loop computes it beside its work: no kernel of bounds, FWD's or
+// REV's. The ring holds all 32 REV tiles: their preloads are issued at the REV
+// sweep's start, 32 B each at 9.6 bytes a cycle after the latency, tile k's there
+// at 200 + (k + 1) * 10/3. The first REV layer waits ceil(200 + 10/3) = 204
+// cycles, starts at 204 and runs 2 cycles (one cache access a cycle) and its
+// loop's pipeline fill, the first run of the REV loop (46 cycles, an iteration's
+// longest latency path, `subi` 1, a load 2, `cos` 30, `mulf` 4, `addf` 5, `mulf`
+// 4, the store 1, less the cycle an iteration takes): it ends at 252. Each later
+// tile continues that pipeline and starts 2 cycles after the one before, tile k
+// at 250 + 2k, after its preload: 204, less than 456: streamed.
+// STREAM: nest #0 %t: streamed (cost model: streaming saves at most 456 cycles, adds 204)
 
 // Without runahead a REV preload is issued no earlier than the previous REV
-// layer's start: the first tile waits 203 cycles, starts at 204 and ends at 252;
-// every later tile, issued at the start of the one before and starting 49 cycles
-// after it (after its wait, the refill of 46, its run of 2 and its bounds' 1),
-// waits ceil(200 + 10/3 - 49) = 155 and fills 46: 64 + 203 + 31 * 201 = 6498,
-// kept.
-// BEHIND: nest #0 %t: kept (cost model: streaming saves at most 456 cycles, adds 6498)
+// layer's start: the first tile waits 204 cycles, starts at 204 and ends at 252;
+// every later tile, issued at the start of the one before and starting 48 cycles
+// after it (after its wait, the refill of 46 and its run of 2), waits ceil(200 +
+// 10/3 - 48) = 156 and fills 46: 204 + 31 * 202 = 6466, kept.
+// BEHIND: nest #0 %t: kept (cost model: streaming saves at most 456 cycles, adds 6466)
 
 // At a latency of 100 the FWD misses save 256 cycles; the first REV tile waits
-// ceil(100 + 10/3 - 1) = 103, the later ones none: 167, streamed.
-// FIRST: nest #0 %t: streamed (cost model: streaming saves at most 256 cycles, adds 167)
+// ceil(100 + 10/3) = 104, the later ones none: 104, streamed.
+// FIRST: nest #0 %t: streamed (cost model: streaming saves at most 256 cycles, adds 104)
 
 // A 32 B scratchpad holds a single such tile: each REV tile's preload is issued
-// when the tile before it ends and waits the latency and its transfer less its
-// cycle of bounds, ceil(100 + 10/3 - 1) = 103, and every tile after the first
-// fills its loop's pipeline again, 46: 64 + 32 * 103 + 31 * 46, kept.
-// WHOLE: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 4786)
+// when the tile before it ends and waits the latency and its transfer, ceil(100 +
+// 10/3) = 104, and every tile after the first fills its loop's pipeline again,
+// 46: 32 * 104 + 31 * 46, kept.
+// WHOLE: nest #0 %t: kept (cost model: streaming saves at most 256 cycles, adds 4754)
 
-// With a DRAM latency of 10 cycles, the two groups of FWD misses save 20 cycles:
-// 20 + 88 - 64 in FWD and 32 in REV, 76, less than the tiles' 64 and the first
-// REV tile's wait, ceil(10 + 10/3 - 1) = 13: 77, kept.
-// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 77 cycles of tile bookkeeping and preload waits and save at most 76 (tape misses, cache-port cycles and pipeline fills; the tape and arrays fit the cache)"}
+// With a DRAM latency of 1 cycle and 4 cache ports, the hits hold the ports 168 /
+// 4 = 42 cycles in FWD (3 more of misses) and 192 / 4 = 48 in REV, under the 64
+// cycles each loop takes: nothing saved, against the first REV tile's wait,
+// ceil(1 + 10/3) = 5: kept.
+// KEEP: region.alloc {tapeflow.kept = "cost model: streaming would add 5 cycles of tile bookkeeping and preload waits and save at most 0 (tape misses, cache-port cycles and pipeline fills; the tape and arrays fit the cache)"}
 // KEEP-NOT: layer.layer
 // KEEPSTATS:      tapeflow-layers: @diffef: 0 FWD/REV layer pairs, 0 layers executed (scratchpad 1024 B)
-// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 77 cycles
-// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 76 cycles, adds 77)
+// KEEPSTATS-NEXT:   region #0 %t kept in DRAM, read through the cache: cost model: streaming would add 5 cycles
+// KEEPSTATS-NEXT:   nest #0 %t: kept (cost model: streaming saves at most 0 cycles, adds 5)
 // ALWAYS:      tapeflow-layers: @diffef: 1 FWD/REV layer pairs, 64 layers executed (scratchpad 1024 B)
 // ALWAYS-NEXT:   layer 0/1 %t: 2x2 entries, tile of iterations, runs 32 times
 // ALWAYS-NOT:  nest
@@ -69,21 +68,23 @@
 // cache. Each sweep's 1024 lines of x (or dx) and 2048 of tape miss in 384 groups
 // where x alone takes 128: 256 groups of 100 cycles, plus the tape's 14336 hits
 // over 2 ports, 7168 cycles, in each sweep: 65536. Tiles of 32 iterations: 256
-// full tiles of 2 cycles (1 FWD, 1 REV), 512; each tile fills the 512 B
+// full tiles, their bounds carried (no kernel); each tile fills the 512 B
 // scratchpad, so a REV tile's preload is issued when the tile before it ends and
-// waits the latency and its transfer (512 B at 9.6 bytes a cycle) less its cycle
-// of bounds, ceil(100 + 512/9.6 - 1) = 153, and every tile after the first fills
-// its loop's pipeline again, 46 (above): 512 + 256 * 153 + 255 * 46.
+// waits the latency and its transfer (512 B at 9.6 bytes a cycle), ceil(100 +
+// 512/9.6) = 154, and every tile after the first fills its loop's pipeline
+// again, 46 (above): 256 * 154 + 255 * 46.
 // LONG:      layer 0/1 %t: 32x2 entries, tile of iterations, runs 256 times
-// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 65536 cycles, adds 51410)
+// LONG-NEXT: nest #0 %t: streamed (cost model: streaming saves at most 65536 cycles, adds 51154)
 
 // The model reads the machine it is given: with a 1 MB cache and free misses only
 // the ports are saved, down to the 8192 cycles each loop takes at least (FWD: x's
 // 8192 hits and the tape's 14336 hold the 2 ports 11264 cycles; REV: 12288, the
-// tape hitting): 3072 + 4096 = 7168, still more than the tiles add (with no
-// latency and a transfer of no time, `dram-bytes-per-cycle` 10^6, a preload
-// arrives at once: no wait).
-// BIGCACHE: nest #0 %t: streamed (cost model: streaming saves at most 7168 cycles, adds 512)
+// tape hitting): 3072 + 4096 = 7168. With no latency and a transfer of next to
+// no time (`dram-bytes-per-cycle` 10^6), a REV tile's preload, issued when the
+// tile before it ends (the scratchpad holds one), arrives a fraction of a cycle
+// after the tile would start: the first waits a cycle, each later one a cycle
+// and its loop's pipeline fill again (46), 1 + 255 * 47 = 11986: kept.
+// BIGCACHE: nest #0 %t: kept (cost model: streaming saves at most 7168 cycles, adds 11986)
 
 // BAD: tapeflow-layers: option stream must be one of auto, always, got 'never'
 // BADRATE: tapeflow-layers: option dram-bytes-per-cycle must be a positive number, got 0.0

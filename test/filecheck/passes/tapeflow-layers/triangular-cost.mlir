@@ -27,15 +27,14 @@
 // REV's first tile of the inner loop, (trip - 1) rem 8 + 1, is computed per run
 // (the trip is Enzyme's reversed index `7 - i`, the loop's upper bound), and the
 // tile loop runs from it to it plus the trip count, over the iteration that ends
-// each tile: REV's tile at u starts min(u, 8) before u, 2 integer ops on u.
+// each tile, and carries both bounds of its tile: the first one [0, first)
+// (`lb` is 0), each next one [hi, hi + 8), computed in the tile's loop.
 // REV:      region.load %{{.*}} : !region.region<8, [f64]> -> f64
 // REV:      %[[M1:[^ ]+]] = arith.subi %[[TRIP:[^ ]+]], %{{.*}} : index
 // REV:      %[[REM:[^ ]+]] = arith.remsi %[[M1]], %{{.*}} : index
 // REV:      %[[FIRST:[^ ]+]] = arith.addi %[[REM]], %{{.*}} : index
 // REV-NEXT: %[[END:[^ ]+]] = arith.addi %[[FIRST]], %[[TRIP]] : index
-// REV:      scf.for %[[U:[^ ]+]] = %[[FIRST]] to %[[END]] step
+// REV:      scf.for %{{.*}} = %[[FIRST]] to %[[END]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[LO:[^ ]+]] = %{{.*}}, %[[HI:[^ ]+]] = %[[FIRST]], %{{.*}} = %[[FIRST]])
 // REV-NEXT:   layer.layer 1 rev partner 0
 // REV-NEXT:     layer.salloc base 0 capacity 512 : !layer.spad<8x1>
-// REV:          %[[N:[^ ]+]] = arith.minsi %[[U]], %{{.*}} : index
-// REV-NEXT:     %[[LO:[^ ]+]] = arith.subi %[[U]], %[[N]] : index
-// REV-NEXT:     scf.for %{{.*}} = %[[LO]] to %[[U]] step
+// REV-NEXT:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step

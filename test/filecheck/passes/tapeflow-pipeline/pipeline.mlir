@@ -18,12 +18,12 @@
 // Unrolled by 2, the 4 iterations of each sweep store 2 values per iteration: a
 // 16-byte scratchpad (2 entries) holds one iteration, so 2 FWD tiles of 1 row x 2 slots.
 // CHECK:      scf.for
-// CHECK:        layer.layer 0 fwd partner 1 {
+// CHECK:        layer.layer 0 fwd partner 1 -> index, index {
 // CHECK-NEXT:     layer.salloc base 0 capacity 16 : !layer.spad<1x2>
 // CHECK:          stream.store %{{.*}} slot 0 id 0
 // CHECK:          stream.store %{{.*}} slot 1 id 1
 // CHECK:          stream.fwd
-// CHECK:        layer.layer 1 rev partner 0 {
+// CHECK:        layer.layer 1 rev partner 0 -> index, index {
 // CHECK:          stream.rev
 // CHECK:          stream.load %{{.*}} slot 1 from 1
 // CHECK:          stream.load %{{.*}} slot 0 from 0

@@ -8,10 +8,10 @@
 // CHECK-LABEL: func.func private @diffef
 // CHECK-NOT:    region.
 // The tile loop's index is the tile's first iteration.
-// CHECK:        scf.for %[[LO:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:   layer.layer 0 fwd partner 1 {
+// CHECK:        scf.for %[[LO:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK-NEXT:   layer.layer 0 fwd partner 1 -> index, index {
 // CHECK-NEXT:     %[[TILE0:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<4x2>
-// CHECK:          scf.for %[[I:[^ ]+]] = %[[LO]] to %{{.*}} step %{{.*}} {
+// CHECK:          scf.for %[[I:[^ ]+]] = %[[LO]] to %{{.*}} step %{{.*}} iter_args(
 // CHECK-NEXT:       %[[ROW:[^ ]+]] = arith.subi %[[I]], %[[LO]] : index
 // CHECK:            stream.store %{{.*}}, %[[TILE0]][%[[ROW]]] slot 0 id 0 : f64, !layer.spad<4x2>
 // CHECK-NEXT:       stream.store %{{.*}}, %[[TILE0]][%[[ROW]]] slot 1 id 1 : f64, !layer.spad<4x2>
@@ -29,12 +29,11 @@
 // CHECK:        layer.layer 3 rev partner 2 -> f64, f64 {
 // CHECK:          stream.load %{{.*}}[%{{.*}}] slot 0 from 0 : !layer.spad<1x8> -> f64
 // CHECK-NEXT:     stream.load %{{.*}}[%{{.*}}] slot 4 from 4 : !layer.spad<1x8> -> f64
-// Full tiles: REV's tile at u runs [u, u + 4), as FWD's does.
-// CHECK:        scf.for %[[RLO:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:   layer.layer 1 rev partner 0 {
+// Full tiles: REV's tile at u runs [u, u + 4), as FWD's does, its end carried.
+// CHECK:        scf.for %[[RLO:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[RHI:[^ ]+]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, index) {
+// CHECK-NEXT:   layer.layer 1 rev partner 0 -> index, index {
 // CHECK-NEXT:     %[[TILE1:[^ ]+]] = layer.salloc
-// CHECK:          %[[RHI:[^ ]+]] = arith.addi %[[RLO]]
-// CHECK:          scf.for %[[J:[^ ]+]] = %[[RLO]] to %[[RHI]] step %{{.*}} {
+// CHECK:          scf.for %[[J:[^ ]+]] = %[[RLO]] to %[[RHI]] step %{{.*}} iter_args(
 // Row = (iterations in the tile - 1) - (j - lo).
 // CHECK-NEXT:       %[[POS:[^ ]+]] = arith.subi %[[J]], %[[RLO]] : index
 // CHECK-NEXT:       %[[COUNT:[^ ]+]] = arith.subi %[[RHI]], %[[RLO]] : index

@@ -9,10 +9,10 @@
 // REV. The cache accepts 2 accesses per cycle: 5 per iteration need ii >= 3.
 
 // CHECK-LABEL: func.func private @diffeconv
-// CHECK:        layer.layer 0 fwd partner 1 {
+// CHECK:        layer.layer 0 fwd partner 1 -> index, index {
 // CHECK:          %[[TILE:[^ ]+]] = layer.salloc base 0 capacity 64 : !layer.spad<2x4>
 // CHECK:          scf.for
-// CHECK:            cgra.kernel 0 rows 4 cols 4 ii 3 {
+// CHECK:            cgra.kernel 0 rows 4 cols 4 ii 3 -> index, index {
 // CHECK:              %[[X:[^ ]+]] = cgra.load %{{.*}}[%{{.*}}] cache at {{[0-3]}}, {{[0-3]}} cycle {{[0-9]+}} : memref<19xf64> -> f64
 // CHECK-NEXT:         cgra.store %[[X]], %[[TILE]][%[[ROW:[^ ]+]]] spad slot 0 at
 // CHECK:              cgra.store %{{.*}}, %[[TILE]][%[[ROW]]] spad slot 1 at
@@ -24,7 +24,7 @@
 // CHECK:        layer.layer 1 rev partner 0
 // CHECK:          %[[RTILE:[^ ]+]] = layer.salloc
 // CHECK:          stream.rev %{{.*}} to %[[RTILE]] of 0
-// CHECK:            cgra.kernel 1 rows 4 cols 4 ii {{[0-9]+}} -> f64, f64, f64, f64 {
+// CHECK:            cgra.kernel 1 rows 4 cols 4 ii {{[0-9]+}} -> f64, f64, f64, f64, index, index {
 // CHECK:              cgra.load %[[RTILE]][%{{.*}}] spad slot 0 at
 // CHECK:              cgra.load %[[RTILE]][%{{.*}}] spad slot 3 at
 

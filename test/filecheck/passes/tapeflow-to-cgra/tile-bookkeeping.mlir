@@ -36,28 +36,27 @@
 // bounds are constants though the nest is triangular (proven at run time): the
 // tiles' bounds need no clamp and the streams' row counts are the constant 4.
 // The tile loop steps over the loop's own iterations from its lower bound, so its
-// index is the tile's first iteration and a tile's bounds are one
-// integer op, its end, in FWD and in REV alike (whole tiles: REV's tile at `s`
-// is FWD's at `s`). The loop that counted the triangular region's extent, unused
-// once the region is streamed, is erased rather than placed. The triangle's
-// extents are functions of the outer index alone, so its DRAM tape is reserved
-// once at the size of its entries: 10 pairs (i <= j < 4) of 8 iterations of two
-// 8-byte values, 1280 bytes.
+// index is the tile's first iteration, and carries the tile's end (and row
+// count) from the tile before: the tile's loop kernel computes the next end,
+// `hi + 4`, beside its work, in FWD and in REV alike (whole tiles: REV's tile at
+// `s` is FWD's at `s`), and no kernel runs before a tile's loop. The loop that
+// counted the triangular region's extent, unused once the region is streamed, is
+// erased rather than placed. The triangle's extents are functions of the outer
+// index alone, so its DRAM tape is reserved once at the size of its entries: 10
+// pairs (i <= j < 4) of 8 iterations of two 8-byte values, 1280 bytes.
 // GRAM-LABEL: func.func private @diffegram
 // GRAM-NOT:     arith.maxsi
 // GRAM:         stream.alloc bytes 1280
-// GRAM:         scf.for %[[LO:[^ ]+]] = %{{[^ ]+}} to %{{[^ ]+}} step %{{[0-9]+}} iter_args
-// GRAM-NEXT:      layer.layer 0 fwd partner 1 -> f64 {
-// GRAM:           %[[HI:[^ ,]+]] = cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index {
-// GRAM-NEXT:        cgra.op "arith.addi"(%[[LO]], %[[FOUR:[^)]+]])
-// GRAM-NEXT:        cgra.yield
-// GRAM-NEXT:      }
-// GRAM-NEXT:      scf.for %{{[^ ]+}} = %[[LO]] to %[[HI]] step
-// GRAM:           stream.fwd %{{[^ ]+}} rows %[[FOUR]] to
-// GRAM:         scf.for %[[RLO:[^ ]+]] = %{{[^ ]+}} to %{{[^ ]+}} step %{{[0-9]+}} {
-// GRAM-NEXT:      layer.layer 1 rev partner 0 {
-// GRAM:           cgra.kernel {{[0-9]+}} rows 4 cols 4 ii {{[0-9]+}} -> index {
-// GRAM-NEXT:        cgra.op "arith.addi"(%[[RLO]], %[[RFOUR:[^)]+]])
-// GRAM-NEXT:        cgra.yield
-// GRAM-NEXT:      }
-// GRAM-NEXT:      stream.rev %{{[^ ]+}} rows %[[RFOUR]] to
+// GRAM:         scf.for %[[LO:[^ ]+]] = %{{[^ ]+}} to %{{[^ ]+}} step %{{[^ ]+}} iter_args(%{{[^ ]+}} = %{{[^ ]+}}, %[[HI:[^ ]+]] = %{{[^ ]+}}, %[[COUNT:[^ ]+]] = %{{[^ ]+}})
+// GRAM-NEXT:      layer.layer 0 fwd partner 1 -> f64, index, index {
+// GRAM-NOT:         cgra.kernel
+// GRAM:             scf.for %{{[^ ]+}} = %[[LO]] to %[[HI]] step
+// GRAM-NEXT:          cgra.kernel {{[0-9]+}} rows 4 cols 4 ii 5 -> f64, index, index {
+// GRAM:                 cgra.op "arith.addi"(%[[HI]], %{{[^)]+}})
+// GRAM:           stream.fwd %{{[^ ]+}} rows %[[COUNT]] to
+// GRAM:         scf.for %[[RLO:[^ ]+]] = %{{[^ ]+}} to %{{[^ ]+}} step %{{[^ ]+}} iter_args(%[[RHI:[^ ]+]] = %{{[^ ]+}}, %[[RROWS:[^ ]+]] = %{{[^ ]+}})
+// GRAM-NEXT:      layer.layer 1 rev partner 0 -> index, index {
+// GRAM-NEXT:        layer.salloc
+// GRAM-NEXT:        stream.rev %{{[^ ]+}} rows %[[RROWS]] to
+// GRAM:             scf.for %{{[^ ]+}} = %[[RLO]] to %[[RHI]] step
+// GRAM-NEXT:          cgra.kernel {{[0-9]+}} rows 4 cols 4 ii 16 -> index, index {

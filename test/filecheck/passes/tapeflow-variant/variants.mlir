@@ -27,8 +27,8 @@
 // RUN: not tapeflow-opt -p 'tapeflow-pipeline,tapeflow-variant{variant=aos}' %S/../Inputs/gradient.mlir 2>&1 | filecheck %s --check-prefix=LOWERED
 
 // TAPEFLOW-LABEL: func.func private @diffeconv
-// TAPEFLOW:         layer.layer 0 fwd partner 1 {
-// TAPEFLOW:           cgra.kernel 0 rows 4 cols 4 ii {{[0-9]+}} {
+// TAPEFLOW:         layer.layer 0 fwd partner 1 -> index, index {
+// TAPEFLOW:           cgra.kernel 0 rows 4 cols 4 ii {{[0-9]+}} -> index, index {
 // TAPEFLOW:             cgra.store %{{.*}} spad slot 0 at
 // TAPEFLOW:         layer.layer 1 rev partner 0
 // TAPEFLOW:         } {tapeflow.rev_start}
