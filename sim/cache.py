@@ -276,6 +276,20 @@ def _position_bits(n: int) -> int:
     return max(n - 1, 1).bit_length()
 
 
+def _any_in(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per segment of the booleans `flags` from each of `starts` (ascending, the
+    first 0) to the next (the last to the end), whether any of it is set: the
+    differences of a running count of the set flags at the segments' bounds
+    (numpy's `logical_or.reduceat` over PathFinder's 117 k runs of one line:
+    1.3 ms against 0.47 ms)."""
+    if not starts.size:
+        return np.zeros(0, dtype=bool)
+    count = np.empty(flags.size + 1, dtype=np.int32 if flags.size < 1 << 31 else np.int64)
+    count[0] = 0
+    np.cumsum(flags, dtype=count.dtype, out=count[1:])
+    return count[np.append(starts[1:], flags.size)] > count[starts]  # type: ignore[no-any-return]
+
+
 def _ascending(values: np.ndarray) -> np.ndarray:
     """The stable order of the non-negative integers `values` (positions in a
     trace), as `intp`: numpy's radix sort of their 16-bit digits, the lowest
@@ -362,7 +376,7 @@ def _reduce(lines: np.ndarray, writes: np.ndarray, sets: int, ways: int) -> _Red
         starts = np.flatnonzero(first)
         lasts = grouped[np.concatenate([starts[1:] - 1, [grouped.size - 1]])]
         keep[lasts] = True
-        effective_writes[lasts] = np.logical_or.reduceat(set_writes[grouped], starts)
+        effective_writes[lasts] = _any_in(set_writes[grouped], starts)
     kept = np.flatnonzero(keep)
     # The kept accesses are still grouped by set, each set in program order.
     bounds = np.flatnonzero(np.diff(set_of[order][kept])) + 1
@@ -551,7 +565,7 @@ def _skip_certain_hits(
     keep = ~again | (wrote & ~written)
     line, at, wrote = line[keep], at[keep], wrote[keep]
     starts = np.flatnonzero(np.concatenate([[True], line[1:] != line[:-1]]))
-    return line[starts], at[starts], np.logical_or.reduceat(wrote, starts)
+    return line[starts], at[starts], _any_in(wrote, starts)
 
 
 LONG_RUN = 64
@@ -778,7 +792,7 @@ def _replay_stack(
     heads = np.flatnonzero(np.concatenate([[True], by_set[1:] != by_set[:-1]]))
     at = order[heads] if kept is None else kept[order[heads]]
     head_line, head_at, head_wrote = _skip_certain_hits(
-        by_set[heads], at, np.logical_or.reduceat(writes[order], heads), ways
+        by_set[heads], at, _any_in(writes[order], heads), ways
     )
     head_set = head_line & (sets - 1)
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, head_line.size)
