@@ -22,6 +22,8 @@ from sim import cache
 from sim.cache import (
     CacheResult,
     LoopRuns,
+    _any_in,
+    _ascending,
     _lines_beside,
     _repeats_left_out,
     _replay,
@@ -302,17 +304,52 @@ def test_lines_beyond_32_bits_take_64_bit_columns() -> None:
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
-@pytest.mark.parametrize("bits", [1, 7, 16])
+@pytest.mark.parametrize("bits", [1, 7, 16, 17, 24])
 def test_the_packed_sort_is_a_stable_order(size: int, bits: int) -> None:
-    """`_stable_order` (one sort of `key << b | position` words where they fit 32
-    bits, numpy's stable argsort otherwise) against numpy's stable argsort."""
-    keys = np.random.default_rng(size + bits).integers(0, 1 << bits, size).astype(np.uint16)
-    order = _stable_order(keys, bits)
+    """`_stable_order` (numpy's radix sort of keys of up to 16 bits, one sort of
+    `key << b | position` words where wider keys and positions fit 32 bits,
+    numpy's stable argsort otherwise) against numpy's stable argsort."""
+    kind = np.uint16 if bits <= 16 else np.uint32
+    keys = np.random.default_rng(size + bits).integers(0, 1 << bits, size).astype(kind)
+    order = _stable_order(keys.copy(), bits)
     assert order.tolist() == np.argsort(keys, kind="stable").tolist()
     # 32-bit unsigned keys are sorted in place (the caller's scratch): a copy.
     wide = keys.astype(np.uint32)
     order = _stable_order(wide.copy(), bits)
     assert order.tolist() == np.argsort(wide, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
+@pytest.mark.parametrize("top", [1, 1 << 16, 1 << 20, 1 << 33])
+def test_the_radix_order_of_positions_is_a_stable_order(size: int, top: int) -> None:
+    """`_ascending` (numpy's radix sorts of 16-bit digits, the lowest first)
+    against numpy's stable argsort, on values with repeats and on distinct
+    positions, 32- and 64-bit."""
+    rng = np.random.default_rng(size + top)
+    values = rng.integers(0, top, size)
+    for kind in (np.int64, np.int32):
+        if top < 1 << 31:
+            assert _ascending(values.astype(kind)).tolist() == (
+                np.argsort(values, kind="stable").tolist()
+            )
+    distinct = rng.permutation(size) * (top // max(size, 1) or 1)
+    assert _ascending(distinct).tolist() == np.argsort(distinct, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("size", [1, 2, 1000, 70_000])
+@pytest.mark.parametrize("share", [0.0, 0.01, 0.5, 1.0])
+def test_any_in_is_a_reduction_per_segment(size: int, share: float) -> None:
+    """`_any_in` (a running count of the flags at the segments' bounds) against
+    `any` over each segment taken one by one, and numpy's `logical_or.reduceat`."""
+    rng = np.random.default_rng(size)
+    flags = rng.random(size) < share
+    starts = np.flatnonzero(rng.random(size) < 0.3)
+    starts = np.unique(np.concatenate([[0], starts]))
+    bounds = [*starts.tolist(), size]
+    expected = [bool(flags[a:b].any()) for a, b in zip(bounds, bounds[1:], strict=False)]
+    assert _any_in(flags, starts).tolist() == expected
+    assert _any_in(flags, starts).tolist() == np.logical_or.reduceat(flags, starts).tolist()
+    assert _any_in(flags[:0], starts[:0]).tolist() == []
 
 
 @pytest.mark.parametrize("many", [False, True])
