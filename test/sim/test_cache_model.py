@@ -290,15 +290,17 @@ def test_lines_far_apart_take_the_wide_sort() -> None:
         assert near.hit.tolist() == expected.hit.tolist(), trial
 
 
-def test_lines_beyond_32_bits_take_64_bit_columns() -> None:
-    """Lines of 2^31 and more (addresses from 2^37) stay 64-bit integers in the
-    replay: the same results as the replay access by access."""
+@pytest.mark.parametrize("offset", [1 << 32, 1 << 40])
+def test_lines_beyond_32_bits_take_64_bit_columns(offset: int) -> None:
+    """Addresses of 2^31 and more are shifted into 32-bit lines where these fit
+    (addresses below 2^37), and lines of 2^31 and more stay 64-bit integers in
+    the replay: the same results as the replay access by access."""
     rng = np.random.default_rng(13)
     for trial in range(30):
         assoc = int(rng.choice([1, 2, 4, 8]))
         config = CacheConfig(size_bytes=64 * assoc * int(rng.choice([1, 4])), assoc=assoc)
         addresses, writes = _random_trace(rng, trial % 3, int(rng.integers(1, 1000)), 40)
-        high = addresses + (1 << 40)
+        high = addresses + offset
         expected = _replay(high >> 6, writes, config, True)
         assert _same_result(simulate_cache(high, writes, config), expected), trial
 
