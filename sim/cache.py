@@ -245,7 +245,7 @@ class _Reduced:
         where = np.fromiter(victims_kept.keys(), dtype=np.int64, count=len(victims_kept))
         line = np.fromiter(victims_kept.values(), dtype=np.int64, count=len(victims_kept))
         at = order[kept[where]]
-        in_order = _ascending(at)
+        in_order = np.argsort(at, kind="stable")
         hit = np.empty(n, dtype=bool)
         hit[order] = hit_sorted
         flushed = np.array(left_dirty if flush else [], dtype=np.int64)
@@ -294,20 +294,6 @@ def _any_in(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
     count[0] = 0
     np.cumsum(flags, dtype=count.dtype, out=count[1:])
     return count[np.append(starts[1:], flags.size)] > count[starts]  # type: ignore[no-any-return]
-
-
-def _ascending(values: np.ndarray) -> np.ndarray:
-    """The stable order of the non-negative integers `values` (positions in a
-    trace), as `intp`: numpy's radix sort of their 16-bit digits, the lowest
-    first, each pass stable so that equal digits keep the order the lower ones
-    gave. Linear in the values where numpy's comparison sorts are not
-    (PathFinder's 28 k write-backs by position: 0.22 ms against 1.5 ms)."""
-    order = np.argsort(values.astype(np.uint16), kind="stable")  # the lowest digit
-    bits = int(values.max()).bit_length() if values.size else 0
-    for shift in range(16, bits, 16):
-        digit = (values[order] >> shift).astype(np.uint16)
-        order = order[np.argsort(digit, kind="stable")]
-    return order
 
 
 def _by_set(lines: np.ndarray, sets: int) -> np.ndarray:
@@ -859,10 +845,11 @@ def _replay_stack(
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
-    missed = head[real & ~hit]
-    missed_at = missed[_ascending(missed)].astype(np.intp)
+    # Each set's misses are in program order already: numpy's stable sort, a
+    # merge sort that finds such runs, takes a fifth of the time of its default.
+    missed_at = np.sort(head[real & ~hit], kind="stable").astype(np.intp)
     evicting_at = head[evicting]
-    in_order = _ascending(evicting_at)
+    in_order = np.argsort(evicting_at, kind="stable")
     evicted_at = evicting_at[in_order].astype(np.intp)
     evicted = line[deepest[evicting]][in_order].astype(np.int64)
     result_hit = np.ones(n, dtype=bool)

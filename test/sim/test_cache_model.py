@@ -23,7 +23,6 @@ from sim.cache import (
     CacheResult,
     LoopRuns,
     _any_in,
-    _ascending,
     _lines_beside,
     _repeats_left_out,
     _replay,
@@ -319,23 +318,6 @@ def test_the_packed_sort_is_a_stable_order(size: int, bits: int) -> None:
     wide = keys.astype(np.uint32)
     order = _stable_order(wide.copy(), bits)
     assert order.tolist() == np.argsort(wide, kind="stable").tolist()
-
-
-@pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
-@pytest.mark.parametrize("top", [1, 1 << 16, 1 << 20, 1 << 33])
-def test_the_radix_order_of_positions_is_a_stable_order(size: int, top: int) -> None:
-    """`_ascending` (numpy's radix sorts of 16-bit digits, the lowest first)
-    against numpy's stable argsort, on values with repeats and on distinct
-    positions, 32- and 64-bit."""
-    rng = np.random.default_rng(size + top)
-    values = rng.integers(0, top, size)
-    for kind in (np.int64, np.int32):
-        if top < 1 << 31:
-            assert _ascending(values.astype(kind)).tolist() == (
-                np.argsort(values, kind="stable").tolist()
-            )
-    distinct = rng.permutation(size) * (top // max(size, 1) or 1)
-    assert _ascending(distinct).tolist() == np.argsort(distinct, kind="stable").tolist()
 
 
 @pytest.mark.parametrize("size", [1, 2, 1000, 70_000])
