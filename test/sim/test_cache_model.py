@@ -22,6 +22,7 @@ from sim import cache
 from sim.cache import (
     CacheResult,
     LoopRuns,
+    _any_in,
     _lines_beside,
     _repeats_left_out,
     _replay,
@@ -288,31 +289,51 @@ def test_lines_far_apart_take_the_wide_sort() -> None:
         assert near.hit.tolist() == expected.hit.tolist(), trial
 
 
-def test_lines_beyond_32_bits_take_64_bit_columns() -> None:
-    """Lines of 2^31 and more (addresses from 2^37) stay 64-bit integers in the
-    replay: the same results as the replay access by access."""
+@pytest.mark.parametrize("offset", [1 << 32, 1 << 40])
+def test_lines_beyond_32_bits_take_64_bit_columns(offset: int) -> None:
+    """Addresses of 2^31 and more are shifted into 32-bit lines where these fit
+    (addresses below 2^37), and lines of 2^31 and more stay 64-bit integers in
+    the replay: the same results as the replay access by access."""
     rng = np.random.default_rng(13)
     for trial in range(30):
         assoc = int(rng.choice([1, 2, 4, 8]))
         config = CacheConfig(size_bytes=64 * assoc * int(rng.choice([1, 4])), assoc=assoc)
         addresses, writes = _random_trace(rng, trial % 3, int(rng.integers(1, 1000)), 40)
-        high = addresses + (1 << 40)
+        high = addresses + offset
         expected = _replay(high >> 6, writes, config, True)
         assert _same_result(simulate_cache(high, writes, config), expected), trial
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
-@pytest.mark.parametrize("bits", [1, 7, 16])
+@pytest.mark.parametrize("bits", [1, 7, 16, 17, 24])
 def test_the_packed_sort_is_a_stable_order(size: int, bits: int) -> None:
-    """`_stable_order` (one sort of `key << b | position` words where they fit 32
-    bits, numpy's stable argsort otherwise) against numpy's stable argsort."""
-    keys = np.random.default_rng(size + bits).integers(0, 1 << bits, size).astype(np.uint16)
-    order = _stable_order(keys, bits)
+    """`_stable_order` (numpy's radix sort of keys of up to 16 bits, one sort of
+    `key << b | position` words where wider keys and positions fit 32 bits,
+    numpy's stable argsort otherwise) against numpy's stable argsort."""
+    kind = np.uint16 if bits <= 16 else np.uint32
+    keys = np.random.default_rng(size + bits).integers(0, 1 << bits, size).astype(kind)
+    order = _stable_order(keys.copy(), bits)
     assert order.tolist() == np.argsort(keys, kind="stable").tolist()
     # 32-bit unsigned keys are sorted in place (the caller's scratch): a copy.
     wide = keys.astype(np.uint32)
     order = _stable_order(wide.copy(), bits)
     assert order.tolist() == np.argsort(wide, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("size", [1, 2, 1000, 70_000])
+@pytest.mark.parametrize("share", [0.0, 0.01, 0.5, 1.0])
+def test_any_in_is_a_reduction_per_segment(size: int, share: float) -> None:
+    """`_any_in` (a running count of the flags at the segments' bounds) against
+    `any` over each segment taken one by one, and numpy's `logical_or.reduceat`."""
+    rng = np.random.default_rng(size)
+    flags = rng.random(size) < share
+    starts = np.flatnonzero(rng.random(size) < 0.3)
+    starts = np.unique(np.concatenate([[0], starts]))
+    bounds = [*starts.tolist(), size]
+    expected = [bool(flags[a:b].any()) for a, b in zip(bounds, bounds[1:], strict=False)]
+    assert _any_in(flags, starts).tolist() == expected
+    assert _any_in(flags, starts).tolist() == np.logical_or.reduceat(flags, starts).tolist()
+    assert _any_in(flags[:0], starts[:0]).tolist() == []
 
 
 @pytest.mark.parametrize("many", [False, True])
