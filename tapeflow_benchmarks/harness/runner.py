@@ -8,7 +8,9 @@ through `tapeflow-enzyme`, the variant's passes and the simulator (`prepare`,
 `execute`, `evaluate`) under its timing model; each result is cached as its group
 finishes, so an interrupted run loses only the groups in flight. Groups that
 differ only in their model form one job and share the passes before the first
-that takes the machine's parameters (`sim.simulator.LoweringMemo`); groups whose
+that takes the machine's parameters (`sim.simulator.LoweringMemo`); a kernel's
+unrolled groups of every variant form one job too, whose lowerings share the
+modulo schedules of alike bodies (`_unrolled_alike`); groups whose
 lowering and run are the same (equal `sim.simulator.run_key`, or machines on which
 `tapeflow-layers`' cost model makes the same choices) share one run, each point
 still evaluated on its own machine. A group's numbers depend only on the
