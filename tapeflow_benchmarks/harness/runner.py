@@ -8,7 +8,9 @@ through `tapeflow-enzyme`, the variant's passes and the simulator (`prepare`,
 `execute`, `evaluate`) under its timing model; each result is cached as its group
 finishes, so an interrupted run loses only the groups in flight. Groups that
 differ only in their model form one job and share the passes before the first
-that takes the machine's parameters (`sim.simulator.LoweringMemo`); groups whose
+that takes the machine's parameters (`sim.simulator.LoweringMemo`); a kernel's
+unrolled groups of every variant form one job too, whose lowerings share the
+modulo schedules of alike bodies (`_unrolled_alike`); groups whose
 lowering and run are the same (equal `sim.simulator.run_key`, or machines on which
 `tapeflow-layers`' cost model makes the same choices) share one run, each point
 still evaluated on its own machine. A group's numbers depend only on the
@@ -481,12 +483,20 @@ class RunSummary:
 
 
 def bundle_label(bundle: list[tuple[Group, list[Point]]]) -> str:
-    """The runs of one lowering, labelled with every model that times them:
-    `logsum/small enzyme [cgra+salam]`."""
-    models = dict.fromkeys(g.model for g, _ in bundle)
-    label = replace(bundle[0][0], model="+".join(models)).label()
-    others = len(bundle) - len(models)
-    return f"{label} (+{others} groups sharing a run)" if others else label
+    """The runs of one job, labelled per variant with every model that times them:
+    `logsum/small enzyme [cgra+salam]`; `pathfinder/paper enzyme unroll full
+    [cgra+salam] & tapeflow spad 512B unroll full [cgra+salam]`."""
+    variants: dict[str, list[Group]] = {}
+    for group, _ in bundle:
+        variants.setdefault(group.variant, []).append(group)
+    labels = []
+    for groups in variants.values():
+        models = dict.fromkeys(g.model for g in groups)
+        label = replace(groups[0], model="+".join(models)).label()
+        others = len(groups) - len(models)
+        labels.append(f"{label} (+{others} groups sharing a run)" if others else label)
+    first = f"{bundle[0][0].kernel}/{bundle[0][0].size} "
+    return " & ".join([labels[0], *(label.removeprefix(first) for label in labels[1:])])
 
 
 Job = tuple[Group, list[tuple[Group, list[Point]]]]
@@ -589,15 +599,39 @@ def planned_jobs(points: Iterable[Point]) -> list[Job]:
     """The jobs that compute `points`, in the order they start (longest first,
     `_cost`): groups of one run (`_run_identity`) go to the same worker, which
     runs them once; otherwise a group joins the groups that differ from it only
-    in the timing model."""
-    bundles: dict[Group, list[tuple[Group, list[Point]]]] = {}
+    in the timing model, and the unrolled groups of one kernel join whatever
+    their variant (`_unrolled_alike`)."""
+    runs: dict[Group, list[tuple[Group, list[Point]]]] = {}
     bundle_of_run: dict[tuple[Any, ...], Group] = {}
     for group, group_points in grouped(list(points)).items():
         key = bundle_of_run.setdefault(
             _run_identity(group, group_points), replace(group, model=DEFAULT_MODEL)
         )
-        bundles.setdefault(key, []).append((group, group_points))
+        runs.setdefault(key, []).append((group, group_points))
+    bundles: dict[Group, list[tuple[Group, list[Point]]]] = {}
+    bundle_of_unrolled: dict[tuple[Any, ...], Group] = {}
+    for key, bundle in runs.items():
+        alike = _unrolled_alike(key)
+        if alike is not None:
+            key = bundle_of_unrolled.setdefault(alike, key)
+        bundles.setdefault(key, []).extend(bundle)
     return sorted(bundles.items(), key=lambda item: (-_cost(item[0]), item[0]))
+
+
+def _unrolled_alike(group: Group) -> tuple[Any, ...] | None:
+    """What the unrolled groups of one job share (None for a group not unrolled):
+    the kernel, its size and the unroll factor (as it unrolls the kernel's loops,
+    `_unrolling`). Their lowerings unroll the same
+    loops, and where the variants place alike bodies (a nest the cost model keeps
+    is placed as Enzyme's is) the modulo schedules found for one serve the others
+    in the same process (`lowering.scheduling.scheduler.ScheduleMemo`): PathFinder's
+    fully unrolled Enzyme and TapeFlow lowerings schedule the same 12,800-op body,
+    about 10 s of CPU time each. The groups of a variant stay together, so that the
+    lowering memo serves its second model (`sim.simulator.LoweringMemo`)."""
+    unroll = _unrolling(group, _primal_trips)
+    if unroll < 2:
+        return None
+    return (group.kernel, group.size, group.source, unroll, group.settings)
 
 
 def run_points(

@@ -400,3 +400,47 @@ def test_the_factor_a_run_is_shared_at_lowers_the_module_alike(key: str, variant
         point = Point(group, 32 * KB)
         texts.append(str(runner._lower(group, [point]).module))
     assert texts[0] == texts[1]
+
+
+def test_a_kernels_unrolled_groups_form_one_job_of_equal_reports() -> None:
+    """The unrolled groups of one kernel (PathFinder's by 8 and fully, which unroll
+    alike at small size), Enzyme's and TapeFlow's under both models, are one job
+    (their lowerings place alike bodies, whose schedules the worker then finds
+    once), each variant's groups together; every report equals the one its group
+    gives run alone with no schedule kept from before (as a fresh worker)."""
+    from lowering.scheduling import scheduler
+    from tapeflow_benchmarks.harness import runner
+
+    points = [
+        with_model(Point(Group("pathfinder", "small", variant, spad, u), 32 * KB), model)
+        for variant, spad in (("enzyme", 0), ("tapeflow", 512))
+        for u in (8, FULL_UNROLL)
+        for model in MODELS
+    ]
+    jobs = runner.planned_jobs(points)
+    assert len(jobs) == 1
+    ((_, bundle),) = jobs
+    assert [(g.variant, g.model) for g, _ in bundle] == [
+        (variant, model)
+        for variant in ("enzyme", "tapeflow")
+        for _ in (8, FULL_UNROLL)
+        for model in MODELS
+    ]
+    label = runner.bundle_label(bundle)
+    assert label.startswith("pathfinder/small enzyme unroll 8 [cgra+salam] (+2 groups")
+    assert " & tapeflow spad 512B unroll 8 [cgra+salam] (+2 groups sharing a run)" in label
+
+    def forget() -> None:  # the process's schedules, as a fresh worker starts
+        scheduler.SCHEDULES.kept.clear()
+        scheduler.SCHEDULES.ops = 0
+
+    alone = {}
+    for point in points:
+        forget()
+        alone[point] = runner.run_group(point.group, [point])[point]
+    forget()
+    shared = runner.run_bundle(bundle)
+    for point in points:
+        assert "error" not in shared[point], shared[point]
+        mine = {k: v for k, v in shared[point].items() if k not in TIMING}
+        assert mine == {k: v for k, v in alone[point].items() if k not in TIMING}, point
