@@ -74,10 +74,10 @@ def _strided(step: SSAValue) -> bool:
 
 
 def _span_trips(loop: scf.ForOp) -> int | None:
-    """The trip count of an `scf.for` with a constant step whose bounds are not
-    both constants but differ by one (`%lo to %lo + 4`, `%g * 4 to %g * 4 + 4`:
-    both bounds linear forms of the same values, `lowering.ir.index_offsets`),
-    else None."""
+    """The trip count of an `scf.for` with a positive constant step whose bounds
+    are not both constants but differ by a constant (`%lo to %lo + 4`, `%g * 4 to
+    %g * 4 + 4`: both bounds linear forms of the same values,
+    `lowering.ir.index_offsets`), else None."""
     step = constant_value(loop.step)
     if step is None or step <= 0:
         return None
@@ -92,7 +92,8 @@ def _span_trips(loop: scf.ForOp) -> int | None:
 
 def _unit_scf(loop: scf.ForOp, known_trips: int | None = None) -> None:
     """Rewrite `loop` in place: `0 to trips step 1`, the iv recomputed in the body
-    (`trips` the constant `known_trips` where the bounds' span is one)."""
+    (`trips` the constant `known_trips` where the bounds differ by a constant,
+    `_span_trips`)."""
     ints = IndexBuilder(InsertPoint.before(loop), loop_type(loop), loop.location)
     if known_trips is None:
         trips = ints.value(ints.trips(loop.lb, loop.ub, loop.step))
