@@ -4,7 +4,7 @@ in one dimension over `T` steps, `T` an argument known only at run time: first-o
 upwind differences for the advection (the velocity stays positive) and central
 differences for the diffusion, the forward-Euler scheme of LeVeque, *Finite
 Volume Methods for Hyperbolic Problems*, CUP 2002, chapter 4's upwind method,
-with a central difference for the viscous term), the end points held fixed
+with a central difference for the viscous term; the end points held fixed
 (Dirichlet), every state kept in `u`:
 
     for (t = 0; t < T; t++) {
