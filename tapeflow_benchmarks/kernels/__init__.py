@@ -16,6 +16,7 @@ import autograd
 import numpy as np
 
 from tapeflow_benchmarks.kernels import (
+    atax,
     attention,
     batchnorm,
     cholesky,
@@ -26,9 +27,11 @@ from tapeflow_benchmarks.kernels import (
     covariance,
     depthwise,
     doitgen,
+    durbin,
     embbag,
     gramschmidt,
     gravity,
+    jacobi2d,
     layernorm,
     lenet,
     logreg,
@@ -48,7 +51,9 @@ from tapeflow_benchmarks.kernels import (
     softmax,
     somier,
     spmv,
+    symm,
     syrk_tri,
+    trisolv,
     trmm,
 )
 from tapeflow_benchmarks.kernels.kernel import CallerArg, Kernel, Param
@@ -120,6 +125,11 @@ NEST_KERNELS: dict[str, Kernel] = {
         lu,
         doitgen,
         batchnorm,
+        atax,
+        trisolv,
+        jacobi2d,
+        symm,
+        durbin,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
