@@ -47,6 +47,7 @@ from tapeflow_benchmarks.kernels import (
     pathfinder,
     rnn,
     rowlse,
+    seidel2d,
     softdtw,
     softmax,
     somier,
@@ -130,6 +131,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         jacobi2d,
         symm,
         durbin,
+        seidel2d,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
