@@ -337,6 +337,8 @@ class AccessReuse:
         self._reused: dict[Operation, bool] = {}
         self._footprints: dict[tuple[bool, bool, bool], int] = {}
         self._distances: dict[tuple[scf.ForOp, int], float] = {}
+        self._by_memref: dict[SSAValue, list[memref.LoadOp | memref.StoreOp]] | None = None
+        self._touched: dict[tuple[Operation, int, int], bool] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -385,6 +387,8 @@ class AccessReuse:
         own each iteration, a column of a row-major matrix), a line where it is
         reused across that loop itself; a line per line of elements where the
         stride is not known."""
+        if self.touched_before(access, line, cache_bytes):
+            return 0.0
         reused = self.reused(access)
         if reused and self.reuse_distance(access, line) < cache_bytes // line:
             return 0.0
@@ -395,6 +399,78 @@ class AccessReuse:
         if reused and stride == 0:
             return 1.0  # reused across the loop itself, evicted in each of its iterations
         return min(1.0, stride / line)
+
+    def touched_before(
+        self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int
+    ) -> bool:
+        """Every element `access` touches was touched earlier in the same iteration
+        of a loop around it, by an access of the same buffer in an earlier loop of
+        that iteration's body (group reuse between sibling loops, Wolf and Lam,
+        PLDI 1991): PolyBench's atax reads row `A[i]` in its first inner loop and
+        again in its second. The earlier access `other` runs unconditionally in
+        each iteration of the innermost loop `c` around both, its loops below `c`
+        have the bounds of `access`'s (the same values, or equal constants), and
+        each index of the two is the same affine form (`_linear`) with `other`'s
+        loop indices below `c` read as `access`'s. Between the two uses, at most
+        one iteration of `c` passes (`_carrier_lines`, the tape left out as in
+        `reuse_distance`): the access hits where those lines fit the cache."""
+        key = (access, line, cache_bytes)
+        found = self._touched.get(key)
+        if found is None:
+            found = self._touched[key] = self._group_reuse(access, line, cache_bytes)
+        return found
+
+    def _group_reuse(
+        self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int
+    ) -> bool:
+        if self._by_memref is None:
+            self._by_memref = {}
+            for op in self.function.walk():
+                if isinstance(op, memref.LoadOp | memref.StoreOp):
+                    self._by_memref.setdefault(op.memref, []).append(op)
+        loops, _ = self._nest(access)
+        for other in self._by_memref.get(access.memref, []):
+            if other is access:
+                continue
+            theirs, _ = self._nest(other)
+            depth = 0
+            while depth < min(len(loops), len(theirs)) and loops[depth] is theirs[depth]:
+                depth += 1
+            below, their_below = loops[depth:], theirs[depth:]
+            if not depth or not below or len(below) != len(their_below):
+                continue
+            carrier = loops[depth - 1]
+            mine = _ancestor_in(access, carrier.body.block)
+            earlier = _ancestor_in(other, carrier.body.block)
+            block_ops = list(carrier.body.block.ops)
+            if block_ops.index(earlier) >= block_ops.index(mine):
+                continue
+            if not all(isinstance(o, scf.ForOp) for o in _parents(other, carrier)):
+                continue
+            if not all(
+                _same_bound(a, b)
+                for x, y in zip(below, their_below, strict=True)
+                for a, b in ((x.lb, y.lb), (x.ub, y.ub), (x.step, y.step))
+            ):
+                continue
+            renamed = {
+                y.body.block.args[0]: x.body.block.args[0]
+                for x, y in zip(below, their_below, strict=True)
+            }
+            ivs = {loop.body.block.args[0] for loop in (*loops, *theirs)}
+            if not _same_element(access, other, ivs, renamed):
+                continue
+            if self.carrier_lines(carrier, line) < cache_bytes // line:
+                return True
+        return False
+
+    def carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
+        """`_carrier_lines`, worked out once per loop and line size."""
+        key = (carrier, line)
+        found = self._distances.get(key)
+        if found is None:
+            found = self._distances[key] = self._carrier_lines(carrier, line)
+        return found
 
     def reuse_distance(self, access: memref.LoadOp | memref.StoreOp, line: int) -> float:
         """The cache lines the function's arrays touch between two uses of an
@@ -413,11 +489,7 @@ class AccessReuse:
             absent = [loop for loop in loops if loop.body.block.args[0] not in used]
         if not absent:
             return 0.0
-        key = (absent[-1], line)
-        found = self._distances.get(key)
-        if found is None:
-            found = self._distances[key] = self._carrier_lines(absent[-1], line)
-        return found
+        return self.carrier_lines(absent[-1], line)
 
     def _carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
         """Cache lines one iteration of `carrier` touches (on average over a
@@ -489,6 +561,93 @@ def _reused(
             return True
         span += step * max(0, extent - 1)
     return False
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation:
+    """The op of `block` that is `op` or holds it."""
+    current = op
+    while current.parent_block() is not block:
+        parent = current.parent_op()
+        assert parent is not None
+        current = parent
+    return current
+
+
+def _parents(op: Operation, stop: Operation) -> list[Operation]:
+    """The ops around `op`, innermost first, up to (not including) `stop`."""
+    found: list[Operation] = []
+    current = op.parent_op()
+    while current is not None and current is not stop:
+        found.append(current)
+        current = current.parent_op()
+    return found
+
+
+def _same_bound(a: SSAValue, b: SSAValue) -> bool:
+    """The same value, or equal constants."""
+    if a is b:
+        return True
+    ca, cb = constant_value(a), constant_value(b)
+    return ca is not None and ca == cb
+
+
+def _same_element(
+    access: memref.LoadOp | memref.StoreOp,
+    other: memref.LoadOp | memref.StoreOp,
+    ivs: set[SSAValue],
+    renamed: dict[SSAValue, SSAValue],
+) -> bool:
+    """Each index of `access` and `other` is the same affine form (`_linear`),
+    `other`'s loop indices in `renamed` read as the ones they map to."""
+    for mine, theirs in zip(access.indices, other.indices, strict=True):
+        a, b = _linear(mine, ivs), _linear(theirs, ivs)
+        if a is None or b is None:
+            return False
+        moved: dict[SSAValue, int] = {}
+        for term, c in b[0].items():
+            target = renamed.get(term, term)
+            moved[target] = moved.get(target, 0) + c
+        if _nonzero(a[0]) != _nonzero(moved) or a[1] != b[1]:
+            return False
+    return True
+
+
+def _nonzero(terms: dict[SSAValue, int]) -> dict[SSAValue, int]:
+    return {t: c for t, c in terms.items() if c}
+
+
+def _linear(value: SSAValue, ivs: set[SSAValue]) -> tuple[dict[SSAValue, int], int] | None:
+    """`value` as constant coefficients of terms plus a constant: the terms are
+    the loop indices `ivs` and the values computed from none of them (each its
+    own term), through `addi`, `subi`, `muli` by a constant and `index_cast`;
+    None for anything else that depends on a loop index."""
+    if value in ivs:
+        return {value: 1}, 0
+    constant = constant_value(value)
+    if constant is not None:
+        return {}, constant
+    if isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, arith.IndexCastOp):
+            return _linear(op.input, ivs)
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            lhs, rhs = _linear(op.lhs, ivs), _linear(op.rhs, ivs)
+            if lhs is not None and rhs is not None:
+                sign = -1 if isinstance(op, arith.SubiOp) else 1
+                terms = {
+                    t: lhs[0].get(t, 0) + sign * rhs[0].get(t, 0)
+                    for t in lhs[0].keys() | rhs[0].keys()
+                }
+                return terms, lhs[1] + sign * rhs[1]
+        if isinstance(op, arith.MuliOp):
+            for this, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+                factor = constant_value(other)
+                found = _linear(this, ivs)
+                if factor is not None and found is not None:
+                    return {t: c * factor for t, c in found[0].items()}, found[1] * factor
+    if not _loop_indices(value, ivs):
+        return {value: 1}, 0
+    return None
 
 
 def _element(
