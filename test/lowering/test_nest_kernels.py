@@ -1,7 +1,8 @@
 """
 The nest kernels (`NEST_KERNELS`: convolutions, a dense layer, an RNN and an LSTM,
 a row softmax, logistic regression, PolyBench's covariance, correlation, cholesky,
-gramschmidt, trmm, lu and doitgen, a CSR sparse product, attention, a banded
+gramschmidt, trmm, lu, doitgen, atax, trisolv, jacobi-2d, symm, durbin and
+seidel-2d, a CSR sparse product, attention, a banded
 soft-DTW, layer and batch normalization, a depthwise convolution, an embedding
 bag) through every stage:
 
