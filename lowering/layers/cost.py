@@ -337,8 +337,12 @@ class AccessReuse:
         self._reused: dict[Operation, bool] = {}
         self._footprints: dict[tuple[bool, bool, bool], int] = {}
         self._distances: dict[tuple[scf.ForOp, int], float] = {}
-        self._by_memref: dict[SSAValue, list[memref.LoadOp | memref.StoreOp]] | None = None
+        self._by_form: (
+            dict[tuple[SSAValue, tuple[object, ...]], list[memref.LoadOp | memref.StoreOp]] | None
+        ) = None
+        self._forms: dict[Operation, tuple[object, ...] | None] = {}
         self._touched: dict[tuple[Operation, int, int], bool] = {}
+        self._places: dict[Block, dict[Operation, int]] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -423,46 +427,80 @@ class AccessReuse:
     def _group_reuse(
         self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int
     ) -> bool:
-        if self._by_memref is None:
-            self._by_memref = {}
+        if self._by_form is None:
+            # By buffer and element form (`_form`): a fully unrolled body holds
+            # thousands of accesses of one buffer, in hundreds of loops.
+            self._by_form = {}
             for op in self.function.walk():
                 if isinstance(op, memref.LoadOp | memref.StoreOp):
-                    self._by_memref.setdefault(op.memref, []).append(op)
+                    form = self._form(op)
+                    if form is not None:
+                        self._by_form.setdefault((op.memref, form), []).append(op)
+        form = self._form(access)
+        if form is None:
+            return False
         loops, _ = self._nest(access)
-        for other in self._by_memref.get(access.memref, []):
-            if other is access:
-                continue
+        for other in self._by_form.get((access.memref, form), []):
             theirs, _ = self._nest(other)
+            if len(theirs) != len(loops) or theirs == loops:
+                continue
             depth = 0
-            while depth < min(len(loops), len(theirs)) and loops[depth] is theirs[depth]:
+            while depth < len(loops) and loops[depth] is theirs[depth]:
                 depth += 1
-            below, their_below = loops[depth:], theirs[depth:]
-            if not depth or not below or len(below) != len(their_below):
+            if not depth or not self._sibling_loops(loops, theirs, depth):
                 continue
-            carrier = loops[depth - 1]
-            mine = _ancestor_in(access, carrier.body.block)
-            earlier = _ancestor_in(other, carrier.body.block)
-            block_ops = list(carrier.body.block.ops)
-            if block_ops.index(earlier) >= block_ops.index(mine):
+            if not all(isinstance(o, scf.ForOp) for o in _parents(other, loops[depth - 1])):
                 continue
-            if not all(isinstance(o, scf.ForOp) for o in _parents(other, carrier)):
-                continue
-            if not all(
-                _same_bound(a, b)
-                for x, y in zip(below, their_below, strict=True)
-                for a, b in ((x.lb, y.lb), (x.ub, y.ub), (x.step, y.step))
-            ):
-                continue
-            renamed = {
-                y.body.block.args[0]: x.body.block.args[0]
-                for x, y in zip(below, their_below, strict=True)
-            }
-            ivs = {loop.body.block.args[0] for loop in (*loops, *theirs)}
-            if not _same_element(access, other, ivs, renamed):
-                continue
-            if self.carrier_lines(carrier, line) < cache_bytes // line:
+            if self.carrier_lines(loops[depth - 1], line) < cache_bytes // line:
                 return True
         return False
+
+    def _form(self, access: memref.LoadOp | memref.StoreOp) -> tuple[object, ...] | None:
+        """Each index of `access` as an affine form (`_linear`), a loop index
+        named by its depth among the loops around the access: two accesses of the
+        same form under the same outer loops touch the same element where the
+        loops below those have the same bounds. None where an index is not
+        affine."""
+        if access in self._forms:
+            return self._forms[access]
+        loops, _ = self._nest(access)
+        level = {loop.body.block.args[0]: n for n, loop in enumerate(loops)}
+        found: list[object] = []
+        for index in access.indices:
+            terms = _linear(index, set(level))
+            if terms is None:
+                self._forms[access] = None
+                return None
+            named = sorted(
+                (("level", level[t]) if t in level else ("value", id(t)), c)
+                for t, c in terms[0].items()
+                if c
+            )
+            found.append((tuple(named), terms[1]))
+        self._forms[access] = tuple(found)
+        return self._forms[access]
+
+    def _sibling_loops(
+        self, loops: tuple[scf.ForOp, ...], theirs: tuple[scf.ForOp, ...], depth: int
+    ) -> bool:
+        """The loops `theirs` below the first `depth` (those around both) run
+        before `loops`' in each iteration of the innermost common loop, with no
+        branch around them, over the same bounds."""
+        carrier = loops[depth - 1]
+        block = carrier.body.block
+        places = self._places.get(block)
+        if places is None:
+            places = self._places[block] = {op: n for n, op in enumerate(block.ops)}
+        first, their_first = loops[depth], theirs[depth]
+        if first.parent_block() is not block or their_first.parent_block() is not block:
+            return False
+        if places[their_first] >= places[first]:
+            return False
+        return all(
+            _same_bound(a, b)
+            for x, y in zip(loops[depth:], theirs[depth:], strict=True)
+            for a, b in ((x.lb, y.lb), (x.ub, y.ub), (x.step, y.step))
+        )
 
     def carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
         """`_carrier_lines`, worked out once per loop and line size."""
@@ -563,16 +601,6 @@ def _reused(
     return False
 
 
-def _ancestor_in(op: Operation, block: Block) -> Operation:
-    """The op of `block` that is `op` or holds it."""
-    current = op
-    while current.parent_block() is not block:
-        parent = current.parent_op()
-        assert parent is not None
-        current = parent
-    return current
-
-
 def _parents(op: Operation, stop: Operation) -> list[Operation]:
     """The ops around `op`, innermost first, up to (not including) `stop`."""
     found: list[Operation] = []
@@ -589,31 +617,6 @@ def _same_bound(a: SSAValue, b: SSAValue) -> bool:
         return True
     ca, cb = constant_value(a), constant_value(b)
     return ca is not None and ca == cb
-
-
-def _same_element(
-    access: memref.LoadOp | memref.StoreOp,
-    other: memref.LoadOp | memref.StoreOp,
-    ivs: set[SSAValue],
-    renamed: dict[SSAValue, SSAValue],
-) -> bool:
-    """Each index of `access` and `other` is the same affine form (`_linear`),
-    `other`'s loop indices in `renamed` read as the ones they map to."""
-    for mine, theirs in zip(access.indices, other.indices, strict=True):
-        a, b = _linear(mine, ivs), _linear(theirs, ivs)
-        if a is None or b is None:
-            return False
-        moved: dict[SSAValue, int] = {}
-        for term, c in b[0].items():
-            target = renamed.get(term, term)
-            moved[target] = moved.get(target, 0) + c
-        if _nonzero(a[0]) != _nonzero(moved) or a[1] != b[1]:
-            return False
-    return True
-
-
-def _nonzero(terms: dict[SSAValue, int]) -> dict[SSAValue, int]:
-    return {t: c for t, c in terms.items() if c}
 
 
 def _linear(value: SSAValue, ivs: set[SSAValue]) -> tuple[dict[SSAValue, int], int] | None:
