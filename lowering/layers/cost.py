@@ -338,6 +338,12 @@ class AccessReuse:
         self._reused: dict[Operation, bool] = {}
         self._footprints: dict[tuple[bool, bool, bool], int] = {}
         self._distances: dict[tuple[scf.ForOp, int], float] = {}
+        self._by_form: (
+            dict[tuple[SSAValue, tuple[object, ...]], list[memref.LoadOp | memref.StoreOp]] | None
+        ) = None
+        self._forms: dict[Operation, tuple[object, ...] | None] = {}
+        self._touched: dict[tuple[Operation, int, int], bool] = {}
+        self._places: dict[Block, dict[Operation, int]] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -386,6 +392,8 @@ class AccessReuse:
         own each iteration, a column of a row-major matrix), a line where it is
         reused across that loop itself; a line per line of elements where the
         stride is not known."""
+        if self.touched_before(access, line, cache_bytes):
+            return 0.0
         reused = self.reused(access)
         if reused and self.reuse_distance(access, line) < cache_bytes // line:
             return 0.0
@@ -396,6 +404,112 @@ class AccessReuse:
         if reused and stride == 0:
             return 1.0  # reused across the loop itself, evicted in each of its iterations
         return min(1.0, stride / line)
+
+    def touched_before(
+        self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int
+    ) -> bool:
+        """Every element `access` touches was touched earlier in the same iteration
+        of a loop around it, by an access of the same buffer in an earlier loop of
+        that iteration's body (group reuse between sibling loops, Wolf and Lam,
+        PLDI 1991): PolyBench's atax reads row `A[i]` in its first inner loop and
+        again in its second. The earlier access `other` runs unconditionally in
+        each iteration of the innermost loop `c` around both, its loops below `c`
+        have the bounds of `access`'s (the same values, or equal constants), and
+        each index of the two is the same affine form (`_linear`) with `other`'s
+        loop indices below `c` read as `access`'s. Between the two uses, at most
+        one iteration of `c` passes (`_carrier_lines`, the tape left out as in
+        `reuse_distance`): the access hits where those lines fit the cache."""
+        key = (access, line, cache_bytes)
+        found = self._touched.get(key)
+        if found is None:
+            found = self._touched[key] = self._group_reuse(access, line, cache_bytes)
+        return found
+
+    def _group_reuse(
+        self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int
+    ) -> bool:
+        if self._by_form is None:
+            # By buffer and element form (`_form`): a fully unrolled body holds
+            # thousands of accesses of one buffer, in hundreds of loops.
+            self._by_form = {}
+            for op in self.function.walk():
+                if isinstance(op, memref.LoadOp | memref.StoreOp):
+                    form = self._form(op)
+                    if form is not None:
+                        self._by_form.setdefault((op.memref, form), []).append(op)
+        form = self._form(access)
+        if form is None:
+            return False
+        loops, _ = self._nest(access)
+        for other in self._by_form.get((access.memref, form), []):
+            theirs, _ = self._nest(other)
+            if len(theirs) != len(loops) or theirs == loops:
+                continue
+            depth = 0
+            while depth < len(loops) and loops[depth] is theirs[depth]:
+                depth += 1
+            if not depth or not self._sibling_loops(loops, theirs, depth):
+                continue
+            if not all(isinstance(o, scf.ForOp) for o in _parents(other, loops[depth - 1])):
+                continue
+            if self.carrier_lines(loops[depth - 1], line) < cache_bytes // line:
+                return True
+        return False
+
+    def _form(self, access: memref.LoadOp | memref.StoreOp) -> tuple[object, ...] | None:
+        """Each index of `access` as an affine form (`_linear`), a loop index
+        named by its depth among the loops around the access: two accesses of the
+        same form under the same outer loops touch the same element where the
+        loops below those have the same bounds. None where an index is not
+        affine."""
+        if access in self._forms:
+            return self._forms[access]
+        loops, _ = self._nest(access)
+        level = {loop.body.block.args[0]: n for n, loop in enumerate(loops)}
+        found: list[object] = []
+        for index in access.indices:
+            terms = _linear(index, set(level))
+            if terms is None:
+                self._forms[access] = None
+                return None
+            named = sorted(
+                (("level", level[t]) if t in level else ("value", id(t)), c)
+                for t, c in terms[0].items()
+                if c
+            )
+            found.append((tuple(named), terms[1]))
+        self._forms[access] = tuple(found)
+        return self._forms[access]
+
+    def _sibling_loops(
+        self, loops: tuple[scf.ForOp, ...], theirs: tuple[scf.ForOp, ...], depth: int
+    ) -> bool:
+        """The loops `theirs` below the first `depth` (those around both) run
+        before `loops`' in each iteration of the innermost common loop, with no
+        branch around them, over the same bounds."""
+        carrier = loops[depth - 1]
+        block = carrier.body.block
+        places = self._places.get(block)
+        if places is None:
+            places = self._places[block] = {op: n for n, op in enumerate(block.ops)}
+        first, their_first = loops[depth], theirs[depth]
+        if first.parent_block() is not block or their_first.parent_block() is not block:
+            return False
+        if places[their_first] >= places[first]:
+            return False
+        return all(
+            _same_bound(a, b)
+            for x, y in zip(loops[depth:], theirs[depth:], strict=True)
+            for a, b in ((x.lb, y.lb), (x.ub, y.ub), (x.step, y.step))
+        )
+
+    def carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
+        """`_carrier_lines`, worked out once per loop and line size."""
+        key = (carrier, line)
+        found = self._distances.get(key)
+        if found is None:
+            found = self._distances[key] = self._carrier_lines(carrier, line)
+        return found
 
     def reuse_distance(self, access: memref.LoadOp | memref.StoreOp, line: int) -> float:
         """The cache lines the function's arrays touch between two uses of an
@@ -414,11 +528,7 @@ class AccessReuse:
             absent = [loop for loop in loops if loop.body.block.args[0] not in used]
         if not absent:
             return 0.0
-        key = (absent[-1], line)
-        found = self._distances.get(key)
-        if found is None:
-            found = self._distances[key] = self._carrier_lines(absent[-1], line)
-        return found
+        return self.carrier_lines(absent[-1], line)
 
     def _carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
         """Cache lines one iteration of `carrier` touches (on average over a
@@ -490,6 +600,58 @@ def _reused(
             return True
         span += step * max(0, extent - 1)
     return False
+
+
+def _parents(op: Operation, stop: Operation) -> list[Operation]:
+    """The ops around `op`, innermost first, up to (not including) `stop`."""
+    found: list[Operation] = []
+    current = op.parent_op()
+    while current is not None and current is not stop:
+        found.append(current)
+        current = current.parent_op()
+    return found
+
+
+def _same_bound(a: SSAValue, b: SSAValue) -> bool:
+    """The same value, or equal constants."""
+    if a is b:
+        return True
+    ca, cb = constant_value(a), constant_value(b)
+    return ca is not None and ca == cb
+
+
+def _linear(value: SSAValue, ivs: set[SSAValue]) -> tuple[dict[SSAValue, int], int] | None:
+    """`value` as constant coefficients of terms plus a constant: the terms are
+    the loop indices `ivs` and the values computed from none of them (each its
+    own term), through `addi`, `subi`, `muli` by a constant and `index_cast`;
+    None for anything else that depends on a loop index."""
+    if value in ivs:
+        return {value: 1}, 0
+    constant = constant_value(value)
+    if constant is not None:
+        return {}, constant
+    if isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, arith.IndexCastOp):
+            return _linear(op.input, ivs)
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            lhs, rhs = _linear(op.lhs, ivs), _linear(op.rhs, ivs)
+            if lhs is not None and rhs is not None:
+                sign = -1 if isinstance(op, arith.SubiOp) else 1
+                terms = {
+                    t: lhs[0].get(t, 0) + sign * rhs[0].get(t, 0)
+                    for t in lhs[0].keys() | rhs[0].keys()
+                }
+                return terms, lhs[1] + sign * rhs[1]
+        if isinstance(op, arith.MuliOp):
+            for this, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+                factor = constant_value(other)
+                found = _linear(this, ivs)
+                if factor is not None and found is not None:
+                    return {t: c * factor for t, c in found[0].items()}, found[1] * factor
+    if not _loop_indices(value, ivs):
+        return {value: 1}, 0
+    return None
 
 
 def _element(

@@ -16,6 +16,7 @@ import autograd
 import numpy as np
 
 from tapeflow_benchmarks.kernels import (
+    atax,
     attention,
     batchnorm,
     burgers,
@@ -28,11 +29,13 @@ from tapeflow_benchmarks.kernels import (
     covariance,
     depthwise,
     doitgen,
+    durbin,
     embbag,
     gramschmidt,
     gravity,
     groupnorm,
     gru,
+    jacobi2d,
     layernorm,
     lenet,
     ljpair,
@@ -49,11 +52,14 @@ from tapeflow_benchmarks.kernels import (
     pathfinder,
     rnn,
     rowlse,
+    seidel2d,
     softdtw,
     softmax,
     somier,
     spmv,
+    symm,
     syrk_tri,
+    trisolv,
     trmm,
     xent,
 )
@@ -132,11 +138,18 @@ NEST_KERNELS: dict[str, Kernel] = {
         groupnorm,
         ljpair,
         burgers,
+        atax,
+        trisolv,
+        jacobi2d,
+        symm,
+        durbin,
+        seidel2d,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
-loss): nests whose outer body caches a per-iteration value beside an inner loop's
-tape, one with a run-time trip count. `python -m tapeflow_benchmarks.nest_stats`
+loss, PolyBench's linear algebra and stencils): nests whose outer body caches a
+per-iteration value beside an inner loop's tape, triangular nests, time-stepped
+stencils, one with a run-time trip count. `python -m tapeflow_benchmarks.nest_stats`
 measures how TapeFlow streams them; the evaluation runs them when named in
 `--kernels`."""
 

@@ -1,11 +1,12 @@
 """
 The nest kernels (`NEST_KERNELS`: convolutions, a dense layer, an RNN, an LSTM and
 a GRU, a row softmax, logistic regression, PolyBench's covariance, correlation,
-cholesky, gramschmidt, trmm, lu and doitgen, a CSR sparse product, attention, a
-banded soft-DTW, layer, batch and group normalization, a depthwise convolution, an
-embedding bag, a convolution fused with max-pooling, a cross-entropy over a
-run-time batch, Lennard-Jones pairs over a run-time particle count, a Burgers
-time stepper over a run-time step count) through every stage:
+cholesky, gramschmidt, trmm, lu, doitgen, atax, trisolv, jacobi-2d, symm, durbin and
+seidel-2d, a CSR sparse product, attention, a banded soft-DTW, layer, batch and group
+normalization, a depthwise convolution, an embedding bag, a convolution fused with
+max-pooling, a cross-entropy over a run-time batch, Lennard-Jones pairs over a
+run-time particle count, a Burgers time stepper over a run-time step count) through
+every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
