@@ -42,6 +42,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from lowering.enzyme.caches import reverse_sweep_start
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
+from lowering.ir.index_offsets import LinearForms
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
 from lowering.layers.layout import tile_layout
@@ -341,7 +342,8 @@ class AccessReuse:
         self._by_form: (
             dict[tuple[SSAValue, tuple[object, ...]], list[memref.LoadOp | memref.StoreOp]] | None
         ) = None
-        self._forms: dict[Operation, tuple[object, ...] | None] = {}
+        self._forms: dict[Operation, tuple[object, ...]] = {}
+        self._linear = LinearForms()
         self._touched: dict[tuple[Operation, int, int], bool] = {}
         self._places: dict[Block, dict[Operation, int]] = {}
 
@@ -415,7 +417,7 @@ class AccessReuse:
         again in its second. The earlier access `other` runs unconditionally in
         each iteration of the innermost loop `c` around both, its loops below `c`
         have the bounds of `access`'s (the same values, or equal constants), and
-        each index of the two is the same affine form (`_linear`) with `other`'s
+        each index of the two is the same linear form (`_form`) with `other`'s
         loop indices below `c` read as `access`'s. Between the two uses, at most
         one iteration of `c` passes (`_carrier_lines`, the tape left out as in
         `reuse_distance`): the access hits where those lines fit the cache."""
@@ -434,14 +436,9 @@ class AccessReuse:
             self._by_form = {}
             for op in self.function.walk():
                 if isinstance(op, memref.LoadOp | memref.StoreOp):
-                    form = self._form(op)
-                    if form is not None:
-                        self._by_form.setdefault((op.memref, form), []).append(op)
-        form = self._form(access)
-        if form is None:
-            return False
+                    self._by_form.setdefault((op.memref, self._form(op)), []).append(op)
         loops, _ = self._nest(access)
-        for other in self._by_form.get((access.memref, form), []):
+        for other in self._by_form.get((access.memref, self._form(access)), []):
             theirs, _ = self._nest(other)
             if len(theirs) != len(loops) or theirs == loops:
                 continue
@@ -456,30 +453,25 @@ class AccessReuse:
                 return True
         return False
 
-    def _form(self, access: memref.LoadOp | memref.StoreOp) -> tuple[object, ...] | None:
-        """Each index of `access` as an affine form (`_linear`), a loop index
+    def _form(self, access: memref.LoadOp | memref.StoreOp) -> tuple[object, ...]:
+        """Each index of `access` as a linear form (`LinearForms`), a loop index
         named by its depth among the loops around the access: two accesses of the
         same form under the same outer loops touch the same element where the
-        loops below those have the same bounds. None where an index is not
-        affine."""
-        if access in self._forms:
-            return self._forms[access]
-        loops, _ = self._nest(access)
-        level = {loop.body.block.args[0]: n for n, loop in enumerate(loops)}
-        found: list[object] = []
-        for index in access.indices:
-            terms = _linear(index, set(level))
-            if terms is None:
-                self._forms[access] = None
-                return None
-            named = sorted(
-                (("level", level[t]) if t in level else ("value", id(t)), c)
-                for t, c in terms[0].items()
-                if c
-            )
-            found.append((tuple(named), terms[1]))
-        self._forms[access] = tuple(found)
-        return self._forms[access]
+        loops below those have the same bounds. A value the forms do not see
+        through is a term of its own, so that only the same value matches it."""
+        found = self._forms.get(access)
+        if found is None:
+            loops, _ = self._nest(access)
+            level = {loop.body.block.args[0]: n for n, loop in enumerate(loops)}
+            indices = []
+            for index in access.indices:
+                terms, constant = self._linear.form(index)
+                named = sorted(
+                    (("level", level[t]) if t in level else ("value", id(t)), c) for t, c in terms
+                )
+                indices.append((tuple(named), constant))
+            found = self._forms[access] = tuple(indices)
+        return found
 
     def _sibling_loops(
         self, loops: tuple[scf.ForOp, ...], theirs: tuple[scf.ForOp, ...], depth: int
@@ -618,40 +610,6 @@ def _same_bound(a: SSAValue, b: SSAValue) -> bool:
         return True
     ca, cb = constant_value(a), constant_value(b)
     return ca is not None and ca == cb
-
-
-def _linear(value: SSAValue, ivs: set[SSAValue]) -> tuple[dict[SSAValue, int], int] | None:
-    """`value` as constant coefficients of terms plus a constant: the terms are
-    the loop indices `ivs` and the values computed from none of them (each its
-    own term), through `addi`, `subi`, `muli` by a constant and `index_cast`;
-    None for anything else that depends on a loop index."""
-    if value in ivs:
-        return {value: 1}, 0
-    constant = constant_value(value)
-    if constant is not None:
-        return {}, constant
-    if isinstance(value, OpResult):
-        op = value.op
-        if isinstance(op, arith.IndexCastOp):
-            return _linear(op.input, ivs)
-        if isinstance(op, arith.AddiOp | arith.SubiOp):
-            lhs, rhs = _linear(op.lhs, ivs), _linear(op.rhs, ivs)
-            if lhs is not None and rhs is not None:
-                sign = -1 if isinstance(op, arith.SubiOp) else 1
-                terms = {
-                    t: lhs[0].get(t, 0) + sign * rhs[0].get(t, 0)
-                    for t in lhs[0].keys() | rhs[0].keys()
-                }
-                return terms, lhs[1] + sign * rhs[1]
-        if isinstance(op, arith.MuliOp):
-            for this, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-                factor = constant_value(other)
-                found = _linear(this, ivs)
-                if factor is not None and found is not None:
-                    return {t: c * factor for t, c in found[0].items()}, found[1] * factor
-    if not _loop_indices(value, ivs):
-        return {value: 1}, 0
-    return None
 
 
 def _element(
@@ -1274,7 +1232,7 @@ class RevTimeline:
         self._straight: dict[tuple[Operation, Operation, int], float] = {}
         self._plans: dict[Block | tuple[Operation, ...], list[tuple[_Step, object]]] = {}
         self._partners: dict[int, layer.LayerOp] | None = None
-        self._carried: dict[scf.ForOp, tuple[tuple[SSAValue, ...], ...]] = {}
+        self._carries_of: dict[scf.ForOp, tuple[tuple[SSAValue, ...], ...]] = {}
 
     def layers(self, charged: set[Operation]) -> Iterator[RevLayer]:
         """The REV layers of the REV sweep from its start (`reverse_sweep_start`,
@@ -1369,7 +1327,7 @@ class RevTimeline:
         (`lowering.layers.tiles.strip_mine`): its arguments, their first values
         and the next tile's values its strip-mined loop yields (none if it
         carries none)."""
-        found = self._carried.get(loop)
+        found = self._carries_of.get(loop)
         if found is None:
             found = ((), (), ())
             owner = next((o for o in loop.body.block.ops if isinstance(o, layer.LayerOp)), None)
@@ -1384,7 +1342,7 @@ class RevTimeline:
                     tuple(firsts),
                     tuple(yielded.operands[-count:]),
                 )
-            self._carried[loop] = found
+            self._carries_of[loop] = found
         return found
 
     def _values(
