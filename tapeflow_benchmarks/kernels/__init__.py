@@ -31,11 +31,14 @@ from tapeflow_benchmarks.kernels import (
     doitgen,
     durbin,
     embbag,
+    fdtd2d,
     gramschmidt,
     gravity,
     groupnorm,
     gru,
+    heat3d,
     jacobi2d,
+    kmeans,
     layernorm,
     lenet,
     ljpair,
@@ -50,8 +53,10 @@ from tapeflow_benchmarks.kernels import (
     mttkrp,
     nn,
     pathfinder,
+    rk4,
     rnn,
     rowlse,
+    sconv,
     seidel2d,
     softdtw,
     softmax,
@@ -61,6 +66,7 @@ from tapeflow_benchmarks.kernels import (
     syrk_tri,
     trisolv,
     trmm,
+    twomm,
     xent,
 )
 from tapeflow_benchmarks.kernels.kernel import CallerArg, Kernel, Param
@@ -144,6 +150,12 @@ NEST_KERNELS: dict[str, Kernel] = {
         symm,
         durbin,
         seidel2d,
+        twomm,
+        fdtd2d,
+        heat3d,
+        rk4,
+        kmeans,
+        sconv,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
