@@ -32,6 +32,7 @@ from tapeflow_benchmarks.kernels import (
     durbin,
     embbag,
     fdtd2d,
+    gemver,
     gramschmidt,
     gravity,
     groupnorm,
@@ -47,6 +48,7 @@ from tapeflow_benchmarks.kernels import (
     logsum_n,
     lstm,
     lu,
+    ludcmp,
     massspring,
     matdescent,
     mlp,
@@ -156,6 +158,8 @@ NEST_KERNELS: dict[str, Kernel] = {
         rk4,
         kmeans,
         sconv,
+        ludcmp,
+        gemver,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
