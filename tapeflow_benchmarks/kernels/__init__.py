@@ -165,7 +165,8 @@ NEST_KERNELS: dict[str, Kernel] = {
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
 loss, PolyBench's linear algebra and stencils): nests whose outer body caches a
 per-iteration value beside an inner loop's tape, triangular nests, time-stepped
-stencils, one with a run-time trip count. `python -m tapeflow_benchmarks.nest_stats`
+stencils, nests in sequence, short inner loops under long outer ones, loops of
+run-time trip count. `python -m tapeflow_benchmarks.nest_stats`
 measures how TapeFlow streams them; the evaluation runs them when named in
 `--kernels`."""
 

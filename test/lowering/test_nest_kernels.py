@@ -5,8 +5,10 @@ cholesky, gramschmidt, trmm, lu, doitgen, atax, trisolv, jacobi-2d, symm, durbin
 seidel-2d, a CSR sparse product, attention, a banded soft-DTW, layer, batch and group
 normalization, a depthwise convolution, an embedding bag, a convolution fused with
 max-pooling, a cross-entropy over a run-time batch, Lennard-Jones pairs over a
-run-time particle count, a Burgers time stepper over a run-time step count) through
-every stage:
+run-time particle count, a Burgers time stepper over a run-time step count,
+PolyBench's 2mm, fdtd-2d, heat-3d, ludcmp and gemver, RK4 over a run-time step
+count, a soft k-means step over a run-time point count, a strided convolution with
+GELU over a run-time batch) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
