@@ -12,7 +12,8 @@ recurrence, or a store to a buffer the body also loads, unless both use the same
 iteration-dependent indices) allow. Every other run of placeable ops outside a
 kernel is scheduled as straight-line code and moved into a `cgra.kernel` that runs
 once where the run was (with `place-straight-line=false`, only loop-free layer
-bodies); index arithmetic after a stream op joins the run before it,
+bodies); an integer op a loop's body repeats is computed once where its
+schedule is no slower, index arithmetic after a stream op joins the run before it,
 effect-free ops nothing uses outside innermost loops are erased, and a run of
 integer ops only later kernels use moves into them where their schedules say
 that costs no more (a tile iteration's first rows). With
@@ -168,6 +169,7 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: Scheduler) -> KernelRecor
     """Schedule the loop's body, move it into a `cgra.kernel` the loop iterates,
     and place each of its ops."""
     _hoist_constants(loop)
+    _merge_where_no_slower(loop, scheduler)
     block = loop.body.block
     body_ops = list(block.ops)
     terminator = body_ops[-1]
@@ -540,6 +542,90 @@ def _erase_dead(function: Operation) -> None:
             ):
                 Rewriter.erase_op(op)
                 erased = True
+
+
+def _operand_key(value: SSAValue) -> object:
+    """An operand as index arithmetic sees it: an integer constant by its value
+    and type (two `arith.constant 22 : index` are one value), anything else by
+    identity."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, builtin.IntegerAttr):
+        return ("constant", owner.value.value.data, value.type)
+    return value
+
+
+def _equal_index_ops(block: Block) -> dict[Operation, Operation]:
+    """Each integer op of `block` that repeats an earlier op of the block (the
+    same operation on the same operands, integer constants compared by value, with
+    the same properties and result types) -> that earlier op, which dominates it."""
+    seen: dict[tuple[object, ...], Operation] = {}
+    repeats: dict[Operation, Operation] = {}
+    for op in block.ops:
+        if not _index_op(op):
+            continue
+        key = (
+            op.name,
+            tuple(_operand_key(o) for o in op.operands),
+            tuple(sorted((k, str(v)) for k, v in op.properties.items())),
+            tuple(sorted((k, str(v)) for k, v in op.attributes.items())),
+            tuple(r.type for r in op.results),
+        )
+        if key in seen:
+            repeats[op] = seen[key]
+        else:
+            seen[key] = op
+    return repeats
+
+
+def _merge(repeats: dict[Operation, Operation]) -> None:
+    """Replace each repeat by the op it repeats, erasing it and any constant only
+    it read."""
+    for op, earlier in repeats.items():
+        for new, old in zip(earlier.results, op.results, strict=True):
+            old.replace_all_uses_with(new)
+        operands = [o.owner for o in op.operands]
+        Rewriter.erase_op(op)
+        for owner in operands:
+            if isinstance(owner, arith.ConstantOp) and not owner.result.uses:
+                Rewriter.erase_op(owner)
+
+
+def _loop_cost(loop: scf.ForOp, scheduler: Scheduler) -> tuple[int, ...]:
+    """What the loop's body costs as a kernel: `(trips - 1) * ii + length` for a
+    constant trip count, else `(ii, length)` (`Scheduler.schedule`'s order)."""
+    block = loop.body.block
+    terminator = block.last_op
+    assert terminator is not None
+    ops = list(block.ops)[:-1]
+    carried = list(zip(block.args[1:], terminator.operands, strict=False))
+    trips = trip_count(loop)
+    s = scheduler.schedule(ops, carried, trips=trips)
+    return ((trips - 1) * s.ii + s.length,) if trips else (s.ii, s.length)
+
+
+def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
+    """
+    Compute an integer op of the loop's body once where the body repeats it
+    (`_equal_index_ops`: common subexpression elimination, Cocke, SIGPLAN
+    Notices 5(7), 1970, within the block), if the kernel's schedule is then no
+    slower. The passes before build their index arithmetic access by access, so
+    some of it is computed twice: a REV tile's mirrored row `n - 1 - i` beside
+    the same index of an adjoint array, each group of a tile of several its own
+    `i * stride`. A copy takes a PE slot and may lengthen a recurrence through
+    memory (fdtd-2d's REV update of `hz`: `ii` 9 with it, 8 without); a shared
+    value, read by two ops, may cost a hop to the second one's PE and lengthen
+    the schedule (conv2d's FWD loop, 13 -> 14 cycles). The body is scheduled
+    both ways, on a copy, and merged where that costs no more.
+    """
+    if not _equal_index_ops(loop.body.block):
+        return
+    kept = _loop_cost(loop, scheduler)
+    trial = loop.clone()
+    _merge(_equal_index_ops(trial.body.block))
+    merged = _loop_cost(trial, scheduler)
+    trial.erase()
+    if merged <= kept:
+        _merge(_equal_index_ops(loop.body.block))
 
 
 def _in_innermost_loop(op: Operation) -> bool:
