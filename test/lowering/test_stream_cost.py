@@ -29,7 +29,10 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
 - a REV layer's run includes each of its short inner loops' pipeline fills, and
   the REV work before a nest hides part of its first preload's wait (by hand);
 - a piece of straight-line stores that cuts a kernel whose parts both miss costs
-  the overlap of their misses (by hand).
+  the overlap of their misses (by hand);
+- a loop issues at the scheduler's ii with its tape through the cache (kept) or
+  the scratchpad (streamed): trisolv's FWD loop 13 and 12, those of its lowered
+  kernels, so `auto` streams it.
 """
 
 from __future__ import annotations
