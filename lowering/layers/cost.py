@@ -49,6 +49,7 @@ from lowering.layers.layout import tile_layout
 from lowering.layers.records import CARRIED_BOUNDS, ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
 from lowering.scheduling.recurrence import iteration_edges, recurrence_mii
+from lowering.scheduling.scheduler import Scheduler
 from tapeflow_dialects import layer, region
 from tapeflow_dialects.layer import ENTRY_BYTES, Phase
 from targets.hardware import CacheConfig, DramConfig, Hardware, Latencies
@@ -291,7 +292,8 @@ def saved_cycles(
             0.0 if arrays_fit else sum(accesses.lines(o, line, machine.cache_bytes) for o in primal)
         )
         stored = sum(isinstance(o, region.StoreOp) or not rev_hits for o in tape)
-        recurrence = _recurrence(block, machine) if any(n > 1 for n in runs) else 0
+        looped = any(n > 1 for n in runs)
+        kept_ii, streamed_ii = _intervals(block, tape, machine) if looped else (0, 0)
         # Each trip count apart (a triangular nest's runs, `trip_runs`): max(compute,
         # memory) is convex in the iterations, so at the mean trip count the short
         # runs' misses would hide under the long runs' compute.
@@ -300,15 +302,40 @@ def saved_cycles(
             primal_misses = iterations * primal_lines
             # The `cgra` model's rule for a kernel loop: max(compute, memory),
             # memory the misses in groups of `mshrs`, each the DRAM latency, plus
-            # the hits over the ports. Compute is bounded below by the loop's
-            # recurrences; memory time under it is hidden with the tape or without.
+            # the hits over the ports. Compute is an iteration's initiation
+            # interval as the scheduler places the body with the tape in the
+            # cache and in the scratchpad (`_intervals`); memory time under it
+            # is hidden with the tape or without.
             after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
             after += (len(primal) * iterations - primal_misses) / ports
             before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
             before += ((len(primal) + len(tape)) * iterations - primal_misses - missing) / ports
-            compute = iterations * recurrence if iterations > 1 else 0.0
-            saved += count * (max(before, compute) - max(after, compute))
+            kept = iterations * kept_ii if iterations > 1 else 0.0
+            streamed = iterations * streamed_ii if iterations > 1 else 0.0
+            saved += count * (max(before, kept) - max(after, streamed))
     return saved
+
+
+def _intervals(block: Block, tape: Sequence[Operation], machine: StreamMachine) -> tuple[int, int]:
+    """The initiation intervals of the innermost loop whose body is `block`, with
+    the `tape` accesses through the cache (kept) and through the scratchpad
+    (streamed), as the `cgra` scheduler places them
+    (`lowering.scheduling.scheduler`: a FWD tile's scratchpad stores may go
+    last, where they take the slots the recurrences leave; kept, they take cache
+    ports in program order); 0 for both if the body holds ops the scheduler does
+    not place (branches). The machine's integer latency and cache ports, the
+    other numbers `targets.hardware`'s (its PE grid among them)."""
+    ops = list(block.ops)[:-1]
+    terminator = block.last_op
+    if not isinstance(terminator, scf.YieldOp) or not all(placeable(op) for op in ops):
+        return 0, 0
+    hardware = _latencies_of(machine)
+    hardware = replace(hardware, cache=replace(hardware.cache, ports=machine.cache_ports))
+    scheduler = Scheduler(hardware)
+    carried = list(zip(block.args[1:], terminator.operands, strict=False))
+    kept = scheduler.schedule(ops, carried).ii
+    streamed = scheduler.schedule(ops, carried, spad=frozenset(tape)).ii
+    return kept, streamed
 
 
 def _recurrence(block: Block, machine: StreamMachine) -> int:

@@ -81,7 +81,8 @@ class NestChoice:
         return (
             f"cost model: streaming would add {self.added:.0f} cycles of tile bookkeeping "
             f"and preload waits and save at most {self.saved:.0f} (tape misses, "
-            f"cache-port cycles and pipeline fills; the tape and arrays {fits} the cache)"
+            f"cache-port cycles, loop issue and pipeline fills; the tape and arrays "
+            f"{fits} the cache)"
         )
 
 

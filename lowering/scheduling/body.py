@@ -7,6 +7,7 @@ which one iteration may feed the next's loads.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf
@@ -156,12 +157,14 @@ class LoopBody:
         )
 
     @staticmethod
-    def of(ops: list[Operation], hardware: Hardware) -> LoopBody:
+    def of(ops: list[Operation], hardware: Hardware, spad: Collection[Operation] = ()) -> LoopBody:
+        """`ops` as the scheduler reads them; the accesses in `spad` (tape
+        accesses a layering would stream) taken through the scratchpad."""
         index = {op: n for n, op in enumerate(ops)}
         buffers = [accessed_buffer(op) for op in ops]
         return LoopBody(
             ops,
-            [memory_kind(op) for op in ops],
+            ["spad" if op in spad else memory_kind(op) for op in ops],
             buffers,
             [is_store(op) for op in ops],
             [op_latency(op, hardware) for op in ops],

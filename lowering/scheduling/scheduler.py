@@ -13,11 +13,12 @@ body of the same shape on a machine of the same such numbers (`ScheduleMemo`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
-from lowering.scheduling.body import Conflicts, LoopBody
+from lowering.scheduling.body import Conflicts, LoopBody, is_store
 from lowering.scheduling.recurrence import recurrence_mii
 from tapeflow_dialects import stream
 from targets.costs import op_latency
@@ -106,17 +107,22 @@ def scheduling_key(hardware: Hardware) -> tuple[object, ...]:
     )
 
 
-def sinks_last(ops: list[Operation]) -> list[Operation]:
+def sinks_last(ops: list[Operation], spad: Collection[Operation] = ()) -> list[Operation]:
     """`ops` with a body's scratchpad stores (a FWD tile's tape, which nothing in
-    the body reads) after every other op, so that they take the PEs and cycles
-    the ops of its dataflow and recurrences leave, rather than the other way
-    round (`Scheduler.schedule` tries both orders)."""
-    if any(isinstance(op, stream.LoadOp) for op in ops):
+    the body reads; with the accesses `spad` takes through the scratchpad) after
+    every other op, so that they take the PEs and cycles the ops of its dataflow
+    and recurrences leave, rather than the other way round (`Scheduler.schedule`
+    tries both orders)."""
+
+    def spad_access(op: Operation, kind: type) -> bool:
+        return isinstance(op, kind) or (op in spad and is_store(op) == (kind is stream.StoreOp))
+
+    if any(spad_access(op, stream.LoadOp) for op in ops):
         return ops
-    sinks = [op for op in ops if isinstance(op, stream.StoreOp)]
+    sinks = [op for op in ops if spad_access(op, stream.StoreOp)]
     if not sinks:
         return ops
-    return [op for op in ops if not isinstance(op, stream.StoreOp)] + sinks
+    return [op for op in ops if not spad_access(op, stream.StoreOp)] + sinks
 
 
 class Scheduler:
@@ -140,6 +146,7 @@ class Scheduler:
         carried: list[tuple[SSAValue, SSAValue]],
         iterated: bool = True,
         trips: int | None = None,
+        spad: Collection[Operation] = (),
     ) -> Schedule:
         """A schedule of `ops`, a loop body whose `carried` values feed the next
         iteration, or (not `iterated`) straight-line ops run once: no iteration
@@ -150,14 +157,16 @@ class Scheduler:
         A loop body with a FWD tile's scratchpad stores is also scheduled with
         them placed last (`sinks_last`), and the cheaper of the two kept: for
         `trips` iterations (the loop's constant trip count, if not zero) `(trips -
-        1) * ii + length`, else the smaller `ii`, then the shorter length."""
+        1) * ii + length`, else the smaller `ii`, then the shorter length. The
+        accesses in `spad` are taken through the scratchpad (`LoopBody.of`: a
+        body priced as it would be streamed)."""
         if not self.hw.mapping.modulo_schedule:
             return self.sequential(ops)
-        found = self._schedule(ops, carried, iterated)
-        last = sinks_last(ops)
+        found = self._schedule(ops, carried, iterated, spad)
+        last = sinks_last(ops, spad)
         if not iterated or last == ops:
             return found
-        other = self._schedule(last, carried, iterated)
+        other = self._schedule(last, carried, iterated, spad)
 
         def cost(s: Schedule) -> tuple[int, ...]:
             return ((trips - 1) * s.ii + s.length,) if trips else (s.ii, s.length)
@@ -165,10 +174,14 @@ class Scheduler:
         return other if cost(other) < cost(found) else found
 
     def _schedule(
-        self, ops: list[Operation], carried: list[tuple[SSAValue, SSAValue]], iterated: bool
+        self,
+        ops: list[Operation],
+        carried: list[tuple[SSAValue, SSAValue]],
+        iterated: bool,
+        spad: Collection[Operation] = (),
     ) -> Schedule:
         """`schedule` for `ops` placed in their order."""
-        body = LoopBody.of(ops, self.hw)
+        body = LoopBody.of(ops, self.hw, spad)
         key = self._memo_key(body, carried, iterated)
         if self.memo is not None and (found := self.memo.find(key, ops)) is not None:
             return found

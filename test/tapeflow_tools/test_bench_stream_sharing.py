@@ -25,10 +25,10 @@ GROUP = Group("rowlse", "small", "tapeflow", 512)
 FAST = {latency: replace(GROUP, settings=(("dram.latency_cycles", latency),)) for latency in (5, 7)}
 POINTS = {
     **{(cache, 100): Point(GROUP, cache) for cache in (256, 512, 1024, 4096)},
-    **{(1024, latency): Point(group, 1024) for latency, group in FAST.items()},
+    **{(512, latency): Point(group, 512) for latency, group in FAST.items()},
 }
 MEMBERS = [(p.group, [p]) for p in POINTS.values()]
-KEPT = [(256, 100), (512, 100), (1024, 5), (1024, 7)]
+KEPT = [(256, 100), (512, 100), (512, 5), (512, 7)]
 STREAMED = [(1024, 100), (4096, 100)]
 TIMING = {"group_seconds", "simulator"}
 
@@ -73,7 +73,7 @@ def test_a_shared_run_reports_what_each_machine_run_alone_does() -> None:
     # kept nest's reason names the machine's numbers.
     kept = {key: shared[p]["kept_regions"] for key, p in POINTS.items()}
     assert all(kept[key] for key in KEPT) and not any(kept[key] for key in STREAMED)
-    assert kept[1024, 5] != kept[1024, 7]
+    assert kept[512, 5] != kept[512, 7]
     assert shared[POINTS[256, 100]]["cycles"] != shared[POINTS[512, 100]]["cycles"]
     # One run each for the kept and the streamed machines.
     for run in (KEPT, STREAMED):
@@ -112,7 +112,7 @@ def test_evaluate_takes_another_machine_only_with_the_same_choice() -> None:
         )
 
     execution = run(choices)
-    simulator.evaluate(execution, POINTS[1024, 5].hardware())
+    simulator.evaluate(execution, POINTS[512, 5].hardware())
     with pytest.raises(SimulationError, match="streams other nests"):
         simulator.evaluate(execution, POINTS[1024, 100].hardware())
     # Without the choices, a cache the cost model reads cannot be told safe.

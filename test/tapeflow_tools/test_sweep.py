@@ -119,19 +119,29 @@ def test_each_run_records_the_machine_it_ran_on(example: Path) -> None:
 
 def test_dram_latency_changes_time_not_traffic(example: Path) -> None:
     """The DRAM latency is a timing parameter: the same accesses, hits, misses and
-    bytes; never fewer cycles when it grows."""
+    bytes; never fewer cycles when it grows. The stream cost model reads it, so a
+    tapeflow run may stream a nest at one latency and keep it at the other (chain:
+    streamed at 100 cycles, where its loops issue faster with the tape in the
+    scratchpad, kept at 400): the same traffic holds where the choice is the same
+    (the layers executed)."""
     rows = _csv(example / "csv" / "runs.csv")
     by = {
         (r["kernel"], r["variant"], r["cache.size_bytes"], r["dram.latency_cycles"]): r
         for r in rows
     }
+    compared = 0
     for (kernel, variant, cache, latency), fast in by.items():
         if latency != "100":
             continue
         slow = by[(kernel, variant, cache, "400")]
-        for column in ("cache_hits", "cache_misses", "dram_total", "ops_total", "layers"):
+        if slow["layers"] != fast["layers"]:
+            assert variant == "tapeflow", (kernel, variant, cache)
+            continue
+        compared += 1
+        for column in ("cache_hits", "cache_misses", "dram_total", "ops_total"):
             assert slow[column] == fast[column], (kernel, variant, cache, column)
         assert int(slow["cycles_total"]) >= int(fast["cycles_total"])
+    assert compared >= len(by) // 4  # every enzyme pair at least
 
 
 @pytest.mark.parametrize(
