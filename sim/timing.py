@@ -221,6 +221,7 @@ class TimingRecorder:
         self._cells: dict[int, list[int]] = {}  # id(fu): `kernel_cell`
         self._window_fu: dict[int, dict[str, int]] = {}  # ops window: its FU ops
         self._op_costs: dict[tuple[type, str, bool], OpCost | None] = {}  # `op_cost`'s
+        self._costs_of = self.hardware  # the machine `_op_costs` holds the costs on
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; a window's `kernel` column indexes it (0: not a kernel)."""
         self.phase_names: list[str] = ["fwd", "rev"]
@@ -236,6 +237,8 @@ class TimingRecorder:
     def op_cost(self, op: Operation) -> OpCost | None:
         """`targets.costs.unscheduled_op_cost` of `op` on `hardware`, found once per
         op class, op name and whether the op has regions (what it depends on)."""
+        if self._costs_of is not self.hardware:  # another machine given since
+            self._op_costs, self._costs_of = {}, self.hardware
         key = (type(op), op.name, bool(op.regions))
         if key not in self._op_costs:
             self._op_costs[key] = unscheduled_op_cost(op, self.hardware)

@@ -4,7 +4,8 @@ op, read from tables filled once per op class: `_kind`, the name an op's class i
 known by, against the op's own name; `TimingRecorder.op_cost`, remembered by op
 class, name and regions, against `targets.costs.unscheduled_op_cost` asked anew,
 on two machines whose latencies differ (each recorder remembers its own machine's
-costs: the second machine's are not the first one's).
+costs: the second machine's are not the first one's, nor after a recorder is
+given another machine).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from sim.instrument import _kind
 from sim.simulator import prepare
 from sim.timing import TimingRecorder
 from sim.trace import MemoryTrace
+from tapeflow_tools.context import make_context
 from targets.costs import unscheduled_op_cost
 from targets.hardware import Latencies, configure
-from tapeflow_tools.context import make_context
 
 KIND_OF_NAME = {
     "scf.for": "for",
@@ -70,3 +71,5 @@ def test_op_class_tables_answer_as_asked_anew(
     assert differ, "the machines' latencies differ: some op must cost differently"
     for op in differ:  # a remembered cost is its own machine's
         assert recorders[1].op_cost(op) == unscheduled_op_cost(op, slower)
+    recorders[0].hardware = slower  # a recorder given another machine forgets the first's
+    assert all(recorders[0].op_cost(op) == unscheduled_op_cost(op, slower) for op in differ)
