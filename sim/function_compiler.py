@@ -42,7 +42,7 @@ from tapeflow_dialects import cgra, layer, stream, tape
 from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 from tapeflow_dialects.semantics import UndefinedBehavior, constant_value, scalar
-from targets.costs import kernel_profile, unscheduled_op_cost
+from targets.costs import kernel_profile
 
 
 class _Batch:
@@ -152,7 +152,7 @@ class _FunctionSource:
     def cost(self, op: Operation) -> tuple[int, str | None, str | None] | None:
         if self.timing is None:
             return None
-        cost = unscheduled_op_cost(op, self.timing.hardware)
+        cost = self.timing.op_cost(op)
         return None if cost is None else (cost.latency, cost.fu_class, cost.memory)
 
     # --------------------------------------------------------------- blocks

@@ -16,7 +16,36 @@ from sim.kernel_compiler import is_kernel_loop
 from tapeflow_dialects import cgra, enzyme, layer, region, stream, tape
 from tapeflow_dialects.enzyme import REV_START
 from tapeflow_dialects.layer import Phase, SpadType
-from targets.costs import KernelProfile, kernel_profile, unscheduled_op_cost
+from targets.costs import KernelProfile, kernel_profile
+
+_KIND_CLASSES: tuple[tuple[type[Operation], str], ...] = (
+    (scf.ForOp, "for"),
+    (cgra.KernelOp, "kernel"),
+    (stream.FwdOp, "fwd"),
+    (stream.RevOp, "rev"),
+    (layer.LayerOp, "layer"),
+    (memref.LoadOp, "load"),
+    (tape.LoadOp, "tape_load"),
+    (memref.StoreOp, "store"),
+    (tape.StoreOp, "tape_store"),
+    (enzyme.CacheLoadOp, "cache_load"),
+    (enzyme.CacheStoreOp, "cache_store"),
+    (region.LoadOp, "region_load"),
+    (region.StoreOp, "region_store"),
+)
+_KINDS: dict[type[Operation], str | None] = {}
+
+
+def _kind(op: Operation) -> str | None:
+    """The name `timed` and `traced` know `op`'s class by (`_KIND_CLASSES`; None:
+    neither treats it apart), found once per class: an xDSL op class is an
+    abstract base class, whose `isinstance` costs ten dictionary look-ups."""
+    cls = type(op)
+    if cls in _KINDS:
+        return _KINDS[cls]
+    kind = next((name for base, name in _KIND_CLASSES if isinstance(op, base)), None)
+    _KINDS[cls] = kind
+    return kind
 
 
 def timed(ctx: CompileContext, op: Operation, step: Step) -> Step:
@@ -40,33 +69,35 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
     assert timing is not None
     if ctx.in_kernel:
         return step
-    match op:
-        case scf.ForOp() if is_kernel_loop(op):
-            return _timed_kernel_loop(ctx, op, step)
-        case cgra.KernelOp() if not is_kernel_loop(op.parent_op()):
-            return _timed_straight_kernel(ctx, op, step)
-        case stream.FwdOp() | stream.RevOp():
-            direction = "fwd" if isinstance(op, stream.FwdOp) else "rev"
-            rows_slot = ctx.slot(op.rows)
-            tile_type = op.tile.type
-            assert isinstance(tile_type, SpadType)
-            row_bytes = tile_type.slots.data * 8
+    kind = _kind(op)
+    if kind == "for" and is_kernel_loop(op):
+        return _timed_kernel_loop(ctx, op, step)  # type: ignore[arg-type]
+    if kind == "kernel" and not is_kernel_loop(op.parent_op()):  # type: ignore[arg-type]
+        return _timed_straight_kernel(ctx, op, step)  # type: ignore[arg-type]
+    if kind == "fwd" or kind == "rev":
+        assert isinstance(op, stream.FwdOp | stream.RevOp)
+        direction = kind
+        rows_slot = ctx.slot(op.rows)
+        tile_type = op.tile.type
+        assert isinstance(tile_type, SpadType)
+        row_bytes = tile_type.slots.data * 8
 
-            def stream_step(fr: Frame) -> None:
-                timing.stream(direction, fr[rows_slot] * row_bytes)
-                step(fr)
+        def stream_step(fr: Frame) -> None:
+            timing.stream(direction, fr[rows_slot] * row_bytes)
+            step(fr)
 
-            return stream_step
-        case layer.LayerOp():
-            entries, rev = layer_tile(op)
+        return stream_step
+    if kind == "layer":
+        assert isinstance(op, layer.LayerOp)
+        entries, rev = layer_tile(op)
 
-            def layer_step(fr: Frame) -> None:
-                timing.layer(entries, rev)
-                step(fr)
-                timing.end_layer()
+        def layer_step(fr: Frame) -> None:
+            timing.layer(entries, rev)
+            step(fr)
+            timing.end_layer()
 
-            return layer_step
-    cost = unscheduled_op_cost(op, timing.hardware)
+        return layer_step
+    cost = timing.op_cost(op)
     if cost is None:
         return step
     latency, fu_class, memory = cost.latency, cost.fu_class, cost.memory
@@ -147,33 +178,23 @@ def traced(ctx: CompileContext, op: Operation, step: Step) -> Step:
     trace = ctx.trace
     assert trace is not None
     ins = [ctx.slot(v) for v in op.operands]
-    match op:
-        case memref.LoadOp() | tape.LoadOp():
-            buffer, idx, write, is_tape, slot = (
-                ins[0],
-                ins[1:],
-                False,
-                isinstance(op, tape.LoadOp),
-                None,
-            )
-        case memref.StoreOp() | tape.StoreOp():
-            buffer, idx, write, is_tape, slot = (
-                ins[1],
-                ins[2:],
-                True,
-                isinstance(op, tape.StoreOp),
-                None,
-            )
-        case enzyme.CacheLoadOp():
-            rank = len(op.indices)
+    match _kind(op):
+        case "load" | "tape_load" as kind:
+            buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, kind == "tape_load", None
+        case "store" | "tape_store" as kind:
+            buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, kind == "tape_store", None
+        case "cache_load":
+            rank = len(op.indices)  # type: ignore[attr-defined]
             buffer, idx, write, is_tape, slot = ins[0], ins[1 : 1 + rank], False, False, None
-        case enzyme.CacheStoreOp():
-            rank = len(op.indices)
+        case "cache_store":
+            rank = len(op.indices)  # type: ignore[attr-defined]
             buffer, idx, write, is_tape, slot = ins[1], ins[2 : 2 + rank], True, False, None
-        case region.LoadOp():
-            buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, True, op.slot.value.data
-        case region.StoreOp():
-            buffer, idx, write, is_tape, slot = ins[1], ins[2:], True, True, op.slot.value.data
+        case "region_load":
+            slot = op.slot.value.data  # type: ignore[attr-defined]
+            buffer, idx, write, is_tape = ins[0], ins[1:], False, True
+        case "region_store":
+            slot = op.slot.value.data  # type: ignore[attr-defined]
+            buffer, idx, write, is_tape = ins[1], ins[2:], True, True
         case _:
             return step
     unwrap = is_tape  # tapes and regions keep their storage in `.data`

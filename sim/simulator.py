@@ -601,6 +601,8 @@ def _check_run(execution: Execution, hardware: Hardware) -> None:
     `hardware`: an equal `run_key`, or an equal `lowering_key` and the cost model's
     choice on it the run's (`Execution.choices`)."""
     model, ran = execution.model, execution.hardware
+    if hardware is ran:  # the machine it ran on (what `evaluate` takes by default)
+        return
     key = run_key(hardware, model)
     if key == run_key(ran, model):
         return

@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from xdsl.ir import Operation
 
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
 from sim.models.base import distinct
 from sim.models.streams import Transfer
 from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, AccessRoles, MemoryTrace
-from targets.costs import KernelPlanner, KernelProfile
+from targets.costs import KernelPlanner, KernelProfile, OpCost, unscheduled_op_cost
 from targets.hardware import Hardware
 
 _NO_KERNEL = KernelProfile(0, 0, Counter(), 0, 0)
@@ -219,6 +220,8 @@ class TimingRecorder:
         self._kernel_index: dict[int, int] = {}  # id(fu): its index in `profiles`
         self._cells: dict[int, list[int]] = {}  # id(fu): `kernel_cell`
         self._window_fu: dict[int, dict[str, int]] = {}  # ops window: its FU ops
+        self._op_costs: dict[tuple[type, str, bool], OpCost | None] = {}  # `op_cost`'s
+        self._costs_of = self.hardware  # the machine `_op_costs` holds the costs on
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; a window's `kernel` column indexes it (0: not a kernel)."""
         self.phase_names: list[str] = ["fwd", "rev"]
@@ -230,6 +233,16 @@ class TimingRecorder:
         """No ops window is open and nothing is collected for a timeline: a
         kernel loop may be recorded after it ran (`kernel_ran`)."""
         self.set_phase(self.phase)
+
+    def op_cost(self, op: Operation) -> OpCost | None:
+        """`targets.costs.unscheduled_op_cost` of `op` on `hardware`, found once per
+        op class, op name and whether the op has regions (what it depends on)."""
+        if self._costs_of is not self.hardware:  # another machine given since
+            self._op_costs, self._costs_of = {}, self.hardware
+        key = (type(op), op.name, bool(op.regions))
+        if key not in self._op_costs:
+            self._op_costs[key] = unscheduled_op_cost(op, self.hardware)
+        return self._op_costs[key]
 
     @property
     def count(self) -> int:

@@ -1,0 +1,75 @@
+"""
+What the simulator's wrappers (`sim.instrument`) and its generated code ask of an
+op, read from tables filled once per op class: `_kind`, the name an op's class is
+known by, against the op's own name; `TimingRecorder.op_cost`, remembered by op
+class, name and regions, against `targets.costs.unscheduled_op_cost` asked anew,
+on two machines whose latencies differ (each recorder remembers its own machine's
+costs: the second machine's are not the first one's, nor after a recorder is
+given another machine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from sim.instrument import _kind
+from sim.simulator import prepare
+from sim.timing import TimingRecorder
+from sim.trace import MemoryTrace
+from tapeflow_tools.context import make_context
+from targets.costs import unscheduled_op_cost
+from targets.hardware import Latencies, configure
+
+KIND_OF_NAME = {
+    "scf.for": "for",
+    "cgra.kernel": "kernel",
+    "stream.fwd": "fwd",
+    "stream.rev": "rev",
+    "layer.layer": "layer",
+    "memref.load": "load",
+    "tape.load": "tape_load",
+    "memref.store": "store",
+    "tape.store": "tape_store",
+    "enzyme.load": "cache_load",
+    "enzyme.store": "cache_store",
+    "region.load": "region_load",
+    "region.store": "region_store",
+}
+"""The ops `sim.instrument` treats apart, by the name MLIR prints them with."""
+
+
+def _ops(key: str, variant: str, differentiated: Callable[[str], ModuleOp]) -> list[Operation]:
+    """Every op of `key`'s Enzyme gradient and of its `variant` lowering."""
+    gradient = differentiated(key)
+    lowered = differentiated(key)
+    prepare(make_context(), lowered, variant, configure("Tflow2k"))
+    return [*gradient.walk(), *lowered.walk()]
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+@pytest.mark.parametrize("key", ["lenet", "logsum", "pathfinder"])
+def test_op_class_tables_answer_as_asked_anew(
+    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    ops = _ops(key, variant, differentiated)
+    kinds = {op.name: _kind(op) for op in ops}
+    assert kinds == {name: KIND_OF_NAME.get(name) for name in kinds}
+    assert {"for", "kernel", "load", None} <= set(kinds.values())
+
+    base = configure("Tflow2k")
+    slower = replace(base, latencies=Latencies(fadd=9, fmul=7, fdiv=31, integer=3))
+    recorders = [TimingRecorder(MemoryTrace(), machine) for machine in (base, slower)]
+    for recorder in recorders:  # each recorder's table filled by its own asks
+        for op in ops:
+            assert recorder.op_cost(op) == unscheduled_op_cost(op, recorder.hardware)
+    differ = [op for op in ops if recorders[0].op_cost(op) != recorders[1].op_cost(op)]
+    assert differ, "the machines' latencies differ: some op must cost differently"
+    for op in differ:  # a remembered cost is its own machine's
+        assert recorders[1].op_cost(op) == unscheduled_op_cost(op, slower)
+    recorders[0].hardware = slower  # a recorder given another machine forgets the first's
+    assert all(recorders[0].op_cost(op) == unscheduled_op_cost(op, slower) for op in differ)
