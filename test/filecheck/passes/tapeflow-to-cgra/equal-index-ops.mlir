@@ -39,6 +39,15 @@
 // CHECK:         cgra.op "arith.muli"(%i, %c2)
 // CHECK:         cgra.op "arith.muli"(%j, %c2)
 
+// @typed: `5 : i32` and `5 : i64` cast to index (constants equal in value, not
+// in type), and `cmpi slt` against `cmpi sgt` on the same operands (a property
+// apart): all four stay.
+// CHECK-LABEL: func.func private @typed
+// CHECK:         cgra.op "arith.index_cast"(%c5a)
+// CHECK-NEXT:    cgra.op "arith.index_cast"(%c5b)
+// CHECK-NEXT:    cgra.op "arith.cmpi"(%i, %c2) {{.*}}predicate = 2
+// CHECK-NEXT:    cgra.op "arith.cmpi"(%i, %c2) {{.*}}predicate = 4
+
 func.func @f() {
   return
 }
@@ -125,6 +134,26 @@ func.func private @scoped(%t: memref<64xf64>) attributes {tapeflow.gradient_of =
   scf.for %j = %c0 to %c8 step %c1 {
     %b = arith.muli %j, %c2 : index
     memref.store %one, %t[%b] : memref<64xf64>
+  }
+  return
+}
+
+func.func private @typed(%t: memref<64xf64>) attributes {tapeflow.gradient_of = @f} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c5a = arith.constant 5 : i32
+  %c5b = arith.constant 5 : i64
+  %one = arith.constant 1.0 : f64
+  scf.for %i = %c0 to %c8 step %c1 {
+    %x = arith.index_cast %c5a : i32 to index
+    %y = arith.index_cast %c5b : i64 to index
+    %p = arith.cmpi slt, %i, %c2 : index
+    %q = arith.cmpi sgt, %i, %c2 : index
+    %u = arith.select %p, %x, %y : index
+    %v = arith.select %q, %u, %i : index
+    memref.store %one, %t[%v] : memref<64xf64>
   }
   return
 }
