@@ -17,8 +17,10 @@ _UNREACHED = -(2**40)
 """A path length no path has: the table entry of an op a source does not reach
 (latency sums stay far below 2**40, so it stays negative)."""
 
-_TABLE_ENTRIES = 1 << 20
-"""Entries of the recurrence bound's (op x source) table per batch of sources."""
+_TABLE_ENTRIES = 1 << 22
+"""Entries of the recurrence bound's (op x source) table per batch of sources (32
+MB of int64): a fully unrolled body's hundreds of sources over ten thousand ops
+take a few batches, each one pass over the body's rows."""
 
 
 def iteration_edges(body: LoopBody, hardware: Hardware) -> list[list[tuple[int, int]]]:
@@ -94,12 +96,7 @@ def recurrence_mii(
         c: (np.concatenate([p for p, _ in edges]), np.concatenate([e for _, e in edges]))
         for c, edges in back.items()
     }
-    pulls = [
-        (np.array([m for m, _ in edges]), np.array([w for _, w in edges])[:, None])
-        if edges
-        else None
-        for edges in preds
-    ]
+    pulls = [sorted(set(edges)) for edges in preds]
     sources = sorted(targets)
     bound = 1
     start = 0
@@ -117,14 +114,16 @@ def recurrence_mii(
         table = np.full((hi - lo + 1, len(batch)), _UNREACHED, dtype=np.int64)
         column = {c: k for k, c in enumerate(batch)}
         for n in range(lo, hi + 1):
-            pull = pulls[n]
-            if pull is not None:
-                m, w = pull
-                inside = m >= lo
-                if inside.all():
-                    table[n - lo] = (table[m - lo] + w).max(axis=0)
-                elif inside.any():
-                    table[n - lo] = (table[m[inside] - lo] + w[inside]).max(axis=0)
+            # Row by row, in place: the row of an op with one predecessor in the
+            # batch's rows is that row plus its edge's cycles, else the largest
+            # of those (numpy's per-call cost, not the columns, dominates).
+            inside = [(m - lo, w) for m, w in pulls[n] if m >= lo]
+            if inside:
+                row = table[n - lo]
+                (first, w), *rest = inside
+                np.add(table[first], w, out=row)
+                for m, w in rest:
+                    np.maximum(row, table[m] + w, out=row)
             if n in column:
                 table[n - lo, column[n]] = 0
         for c in batch:
