@@ -25,18 +25,13 @@ take a few batches, each one pass over the body's rows."""
 
 def iteration_edges(body: LoopBody, hardware: Hardware) -> list[list[tuple[int, int]]]:
     """Per op of `body`, the ops of the same iteration it waits for (by position),
-    each with the cycles after its issue: a producer of an operand its latency; a
-    store before an access that may meet it a cycle, a load before such a store
-    none."""
-    ops = body.ops
-    index = {op: n for n, op in enumerate(ops)}
-    preds: list[list[tuple[int, int]]] = [[] for _ in ops]
+    each with the cycles after its issue: a producer of an operand its latency
+    (`body.latencies`: `body` read for `hardware`); a store before an access that
+    may meet it a cycle, a load before such a store none."""
+    latencies = body.latencies  # each op's `op_latency` on `hardware`
+    preds = [[(m, latencies[m]) for m in inputs] for inputs in body.inputs]
     stores, loads = Conflicts(), Conflicts()
-    for n, op in enumerate(ops):
-        for v in op.operands:
-            producer = v.owner
-            if isinstance(producer, Operation) and producer in index:
-                preds[n].append((index[producer], op_latency(producer, hardware)))
+    for n in range(len(body.ops)):
         key = body.keys[n]
         if key is not None:
             if (m := stores.latest(key)) >= 0:
