@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf
 from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 
 from lowering.ir.index_offsets import LinearForms
-from tapeflow_dialects import region, stream
+from tapeflow_dialects import cgra, region, stream
 from tapeflow_dialects.container_ops import SlotAccess
 from targets.costs import op_latency
 from targets.hardware import Hardware
@@ -159,15 +160,37 @@ class LoopBody:
     @staticmethod
     def of(ops: list[Operation], hardware: Hardware, spad: Collection[Operation] = ()) -> LoopBody:
         """`ops` as the scheduler reads them; the accesses in `spad` (tape
-        accesses a layering would stream) taken through the scratchpad."""
+        accesses a layering would stream) taken through the scratchpad: its
+        memory kind, and its latency for a load."""
         index = {op: n for n, op in enumerate(ops)}
-        buffers = [accessed_buffer(op) for op in ops]
+        kinds: list[str | None] = []
+        buffers: list[SSAValue | None] = []
+        stores: list[bool] = []
+        latencies: list[int] = []
+        by_type: dict[type[Operation], tuple[str | None, int | None, bool, int | None]] = {}
+        """What `_op_facts` finds of an op, by its type: a fully unrolled body holds
+        tens of thousands of ops of a few types."""
+        streamed = set(spad)
+        for op in ops:
+            facts = by_type.get(type(op))
+            if facts is None:
+                facts = by_type[type(op)] = _op_facts(op, hardware)
+            kind, buffer, store, latency = facts
+            if latency is None:
+                latency = op_latency(op, hardware)
+            if op in streamed:
+                kind = "spad"
+                latency = latency if store else hardware.scratchpad.latency
+            kinds.append(kind)
+            buffers.append(None if buffer is None else op.operands[buffer])
+            stores.append(store)
+            latencies.append(latency)
         return LoopBody(
             ops,
-            ["spad" if op in spad else memory_kind(op) for op in ops],
+            kinds,
             buffers,
-            [is_store(op) for op in ops],
-            [op_latency(op, hardware) for op in ops],
+            stores,
+            latencies,
             [
                 [index[v.owner] for v in op.operands if v.owner in index]  # type: ignore[index]
                 for op in ops
@@ -175,6 +198,21 @@ class LoopBody:
             carried_memory(ops),
             access_keys(ops, buffers, hardware.mapping.disambiguate),
         )
+
+
+_LOADS = (memref.LoadOp, region.LoadOp, stream.LoadOp)
+_STORES = (memref.StoreOp, region.StoreOp, stream.StoreOp)
+
+
+def _op_facts(op: Operation, hardware: Hardware) -> tuple[str | None, int | None, bool, int | None]:
+    """What `LoopBody.of` reads of `op` that its type alone decides: `memory_kind`,
+    the operand `accessed_buffer` takes (by position), `is_store`, and
+    `op_latency` (None where the op's own attributes decide it: a placed op's
+    opcode or path, an op of no registered type)."""
+    buffer = 0 if isinstance(op, _LOADS) else 1 if isinstance(op, _STORES) else None
+    fixed = isinstance(op, IRDLOperation) and not isinstance(op, cgra.ComputeOp | cgra.LoadOp)
+    latency = op_latency(op, hardware) if fixed else None
+    return memory_kind(op), buffer, is_store(op), latency
 
 
 AccessKey = tuple[object, object, object]

@@ -17,24 +17,21 @@ _UNREACHED = -(2**40)
 """A path length no path has: the table entry of an op a source does not reach
 (latency sums stay far below 2**40, so it stays negative)."""
 
-_TABLE_ENTRIES = 1 << 20
-"""Entries of the recurrence bound's (op x source) table per batch of sources."""
+_TABLE_ENTRIES = 1 << 22
+"""Entries of the recurrence bound's (op x source) table per batch of sources (32
+MB of int64): a fully unrolled body's hundreds of sources over ten thousand ops
+take a few batches, each one pass over the body's rows."""
 
 
 def iteration_edges(body: LoopBody, hardware: Hardware) -> list[list[tuple[int, int]]]:
     """Per op of `body`, the ops of the same iteration it waits for (by position),
-    each with the cycles after its issue: a producer of an operand its latency; a
-    store before an access that may meet it a cycle, a load before such a store
-    none."""
-    ops = body.ops
-    index = {op: n for n, op in enumerate(ops)}
-    preds: list[list[tuple[int, int]]] = [[] for _ in ops]
+    each with the cycles after its issue: a producer of an operand its latency
+    (`body.latencies`: `body` read for `hardware`); a store before an access that
+    may meet it a cycle, a load before such a store none."""
+    latencies = body.latencies  # each op's `op_latency` on `hardware`
+    preds = [[(m, latencies[m]) for m in inputs] for inputs in body.inputs]
     stores, loads = Conflicts(), Conflicts()
-    for n, op in enumerate(ops):
-        for v in op.operands:
-            producer = v.owner
-            if isinstance(producer, Operation) and producer in index:
-                preds[n].append((index[producer], op_latency(producer, hardware)))
+    for n in range(len(body.ops)):
         key = body.keys[n]
         if key is not None:
             if (m := stores.latest(key)) >= 0:
@@ -94,12 +91,7 @@ def recurrence_mii(
         c: (np.concatenate([p for p, _ in edges]), np.concatenate([e for _, e in edges]))
         for c, edges in back.items()
     }
-    pulls = [
-        (np.array([m for m, _ in edges]), np.array([w for _, w in edges])[:, None])
-        if edges
-        else None
-        for edges in preds
-    ]
+    pulls = [sorted(set(edges)) for edges in preds]
     sources = sorted(targets)
     bound = 1
     start = 0
@@ -117,14 +109,16 @@ def recurrence_mii(
         table = np.full((hi - lo + 1, len(batch)), _UNREACHED, dtype=np.int64)
         column = {c: k for k, c in enumerate(batch)}
         for n in range(lo, hi + 1):
-            pull = pulls[n]
-            if pull is not None:
-                m, w = pull
-                inside = m >= lo
-                if inside.all():
-                    table[n - lo] = (table[m - lo] + w).max(axis=0)
-                elif inside.any():
-                    table[n - lo] = (table[m[inside] - lo] + w[inside]).max(axis=0)
+            # Row by row, in place: the row of an op with one predecessor in the
+            # batch's rows is that row plus its edge's cycles, else the largest
+            # of those (numpy's per-call cost, not the columns, dominates).
+            inside = [(m - lo, w) for m, w in pulls[n] if m >= lo]
+            if inside:
+                row = table[n - lo]
+                (first, w), *rest = inside
+                np.add(table[first], w, out=row)
+                for m, w in rest:
+                    np.maximum(row, table[m] + w, out=row)
             if n in column:
                 table[n - lo, column[n]] = 0
         for c in batch:

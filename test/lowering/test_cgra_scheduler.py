@@ -28,7 +28,7 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Operation, SSAValue
 
 from lowering.pipelines import hardware_pipeline, parse_pipeline
-from lowering.scheduling.body import LoopBody
+from lowering.scheduling.body import LoopBody, accessed_buffer, is_store, memory_kind
 from lowering.scheduling.recurrence import recurrence_mii
 from lowering.scheduling.scheduler import Scheduler, sinks_last
 from tapeflow_benchmarks.common import parse_kernel
@@ -204,6 +204,53 @@ def test_recurrence_bound_matches_longest_paths(seed: int) -> None:
     ops, carried = _body(seed, 10 + 3 * seed)
     hw = HARDWARE[seed % 2]
     assert recurrence_mii(LoopBody.of(ops, hw), carried, hw) == _reference_mii(ops, carried, hw)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_recurrence_bound_in_batches_of_one_source(seed: int, monkeypatch) -> None:
+    """The sources go through the body in batches that keep the table under its
+    size: a table too small for two columns takes one source at a time, and the
+    bound is still the longest path's."""
+    ops, carried = _body(300 + seed, 30 + 5 * seed)
+    hw = HARDWARE[seed % 2]
+    monkeypatch.setattr("lowering.scheduling.recurrence._TABLE_ENTRIES", 1)
+    assert recurrence_mii(LoopBody.of(ops, hw), carried, hw) == _reference_mii(ops, carried, hw)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_loop_body_reads_each_op_as_the_op_functions_do(seed: int) -> None:
+    """`LoopBody.of` finds what an op's type decides once per type: each op's
+    memory kind, buffer, store flag and latency are still those the per-op
+    functions give."""
+    ops, _ = _body(400 + seed, 20 + 3 * seed)
+    _assert_read_per_op(ops, HARDWARE[seed % 2])
+
+
+def test_loop_body_reads_placed_ops_by_their_opcode_and_path() -> None:
+    """Placed ops (a kernel's, of one type whatever their opcode or memory
+    path) keep the latency their opcode or path gives: trmm's kernels, streamed
+    (scratchpad and cache accesses, adds and multiplies)."""
+    ctx = make_context()
+    module = parse_kernel(ctx, "trmm", "paper")
+    hardware = layered(PRESETS["Tflow32k"], [], ["mapping.stream_by_cost=false"])
+    parse_pipeline(hardware_pipeline("tapeflow", hardware)).apply(ctx, module)
+    placed = [
+        op
+        for kernel in module.walk()
+        if isinstance(kernel, cgra.KernelOp)
+        for op in list(kernel.body.block.ops)[:-1]
+    ]
+    latencies = {op_latency(op, hardware) for op in placed if isinstance(op, cgra.ComputeOp)}
+    assert len(latencies) > 1  # the type alone does not decide them
+    _assert_read_per_op(placed, hardware)
+
+
+def _assert_read_per_op(ops: list[Operation], hw) -> None:
+    body = LoopBody.of(ops, hw)
+    assert body.kinds == [memory_kind(op) for op in ops]
+    assert body.buffers == [accessed_buffer(op) for op in ops]
+    assert body.stores == [is_store(op) for op in ops]
+    assert body.latencies == [op_latency(op, hw) for op in ops]
 
 
 @pytest.mark.parametrize("seed", range(24))

@@ -1364,5 +1364,15 @@ def test_sinks_last_takes_the_accesses_priced_through_the_scratchpad() -> None:
     assert sinks_last(body) == body
     assert sinks_last(body, {store}) == [load, add, primal_store, store]
     assert sinks_last([*body, tape_load], {store, tape_load}) == [*body, tape_load]
-    kinds = LoopBody.of(body, configure("Tflow32k"), {store}).kinds
+    hw = configure("Tflow32k")
+    kinds = LoopBody.of(body, hw, {store}).kinds
     assert kinds == ["cache", "spad", None, "cache"]
+    # A tape load taken through the scratchpad takes the scratchpad's latency
+    # (a stream load's), not the cache's; stores issue in one cycle either way.
+    read = LoopBody.of([*body, tape_load], hw, {store, tape_load})
+    assert read.kinds[-1] == "spad"
+    assert hw.scratchpad.latency != hw.cache.hit_latency
+    assert read.latencies[0] == hw.cache.hit_latency
+    assert read.latencies[1] == 1
+    assert read.latencies[-1] == hw.scratchpad.latency
+    assert LoopBody.of([*body, tape_load], hw).latencies[-1] == hw.cache.hit_latency
