@@ -557,7 +557,8 @@ def _operand_key(value: SSAValue) -> object:
 def _equal_index_ops(block: Block) -> dict[Operation, Operation]:
     """Each integer op of `block` that repeats an earlier op of the block (the
     same operation on the same operands, integer constants compared by value, with
-    the same properties and result types) -> that earlier op, which dominates it."""
+    equal properties, attributes and result types, which xDSL compares and hashes
+    by structure) -> that earlier op, which dominates it."""
     seen: dict[tuple[object, ...], Operation] = {}
     repeats: dict[Operation, Operation] = {}
     for op in block.ops:
@@ -566,8 +567,8 @@ def _equal_index_ops(block: Block) -> dict[Operation, Operation]:
         key = (
             op.name,
             tuple(_operand_key(o) for o in op.operands),
-            tuple(sorted((k, str(v)) for k, v in op.properties.items())),
-            tuple(sorted((k, str(v)) for k, v in op.attributes.items())),
+            tuple(sorted(op.properties.items())),
+            tuple(sorted(op.attributes.items())),
             tuple(r.type for r in op.results),
         )
         if key in seen:
