@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
@@ -75,6 +76,9 @@ def _memoize_multiverse() -> None:
 _memoize_multiverse()
 
 
+MEMO_ENTRIES = 256
+"""The Enzyme memo's modules per test process, the least recently used dropped."""
+
 MEMO_CHECK = "TAPEFLOW_TEST_MEMO"
 """`TAPEFLOW_TEST_MEMO=check` makes every memo hit of the suite's Enzyme memo run
 the pass as well and fail unless both give the same module; `=off` turns it off."""
@@ -103,7 +107,7 @@ def _memoize_enzyme() -> None:
         return
     original = TapeflowEnzymePass.apply
     functions = dict(vars(tapeflow_enzyme))
-    memo: dict[tuple[str, str, tuple[str, ...]], ModuleOp] = {}
+    memo: OrderedDict[tuple[str, str, tuple[str, ...]], ModuleOp] = OrderedDict()
 
     def printed(module: ModuleOp) -> str:
         text = StringIO()
@@ -128,6 +132,8 @@ def _memoize_enzyme() -> None:
             return original(self, ctx, op)
         key = (self.pipeline, printed(op), tuple(sorted(ctx.registered_dialect_names)))
         kept = memo.get(key)
+        if kept is not None:
+            memo.move_to_end(key)
         if kept is not None and mode != "check":
             replace_ops(op, kept)
             return None
@@ -142,6 +148,8 @@ def _memoize_enzyme() -> None:
             raise AssertionError("tapeflow-enzyme gave another module than the memo's")
         if not tee.written and dict(op.attributes) == attributes:
             memo[key] = op.clone()
+            if len(memo) > MEMO_ENTRIES:  # the least recently used (a campaign's kernels)
+                memo.popitem(last=False)
         return None
 
     TapeflowEnzymePass.apply = apply  # type: ignore[method-assign]
@@ -166,6 +174,41 @@ class _Tee:
 def _enzyme_memo() -> None:
     """The Enzyme memo (`_memoize_enzyme`), set up when the first test runs."""
     _memoize_enzyme()
+
+
+CPU_LOG = "TAPEFLOW_TEST_CPU_LOG"
+"""`TAPEFLOW_TEST_CPU_LOG=FILE`: each test appends a line of JSON to FILE: its id,
+its worker, when it started, its wall time, and the CPU seconds it took in its
+process and in the child processes it waited for (Enzyme-MLIR's forks, the tools
+it started). On a shared machine a test's wall time says how loaded the machine
+was; its CPU time says what it costs."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201, ARG001
+    log = os.environ.get(CPU_LOG)
+    if not log:
+        yield
+        return
+    import json
+    import time
+
+    start, before = time.time(), os.times()
+    yield
+    after = os.times()
+    line = {
+        "test": item.nodeid,
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "master"),
+        "start": start,
+        "wall": time.time() - start,
+        "cpu": after.user + after.system - before.user - before.system,
+        "children": after.children_user
+        + after.children_system
+        - before.children_user
+        - before.children_system,
+    }
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 @pytest.fixture(scope="session", autouse=True)
