@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ import pytest
 
 if TYPE_CHECKING:
     import numpy as np
+    from xdsl.context import Context
     from xdsl.dialects.builtin import ModuleOp
 
 PRESET = "small"
@@ -72,6 +74,141 @@ def _memoize_multiverse() -> None:
 
 
 _memoize_multiverse()
+
+
+MEMO_ENTRIES = 256
+"""The Enzyme memo's modules per test process, the least recently used dropped."""
+
+MEMO_CHECK = "TAPEFLOW_TEST_MEMO"
+"""`TAPEFLOW_TEST_MEMO=check` makes every memo hit of the suite's Enzyme memo run
+the pass as well and fail unless both give the same module; `=off` turns it off."""
+
+
+def _memoize_enzyme() -> None:
+    """`tapeflow-enzyme` once per (module, pipeline) in each test process: the same
+    kernels reach the Enzyme stage from many tests (each suite's own reference
+    values, the shared `differentiated` fixture, the tools run in-process, the
+    simulator's `prepare`), and each run forks a process for Enzyme-MLIR and parses
+    its output back. The key is everything the pass reads: its pipeline, the
+    module printed with its locations (what the pass hands Enzyme and locates
+    diagnostics with) and the context's dialects. A hit replaces the module's ops
+    by a copy of the ops the pass left the first time. Not kept: a run that failed
+    or wrote to stderr (a warning must be written every time), and a run with any
+    of the pass's module functions replaced (a test standing in for Enzyme)."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
+    from lowering import tapeflow_enzyme
+    from lowering.tapeflow_enzyme import TapeflowEnzymePass
+
+    mode = os.environ.get(MEMO_CHECK, "on")
+    if mode == "off":
+        return
+    original = TapeflowEnzymePass.apply
+    functions = dict(vars(tapeflow_enzyme))
+    memo: OrderedDict[tuple[str, str, tuple[str, ...]], ModuleOp] = OrderedDict()
+
+    def printed(module: ModuleOp) -> str:
+        text = StringIO()
+        Printer(stream=text, print_debuginfo=True).print_op(module)
+        return text.getvalue()
+
+    def replace_ops(module: ModuleOp, kept: ModuleOp) -> None:
+        block = module.body.block
+        for old in list(block.ops):
+            old.detach()
+            old.erase()
+        for new in list(kept.clone().body.block.ops):
+            new.detach()
+            block.add_op(new)
+
+    def apply(self: TapeflowEnzymePass, ctx: Context, op: ModuleOp) -> None:
+        if (
+            type(self) is not TapeflowEnzymePass
+            or any(vars(tapeflow_enzyme).get(k) is not v for k, v in functions.items())
+            or not tapeflow_enzyme._autodiff_requests(op)  # noqa: SLF001
+        ):
+            return original(self, ctx, op)
+        key = (self.pipeline, printed(op), tuple(sorted(ctx.registered_dialect_names)))
+        kept = memo.get(key)
+        if kept is not None:
+            memo.move_to_end(key)
+        if kept is not None and mode != "check":
+            replace_ops(op, kept)
+            return None
+        attributes = dict(op.attributes)
+        stderr, tee = sys.stderr, _Tee(sys.stderr)
+        sys.stderr = tee
+        try:
+            original(self, ctx, op)
+        finally:
+            sys.stderr = stderr
+        if kept is not None and printed(op) != printed(kept):
+            raise AssertionError("tapeflow-enzyme gave another module than the memo's")
+        if not tee.written and dict(op.attributes) == attributes:
+            memo[key] = op.clone()
+            if len(memo) > MEMO_ENTRIES:  # the least recently used (a campaign's kernels)
+                memo.popitem(last=False)
+        return None
+
+    TapeflowEnzymePass.apply = apply  # type: ignore[method-assign]
+
+
+class _Tee:
+    """A text stream that passes everything on to `stream` and says if it saw any."""
+
+    def __init__(self, stream):  # noqa: ANN001 - whatever sys.stderr is
+        self.stream = stream
+        self.written = False
+
+    def write(self, text: str) -> int:
+        self.written = self.written or bool(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - flush, fileno, encoding, ...
+        return getattr(self.stream, name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _enzyme_memo() -> None:
+    """The Enzyme memo (`_memoize_enzyme`), set up when the first test runs."""
+    _memoize_enzyme()
+
+
+CPU_LOG = "TAPEFLOW_TEST_CPU_LOG"
+"""`TAPEFLOW_TEST_CPU_LOG=FILE`: each test appends a line of JSON to FILE: its id,
+its worker, when it started, its wall time, and the CPU seconds it took in its
+process and in the child processes it waited for (Enzyme-MLIR's forks, the tools
+it started). On a shared machine a test's wall time says how loaded the machine
+was; its CPU time says what it costs."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201, ARG001
+    log = os.environ.get(CPU_LOG)
+    if not log:
+        yield
+        return
+    import json
+    import time
+
+    start, before = time.time(), os.times()
+    yield
+    after = os.times()
+    line = {
+        "test": item.nodeid,
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "master"),
+        "start": start,
+        "wall": time.time() - start,
+        "cpu": after.user + after.system - before.user - before.system,
+        "children": after.children_user
+        + after.children_system
+        - before.children_user
+        - before.children_system,
+    }
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 @pytest.fixture(scope="session", autouse=True)
