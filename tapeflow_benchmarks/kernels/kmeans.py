@@ -24,7 +24,8 @@ assignment step's responsibilities, then the update step's new means:
 A three-level nest of run-time outer trip count whose outer body keeps one value
 (the normaliser) beside a short inner loop's tape, overwriting what that loop
 stored, followed by a nest whose innermost loop has the run-time trip count.
-beta = 2.
+beta = 2 on the squared distance `d` (MacKay's distance, eq. 20.1, is half of it:
+his beta = 4).
 
 Sizes: `small` buffers of N = 5 points, n = 4, K = 3, D = 2; `paper` N = n = 256,
 K = 8, D = 4 (a nest kernel).
