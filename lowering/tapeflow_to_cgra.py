@@ -592,16 +592,14 @@ def _merge(repeats: dict[Operation, Operation]) -> None:
 
 
 def _loop_cost(loop: scf.ForOp, scheduler: Scheduler) -> tuple[int, ...]:
-    """What the loop's body costs as a kernel: `(trips - 1) * ii + length` for a
-    constant trip count, else `(ii, length)` (`Scheduler.schedule`'s order)."""
+    """What the loop's body costs as a kernel (`Schedule.cost`)."""
     block = loop.body.block
     terminator = block.last_op
     assert terminator is not None
     ops = list(block.ops)[:-1]
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
     trips = trip_count(loop)
-    s = scheduler.schedule(ops, carried, trips=trips)
-    return ((trips - 1) * s.ii + s.length,) if trips else (s.ii, s.length)
+    return scheduler.schedule(ops, carried, trips=trips).cost(trips)
 
 
 def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
@@ -618,7 +616,8 @@ def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
     the schedule (conv2d's FWD loop, 13 -> 14 cycles). The body is scheduled
     both ways, on a copy, and merged where that costs no more.
     """
-    if not _equal_index_ops(loop.body.block):
+    repeats = _equal_index_ops(loop.body.block)
+    if not repeats:
         return
     kept = _loop_cost(loop, scheduler)
     trial = loop.clone()
@@ -626,7 +625,7 @@ def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
     merged = _loop_cost(trial, scheduler)
     trial.erase()
     if merged <= kept:
-        _merge(_equal_index_ops(loop.body.block))
+        _merge(repeats)
 
 
 def _in_innermost_loop(op: Operation) -> bool:

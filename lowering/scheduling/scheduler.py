@@ -35,6 +35,12 @@ class Schedule:
     """op -> (row, col, cycle)."""
     length: int
 
+    def cost(self, trips: int | None) -> tuple[int, ...]:
+        """What the body costs as a kernel, in the order schedules compare: for
+        `trips` iterations (a constant trip count, if not zero) `(trips - 1) * ii
+        + length`, else `ii`, then `length`."""
+        return ((trips - 1) * self.ii + self.length,) if trips else (self.ii, self.length)
+
 
 class FreeSlots:
     """The free slots of a modulo reservation table of `ii` slots. Positions run
@@ -167,11 +173,7 @@ class Scheduler:
         if not iterated or last == ops:
             return found
         other = self._schedule(last, carried, iterated, spad)
-
-        def cost(s: Schedule) -> tuple[int, ...]:
-            return ((trips - 1) * s.ii + s.length,) if trips else (s.ii, s.length)
-
-        return other if cost(other) < cost(found) else found
+        return other if other.cost(trips) < found.cost(trips) else found
 
     def _schedule(
         self,
