@@ -23,9 +23,11 @@ from sim.cache import (
     CacheResult,
     LoopRuns,
     _any_in,
+    _in_program_order,
     _lines_beside,
     _repeats_left_out,
     _replay,
+    _runs_block,
     _skip_certain_hits,
     _stable_order,
     simulate_cache,
@@ -334,6 +336,51 @@ def test_any_in_is_a_reduction_per_segment(size: int, share: float) -> None:
     assert _any_in(flags, starts).tolist() == expected
     assert _any_in(flags, starts).tolist() == np.logical_or.reduceat(flags, starts).tolist()
     assert _any_in(flags[:0], starts[:0]).tolist() == []
+
+
+@pytest.mark.parametrize("n", [1, 50, 70_000])
+@pytest.mark.parametrize("share", [0.0, 0.001, 0.02, 0.5, 1.0])
+def test_program_order_by_mask_or_sort_is_the_sorted_order(n: int, share: float) -> None:
+    """`_in_program_order` (a mask of the trace where the positions are dense,
+    else a sort; both ways asked of each case through `DENSE`) against numpy's
+    stable argsort of the positions, taken in a shuffled order, with values
+    following their positions."""
+    rng = np.random.default_rng(n + int(share * 1000))
+    at = np.flatnonzero(rng.random(n) < share).astype(np.int32)
+    rng.shuffle(at)
+    values = rng.integers(-5, 1 << 20, at.size).astype(np.int32)
+    order = np.argsort(at, kind="stable")
+    for dense in (1, n + 1):  # every case by the mask, then by the sort
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(cache, "DENSE", dense)
+            positions, following = _in_program_order(at, n, values)
+            alone, none = _in_program_order(at, n)
+        assert positions.dtype == alone.dtype == np.intp
+        assert positions.tolist() == alone.tolist() == at[order].tolist()
+        assert following.dtype == values.dtype
+        assert following.tolist() == values[order].tolist()
+        assert none.size == 0
+
+
+@pytest.mark.parametrize("evenly", [True, False])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_loop_run_blocks_are_the_runs_accesses(evenly: bool, contiguous: bool) -> None:
+    """`_runs_block` (a view of the buffer where the runs are evenly spaced and
+    the values contiguous, `as_strided` where not contiguous, a copy where not
+    evenly spaced) against the accesses gathered one by one; a view writes
+    through to the values."""
+    n, width = 5, 3
+    at = np.array([2, 30, 58] if evenly else [2, 30, 61])
+    whole = np.arange(200, dtype=np.int64) * 7
+    values = whole if contiguous else whole[::2]
+    block = _runs_block(values, at, n, width)
+    expected = [
+        [[int(values[a + t * width + j]) for j in range(width)] for t in range(n)] for a in at
+    ]
+    assert block.tolist() == expected
+    if evenly:
+        block[1, 2, 0] = -1
+        assert values[at[1] + 2 * width] == -1
 
 
 @pytest.mark.parametrize("many", [False, True])
