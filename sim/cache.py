@@ -755,34 +755,6 @@ def _beside_block(
     return count.sum(axis=1)  # type: ignore[no-any-return]
 
 
-DENSE = 100
-"""`_in_program_order` scans the whole trace for positions when they are at
-least one in this many of its accesses (else it sorts them): on a trace of
-1 M accesses the two take as long at 10 k positions."""
-
-
-def _in_program_order(
-    at: np.ndarray, n: int, values: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct positions `at` (among `n` accesses) in ascending order, as
-    `intp`, with `values` (one per position, None: none) in the same order.
-    Dense positions are marked in a mask of the `n` accesses and read back in
-    order (a pass over the trace, a third of the time of a sort of logsum's 9 k
-    misses among its 70 k accesses); sparse ones are sorted."""
-    empty = np.zeros(0, dtype=np.intp if values is None else values.dtype)
-    if DENSE * at.size < n:
-        order = np.argsort(at, kind="stable")
-        return at[order].astype(np.intp), empty if values is None else values[order]
-    mark = np.zeros(n, dtype=bool)
-    mark[at] = True
-    ordered = np.flatnonzero(mark)
-    if values is None:
-        return ordered, empty
-    spread = np.empty(n, dtype=values.dtype)
-    spread[at] = values
-    return ordered, spread[ordered]
-
-
 def _replay_stack(
     lines: np.ndarray,
     writes: np.ndarray,
@@ -874,9 +846,13 @@ def _replay_stack(
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
     # Back in program order: only the misses and the evictions move.
-    missed_at, _ = _in_program_order(head[real & ~hit], n)
-    evicted_at, evicted = _in_program_order(head[evicting], n, line[deepest[evicting]])
-    evicted = evicted.astype(np.int64)
+    # Each set's misses are in program order already: numpy's stable sort, a
+    # merge sort that finds such runs, takes a fifth of the time of its default.
+    missed_at = np.sort(head[real & ~hit], kind="stable").astype(np.intp)
+    evicting_at = head[evicting]
+    in_order = np.argsort(evicting_at, kind="stable")
+    evicted_at = evicting_at[in_order].astype(np.intp)
+    evicted = line[deepest[evicting]][in_order].astype(np.int64)
     result_hit = np.ones(n, dtype=bool)
     result_hit[missed_at] = False
     if flush:

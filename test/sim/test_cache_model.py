@@ -23,7 +23,6 @@ from sim.cache import (
     CacheResult,
     LoopRuns,
     _any_in,
-    _in_program_order,
     _lines_beside,
     _repeats_left_out,
     _replay,
@@ -336,30 +335,6 @@ def test_any_in_is_a_reduction_per_segment(size: int, share: float) -> None:
     assert _any_in(flags, starts).tolist() == expected
     assert _any_in(flags, starts).tolist() == np.logical_or.reduceat(flags, starts).tolist()
     assert _any_in(flags[:0], starts[:0]).tolist() == []
-
-
-@pytest.mark.parametrize("n", [1, 50, 70_000])
-@pytest.mark.parametrize("share", [0.0, 0.001, 0.02, 0.5, 1.0])
-def test_program_order_by_mask_or_sort_is_the_sorted_order(n: int, share: float) -> None:
-    """`_in_program_order` (a mask of the trace where the positions are dense,
-    else a sort; both ways asked of each case through `DENSE`) against numpy's
-    stable argsort of the positions, taken in a shuffled order, with values
-    following their positions."""
-    rng = np.random.default_rng(n + int(share * 1000))
-    at = np.flatnonzero(rng.random(n) < share).astype(np.int32)
-    rng.shuffle(at)
-    values = rng.integers(-5, 1 << 20, at.size).astype(np.int32)
-    order = np.argsort(at, kind="stable")
-    for dense in (1, n + 1):  # every case by the mask, then by the sort
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(cache, "DENSE", dense)
-            positions, following = _in_program_order(at, n, values)
-            alone, none = _in_program_order(at, n)
-        assert positions.dtype == alone.dtype == np.intp
-        assert positions.tolist() == alone.tolist() == at[order].tolist()
-        assert following.dtype == values.dtype
-        assert following.tolist() == values[order].tolist()
-        assert none.size == 0
 
 
 @pytest.mark.parametrize("evenly", [True, False])
