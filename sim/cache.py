@@ -679,10 +679,11 @@ def _runs_block(values: np.ndarray, at: np.ndarray, n: int, width: int) -> np.nd
     if not _evenly(at):
         return values[at[:, None, None] + width * np.arange(n)[:, None] + np.arange(width)]
     space = int(at[1] - at[0]) if at.size > 1 else 0
-    item = values.itemsize
-    return np.lib.stride_tricks.as_strided(
-        values[int(at[0]) :], (at.size, n, width), (space * item, width * item, item)
-    )
+    step = values.strides[0]  # bytes from one access to the next
+    shape, strides = (at.size, n, width), (space * step, width * step, step)
+    if values.flags.c_contiguous:  # a view of its buffer (`as_strided` costs six times more)
+        return np.ndarray(shape, values.dtype, values, int(at[0]) * step, strides)
+    return np.lib.stride_tricks.as_strided(values[int(at[0]) :], shape, strides)
 
 
 def _lines_beside(

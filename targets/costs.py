@@ -88,19 +88,59 @@ def _check_classes() -> None:
 _check_classes()
 
 
+_LATENCY_KINDS: tuple[tuple[type[Operation] | tuple[type[Operation], ...], str], ...] = (
+    (cgra.ComputeOp, "compute"),
+    (cgra.LoadOp, "placed_load"),
+    ((memref.LoadOp, region.LoadOp), "cache_load"),
+    (stream.LoadOp, "spad_load"),
+    ((memref.StoreOp, region.StoreOp, stream.StoreOp, cgra.StoreOp), "store"),
+)
+_KINDS: dict[type[Operation], str | None] = {}
+
+
+def _kind(op: Operation) -> str | None:
+    """What `op_latency` and `kernel_profile` know `op`'s class by (the first of
+    `_LATENCY_KINDS` it is an instance of; None: none), found once per class:
+    an xDSL op class is an abstract base class, whose `isinstance` costs ten
+    dictionary look-ups."""
+    cls = type(op)
+    if cls not in _KINDS:
+        _KINDS[cls] = next((kind for base, kind in _LATENCY_KINDS if isinstance(op, base)), None)
+    return _KINDS[cls]
+
+
+_ROLES: dict[type[Operation], str | None] = {}
+
+
+def _placed_role(op: Operation) -> str | None:
+    """What `kernel_profile` counts `op` as: "compute" (a `cgra.ComputeOp`),
+    "access" (a `cgra.LoadOp` or `cgra.StoreOp`, by memory path), "other" (any
+    other placed op) or None (not placed); found once per class, as `_kind`."""
+    cls = type(op)
+    if cls not in _ROLES:
+        if isinstance(op, cgra.ComputeOp):
+            _ROLES[cls] = "compute"
+        elif isinstance(op, cgra.LoadOp | cgra.StoreOp):
+            _ROLES[cls] = "access"
+        else:
+            _ROLES[cls] = "other" if isinstance(op, cgra.PlacedOp) else None
+    return _ROLES[cls]
+
+
 def op_latency(op: Operation, hardware: Hardware) -> int:
     """Cycles from issue to result of a placed (or to-be-placed) op."""
-    if isinstance(op, cgra.ComputeOp):
-        return getattr(hardware.latencies, op_class(op.opcode.data))
-    if isinstance(op, cgra.LoadOp):
-        if op.path.data == MemPath.SPAD:
+    kind = _kind(op)
+    if kind == "compute":
+        return getattr(hardware.latencies, op_class(op.opcode.data))  # type: ignore[attr-defined]
+    if kind == "placed_load":
+        if op.path.data == MemPath.SPAD:  # type: ignore[attr-defined]
             return hardware.scratchpad.latency
         return hardware.cache.hit_latency
-    if isinstance(op, memref.LoadOp | region.LoadOp):
+    if kind == "cache_load":
         return hardware.cache.hit_latency
-    if isinstance(op, stream.LoadOp):
+    if kind == "spad_load":
         return hardware.scratchpad.latency
-    if isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp | cgra.StoreOp):
+    if kind == "store":
         return 1
     return getattr(hardware.latencies, op_class(op.name))
 
@@ -190,16 +230,15 @@ def kernel_profile(
     fu: Counter[str] = Counter()
     memory_ops = spad = 0
     for placed in kernel.body.block.ops:
-        if not isinstance(placed, cgra.PlacedOp):
+        role = _placed_role(placed)
+        if role is None:
             continue
-        length = max(length, placed.cycle.value.data + op_latency(placed, hardware))
-        if isinstance(placed, cgra.ComputeOp):
-            fu[op_class(placed.opcode.data)] += 1
+        length = max(length, placed.cycle.value.data + op_latency(placed, hardware))  # type: ignore[attr-defined]
+        if role == "compute":
+            fu[op_class(placed.opcode.data)] += 1  # type: ignore[attr-defined]
         else:
             memory_ops += 1
-            spad += (
-                isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
-            )
+            spad += role == "access" and placed.path.data == MemPath.SPAD  # type: ignore[attr-defined]
     loop = kernel.parent_op()
     looped = isinstance(loop, scf.ForOp) and kernel.next_op is loop.body.block.last_op
     tiled = (

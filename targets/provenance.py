@@ -55,8 +55,27 @@ def hardware_record(
     # The cache's key carries the description's repr beside the machine: fields that
     # compare equal with different types (2 and 2.0, True and 1) are one key of
     # `Hardware`, but print differently in the record.
-    text = _record_text(repr(hardware), hardware, model, variant, unroll, requested, simulated)
+    text = _record_text(_shown(hardware), hardware, model, variant, unroll, requested, simulated)
     return json.loads(text)  # type: ignore[no-any-return]
+
+
+_SHOWN: dict[int, tuple[Hardware, str]] = {}
+"""`repr` of each machine `_shown` was asked about, by identity (the machine
+kept, so that its identity is not reused)."""
+
+
+def _shown(hardware: Hardware) -> str:
+    """`repr(hardware)`, made once per machine object: a frozen description
+    prints the same every time, and printing one costs more than the rest of
+    its record (a sweep evaluates one machine many times)."""
+    known = _SHOWN.get(id(hardware))
+    if known is not None:
+        return known[1]
+    if len(_SHOWN) >= 256:
+        _SHOWN.clear()
+    shown = repr(hardware)
+    _SHOWN[id(hardware)] = (hardware, shown)
+    return shown
 
 
 @lru_cache(maxsize=256)

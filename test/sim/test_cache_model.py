@@ -26,6 +26,7 @@ from sim.cache import (
     _lines_beside,
     _repeats_left_out,
     _replay,
+    _runs_block,
     _skip_certain_hits,
     _stable_order,
     simulate_cache,
@@ -334,6 +335,27 @@ def test_any_in_is_a_reduction_per_segment(size: int, share: float) -> None:
     assert _any_in(flags, starts).tolist() == expected
     assert _any_in(flags, starts).tolist() == np.logical_or.reduceat(flags, starts).tolist()
     assert _any_in(flags[:0], starts[:0]).tolist() == []
+
+
+@pytest.mark.parametrize("evenly", [True, False])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_loop_run_blocks_are_the_runs_accesses(evenly: bool, contiguous: bool) -> None:
+    """`_runs_block` (a view of the buffer where the runs are evenly spaced and
+    the values contiguous, `as_strided` where not contiguous, a copy where not
+    evenly spaced) against the accesses gathered one by one; a view writes
+    through to the values."""
+    n, width = 5, 3
+    at = np.array([2, 30, 58] if evenly else [2, 30, 61])
+    whole = np.arange(200, dtype=np.int64) * 7
+    values = whole if contiguous else whole[::2]
+    block = _runs_block(values, at, n, width)
+    expected = [
+        [[int(values[a + t * width + j]) for j in range(width)] for t in range(n)] for a in at
+    ]
+    assert block.tolist() == expected
+    if evenly:
+        block[1, 2, 0] = -1
+        assert values[at[1] + 2 * width] == -1
 
 
 @pytest.mark.parametrize("many", [False, True])

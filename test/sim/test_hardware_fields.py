@@ -264,3 +264,17 @@ def test_a_record_shows_the_values_of_its_own_machine() -> None:
     for hardware in (whole, real, whole):
         text = json.dumps(hardware_record(hardware, **kwargs)["dram"])  # type: ignore[arg-type]
         assert text == json.dumps(describe(hardware)["dram"])
+
+
+def test_records_of_many_machines_each_show_their_own() -> None:
+    """The repr a record's key carries is made once per machine object
+    (`_shown`, by identity, the machine kept): past its bound of 256 machines it
+    starts again, and every machine, new or asked again, gets its own values."""
+    base = PRESETS["Enzyme32k"]
+    kwargs = {"model": "cgra", "variant": "enzyme", "unroll": 1}
+    machines = [replace(base, dram=replace(base.dram, latency_cycles=n)) for n in range(300)]
+    machines.append(replace(base, dram=replace(base.dram, bandwidth_gbs=20)))
+    machines.append(replace(base, dram=replace(base.dram, bandwidth_gbs=20.0)))
+    for hardware in (*machines, *machines[::-1]):
+        record = hardware_record(hardware, **kwargs)  # type: ignore[arg-type]
+        assert json.dumps(record["dram"]) == json.dumps(describe(hardware)["dram"])
