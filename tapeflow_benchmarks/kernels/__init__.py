@@ -20,6 +20,7 @@ from tapeflow_benchmarks.kernels import (
     attention,
     batchnorm,
     bicg,
+    blackscholes,
     burgers,
     causal,
     cholesky,
@@ -49,6 +50,7 @@ from tapeflow_benchmarks.kernels import (
     logreg,
     logsum,
     logsum_n,
+    lorenz96,
     lstm,
     lu,
     ludcmp,
@@ -172,6 +174,8 @@ NEST_KERNELS: dict[str, Kernel] = {
         sph,
         swiglu,
         deriche,
+        lorenz96,
+        blackscholes,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
