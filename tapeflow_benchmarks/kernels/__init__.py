@@ -27,6 +27,7 @@ from tapeflow_benchmarks.kernels import (
     conv1d,
     conv1d_n,
     conv2d,
+    conv5u,
     convpool,
     correlation,
     covariance,
@@ -176,6 +177,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         deriche,
         lorenz96,
         blackscholes,
+        conv5u,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
