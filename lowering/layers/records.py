@@ -76,7 +76,7 @@ class NestChoice:
     """The function's tape and arrays fit the cache (REV tape reads hit)."""
     per_iteration: bool = False
     """The numbers are an iteration's of the loop the nest's layers cut into pieces
-    (a nest of run-time trip counts: `lowering.layers.cost.cut_loop_iteration`)."""
+    (a nest of run-time trip counts: `lowering.layers.cost.CutLoops.iteration`)."""
 
     @property
     def reason(self) -> str:
