@@ -34,6 +34,7 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   pieces, loses the overlap of its iterations: each pays the loop's pipeline fill
   (by hand), and that keeps a nest streaming would otherwise take;
   a nest of run-time trip counts that is one such loop is priced an iteration;
+  conv5u's window loop (50 entries a pixel) is kept so;
 - a loop issues at the scheduler's ii with its tape through the cache (kept) or
   the scratchpad (streamed): trisolv's FWD loop 13 and 12, those of its lowered
   kernels, so `auto` streams it.
@@ -1204,6 +1205,31 @@ def test_a_run_time_loop_cut_into_pieces_is_priced_an_iteration() -> None:
     # every nest of run-time trip counts is otherwise (no choice recorded).
     module, report = _layered_with("deep-body-n.mlir", 512, replace(CGRA, dram_latency=200), 2, 4)
     assert not report.nests and not _kept(module)  # type: ignore[attr-defined]
+
+
+def test_conv5u_s_window_loop_cut_into_pieces_is_kept() -> None:
+    # conv5u at paper size: 576 pixels whose written-out 5x5 window caches 50
+    # entries each, more than a straight-line layer on Tflow32k (32). Streamed
+    # whole it measured 0.626x of Enzyme32k under cgra, kept 1.036x
+    # (research/stream-cost.md, "A loop cut into pieces"): each pixel's FWD and
+    # REV pieces lose the kept loops' fills, and that decides the choice.
+    ctx = make_context()
+    module = LocatingParser(ctx, ALL_KERNELS["conv5u"].mlir("paper"), "conv5u.mlir").parse_module()
+    TapeflowEnzymePass().apply(ctx, module)
+    raise_module(module)
+    form_regions(module)
+    inner = [
+        op
+        for op in module.walk()
+        if isinstance(op, scf.ForOp)
+        and any(isinstance(o, region.StoreOp | region.LoadOp) for o in op.body.block.ops)
+    ]
+    fills = sum(cost.pipeline_fill(loop, CGRA) for loop in inner)
+    (report,) = layer_module(module, 512, 2, 4, CGRA)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    assert len(inner) == 2 and fills > 0
+    assert choice.added - 24 * 24 * fills < choice.saved < choice.added
+    assert not choice.stream and report.kept, report.table()
 
 
 def _layered_with(
