@@ -39,6 +39,7 @@ from lowering.ir.stages import Stage, require_stages
 from lowering.layers.cost import (
     STREAM_CHOICES,
     AccessReuse,
+    CutLoops,
     RevTimeline,
     StreamMachine,
     added_cycles,
@@ -249,15 +250,23 @@ def _choose(
     fits = accesses.footprint() <= machine.cache_bytes
     timeline = timeline or RevTimeline(work, machine)  # the nests' REV layers, worked out once
     assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
+    cut = CutLoops(function, machine)
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
         saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
-        if saved is None:  # run-time trip counts: no estimate
+        mapping = {allocs[i]: originals[i] for i in indices}
+        if saved is None:  # run-time trip counts: no estimate of the runs
+            # unless the nest is one loop cut into pieces, priced an iteration
+            iteration = cut.iteration(work, mapping)
+            if iteration is not None and iteration[0] > iteration[1]:
+                lost, bound = iteration
+                choices.append((indices, NestChoice(names, False, bound, lost, fits, True)))
             continue
         layered = {allocs[i] for i in indices}
         saved += continued_fills(work, layered, machine, timeline)
         added = added_cycles(work, layered, machine, spad_bytes, timeline)
+        added += cut.lost(work, mapping)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

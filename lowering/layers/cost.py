@@ -23,10 +23,12 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   REV's first tile end (its own ops, once per run, not the loop's own bounds);
   a piece of straight-line stores (its cut kernel, its stream op), `integer` + 1
   a kernel, and the misses its cut parts (`_cut_misses`); the REV layers' waits
-  for their preloads (`preload_waits`).
+  for their preloads (`preload_waits`); and where a loop's iteration stores more
+  than a layer holds, cut into pieces, the overlap of its iterations (`CutLoops`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
-triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed."""
+triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed,
+unless it is one loop cut into pieces, priced an iteration (`CutLoops.iteration`)."""
 
 from __future__ import annotations
 
@@ -1616,6 +1618,95 @@ def continued_fills(
         fill = timeline.fill(loops[0]) if timeline else pipeline_fill(loops[0], machine)
         saved += max(0, started - chains) * fill
     return saved
+
+
+class CutLoops:
+    """The loops of a layered copy of `function` whose bodies hold pieces of
+    straight-line stores (layers of one iteration) where `function`'s loop around
+    their tape accesses fills a pipeline (`pipeline_fill`): an innermost loop whose
+    iteration stores more than a layer holds. Kept, that loop runs as one
+    pipelined kernel loop and fills its pipeline once per run; cut into pieces,
+    each iteration runs its pieces' kernels one after the other, each paying its
+    own latency path, so each iteration adds at least that fill (a lower bound:
+    each piece's kernel also fills and drains). Built once per function: the
+    fills are worked out once per loop."""
+
+    def __init__(self, function: func.FuncOp, machine: StreamMachine):
+        self.machine = machine
+        self.originals: dict[tuple[bool, SSAValue, int], Operation] = {}
+        for op in function.walk():
+            if isinstance(op, region.StoreOp | region.LoadOp):
+                self.originals.setdefault(_tape_key(op, op.region), op)
+        self.fills: dict[Operation, int] = {}
+
+    def loops(
+        self, work: func.FuncOp, regions: dict[SSAValue, SSAValue]
+    ) -> Iterator[tuple[scf.ForOp, int, int]]:
+        """Each loop of the layered `work` cut into pieces of `regions` (mapped to
+        `function`'s): the loop, its kept loop's fill, and the tape entries its
+        pieces store an iteration (0 for REV's)."""
+        found: dict[scf.ForOp, list[int]] = {}
+        for op in work.walk():
+            if not isinstance(op, layer.LayerOp) or _strip_mined(op) is not None:
+                continue
+            loop = op.parent_op()
+            if not isinstance(loop, scf.ForOp):
+                continue
+            for each in op.body.block.ops:
+                if not isinstance(each, region.StoreOp | region.LoadOp) or (
+                    each.region not in regions
+                ):
+                    continue
+                original = self.originals.get(_tape_key(each, regions[each.region]))
+                kept = original.parent_op() if original is not None else None
+                if not isinstance(kept, scf.ForOp):
+                    continue
+                if kept not in self.fills:
+                    self.fills[kept] = pipeline_fill(kept, self.machine)
+                counted = found.setdefault(loop, [0, 0])
+                counted[0] = max(counted[0], self.fills[kept])
+                counted[1] += isinstance(each, region.StoreOp)
+        for loop, (fill, entries) in found.items():
+            if fill:
+                yield loop, fill, entries
+
+    def lost(self, work: func.FuncOp, regions: dict[SSAValue, SSAValue]) -> float:
+        """The overlap streaming `regions` costs: each iteration of a loop cut into
+        pieces, its kept loop's fill."""
+        return sum(
+            (nest_runs(enclosing_loops(loop, work) + (loop,)) or 0) * fill
+            for loop, fill, _ in self.loops(work, regions)
+        )
+
+    def iteration(
+        self, work: func.FuncOp, regions: dict[SSAValue, SSAValue]
+    ) -> tuple[float, float] | None:
+        """For a nest of run-time trip counts (no count of its runs) whose layers
+        are all pieces of one FWD loop's iterations and of its REV loop's: per
+        iteration, the overlap the cut loses (the two loops' fills) and what
+        streaming an iteration's tape can save at most (each of its lines a DRAM
+        latency in FWD and in REV, and as many reused lines evicted and missed
+        again in each; no misses grouped). None for another nest."""
+        cut = list(self.loops(work, regions))
+        if sorted(entries > 0 for _, _, entries in cut) != [False, True]:
+            return None
+        loops = {loop for loop, _, _ in cut}
+        for op in work.walk():
+            if isinstance(op, layer.LayerOp) and any(
+                isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
+                for o in op.walk()
+            ):
+                if _strip_mined(op) is not None or op.parent_op() not in loops:
+                    return None
+        lines = sum(n for _, _, n in cut) * ENTRY_BYTES / self.machine.cache_line_bytes
+        return sum(fill for _, fill, _ in cut), 4 * lines * self.machine.dram_latency
+
+
+def _tape_key(op: region.StoreOp | region.LoadOp, target: SSAValue) -> tuple[bool, SSAValue, int]:
+    """A tape access by the store it is or reads, in region `target`."""
+    if isinstance(op, region.StoreOp):
+        return (True, target, op.properties["id"].value.data)  # type: ignore[union-attr]
+    return (False, target, op.properties["from"].value.data)  # type: ignore[union-attr]
 
 
 def _chains(tile_loop: scf.ForOp, function: func.FuncOp) -> int:

@@ -74,10 +74,19 @@ class NestChoice:
     """Cycles streaming adds (`added_cycles`)."""
     fits: bool
     """The function's tape and arrays fit the cache (REV tape reads hit)."""
+    per_iteration: bool = False
+    """The numbers are an iteration's of the loop the nest's layers cut into pieces
+    (a nest of run-time trip counts: `lowering.layers.cost.CutLoops.iteration`)."""
 
     @property
     def reason(self) -> str:
         fits = "fit" if self.fits else "do not fit"
+        if self.per_iteration:
+            return (
+                f"cost model: cut into pieces, each iteration of its loop would lose "
+                f"{self.added:.0f} cycles of pipeline overlap; streaming an iteration's "
+                f"tape saves at most {self.saved:.0f}"
+            )
         return (
             f"cost model: streaming would add {self.added:.0f} cycles of tile bookkeeping "
             f"and preload waits and save at most {self.saved:.0f} (tape misses, "
@@ -94,7 +103,8 @@ class LayersReport:
     kept: list[KeptRecord] = field(default_factory=list)
     """Regions kept in DRAM, read through the cache, with the reason."""
     nests: list[NestChoice] = field(default_factory=list)
-    """The cost model's choice per nest (`stream=auto`; run-time nests have none)."""
+    """The cost model's choice per nest (`stream=auto`; a nest of run-time trip counts
+    has none, unless it is one loop cut into pieces, priced an iteration)."""
 
     @property
     def dynamic_layers(self) -> int:

@@ -8,7 +8,11 @@ max-pooling, a cross-entropy over a run-time batch, Lennard-Jones pairs over a
 run-time particle count, a Burgers time stepper over a run-time step count,
 PolyBench's 2mm, fdtd-2d, heat-3d, ludcmp and gemver, RK4 over a run-time step
 count, a soft k-means step over a run-time point count, a strided convolution with
-GELU over a run-time batch) through every stage:
+GELU over a run-time batch, PolyBench's bicg and deriche, causal attention, a
+sine-Gordon leapfrog over a run-time step count, an SPH density sum over a run-time
+particle count, a SwiGLU block over a run-time batch, Lorenz-96 by RK4 over a run-time
+step count, PARSEC's Black-Scholes over a run-time option count, a 5x5 convolution
+with its window written out) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;

@@ -30,6 +30,11 @@ computed by hand from its rules, and `stream=always` as the paper's pass:
   the REV work before a nest hides part of its first preload's wait (by hand);
 - a piece of straight-line stores that cuts a kernel whose parts both miss costs
   the overlap of their misses (by hand);
+- a loop whose iteration stores more than a straight-line layer holds, cut into
+  pieces, loses the overlap of its iterations: each pays the loop's pipeline fill
+  (by hand), and that keeps a nest streaming would otherwise take;
+  a nest of run-time trip counts that is one such loop is priced an iteration;
+  conv5u's window loop (50 entries a pixel) is kept so;
 - a loop issues at the scheduler's ii with its tape through the cache (kept) or
   the scratchpad (streamed): trisolv's FWD loop 13 and 12, those of its lowered
   kernels, so `auto` streams it.
@@ -1154,6 +1159,86 @@ def test_a_piece_s_cut_kernel_costs_the_miss_overlap_it_breaks() -> None:
     small = replace(CGRA, cache_bytes=64)
     joined = _cut_added(f"{WEIGHT}\n    {OUTPUT}", "", small)
     assert _cut_added(WEIGHT, OUTPUT, small) == joined + 3 / 8 * 100
+
+
+def test_a_loop_cut_into_pieces_loses_its_iterations_overlap() -> None:
+    # Each of 1024 FWD iterations stores 40 values, more than a straight-line
+    # layer of a 512 B scratchpad holds with 2 layers in flight (32 entries): its
+    # body becomes pieces, layers of one iteration, run one after the other. Kept,
+    # the loop issues an iteration a cycle (no recurrence, one cache access: the
+    # load of x) and fills its pipeline once: its latency path, the load (a hit,
+    # 2), 39 sines (30 each) and the last store (1), less that cycle: 1,172. REV's:
+    # `subi` (1), a load (2), a cosine (30), the chain of 39 `addf` (5 each), the
+    # `mulf` (4) and the store (1), less its cycle: 232. Cut into pieces, every
+    # iteration pays them.
+    fwd_fill = 2 + 39 * 30 + 1 - 1
+    rev_fill = 1 + 2 + 30 + 39 * 5 + 4 + 1 - 1
+    path = INPUTS / "deep-body.mlir"
+    module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    assert [cost.pipeline_fill(loop, CGRA) for loop in loops] == [fwd_fill, rev_fill]
+    module, report = _layered_with("deep-body.mlir", 512, CGRA, 2, 4)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    lost = 1024 * (fwd_fill + rev_fill)
+    # Without the lost overlap the rest of what streaming adds (the pieces' cut
+    # kernels and stream ops, the REV pieces' waits) is below what it saves at
+    # most: the overlap decides, and the nest is kept.
+    assert choice.added - lost < choice.saved < choice.added
+    assert not choice.stream and _kept(module)
+
+
+def test_a_run_time_loop_cut_into_pieces_is_priced_an_iteration() -> None:
+    # The same FWD chain in a loop of run-time trip count `n`, and a REV chain of
+    # its own: s = sin(s + a_k), k from 39 down, each step an `addf` (5) and a sine
+    # (30) after the loads (`subi` 1, a load 2): its fill 1 + 2 + 40 * 35 + 1 - 1.
+    # No count of the runs, but both what the cut loses and what streaming can
+    # save grow with the iterations: an iteration loses the two fills, and its 40
+    # entries (5 lines of 64 B) save at most a DRAM latency each in FWD and in REV,
+    # and as many evicted lines again: 4 * 5 * 100 = 2,000 cycles. Kept.
+    fwd_fill = 2 + 39 * 30 + 1 - 1
+    rev_fill = 1 + 2 + 40 * (5 + 30) + 1 - 1
+    module, report = _layered_with("deep-body-n.mlir", 512, CGRA, 2, 4)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    assert (choice.added, choice.saved) == (fwd_fill + rev_fill, 4 * 5 * 100)
+    assert choice.per_iteration and not choice.stream and _kept(module)
+    # At a DRAM latency of 200 an iteration may save 4,000 cycles: streamed, as
+    # every nest of run-time trip counts is otherwise (no choice recorded).
+    module, report = _layered_with("deep-body-n.mlir", 512, replace(CGRA, dram_latency=200), 2, 4)
+    assert not report.nests and not _kept(module)  # type: ignore[attr-defined]
+
+
+def test_conv5u_s_window_loop_cut_into_pieces_is_kept() -> None:
+    # conv5u at paper size: 576 pixels whose written-out 5x5 window caches 50
+    # entries each, more than a straight-line layer on Tflow32k (32). Streamed
+    # whole it measured 0.626x of Enzyme32k under cgra, kept 1.036x
+    # (research/stream-cost.md, "A loop cut into pieces"): each pixel's FWD and
+    # REV pieces lose the kept loops' fills, and that decides the choice.
+    ctx = make_context()
+    module = LocatingParser(ctx, ALL_KERNELS["conv5u"].mlir("paper"), "conv5u.mlir").parse_module()
+    TapeflowEnzymePass().apply(ctx, module)
+    raise_module(module)
+    form_regions(module)
+    inner = [
+        op
+        for op in module.walk()
+        if isinstance(op, scf.ForOp)
+        and any(isinstance(o, region.StoreOp | region.LoadOp) for o in op.body.block.ops)
+    ]
+    fills = sum(cost.pipeline_fill(loop, CGRA) for loop in inner)
+    (report,) = layer_module(module, 512, 2, 4, CGRA)
+    (choice,) = report.nests  # type: ignore[attr-defined]
+    assert len(inner) == 2 and fills > 0
+    assert choice.added - 24 * 24 * fills < choice.saved < choice.added
+    assert not choice.stream and report.kept, report.table()
+
+
+def _layered_with(
+    name: str, spad: int, machine: StreamMachine, tiles: int, loop_tiles: int
+) -> tuple[ModuleOp, object]:
+    path = INPUTS / name
+    module = LocatingParser(make_context(), path.read_text(), str(path)).parse_module()
+    (report,) = layer_module(module, spad, tiles, loop_tiles, machine=machine)
+    return module, report
 
 
 def _direct_waits(layers: list[cost.RevLayer], ring: cost.Ring, count: int) -> float:
