@@ -19,12 +19,17 @@ definition (`OpDef`) has
 `OpDef.verify` is the conjunction of a check of (its class, its operands' types,
 its results' types, its property and attribute names) and one check per property
 and attribute value. Each is done once per verification and kept where it
-passes; an op whose check fails is verified by `Operation.verify` itself, which
+passes (types and values keyed by identity, each kept alive while the
+verification runs: an equal one made apart is checked once more); an op whose
+check fails is verified by `Operation.verify` itself, which
 raises the error it always did. What else `Operation.verify` checks is checked
 for every op as it does: no erased operand, the parent pointers, the terminator
 of a block, the empty blocks, and the class's own `verify_` (the part after the
 generic check). Ops of any other class, and every op with regions, are verified
-by `Operation.verify` (`verify_nested_ops=False`) after their regions.
+by `Operation.verify` (`verify_nested_ops=False`) after their regions: where an
+op and an op nested in it are both broken, the nested one's error is raised
+first (xDSL checks an op's operands, successors and place as a terminator
+before its regions); a module passes exactly where it passes `op.verify()`.
 """
 
 from __future__ import annotations
