@@ -107,10 +107,12 @@ def _verify_block(block: Block, checked: _Checked) -> None:
 
 def _plan(cls: type[Operation]) -> _Plan | None:
     """How ops of `cls` are checked by signature; None where they cannot be."""
-    if not issubclass(cls, IRDLOperation):
+    if not issubclass(cls, IRDLOperation) or not hasattr(cls, "get_irdl_definition"):
         return None
     definition = cls.get_irdl_definition()
     generated = cls.verify_
+    if not hasattr(generated, "__code__"):
+        return None
     cells = dict(
         zip(
             generated.__code__.co_freevars,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, i32
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnregisteredOp, i32
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -145,4 +145,6 @@ def test_classes_that_cannot_go_by_signature():
     assert verification._plan(arith.AddfOp) is None
     # Regions: verified by xDSL after them.
     assert verification._plan(cgra.KernelOp) is None
+    # Not an IRDL definition (an op the context does not know).
+    assert verification._plan(UnregisteredOp) is None
     assert verification._plan(cgra.ComputeOp) is not None
