@@ -34,7 +34,7 @@ docs/research/scheduling.md.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -591,12 +591,18 @@ def _merge(repeats: dict[Operation, Operation]) -> None:
                 Rewriter.erase_op(owner)
 
 
-def _loop_cost(loop: scf.ForOp, scheduler: Scheduler) -> tuple[int, ...]:
-    """What the loop's body costs as a kernel (`Schedule.cost`)."""
+def _loop_cost(
+    loop: scf.ForOp, scheduler: Scheduler, without: Collection[Operation] = ()
+) -> tuple[int, ...]:
+    """What the loop's body costs as a kernel (`Schedule.cost`), its ops
+    `without` aside."""
     block = loop.body.block
     terminator = block.last_op
     assert terminator is not None
     ops = list(block.ops)[:-1]
+    if without:
+        aside = {id(op) for op in without}
+        ops = [op for op in ops if id(op) not in aside]
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
     trips = trip_count(loop)
     return scheduler.schedule(ops, carried, trips=trips).cost(trips)
@@ -614,18 +620,46 @@ def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
     memory (fdtd-2d's REV update of `hz`: `ii` 9 with it, 8 without); a shared
     value, read by two ops, may cost a hop to the second one's PE and lengthen
     the schedule (conv2d's FWD loop, 13 -> 14 cycles). The body is scheduled
-    both ways, on a copy, and merged where that costs no more.
+    both ways and merged where that costs no more: merged, its ops but the
+    repeats, with their uses reading the ops they repeat for the trial and
+    given back after it (a fully unrolled body is not copied to try).
     """
     repeats = _equal_index_ops(loop.body.block)
     if not repeats:
         return
     kept = _loop_cost(loop, scheduler)
-    trial = loop.clone()
-    _merge(_equal_index_ops(trial.body.block))
-    merged = _loop_cost(trial, scheduler)
-    trial.erase()
+    moved = _rewire(repeats)
+    merged = _loop_cost(loop, scheduler, without=repeats.keys())
+    _give_back(moved)
     if merged <= kept:
         _merge(repeats)
+
+
+Moved = list[tuple[SSAValue, list[tuple[Operation, int]]]]
+"""Each value whose uses were rewired, with those uses (op, operand position) in
+the order the value listed them."""
+
+
+def _rewire(repeats: dict[Operation, Operation]) -> Moved:
+    """Let the uses of each repeat's results read the results of the op it
+    repeats (as `_merge`, but the repeats stay and no name moves)."""
+    moved: Moved = []
+    for op, earlier in repeats.items():
+        for new, old in zip(earlier.results, op.results, strict=True):
+            uses = [(use.operation, use.index) for use in old.uses]
+            for user, position in uses:
+                user.operands[position] = new
+            moved.append((old, uses))
+    return moved
+
+
+def _give_back(moved: Moved) -> None:
+    """Undo `_rewire`: each use reads its value again, and each value lists its
+    uses in the order it did (a use is listed first when made, so they are made
+    again last to first)."""
+    for old, uses in reversed(moved):
+        for user, position in reversed(uses):
+            user.operands[position] = old
 
 
 def _in_innermost_loop(op: Operation) -> bool:

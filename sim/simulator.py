@@ -41,6 +41,7 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
 
 from lowering.ir.facts import prepared_model, record_timing_model, tape_bytes, unroll_factors
+from lowering.ir.verification import verify
 from lowering.layers.cost import StreamMachine
 from lowering.pipelines import HARDWARE_PASSES, VARIANTS, hardware_pipeline, parse_pipeline
 from lowering.tapeflow_layers import TapeflowLayersPass, nest_choices
@@ -200,7 +201,7 @@ def prepare(
             if memo is not None and memo.left > 0:
                 memo.keep(passes[:cut], module)
         PassPipeline(passes[cut:]).apply(ctx, module)
-        module.verify()
+        verify(module)  # `module.verify()`, each op signature's generic check once
     record_timing_model(module, model)
     return measured_tape(module)
 

@@ -960,10 +960,6 @@ def _cut_misses(
     touched), else a line per line of elements an access touches (`lines`), at
     most one a run: the groups added are the fewer of the two parts', at most the
     runs."""
-    block = piece.parent_block()
-    assert block is not None
-    ops = list(block.ops)
-    at = ops.index(piece)
     line = machine.cache_line_bytes
     arrays_fit = reuse.footprint(regions=False) <= machine.cache_bytes
 
@@ -978,7 +974,17 @@ def _cut_misses(
             return float(min(runs, sum(-(-static_bytes(a) // line) for a in arrays)))
         return runs * min(1.0, sum(reuse.lines(o, line, machine.cache_bytes) for o in accesses))
 
-    return min(misses(reversed(ops[:at])), misses(ops[at + 1 :]))
+    # Each part is walked from the piece outwards, op by op, to the first loop or
+    # layer: a fully unrolled body's block holds tens of thousands of ops and
+    # hundreds of pieces, and listing the block for each piece was quadratic.
+    return min(misses(_ops_from(piece.prev_op, back=True)), misses(_ops_from(piece.next_op)))
+
+
+def _ops_from(op: Operation | None, back: bool = False) -> Iterator[Operation]:
+    """`op` and the ops after it in its block (before it, nearest first, if `back`)."""
+    while op is not None:
+        yield op
+        op = op.prev_op if back else op.next_op
 
 
 PRELOAD_LAYERS = 1 << 12

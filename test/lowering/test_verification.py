@@ -1,0 +1,150 @@
+"""
+`lowering.ir.verification.verify`, xDSL's `Operation.verify` with each op
+signature's generic IRDL check done once: on lowered modules it passes where
+`module.verify()` does, checking most placed ops by signature; on every broken
+op it raises what `module.verify()` raises, whether the op is the first of its
+signature or a later one (a property of the wrong type, a negative cycle, a PE
+off the grid, an unknown property, an operand of another type); and an op of a
+class whose definition has a constraint variable or a checking trait is never
+checked by signature.
+"""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnregisteredOp, i32
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
+
+from lowering.ir import verification
+from sim.models import MODELS
+from sim.simulator import prepare
+from tapeflow_benchmarks.common import parse_kernel
+from tapeflow_dialects import cgra
+from tapeflow_tools.context import make_context
+from targets.hardware import configure
+
+
+def _lowered(kernel: str, variant: str, unroll: int = 1, model: str = "cgra"):
+    ctx = make_context()
+    module = parse_kernel(ctx, kernel, "small")
+    preset = "Tflow32k" if variant == "tapeflow" else "Enzyme32k"
+    prepare(ctx, module, variant, MODELS[model].hardware(configure(preset)), unroll, model=model)
+    return module
+
+
+@pytest.fixture(scope="module")
+def pathfinder():
+    return _lowered("pathfinder", "tapeflow", 8)
+
+
+def _later_of_signature(module, cls: type[Operation]) -> Operation:
+    """An op of `cls` after another of its signature in its kernel, not the
+    kernel's last: `verify` checks it by its signature."""
+    for kernel in (op for op in module.walk() if isinstance(op, cgra.KernelOp)):
+        seen = set()
+        for op in list(kernel.body.block.ops)[:-1]:
+            if type(op) is not cls:
+                continue
+            signature = (
+                tuple(o.type for o in op.operands),
+                tuple(r.type for r in op.results),
+                tuple(op.properties),
+            )
+            if signature in seen:
+                return op
+            seen.add(signature)
+    raise AssertionError(f"no two {cls.name} of one signature in a kernel")
+
+
+@pytest.mark.parametrize(
+    ("kernel", "variant", "unroll", "model", "unrolled"),
+    [
+        ("pathfinder", "tapeflow", 8, "cgra", True),
+        ("logsum", "tapeflow", 4, "cgra", True),
+        ("gravity", "enzyme", 1, "cgra", False),
+        ("lenet", "tapeflow", 1, "salam", False),
+    ],
+)
+def test_lowered_modules_pass_mostly_by_signature(kernel, variant, unroll, model, unrolled):
+    module = _lowered(kernel, variant, unroll, model)
+    module.verify()
+    checked = verification._Checked()
+    verification._verify_op(module, checked)
+    placed = sum(isinstance(op, cgra.PlacedOp) for op in module.walk())
+    assert placed > 0
+    # Fewer checks in full than placed ops (far fewer in an unrolled body): the
+    # rest went by signature.
+    assert len(checked.signatures) < (placed / 2 if unrolled else placed)
+    assert checked.plans[cgra.ComputeOp] is not None
+
+
+def _same_error(module) -> None:
+    with pytest.raises(VerifyException) as xdsl:
+        module.verify()
+    with pytest.raises(VerifyException) as ours:
+        verification.verify(module)
+    assert str(ours.value) == str(xdsl.value)
+
+
+@pytest.mark.parametrize("cls", [cgra.ComputeOp, cgra.LoadOp, cgra.StoreOp])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"cycle": IntegerAttr(-1, 64)},  # the class's own check
+        {"cycle": IntegerAttr(3, i32)},  # the property's constraint
+        {"row": IntegerAttr(99, 64)},  # off the kernel's grid
+        {"extra": StringAttr("x")},  # an unknown property: another signature
+        {"row": StringAttr("x")},
+    ],
+    ids=["negative-cycle", "i32-cycle", "off-grid", "unknown-property", "string-row"],
+)
+def test_a_broken_later_op_raises_as_xdsl_does(pathfinder, cls, broken):
+    module = pathfinder.clone()
+    op = _later_of_signature(module, cls)
+    op.properties.update(broken)
+    _same_error(module)
+
+
+def test_a_broken_operand_type_raises_as_xdsl_does(pathfinder):
+    module = pathfinder.clone()
+    op = _later_of_signature(module, cgra.LoadOp)
+    # An index where the memory goes: another signature, checked in full.
+    index = next(o for o in op.operands[1:])
+    op.operands = [index, *op.operands[1:]]
+    _same_error(module)
+
+
+def test_the_first_of_a_signature_broken_raises(pathfinder):
+    module = pathfinder.clone()
+    op = next(o for o in module.walk() if isinstance(o, cgra.ComputeOp))
+    op.properties["cycle"] = IntegerAttr(-5, 64)
+    _same_error(module)
+
+
+def test_identical_values_are_one_key_and_a_changed_one_misses(pathfinder):
+    checked = verification._Checked()
+    verification._verify_op(pathfinder, checked)
+    op = _later_of_signature(pathfinder, cgra.ComputeOp)
+    cycle = op.properties["cycle"]
+    assert (cgra.ComputeOp, "property", "cycle", id(cycle)) in checked.values
+    fresh = IntegerAttr(cycle.value.data, 64)  # equal, another object: checked anew
+    assert (cgra.ComputeOp, "property", "cycle", id(fresh)) not in checked.values
+    assert verification._by_signature(op, checked) is True
+    op.properties["cycle"] = fresh
+    assert verification._by_signature(op, checked) is True
+    assert (cgra.ComputeOp, "property", "cycle", id(fresh)) in checked.values
+    op.properties["cycle"] = IntegerAttr(-1, 64)
+    assert verification._by_signature(op, checked) is None  # left to xDSL, which raises
+    op.properties["cycle"] = cycle
+
+
+def test_classes_that_cannot_go_by_signature():
+    # A trait with a check of its own (the operands' and result's types equal).
+    assert verification._plan(arith.AddfOp) is None
+    # Regions: verified by xDSL after them.
+    assert verification._plan(cgra.KernelOp) is None
+    # Not an IRDL definition (an op the context does not know).
+    assert verification._plan(UnregisteredOp) is None
+    assert verification._plan(cgra.ComputeOp) is not None
