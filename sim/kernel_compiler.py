@@ -256,53 +256,69 @@ class _Shape:
     `ops`: its ops in walk order."""
 
     def __init__(self, loop: Operation):
-        self.ops = list(loop.walk())
-        self.op_refs = {o: n for n, o in enumerate(self.ops)}
-        refs: dict[SSAValue, int] = {}
-        defined: set[SSAValue] = set()
+        # By the values' and ops' ids: an SSA value's own hash is a Python call,
+        # and a fully unrolled kernel has tens of thousands of them.
+        # Where each op stands follows from the walk's order and the ops' classes:
+        # a kernel loop is the loop, its kernel, the placed ops (which have no
+        # regions), the kernel's yield and the loop's; a kernel run once, the
+        # kernel, its placed ops and its yield (`is_kernel_loop`, `build`).
+        self.ops = ops = list(loop.walk())
+        self.op_refs = {id(o): n for n, o in enumerate(ops)}
+        refs: dict[int, int] = {}
+        values: list[SSAValue] = []
+        defined: list[bool] = []
+
+        def ref(value: SSAValue, define: bool) -> int:
+            n = refs.get(id(value))
+            if n is None:
+                n = refs[id(value)] = len(values)
+                values.append(value)
+                defined.append(define)
+            elif define:
+                defined[n] = True
+            return n
+
         items: list[tuple[Any, ...]] = []
-        op_refs = self.op_refs
-        for o in self.ops:
-            operands = tuple(refs.setdefault(v, len(refs)) for v in o.operands)
+        for o in ops:
+            operands = tuple([ref(v, False) for v in o.operands])
             results = o.results
             for r in results:
-                refs.setdefault(r, len(refs))
-            defined.update(results)
+                ref(r, True)
             blocks = []
             for body in o.regions:
                 for block in body.blocks:
                     args = block.args
                     for a in args:
-                        refs.setdefault(a, len(refs))
-                    defined.update(args)
-                    blocks.append(tuple(a.type for a in args))
-            unread = _UNREAD.get(type(o), frozenset())
-            properties = tuple((k, v) for k, v in o.properties.items() if k not in unread)
-            parent = o.parent_op()
+                        ref(a, True)
+                    blocks.append(tuple([a.type for a in args]))
+            unread = _UNREAD.get(type(o))
+            properties = o.properties
+            if unread is not None:
+                properties = {k: v for k, v in properties.items() if k not in unread}
             items.append(
                 (
                     type(o),
-                    op_refs.get(parent, -1) if parent is not None else -1,
                     operands,
-                    tuple(r.type for r in results),
+                    tuple([r.type for r in results]),
                     tuple(blocks),
-                    properties,
-                    tuple(o.attributes.items()),
+                    tuple(properties.items()),
                 )
             )
-        self.values = list(refs)
+        self.values = values
         outside = tuple(
             (n, v.type, v.op.value if _is_constant(v) else None)  # type: ignore[attr-defined]
-            for n, v in enumerate(self.values)
-            if v not in defined
+            for n, v in enumerate(values)
+            if not defined[n]
         )
         self._items = (tuple(items), outside)
 
     def key(
         self, once: bool, ctx: CompileContext, ins: list[int], outs: list[int]
     ) -> tuple[Any, ...] | None:
-        """What the generated code depends on: the ops (their classes, where each
-        stands, its operands by position, its types and the properties it reads),
+        """What the generated code depends on: the ops (their classes in walk
+        order, their operands by position, their types and the properties it reads;
+        not their discardable attributes, which it never reads, such as the
+        REV sweep's start on a loop),
         the types of the values from outside the loop and the values of those that
         are constants, the loop's frame slots as the loop's own operands and
         results, and what the context records. None (nothing kept) if the loop's
@@ -456,7 +472,7 @@ class _KernelLoopSource:
         again on its own ops (`_Template`)."""
         made = maker(self.ctx, self.loop, op, *args)
         names = [self.constant(v, h) for h, v in zip(hints, made, strict=True)]
-        ref = -1 if op is None else self.shape.op_refs[op]
+        ref = -1 if op is None else self.shape.op_refs[id(op)]
         self.recipes.append((tuple(names), maker, ref, args))
         return names
 
