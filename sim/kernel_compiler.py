@@ -267,30 +267,24 @@ class _Shape:
         refs: dict[int, int] = {}
         values: list[SSAValue] = []
         defined: list[bool] = []
-
-        def ref(value: SSAValue, define: bool) -> int:
-            n = refs.get(id(value))
-            if n is None:
-                n = refs[id(value)] = len(values)
-                values.append(value)
-                defined.append(define)
-            elif define:
-                defined[n] = True
-            return n
-
         items: list[tuple[Any, ...]] = []
         for o in ops:
-            operands = tuple([ref(v, False) for v in o.operands])
+            operands = []
+            for v in o.operands:
+                n = refs.setdefault(id(v), len(values))
+                if n == len(values):
+                    values.append(v)
+                    defined.append(False)
+                operands.append(n)
             results = o.results
-            for r in results:
-                ref(r, True)
-            blocks = []
-            for body in o.regions:
-                for block in body.blocks:
-                    args = block.args
-                    for a in args:
-                        ref(a, True)
-                    blocks.append(tuple([a.type for a in args]))
+            inner = [a for body in o.regions for block in body.blocks for a in block.args]
+            for v in (*results, *inner):  # defined here (SSA: not used before)
+                refs[id(v)] = len(values)
+                values.append(v)
+                defined.append(True)
+            blocks = tuple(
+                tuple([a.type for a in block.args]) for body in o.regions for block in body.blocks
+            )
             unread = _UNREAD.get(type(o))
             properties = o.properties
             if unread is not None:
@@ -298,9 +292,9 @@ class _Shape:
             items.append(
                 (
                     type(o),
-                    operands,
+                    tuple(operands),
                     tuple([r.type for r in results]),
-                    tuple(blocks),
+                    blocks,
                     tuple(properties.items()),
                 )
             )
