@@ -25,6 +25,7 @@ Python".
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -246,6 +247,14 @@ ops themselves, not from the generated code (its closure steps are made anew
 for each loop, `_Template`)."""
 
 
+_SIGNATURES: dict[tuple[Any, ...], int] = {}
+"""A number per signature of an op (its class, its result and block argument
+types, the properties the generator reads) and per outside value (its type, its
+constant value if any): a loop's shape is a string of these numbers and of its
+operands' positions (`_Shape`), held by the templates' keys in a few bytes an op.
+Signatures are few (opcodes by types by properties) and kept for the process."""
+
+
 def _is_constant(value: SSAValue) -> bool:
     return isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp)
 
@@ -267,9 +276,10 @@ class _Shape:
         refs: dict[int, int] = {}
         values: list[SSAValue] = []
         defined: list[bool] = []
-        items: list[tuple[Any, ...]] = []
+        words = array("q")  # per op: its signature's number, its operands' count and positions
+        signature = _SIGNATURES.setdefault
         for o in ops:
-            operands = []
+            operands = [len(o.operands)]
             for v in o.operands:
                 n = refs.setdefault(id(v), len(values))
                 if n == len(values):
@@ -289,22 +299,15 @@ class _Shape:
             properties = o.properties
             if unread is not None:
                 properties = {k: v for k, v in properties.items() if k not in unread}
-            items.append(
-                (
-                    type(o),
-                    tuple(operands),
-                    tuple([r.type for r in results]),
-                    blocks,
-                    tuple(properties.items()),
-                )
-            )
+            mine = (type(o), tuple([r.type for r in results]), blocks, tuple(properties.items()))
+            words.append(signature(mine, len(_SIGNATURES)))
+            words.extend(operands)
         self.values = values
-        outside = tuple(
-            (n, v.type, v.op.value if _is_constant(v) else None)  # type: ignore[attr-defined]
-            for n, v in enumerate(values)
-            if not defined[n]
-        )
-        self._items = (tuple(items), outside)
+        for n, v in enumerate(values):
+            if not defined[n]:
+                value = v.op.value if _is_constant(v) else None  # type: ignore[attr-defined]
+                words.extend((-1, n, signature((v.type, value), len(_SIGNATURES))))
+        self._items = words.tobytes()
 
     def key(
         self, once: bool, ctx: CompileContext, ins: list[int], outs: list[int]
@@ -329,7 +332,7 @@ class _Shape:
             ctx.trace is not None,
             ctx.timing is not None,
             DEFER,
-            *self._items,
+            self._items,
         )
 
 
