@@ -11,9 +11,9 @@ compiler fully unrolls the two loops of constant trip count over it (clang's
         y[i][j] = tanh(s);
       }
 
-An innermost loop whose straight-line iteration caches 51 values (each product's
-two operands, and the activation's argument), more than a straight-line layer of
-Tflow32k's scratchpad holds (32 entries), its iterations independent.
+An innermost loop whose straight-line iteration caches 50 values (each product's
+two operands, a window input and a weight, as loaded), more than a straight-line
+layer of Tflow32k's scratchpad holds (32 entries), its iterations independent.
 
 Sizes: `small` H = W = 2; `paper` H = W = 24 (a nest kernel).
 """

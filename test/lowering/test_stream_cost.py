@@ -1225,6 +1225,10 @@ def test_conv5u_s_window_loop_cut_into_pieces_is_kept() -> None:
         and any(isinstance(o, region.StoreOp | region.LoadOp) for o in op.body.block.ops)
     ]
     fills = sum(cost.pipeline_fill(loop, CGRA) for loop in inner)
+    # A pixel's tape: the two loaded operands of each of the window's 25 products.
+    stores = [op for op in module.walk() if isinstance(op, region.StoreOp)]
+    assert len(stores) == 2 * 5 * 5
+    assert all(isinstance(op.operands[0].owner, memref.LoadOp) for op in stores)
     (report,) = layer_module(module, 512, 2, 4, CGRA)
     (choice,) = report.nests  # type: ignore[attr-defined]
     assert len(inner) == 2 and fills > 0
