@@ -629,8 +629,10 @@ def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
         return
     kept = _loop_cost(loop, scheduler)
     moved = _rewire(repeats)
-    merged = _loop_cost(loop, scheduler, without=repeats.keys())
-    _give_back(moved)
+    try:
+        merged = _loop_cost(loop, scheduler, without=repeats.keys())
+    finally:  # the uses are given back whatever the trial raises
+        _give_back(moved)
     if merged <= kept:
         _merge(repeats)
 

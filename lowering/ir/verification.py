@@ -26,10 +26,12 @@ raises the error it always did. What else `Operation.verify` checks is checked
 for every op as it does: no erased operand, the parent pointers, the terminator
 of a block, the empty blocks, and the class's own `verify_` (the part after the
 generic check). Ops of any other class, and every op with regions, are verified
-by `Operation.verify` (`verify_nested_ops=False`) after their regions: where an
-op and an op nested in it are both broken, the nested one's error is raised
-first (xDSL checks an op's operands, successors and place as a terminator
-before its regions); a module passes exactly where it passes `op.verify()`.
+by `Operation.verify` (`verify_nested_ops=False`) after their regions. xDSL
+checks an op's operands, successors and place as a terminator before its
+regions, so where an op and an op nested in it are both broken this walk meets
+the nested one's error first: a module that fails is verified again by
+`op.verify()`, whose error is raised. A module passes exactly where it passes
+`op.verify()`, and fails with the error `op.verify()` raises.
 """
 
 from __future__ import annotations
@@ -67,7 +69,12 @@ class _Checked:
 
 def verify(op: Operation) -> None:
     """Verify `op` and every op nested in it, as `op.verify()` does."""
-    _verify_op(op, _Checked())
+    try:
+        _verify_op(op, _Checked())
+    except Exception:
+        # Broken: xDSL's own walk raises the error it meets first.
+        op.verify()
+        raise
 
 
 def _verify_op(op: Operation, checked: _Checked) -> None:

@@ -4,7 +4,8 @@
 uses rewired for the trial and given back after it, rather than on a copy of the
 loop. Every module lowers as with the copy (the reference below, the method the
 pass used before: same printed module, hence same choice and same schedules);
-and giving the uses back leaves every value's uses as they were, in order.
+and giving the uses back leaves every value's uses as they were, in order, also
+where the trial raises.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 from xdsl.ir import Operation
 
 from lowering import tapeflow_to_cgra as to_cgra
-from lowering.scheduling.scheduler import SCHEDULES
+from lowering.scheduling.scheduler import SCHEDULES, Scheduler
 from sim.models import MODELS
 from sim.simulator import prepare
 from tapeflow_benchmarks.common import parse_kernel
@@ -108,3 +109,40 @@ def test_giving_back_restores_every_use_in_order():
         assert _uses(module) == before
         tried += 1
     assert tried > 0
+
+
+def test_a_trial_that_raises_gives_the_uses_back():
+    ctx = make_context()
+    module = parse_kernel(ctx, "conv2d", "small")
+    hardware = MODELS["cgra"].hardware(configure("Tflow32k"))
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(to_cgra, "lower_module", lambda module, hardware: [])
+    try:
+        prepare(ctx, module, "tapeflow", hardware)
+    finally:
+        monkeypatch.undo()
+    loop = next(
+        op
+        for op in module.walk()
+        if to_cgra._innermost(op) and to_cgra._equal_index_ops(op.body.block)
+    )
+    before = _uses(module)
+    text = str(module)
+    costs = 0
+
+    def failing(loop, scheduler, without=()):
+        nonlocal costs
+        costs += 1
+        if without:  # the merged trial, its uses rewired
+            raise RuntimeError("the scheduler failed")
+        return (0,)
+
+    monkeypatch.setattr(to_cgra, "_loop_cost", failing)
+    try:
+        with pytest.raises(RuntimeError, match="the scheduler failed"):
+            to_cgra._merge_where_no_slower(loop, Scheduler(hardware))
+    finally:
+        monkeypatch.undo()
+    assert costs == 2
+    assert _uses(module) == before
+    assert str(module) == text

@@ -12,9 +12,10 @@ checked by signature.
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnregisteredOp, i32
 from xdsl.ir import Operation
+from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from lowering.ir import verification
@@ -120,6 +121,34 @@ def test_the_first_of_a_signature_broken_raises(pathfinder):
     module = pathfinder.clone()
     op = next(o for o in module.walk() if isinstance(o, cgra.ComputeOp))
     op.properties["cycle"] = IntegerAttr(-5, 64)
+    _same_error(module)
+
+
+def test_an_op_and_one_nested_in_it_broken_raise_as_xdsl_does():
+    # xDSL checks the loop's place (the last op of the function's body, and no
+    # terminator) before the op nested in it (a property of the wrong type).
+    ctx = make_context()
+    module = Parser(
+        ctx,
+        """
+        func.func @f(%a: i32, %n: index) {
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          scf.for %i = %c0 to %n step %c1 {
+            %x = arith.addi %a, %a : i32
+            scf.yield
+          }
+          func.return
+        }
+        """,
+    ).parse_module()
+    returned = next(o for o in module.walk() if isinstance(o, func.ReturnOp))
+    returned.detach()
+    returned.erase()
+    added = next(o for o in module.walk() if isinstance(o, arith.AddiOp))
+    added.properties["overflowFlags"] = StringAttr("x")
+    with pytest.raises(VerifyException, match="scf.for terminates block"):
+        module.verify()
     _same_error(module)
 
 
