@@ -84,17 +84,20 @@ def _uses(op: Operation) -> list[list[tuple[int, int]]]:
     ]
 
 
-def test_giving_back_restores_every_use_in_order():
+def _before_to_cgra(monkeypatch: pytest.MonkeyPatch):
+    """conv2d lowered for `cgra` but for `tapeflow-to-cgra`: its loops still hold
+    their repeats."""
     ctx = make_context()
     module = parse_kernel(ctx, "conv2d", "small")
     hardware = MODELS["cgra"].hardware(configure("Tflow32k"))
-    # Lowered but for `tapeflow-to-cgra`: its loops still hold their repeats.
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setattr(to_cgra, "lower_module", lambda module, hardware: [])
-    try:
+    with monkeypatch.context() as patch:
+        patch.setattr(to_cgra, "lower_module", lambda module, hardware: [])
         prepare(ctx, module, "tapeflow", hardware)
-    finally:
-        monkeypatch.undo()
+    return module, hardware
+
+
+def test_giving_back_restores_every_use_in_order(monkeypatch: pytest.MonkeyPatch):
+    module, _ = _before_to_cgra(monkeypatch)
     tried = 0
     for op in list(module.walk()):
         if not to_cgra._innermost(op):
@@ -111,16 +114,8 @@ def test_giving_back_restores_every_use_in_order():
     assert tried > 0
 
 
-def test_a_trial_that_raises_gives_the_uses_back():
-    ctx = make_context()
-    module = parse_kernel(ctx, "conv2d", "small")
-    hardware = MODELS["cgra"].hardware(configure("Tflow32k"))
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setattr(to_cgra, "lower_module", lambda module, hardware: [])
-    try:
-        prepare(ctx, module, "tapeflow", hardware)
-    finally:
-        monkeypatch.undo()
+def test_a_trial_that_raises_gives_the_uses_back(monkeypatch: pytest.MonkeyPatch):
+    module, hardware = _before_to_cgra(monkeypatch)
     loop = next(
         op
         for op in module.walk()
