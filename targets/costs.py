@@ -88,59 +88,19 @@ def _check_classes() -> None:
 _check_classes()
 
 
-_LATENCY_KINDS: tuple[tuple[type[Operation] | tuple[type[Operation], ...], str], ...] = (
-    (cgra.ComputeOp, "compute"),
-    (cgra.LoadOp, "placed_load"),
-    ((memref.LoadOp, region.LoadOp), "cache_load"),
-    (stream.LoadOp, "spad_load"),
-    ((memref.StoreOp, region.StoreOp, stream.StoreOp, cgra.StoreOp), "store"),
-)
-_KINDS: dict[type[Operation], str | None] = {}
-
-
-def _kind(op: Operation) -> str | None:
-    """What `op_latency` and `kernel_profile` know `op`'s class by (the first of
-    `_LATENCY_KINDS` it is an instance of; None: none), found once per class:
-    an xDSL op class is an abstract base class, whose `isinstance` costs ten
-    dictionary look-ups."""
-    cls = type(op)
-    if cls not in _KINDS:
-        _KINDS[cls] = next((kind for base, kind in _LATENCY_KINDS if isinstance(op, base)), None)
-    return _KINDS[cls]
-
-
-_ROLES: dict[type[Operation], str | None] = {}
-
-
-def _placed_role(op: Operation) -> str | None:
-    """What `kernel_profile` counts `op` as: "compute" (a `cgra.ComputeOp`),
-    "access" (a `cgra.LoadOp` or `cgra.StoreOp`, by memory path), "other" (any
-    other placed op) or None (not placed); found once per class, as `_kind`."""
-    cls = type(op)
-    if cls not in _ROLES:
-        if isinstance(op, cgra.ComputeOp):
-            _ROLES[cls] = "compute"
-        elif isinstance(op, cgra.LoadOp | cgra.StoreOp):
-            _ROLES[cls] = "access"
-        else:
-            _ROLES[cls] = "other" if isinstance(op, cgra.PlacedOp) else None
-    return _ROLES[cls]
-
-
 def op_latency(op: Operation, hardware: Hardware) -> int:
     """Cycles from issue to result of a placed (or to-be-placed) op."""
-    kind = _kind(op)
-    if kind == "compute":
-        return getattr(hardware.latencies, op_class(op.opcode.data))  # type: ignore[attr-defined]
-    if kind == "placed_load":
-        if op.path.data == MemPath.SPAD:  # type: ignore[attr-defined]
+    if isinstance(op, cgra.ComputeOp):
+        return getattr(hardware.latencies, op_class(op.opcode.data))
+    if isinstance(op, cgra.LoadOp):
+        if op.path.data == MemPath.SPAD:
             return hardware.scratchpad.latency
         return hardware.cache.hit_latency
-    if kind == "cache_load":
+    if isinstance(op, memref.LoadOp | region.LoadOp):
         return hardware.cache.hit_latency
-    if kind == "spad_load":
+    if isinstance(op, stream.LoadOp):
         return hardware.scratchpad.latency
-    if kind == "store":
+    if isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp | cgra.StoreOp):
         return 1
     return getattr(hardware.latencies, op_class(op.name))
 
@@ -230,15 +190,16 @@ def kernel_profile(
     fu: Counter[str] = Counter()
     memory_ops = spad = 0
     for placed in kernel.body.block.ops:
-        role = _placed_role(placed)
-        if role is None:
+        if not isinstance(placed, cgra.PlacedOp):
             continue
-        length = max(length, placed.cycle.value.data + op_latency(placed, hardware))  # type: ignore[attr-defined]
-        if role == "compute":
-            fu[op_class(placed.opcode.data)] += 1  # type: ignore[attr-defined]
+        length = max(length, placed.cycle.value.data + op_latency(placed, hardware))
+        if isinstance(placed, cgra.ComputeOp):
+            fu[op_class(placed.opcode.data)] += 1
         else:
             memory_ops += 1
-            spad += role == "access" and placed.path.data == MemPath.SPAD  # type: ignore[attr-defined]
+            spad += (
+                isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
+            )
     loop = kernel.parent_op()
     looped = isinstance(loop, scf.ForOp) and kernel.next_op is loop.body.block.last_op
     tiled = (

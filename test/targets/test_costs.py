@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import memref
-from xdsl.ir import Operation
 
 import sim.impls  # noqa: F401  (registers every executor builder)
 from sim.impls.registry import BUILDERS
-from tapeflow_dialects import cgra, region, stream
 from tapeflow_dialects.semantics import COST_CLASSES, OPS
-from targets import costs
 from targets.costs import FU_CLASSES, OTHER_COST_CLASSES, UncostedOp, op_class
 from targets.hardware import PRESETS
 
@@ -65,40 +62,3 @@ def test_classes_have_latencies() -> None:
     for cost_class in FU_CLASSES:
         assert getattr(hardware.latencies, cost_class) >= 1
     assert memref.DimOp.name in OTHER_COST_CLASSES
-
-
-def _op_classes() -> list[type[Operation]]:
-    """Every op class the executor runs, and the CGRA dialect's."""
-    return sorted({*BUILDERS, *cgra.Cgra.operations}, key=lambda c: c.name)
-
-
-def test_latency_kinds_found_once_per_class_are_the_isinstance_chain() -> None:
-    """`_kind` and `_placed_role` (what `op_latency` and `kernel_profile` know an
-    op by, found once per class) against `isinstance` asked of each class in
-    `op_latency`'s order; an op of a class seen before gets its class's answer."""
-    for cls in _op_classes():
-        op = cls.__new__(cls)  # isinstance reads the class alone
-        if isinstance(op, cgra.ComputeOp):
-            kind = "compute"
-        elif isinstance(op, cgra.LoadOp):
-            kind = "placed_load"
-        elif isinstance(op, memref.LoadOp | region.LoadOp):
-            kind = "cache_load"
-        elif isinstance(op, stream.LoadOp):
-            kind = "spad_load"
-        elif isinstance(op, memref.StoreOp | region.StoreOp | stream.StoreOp | cgra.StoreOp):
-            kind = "store"
-        else:
-            kind = None
-        role = (
-            "compute"
-            if isinstance(op, cgra.ComputeOp)
-            else "access"
-            if isinstance(op, cgra.LoadOp | cgra.StoreOp)
-            else "other"
-            if isinstance(op, cgra.PlacedOp)
-            else None
-        )
-        for _ in range(2):  # found, then remembered
-            assert costs._kind(op) == kind, cls.name
-            assert costs._placed_role(op) == role, cls.name
