@@ -21,8 +21,10 @@ The rewrite changes no function's value on any input where the loop is defined:
   several expressions is refused by name (`strided_loops_left`), rather than
   handed to Enzyme to get a wrong gradient.
 
-A loop whose bounds are not constants but differ by a constant (`%lo to %lo + 4`)
-is rewritten too, step 1 included, with that constant count: Enzyme-MLIR gives a
+A loop whose bounds are not constants but differ by a constant (`%lo to %lo +
+4`) is rewritten too, step 1 included, with that constant count (counted in `i32`,
+where `%lo + 4` wraps below `%lo` near 2**31 and the loop is then empty, the
+rewritten loop sits under `scf.if %lo < %lo + 4`): Enzyme-MLIR gives a
 loop whose bounds vary with an enclosing loop one cache per enclosing iteration
 (and casts each to a dynamic shape where it folds the size to a constant); with a
 constant count the loop's cache is one static buffer for the nest.
@@ -38,8 +40,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, scf
-from xdsl.dialects.builtin import AffineMapAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import AffineMapAttr, IntegerType
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -73,32 +75,76 @@ def _strided(step: SSAValue) -> bool:
     return known is None or known > 1
 
 
-def _span_trips(loop: scf.ForOp) -> int | None:
+@dataclass(frozen=True)
+class Span:
+    """The constant trip count of a loop whose bounds differ by a constant."""
+
+    trips: int
+    guarded: bool
+    """Whether the bounds are counted in an integer narrower than 64 bits, where
+    `ub` is `lb` plus the constant, or that less 2**bits when the sum wrapped
+    (the loop is then empty): the rewritten loop runs where `lb < ub` only."""
+
+
+def _span_trips(loop: scf.ForOp) -> Span | None:
     """The trip count of an `scf.for` with a positive constant step whose bounds
     are not both constants but differ by a constant (`%lo to %lo + 4`, `%g * 4 to
     %g * 4 + 4`: both bounds linear forms of the same values,
-    `lowering.ir.index_offsets`), else None."""
+    `lowering.ir.index_offsets`, in the loop's own arithmetic), else None."""
     step = constant_value(loop.step)
     if step is None or step <= 0:
         return None
     if constant_value(loop.lb) is not None and constant_value(loop.ub) is not None:
         return None
-    forms = LinearForms()
+    kind = loop_type(loop)
+    bits = kind.width.data if isinstance(kind, IntegerType) else 64
+    forms = LinearForms(bits)
     (low, low_constant), (high, high_constant) = forms.form(loop.lb), forms.form(loop.ub)
     if dict(low) != dict(high):
         return None
-    return max(0, -(-(high_constant - low_constant) // step))
+    span = high_constant - low_constant
+    if bits >= 64:
+        return Span(max(0, -(-span // step)), guarded=False)
+    # Modulo 2**bits: `ub` is `lb + span` or, where that sum wrapped, below `lb`.
+    if not 0 < span < 1 << (bits - 1):
+        return None
+    return Span(-(-span // step), guarded=True)
 
 
-def _unit_scf(loop: scf.ForOp, known_trips: int | None = None) -> None:
+def _guard(loop: scf.ForOp) -> None:
+    """Put `loop` under `scf.if lb < ub` (signed, as `scf.for` compares), yielding
+    its results, or its initial values where it does not run."""
+    ok = arith.CmpiOp(loop.lb, loop.ub, "slt")
+    ok.location = loop.location
+    Rewriter.insert_op(ok, InsertPoint.before(loop))
+    branch = scf.IfOp(ok, [r.type for r in loop.results], Region(Block()), Region(Block()))
+    branch.location = loop.location
+    Rewriter.insert_op(branch, InsertPoint.before(loop))
+    for result, chosen in zip(loop.results, branch.results, strict=True):
+        result.replace_all_uses_with(chosen)
+    skipped = scf.YieldOp(*loop.iter_args)
+    loop.detach()
+    ran = branch.true_region.block
+    ran.add_op(loop)
+    ran.add_op(scf.YieldOp(*loop.results))
+    branch.false_region.block.add_op(skipped)
+    for op in (*ran.ops, skipped):
+        if op is not loop:
+            op.location = loop.location
+
+
+def _unit_scf(loop: scf.ForOp, span: Span | None = None) -> None:
     """Rewrite `loop` in place: `0 to trips step 1`, the iv recomputed in the body
-    (`trips` the constant `known_trips` where the bounds differ by a constant,
-    `_span_trips`)."""
+    (`trips` a constant where the bounds differ by one, `_span_trips`, the loop
+    then under `lb < ub` where that constant holds only if the bounds' arithmetic
+    did not wrap)."""
+    if span is not None and span.guarded:
+        _guard(loop)
     ints = IndexBuilder(InsertPoint.before(loop), loop_type(loop), loop.location)
-    if known_trips is None:
+    if span is None:
         trips = ints.value(ints.trips(loop.lb, loop.ub, loop.step))
     else:
-        trips = ints.const(known_trips)
+        trips = ints.const(span.trips)
     zero, one = ints.const(0), ints.const(1)
     iv = loop.body.block.args[0]
     inside = _Builder(InsertPoint.at_start(loop.body.block), loop)

@@ -7,7 +7,11 @@ the form does not look into (induction variables, loads, arguments), built from
 Index arithmetic wraps at 64 bits, and the difference of two such forms wraps
 alike, so two indices whose forms differ by a non-zero constant (below 2**63 in
 size) are different values whatever the other values are: `A[i]` and `A[i+1]`
-never meet, `A[i]` and `A[j]` may.
+never meet, `A[i]` and `A[j]` may. Arithmetic on narrower integers wraps sooner
+(`lo + 4 : i32` is below `lo` for `lo` near 2**31), so its results, and an
+`index_cast` that truncates, are values the form does not look into; an
+`index_cast` that widens an `i32` keeps its operand's value. (Forms of `i32`
+arithmetic, modulo 2**32, are read on request: `LinearForms(bits=32)`.)
 
 An access is then keyed by its buffer, the symbolic part of each index, and the
 slot it reads (a region's or scratchpad tile's struct slot): two accesses of one
@@ -23,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import OpResult, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.ir import Attribute, OpResult, SSAValue
 
 Form = tuple[tuple[tuple[SSAValue, int], ...], int]
 """(sorted (value, coefficient) terms, constant)."""
@@ -48,9 +52,16 @@ class AccessKey:
 
 class LinearForms:
     """Linear forms of index values, each computed once (a body may hold
-    thousands of accesses sharing their index arithmetic)."""
+    thousands of accesses sharing their index arithmetic).
 
-    def __init__(self) -> None:
+    `bits` is the width of the arithmetic followed: 64 (`index` and `i64`, with
+    `index_cast`s that widen into them), or a narrower one (`bits=32`: forms of
+    `i32` values, through `i32` arithmetic alone), whose forms hold modulo
+    2**bits: two values whose forms differ by `D` differ by `D` plus a multiple
+    of 2**bits."""
+
+    def __init__(self, bits: int = 64) -> None:
+        self.bits = bits
         self._forms: dict[SSAValue, Form] = {}
 
     def form(self, value: SSAValue) -> Form:
@@ -64,12 +75,20 @@ class LinearForms:
         if not isinstance(value, OpResult):
             return opaque
         op = value.op
+        width = _width(value.type)
         if isinstance(op, arith.ConstantOp):
             attr = op.value
-            if isinstance(attr, IntegerAttr) and abs(attr.value.data) < _LIMIT:
-                return ((), attr.value.data)
+            if isinstance(attr, IntegerAttr) and width is not None:
+                constant = _signed(attr.value.data, width)
+                if abs(constant) < _LIMIT:
+                    return ((), constant)
             return opaque
+        if width != self.bits:
+            return opaque  # arithmetic that wraps elsewhere (or not an integer)
         if isinstance(op, arith.IndexCastOp):
+            known = _width(op.operands[0].type)
+            if known is None or known > width:
+                return opaque  # a truncation
             return self.form(op.operands[0])
         if isinstance(op, arith.AddiOp | arith.SubiOp):
             a, b = self.form(op.lhs), self.form(op.rhs)
@@ -86,6 +105,26 @@ class LinearForms:
     def key(self, indices: Sequence[SSAValue], slot: int | None) -> AccessKey:
         forms = [self.form(v) for v in indices]
         return AccessKey(tuple(terms for terms, _ in forms), tuple(c for _, c in forms), slot)
+
+
+_INDEX_BITS = 64
+"""The width index arithmetic is taken to wrap at (as on the machines modelled)."""
+
+
+def _width(kind: Attribute) -> int | None:
+    """The bits an integer or index value has, else None."""
+    if isinstance(kind, IndexType):
+        return _INDEX_BITS
+    if isinstance(kind, IntegerType):
+        return kind.width.data
+    return None
+
+
+def _signed(value: int, width: int) -> int:
+    """`value` (an integer attribute's, stored signed or unsigned) as a signed
+    integer of `width` bits."""
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
 
 
 def _combine(a: Form, b: Form, sign: int) -> Form | None:

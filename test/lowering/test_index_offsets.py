@@ -94,3 +94,38 @@ def test_the_scheduler_orders_only_stores_that_may_meet(disambiguate: bool) -> N
     else:
         assert cycle[s1] >= cycle[s0] + 1
         assert cycle[s2] >= cycle[s1] + 1
+
+
+NARROW = """
+func.func @f(%k: i32, %n: index) -> (index, index, index, index, index) {
+  %c4 = arith.constant 4 : i32
+  %m1 = arith.constant -1 : i32
+  %c4i = arith.constant 4 : index
+  %k4 = arith.addi %k, %c4 : i32
+  %wide = arith.index_cast %k : i32 to index
+  %wide4 = arith.index_cast %k4 : i32 to index
+  %n4 = arith.addi %n, %c4i : index
+  %cut = arith.index_cast %n4 : index to i32
+  %back = arith.index_cast %cut : i32 to index
+  %minus = arith.index_cast %m1 : i32 to index
+  func.return %wide, %wide4, %n4, %back, %minus : index, index, index, index, index
+}
+"""
+
+
+def test_arithmetic_on_narrower_integers_is_not_looked_into() -> None:
+    """`k + 4 : i32` wraps below `k` for `k` above 2**31 - 5, so its value is not
+    `k`'s plus 4 after a widening cast: it is a value of its own. A cast that
+    truncates (`index` to `i32`) is one too; a widening cast of an argument keeps
+    its value, and an `i32` constant is read signed."""
+    module = parse_module_text(make_context(), NARROW, "narrow.mlir")
+    ret = next(op for op in module.walk() if op.name == "func.return")
+    wide, wide4, n4, back, minus = ret.operands
+    cut, n = back.owner.operands[0], n4.owner.operands[0]
+    forms = LinearForms()
+    k, k4 = wide.owner.operands[0], wide4.owner.operands[0]
+    assert forms.form(wide) == (((k, 1),), 0)  # the i32 argument's value
+    assert forms.form(wide4) == (((k4, 1),), 0)  # a value of its own: not k + 4
+    assert forms.form(n4) == (((n, 1),), 4)  # index arithmetic: n + 4
+    assert forms.form(back) == (((cut, 1),), 0)  # the truncation is opaque
+    assert forms.form(minus) == ((), -1)

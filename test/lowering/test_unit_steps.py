@@ -308,6 +308,68 @@ def test_a_loop_of_constant_span_counts_from_zero_to_its_trip_count() -> None:
         assert int(got["result1"]) == count, n
 
 
+I32_SPAN = """
+func.func @count(%lo: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %hi = arith.addi %lo, %c4 : i32
+  %n = scf.for %i = %lo to %hi step %c1 iter_args(%k = %c0) -> (i32) : i32 {
+    %k2 = arith.addi %k, %c1 : i32
+    scf.yield %k2 : i32
+  }
+  return %n : i32
+}
+"""
+"""A loop from `lo` to `lo + 4` counted in i32: `lo + 4` wraps for `lo` above
+2**31 - 5, and the loop is then empty (its bounds compare signed)."""
+
+
+@pytest.mark.parametrize("lo", [-7, 0, 2**31 - 5, 2**31 - 4, 2**31 - 1])
+def test_a_span_counted_in_i32_runs_only_where_its_bound_did_not_wrap(lo: int) -> None:
+    """Counted in i32, `lo + 4` is `lo` plus 4 or, where the sum wrapped, below
+    `lo`: the loop gets the constant count 4 under `scf.if lo < lo + 4`, so it
+    still runs as many times as the signed comparison of its bounds says
+    (Python's `range` over the wrapped bound), 0 near 2**31."""
+    original = _parse(I32_SPAN)
+    rewritten = _parse(I32_SPAN)
+    assert unit_steps(rewritten) == 1
+    (loop,) = [op for op in rewritten.walk() if isinstance(op, scf.ForOp)]
+    assert (constant_value(loop.lb), constant_value(loop.ub)) == (0, 4)
+    assert isinstance(loop.parent_op(), scf.IfOp)
+    hi = (lo + 4 + 2**31) % 2**32 - 2**31
+    given = {"arg0": np.array(lo, dtype=np.int32)}
+    got = run_function(rewritten, "count", dict(given))
+    assert int(got["result0"]) == len(range(lo, hi))
+    assert same_bits(got, run_function(original, "count", dict(given))) is None
+
+
+def test_a_span_counted_in_i32_gives_the_gradient_of_central_differences() -> None:
+    """A blocked loop counted in i32 (`i to i + 3`, 21 blocks of 3 over 64
+    elements when n = 63) through Enzyme and every later stage: the gradient
+    equals central differences, each stage computes the Enzyme stage's bits."""
+    path = FRONTEND / "blocked_i32_span.mlir"
+    text = path.read_text()
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    TapeflowEnzymePass().apply(make_context(), module)
+    rng = np.random.default_rng(11)
+    given = {
+        "arg0": rng.uniform(-1, 1, 64),
+        "arg1": rng.uniform(-1, 1, 64),
+        "arg2": rng.uniform(-1, 1, 64),
+        "arg3": rng.uniform(-1, 1, 64),
+        "arg4": np.array(61, dtype=np.int32),
+    }
+    out = run_function(module, "f_grad", {k: v.copy() for k, v in given.items()})
+    primal = _parse(text, "blocked_i32_span.mlir")
+    args = [given["arg0"], given["arg2"], given["arg4"]]
+    seeds = [given["arg1"], given["arg3"], None]
+    assert_matches_central_differences(
+        primal, args, seeds, [out["arg1"], out["arg3"]], "blocked_i32_span"
+    )
+    check_stages(text, "f_grad", given, unrolls=(1, 2))
+
+
 def test_enzyme_caches_a_loop_of_constant_span_in_one_static_buffer() -> None:
     """Group normalization's passes over a group's channels run from `g * CG` to
     `g * CG + CG`: after the rewrite every cache Enzyme allocates has a static

@@ -49,7 +49,9 @@ func.func @dynamic(%x: memref<?xf64>, %lb: index, %ub: index, %s: index) {
 // then the recomputed one; both loops get step 1. Integer (i32) bounds keep their
 // type. The innermost loop has step 1 and bounds that vary (`j to j + 3`) but
 // differ by a constant: it counts from 0 to 3, its induction variable `j + m`
-// (no multiplication), so Enzyme sizes its cache statically.
+// (no multiplication), so Enzyme sizes its cache statically. Counted in i32,
+// `j + 3` wraps below `j` near 2**31 (the loop is then empty), so the loop of 3
+// runs under `j < j + 3`.
 // CHECK-LABEL: func.func @nested
 // CHECK:         scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
 // CHECK-NEXT:      %[[M:.*]] = arith.muli %[[K]], %{{.*}} : i32
@@ -58,10 +60,13 @@ func.func @dynamic(%x: memref<?xf64>, %lb: index, %ub: index, %s: index) {
 // CHECK:           scf.for %[[L:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
 // CHECK-NEXT:        %[[N:.*]] = arith.muli %[[L]], %{{.*}} : i32
 // CHECK-NEXT:        %[[J:.*]] = arith.addi %[[I]], %[[N]] : i32
-// CHECK:             %[[T3:.*]] = arith.constant 3 : i32
-// CHECK:             scf.for %[[M:.*]] = %{{.*}} to %[[T3]] step %{{.*}} : i32 {
-// CHECK-NEXT:          %[[KK:.*]] = arith.addi %[[J]], %[[M]] : i32
-// CHECK-NEXT:          arith.index_cast %[[KK]]
+// CHECK:             %[[END:.*]] = arith.addi %[[J]], %{{.*}} : i32
+// CHECK-NEXT:        %[[OK:.*]] = arith.cmpi slt, %[[J]], %[[END]] : i32
+// CHECK-NEXT:        scf.if %[[OK]] {
+// CHECK:               %[[T3:.*]] = arith.constant 3 : i32
+// CHECK:               scf.for %[[M:.*]] = %{{.*}} to %[[T3]] step %{{.*}} : i32 {
+// CHECK-NEXT:            %[[KK:.*]] = arith.addi %[[J]], %[[M]] : i32
+// CHECK-NEXT:            arith.index_cast %[[KK]]
 func.func @nested(%x: memref<64xf64>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
