@@ -28,7 +28,9 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed,
-unless it is one loop cut into pieces, priced an iteration (`CutLoops.iteration`)."""
+unless it is one loop cut into pieces, priced an iteration (`CutLoops.iteration`:
+its fills against the windows' rule for an iteration, `saved_cycles`'s
+`per_iteration`)."""
 
 from __future__ import annotations
 
@@ -250,7 +252,7 @@ def saved_cycles(
     `CutLoops.iteration`): at most what streaming saves per iteration of those
     loops (one FWD and one REV iteration), by the same rule: a loop of constant
     trip count its run's saving over its iterations, one of run-time trip count
-    an iteration of a long run (`_run_saved`); a region of run-time size taken
+    an iteration of a long run (`_Window.saved`); a region of run-time size taken
     not to fit the cache (REV reads its lines again after the whole FWD tape);
     its eviction term an iteration's share (the iteration's tape bytes over the
     cache's). None if a tape access sits in no such loop's body."""
