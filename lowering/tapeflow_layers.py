@@ -258,10 +258,14 @@ def _choose(
         mapping = {allocs[i]: originals[i] for i in indices}
         if saved is None:  # run-time trip counts: no estimate of the runs
             # unless the nest is one loop cut into pieces, priced an iteration
+            # by the same rule (its misses grouped as a run's)
             iteration = cut.iteration(work, mapping)
-            if iteration is not None and iteration[0] > iteration[1]:
-                lost, bound = iteration
-                choices.append((indices, NestChoice(names, False, bound, lost, fits, True)))
+            if iteration is not None:
+                lost, loops = iteration
+                regions = {originals[i] for i in indices}
+                bound = saved_cycles(function, regions, machine, accesses, per_iteration=loops)
+                if bound is not None and lost > bound:
+                    choices.append((indices, NestChoice(names, False, bound, lost, fits, True)))
             continue
         layered = {allocs[i] for i in indices}
         saved += continued_fills(work, layered, machine, timeline)

@@ -28,12 +28,14 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed,
-unless it is one loop cut into pieces, priced an iteration (`CutLoops.iteration`)."""
+unless it is one loop cut into pieces, priced an iteration (`CutLoops.iteration`:
+its fills against the windows' rule for an iteration, `saved_cycles`'s
+`per_iteration`)."""
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum, auto
 from math import ceil, gcd, prod
@@ -239,10 +241,21 @@ def saved_cycles(
     regions: set[SSAValue],
     machine: StreamMachine,
     accesses: AccessReuse | None = None,
+    per_iteration: Collection[scf.ForOp] | None = None,
 ) -> float | None:
     """At most the cycles streaming `regions` saves (None: run-time trip counts).
     `accesses`: what is known of `function`'s accesses from an earlier call
-    (`AccessReuse`; the cost model asks per nest and per machine)."""
+    (`AccessReuse`; the cost model asks per nest and per machine).
+
+    With `per_iteration` (loops of `function` whose bodies hold every tape access
+    of `regions`, as in a nest of run-time trip counts cut into pieces,
+    `CutLoops.iteration`): at most what streaming saves per iteration of those
+    loops (one FWD and one REV iteration), by the same rule: a loop of constant
+    trip count its run's saving over its iterations, one of run-time trip count
+    an iteration of a long run (`_Window.saved`); a region of run-time size taken
+    not to fit the cache (REV reads its lines again after the whole FWD tape);
+    its eviction term an iteration's share (the iteration's tape bytes over the
+    cache's). None if a tape access sits in no such loop's body."""
     accesses = accesses or AccessReuse(function)
     assert accesses.function is function
     arrays = accesses.footprint(regions=False)
@@ -251,15 +264,23 @@ def saved_cycles(
     # REV reads a tape line again after the whole FWD tape has passed through the
     # cache: they miss where arrays and tape, triangles included, exceed it.
     rev_hits = arrays + accesses.footprint(arrays=False, triangles=True) <= machine.cache_bytes
-    windows: dict[Block, dict[int, int]] = {}
+    if per_iteration is not None and any(
+        not static_bytes(r) and not _triangle_bytes(r) for r in regions
+    ):
+        fits = rev_hits = False  # a tape that grows with the run
+    windows: dict[Block, dict[int | None, float]] = {}
     # An access's window depends only on the block it sits in: one per block (a
     # fully unrolled body holds thousands of accesses in one block).
-    seen: dict[Block | None, tuple[Block, dict[int, int]] | None] = {}
+    seen: dict[Block | None, tuple[Block, dict[int | None, float]] | None] = {}
     for op in function.walk():
         if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
             block = op.parent_block()
             if block not in seen:
-                seen[block] = _window(op, function)
+                seen[block] = (
+                    _window(op, function)
+                    if per_iteration is None
+                    else _iteration_window(op, per_iteration)
+                )
             window = seen[block]
             if window is None:
                 return None
@@ -278,9 +299,16 @@ def saved_cycles(
     line = machine.cache_line_bytes
     cache_lines = machine.cache_bytes // line
     reused_lines = min(cache_lines, -(-sum(static_bytes(a) for a in reused_arrays) // line))
-    passes = -(-sum(static_bytes(r) for r in regions) // (cache_lines * line))
+    if per_iteration is None:
+        passes: float = -(-sum(static_bytes(r) for r in regions) // (cache_lines * line))
+    else:  # an iteration's tape bytes, a share of a cache's worth
+        entries = sum(
+            isinstance(o, region.StoreOp) and o.region in regions
+            for block in windows
+            for o in _in_window(block)
+        )
+        passes = entries * ENTRY_BYTES / machine.cache_bytes
     saved = 0.0 if fits else 2.0 * passes * reused_lines * machine.dram_latency
-    mshrs, ports = machine.cache_mshrs, machine.cache_ports
     for block, runs in windows.items():
         ops = _in_window(block)
         tape = [
@@ -294,28 +322,76 @@ def saved_cycles(
             0.0 if arrays_fit else sum(accesses.lines(o, line, machine.cache_bytes) for o in primal)
         )
         stored = sum(isinstance(o, region.StoreOp) or not rev_hits for o in tape)
-        looped = any(n > 1 for n in runs)
-        kept_ii, streamed_ii = _intervals(block, tape, machine) if looped else (0, 0)
+        looped = any(n is None or n > 1 for n in runs)
+        intervals = _intervals(block, tape, machine) if looped else (0, 0)
+        window = _Window(len(primal), len(tape), primal_lines, stored, *intervals)
         # Each trip count apart (a triangular nest's runs, `trip_runs`): max(compute,
         # memory) is convex in the iterations, so at the mean trip count the short
         # runs' misses would hide under the long runs' compute.
         for iterations, count in runs.items():
-            missing = stored * iterations * ENTRY_BYTES / line
-            primal_misses = iterations * primal_lines
-            # The `cgra` model's rule for a kernel loop: max(compute, memory),
-            # memory the misses in groups of `mshrs`, each the DRAM latency, plus
-            # the hits over the ports. Compute is an iteration's initiation
-            # interval as the scheduler places the body with the tape in the
-            # cache and in the scratchpad (`_intervals`); memory time under it
-            # is hidden with the tape or without.
-            after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
-            after += (len(primal) * iterations - primal_misses) / ports
-            before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
-            before += ((len(primal) + len(tape)) * iterations - primal_misses - missing) / ports
-            kept = iterations * kept_ii if iterations > 1 else 0.0
-            streamed = iterations * streamed_ii if iterations > 1 else 0.0
-            saved += count * (max(before, kept) - max(after, streamed))
+            saved += count * window.saved(iterations, machine)
     return saved
+
+
+@dataclass(frozen=True)
+class _Window:
+    """What `saved_cycles` reads of a window: an iteration's primal accesses, tape
+    accesses, primal lines missed, tape accesses that miss (stores, and loads
+    where REV's reads miss), and its initiation intervals kept and streamed
+    (`_intervals`)."""
+
+    primal: int
+    tape: int
+    primal_lines: float
+    stored: int
+    kept_ii: int
+    streamed_ii: int
+
+    def saved(self, iterations: int | None, machine: StreamMachine) -> float:
+        """What streaming saves in a run of `iterations`; None: per iteration of
+        a run whose length is known only at run time, as a long run gives it
+        (its misses fill their groups of `mshrs`: no rounding)."""
+        line, mshrs, ports = machine.cache_line_bytes, machine.cache_mshrs, machine.cache_ports
+        # The `cgra` model's rule for a kernel loop: max(compute, memory), memory
+        # the misses in groups of `mshrs`, each the DRAM latency, plus the hits
+        # over the ports. Compute is an iteration's initiation interval as the
+        # scheduler places the body with the tape in the cache and in the
+        # scratchpad (`_intervals`); memory time under it is hidden with the tape
+        # or without.
+        n = 1 if iterations is None else iterations
+        missing = self.stored * n * ENTRY_BYTES / line
+        primal_misses = n * self.primal_lines
+        if iterations is None:
+            after = primal_misses / mshrs * machine.dram_latency
+            before = (primal_misses + missing) / mshrs * machine.dram_latency
+        else:
+            after = _groups(primal_misses, 0.0, mshrs) * machine.dram_latency
+            before = _groups(primal_misses, missing, mshrs) * machine.dram_latency
+        after += (self.primal * n - primal_misses) / ports
+        before += ((self.primal + self.tape) * n - primal_misses - missing) / ports
+        kept = n * self.kept_ii if iterations is None or n > 1 else 0.0
+        streamed = n * self.streamed_ii if iterations is None or n > 1 else 0.0
+        return max(before, kept) - max(after, streamed)
+
+
+def _iteration_window(
+    access: Operation, loops: Collection[scf.ForOp]
+) -> tuple[Block, dict[int | None, float]] | None:
+    """The window `access` runs in, per iteration of the loop of `loops` whose
+    body it sits in (looking through branches): that body, and its run's share
+    of an iteration (one run of the loop's constant trip count, over it; or an
+    iteration of a run of run-time length, None); None if it is in no such body."""
+    block = access.parent_block()
+    owner = block.parent_op() if block is not None else None
+    while isinstance(owner, scf.IfOp):
+        block = owner.parent_block()
+        owner = block.parent_op() if block is not None else None
+    if block is None or not isinstance(owner, scf.ForOp) or owner not in loops:
+        return None
+    trips = trip_count(owner)
+    if trips is None:
+        return block, {None: 1.0}
+    return block, {trips: 1.0 / trips} if trips else {}
 
 
 def _intervals(block: Block, tape: Sequence[Operation], machine: StreamMachine) -> tuple[int, int]:
@@ -1647,11 +1723,13 @@ class CutLoops:
 
     def loops(
         self, work: func.FuncOp, regions: dict[SSAValue, SSAValue]
-    ) -> Iterator[tuple[scf.ForOp, int, int]]:
+    ) -> Iterator[tuple[scf.ForOp, int, int, scf.ForOp]]:
         """Each loop of the layered `work` cut into pieces of `regions` (mapped to
-        `function`'s): the loop, its kept loop's fill, and the tape entries its
-        pieces store an iteration (0 for REV's)."""
+        `function`'s): the loop, its kept loop's fill, the tape entries its
+        pieces store an iteration (0 for REV's), and that kept loop (`function`'s
+        loop around its tape accesses)."""
         found: dict[scf.ForOp, list[int]] = {}
+        originals: dict[scf.ForOp, scf.ForOp] = {}
         for op in work.walk():
             if not isinstance(op, layer.LayerOp) or _strip_mined(op) is not None:
                 continue
@@ -1670,33 +1748,34 @@ class CutLoops:
                 if kept not in self.fills:
                     self.fills[kept] = pipeline_fill(kept, self.machine)
                 counted = found.setdefault(loop, [0, 0])
+                if self.fills[kept] > counted[0]:
+                    originals[loop] = kept
                 counted[0] = max(counted[0], self.fills[kept])
                 counted[1] += isinstance(each, region.StoreOp)
         for loop, (fill, entries) in found.items():
             if fill:
-                yield loop, fill, entries
+                yield loop, fill, entries, originals[loop]
 
     def lost(self, work: func.FuncOp, regions: dict[SSAValue, SSAValue]) -> float:
         """The overlap streaming `regions` costs: each iteration of a loop cut into
         pieces, its kept loop's fill."""
         return sum(
             (nest_runs(enclosing_loops(loop, work) + (loop,)) or 0) * fill
-            for loop, fill, _ in self.loops(work, regions)
+            for loop, fill, _, _ in self.loops(work, regions)
         )
 
     def iteration(
         self, work: func.FuncOp, regions: dict[SSAValue, SSAValue]
-    ) -> tuple[float, float] | None:
+    ) -> tuple[float, set[scf.ForOp]] | None:
         """For a nest of run-time trip counts (no count of its runs) whose layers
-        are all pieces of one FWD loop's iterations and of its REV loop's: per
-        iteration, the overlap the cut loses (the two loops' fills) and what
-        streaming an iteration's tape can save at most (each of its lines a DRAM
-        latency in FWD and in REV, and as many reused lines evicted and missed
-        again in each; no misses grouped). None for another nest."""
+        are all pieces of one FWD loop's iterations and of its REV loop's: the
+        overlap the cut loses per iteration (the two loops' fills) and those
+        loops as `function` holds them, whose iteration `saved_cycles` prices
+        (`per_iteration`). None for another nest."""
         cut = list(self.loops(work, regions))
-        if sorted(entries > 0 for _, _, entries in cut) != [False, True]:
+        if sorted(entries > 0 for _, _, entries, _ in cut) != [False, True]:
             return None
-        loops = {loop for loop, _, _ in cut}
+        loops = {loop for loop, _, _, _ in cut}
         for op in work.walk():
             if isinstance(op, layer.LayerOp) and any(
                 isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
@@ -1704,8 +1783,7 @@ class CutLoops:
             ):
                 if _strip_mined(op) is not None or op.parent_op() not in loops:
                     return None
-        lines = sum(n for _, _, n in cut) * ENTRY_BYTES / self.machine.cache_line_bytes
-        return sum(fill for _, fill, _ in cut), 4 * lines * self.machine.dram_latency
+        return sum(fill for _, fill, _, _ in cut), {kept for _, _, _, kept in cut}
 
 
 def _tape_key(op: region.StoreOp | region.LoadOp, target: SSAValue) -> tuple[bool, SSAValue, int]:

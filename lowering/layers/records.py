@@ -76,7 +76,8 @@ class NestChoice:
     """The function's tape and arrays fit the cache (REV tape reads hit)."""
     per_iteration: bool = False
     """The numbers are an iteration's of the loop the nest's layers cut into pieces
-    (a nest of run-time trip counts: `lowering.layers.cost.CutLoops.iteration`)."""
+    (a nest of run-time trip counts: `lowering.layers.cost.CutLoops.iteration`, its
+    savings by the windows' rule, `saved_cycles`'s `per_iteration`)."""
 
     @property
     def reason(self) -> str:

@@ -28,6 +28,7 @@ from tapeflow_benchmarks.kernels import (
     conv1d_n,
     conv2d,
     conv5u,
+    conv5u_n,
     convpool,
     correlation,
     covariance,
@@ -178,6 +179,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         lorenz96,
         blackscholes,
         conv5u,
+        conv5u_n,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
