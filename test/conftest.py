@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -23,8 +24,29 @@ if TYPE_CHECKING:
 
 PRESET = "small"
 
+
+@contextmanager
+def _asserts_as_written() -> Iterator[None]:
+    """Modules imported inside are loaded as Python loads them, not through
+    pytest's assertion rewriting. pytest rewrites every module of a distribution
+    that registers a pytest plugin (hypothesis's 73, for its `--hypothesis-*`
+    options), from source in each worker: the rewritten code is cached beside the
+    source only where bytecode is written (never under `PYTHONDONTWRITEBYTECODE`),
+    and the compiled files pip wrote are not used for it. Only those packages'
+    own internal asserts are concerned; the tests' asserts are rewritten as always."""
+    rewriters = [f for f in sys.meta_path if type(f).__name__ == "AssertionRewritingHook"]
+    for finder in rewriters:
+        sys.meta_path.remove(finder)
+    try:
+        yield
+    finally:
+        sys.meta_path[0:0] = rewriters
+
+
 try:  # the property tests' budgets: `pytest --hypothesis-profile=campaign` for the long run
-    from hypothesis import settings
+    with _asserts_as_written():
+        import hypothesis.strategies  # noqa: F401 - what the property tests use, loaded here
+        from hypothesis import settings
 
     settings.register_profile("default", max_examples=8, deadline=None, derandomize=True)
     settings.register_profile("campaign", max_examples=1000, deadline=None)

@@ -23,24 +23,34 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.ticker import (  # noqa: E402
-    FuncFormatter,
-    LogLocator,
-    MaxNLocator,
-    NullFormatter,
-    ScalarFormatter,
-)
-
-from tapeflow_benchmarks import paper  # noqa: E402
-from tapeflow_benchmarks.harness.experiments import Result  # noqa: E402
-from tapeflow_benchmarks.harness.formats import FORMATS, parse_formats  # noqa: E402
+from tapeflow_benchmarks import paper
+from tapeflow_benchmarks.harness.experiments import Result
+from tapeflow_benchmarks.harness.formats import FORMATS, parse_formats
 
 Rows = list[dict[str, Any]]
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, imported when the first figure is
+    drawn: matplotlib takes a third of a second or more to import, and the
+    modules that import this one (the report, the sweeps) are loaded by runs and
+    tools that draw nothing (`--help`, a bad option, `--only` without figures)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _ticker() -> Any:
+    """`matplotlib.ticker`, imported with pyplot (`pyplot`)."""
+    pyplot()
+    import matplotlib.ticker
+
+    return matplotlib.ticker
 
 
 def save(fig: Any, stem: Path, formats: Sequence[str] = ("png",)) -> list[str]:
@@ -52,10 +62,10 @@ def save(fig: Any, stem: Path, formats: Sequence[str] = ("png",)) -> list[str]:
         # No creation date in SVG/PDF metadata, and SVG ids from a fixed salt (not
         # a random one per figure): the same figure gives the same bytes.
         metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(fmt)
-        with plt.rc_context({"svg.hashsalt": "tapeflow"}):
+        with pyplot().rc_context({"svg.hashsalt": "tapeflow"}):
             fig.savefig(path, dpi=110, format=fmt, metadata=metadata)
         names.append(path.name)
-    plt.close(fig)
+    pyplot().close(fig)
     return names
 
 
@@ -63,7 +73,7 @@ def integer_ticks(axis: Any, values: list[Any]) -> None:
     """Whole-number ticks on an axis whose values are all whole numbers (no
     1.5 ports)."""
     if values and all(float(v).is_integer() for v in values):
-        axis.set_major_locator(MaxNLocator(integer=True))
+        axis.set_major_locator(_ticker().MaxNLocator(integer=True))
 
 
 def _panels(count: int, per_row: int = 3) -> tuple[int, int]:
@@ -91,7 +101,7 @@ PAPER = {"color": "black", "linestyle": "--", "linewidth": 1.2}
 def cache_colour(kb: float) -> Any:
     """One colour per cache size in every figure, in order: the turbo colour map
     over 1-128 KB by powers of 2."""
-    return plt.cm.turbo(0.1 + 0.8 * min(1.0, max(0.0, math.log2(max(kb, 1)) / 7)))
+    return pyplot().cm.turbo(0.1 + 0.8 * min(1.0, max(0.0, math.log2(max(kb, 1)) / 7)))
 
 
 def config_kb(name: str) -> float | None:
@@ -298,9 +308,10 @@ _DRAM_PAPER = {
 def plain_log_ticks(axis: Any) -> None:
     """1-2-5 ticks with plain labels on a log axis: readable within a decade, never
     crowded, never "3 x 10^0"."""
-    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=8))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
+    ticker = _ticker()
+    axis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0), numticks=8))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
 
 
 WIDE_RANGE = 8.0
@@ -315,7 +326,7 @@ def _value_scale(ax: Any, values: list[float]) -> None:
         ax.set_yscale("log")
         plain_log_ticks(ax.yaxis)
     else:
-        ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))
+        ax.yaxis.set_major_formatter(_ticker().ScalarFormatter(useOffset=False))
         ax.set_ylim(0, max(known, default=1.0) * 1.15)
 
 
@@ -390,7 +401,7 @@ def _energy(result: Result, axes: Any) -> None:
     )
     _paper_band(ax, low, high, f"{low:g}-{high:g}x")
     ax.set_ylim(0.5, high * 4)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_major_formatter(_ticker().FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_title("SRAM at ISO-performance (n/a: no cache of 1-128 KB within 5%)")
     _legend_above_bars(ax, 2)
 
@@ -648,7 +659,7 @@ def figure(result: Result, title: str, size: str | None = None) -> Any:
     if result.name in _PER_KERNEL:
         count = len(_kernels(result.rows))
         nrows, ncols = _panels(count)
-        fig, grid = plt.subplots(
+        fig, grid = pyplot().subplots(
             nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows + 0.6), squeeze=False
         )
         axes = [ax for row in grid for ax in row]
@@ -658,7 +669,7 @@ def figure(result: Result, title: str, size: str | None = None) -> Any:
     else:
         (nrows, ncols), plot = _LAYOUTS[result.name]
         width = 6.5 * ncols + (2.5 if result.name in _LEGEND_OUTSIDE else 0)
-        fig, grid = plt.subplots(nrows, ncols, figsize=(width, 4.8), squeeze=False)
+        fig, grid = pyplot().subplots(nrows, ncols, figsize=(width, 4.8), squeeze=False)
         plot(result, grid[0] if ncols > 1 else grid[0][0])
     suptitle(fig, f"{title}; kernels at '{size}' size" if size else title)
     fig.tight_layout()

@@ -10,7 +10,10 @@ retried once, then its point fails naming the cause.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
+import io
 import json
 import os
 import signal
@@ -256,17 +259,27 @@ def _workers_busy(run: subprocess.Popen, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The results folder of the same command run once, without a cache."""
-    where = tmp_path_factory.mktemp("clean")
-    done = subprocess.run(
-        [*BENCH, "--out", str(where / "results"), "--no-cache"],
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+def clean_run(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The results folder of the same command run once, without a cache: the
+    reference the killed runs are held to, its entry point called in this process
+    (the tests here start the command itself where the process is what they test).
+    Under `pytest -n` the workers share it: the first to take the lock makes it."""
+    from tapeflow_benchmarks import tapeflow_bench
+
+    if worker_id == "master":  # no workers
+        where = tmp_path_factory.mktemp("clean")
+    else:  # the session's folder, shared by its workers
+        where = tmp_path_factory.getbasetemp().parent / "killed-runs-clean"
+        where.mkdir(exist_ok=True)
+    with (where / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (where / "done").exists():
+            argv = [*BENCH[3:], "--out", str(where / "results"), "--no-cache"]
+            stdout, stderr = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                code = tapeflow_bench.main(argv)
+            assert code == 0, stderr.getvalue()
+            (where / "done").touch()
     return where / "results"
 
 
@@ -387,22 +400,36 @@ def _sim_logsum(variant: str, preset: str) -> list[str]:
     ]
 
 
+def _sim_outputs(tmp_path: Path, run: str) -> list[str]:
+    """`tapeflow-sim` on the small logsum gradient writing its three outputs `run.*`."""
+    return [
+        *_sim_logsum("tapeflow", "Tflow32k"),
+        "--inputs",
+        str(tmp_path / "in.npz"),
+        "--out",
+        str(tmp_path / f"{run}.npz"),
+        "--json",
+        str(tmp_path / f"{run}.json"),
+        "--timeline",
+        str(tmp_path / f"{run}.trace.json"),
+    ]
+
+
+def _sim_clean(tmp_path: Path, run: str) -> None:
+    """The same command's entry point in this process: the reference outputs the
+    killed run's are held to (the process is what the test kills, not this one)."""
+    from tapeflow_tools import tapeflow_sim
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        tapeflow_sim.main(_sim_outputs(tmp_path, run)[3:])
+
+
 def _sim(tmp_path: Path, run: str, kill: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if kill is not None:
         env[KILL_HOOK] = kill
     return subprocess.run(
-        [
-            *_sim_logsum("tapeflow", "Tflow32k"),
-            "--inputs",
-            str(tmp_path / "in.npz"),
-            "--out",
-            str(tmp_path / f"{run}.npz"),
-            "--json",
-            str(tmp_path / f"{run}.json"),
-            "--timeline",
-            str(tmp_path / f"{run}.trace.json"),
-        ],
+        _sim_outputs(tmp_path, run),
         env=env,
         capture_output=True,
         text=True,
@@ -416,7 +443,7 @@ def test_sim_killed_between_its_outputs_renames(tmp_path: Path) -> None:
     completes it, so that all three are the killed run's (its .npz is a clean
     run's, byte for byte; none of the older files is left)."""
     np.savez(tmp_path / "in.npz", arg0=np.linspace(0.1, 1.6, 16))
-    assert _sim(tmp_path, "clean").returncode == 0
+    _sim_clean(tmp_path, "clean")
     names = ("out.npz", "out.json", "out.trace.json")
     for name in names:
         (tmp_path / name).write_bytes(b"older")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tapeflow_benchmarks.harness.figures import integer_ticks, plt, suptitle
+from tapeflow_benchmarks.harness.figures import integer_ticks, pyplot, suptitle
 from tapeflow_benchmarks.harness.sweep.plan import Sweep
 
 
@@ -47,7 +47,7 @@ def sweep_figure(sweep: Sweep, rows: list[dict[str, Any]]) -> Any:
         ("dram_total", "DRAM bytes"),
         ("energy_onchip_pj", "on-chip energy (pJ)"),
     )
-    fig, axes = plt.subplots(
+    fig, axes = pyplot().subplots(
         len(measures),
         len(kernels),
         figsize=(4.2 * len(kernels) + 2.5, 3.0 * len(measures)),
