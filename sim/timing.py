@@ -579,10 +579,10 @@ _II, _LENGTH, _SPAD_OPS, _MEMORY_OPS, _TILED, _LOOPED, _PLACED = range(7)
 
 
 def _profile_columns(profiles: list[KernelProfile]) -> np.ndarray:
-    """Per kernel profile (`TimingRecorder.profiles`), as rows: its ii, length,
-    scratchpad ops, memory ops, tiled and looped (0 or 1) and placed ops (FU
-    and memory), one row per profile in one array (the windows' columns are
-    gathered from it at once)."""
+    """The kernel profiles' values (`TimingRecorder.profiles`) as one array of
+    seven rows, column p profile p's: ii, length, scratchpad ops, memory ops,
+    tiled and looped (0 or 1) and placed ops (FU and memory). The windows'
+    columns are gathered from it in one step, each row contiguous."""
     return np.array(
         [
             (
