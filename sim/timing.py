@@ -575,11 +575,37 @@ class RecordedColumns:
     plans: tuple[Any, ...]
 
 
-def _table(recorder: TimingRecorder) -> np.ndarray:
+_II, _LENGTH, _SPAD_OPS, _MEMORY_OPS, _TILED, _LOOPED, _PLACED = range(7)
+
+
+def _profile_columns(profiles: list[KernelProfile]) -> np.ndarray:
+    """The kernel profiles' values (`TimingRecorder.profiles`) as one array of
+    seven rows, column p profile p's: ii, length, scratchpad ops, memory ops,
+    tiled and looped (0 or 1) and placed ops (FU and memory). The windows'
+    columns are gathered from it in one step, each row contiguous."""
+    return np.array(
+        [
+            (
+                p.ii,
+                p.length,
+                p.spad_ops,
+                p.memory_ops,
+                p.tiled,
+                p.looped,
+                sum(p.fu_ops.values()) + p.memory_ops,
+            )
+            for p in profiles
+        ],
+        dtype=np.int64,
+    ).T.copy()
+
+
+def _table(recorder: TimingRecorder, profile_columns: np.ndarray | None = None) -> np.ndarray:
     """One row of `_COLUMN_NAMES` per window: the ops windows' rows as recorded,
     the kernel windows' completed from their kernels' profiles, every window's
     start where the last window before it that ended did (a window still
-    running has end -1). Stored column by column (each column contiguous)."""
+    running has end -1). Stored column by column (each column contiguous).
+    `profile_columns`: `_profile_columns` of the recorder's profiles, if made."""
     count = recorder.count
     columns = np.zeros((_COLUMNS, count), dtype=np.int64)
     ops_index = np.frombuffer(recorder.ops_windows, dtype=np.int64)
@@ -589,11 +615,9 @@ def _table(recorder: TimingRecorder) -> np.ndarray:
     is_kernel[ops_index] = False
     index = np.flatnonzero(is_kernel)
     kernel, trips, end = recorder.kernel_records.T
-    profiles = recorder.profiles
-    ii = np.array([p.ii for p in profiles], dtype=np.int64)[kernel]
-    length = np.array([p.length for p in profiles], dtype=np.int64)[kernel]
-    spad_ops = np.array([p.spad_ops for p in profiles], dtype=np.int64)[kernel]
-    memory_ops = np.array([p.memory_ops for p in profiles], dtype=np.int64)[kernel]
+    if profile_columns is None:
+        profile_columns = _profile_columns(recorder.profiles)
+    ii, length, spad_ops, memory_ops = profile_columns[_II : _MEMORY_OPS + 1, kernel]
     firsts = np.array([tile[2] for tile in recorder.tiles], dtype=np.int64)
     columns[_END, index] = end
     columns[_COMPUTE, index] = np.where(trips > 0, (trips - 1) * ii + length, 0)
@@ -616,19 +640,19 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
     cached = recorder._columns  # noqa: SLF001 - the recorder's own memo
     if cached is not None and cached[0] == count:
         return cached[1]
-    table = _table(recorder)
-    kernel = table[:, _COLUMNS - 1]
     profiles = recorder.profiles
+    by_profile = _profile_columns(profiles)
+    table = _table(recorder, by_profile)
+    kernel = table[:, _COLUMNS - 1]
+    per_window = by_profile[:, kernel]  # each column contiguous
     codes = recorder.phases
     columns = RecordedColumns(
         table=table,
-        ii=np.array([p.ii for p in profiles], dtype=np.int64)[kernel],
-        length=np.array([p.length for p in profiles], dtype=np.int64)[kernel],
-        tiled=np.array([p.tiled for p in profiles], dtype=bool)[kernel],
-        looped=np.array([p.looped for p in profiles], dtype=bool)[kernel] & (kernel > 0),
-        placed=np.array([sum(p.fu_ops.values()) + p.memory_ops for p in profiles], dtype=np.int64)[
-            kernel
-        ],
+        ii=per_window[_II],
+        length=per_window[_LENGTH],
+        tiled=per_window[_TILED].astype(bool),
+        looped=per_window[_LOOPED].astype(bool) & (kernel > 0),
+        placed=per_window[_PLACED],
         rev=codes == recorder.phase_names.index("rev"),
         phase=codes,
         phase_names=tuple(recorder.phase_names),

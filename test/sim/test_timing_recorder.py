@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sim.cache import CacheResult
-from sim.timing import TimingRecorder, window_table
+from sim.timing import TimingRecorder, recorded_columns, window_table
 from sim.trace import MemoryTrace
 from targets.costs import KernelProfile
 from targets.hardware import configure
@@ -101,6 +101,31 @@ def test_the_windows_a_run_records() -> None:
         windows = [(w.kind, w.phase, w.start, w.end, w.layer, w.trips) for w in recorder.windows]
         assert windows == expected
         assert recorder.tiles == [[0, 12, 4, 6, 5, 96, 0]]  # no slab page opened
+
+
+def test_the_recorded_columns_of_a_run_by_hand() -> None:
+    """`recorded_columns` of `_script`'s run: each kernel window's profile values
+    (FIRST: ii 2, length 9, 2 FU ops and 3 memory ops placed, 1 scratchpad op;
+    SECOND: ii 1, length 4, 2 FU ops and 1 memory op) and what its trips make of
+    them, by hand; the ops windows' 0s and their own counts."""
+    kernel = [True, False, True, True, True, False, True, False, True]
+    trips = [4, 0, 2, 5, 1, 0, 3, 0, 0]
+    for after in (False, True):
+        recorder = TimingRecorder(MemoryTrace(), configure("Enzyme32k"))
+        _script(recorder, after)
+        columns = recorded_columns(recorder)
+        assert columns.ii.tolist() == [2, 0, 1, 2, 1, 0, 1, 0, 2]
+        assert columns.length.tolist() == [9, 0, 4, 9, 4, 0, 4, 0, 9]
+        assert columns.placed.tolist() == [5, 0, 3, 5, 3, 0, 3, 0, 5]
+        assert columns.tiled.tolist() == [False] * 9
+        assert columns.looped.tolist() == kernel
+        table = columns.table
+        assert table[:, -2].tolist() == trips
+        # (trips - 1) * ii + length, 0 without trips; the ops windows' own latencies.
+        assert table[:, 2].tolist() == [15, 0, 5, 17, 4, 0, 6, 7, 0]
+        assert table[:, 3].tolist() == [0, 3, 0, 0, 0, 0, 0, 2, 0]  # access latency
+        assert table[:, 7].tolist() == [4, 0, 0, 5, 0, 12, 0, 0, 0]  # scratchpad accesses
+        assert table[:, 8].tolist() == [12, 1, 2, 15, 1, 0, 3, 1, 0]  # memory ops
 
 
 def vars_of(window: object) -> dict[str, object]:
