@@ -106,7 +106,7 @@ def nest_choices(
             if timeline is None:
                 timeline = timelines[RevTimeline.reads(machine)] = RevTimeline(work, machine)
             nests = _choose(
-                function, work, allocs, set(kept), machine, spad_bytes, accesses, timeline
+                function, work, allocs, set(kept), machine, spad_bytes, accesses, timeline, straight
             )
             choices.append(tuple(choice for _, choice in nests))
     return [tuple(choices) for choices in found]
@@ -164,7 +164,7 @@ def _layer_function(
     kept = _kept_marks(function)  # regions the input already keeps stay kept
     work, report, allocs = _attempts(function, spad_bytes, kept, entries, straight)
     if machine is not None:
-        choices = _choose(function, work, allocs, set(kept), machine, spad_bytes)
+        choices = _choose(function, work, allocs, set(kept), machine, spad_bytes, straight=straight)
         declined = {
             index: choice.reason
             for indices, choice in choices
@@ -222,6 +222,7 @@ def _choose(
     spad_bytes: int,
     accesses: AccessReuse | None = None,
     timeline: RevTimeline | None = None,
+    straight: int | None = None,
 ) -> list[tuple[list[int], NestChoice]]:
     """The cost model's choice for each nest of the layered copy `work`: the
     regions its FWD layers share (by position; not the `kept` ones, whose
@@ -250,7 +251,7 @@ def _choose(
     fits = accesses.footprint() <= machine.cache_bytes
     timeline = timeline or RevTimeline(work, machine)  # the nests' REV layers, worked out once
     assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
-    cut = CutLoops(function, machine)
+    cut = CutLoops(function, machine, straight)
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)

@@ -1706,15 +1706,20 @@ class CutLoops:
     """The loops of a layered copy of `function` whose bodies hold pieces of
     straight-line stores (layers of one iteration) where `function`'s loop around
     their tape accesses fills a pipeline (`pipeline_fill`): an innermost loop whose
-    iteration stores more than a layer holds. Kept, that loop runs as one
+    iteration stores more than a layer holds (`straight` entries, where given: a
+    nest none of whose loops stores more an iteration was not cut for want of
+    room, and loses nothing here). Kept, that loop runs as one
     pipelined kernel loop and fills its pipeline once per run; cut into pieces,
     each iteration runs its pieces' kernels one after the other, each paying its
     own latency path, so each iteration adds at least that fill (a lower bound:
     each piece's kernel also fills and drains). Built once per function: the
     fills are worked out once per loop."""
 
-    def __init__(self, function: func.FuncOp, machine: StreamMachine):
+    def __init__(self, function: func.FuncOp, machine: StreamMachine, straight: int | None = None):
         self.machine = machine
+        self.straight = straight
+        """The entries a layer of straight-line stores holds (None: any loop with
+        pieces counts as cut by them)."""
         self.originals: dict[tuple[bool, SSAValue, int], Operation] = {}
         for op in function.walk():
             if isinstance(op, region.StoreOp | region.LoadOp):
@@ -1752,6 +1757,8 @@ class CutLoops:
                     originals[loop] = kept
                 counted[0] = max(counted[0], self.fills[kept])
                 counted[1] += isinstance(each, region.StoreOp)
+        if self.straight is not None and all(e <= self.straight for _, e in found.values()):
+            return  # no iteration stores more than a layer holds: not cut by the layers
         for loop, (fill, entries) in found.items():
             if fill:
                 yield loop, fill, entries, originals[loop]
