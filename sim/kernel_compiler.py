@@ -191,6 +191,8 @@ class _KernelLoopSource:
         """Values with one value for the whole loop run: defined outside it, or
         computed from such values by ops hoisted before the loop."""
         self.hoisted: list[str] = []
+        self.offsets: dict[Operation, str] = {}
+        """Each access's `offset`."""
         self.hoisted_as: dict[str, str] = {}
         """The name of each hoisted address line (`hoist`), by its text."""
         self.addresses: dict[tuple[Any, ...], tuple[str, str]] = {}
@@ -396,10 +398,12 @@ class _KernelLoopSource:
     def offset(op: cgra.LoadOp | cgra.StoreOp, buffers: dict[SSAValue, str]) -> str:
         """The name of the flat index an access adds its indices to: the view's
         offset, plus the slot for a region; a tile's first entry."""
-        key = buffers[op.memory]
-        if isinstance(op.memory.type, SpadType):
+        memory = op.memory
+        key = buffers[memory]
+        mtype = memory.type
+        if isinstance(mtype, SpadType):
             return f"{key}_base"
-        if isinstance(op.memory.type, region.RegionType):
+        if isinstance(mtype, region.RegionType):
             return f"{key}_o{op.slot.value.data}"  # type: ignore[union-attr]
         return f"{key}_o"
 
@@ -412,7 +416,7 @@ class _KernelLoopSource:
         failed = self.progress("        ")  # the traced accesses before this one
         if isinstance(mtype, SpadType):
             slot = op.slot.value.data  # type: ignore[union-attr]
-            cond, w, lines = self.address(key, self.offset(op, buffers), list(op.indices), row=True)
+            cond, w, lines = self.address(key, self.offsets[op], list(op.indices), row=True)
             self.body += [f"    if {cond}:", *("        " + line for line in lines)]
             entry = f"{w} + {slot}" if slot else w
             if is_load:
@@ -438,7 +442,7 @@ class _KernelLoopSource:
             self.body += ["    else:", failed, *fallback]
             return
         indices = list(op.indices)
-        cond, k, lines = self.address(key, self.offset(op, buffers), indices)
+        cond, k, lines = self.address(key, self.offsets[op], indices)
         self.body += [f"    if {cond}:", *("        " + line for line in lines)]
         packed = f"{key}_pw" if not is_load else f"{key}_p"
         if self.tracing:
@@ -750,7 +754,8 @@ class _KernelLoopSource:
         self.invariant |= {v for o in placed for v in o.operands if v not in inside}
         for o in placed:
             if isinstance(o, cgra.LoadOp | cgra.StoreOp):
-                share = (buffers[o.memory], self.offset(o, buffers), tuple(o.indices))
+                offset = self.offsets[o] = self.offset(o, buffers)
+                share = (buffers[o.memory], offset, tuple(o.indices))
                 self.uses[share] = self.uses.get(share, 0) + 1
         for op in placed:
             if isinstance(op, cgra.ComputeOp):
