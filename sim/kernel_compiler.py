@@ -137,6 +137,33 @@ class Lazy:
         self._step(fr)
 
 
+def _fallback(step: Step, ins: tuple[int, ...], outs: tuple[int, ...]) -> Callable[..., Any]:
+    """An op's closure `step` as the generated code calls it, in one statement:
+    the locals it reads (`ins`'s slots, in order) go to their frame slots, and
+    its results come back from `outs`' (one value for one result, else a
+    tuple). A fully unrolled kernel has thousands of these, and the statements
+    the generated code would otherwise spend on each are most of what there is
+    to compile."""
+    if len(outs) == 1:
+        (out,) = outs
+
+        def one(fr: Frame, *values: Any) -> Any:
+            for slot, value in zip(ins, values, strict=True):
+                fr[slot] = value
+            step(fr)
+            return fr[out]
+
+        return one
+
+    def many(fr: Frame, *values: Any) -> tuple[Any, ...]:
+        for slot, value in zip(ins, values, strict=True):
+            fr[slot] = value
+        step(fr)
+        return tuple(fr[o] for o in outs)
+
+    return many
+
+
 class _KernelLoopSource:
     """Builds the source of one kernel loop's function; see the module docstring."""
 
@@ -164,6 +191,10 @@ class _KernelLoopSource:
         """Values with one value for the whole loop run: defined outside it, or
         computed from such values by ops hoisted before the loop."""
         self.hoisted: list[str] = []
+        self.offsets: dict[Operation, str] = {}
+        """Each access's `offset`."""
+        self.hoisted_as: dict[str, str] = {}
+        """The name of each hoisted address line (`hoist`), by its text."""
         self.addresses: dict[tuple[Any, ...], tuple[str, str]] = {}
         self.uses: dict[tuple[Any, ...], int] = {}
         self.bounds = Bounds()
@@ -229,15 +260,20 @@ class _KernelLoopSource:
             with ctx.kernel_scope():
                 return ctx.step(op)
 
-        step_name = self.constant(Lazy(make, ctx) if lazy else make(), "R")
-        lines = [
-            f"{indent}{self.frame(ctx.slot(v))} = {self.names[v]}"
-            for v in dict.fromkeys(op.operands)
-            if v in self.local
-        ]
-        lines.append(f"{indent}{step_name}(fr)")
-        lines += [f"{indent}{self.define(r)} = {self.frame(ctx.slot(r))}" for r in op.results]
-        return lines
+        local = [v for v in dict.fromkeys(op.operands) if v in self.local]
+        call = self.constant(
+            _fallback(
+                Lazy(make, ctx) if lazy else make(),
+                tuple(ctx.slot(v) for v in local),
+                tuple(ctx.slot(r) for r in op.results),
+            ),
+            "R",
+        )
+        args = "".join(f", {self.names[v]}" for v in local)
+        results = "".join(f"{self.define(r)}, " for r in op.results)
+        if len(op.results) == 1:
+            results = results[:-2]
+        return [f"{indent}{results}{' = ' * bool(results)}{call}(fr{args})"]
 
     # ---------------------------------------------------------------- ops
     def compute(self, op: cgra.ComputeOp) -> None:
@@ -297,6 +333,18 @@ class _KernelLoopSource:
             return Bounds.guarded(self.frame(self.ctx.slot(value)))
         return None  # loaded or carried
 
+    def hoist(self, name: str, expression: str) -> str:
+        """`name = expression` computed once before the loop; the name of an
+        earlier hoisted line of the same text if there is one. Every name the
+        text reads is bound once before the loop, so equal texts are equal
+        values (a fully unrolled body repeats the invariant part of its
+        accesses' indices thousands of times)."""
+        known = self.hoisted_as.get(expression)
+        if known is None:
+            known = self.hoisted_as[expression] = name
+            self.hoisted.append(f"{name} = {expression}")
+        return known
+
     def address(
         self, key: str, offset: str, indices: list[SSAValue], row: bool = False
     ) -> tuple[str, str, list[str]]:
@@ -316,16 +364,13 @@ class _KernelLoopSource:
         moving = [(d, v) for d, v in enumerate(indices) if v not in self.invariant]
         checks = [f"0 <= {self.name(v)} < {extent(d)}" for d, v in fixed]
         base = offset
+        ok: list[str] = []
         if fixed:
-            base = f"h{n}"
             terms = " + ".join(f"{self.name(v)} * {stride(d)}" for d, v in fixed)
-            self.hoisted.append(f"{base} = {offset} + {terms}")
-            self.hoisted.append(f"ok{n} = {' and '.join(checks)}")
+            base = self.hoist(f"h{n}", f"{offset} + {terms}")
+            ok = [self.hoist(f"ok{n}", " and ".join(checks))]
         cond = (
-            " and ".join(
-                [f"ok{n}"] * bool(fixed) + [f"0 <= {self.name(v)} < {extent(d)}" for d, v in moving]
-            )
-            or "True"
+            " and ".join(ok + [f"0 <= {self.name(v)} < {extent(d)}" for d, v in moving]) or "True"
         )
         if not moving:  # the same element in every iteration
             self.addresses[share] = (cond, base)
@@ -353,10 +398,12 @@ class _KernelLoopSource:
     def offset(op: cgra.LoadOp | cgra.StoreOp, buffers: dict[SSAValue, str]) -> str:
         """The name of the flat index an access adds its indices to: the view's
         offset, plus the slot for a region; a tile's first entry."""
-        key = buffers[op.memory]
-        if isinstance(op.memory.type, SpadType):
+        memory = op.memory
+        key = buffers[memory]
+        mtype = memory.type
+        if isinstance(mtype, SpadType):
             return f"{key}_base"
-        if isinstance(op.memory.type, region.RegionType):
+        if isinstance(mtype, region.RegionType):
             return f"{key}_o{op.slot.value.data}"  # type: ignore[union-attr]
         return f"{key}_o"
 
@@ -369,7 +416,7 @@ class _KernelLoopSource:
         failed = self.progress("        ")  # the traced accesses before this one
         if isinstance(mtype, SpadType):
             slot = op.slot.value.data  # type: ignore[union-attr]
-            cond, w, lines = self.address(key, self.offset(op, buffers), list(op.indices), row=True)
+            cond, w, lines = self.address(key, self.offsets[op], list(op.indices), row=True)
             self.body += [f"    if {cond}:", *("        " + line for line in lines)]
             entry = f"{w} + {slot}" if slot else w
             if is_load:
@@ -395,7 +442,7 @@ class _KernelLoopSource:
             self.body += ["    else:", failed, *fallback]
             return
         indices = list(op.indices)
-        cond, k, lines = self.address(key, self.offset(op, buffers), indices)
+        cond, k, lines = self.address(key, self.offsets[op], indices)
         self.body += [f"    if {cond}:", *("        " + line for line in lines)]
         packed = f"{key}_pw" if not is_load else f"{key}_p"
         if self.tracing:
@@ -707,7 +754,8 @@ class _KernelLoopSource:
         self.invariant |= {v for o in placed for v in o.operands if v not in inside}
         for o in placed:
             if isinstance(o, cgra.LoadOp | cgra.StoreOp):
-                share = (buffers[o.memory], self.offset(o, buffers), tuple(o.indices))
+                offset = self.offsets[o] = self.offset(o, buffers)
+                share = (buffers[o.memory], offset, tuple(o.indices))
                 self.uses[share] = self.uses.get(share, 0) + 1
         for op in placed:
             if isinstance(op, cgra.ComputeOp):

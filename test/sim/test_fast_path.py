@@ -505,3 +505,66 @@ def test_kernel_loops_alike_but_for_their_frame_slots_share_one_source(
     assert not any(re.search(r"fr\[\d", source) for source in sources[0])  # no slot numbers
     for mine, theirs in zip(*outputs, strict=True):
         assert _same_bits(mine, theirs)
+
+
+def test_equal_hoisted_address_lines_are_one() -> None:
+    """`hoist` names a line's text once: the same text again is the first
+    name, no new line; another text (an index that differs) is a line of its own."""
+    from types import SimpleNamespace
+
+    from sim.kernel_compiler import _KernelLoopSource
+
+    source = SimpleNamespace(hoisted=[], hoisted_as={})
+    first = _KernelLoopSource.hoist(source, "h0", "b0_o + x1 * b0_s0")  # type: ignore[arg-type]
+    again = _KernelLoopSource.hoist(source, "h3", "b0_o + x1 * b0_s0")  # type: ignore[arg-type]
+    other = _KernelLoopSource.hoist(source, "h4", "b0_o + x2 * b0_s0")  # type: ignore[arg-type]
+    assert (first, again, other) == ("h0", "h0", "h4")
+    assert source.hoisted == ["h0 = b0_o + x1 * b0_s0", "h4 = b0_o + x2 * b0_s0"]
+
+
+@pytest.mark.parametrize("model", ["cgra", "salam"])
+def test_a_fully_unrolled_kernel_shares_its_hoisted_lines_and_computes_the_same(
+    model: str, differentiated: Callable[[str], ModuleOp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fully unrolled, pathfinder's accesses repeat the invariant part of their
+    indices: each such line is computed once, every fallback is one call, and
+    outputs, trace and report are the closure executor's."""
+    import sim.kernel_compiler as kernel_compiler
+
+    module = differentiated("pathfinder")
+    hardware = MODELS[model].hardware(configure("Enzyme32k"))
+    tape_bytes = prepare(make_context(), module, "enzyme", hardware, unroll=1 << 30, model=model)
+    sources: list[str] = []
+    compile_source = kernel_compiler.compiled_code
+
+    def recorded(source: str, filename: str) -> Any:
+        sources.append(source)
+        return compile_source(source, filename)
+
+    monkeypatch.setattr(kernel_compiler, "compiled_code", recorded)
+    function = _function(module, "pathfinder_grad")
+    inputs = KERNELS["pathfinder"].inputs("small")
+    runs = {}
+    for fast in (True, False):
+        args = bind_arguments(function, {f"arg{i}": a for i, a in enumerate(inputs)})
+        runs[fast] = simulate(
+            module, "pathfinder_grad", args, hardware, tape_bytes, fast=fast, model=model
+        )
+    hoisted = [
+        m.groups() for s in sources for m in re.finditer(r"^ +(h\d+) = (.*)$", s, re.MULTILINE)
+    ]
+    used = [m for s in sources for m in re.findall(r"= (h\d+) \+ ", s)]
+    assert hoisted and len(used) > len(hoisted)  # several accesses read one line
+    for source in sources:
+        texts = re.findall(r"^ +h\d+ = (.*)$", source, re.MULTILINE)
+        assert len(texts) == len(set(texts))
+        assert not re.search(r"^ {12,}fr\[_s\d+\] = ", source, re.MULTILINE)  # fallbacks: calls
+    fast, slow = runs[True], runs[False]
+    for name in slow.outputs:
+        assert _same_bits(np.asarray(fast.outputs[name]), np.asarray(slow.outputs[name])), name
+    assert fast.trace is not None and slow.trace is not None
+    for mine, theirs in zip(fast.trace.arrays(), slow.trace.arrays(), strict=True):
+        assert _same_bits(mine, theirs)
+    assert {k: v for k, v in fast.report.items() if k != "simulator"} == {
+        k: v for k, v in slow.report.items() if k != "simulator"
+    }

@@ -336,24 +336,49 @@ class _Runs:
         constraints allow (as `lockstep_schedule` lists them) given `row`'s
         groups for the ops not yet visited; whether any group changed."""
         it = self.iteration
+        weight, inputs, carried, loads = it.weight, it.inputs, it.carried, it.load
         placed = list(row)
+        # Per op, `placed + weight`: the least group of its users (kept as the
+        # pass places them), and the previous iteration's.
+        ready = [g + w for g, w in zip(row, weight, strict=True)]
+        ready_at = ready.__getitem__
+        was_ready = (
+            [g + w for g, w in zip(previous, weight, strict=True)] if previous is not None else []
+        ).__getitem__
+        # In body order a load's earlier stores are placed before it in this
+        # pass: the bound they set is a running maximum over the authors'
+        # order (`_Iteration.in_body_order`), extended as loads need it.
+        own = [-1 << 62]
+        """own[r]: 1 + the latest group of the stores of rank < r that hold the
+        load themselves (no earlier instance)."""
         used: Counter[tuple[str, int]] = Counter()
         for n in range(len(placed)):
             if it.bin[n]:
                 placed[n] = start
+                ready[n] = start + weight[n]
                 continue
-            g = max(
-                [start, older if it.load[n] else start]
-                + [placed[p] + it.weight[p] for p in it.inputs[n]]
-            )
+            g = older if loads[n] and older > start else start
+            if inputs[n]:
+                g = max(g, max(map(ready_at, inputs[n])))
             if previous is not None:
-                g = max([g] + [previous[p] + it.weight[p] for p in it.carried[n]])
-                if it.weight[n]:  # one instance of a static op in flight
+                if carried[n]:
+                    g = max(g, max(map(was_ready, carried[n])))
+                if weight[n]:  # one instance of a static op in flight
                     g = max(g, previous[n] + 1)
-            if it.load[n]:
-                for rank in range(it.stores_before[n]):
-                    if held[rank] is None:  # no earlier instance: its own holds it
-                        g = max(g, placed[it.stores_in_order[rank]] + 1)
+            if loads[n]:
+                count = it.stores_before[n]
+                if it.in_body_order:
+                    while len(own) <= count:
+                        rank = len(own) - 1
+                        bound = own[-1]
+                        if held[rank] is None:  # no earlier instance: its own holds it
+                            bound = max(bound, placed[it.stores_in_order[rank]] + 1)
+                        own.append(bound)
+                    g = max(g, own[count])
+                else:
+                    for rank in range(count):
+                        if held[rank] is None:
+                            g = max(g, placed[it.stores_in_order[rank]] + 1)
             cls = it.unit[n]
             if cls is not None:
                 limit = it.units[cls]
@@ -361,6 +386,7 @@ class _Runs:
                     g += 1
                 used[cls, g] += 1
             placed[n] = g
+            ready[n] = g + weight[n]
         return placed, placed != row
 
 
