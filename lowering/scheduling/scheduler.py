@@ -360,9 +360,9 @@ class Scheduler:
                     floor = max(floor, loads.latest(key))
             access = port_free[kind] if kind is not None else None
             ins = inputs_of[n]
-            last, last_done = -1, -1
+            last, last_done = -1, 0
             for m in ins:
-                if finish[m] > last_done:
+                if last < 0 or finish[m] > last_done:
                     last, last_done = m, finish[m]
             best_pe = -1
             best = 0

@@ -8,7 +8,8 @@ access, a port left in that slot -- on the first PE (by index) that issues it
 then, every PE and cycle tried in turn. The scheduler tries PEs by their
 distance from the operand computed last and looks up free slots by skipping
 taken ones; both must give this schedule, op for op, on random bodies (the
-scheduler tests' own), at tight and loose `ii`, with and without floors.
+scheduler tests' own), at tight and loose `ii`, with and without floors (never negative: the fixed
+point raises them from 0).
 """
 
 from __future__ import annotations
