@@ -169,14 +169,15 @@ def _kernelize(loop: scf.ForOp, ident: int, scheduler: Scheduler) -> KernelRecor
     """Schedule the loop's body, move it into a `cgra.kernel` the loop iterates,
     and place each of its ops."""
     _hoist_constants(loop)
-    _merge_where_no_slower(loop, scheduler)
+    kept = _merge_where_no_slower(loop, scheduler)
     block = loop.body.block
     body_ops = list(block.ops)
     terminator = body_ops[-1]
     assert isinstance(terminator, scf.YieldOp)
     ops = body_ops[:-1]
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
-    schedule = scheduler.schedule(ops, carried, trips=trip_count(loop))
+    # The body as the merge trial left it: its schedule there, if it made one.
+    schedule = kept or scheduler.schedule(ops, carried, trips=trip_count(loop))
     kernel = _make_kernel(
         ops, list(terminator.operands), ident, scheduler, schedule, InsertPoint.before(terminator)
     )
@@ -596,6 +597,13 @@ def _loop_cost(
 ) -> tuple[int, ...]:
     """What the loop's body costs as a kernel (`Schedule.cost`), its ops
     `without` aside."""
+    return _loop_schedule(loop, scheduler, without).cost(trip_count(loop))
+
+
+def _loop_schedule(
+    loop: scf.ForOp, scheduler: Scheduler, without: Collection[Operation] = ()
+) -> Schedule:
+    """The schedule of the loop's body as a kernel, its ops `without` aside."""
     block = loop.body.block
     terminator = block.last_op
     assert terminator is not None
@@ -604,11 +612,10 @@ def _loop_cost(
         aside = {id(op) for op in without}
         ops = [op for op in ops if id(op) not in aside]
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
-    trips = trip_count(loop)
-    return scheduler.schedule(ops, carried, trips=trips).cost(trips)
+    return scheduler.schedule(ops, carried, trips=trip_count(loop))
 
 
-def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
+def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> Schedule | None:
     """
     Compute an integer op of the loop's body once where the body repeats it
     (`_equal_index_ops`: common subexpression elimination, Cocke, SIGPLAN
@@ -622,19 +629,23 @@ def _merge_where_no_slower(loop: scf.ForOp, scheduler: Scheduler) -> None:
     the schedule (conv2d's FWD loop, 13 -> 14 cycles). The body is scheduled
     both ways and merged where that costs no more: merged, its ops but the
     repeats, with their uses reading the ops they repeat for the trial and
-    given back after it (a fully unrolled body is not copied to try).
+    given back after it (a fully unrolled body is not copied to try). Returns
+    the body's schedule where it stays as it was (the kernel's), else None.
     """
     repeats = _equal_index_ops(loop.body.block)
     if not repeats:
-        return
-    kept = _loop_cost(loop, scheduler)
+        return None
+    trips = trip_count(loop)
+    kept = _loop_schedule(loop, scheduler)
     moved = _rewire(repeats)
     try:
         merged = _loop_cost(loop, scheduler, without=repeats.keys())
     finally:  # the uses are given back whatever the trial raises
         _give_back(moved)
-    if merged <= kept:
+    if merged <= kept.cost(trips):
         _merge(repeats)
+        return None
+    return kept
 
 
 Moved = list[tuple[SSAValue, list[tuple[Operation, int]]]]

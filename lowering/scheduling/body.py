@@ -121,7 +121,10 @@ class LoopBody:
         position: two bodies of equal shape get the same schedule on one machine
         (`lowering.scheduling.scheduler.ScheduleMemo`). Buffers, partitions and
         symbolic indices are read only by equality, so each is numbered by its
-        first appearance; ops by their position."""
+        first appearance; ops by their position. Of the carried memory, the
+        stores of the buffers the body loads: no other store reaches a carried
+        bound (a FWD body's tape stores, to Enzyme's buffers or to a region, are
+        one shape)."""
         index = {op: n for n, op in enumerate(self.ops)}
         numbers: dict[object, int] = {}
 
@@ -131,9 +134,11 @@ class LoopBody:
         keys = tuple(
             None if key is None else (number(key[0]), number(key[1]), key[2]) for key in self.keys
         )
+        loaded = {buffer for buffer, _ in self.memory.loads.values()}
         stores = tuple(
             (number(buffer), tuple(index[s] for s in ops))
             for buffer, ops in self.memory.stores.items()
+            if buffer in loaded
         )
         loads = tuple(
             (index[load], number(buffer), tuple(sorted(index[s] for s in excluded)))

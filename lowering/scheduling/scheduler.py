@@ -145,6 +145,12 @@ class Scheduler:
             [hop * (abs(r - r2) + abs(c - c2)) for r2, c2 in self.pes] for r, c in self.pes
         ]
         """Routing cycles from each PE to each other (Manhattan distance times the hop)."""
+        self.nearest = [
+            sorted(range(len(self.pes)), key=lambda pe, row=row: (row[pe], pe)) for row in self.hops
+        ]
+        """Per PE, every PE by its routing cycles from it, then by index."""
+        self.span = max(max(row) for row in self.hops)
+        """The most routing cycles between two PEs."""
 
     def schedule(
         self,
@@ -297,76 +303,132 @@ class Scheduler:
         return bounds
 
     def _try(self, body: LoopBody, ii: int, earliest: dict[Operation, int]) -> Schedule | None:
+        """The list schedule at `ii`, each op no earlier than `earliest` says: in
+        program order, each op at the cycle it can issue soonest, on the first PE
+        (by index) that issues it then.
+
+        The same schedule as trying every PE in index order, found trying fewer:
+        an op's ready cycle on a PE is at least the finish of its operand computed
+        last plus the hops from that operand's PE, so PEs are tried by those hops
+        (`nearest`) until the bound passes the best cycle found, keeping the
+        smallest (cycle, PE). Where no operand reaches past its floor on any PE
+        (none, or all computed `span` cycles before it), every PE is ready at the
+        floor: the first slot from it where some PE is free (`full`: the slots
+        every PE has taken) is the op's, on the first PE free there (`taken`:
+        per slot, the PEs that have it, as bits)."""
         pes = self.pes
         hops = self.hops
+        nearest = self.nearest
+        span = self.span
         free = [FreeSlots(ii) for _ in pes]
         """Per PE, the modulo slots not yet taken."""
+        full = FreeSlots(ii)
+        everyone = (1 << len(pes)) - 1
+        taken = [0] * ii
         port_free = {"cache": FreeSlots(ii), "spad": FreeSlots(ii)}
         """Per memory kind, the modulo slots whose ports are not all taken."""
         ports: dict[tuple[str, int], int] = {}
         limits = {"cache": self.hw.cache.ports, "spad": max(self.hw.scratchpad.banks, 1)}
-        where = [0] * len(body.ops)
+        ops = body.ops
+        kinds, keys, stores_at, inputs_of, latencies = (
+            body.kinds,
+            body.keys,
+            body.stores,
+            body.inputs,
+            body.latencies,
+        )
+        floors: dict[int, int] = {}
+        """`earliest` by position."""
+        if earliest:
+            position = {op: n for n, op in enumerate(ops)}
+            floors = {position[op]: cycle for op, cycle in earliest.items()}
+        where = [0] * len(ops)
         """Per op (by position), its PE's index in `pes`."""
-        finish = [0] * len(body.ops)
+        finish = [0] * len(ops)
         """Per op, the cycle its result is computed."""
-        place: dict[Operation, tuple[int, int, int]] = {}
+        places: list[tuple[int, int, int]] = []
         length = 0
         # Program order between accesses that may touch one element in an iteration.
         stores, loads = Conflicts(), Conflicts()
-        for n, op in enumerate(body.ops):
-            kind = body.kinds[n]
-            key = body.keys[n]
-            floor = earliest.get(op, 0)
+        for n in range(len(ops)):
+            kind = kinds[n]
+            key = keys[n]
+            floor = floors.get(n, 0)
             if key is not None:
                 floor = max(floor, stores.latest(key) + 1)
-                if body.stores[n]:
+                if stores_at[n]:
                     floor = max(floor, loads.latest(key))
-            inputs = [(finish[m], hops[where[m]]) for m in body.inputs[n]]
-            # No PE issues before its operands are computed: at that cycle the
-            # search can stop (a later PE could only tie, and ties keep the first).
-            soonest = max([floor, *(done for done, _ in inputs)])
             access = port_free[kind] if kind is not None else None
+            ins = inputs_of[n]
+            last, last_done = -1, 0
+            for m in ins:
+                if last < 0 or finish[m] > last_done:
+                    last, last_done = m, finish[m]
             best_pe = -1
             best = 0
-            for pe, slots in enumerate(free):
-                ready = floor
-                for done, distance in inputs:
-                    if done + distance[pe] > ready:
-                        ready = done + distance[pe]
-                if best_pe >= 0 and ready >= best:
-                    continue  # it could issue no earlier than the best so far
-                # The first cycle from `ready` whose slot is free on this PE and
-                # (for an access) has a port left, found by skipping taken slots;
-                # only an earlier cycle than the best so far wins (ties keep the
-                # first PE). The same schedule as scanning cycle by cycle, in
-                # nearly linear time on a wide body's long ii.
-                start = ready % ii
-                slot = slots.find(start)
+            if last >= 0 and floor < last_done + span:
+                inputs = [(finish[m], hops[where[m]]) for m in ins]
+                bound = hops[where[last]]
+                soonest = max(floor, last_done)
+                for pe in nearest[where[last]]:
+                    if best_pe >= 0:
+                        if last_done + bound[pe] > best:
+                            break  # this PE and every later one ready after the best
+                        if best == soonest and pe > best_pe:
+                            continue  # at best a tie, which the earlier PE keeps
+                    ready = floor
+                    for done, distance in inputs:
+                        if done + distance[pe] > ready:
+                            ready = done + distance[pe]
+                    if best_pe >= 0 and ready > best:
+                        continue
+                    # The first cycle from `ready` whose slot is free on this PE and
+                    # (for an access) has a port left, found by skipping taken
+                    # slots: the same as scanning cycle by cycle, in nearly linear
+                    # time on a wide body's long ii.
+                    start = ready % ii
+                    slots = free[pe]
+                    slot = slots.find(start)
+                    if access is not None:
+                        while True:
+                            with_port = access.find(slot)
+                            if with_port == slot:
+                                break
+                            slot = slots.find(with_port)
+                    if slot >= start + ii:
+                        continue
+                    t = ready + slot - start
+                    if best_pe < 0 or t < best or (t == best and pe < best_pe):
+                        best_pe, best = pe, t
+            else:
+                start = floor % ii
+                slot = full.find(start)
                 if access is not None:
                     while True:
                         with_port = access.find(slot)
                         if with_port == slot:
                             break
-                        slot = slots.find(with_port)
-                if slot >= start + ii:
-                    continue
-                t = ready + slot - start
-                if best_pe < 0 or t < best:
-                    best_pe, best = pe, t
-                    if t == soonest:
-                        break
+                        slot = full.find(with_port)
+                if slot < start + ii:
+                    mask = taken[slot % ii]
+                    best_pe = (~mask & (mask + 1)).bit_length() - 1
+                    best = floor + slot - start
             if best_pe < 0:
                 return None
             t = best
-            free[best_pe].take(t % ii)
+            cycle = t % ii
+            free[best_pe].take(cycle)
+            taken[cycle] |= 1 << best_pe
+            if taken[cycle] == everyone:
+                full.take(cycle)
             if kind is not None:
-                ports[(kind, t % ii)] = ports.get((kind, t % ii), 0) + 1
-                if ports[(kind, t % ii)] >= limits[kind]:
-                    port_free[kind].take(t % ii)
-            place[op] = (*pes[best_pe], t)
+                ports[(kind, cycle)] = ports.get((kind, cycle), 0) + 1
+                if ports[(kind, cycle)] >= limits[kind]:
+                    port_free[kind].take(cycle)
+            places.append((*pes[best_pe], t))
             if key is not None:
-                (stores if body.stores[n] else loads).note(key, t)
+                (stores if stores_at[n] else loads).note(key, t)
             where[n] = best_pe
-            finish[n] = t + body.latencies[n]
+            finish[n] = t + latencies[n]
             length = max(length, finish[n])
-        return Schedule(ii, place, length)
+        return Schedule(ii, dict(zip(ops, places, strict=True)), length)

@@ -14,7 +14,7 @@ import pytest
 from xdsl.ir import Operation
 
 from lowering import tapeflow_to_cgra as to_cgra
-from lowering.scheduling.scheduler import SCHEDULES, Scheduler
+from lowering.scheduling.scheduler import SCHEDULES, Schedule, Scheduler
 from sim.models import MODELS
 from sim.simulator import prepare
 from tapeflow_benchmarks.common import parse_kernel
@@ -60,7 +60,7 @@ def test_lowers_as_the_trial_on_a_copy(kernel, variant, unroll, monkeypatch):
 
     def counting(loop, scheduler):
         tried.append(bool(to_cgra._equal_index_ops(loop.body.block)))
-        in_place(loop, scheduler)
+        return in_place(loop, scheduler)  # the kernel takes the kept body's schedule
 
     SCHEDULES.kept.clear()
     SCHEDULES.ops = 0
@@ -130,9 +130,9 @@ def test_a_trial_that_raises_gives_the_uses_back(monkeypatch: pytest.MonkeyPatch
         costs += 1
         if without:  # the merged trial, its uses rewired
             raise RuntimeError("the scheduler failed")
-        return (0,)
+        return Schedule(1, {}, 0)
 
-    monkeypatch.setattr(to_cgra, "_loop_cost", failing)
+    monkeypatch.setattr(to_cgra, "_loop_schedule", failing)
     try:
         with pytest.raises(RuntimeError, match="the scheduler failed"):
             to_cgra._merge_where_no_slower(loop, Scheduler(hardware))

@@ -206,3 +206,54 @@ def test_a_warm_memo_lowers_a_module_as_none_does(kernel: str, variant: str) -> 
             SCHEDULES.limit = limit
         printed.append(str(module))
     assert printed[0] == printed[1] == printed[2]
+
+
+TAPE_BODY = """
+      %x = memref.load %a[%i] : memref<64xf64>
+      %p = arith.mulf %x, %x : f64
+      %q = arith.addf %p, %acc : f64
+      STORES
+      scf.yield %q : f64
+"""
+
+ENZYME_TAPE = """memref.store %x, %t0[%i] : memref<64xf64>
+      memref.store %p, %t1[%i] : memref<64xf64>"""
+
+REGION_TAPE = """region.store %x, %r[%i] slot 0 id 0 : f64, !region.region<64, [f64, f64]>
+      region.store %p, %r[%i] slot 1 id 1 : f64, !region.region<64, [f64, f64]>"""
+
+
+def _tape_loop(stores: str) -> tuple[list[Operation], list[tuple[SSAValue, SSAValue]]]:
+    """A FWD body whose tape (nothing in it loads) goes to two buffers of
+    Enzyme's or to one region's two slots."""
+    text = f"""
+func.func @f(%a: memref<64xf64>, %t0: memref<64xf64>, %t1: memref<64xf64>, %x0: f64) -> f64 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cn = arith.constant 64 : index
+  %r = region.alloc : !region.region<64, [f64, f64]>
+  %s = scf.for %i = %c0 to %cn step %c1 iter_args(%acc = %x0) -> (f64) {{
+{TAPE_BODY.replace("STORES", stores)}
+  }}
+  func.return %s : f64
+}}
+"""
+    module = parse_module_text(make_context(), text, "tape.mlir")
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    ops = list(loop.body.block.ops)
+    terminator = ops.pop()
+    return ops, list(zip(loop.body.block.args[1:], terminator.operands, strict=True))
+
+
+def test_stores_no_load_reads_are_one_shape_to_buffers_or_slots() -> None:
+    """Stores to buffers the body never loads reach no carried bound: Enzyme's
+    tape buffers and a region's slots (each a partition of its own, as each
+    buffer is) give one shape, served the schedule the other finds fresh."""
+    memo = ScheduleMemo()
+    ops, carried = _tape_loop(ENZYME_TAPE)
+    first = Scheduler(HW, memo).schedule(ops, carried)
+    other, other_carried = _tape_loop(REGION_TAPE)
+    served = Scheduler(HW, memo).find_kept(other, other_carried)
+    assert served is not None
+    fresh = Scheduler(HW, None).schedule(other, other_carried)
+    assert _by_position(served, other) == _by_position(fresh, other) == _by_position(first, ops)

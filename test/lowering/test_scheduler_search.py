@@ -1,0 +1,105 @@
+"""
+The modulo scheduler's list scheduling step (`Scheduler._try`) against the rule
+its docstring states, written out the plain way: in program order, each op at
+the earliest cycle any PE can issue it -- its operands computed and routed (one
+hop per mesh step), its floor (`earliest`, and program order with the accesses
+before it that may touch its element), its PE's modulo slot free and, for an
+access, a port left in that slot -- on the first PE (by index) that issues it
+then, every PE and cycle tried in turn. The scheduler tries PEs by their
+distance from the operand computed last and looks up free slots by skipping
+taken ones; both must give this schedule, op for op, on random bodies (the
+scheduler tests' own), at tight and loose `ii`, with and without floors (never negative: the fixed
+point raises them from 0).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from test_cgra_scheduler import HARDWARE, _body
+from xdsl.ir import Operation
+
+from lowering.scheduling.body import LoopBody
+from lowering.scheduling.scheduler import Schedule, Scheduler
+from targets.hardware import Hardware
+
+
+def _may_meet(a: tuple[object, object, object], b: tuple[object, object, object]) -> bool:
+    """Two accesses' keys (partition, symbolic index, offsets): in one partition,
+    their symbolic indices differ or their offsets are equal."""
+    return a[0] == b[0] and (a[1] != b[1] or a[2] == b[2])
+
+
+def _scan(body: LoopBody, hw: Hardware, ii: int, earliest: dict[Operation, int]) -> Schedule | None:
+    pes = [(r, c) for r in range(hw.rows) for c in range(hw.cols)]
+    hop = hw.latencies.hop
+    limits = {"cache": hw.cache.ports, "spad": max(hw.scratchpad.banks, 1)}
+    used: set[tuple[int, int]] = set()
+    ports: Counter[tuple[str, int]] = Counter()
+    place: dict[Operation, tuple[int, int, int]] = {}
+    finish: list[int] = []
+    where: list[int] = []
+    length = 0
+    for n, op in enumerate(body.ops):
+        floor = earliest.get(op, 0)
+        key = body.keys[n]
+        for m in range(n):
+            other = body.keys[m]
+            if key is None or other is None or not _may_meet(key, other):
+                continue
+            if body.stores[m]:
+                floor = max(floor, place[body.ops[m]][2] + 1)
+            elif body.stores[n]:
+                floor = max(floor, place[body.ops[m]][2])
+        kind = body.kinds[n]
+        found: tuple[int, int] | None = None
+        for pe, (r, c) in enumerate(pes):
+            ready = floor
+            for m in body.inputs[n]:
+                r2, c2 = pes[where[m]]
+                ready = max(ready, finish[m] + hop * (abs(r - r2) + abs(c - c2)))
+            for t in range(ready, ready + ii):
+                if (pe, t % ii) in used:
+                    continue
+                if kind is not None and ports[(kind, t % ii)] >= limits[kind]:
+                    continue
+                if found is None or (t, pe) < found:
+                    found = (t, pe)
+                break
+        if found is None:
+            return None
+        t, pe = found
+        used.add((pe, t % ii))
+        if kind is not None:
+            ports[(kind, t % ii)] += 1
+        place[op] = (*pes[pe], t)
+        where.append(pe)
+        finish.append(t + body.latencies[n])
+        length = max(length, finish[-1])
+    return Schedule(ii, place, length)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_list_schedule_is_the_plain_scan_s(seed: int) -> None:
+    rng = random.Random(seed)
+    ops, _ = _body(500 + seed, 20 + 6 * seed)
+    hw = HARDWARE[seed % 2]
+    body = LoopBody.of(ops, hw)
+    scheduler = Scheduler(hw, None)
+    accesses = sum(kind is not None for kind in body.kinds)
+    tight = max(1, -(-len(ops) // len(scheduler.pes)), -(-accesses // hw.cache.ports))
+    floors = [
+        {},
+        {op: rng.randrange(0, 40) for op in rng.sample(ops, len(ops) // 4)},
+        {op: rng.randrange(0, 400) for op in rng.sample(ops, len(ops) // 2)},
+    ]
+    for ii in (tight, tight + 1, 2 * tight + 3, 5 * tight + 17):
+        for earliest in floors:
+            found = scheduler._try(body, ii, earliest)
+            expected = _scan(body, hw, ii, earliest)
+            assert (found is None) == (expected is None)
+            if found is not None and expected is not None:
+                assert [found.place[op] for op in ops] == [expected.place[op] for op in ops]
+                assert found.length == expected.length
