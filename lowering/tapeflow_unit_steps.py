@@ -90,7 +90,8 @@ def _span_trips(loop: scf.ForOp) -> Span | None:
     """The trip count of an `scf.for` with a positive constant step whose bounds
     are not both constants but differ by a constant (`%lo to %lo + 4`, `%g * 4 to
     %g * 4 + 4`: both bounds linear forms of the same values,
-    `lowering.ir.index_offsets`, in the loop's own arithmetic), else None."""
+    `lowering.ir.index_offsets`, in the loop's own arithmetic, modulo 2**bits for
+    an integer narrower than 64 bits), else None."""
     step = constant_value(loop.step)
     if step is None or step <= 0:
         return None
@@ -100,15 +101,26 @@ def _span_trips(loop: scf.ForOp) -> Span | None:
     bits = kind.width.data if isinstance(kind, IntegerType) else 64
     forms = LinearForms(bits)
     (low, low_constant), (high, high_constant) = forms.form(loop.lb), forms.form(loop.ub)
-    if dict(low) != dict(high):
-        return None
     span = high_constant - low_constant
     if bits >= 64:
+        if dict(low) != dict(high):
+            return None
         return Span(max(0, -(-span // step)), guarded=False)
-    # Modulo 2**bits: `ub` is `lb + span` or, where that sum wrapped, below `lb`.
-    if not 0 < span < 1 << (bits - 1):
+    # The forms hold modulo 2**bits: coefficients and the difference are read
+    # there (a sum that wrapped on the way, `lo + 127 + 127 - 250 : i8`, is lo + 4).
+    modulus, half = 1 << bits, 1 << (bits - 1)
+    if _residues(low, modulus) != _residues(high, modulus):
+        return None
+    span = (span + half) % modulus - half
+    # `ub` is `lb + span` or, where that sum wrapped, below `lb`.
+    if span <= 0:
         return None
     return Span(-(-span // step), guarded=True)
+
+
+def _residues(terms: tuple[tuple[SSAValue, int], ...], modulus: int) -> dict[SSAValue, int]:
+    """A form's coefficients modulo `modulus`, those that vanish there dropped."""
+    return {value: c % modulus for value, c in terms if c % modulus}
 
 
 def _guard(loop: scf.ForOp) -> None:

@@ -383,3 +383,130 @@ def test_enzyme_caches_a_loop_of_constant_span_in_one_static_buffer() -> None:
         kind = alloc.memref.type
         assert isinstance(kind, MemRefType) and isinstance(kind.element_type, Float64Type)
         assert all(d >= 0 for d in kind.get_shape()), kind
+
+
+I8_WRAPPED_SPAN = """
+func.func @count(%lo: i8, %acc0: i8) -> (i8, i8) {
+  %c0 = arith.constant 0 : i8
+  %c1 = arith.constant 1 : i8
+  %c2 = arith.constant 2 : i8
+  %c16 = arith.constant 16 : i8
+  %c127 = arith.constant 127 : i8
+  %c250 = arith.constant 250 : i8
+  %a = arith.addi %lo, %c127 : i8
+  %b = arith.addi %a, %c127 : i8
+  %hi = arith.subi %b, %c250 : i8
+  %r:2 = scf.for %i = %lo to %hi step %c1 iter_args(%k = %c0, %s = %acc0) -> (i8, i8) : i8 {
+    %k2 = arith.addi %k, %c1 : i8
+    %s2 = arith.addi %s, %i : i8
+    scf.yield %k2, %s2 : i8, i8
+  }
+  %m = arith.muli %lo, %c16 : i8
+  %m2 = arith.muli %m, %c16 : i8
+  %l2 = arith.addi %m2, %lo : i8
+  %top = arith.addi %l2, %c2 : i8
+  %q:2 = scf.for %j = %lo to %top step %c1 iter_args(%k = %r#0, %s = %r#1) -> (i8, i8) : i8 {
+    %k2 = arith.addi %k, %c1 : i8
+    %s2 = arith.subi %s, %j : i8
+    scf.yield %k2, %s2 : i8, i8
+  }
+  return %q#0, %q#1 : i8, i8
+}
+"""
+"""Spans in i8 read modulo 2**8: `lo + 127 + 127 - 250` is `lo + 4` (the
+constants sum to 4 - 256; `250` is `-6` stored unsigned), `lo * 16 * 16 + lo + 2`
+is `lo + 2` (256 lo vanishes)."""
+
+
+def _i8(value: int) -> int:
+    return (value + 128) % 256 - 128
+
+
+def test_a_span_in_i8_is_read_modulo_2_to_the_8_for_every_lo() -> None:
+    """Both loops get their constant counts, 4 and 2, under `lo < hi`, and for every
+    i8 `lo` the results are the original's bits and what Python's `range` over
+    the wrapped bounds gives."""
+    original = _parse(I8_WRAPPED_SPAN)
+    rewritten = _parse(I8_WRAPPED_SPAN)
+    assert unit_steps(rewritten) == 2
+    loops = [op for op in rewritten.walk() if isinstance(op, scf.ForOp)]
+    assert [constant_value(loop.ub) for loop in loops] == [4, 2]
+    assert all(isinstance(loop.parent_op(), scf.IfOp) for loop in loops)
+    for lo in range(-128, 128):
+        k, s = 0, 5
+        for i in range(lo, _i8(lo + 4)):
+            k, s = _i8(k + 1), _i8(s + i)
+        for j in range(lo, _i8(lo * 257 + 2)):
+            k, s = _i8(k + 1), _i8(s - j)
+        given = {"arg0": np.array(lo, dtype=np.int8), "arg1": np.array(5, dtype=np.int8)}
+        got = run_function(rewritten, "count", dict(given))
+        assert (int(got["result0"]), int(got["result1"])) == (k, s), lo
+        assert same_bits(got, run_function(original, "count", dict(given))) is None, lo
+
+
+I32_RUNNING_SUM = """
+func.func @f(%x: memref<64xf64>, %y: memref<64xf64>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %zero = arith.constant 0.0 : f64
+  scf.for %i = %c0 to %n step %c3 : i32 {
+    %end = arith.addi %i, %c3 : i32
+    %sum = scf.for %k = %i to %end step %c1 iter_args(%a = %zero) -> (f64) : i32 {
+      %ix = arith.index_cast %k : i32 to index
+      %v = memref.load %x[%ix] : memref<64xf64>
+      %w = memref.load %y[%ix] : memref<64xf64>
+      %s = math.sin %v : f64
+      %t = arith.mulf %s, %w : f64
+      %a2 = arith.addf %a, %t : f64
+      %u = math.tanh %a2 : f64
+      memref.store %u, %y[%ix] : memref<64xf64>
+      scf.yield %a2 : f64
+    }
+    %at = arith.index_cast %i : i32 to index
+    %w = memref.load %y[%at] : memref<64xf64>
+    %p = arith.mulf %w, %sum : f64
+    memref.store %p, %y[%at] : memref<64xf64>
+  }
+  return
+}
+
+func.func @f_grad(%x: memref<64xf64>, %dx: memref<64xf64>, %y: memref<64xf64>,
+                  %dy: memref<64xf64>, %n: i32) {
+  enzyme.autodiff @f(%x, %dx, %y, %dy, %n) {activity = [#enzyme<activity enzyme_dup>,
+      #enzyme<activity enzyme_dup>, #enzyme<activity enzyme_const>], ret_activity = []}
+      : (memref<64xf64>, memref<64xf64>, memref<64xf64>, memref<64xf64>, i32) -> ()
+  return
+}
+"""
+"""A blocked loop counted in i32 whose block (`i to i + 3`) carries a running sum:
+the block's loop has a result, so its guard (`scf.if i < i + 3`) yields the sum,
+or zero where the block does not run."""
+
+
+def test_a_guarded_span_loop_with_a_result_gives_the_gradient_of_central_differences() -> None:
+    """The running sum's block loop goes under an `scf.if` with a result: through
+    Enzyme the gradient equals central differences (n = 61: 21 blocks of 3 over
+    the 64 elements), and every later stage computes the Enzyme stage's bits."""
+    module = _parse(I32_RUNNING_SUM, "running_sum.mlir")
+    rewritten = _parse(I32_RUNNING_SUM, "running_sum.mlir")
+    unit_steps(rewritten)
+    guards = [op for op in rewritten.walk() if isinstance(op, scf.IfOp)]
+    assert [len(op.results) for op in guards] == [1]
+    TapeflowEnzymePass().apply(make_context(), module)
+    rng = np.random.default_rng(12)
+    given = {
+        "arg0": rng.uniform(-1, 1, 64),
+        "arg1": rng.uniform(-1, 1, 64),
+        "arg2": rng.uniform(-1, 1, 64),
+        "arg3": rng.uniform(-1, 1, 64),
+        "arg4": np.array(61, dtype=np.int32),
+    }
+    out = run_function(module, "f_grad", {k: v.copy() for k, v in given.items()})
+    primal = _parse(I32_RUNNING_SUM, "running_sum.mlir")
+    args = [given["arg0"], given["arg2"], given["arg4"]]
+    seeds = [given["arg1"], given["arg3"], None]
+    assert_matches_central_differences(
+        primal, args, seeds, [out["arg1"], out["arg3"]], "i32_running_sum"
+    )
+    check_stages(I32_RUNNING_SUM, "f_grad", given, unrolls=(1, 2))
