@@ -348,24 +348,25 @@ def test_a_span_counted_in_i32_gives_the_gradient_of_central_differences() -> No
     """A blocked loop counted in i32 (`i to i + 3`, 21 blocks of 3 over 64
     elements when n = 63) through Enzyme and every later stage: the gradient
     equals central differences, each stage computes the Enzyme stage's bits."""
-    path = FRONTEND / "blocked_i32_span.mlir"
-    text = path.read_text()
-    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    _check_blocked_i32(
+        (FRONTEND / "blocked_i32_span.mlir").read_text(), "blocked_i32_span.mlir", 11
+    )
+
+
+def _check_blocked_i32(text: str, name: str, seed: int) -> None:
+    """`text`'s `f_grad` (x, dx, y, dy over 64 elements, n = 61 in i32) through
+    Enzyme: its gradient equals central differences of `f`, and every later
+    stage computes the Enzyme stage's bits."""
+    module = _parse(text, name)
     TapeflowEnzymePass().apply(make_context(), module)
-    rng = np.random.default_rng(11)
-    given = {
-        "arg0": rng.uniform(-1, 1, 64),
-        "arg1": rng.uniform(-1, 1, 64),
-        "arg2": rng.uniform(-1, 1, 64),
-        "arg3": rng.uniform(-1, 1, 64),
-        "arg4": np.array(61, dtype=np.int32),
-    }
+    rng = np.random.default_rng(seed)
+    given = {f"arg{k}": rng.uniform(-1, 1, 64) for k in range(4)}
+    given["arg4"] = np.array(61, dtype=np.int32)
     out = run_function(module, "f_grad", {k: v.copy() for k, v in given.items()})
-    primal = _parse(text, "blocked_i32_span.mlir")
     args = [given["arg0"], given["arg2"], given["arg4"]]
     seeds = [given["arg1"], given["arg3"], None]
     assert_matches_central_differences(
-        primal, args, seeds, [out["arg1"], out["arg3"]], "blocked_i32_span"
+        _parse(text, name), args, seeds, [out["arg1"], out["arg3"]], name
     )
     check_stages(text, "f_grad", given, unrolls=(1, 2))
 
@@ -488,25 +489,8 @@ def test_a_guarded_span_loop_with_a_result_gives_the_gradient_of_central_differe
     """The running sum's block loop goes under an `scf.if` with a result: through
     Enzyme the gradient equals central differences (n = 61: 21 blocks of 3 over
     the 64 elements), and every later stage computes the Enzyme stage's bits."""
-    module = _parse(I32_RUNNING_SUM, "running_sum.mlir")
     rewritten = _parse(I32_RUNNING_SUM, "running_sum.mlir")
     unit_steps(rewritten)
     guards = [op for op in rewritten.walk() if isinstance(op, scf.IfOp)]
     assert [len(op.results) for op in guards] == [1]
-    TapeflowEnzymePass().apply(make_context(), module)
-    rng = np.random.default_rng(12)
-    given = {
-        "arg0": rng.uniform(-1, 1, 64),
-        "arg1": rng.uniform(-1, 1, 64),
-        "arg2": rng.uniform(-1, 1, 64),
-        "arg3": rng.uniform(-1, 1, 64),
-        "arg4": np.array(61, dtype=np.int32),
-    }
-    out = run_function(module, "f_grad", {k: v.copy() for k, v in given.items()})
-    primal = _parse(I32_RUNNING_SUM, "running_sum.mlir")
-    args = [given["arg0"], given["arg2"], given["arg4"]]
-    seeds = [given["arg1"], given["arg3"], None]
-    assert_matches_central_differences(
-        primal, args, seeds, [out["arg1"], out["arg3"]], "i32_running_sum"
-    )
-    check_stages(I32_RUNNING_SUM, "f_grad", given, unrolls=(1, 2))
+    _check_blocked_i32(I32_RUNNING_SUM, "running_sum.mlir", 12)
