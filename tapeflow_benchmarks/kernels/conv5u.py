@@ -48,8 +48,11 @@ def params(s: Sizes) -> tuple[Param, ...]:
     )
 
 
-def body(s: Sizes) -> str:
-    xt, wt = memref(_image(s)), memref((K, K))
+def window(x_type: str, y_type: str) -> list[str]:
+    """An output pixel's ops, the 5 x 5 window written out: each product of a
+    weight and an input (both loaded), summed in the loops' order, then tanh,
+    stored to `y[i, j]` (`x` and `y` of the given memref types)."""
+    wt = memref((K, K))
     lines = []
     acc = ""
     for a in range(K):
@@ -58,7 +61,7 @@ def body(s: Sizes) -> str:
             lines += [
                 f"%r{t} = arith.addi %i, %c{a} : index",
                 f"%q{t} = arith.addi %j, %c{b} : index",
-                f"%x{t} = memref.load %x[%r{t}, %q{t}] : {xt}",
+                f"%x{t} = memref.load %x[%r{t}, %q{t}] : {x_type}",
                 f"%w{t} = memref.load %w[%c{a}, %c{b}] : {wt}",
                 f"%p{t} = arith.mulf %w{t}, %x{t} : f64",
             ]
@@ -67,10 +70,11 @@ def body(s: Sizes) -> str:
                 acc = f"%s{t}"
             else:
                 acc = f"%p{t}"
-    lines += [
-        f"%act = math.tanh {acc} : f64",
-        f"memref.store %act, %y[%i, %j] : {memref((s['H'], s['W']))}",
-    ]
+    return [*lines, f"%act = math.tanh {acc} : f64", f"memref.store %act, %y[%i, %j] : {y_type}"]
+
+
+def body(s: Sizes) -> str:
+    lines = window(memref(_image(s)), memref((s["H"], s["W"])))
     return render(
         """
         $consts

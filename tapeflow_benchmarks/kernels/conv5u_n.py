@@ -25,17 +25,15 @@ from __future__ import annotations
 import autograd.numpy as anp
 import numpy as np
 
+from tapeflow_benchmarks.kernels.conv5u import K, window
 from tapeflow_benchmarks.kernels.kernel import (
     Array,
     Kernel,
     Param,
     Sizes,
     index_constants,
-    memref,
     render,
 )
-
-K = 5
 
 
 def _image(s: Sizes) -> tuple[int, int]:
@@ -52,28 +50,7 @@ def params(s: Sizes) -> tuple[Param, ...]:
 
 
 def body(s: Sizes) -> str:
-    wt = memref((K, K))
-    lines = []
-    acc = ""
-    for a in range(K):
-        for b in range(K):
-            t = f"{a}{b}"
-            lines += [
-                f"%r{t} = arith.addi %i, %c{a} : index",
-                f"%q{t} = arith.addi %j, %c{b} : index",
-                f"%x{t} = memref.load %x[%r{t}, %q{t}] : memref<?x?xf64>",
-                f"%w{t} = memref.load %w[%c{a}, %c{b}] : {wt}",
-                f"%p{t} = arith.mulf %w{t}, %x{t} : f64",
-            ]
-            if acc:
-                lines.append(f"%s{t} = arith.addf {acc}, %p{t} : f64")
-                acc = f"%s{t}"
-            else:
-                acc = f"%p{t}"
-    lines += [
-        f"%act = math.tanh {acc} : f64",
-        "memref.store %act, %y[%i, %j] : memref<?x?xf64>",
-    ]
+    lines = window("memref<?x?xf64>", "memref<?x?xf64>")
     return render(
         """
         $consts
