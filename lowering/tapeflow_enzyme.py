@@ -25,8 +25,9 @@ Where Enzyme-MLIR 0.0.16 is wrong, the module reaches it rewritten
 scratch buffer and back (`lowering/enzyme/inactive_stores.py`), loops of step 1
 only (`tapeflow-unit-steps`), carried values in the order its reverse expects
 (`lowering/enzyme/carried_order.py`), ops it refuses replaced
-(`lowering/enzyme/refused_ops.py`). Only Enzyme's native module is loaded, when
-the pass runs (it maps a ~0.5 GB library).
+(`lowering/enzyme/refused_ops.py`); after it, the caches of loops that may run no
+iteration are sized at least zero (`lowering/enzyme/empty_loops.py`). Only
+Enzyme's native module is loaded, when the pass runs (it maps a ~0.5 GB library).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, PassFailedException
 
 from lowering.enzyme.carried_order import order_carried_values
+from lowering.enzyme.empty_loops import clamp_cache_sizes
 from lowering.enzyme.inactive_stores import (
     drop_store_routes,
     primal_activities,
@@ -233,6 +235,7 @@ class TapeflowEnzymePass(ModulePass):
                 undo_store_routes(function)
         for gradient in gradient_functions(differentiated):
             drop_store_routes(gradient)
+            clamp_cache_sizes(gradient, "tapeflow-enzyme")  # a loop may run no iteration
         for function in differentiated.body.block.ops:
             if isinstance(function, func.FuncOp):
                 restore_derivative_ops(function)

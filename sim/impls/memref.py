@@ -11,7 +11,7 @@ trace (and the cache) like any buffer's.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, MemRefType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.traits import SymbolTable
@@ -20,7 +20,7 @@ from sim.compile_context import CompileContext, Frame, Step
 from sim.errors import fault, unsupported
 from sim.impls.registry import impl
 from sim.storage import allocation_bytes, in_bounds, numpy_dtype, too_large
-from tapeflow_dialects.enzyme import TAPE_BUFFER
+from tapeflow_dialects.enzyme import GRADIENT_OF, TAPE_BUFFER
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 
 
@@ -48,6 +48,26 @@ def build_alloc(
     return step
 
 
+def _negative_note(op: memref.AllocOp | memref.AllocaOp) -> str:
+    """What a negative extent means in a gradient Enzyme made: its caches are sized by
+    the trip counts of the loops that fill them, `ub - lb`, negative where a loop's
+    bounds cross (a loop that runs no iteration). Top-level caches are sized at
+    least zero by `tapeflow-enzyme`; a cache per iteration of an enclosing loop is
+    not."""
+    function = op.parent_op()
+    while function is not None and not isinstance(function, func.FuncOp):
+        function = function.parent_op()
+    if function is None or GRADIENT_OF not in function.attributes:
+        return ""
+    return (
+        " (Enzyme-MLIR's cache of the value computed here, sized by the trip count "
+        "ub - lb of a loop around it: on this input that loop's upper bound is below "
+        "its lower bound, so it runs no iteration, but a cache allocated per iteration "
+        "of an enclosing loop is not sized at least zero; keep the bounds of loops "
+        "nested in other loops ordered, e.g. an upper bound of max(lb, ub))"
+    )
+
+
 def buffer_dtype(element_type: Attribute) -> object:
     """A buffer of memrefs (Enzyme's cache of the per-iteration caches of a
     triangular nest, `memref<?xmemref<?x4xf64>>`) holds numpy arrays: object."""
@@ -67,11 +87,13 @@ def _dynamic_alloc(
     """A buffer whose `?` extents are the op's size operands, in order (MLIR's
     rule), read when the op runs; a negative extent is an error."""
 
+    note = _negative_note(op)
+
     def step(fr: Frame) -> None:
         sizes = iter(fr[s] for s in size_slots)
         shape = tuple(next(sizes) if d == DYNAMIC_INDEX else d for d in static)
         if any(d < 0 for d in shape):
-            raise fault(op, f"'{op.name}' of negative extent: shape {list(shape)}")
+            raise fault(op, f"'{op.name}' of negative extent: shape {list(shape)}{note}")
         refused = too_large(allocation_bytes(shape))
         if refused is not None:
             raise fault(op, f"'{op.name}' {refused}")

@@ -1,0 +1,68 @@
+"""
+Enzyme's caches of loops that may run no iteration: sizes clamped at zero.
+
+Enzyme-MLIR 0.0.16 sizes the cache of a loop `scf.for %i = %lb to %ub` by its
+trip count as `%ub - %lb`, allocated before the loop runs. Where the upper bound is
+below the lower bound on some input (`for i = lo to hi` called with `lo > hi`, a
+legal `scf.for` that runs no iteration) that count is negative, and the gradient's
+`memref.alloc` of a negative extent is undefined behaviour in MLIR (our executor
+refuses it, a compiled gradient would ask `malloc` for a huge buffer). The
+function is still defined there: its loop is empty, so its gradient flows past the
+loop untouched.
+
+`clamp_cache_sizes` gives each top-level cache of a gradient function the size
+`max(size, 0)` (`arith.maxsi`, the comparison `scf.for` makes), one clamp per
+distinct size value so that the caches of one loop keep sharing their size
+operand. Nothing else reads the clamped value: the loops, and the index arithmetic
+Enzyme derives from the count for the reverse sweep, keep the count as it was, and
+an empty loop never runs the stores and loads that would read it. A count that is
+already a constant needs no clamp (Enzyme's static caches have none).
+
+Caches allocated per iteration of an enclosing loop (a triangular nest's) are left
+as they are: their sizes are read by the analyses that bound them
+(`lowering.enzyme.nested_caches`), and a negative one is still refused by the
+executor with its location.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from lowering.enzyme.caches import cache_buffers
+from lowering.ir.loops import constant_value
+
+
+def clamp_cache_sizes(function: func.FuncOp, pass_name: str) -> int:
+    """Clamp at zero the dynamic sizes of `function`'s top-level caches; the
+    number of distinct sizes clamped."""
+    body = function.body.block
+    caches = [c for c in cache_buffers(function, pass_name) if c.parent_block() is body]
+    clamped: dict[SSAValue, SSAValue] = {}
+    for cache in caches:
+        for k, size in enumerate(cache.dynamic_sizes):
+            if constant_value(size) is not None:
+                continue
+            if size not in clamped:
+                clamped[size] = _clamp(size, body, cache)
+            cache.operands[k] = clamped[size]
+    return len(clamped)
+
+
+def _clamp(size: SSAValue, body: Block, first_use: Operation) -> SSAValue:
+    """`max(size, 0)`, placed where it dominates every top-level use of `size`:
+    right after its definition when that is an op of `body`, else at the start of
+    `body` (an argument, or a value from outside, dominates it)."""
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    clamp = arith.MaxSIOp(size, zero.result)
+    for op in (zero, clamp):
+        op.location = first_use.location
+    owner = size.owner
+    if isinstance(owner, Operation) and owner.parent_block() is body:
+        at = InsertPoint.after(owner)
+    else:
+        at = InsertPoint.at_start(body)
+    Rewriter.insert_op([zero, clamp], at)
+    return clamp.result
