@@ -18,20 +18,21 @@ Enzyme derives from the count for the reverse sweep, keep the count as it was, a
 an empty loop never runs the stores and loads that would read it. A count that is
 already a constant needs no clamp (Enzyme's static caches have none).
 
-Caches allocated per iteration of an enclosing loop (a triangular nest's) are left
-as they are: their sizes are read by the analyses that bound them
-(`lowering.enzyme.nested_caches`), and a negative one is still refused by the
-executor with its location.
+A triangular nest's caches (a top-level buffer of handles and a buffer per outer
+iteration) are left as they are: their sizes are what the nest analyses read
+(`lowering.enzyme.nested_caches`) to pack them, and a negative one is still refused
+by the executor, with its location and cause.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lowering.enzyme.caches import cache_buffers
+from lowering.enzyme.cache_accesses import NotACache
+from lowering.enzyme.caches import classify_cache, reverse_sweep_start
 from lowering.ir.loops import constant_value
 
 
@@ -39,7 +40,15 @@ def clamp_cache_sizes(function: func.FuncOp, pass_name: str) -> int:
     """Clamp at zero the dynamic sizes of `function`'s top-level caches; the
     number of distinct sizes clamped."""
     body = function.body.block
-    caches = [c for c in cache_buffers(function, pass_name) if c.parent_block() is body]
+    rev_start = reverse_sweep_start(function, pass_name)
+    caches = []
+    for op in body.ops:
+        if isinstance(op, memref.AllocOp):
+            try:
+                classify_cache(op, body, rev_start)
+            except NotACache:
+                continue
+            caches.append(op)
     clamped: dict[SSAValue, SSAValue] = {}
     for cache in caches:
         for k, size in enumerate(cache.dynamic_sizes):

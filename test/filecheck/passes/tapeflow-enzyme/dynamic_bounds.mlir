@@ -3,9 +3,12 @@
 // What Enzyme-MLIR 0.0.16 emits for loops whose trip count is known only at run
 // time, read back: caches of dynamic extent accessed with enzyme.store/load.
 
-// (a) A loop bounded by an argument: one cache per value, of extent %n.
+// (a) A loop bounded by an argument: one cache per value, of extent %n, which
+// tapeflow-enzyme clamps at zero for the allocation alone (the loop may run no
+// iteration; the accesses keep Enzyme's %n).
 // CHECK-LABEL: func.func private @diffescale_prod
-// CHECK:        %[[A:.*]] = memref.alloc(%[[N:.*]]) : memref<?xf64>
+// CHECK:        %[[Z:.*]] = arith.maxsi %[[N:.*]], %{{.*}} : index
+// CHECK:        %[[A:.*]] = memref.alloc(%[[Z]]) : memref<?xf64>
 // CHECK:        scf.for %[[I:.*]] = %{{.*}} to %[[N]]
 // CHECK:          enzyme.store %{{.*}}, %[[A]][%[[I]]] ([%[[N]]]) : memref<?xf64>
 // CHECK:        scf.for
