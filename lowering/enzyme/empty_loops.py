@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.enzyme.cache_accesses import NotACache
@@ -55,23 +55,17 @@ def clamp_cache_sizes(function: func.FuncOp, pass_name: str) -> int:
             if constant_value(size) is not None:
                 continue
             if size not in clamped:
-                clamped[size] = _clamp(size, body, cache)
+                clamped[size] = _clamp(size, cache)
             cache.operands[k] = clamped[size]
     return len(clamped)
 
 
-def _clamp(size: SSAValue, body: Block, first_use: Operation) -> SSAValue:
-    """`max(size, 0)`, placed where it dominates every top-level use of `size`:
-    right after its definition when that is an op of `body`, else at the start of
-    `body` (an argument, or a value from outside, dominates it)."""
+def _clamp(size: SSAValue, first_use: Operation) -> SSAValue:
+    """`max(size, 0)`, placed just before the first cache it sizes (the caches are
+    visited in program order, so it dominates the others)."""
     zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
     clamp = arith.MaxSIOp(size, zero.result)
     for op in (zero, clamp):
         op.location = first_use.location
-    owner = size.owner
-    if isinstance(owner, Operation) and owner.parent_block() is body:
-        at = InsertPoint.after(owner)
-    else:
-        at = InsertPoint.at_start(body)
-    Rewriter.insert_op([zero, clamp], at)
+    Rewriter.insert_op([zero, clamp], InsertPoint.before(first_use))
     return clamp.result

@@ -4,10 +4,12 @@
 // Enzyme's caches of run-time extent become tapes with `?` extents.
 
 // (a) A loop bounded by an argument: the tapes take the cache buffers' size
-// operands; enzyme.store/load become tape.store/load.
+// operands (the count clamped at zero by tapeflow-enzyme); enzyme.store/load become
+// tape.store/load.
 // CHECK-LABEL: func.func private @diffeprod
 // CHECK-NOT:    enzyme.store
-// CHECK:        %[[T:.*]] = tape.alloc(%[[N:.*]]) name "{{.*}}" : !tape.tape<?xf64>
+// CHECK:        %[[Z:.*]] = arith.maxsi %[[N:.*]], %{{.*}} : index
+// CHECK:        %[[T:.*]] = tape.alloc(%[[Z]]) name "{{.*}}" : !tape.tape<?xf64>
 // CHECK:        scf.for %[[I:.*]] = %{{.*}} to %[[N]]
 // CHECK:          tape.store %{{.*}}, %[[T]][%[[I]]] id {{[0-9]+}} : f64, !tape.tape<?xf64>
 // CHECK:        scf.for

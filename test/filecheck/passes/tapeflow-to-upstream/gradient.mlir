@@ -41,7 +41,8 @@ func.func @f_grad(%x: memref<?xf64>, %dx: memref<?xf64>, %n: index) -> f64 {
 // CHECK-LABEL: func.func private @diffef(%{{.*}}: memref<?xf64>, %{{.*}}: memref<?xf64>, %{{.*}}: index, %{{.*}}: f64) -> f64 {
 // CHECK:         %[[ZERO:[0-9]+]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT:    linalg.fill ins(%[[ZERO]] : f64) outs(%{{.*}} : memref<1xf64>)
-// CHECK:         %[[CACHE:.*]] = memref.alloc(%[[N:.*]]) : memref<?xf64>
+// CHECK:         %[[Z:.*]] = arith.maxsi %[[N:.*]], %{{.*}} : index
+// CHECK-NEXT:    %[[CACHE:.*]] = memref.alloc(%[[Z]]) : memref<?xf64>
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[N]]
 // CHECK:           memref.store %{{.*}}, %[[CACHE]][%[[I]]] : memref<?xf64>
 // CHECK:         scf.for
