@@ -43,6 +43,7 @@ from lowering.layers.cost import (
     RevTimeline,
     StreamMachine,
     added_cycles,
+    chain_breaks,
     continued_fills,
     saved_cycles,
 )
@@ -261,17 +262,22 @@ def _choose(
             # unless the nest is one loop cut into pieces, priced an iteration
             # by the same rule (its misses grouped as a run's)
             iteration = cut.iteration(work, mapping)
+            breaks = iteration is None
+            if breaks:  # or pieces between the runs of another nest's tiles
+                iteration = cut.breaks(work, mapping, timeline)
             if iteration is not None:
                 lost, loops = iteration
                 regions = {originals[i] for i in indices}
                 bound = saved_cycles(function, regions, machine, accesses, per_iteration=loops)
                 if bound is not None and lost > bound:
-                    choices.append((indices, NestChoice(names, False, bound, lost, fits, True)))
+                    choice = NestChoice(names, False, bound, lost, fits, True, breaks)
+                    choices.append((indices, choice))
             continue
         layered = {allocs[i] for i in indices}
         saved += continued_fills(work, layered, machine, timeline)
         added = added_cycles(work, layered, machine, spad_bytes, timeline)
         added += cut.lost(work, mapping)
+        added += chain_breaks(work, layered, machine, timeline)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

@@ -1676,10 +1676,32 @@ def continued_fills(
     (a loop, a layer or a branch beside it, or ops after it, which end the block
     as a loop's kernel would). Each run continued saves its fill (`pipeline_fill`)."""
     saved = 0.0
+    for op, loop, tile_loop in _tile_layers(function):
+        if not _touches(op, regions):
+            continue
+        levels = enclosing_loops(op, function)
+        runs = trip_runs(levels)
+        if runs is None:
+            continue
+        started = sum(count for trips, count in runs.items() if trips > 0)
+        chains = _chains(tile_loop, function)
+        fill = timeline.fill(loop) if timeline else pipeline_fill(loop, machine)
+        saved += max(0, started - chains) * fill
+    return saved
+
+
+def _touches(op: Operation, regions: Collection[SSAValue]) -> bool:
+    """`op` holds a tape access of one of `regions`."""
+    return any(
+        isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
+    )
+
+
+def _tile_layers(function: func.FuncOp) -> Iterator[tuple[layer.LayerOp, scf.ForOp, scf.ForOp]]:
+    """Each layer of the layered `function` holding one innermost loop alone in
+    its tile loop (`continued_fills`), with that loop and the tile loop."""
     for op in function.walk():
-        if not isinstance(op, layer.LayerOp) or not any(
-            isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
-        ):
+        if not isinstance(op, layer.LayerOp):
             continue
         loops = [o for o in op.body.block.ops if isinstance(o, scf.ForOp)]
         tile_loop = op.parent_op()
@@ -1691,15 +1713,58 @@ def continued_fills(
             or not _alone(tile_loop.body.block, op)
         ):
             continue
-        levels = enclosing_loops(op, function)
-        runs = trip_runs(levels)
+        yield op, loops[0], tile_loop
+
+
+def restart_cycles(
+    loop: scf.ForOp, machine: StreamMachine, timeline: RevTimeline | None = None
+) -> float:
+    """What a run of the tiled innermost `loop` pays where it starts a chain of
+    tiles rather than continuing one (`sim.models.cgra`): its pipeline's fill
+    (`pipeline_fill`) and, where its body walks an array along its index (a new
+    line every few iterations), a DRAM latency for its first misses, which a
+    continued tile adds at the loop's steady rate (`mshrs` a latency) instead."""
+    fill = timeline.fill(loop) if timeline else pipeline_fill(loop, machine)
+    iv = loop.body.block.args[0]
+    walks = any(
+        isinstance(o, memref.LoadOp | memref.StoreOp)
+        and any(_loop_indices(index, {iv}) for index in o.indices)
+        for o in loop.body.walk()
+    )
+    if not walks:
+        return float(fill)
+    return fill + machine.dram_latency * (1 - 1 / max(1, machine.cache_mshrs))
+
+
+def chain_breaks(
+    function: func.FuncOp,
+    regions: set[SSAValue],
+    machine: StreamMachine,
+    timeline: RevTimeline | None = None,
+) -> float:
+    """The cycles streaming `regions` adds in the layered `function` by its layers
+    standing between the runs of another nest's tile loop: kept, those layers'
+    values go through the cache as straight-line ops, and the runs continue each
+    other (`continued_fills`); streamed, each run a layer of `regions` separates
+    starts a chain of its own (`restart_cycles`). A piece of one value a row
+    beside an inner loop's tiles (a per-row loss beside a dot product) costs its
+    REV rows that."""
+    own = {op for op in function.walk() if isinstance(op, layer.LayerOp) and _touches(op, regions)}
+    if not own:
+        return 0.0
+    added = 0.0
+    for op, loop, tile_loop in _tile_layers(function):
+        if op in own:
+            continue
+        runs = trip_runs(enclosing_loops(op, function))
         if runs is None:
             continue
         started = sum(count for trips, count in runs.items() if trips > 0)
-        chains = _chains(tile_loop, function)
-        fill = timeline.fill(loops[0]) if timeline else pipeline_fill(loops[0], machine)
-        saved += max(0, started - chains) * fill
-    return saved
+        now = min(started, _chains(tile_loop, function))
+        alone = min(started, _chains(tile_loop, function, own))
+        if now > alone:
+            added += (now - alone) * restart_cycles(loop, machine, timeline)
+    return added
 
 
 class CutLoops:
@@ -1792,6 +1857,47 @@ class CutLoops:
                     return None
         return sum(fill for _, fill, _, _ in cut), {kept for _, _, _, kept in cut}
 
+    def breaks(
+        self,
+        work: func.FuncOp,
+        regions: dict[SSAValue, SSAValue],
+        timeline: RevTimeline | None = None,
+    ) -> tuple[float, set[scf.ForOp]] | None:
+        """For a nest of run-time trip counts whose layers are all pieces of
+        loops' iterations, standing between the runs of another nest's tile loop
+        (`chain_breaks`): what those breaks cost per iteration of the loops around
+        the pieces (`restart_cycles`), and those loops as `function` holds them
+        (`saved_cycles`'s `per_iteration`). None for another nest, or one that
+        breaks no chain."""
+        own: set[Operation] = set()
+        kept_loops: set[scf.ForOp] = set()
+        for op in work.walk():
+            if not isinstance(op, layer.LayerOp) or not _touches(op, regions):
+                continue
+            if _strip_mined(op) is not None or not isinstance(op.parent_op(), scf.ForOp):
+                return None
+            own.add(op)
+            for each in op.body.block.ops:
+                if isinstance(each, region.StoreOp | region.LoadOp) and each.region in regions:
+                    original = self.originals.get(_tape_key(each, regions[each.region]))
+                    kept = original.parent_op() if original is not None else None
+                    if not isinstance(kept, scf.ForOp):
+                        return None
+                    kept_loops.add(kept)
+        holders = {op.parent_op() for op in own}
+        lost = 0.0
+        for op, loop, tile_loop in _tile_layers(work):
+            if op in own:
+                continue
+            stop = _chain_stop(tile_loop, work)
+            if stop is None or stop is _chain_stop(tile_loop, work, own):
+                continue
+            if stop.parent_op() in holders:  # broken once an iteration of that loop
+                lost += restart_cycles(loop, self.machine, timeline)
+        if not lost:
+            return None
+        return lost, kept_loops
+
 
 def _tape_key(op: region.StoreOp | region.LoadOp, target: SSAValue) -> tuple[bool, SSAValue, int]:
     """A tape access by the store it is or reads, in region `target`."""
@@ -1800,34 +1906,53 @@ def _tape_key(op: region.StoreOp | region.LoadOp, target: SSAValue) -> tuple[boo
     return (False, target, op.properties["from"].value.data)  # type: ignore[union-attr]
 
 
-def _chains(tile_loop: scf.ForOp, function: func.FuncOp) -> int:
+def _chains(tile_loop: scf.ForOp, function: func.FuncOp, ignore: Collection[Operation] = ()) -> int:
     """At most the chains the runs of `tile_loop` form (`continued_fills`): the
     runs of the innermost block around it that holds more than straight-line ops
-    before it (one where that is the function's body)."""
+    before it (one where that is the function's body). The layers in `ignore`
+    count as straight-line ops (a nest kept: its pieces' values go through the
+    cache)."""
+    stop = _chain_stop(tile_loop, function, ignore)
+    if stop is None:
+        return 1
+    counted = nest_runs(enclosing_loops(stop, function))
+    return 1 if counted is None else max(1, counted)
+
+
+def _chain_stop(
+    tile_loop: scf.ForOp, function: func.FuncOp, ignore: Collection[Operation] = ()
+) -> Operation | None:
+    """The op whose block ends the chains of `tile_loop`'s runs (`_chains`): the
+    innermost op around it, `tile_loop` included, beside which its block holds more
+    than straight-line ops before it or which no loop holds; None where the
+    function's body is that block (one chain)."""
     current: Operation = tile_loop
     while True:
         block = current.parent_block()
         owner = block.parent_op() if block is not None else None
         if block is None or owner is None or owner is function:
-            return 1
-        if not isinstance(owner, scf.ForOp) or not _alone(block, current):
+            return None
+        if not isinstance(owner, scf.ForOp) or not _alone(block, current, ignore):
             # The block runs once per iteration of the loops around it (at most,
             # in a branch).
-            inner = enclosing_loops(current, function)
-            counted = nest_runs(inner)
-            return 1 if counted is None else max(1, counted)
+            return current
         current = owner
 
 
-def _alone(block: Block, op: Operation) -> bool:
+def _alone(block: Block, op: Operation, ignore: Collection[Operation] = ()) -> bool:
     """Beside `op`, `block` holds constants and straight-line ops before it alone
-    (ops after it would end the block as a loop's kernel)."""
+    (ops after it would end the block as a loop's kernel); a layer in `ignore`
+    counts as straight-line ops."""
     seen = False
     for each in block.ops:
         if each is op:
             seen = True
         elif isinstance(each, arith.ConstantOp) or each is block.last_op:
             continue
-        elif seen or any(isinstance(o, scf.ForOp | scf.IfOp | layer.LayerOp) for o in each.walk()):
+        elif seen:
+            return False
+        elif each in ignore:
+            continue
+        elif any(isinstance(o, scf.ForOp | scf.IfOp | layer.LayerOp) for o in each.walk()):
             return False
     return True
