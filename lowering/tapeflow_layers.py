@@ -43,7 +43,6 @@ from lowering.layers.cost import (
     RevTimeline,
     StreamMachine,
     added_cycles,
-    chain_breaks,
     continued_fills,
     saved_cycles,
 )
@@ -252,7 +251,7 @@ def _choose(
     fits = accesses.footprint() <= machine.cache_bytes
     timeline = timeline or RevTimeline(work, machine)  # the nests' REV layers, worked out once
     assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
-    cut = CutLoops(function, machine, straight)
+    cut = CutLoops(function, machine, straight, accesses)
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
@@ -277,7 +276,7 @@ def _choose(
         saved += continued_fills(work, layered, machine, timeline)
         added = added_cycles(work, layered, machine, spad_bytes, timeline)
         added += cut.lost(work, mapping)
-        added += chain_breaks(work, layered, machine, timeline)
+        added += cut.broken(work, layered, timeline)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

@@ -388,6 +388,10 @@ def _iteration_window(
         owner = block.parent_op() if block is not None else None
     if block is None or not isinstance(owner, scf.ForOp) or owner not in loops:
         return None
+    if any(isinstance(o, scf.ForOp) for o in owner.body.walk()):
+        # Straight-line ops beside inner loops: no kernel loop runs the body, its
+        # misses wait one iteration at a time (`_window`: a run of one iteration).
+        return block, {1: 1.0}
     trips = trip_count(owner)
     if trips is None:
         return block, {None: 1.0}
@@ -1717,54 +1721,16 @@ def _tile_layers(function: func.FuncOp) -> Iterator[tuple[layer.LayerOp, scf.For
 
 
 def restart_cycles(
-    loop: scf.ForOp, machine: StreamMachine, timeline: RevTimeline | None = None
+    loop: scf.ForOp, machine: StreamMachine, misses: float, timeline: RevTimeline | None = None
 ) -> float:
     """What a run of the tiled innermost `loop` pays where it starts a chain of
     tiles rather than continuing one (`sim.models.cgra`): its pipeline's fill
-    (`pipeline_fill`) and, where its body walks an array along its index (a new
-    line every few iterations), a DRAM latency for its first misses, which a
-    continued tile adds at the loop's steady rate (`mshrs` a latency) instead."""
+    (`pipeline_fill`) and, where the run misses (`misses`: the primal lines it is
+    expected to miss), a DRAM latency for its first group, which a continued tile
+    adds at the loop's steady rate (`mshrs` a latency) instead."""
     fill = timeline.fill(loop) if timeline else pipeline_fill(loop, machine)
-    iv = loop.body.block.args[0]
-    walks = any(
-        isinstance(o, memref.LoadOp | memref.StoreOp)
-        and any(_loop_indices(index, {iv}) for index in o.indices)
-        for o in loop.body.walk()
-    )
-    if not walks:
-        return float(fill)
-    return fill + machine.dram_latency * (1 - 1 / max(1, machine.cache_mshrs))
-
-
-def chain_breaks(
-    function: func.FuncOp,
-    regions: set[SSAValue],
-    machine: StreamMachine,
-    timeline: RevTimeline | None = None,
-) -> float:
-    """The cycles streaming `regions` adds in the layered `function` by its layers
-    standing between the runs of another nest's tile loop: kept, those layers'
-    values go through the cache as straight-line ops, and the runs continue each
-    other (`continued_fills`); streamed, each run a layer of `regions` separates
-    starts a chain of its own (`restart_cycles`). A piece of one value a row
-    beside an inner loop's tiles (a per-row loss beside a dot product) costs its
-    REV rows that."""
-    own = {op for op in function.walk() if isinstance(op, layer.LayerOp) and _touches(op, regions)}
-    if not own:
-        return 0.0
-    added = 0.0
-    for op, loop, tile_loop in _tile_layers(function):
-        if op in own:
-            continue
-        runs = trip_runs(enclosing_loops(op, function))
-        if runs is None:
-            continue
-        started = sum(count for trips, count in runs.items() if trips > 0)
-        now = min(started, _chains(tile_loop, function))
-        alone = min(started, _chains(tile_loop, function, own))
-        if now > alone:
-            added += (now - alone) * restart_cycles(loop, machine, timeline)
-    return added
+    first = min(1.0, misses) * machine.dram_latency * (1 - 1 / max(1, machine.cache_mshrs))
+    return fill + first
 
 
 class CutLoops:
@@ -1780,8 +1746,17 @@ class CutLoops:
     each piece's kernel also fills and drains). Built once per function: the
     fills are worked out once per loop."""
 
-    def __init__(self, function: func.FuncOp, machine: StreamMachine, straight: int | None = None):
+    def __init__(
+        self,
+        function: func.FuncOp,
+        machine: StreamMachine,
+        straight: int | None = None,
+        accesses: AccessReuse | None = None,
+    ):
         self.machine = machine
+        self.accesses = accesses
+        """What is known of `function`'s accesses (built at the first need)."""
+        self.function = function
         self.straight = straight
         """The entries a layer of straight-line stores holds (None: any loop with
         pieces counts as cut by them)."""
@@ -1857,6 +1832,68 @@ class CutLoops:
                     return None
         return sum(fill for _, fill, _, _ in cut), {kept for _, _, _, kept in cut}
 
+    def run_misses(self, loop: scf.ForOp, work: func.FuncOp) -> float:
+        """The primal lines a run of the layered innermost `loop` is expected to
+        miss: those its kept loop (`function`'s loop around its tape loads or
+        stores) misses an iteration (`AccessReuse.lines`) times that loop's trip
+        count (one iteration where it is known only at run time); a line where no
+        kept loop is found."""
+        mapping = dict(
+            zip(
+                [op.region for op in work.walk() if isinstance(op, region.AllocOp)],
+                [op.region for op in self.function.walk() if isinstance(op, region.AllocOp)],
+                strict=False,
+            )
+        )
+        kept = None
+        for each in loop.body.walk():
+            if isinstance(each, region.StoreOp | region.LoadOp) and each.region in mapping:
+                original = self.originals.get(_tape_key(each, mapping[each.region]))
+                if original is not None and isinstance(original.parent_op(), scf.ForOp):
+                    kept = original.parent_op()
+                    break
+        if kept is None:
+            return 1.0
+        self.accesses = self.accesses or AccessReuse(self.function)
+        line, size = self.machine.cache_line_bytes, self.machine.cache_bytes
+        per_iteration = sum(
+            self.accesses.lines(o, line, size)
+            for o in kept.body.walk()
+            if isinstance(o, memref.LoadOp | memref.StoreOp)
+        )
+        return per_iteration * (trip_count(kept) or 1)
+
+    def broken(
+        self,
+        work: func.FuncOp,
+        regions: set[SSAValue],
+        timeline: RevTimeline | None = None,
+    ) -> float:
+        """The cycles streaming `regions` adds in the layered `work` by its layers
+        standing between the runs of another nest's tile loop: kept, those
+        layers' values go through the cache as straight-line ops, and the runs
+        continue each other (`continued_fills`); streamed, each run a layer of
+        `regions` separates starts a chain of its own (`restart_cycles`). A piece
+        of one value a row beside an inner loop's tiles (a per-row loss beside a
+        dot product) costs its REV rows that."""
+        own = {op for op in work.walk() if isinstance(op, layer.LayerOp) and _touches(op, regions)}
+        if not own:
+            return 0.0
+        added = 0.0
+        for op, loop, tile_loop in _tile_layers(work):
+            if op in own:
+                continue
+            runs = trip_runs(enclosing_loops(op, work))
+            if runs is None:
+                continue
+            started = sum(count for trips, count in runs.items() if trips > 0)
+            now = min(started, _chains(tile_loop, work))
+            alone = min(started, _chains(tile_loop, work, own))
+            if now > alone:
+                misses = self.run_misses(loop, work)
+                added += (now - alone) * restart_cycles(loop, self.machine, misses, timeline)
+        return added
+
     def breaks(
         self,
         work: func.FuncOp,
@@ -1893,7 +1930,8 @@ class CutLoops:
             if stop is None or stop is _chain_stop(tile_loop, work, own):
                 continue
             if stop.parent_op() in holders:  # broken once an iteration of that loop
-                lost += restart_cycles(loop, self.machine, timeline)
+                misses = self.run_misses(loop, work)
+                lost += restart_cycles(loop, self.machine, misses, timeline)
         if not lost:
             return None
         return lost, kept_loops
