@@ -1833,11 +1833,13 @@ class CutLoops:
         return sum(fill for _, fill, _, _ in cut), {kept for _, _, _, kept in cut}
 
     def run_misses(self, loop: scf.ForOp, work: func.FuncOp) -> float:
-        """The primal lines a run of the layered innermost `loop` is expected to
+        """The primal lines a run of the layered innermost `loop` is sure to
         miss: those its kept loop (`function`'s loop around its tape loads or
-        stores) misses an iteration (`AccessReuse.lines`) times that loop's trip
-        count (one iteration where it is known only at run time); a line where no
-        kept loop is found."""
+        stores) misses an iteration through accesses that touch each element once
+        (cold lines, `AccessReuse.lines`; a reused element's line is left out,
+        its misses an estimate of reuse distance that a restart need not wait
+        for), times that loop's trip count (one iteration where it is known only
+        at run time); a line where no kept loop is found."""
         mapping = dict(
             zip(
                 [op.region for op in work.walk() if isinstance(op, region.AllocOp)],
@@ -1859,7 +1861,7 @@ class CutLoops:
         per_iteration = sum(
             self.accesses.lines(o, line, size)
             for o in kept.body.walk()
-            if isinstance(o, memref.LoadOp | memref.StoreOp)
+            if isinstance(o, memref.LoadOp | memref.StoreOp) and not self.accesses.reused(o)
         )
         return per_iteration * (trip_count(kept) or 1)
 
