@@ -23,14 +23,18 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   REV's first tile end (its own ops, once per run, not the loop's own bounds);
   a piece of straight-line stores (its cut kernel, its stream op), `integer` + 1
   a kernel, and the misses its cut parts (`_cut_misses`); the REV layers' waits
-  for their preloads (`preload_waits`); and where a loop's iteration stores more
-  than a layer holds, cut into pieces, the overlap of its iterations (`CutLoops`).
+  for their preloads (`preload_waits`); where a loop's iteration stores more
+  than a layer holds, cut into pieces, the overlap of its iterations (`CutLoops`);
+  and where the nest's layers stand between the runs of another nest's tile loop,
+  the chains of tiles they break, each run restarting its pipeline and waiting
+  for its cold lines (`CutLoops.broken`, `restart_cycles`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed,
 unless it is one loop cut into pieces, priced an iteration (`CutLoops.iteration`:
 its fills against the windows' rule for an iteration, `saved_cycles`'s
-`per_iteration`)."""
+`per_iteration`), or pieces between another nest's tiles, priced an iteration
+of their loops the same way (`CutLoops.breaks`: its restarts)."""
 
 from __future__ import annotations
 
@@ -1743,8 +1747,10 @@ class CutLoops:
     pipelined kernel loop and fills its pipeline once per run; cut into pieces,
     each iteration runs its pieces' kernels one after the other, each paying its
     own latency path, so each iteration adds at least that fill (a lower bound:
-    each piece's kernel also fills and drains). Built once per function: the
-    fills are worked out once per loop."""
+    each piece's kernel also fills and drains). The same map from the layered
+    copy's tape accesses to `function`'s prices the chains of tiles a nest's
+    layers break (`broken`, `breaks`). Built once per function: the fills are
+    worked out once per loop."""
 
     def __init__(
         self,
