@@ -251,7 +251,7 @@ def _choose(
     fits = accesses.footprint() <= machine.cache_bytes
     timeline = timeline or RevTimeline(work, machine)  # the nests' REV layers, worked out once
     assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
-    cut = CutLoops(function, machine, straight)
+    cut = CutLoops(function, machine, straight, accesses)
     for group in groups:
         indices = sorted(group)
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
@@ -261,17 +261,22 @@ def _choose(
             # unless the nest is one loop cut into pieces, priced an iteration
             # by the same rule (its misses grouped as a run's)
             iteration = cut.iteration(work, mapping)
+            breaks = iteration is None
+            if breaks:  # or pieces between the runs of another nest's tiles
+                iteration = cut.breaks(work, mapping, timeline)
             if iteration is not None:
                 lost, loops = iteration
                 regions = {originals[i] for i in indices}
                 bound = saved_cycles(function, regions, machine, accesses, per_iteration=loops)
                 if bound is not None and lost > bound:
-                    choices.append((indices, NestChoice(names, False, bound, lost, fits, True)))
+                    choice = NestChoice(names, False, bound, lost, fits, True, breaks)
+                    choices.append((indices, choice))
             continue
         layered = {allocs[i] for i in indices}
         saved += continued_fills(work, layered, machine, timeline)
         added = added_cycles(work, layered, machine, spad_bytes, timeline)
         added += cut.lost(work, mapping)
+        added += cut.broken(work, layered, timeline)
         choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
     return choices
 

@@ -23,14 +23,18 @@ models charge; each mechanism and its source: docs/research/stream-cost.md).
   REV's first tile end (its own ops, once per run, not the loop's own bounds);
   a piece of straight-line stores (its cut kernel, its stream op), `integer` + 1
   a kernel, and the misses its cut parts (`_cut_misses`); the REV layers' waits
-  for their preloads (`preload_waits`); and where a loop's iteration stores more
-  than a layer holds, cut into pieces, the overlap of its iterations (`CutLoops`).
+  for their preloads (`preload_waits`); where a loop's iteration stores more
+  than a layer holds, cut into pieces, the overlap of its iterations (`CutLoops`);
+  and where the nest's layers stand between the runs of another nest's tile loop,
+  the chains of tiles they break, each run restarting its pipeline and waiting
+  for its cold lines (`CutLoops.broken`, `restart_cycles`).
 
 Trip counts: the loops' constants, or counted over the outer iterations of a
 triangular nest (`nest_runs`, `trip_runs`); a nest of run-time ones is streamed,
 unless it is one loop cut into pieces, priced an iteration (`CutLoops.iteration`:
 its fills against the windows' rule for an iteration, `saved_cycles`'s
-`per_iteration`)."""
+`per_iteration`), or pieces between another nest's tiles, priced an iteration
+of their loops the same way (`CutLoops.breaks`: its restarts)."""
 
 from __future__ import annotations
 
@@ -388,6 +392,10 @@ def _iteration_window(
         owner = block.parent_op() if block is not None else None
     if block is None or not isinstance(owner, scf.ForOp) or owner not in loops:
         return None
+    if any(isinstance(o, scf.ForOp) for o in owner.body.walk()):
+        # Straight-line ops beside inner loops: no kernel loop runs the body, its
+        # misses wait one iteration at a time (`_window`: a run of one iteration).
+        return block, {1: 1.0}
     trips = trip_count(owner)
     if trips is None:
         return block, {None: 1.0}
@@ -1676,10 +1684,32 @@ def continued_fills(
     (a loop, a layer or a branch beside it, or ops after it, which end the block
     as a loop's kernel would). Each run continued saves its fill (`pipeline_fill`)."""
     saved = 0.0
+    for op, loop, tile_loop in _tile_layers(function):
+        if not _touches(op, regions):
+            continue
+        levels = enclosing_loops(op, function)
+        runs = trip_runs(levels)
+        if runs is None:
+            continue
+        started = sum(count for trips, count in runs.items() if trips > 0)
+        chains = _chains(tile_loop, function)
+        fill = timeline.fill(loop) if timeline else pipeline_fill(loop, machine)
+        saved += max(0, started - chains) * fill
+    return saved
+
+
+def _touches(op: Operation, regions: Collection[SSAValue]) -> bool:
+    """`op` holds a tape access of one of `regions`."""
+    return any(
+        isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
+    )
+
+
+def _tile_layers(function: func.FuncOp) -> Iterator[tuple[layer.LayerOp, scf.ForOp, scf.ForOp]]:
+    """Each layer of the layered `function` holding one innermost loop alone in
+    its tile loop (`continued_fills`), with that loop and the tile loop."""
     for op in function.walk():
-        if not isinstance(op, layer.LayerOp) or not any(
-            isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
-        ):
+        if not isinstance(op, layer.LayerOp):
             continue
         loops = [o for o in op.body.block.ops if isinstance(o, scf.ForOp)]
         tile_loop = op.parent_op()
@@ -1691,15 +1721,20 @@ def continued_fills(
             or not _alone(tile_loop.body.block, op)
         ):
             continue
-        levels = enclosing_loops(op, function)
-        runs = trip_runs(levels)
-        if runs is None:
-            continue
-        started = sum(count for trips, count in runs.items() if trips > 0)
-        chains = _chains(tile_loop, function)
-        fill = timeline.fill(loops[0]) if timeline else pipeline_fill(loops[0], machine)
-        saved += max(0, started - chains) * fill
-    return saved
+        yield op, loops[0], tile_loop
+
+
+def restart_cycles(
+    loop: scf.ForOp, machine: StreamMachine, misses: float, timeline: RevTimeline | None = None
+) -> float:
+    """What a run of the tiled innermost `loop` pays where it starts a chain of
+    tiles rather than continuing one (`sim.models.cgra`): its pipeline's fill
+    (`pipeline_fill`) and, where the run misses (`misses`: the primal lines it is
+    expected to miss), a DRAM latency for its first group, which a continued tile
+    adds at the loop's steady rate (`mshrs` a latency) instead."""
+    fill = timeline.fill(loop) if timeline else pipeline_fill(loop, machine)
+    first = min(1.0, misses) * machine.dram_latency * (1 - 1 / max(1, machine.cache_mshrs))
+    return fill + first
 
 
 class CutLoops:
@@ -1712,11 +1747,22 @@ class CutLoops:
     pipelined kernel loop and fills its pipeline once per run; cut into pieces,
     each iteration runs its pieces' kernels one after the other, each paying its
     own latency path, so each iteration adds at least that fill (a lower bound:
-    each piece's kernel also fills and drains). Built once per function: the
-    fills are worked out once per loop."""
+    each piece's kernel also fills and drains). The same map from the layered
+    copy's tape accesses to `function`'s prices the chains of tiles a nest's
+    layers break (`broken`, `breaks`). Built once per function: the fills are
+    worked out once per loop."""
 
-    def __init__(self, function: func.FuncOp, machine: StreamMachine, straight: int | None = None):
+    def __init__(
+        self,
+        function: func.FuncOp,
+        machine: StreamMachine,
+        straight: int | None = None,
+        accesses: AccessReuse | None = None,
+    ):
         self.machine = machine
+        self.accesses = accesses
+        """What is known of `function`'s accesses (built at the first need)."""
+        self.function = function
         self.straight = straight
         """The entries a layer of straight-line stores holds (None: any loop with
         pieces counts as cut by them)."""
@@ -1792,6 +1838,112 @@ class CutLoops:
                     return None
         return sum(fill for _, fill, _, _ in cut), {kept for _, _, _, kept in cut}
 
+    def run_misses(self, loop: scf.ForOp, work: func.FuncOp) -> float:
+        """The primal lines a run of the layered innermost `loop` is sure to
+        miss: those its kept loop (`function`'s loop around its tape loads or
+        stores) misses an iteration through accesses that touch each element once
+        (cold lines, `AccessReuse.lines`; a reused element's line is left out,
+        its misses an estimate of reuse distance that a restart need not wait
+        for), times that loop's trip count (one iteration where it is known only
+        at run time); a line where no kept loop is found."""
+        mapping = dict(
+            zip(
+                [op.region for op in work.walk() if isinstance(op, region.AllocOp)],
+                [op.region for op in self.function.walk() if isinstance(op, region.AllocOp)],
+                strict=False,
+            )
+        )
+        kept = None
+        for each in loop.body.walk():
+            if isinstance(each, region.StoreOp | region.LoadOp) and each.region in mapping:
+                original = self.originals.get(_tape_key(each, mapping[each.region]))
+                if original is not None and isinstance(original.parent_op(), scf.ForOp):
+                    kept = original.parent_op()
+                    break
+        if kept is None:
+            return 1.0
+        self.accesses = self.accesses or AccessReuse(self.function)
+        line, size = self.machine.cache_line_bytes, self.machine.cache_bytes
+        per_iteration = sum(
+            self.accesses.lines(o, line, size)
+            for o in kept.body.walk()
+            if isinstance(o, memref.LoadOp | memref.StoreOp) and not self.accesses.reused(o)
+        )
+        return per_iteration * (trip_count(kept) or 1)
+
+    def broken(
+        self,
+        work: func.FuncOp,
+        regions: set[SSAValue],
+        timeline: RevTimeline | None = None,
+    ) -> float:
+        """The cycles streaming `regions` adds in the layered `work` by its layers
+        standing between the runs of another nest's tile loop: kept, those
+        layers' values go through the cache as straight-line ops, and the runs
+        continue each other (`continued_fills`); streamed, each run a layer of
+        `regions` separates starts a chain of its own (`restart_cycles`). A piece
+        of one value a row beside an inner loop's tiles (a per-row loss beside a
+        dot product) costs its REV rows that."""
+        own = {op for op in work.walk() if isinstance(op, layer.LayerOp) and _touches(op, regions)}
+        if not own:
+            return 0.0
+        added = 0.0
+        for op, loop, tile_loop in _tile_layers(work):
+            if op in own:
+                continue
+            runs = trip_runs(enclosing_loops(op, work))
+            if runs is None:
+                continue
+            started = sum(count for trips, count in runs.items() if trips > 0)
+            now = min(started, _chains(tile_loop, work))
+            alone = min(started, _chains(tile_loop, work, own))
+            if now > alone:
+                misses = self.run_misses(loop, work)
+                added += (now - alone) * restart_cycles(loop, self.machine, misses, timeline)
+        return added
+
+    def breaks(
+        self,
+        work: func.FuncOp,
+        regions: dict[SSAValue, SSAValue],
+        timeline: RevTimeline | None = None,
+    ) -> tuple[float, set[scf.ForOp]] | None:
+        """For a nest of run-time trip counts whose layers are all pieces of
+        loops' iterations, standing between the runs of another nest's tile loop
+        (`chain_breaks`): what those breaks cost per iteration of the loops around
+        the pieces (`restart_cycles`), and those loops as `function` holds them
+        (`saved_cycles`'s `per_iteration`). None for another nest, or one that
+        breaks no chain."""
+        own: set[Operation] = set()
+        kept_loops: set[scf.ForOp] = set()
+        for op in work.walk():
+            if not isinstance(op, layer.LayerOp) or not _touches(op, regions):
+                continue
+            if _strip_mined(op) is not None or not isinstance(op.parent_op(), scf.ForOp):
+                return None
+            own.add(op)
+            for each in op.body.block.ops:
+                if isinstance(each, region.StoreOp | region.LoadOp) and each.region in regions:
+                    original = self.originals.get(_tape_key(each, regions[each.region]))
+                    kept = original.parent_op() if original is not None else None
+                    if not isinstance(kept, scf.ForOp):
+                        return None
+                    kept_loops.add(kept)
+        holders = {op.parent_op() for op in own}
+        lost = 0.0
+        for op, loop, tile_loop in _tile_layers(work):
+            if op in own:
+                continue
+            stop = _chain_stop(tile_loop, work)
+            if stop is None or stop is _chain_stop(tile_loop, work, own):
+                continue
+            if stop.parent_op() in holders:  # broken once an iteration of that loop
+                misses = self.run_misses(loop, work)
+                lost += restart_cycles(loop, self.machine, misses, timeline)
+        if not lost:
+            return None
+        return lost, kept_loops
+
 
 def _tape_key(op: region.StoreOp | region.LoadOp, target: SSAValue) -> tuple[bool, SSAValue, int]:
     """A tape access by the store it is or reads, in region `target`."""
@@ -1800,34 +1952,53 @@ def _tape_key(op: region.StoreOp | region.LoadOp, target: SSAValue) -> tuple[boo
     return (False, target, op.properties["from"].value.data)  # type: ignore[union-attr]
 
 
-def _chains(tile_loop: scf.ForOp, function: func.FuncOp) -> int:
+def _chains(tile_loop: scf.ForOp, function: func.FuncOp, ignore: Collection[Operation] = ()) -> int:
     """At most the chains the runs of `tile_loop` form (`continued_fills`): the
     runs of the innermost block around it that holds more than straight-line ops
-    before it (one where that is the function's body)."""
+    before it (one where that is the function's body). The layers in `ignore`
+    count as straight-line ops (a nest kept: its pieces' values go through the
+    cache)."""
+    stop = _chain_stop(tile_loop, function, ignore)
+    if stop is None:
+        return 1
+    counted = nest_runs(enclosing_loops(stop, function))
+    return 1 if counted is None else max(1, counted)
+
+
+def _chain_stop(
+    tile_loop: scf.ForOp, function: func.FuncOp, ignore: Collection[Operation] = ()
+) -> Operation | None:
+    """The op whose block ends the chains of `tile_loop`'s runs (`_chains`): the
+    innermost op around it, `tile_loop` included, beside which its block holds more
+    than straight-line ops before it or which no loop holds; None where the
+    function's body is that block (one chain)."""
     current: Operation = tile_loop
     while True:
         block = current.parent_block()
         owner = block.parent_op() if block is not None else None
         if block is None or owner is None or owner is function:
-            return 1
-        if not isinstance(owner, scf.ForOp) or not _alone(block, current):
+            return None
+        if not isinstance(owner, scf.ForOp) or not _alone(block, current, ignore):
             # The block runs once per iteration of the loops around it (at most,
             # in a branch).
-            inner = enclosing_loops(current, function)
-            counted = nest_runs(inner)
-            return 1 if counted is None else max(1, counted)
+            return current
         current = owner
 
 
-def _alone(block: Block, op: Operation) -> bool:
+def _alone(block: Block, op: Operation, ignore: Collection[Operation] = ()) -> bool:
     """Beside `op`, `block` holds constants and straight-line ops before it alone
-    (ops after it would end the block as a loop's kernel)."""
+    (ops after it would end the block as a loop's kernel); a layer in `ignore`
+    counts as straight-line ops."""
     seen = False
     for each in block.ops:
         if each is op:
             seen = True
         elif isinstance(each, arith.ConstantOp) or each is block.last_op:
             continue
-        elif seen or any(isinstance(o, scf.ForOp | scf.IfOp | layer.LayerOp) for o in each.walk()):
+        elif seen:
+            return False
+        elif each in ignore:
+            continue
+        elif any(isinstance(o, scf.ForOp | scf.IfOp | layer.LayerOp) for o in each.walk()):
             return False
     return True

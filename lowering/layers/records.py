@@ -78,10 +78,21 @@ class NestChoice:
     """The numbers are an iteration's of the loop the nest's layers cut into pieces
     (a nest of run-time trip counts: `lowering.layers.cost.CutLoops.iteration`, its
     savings by the windows' rule, `saved_cycles`'s `per_iteration`)."""
+    breaks: bool = False
+    """With `per_iteration`: the nest's pieces stand between the runs of another
+    nest's tile loop, which they would break into chains of their own
+    (`lowering.layers.cost.CutLoops.breaks`), rather than cut a loop."""
 
     @property
     def reason(self) -> str:
         fits = "fit" if self.fits else "do not fit"
+        if self.per_iteration and self.breaks:
+            return (
+                f"cost model: its pieces would stand between another nest's tiles, each "
+                f"iteration of their loop restarting that nest's pipeline and first "
+                f"misses ({self.added:.0f} cycles); streaming an iteration's tape saves "
+                f"at most {self.saved:.0f}"
+            )
         if self.per_iteration:
             return (
                 f"cost model: cut into pieces, each iteration of its loop would lose "

@@ -1557,3 +1557,79 @@ def test_sinks_last_takes_the_accesses_priced_through_the_scratchpad() -> None:
     assert read.latencies[1] == 1
     assert read.latencies[-1] == hw.scratchpad.latency
     assert LoopBody.of([*body, tape_load], hw).latencies[-1] == hw.cache.hit_latency
+
+
+def _row_loss(run_time: bool) -> ModuleOp:
+    """row-loss.mlir (8 rows of 24; with `run_time`, over %n rows) at the region
+    stage."""
+    path = INPUTS / "row-loss.mlir"
+    text = path.read_text()
+    if run_time:
+        text = text.replace("%i = %c0 to %c8 step", "%i = %c0 to %n step")
+    ctx = make_context()
+    module = LocatingParser(ctx, text, str(path)).parse_module()
+    TapeflowEnzymePass().apply(ctx, module)
+    raise_module(module)
+    form_regions(module)
+    return module
+
+
+def test_a_piece_between_the_runs_of_tiles_breaks_their_chains() -> None:
+    # Layered as on Tflow32k (512 B: tiles of 16 entries, 8 iterations; a row's
+    # 24 iterations and its dot product, 49 entries, fit no layer): each row's
+    # inner loop is 3 tiles and its dot product a piece. REV visits each row's
+    # piece, then its tiles; without the piece between them (kept: a cache load
+    # among the row's straight-line ops), the tiles of the 8 rows would form one
+    # chain, so streaming the piece breaks 7 chains (FWD's runs end with the
+    # row's ops after the loop either way). Each restart is the REV loop's fill
+    # and, as the loop walks d_x[i][k] along k, a DRAM latency less the steady
+    # rate's share: 100 * (1 - 1/8) = 87.5 cycles. The REV loop's fill: `subi`
+    # (1), the tape load at 1 (2), `mulf` at 3 (4), `addf` into d_w at 7 (5), its
+    # store at 12 (1): 13 cycles, less the 2 an iteration takes (four cache
+    # accesses on two ports), 11. The tiles' nest breaks none.
+    module = _row_loss(run_time=False)
+    (function,) = [
+        op
+        for op in module.walk()
+        if isinstance(op, func.FuncOp) and op.sym_name.data.startswith("diffe")
+    ]
+    cut = cost.CutLoops(function.clone(), CGRA)  # the function before layering
+    layer_module(module, 512, 2, 4)
+    allocs = [op for op in function.walk() if isinstance(op, region.AllocOp)]
+    (piece,) = [a.region for a in allocs if len(a.region.type.shape) == 1]  # type: ignore[attr-defined]
+    (tiles,) = [a.region for a in allocs if len(a.region.type.shape) == 2]  # type: ignore[attr-defined]
+    (rev_loop,) = [
+        loop
+        for loop in _loops(function)
+        if "tapeflow.rows_per_iteration" in loop.attributes
+        and isinstance(loop.parent_op(), layer.LayerOp)
+        and loop.parent_op().phase.data is Phase.REV  # type: ignore[union-attr]
+    ]
+    assert cost.pipeline_fill(rev_loop, CGRA) == 11
+    # A REV row walks d_x[i][k] once: 24 elements, 3 lines, charged to its load
+    # and to its store (`AccessReuse.lines` prices each access); d_w's stay cached.
+    assert cut.run_misses(rev_loop, function) == 6
+    assert cost.restart_cycles(rev_loop, CGRA, 6) == 98.5
+    assert cost.restart_cycles(rev_loop, CGRA, 0) == 11  # a run that hits: its fill
+    assert cut.broken(function, {piece}) == 7 * 98.5
+    assert cut.broken(function, {tiles}) == 0
+    # The cost model charges the piece's nest those restarts, and keeps it: its
+    # savings (its 8 values' misses at most) fall short of them.
+    module = _row_loss(run_time=False)
+    ((choices,),) = nest_choices(module, 512, [CGRA], 2, 4)
+    (choice,) = [c for c in choices if "region<8, [f64]>" in c.regions]
+    assert not choice.stream
+    assert choice.saved < 7 * 98.5 <= choice.added
+
+
+def test_pieces_between_run_time_runs_of_tiles_are_priced_an_iteration() -> None:
+    # The same rows over a run-time count: no count of the runs, so the piece's
+    # nest is priced an iteration of its loop (`CutLoops.breaks`): each REV row
+    # restarts the tiles' chain once, against what streaming a row's one value
+    # saves at most (its value's store and load, a line's share each).
+    module = _row_loss(run_time=True)
+    ((choices,),) = nest_choices(module, 512, [CGRA], 2, 4)
+    (piece,) = [c for c in choices if not c.stream]
+    assert piece.per_iteration and piece.breaks
+    assert piece.added == 98.5 > piece.saved
+    assert "stand between another nest's tiles" in piece.reason
