@@ -7,6 +7,7 @@ here, so that a test of the dialects or the passes alone needs none of them.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections import OrderedDict
@@ -41,6 +42,18 @@ def _asserts_as_written() -> Iterator[None]:
         yield
     finally:
         sys.meta_path[0:0] = rewriters
+
+
+GC_THRESHOLDS = (50_000, 20, 100)
+"""Python's cycle collector in the test processes: a young collection after 50,000
+allocations instead of 700, an older one after 20 young ones, the full one after
+100 older ones. A test builds and drops IR by the million objects (parsing,
+passes, copies of the session's kept modules), and each collection walks every
+object still young, the modules just made included; the session's caches keep
+most of what survives. The same cycles are freed, later and in fewer walks (the
+simulator's `prepare` and runs turn the collector off for the same reason)."""
+
+gc.set_threshold(*GC_THRESHOLDS)
 
 
 try:  # the property tests' budgets: `pytest --hypothesis-profile=campaign` for the long run
