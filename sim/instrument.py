@@ -7,6 +7,8 @@ trace record first, then the timing, then the op).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects import memref, scf
 from xdsl.ir import Operation
 
@@ -100,10 +102,18 @@ def _costed(ctx: CompileContext, op: Operation, step: Step) -> Step:
     cost = timing.op_cost(op)
     if cost is None:
         return step
-    latency, fu_class, memory = cost.latency, cost.fu_class, cost.memory
 
-    def op_step(fr: Frame) -> None:
-        timing.op(latency, fu_class, memory)
+    # Bound as defaults, not closed over: two objects per op, not seven (what
+    # the cycle collector walks after a run is mostly such closures).
+    def op_step(
+        fr: Frame,
+        record: Callable[[int, str | None, str | None], None] = timing.op,
+        latency: int = cost.latency,
+        fu_class: str | None = cost.fu_class,
+        memory: str | None = cost.memory,
+        step: Step = step,
+    ) -> None:
+        record(latency, fu_class, memory)
         step(fr)
 
     return op_step
@@ -173,12 +183,30 @@ def _timed_straight_kernel(ctx: CompileContext, op: cgra.KernelOp, step: Step) -
     return kernel_step
 
 
+_TRACED = frozenset(
+    (
+        "load",
+        "tape_load",
+        "store",
+        "tape_store",
+        "cache_load",
+        "cache_store",
+        "region_load",
+        "region_store",
+    )
+)
+"""The kinds `traced` records an access of."""
+
+
 def traced(ctx: CompileContext, op: Operation, step: Step) -> Step:
     """`step`, recording the address it touches first (memory ops only)."""
     trace = ctx.trace
     assert trace is not None
+    kind = _kind(op)
+    if kind not in _TRACED:
+        return step
     ins = [ctx.slot(v) for v in op.operands]
-    match _kind(op):
+    match kind:
         case "load" | "tape_load" as kind:
             buffer, idx, write, is_tape, slot = ins[0], ins[1:], False, kind == "tape_load", None
         case "store" | "tape_store" as kind:

@@ -220,7 +220,7 @@ class TimingRecorder:
         self._kernel_index: dict[int, int] = {}  # id(fu): its index in `profiles`
         self._cells: dict[int, list[int]] = {}  # id(fu): `kernel_cell`
         self._window_fu: dict[int, dict[str, int]] = {}  # ops window: its FU ops
-        self._op_costs: dict[tuple[type, str, bool], OpCost | None] = {}  # `op_cost`'s
+        self._op_costs = _op_costs(self.hardware)  # `op_cost`'s
         self._costs_of = self.hardware  # the machine `_op_costs` holds the costs on
         self.profiles: list[KernelProfile] = [_NO_KERNEL]
         """Every kernel run so far; a window's `kernel` column indexes it (0: not a kernel)."""
@@ -236,9 +236,10 @@ class TimingRecorder:
 
     def op_cost(self, op: Operation) -> OpCost | None:
         """`targets.costs.unscheduled_op_cost` of `op` on `hardware`, found once per
-        op class, op name and whether the op has regions (what it depends on)."""
+        op class, op name and whether the op has regions (what it depends on) and
+        machine (`_op_costs`: each run on that machine object finds it there)."""
         if self._costs_of is not self.hardware:  # another machine given since
-            self._op_costs, self._costs_of = {}, self.hardware
+            self._op_costs, self._costs_of = _op_costs(self.hardware), self.hardware
         key = (type(op), op.name, bool(op.regions))
         if key not in self._op_costs:
             self._op_costs[key] = unscheduled_op_cost(op, self.hardware)
@@ -535,6 +536,25 @@ class TimingRecorder:
         self._close()
         if self.spad_samples is not None:
             self._sample()
+
+
+_OP_COSTS: dict[int, tuple[Hardware, dict[tuple[type, str, bool], OpCost | None]]] = {}
+"""`TimingRecorder.op_cost`'s table of each machine object asked about, by
+identity (the machine kept, so that its identity is not reused): a frozen
+machine's costs do not change, and a sweep or a benchmark runs one machine
+object many times."""
+
+
+def _op_costs(hardware: Hardware) -> dict[tuple[type, str, bool], OpCost | None]:
+    """The op cost table of `hardware` (`_OP_COSTS`), made empty the first time."""
+    known = _OP_COSTS.get(id(hardware))
+    if known is not None and known[0] is hardware:
+        return known[1]
+    if len(_OP_COSTS) >= 256:
+        _OP_COSTS.clear()
+    table: dict[tuple[type, str, bool], OpCost | None] = {}
+    _OP_COSTS[id(hardware)] = (hardware, table)
+    return table
 
 
 def prefix_counts(flags: np.ndarray) -> np.ndarray:

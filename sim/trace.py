@@ -395,6 +395,10 @@ def _widened(columns: np.ndarray, affine: list[int], width: int) -> np.ndarray:
     return widened
 
 
+FEW_RUNS = 16
+"""`DeferredLoop._affine` takes this many runs at most with Python's integers."""
+
+
 @dataclass(frozen=True)
 class DeferredLoop:
     """
@@ -462,6 +466,10 @@ class DeferredLoop:
         """(the affine accesses, per run and affine access its entry in the
         last iteration, and its change per unit of the induction variable)."""
         affine = [j for j, c in enumerate(self.k) if c >= 0]
+        if len(runs) <= FEW_RUNS:
+            found = self._affine_of_few(runs, affine)
+            if found is not None:
+                return affine, *found
         record = runs[:, 4:]
         last = (record[:, [self.k[j] for j in affine]] << 5) + record[
             :, [self.base[j] for j in affine]
@@ -475,6 +483,34 @@ class DeferredLoop:
                     product *= record[:, name]
                 slope[:, n] += product
         return affine, last, slope << 5
+
+    def _affine_of_few(
+        self, runs: np.ndarray, affine: list[int]
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """`_affine`'s entries and changes of a few runs, computed with Python's
+        integers (numpy's would be a few calls per access and term, each costing
+        more than its arithmetic); None if one does not fit 64 bits. Where each
+        does, it is what numpy's int64 arithmetic gives, which is exact modulo
+        2**64."""
+        last, slope = [], []
+        for row in runs[:, 4:].tolist():
+            last.append(
+                [(row[self.k[j]] << 5) + row[self.base[j]] + self.static[j] for j in affine]
+            )
+            slope.append(
+                [
+                    sum(a * prod(row[n] for n in names) for a, names in self.slope[j]) << 5
+                    for j in affine
+                ]
+            )
+        try:
+            shape = (len(runs), len(affine))
+            return (
+                np.array(last, dtype=np.int64).reshape(shape),
+                np.array(slope, dtype=np.int64).reshape(shape),
+            )
+        except OverflowError:
+            return None
 
     def fill(self, packed: np.ndarray, runs: np.ndarray, appended: np.ndarray) -> None:
         """Write into `packed` every entry of the recorded `runs`, given the

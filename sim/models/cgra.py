@@ -107,7 +107,7 @@ class CgraModel:
         )
         busy = np.where(kernel, compute, compute + windows.access_latency)
         stall_memory = int((spent - busy).sum())
-        fill_drain = int(np.where(kernel, compute - windows.trips * ii, 0).clip(min=0).sum())
+        fill_drain = int(np.maximum(np.where(kernel, compute - windows.trips * ii, 0), 0).sum())
         config = configuration_loads(windows, hardware)
         spent = spent + config
         busy = busy + config

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sim import trace as trace_module
 from sim.executor import Executor
 from sim.timing import TimingRecorder
 from sim.trace import DeferredLoop, MemoryTrace
@@ -297,13 +298,18 @@ def test_the_trace_is_recorded_once_however_often_it_is_read() -> None:
         ([5, 40, 1], [5, 5, 5]),
     ],
 )
-def test_deferred_runs_filled_by_hand(trips: list[int], gaps: list[int]) -> None:
+@pytest.mark.parametrize("few", [0, trace_module.FEW_RUNS])
+def test_deferred_runs_filled_by_hand(
+    trips: list[int], gaps: list[int], few: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`DeferredLoop.fill` against its docstring's formula, entry by entry:
     long runs of one length (written a slice each) and short ones (written
     together), evenly spaced or not, and runs of different lengths; `gaps`
     other entries after each run. Two affine accesses
     (one a write, slopes `stride` and 2) and one that is not, whose entries were
-    appended."""
+    appended. The runs' last entries and changes computed in numpy (`few` 0)
+    and with Python's integers (`DeferredLoop._affine_of_few`)."""
+    monkeypatch.setattr(trace_module, "FEW_RUNS", few)
     loop = DeferredLoop(
         k=(0, 1, -1),
         base=(2, 3, -1),
@@ -410,3 +416,33 @@ def test_arrays_unpack_the_resolved_trace(seed: int) -> None:
     assert trace.resolved().tolist() == entries.tolist()
     if seed % 2:
         assert np.array_equal(entries, kept)
+
+
+def test_few_runs_entries_are_numpys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`DeferredLoop._affine` of a few runs with Python's integers gives numpy's
+    int64 results, on random records with values up to 2**62 (products and
+    shifts past 64 bits: numpy wraps them, and the Python path, finding a value
+    that does not fit, leaves them to numpy)."""
+    loop = DeferredLoop(
+        k=(0, -1, 1, 2),
+        base=(3, -1, 4, 5),
+        static=(2, 0, 0, 2),
+        slope=(((3, (6,)), (-2, (6, 7))), (), ((1, ()),), ()),
+        columns=8,
+    )
+    rng = np.random.default_rng(11)
+    python = 0
+    for _ in range(300):
+        runs = int(rng.choice([1, 2, 5, trace_module.FEW_RUNS]))
+        top = 1 << int(rng.choice([10, 30, 58, 62]))
+        records = rng.integers(-top, top, (runs, 12))
+        with monkeypatch.context() as patched:
+            patched.setattr(trace_module, "FEW_RUNS", 0)
+            expected = loop._affine(records)  # noqa: SLF001
+        got = loop._affine(records)  # noqa: SLF001
+        python += loop._affine_of_few(records, [0, 2, 3]) is not None  # noqa: SLF001
+        assert got[0] == expected[0] == [0, 2, 3]
+        assert got[1].dtype == got[2].dtype == np.int64
+        assert got[1].tolist() == expected[1].tolist()
+        assert got[2].tolist() == expected[2].tolist()
+    assert 0 < python < 300  # both paths taken

@@ -17,13 +17,14 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
+from sim import timing
 from sim.instrument import _kind
 from sim.simulator import prepare
 from sim.timing import TimingRecorder
 from sim.trace import MemoryTrace
 from tapeflow_tools.context import make_context
-from targets.costs import unscheduled_op_cost
-from targets.hardware import Latencies, configure
+from targets.costs import OpCost, unscheduled_op_cost
+from targets.hardware import Hardware, Latencies, configure
 
 KIND_OF_NAME = {
     "scf.for": "for",
@@ -73,3 +74,40 @@ def test_op_class_tables_answer_as_asked_anew(
         assert recorders[1].op_cost(op) == unscheduled_op_cost(op, slower)
     recorders[0].hardware = slower  # a recorder given another machine forgets the first's
     assert all(recorders[0].op_cost(op) == unscheduled_op_cost(op, slower) for op in differ)
+
+
+def test_op_costs_shared_by_the_runs_on_one_machine_object(
+    differentiated: Callable[[str], ModuleOp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recorder on a machine object an earlier recorder filled the table of
+    answers from it without asking `unscheduled_op_cost` again, the costs it was
+    asked for on that machine; a recorder on an equal machine of its own fills
+    its own table (and answers alike), and one on a machine of other latencies
+    its own costs."""
+    ops = _ops("logsum", "enzyme", differentiated)
+    base = configure("Tflow2k")
+    first = TimingRecorder(MemoryTrace(), base)
+    expected = [unscheduled_op_cost(op, base) for op in ops]
+    assert [first.op_cost(op) for op in ops] == expected
+    with monkeypatch.context() as patched:
+        patched.setattr(timing, "unscheduled_op_cost", _not_asked)
+        again = TimingRecorder(MemoryTrace(), base)
+        assert [again.op_cost(op) for op in ops] == expected
+    asked: list[Operation] = []
+
+    def counted(op: Operation, hardware: Hardware) -> OpCost | None:
+        asked.append(op)
+        return unscheduled_op_cost(op, hardware)
+
+    monkeypatch.setattr(timing, "unscheduled_op_cost", counted)
+    equal = replace(base)  # equal, another object
+    assert equal == base and equal is not base
+    assert [TimingRecorder(MemoryTrace(), equal).op_cost(op) for op in ops] == expected
+    assert asked  # its own table, filled by its own asks
+    slower = replace(base, latencies=Latencies(fadd=9, fmul=7, fdiv=31, integer=3))
+    costs = [TimingRecorder(MemoryTrace(), slower).op_cost(op) for op in ops]
+    assert costs == [unscheduled_op_cost(op, slower) for op in ops] != expected
+
+
+def _not_asked(op: Operation, hardware: Hardware) -> OpCost | None:
+    raise AssertionError(f"{op.name}'s cost asked anew on a machine whose table has it")
