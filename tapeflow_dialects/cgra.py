@@ -348,7 +348,9 @@ class KernelOp(IRDLOperation):
         verify_yielded_types(self, terminator.values)
         busy: dict[tuple[int, int, int], PlacedOp] = {}
         for op in self.body.block.ops:
-            if layer := next((o for o in op.walk() if isinstance(o, LayerOp)), None):
+            # An op without regions holds no layer (a placed op, most of a body).
+            holds = op.regions or isinstance(op, LayerOp)
+            if holds and (layer := next((o for o in op.walk() if isinstance(o, LayerOp)), None)):
                 raise VerifyException(
                     f"'{self.name}' holds 'layer.layer' {layer.id.value.data}; a kernel is one "
                     "configuration of placed dataflow, inside a layer or outside any"
