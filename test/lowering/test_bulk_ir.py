@@ -267,3 +267,111 @@ def test_kernels_lower_as_with_xdsls_calls(
         reference = _lowered(kernel, variant, unroll, model)
     assert "cgra.kernel" in built
     assert built == reference
+
+
+def _shape(root: Operation, copied: dict[SSAValue, SSAValue] | None = None) -> list[object]:
+    """Everything of `root` and the ops in it a clone copies, by position: each
+    op's class, properties, attributes, location, results' types and name hints,
+    its operands (a value made inside `root` by where it is made, any other by
+    identity), its regions' blocks and their arguments, and each value's uses in
+    use-list order (by the user's position and operand index). `copied`: values
+    made outside `root` -> what they copy (told by that)."""
+    copies = {id(new): old for old, new in (copied or {}).items()}
+    ops = list(root.walk())
+    position = {op: n for n, op in enumerate(ops)}
+    blocks = [block for op in ops for r in op.regions for block in r.blocks]
+    block_position = {block: n for n, block in enumerate(blocks)}
+
+    def value(v: SSAValue) -> object:
+        owner = v.owner
+        if isinstance(owner, Operation) and owner in position:
+            return ("result", position[owner], v.index)  # type: ignore[attr-defined]
+        if isinstance(owner, Block) and owner in block_position:
+            return ("arg", block_position[owner], v.index)  # type: ignore[attr-defined]
+        if id(v) in copies:
+            return ("copy", id(copies[id(v)]))
+        return ("outside", id(v))
+
+    def uses(v: SSAValue) -> list[tuple[int, int]]:
+        return [(position.get(u.operation, -1), u.index) for u in v.uses]
+
+    shape: list[object] = []
+    for op in ops:
+        shape.append(
+            (
+                type(op),
+                op.properties,
+                op.attributes,
+                op.location,
+                [(r.type, r.name_hint, uses(r)) for r in op.results],
+                [value(v) for v in op.operands],
+                [u.index for u in op._operand_uses],
+                [u.operation is op for u in op._operand_uses],
+                [
+                    [
+                        (
+                            block_position[b],
+                            [(a.type, a.name_hint, a.location, uses(a)) for a in b.args],
+                        )
+                        for b in r.blocks
+                    ]
+                    for r in op.regions
+                ],
+                [[b.parent is r for b in r.blocks] for r in op.regions],
+                [r.parent is op for r in op.regions],
+                op.parent is None if op is root else position[op.parent_op()],  # type: ignore[index]
+            )
+        )
+    return shape
+
+
+def _stages(kernel: str, variant: str, unroll: int) -> list[builtin.ModuleOp]:
+    """The kernel's module after each pass of the variant's pipeline."""
+    from xdsl.passes import PassPipeline
+
+    from sim.simulator import _front_end, _passes
+
+    ctx = make_context()
+    module = parse_kernel(ctx, kernel, "small")
+    preset = "Tflow32k" if variant == "tapeflow" else "Enzyme32k"
+    hardware = MODELS["cgra"].hardware(configure(preset))
+    _front_end(ctx, module, False)
+    passes, _ = _passes(ctx, module, variant, hardware, unroll, "cgra", None, False)
+    stages = [module.clone()]
+    for one in passes:
+        PassPipeline((one,)).apply(ctx, module)
+        stages.append(module.clone())
+    return stages
+
+
+@pytest.mark.parametrize(
+    ("kernel", "variant", "unroll"),
+    [("pathfinder", "tapeflow", 8), ("logsum", "enzyme", 4), ("nn", "tapeflow", 1)],
+)
+def test_clone_op_is_clone(kernel: str, variant: str, unroll: int) -> None:
+    for module in _stages(kernel, variant, unroll):
+        for root in [module]:
+            made = bulk.clone_op(root)
+            reference = root.clone()
+            assert _shape(made) == _shape(reference)
+            assert _text_of(made) == _text_of(reference)
+        # With a mapper: the ops of a function's body, each cloned with one
+        # mapper (as a loop's unrolling clones a body), read the copies before.
+        function = next(iter(module.ops))
+        if function.regions:
+            mine: dict[SSAValue, SSAValue] = {}
+            theirs: dict[SSAValue, SSAValue] = {}
+            block = function.regions[0].blocks.first
+            assert block is not None
+            copies = [(bulk.clone_op(op, mine), op.clone(value_mapper=theirs)) for op in block.ops]
+            assert len(mine) == len(theirs)
+            for made, reference in copies:
+                assert _shape(made, mine) == _shape(reference, theirs)
+
+
+def _text_of(op: Operation) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(op)
+    return out.getvalue()
