@@ -33,6 +33,7 @@ from xdsl.dialects import builtin, func, scf
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from lowering.ir.bulk import clone_op
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
@@ -193,7 +194,7 @@ def _attempts(
     """Layer a copy of `function`, keeping the regions `kept` (by position) and
     each found unlayerable (added to `kept` with the reason)."""
     while True:
-        work = function.clone()
+        work = clone_op(function)  # `function.clone()`, in bulk
         allocs = [op.region for op in work.walk() if isinstance(op, region.AllocOp)]
         try:
             report = _attempt(work, spad_bytes, {allocs[i] for i in kept}, entries, straight)

@@ -47,8 +47,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.ir.bulk import append_ops, erase_ops, new_op
 from lowering.ir.gradients import require_gradients
-from lowering.ir.locations import located
 from lowering.ir.loops import trip_count
 from lowering.ir.stages import is_placed
 from lowering.scheduling.body import memory_kind, placeable
@@ -92,33 +92,27 @@ class CgraReport:
 def _placed_access(op: Operation, schedule: Schedule, operands: list[SSAValue]) -> Operation:
     """A scheduled load -> `cgra.load` at its PE and cycle, through the cache
     (buffers, regions) or the scratchpad (tiles, with the slot); a store ->
-    `cgra.store` (its operands: the value, the buffer, then its indices)."""
+    `cgra.store` (its operands: the value, the buffer, then its indices); at
+    the op's source location."""
     properties = _props(_path(op), *_where(schedule, op), _slot(op))
     if isinstance(op, memref.LoadOp | region.LoadOp | stream.LoadOp):
-        return cgra.LoadOp.create(
-            operands=operands,  # the buffer, then its indices
-            result_types=[op.results[0].type],
-            properties=properties,
-        )
-    return cgra.StoreOp.create(operands=operands, properties=properties)
+        # the buffer, then its indices
+        return new_op(cgra.LoadOp, operands, [op.results[0].type], properties, op.location)
+    return new_op(cgra.StoreOp, operands, (), properties, op.location)
 
 
 def _placed_compute(op: Operation, schedule: Schedule, operands: list[SSAValue]) -> Operation:
     """A scheduled arith or math op -> `cgra.op "<name>"` at its PE and cycle, with
-    the op's properties and attributes."""
+    the op's properties and attributes, at its source location."""
     properties = _props(None, *_where(schedule, op))
     properties["opcode"] = opcode_attr(op.name)
     attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
     if attrs:
         properties["attrs"] = _dictionary(tuple(attrs.items()))
-    # `create`: the properties are made here, with no per-op checks to repeat on
-    # a fully unrolled body's tens of thousands of ops (the module is verified
-    # after the pass).
-    return cgra.ComputeOp.create(
-        operands=operands,
-        result_types=[r.type for r in op.results],
-        properties=properties,
-    )
+    # `new_op` (`create`): the properties are made here, with no per-op checks to
+    # repeat on a fully unrolled body's tens of thousands of ops (the module is
+    # verified after the pass).
+    return new_op(cgra.ComputeOp, operands, [r.type for r in op.results], properties, op.location)
 
 
 @cache
@@ -288,18 +282,21 @@ def _make_kernel(
         for value, result in zip(results, kernel.results, strict=True):
             value.replace_uses_with_if(result, rewired)
     placed: dict[SSAValue, SSAValue] = {}
+    made: list[Operation] = []
     for op in ops:
         if REV_START in op.attributes:  # the kernel, run as a whole, starts REV
             kernel.attributes[REV_START] = op.attributes.pop(REV_START)
-        new = located(_placed(op, schedule, [placed.get(v, v) for v in op.operands]), op)
-        block.add_op(new)
+        new = _placed(op, schedule, [placed.get(v, v) for v in op.operands])
+        made.append(new)
         for old, value in zip(op.results, new.results, strict=True):
             placed[old] = value
-            if value.name_hint is None:
+            if old.name_hint is not None:
                 value.name_hint = old.name_hint
-    block.add_op(cgra.YieldOp([placed.get(v, v) for v in results]))
-    for op in reversed(ops):
-        Rewriter.erase_op(op, safe_erase=False)
+    made.append(cgra.YieldOp([placed.get(v, v) for v in results]))
+    # In bulk, as `block.add_op` and `Rewriter.erase_op(op, safe_erase=False)` one
+    # by one would (`lowering.ir.bulk`).
+    append_ops(block, made)
+    erase_ops(ops[::-1])
     return kernel
 
 

@@ -105,11 +105,15 @@ class PlacedOp(IRDLOperation):
     col = prop_def(IntegerAttr[I64])
     cycle = prop_def(IntegerAttr[I64])
 
+    # The properties read from `properties` itself (what the accessors return),
+    # for the hundreds of thousands of placed ops a fully unrolled body holds.
+
     def pe(self) -> tuple[int, int]:
-        return self.row.value.data, self.col.value.data
+        properties = self.properties
+        return properties["row"].value.data, properties["col"].value.data  # type: ignore[attr-defined]
 
     def verify_placement(self) -> None:
-        if self.cycle.value.data < 0:
+        if self.properties["cycle"].value.data < 0:  # type: ignore[attr-defined]
             raise VerifyException(f"'{self.name}' is scheduled at a negative cycle")
         kernel = enclosing_kernel(self)
         if kernel is None:
@@ -224,7 +228,9 @@ class LoadOp(PlacedOp):
 
     def verify_(self) -> None:
         self.verify_placement()
-        _verify_memory(self, self.memory, self.indices, self.path, self.slot)
+        operands = self.operands  # the memory, then the indices
+        properties = self.properties
+        _verify_memory(self, operands[0], operands[1:], properties["path"], properties.get("slot"))  # type: ignore[arg-type]
 
 
 @irdl_op_definition
@@ -244,7 +250,9 @@ class StoreOp(PlacedOp):
 
     def verify_(self) -> None:
         self.verify_placement()
-        _verify_memory(self, self.memory, self.indices, self.path, self.slot)
+        operands = self.operands  # the value, the memory, then the indices
+        properties = self.properties
+        _verify_memory(self, operands[1], operands[2:], properties["path"], properties.get("slot"))  # type: ignore[arg-type]
 
 
 @irdl_op_definition
@@ -348,7 +356,9 @@ class KernelOp(IRDLOperation):
         verify_yielded_types(self, terminator.values)
         busy: dict[tuple[int, int, int], PlacedOp] = {}
         for op in self.body.block.ops:
-            if layer := next((o for o in op.walk() if isinstance(o, LayerOp)), None):
+            # An op without regions holds no layer (a placed op, most of a body).
+            holds = op.regions or isinstance(op, LayerOp)
+            if holds and (layer := next((o for o in op.walk() if isinstance(o, LayerOp)), None)):
                 raise VerifyException(
                     f"'{self.name}' holds 'layer.layer' {layer.id.value.data}; a kernel is one "
                     "configuration of placed dataflow, inside a layer or outside any"

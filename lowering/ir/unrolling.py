@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from lowering.ir.bulk import clone_op
 from lowering.ir.locations import located
 
 
@@ -52,7 +53,7 @@ def peel_remainder(loop: scf.ForOp, lb: int, step: int, trips: int, rest: int) -
         mapper: dict[SSAValue, SSAValue] = {iv: at}
         mapper.update(zip(carried_args, carried, strict=True))
         for original in originals:
-            clone = original.clone(value_mapper=mapper)
+            clone = clone_op(original, mapper)  # `original.clone(value_mapper=mapper)`
             Rewriter.insert_op(clone, after)
             after = InsertPoint.after(clone)
         carried = [mapper.get(v, v) for v in terminator.arguments]
@@ -101,7 +102,7 @@ def unroll_loop(
         mapper: dict[SSAValue, SSAValue] = {iv: shifted.result}
         mapper.update(zip(carried_args, carried, strict=True))
         for original in originals:
-            clone = original.clone(value_mapper=mapper)
+            clone = clone_op(original, mapper)  # `original.clone(value_mapper=mapper)`
             Rewriter.insert_op(clone, InsertPoint.before(terminator))
             for old, new in zip(original.walk(), clone.walk(), strict=True):
                 if old in copies:

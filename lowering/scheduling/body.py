@@ -74,17 +74,39 @@ def carried_memory(ops: list[Operation]) -> CarriedMemory:
     fixed-point step."""
     stores: dict[SSAValue, list[Operation]] = {}
     at: dict[tuple[SSAValue, tuple[SSAValue, ...]], list[Operation]] = {}
+    loaded: list[Operation] = []  # the loads through the cache, in body order
     for op in ops:
-        if isinstance(op, memref.StoreOp | region.StoreOp):
-            stores.setdefault(op.operands[1], []).append(op)
-            at.setdefault((op.operands[1], tuple(op.operands[2:])), []).append(op)
+        role = _CACHE_ROLES.get(type(op))
+        if role is None:
+            role = _CACHE_ROLES[type(op)] = _cache_role(op)
+        if role == "store":
+            operands = op._operands  # pyright: ignore[reportPrivateUsage]
+            stores.setdefault(operands[1], []).append(op)
+            at.setdefault((operands[1], tuple(operands)[2:]), []).append(op)
+        elif role == "load":
+            loaded.append(op)
     loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]] = {}
-    for op in ops:
-        if isinstance(op, memref.LoadOp | region.LoadOp) and op.operands[0] in stores:
-            buffer = op.operands[0]
-            same = at.get((buffer, tuple(op.operands[1:])), ())
+    for op in loaded:
+        operands = op._operands  # pyright: ignore[reportPrivateUsage]
+        if operands[0] in stores:
+            buffer = operands[0]
+            same = at.get((buffer, tuple(operands)[1:]), ())
             loads[op] = (buffer, frozenset(s for s in same if _same_iteration_element(op, s)))
     return CarriedMemory(stores, loads)
+
+
+_CACHE_ROLES: dict[type[Operation], str | None] = {}
+"""Per op type, `_cache_role`: a body holds tens of thousands of ops of a few types."""
+
+
+def _cache_role(op: Operation) -> str | None:
+    """'store' or 'load' for a store or load of a buffer or region (the accesses
+    `carried_memory` reads), else None."""
+    if isinstance(op, memref.StoreOp | region.StoreOp):
+        return "store"
+    if isinstance(op, memref.LoadOp | region.LoadOp):
+        return "load"
+    return None
 
 
 def _same_iteration_element(load: Operation, store: Operation) -> bool:
@@ -167,7 +189,6 @@ class LoopBody:
         """`ops` as the scheduler reads them; the accesses in `spad` (tape
         accesses a layering would stream) taken through the scratchpad: its
         memory kind, and its latency for a load."""
-        index = {op: n for n, op in enumerate(ops)}
         kinds: list[str | None] = []
         buffers: list[SSAValue | None] = []
         stores: list[bool] = []
@@ -190,18 +211,25 @@ class LoopBody:
             buffers.append(None if buffer is None else op.operands[buffer])
             stores.append(store)
             latencies.append(latency)
+        # By the ops' ids: an op's hash is a call of its own.
+        position = {id(op): n for n, op in enumerate(ops)}
+        inputs = [
+            [
+                n
+                for v in op._operands  # pyright: ignore[reportPrivateUsage]
+                if (n := position.get(id(v.owner))) is not None
+            ]
+            for op in ops
+        ]
         return LoopBody(
             ops,
             kinds,
             buffers,
             stores,
             latencies,
-            [
-                [index[v.owner] for v in op.operands if v.owner in index]  # type: ignore[index]
-                for op in ops
-            ],
+            inputs,
             carried_memory(ops),
-            access_keys(ops, buffers, hardware.mapping.disambiguate),
+            access_keys(ops, buffers, hardware.mapping.disambiguate, stores),
         )
 
 
@@ -228,19 +256,25 @@ their symbolic indices differ or their offsets are equal
 
 
 def access_keys(
-    ops: list[Operation], buffers: list[SSAValue | None], disambiguate: bool
+    ops: list[Operation],
+    buffers: list[SSAValue | None],
+    disambiguate: bool,
+    stores: list[bool] | None = None,
 ) -> list[AccessKey | None]:
     """Each access's key; without `disambiguate`, one key per buffer (every
-    access of a buffer may meet every other)."""
+    access of a buffer may meet every other). `stores`: per op, `is_store` (if
+    known)."""
     forms = LinearForms()
     keys: list[AccessKey | None] = []
-    for op, buffer in zip(ops, buffers, strict=True):
+    for n, (op, buffer) in enumerate(zip(ops, buffers, strict=True)):
         if buffer is None:
             keys.append(None)
         elif not disambiguate:
             keys.append((buffer, (), ()))
         else:
-            indices = op.operands[2:] if is_store(op) else op.operands[1:]
+            store = is_store(op) if stores is None else stores[n]
+            operands = tuple(op._operands)  # pyright: ignore[reportPrivateUsage]
+            indices = operands[2:] if store else operands[1:]
             slot = op.slot_index if isinstance(op, SlotAccess) else None
             key = forms.key(list(indices), slot)
             keys.append(((buffer, key.slot), key.symbolic, key.offsets))

@@ -1,0 +1,377 @@
+"""
+`lowering.ir.bulk`: `new_op`, `append_ops` and `erase_ops` leave the IR exactly
+as xDSL's `Operation.create`, `Block.add_op` and `Rewriter.erase_op(op,
+safe_erase=False)` do, op by op (every field of the op, each value's uses in
+order), and `tapeflow-to-cgra`, which builds its kernels with them, lowers real
+kernels and random bodies to the same text as with those xDSL calls.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+from xdsl.dialects import arith, builtin, test
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.printer import Printer
+from xdsl.rewriter import Rewriter
+
+import lowering.tapeflow_to_cgra as to_cgra
+from lowering.ir import bulk
+from sim.models import MODELS
+from sim.simulator import prepare
+from tapeflow_benchmarks.common import parse_kernel
+from tapeflow_dialects import cgra
+from tapeflow_dialects.cgra import MemPath, MemPathAttr, i64_attr, opcode_attr
+from tapeflow_tools.context import make_context
+from targets.hardware import configure
+
+
+def _uses(value: SSAValue) -> list[tuple[int, int]]:
+    """`value`'s uses in use-list order: (id of the user, operand position)."""
+    return [(id(use.operation), use.index) for use in value.uses]
+
+
+def _fields(op: Operation) -> dict[str, object]:
+    """Every field of `op`, values by identity where they are IR."""
+    found: dict[str, object] = {}
+    for name, value in vars(op).items():
+        if name in ("_operands", "results"):
+            found[name] = (type(value), [(type(v), id(v.type)) for v in value])
+        elif name == "_operand_uses":
+            found[name] = [(type(u), u.index) for u in value]
+        else:
+            found[name] = value
+    return found
+
+
+def _values(count: int) -> tuple[Block, list[SSAValue]]:
+    block = Block(arg_types=[builtin.i32] * count)
+    return block, list(block.args)
+
+
+_LOCATION = builtin.FileLineColLoc(
+    builtin.StringAttr("k.mlir"), builtin.IntAttr(3), builtin.IntAttr(4)
+)
+
+
+def _placed_compute(operands: Sequence[SSAValue], cycle: int) -> dict[str, object]:
+    return {
+        "operands": operands,
+        "result_types": [builtin.i32],
+        "properties": {
+            "row": i64_attr(0),
+            "col": i64_attr(1),
+            "cycle": i64_attr(cycle),
+            "opcode": opcode_attr("arith.addi"),
+        },
+        "location": _LOCATION,
+    }
+
+
+def _made(values: list[SSAValue]) -> list[tuple[type[Operation], dict[str, object]]]:
+    return [
+        (cgra.ComputeOp, _placed_compute([values[0], values[1], values[0]], 7)),
+        (
+            cgra.StoreOp,
+            {
+                "operands": [values[2], values[0]],
+                "result_types": [],
+                "properties": {
+                    "row": i64_attr(1),
+                    "col": i64_attr(1),
+                    "cycle": i64_attr(2),
+                    "path": MemPathAttr(MemPath.CACHE),
+                },
+                "location": builtin.UnknownLoc(),
+            },
+        ),
+        (cgra.ComputeOp, _placed_compute([values[2]], 9)),
+    ]
+
+
+def test_new_op_is_create() -> None:
+    _, mine_values = _values(3)
+    _, their_values = _values(3)
+    for (cls, args), (_, their_args) in zip(_made(mine_values), _made(their_values), strict=True):
+        made = bulk.new_op(cls, **args)  # type: ignore[arg-type]
+        reference = cls.create(**their_args)  # type: ignore[arg-type]
+        assert type(made) is type(reference)
+        mine, theirs = _fields(made), _fields(reference)
+        assert mine.keys() == theirs.keys()
+        assert mine == theirs
+        for n, value in enumerate(args["operands"]):  # type: ignore[arg-type]
+            assert made.operands[n] is value and made._operand_uses[n].operation is made
+    # Every value lists its uses in the same order (the latest op's first).
+    assert [[i for _, i in _uses(v)] for v in mine_values] == [
+        [i for _, i in _uses(v)] for v in their_values
+    ]
+    assert [len(list(v.uses)) for v in mine_values] == [3, 1, 2]
+
+
+def test_new_op_falls_back_to_create_where_a_default_is_filled() -> None:
+    """An op class whose definition gives a default (`arith.addi`'s overflow flags)
+    is made by `create` itself, which fills the default in."""
+    _, values = _values(2)
+    made = bulk.new_op(arith.AddiOp, values, [builtin.i32], {}, builtin.UnknownLoc())
+    assert "overflowFlags" in made.properties
+    assert (
+        made.properties
+        == arith.AddiOp.create(operands=values, result_types=[builtin.i32]).properties
+    )
+
+
+def _chain(block: Block, values: list[SSAValue], count: int, rng: random.Random) -> list[Operation]:
+    """`count` ops, each reading two values made before it (the block's arguments
+    or earlier ops' results)."""
+    ops: list[Operation] = []
+    pool = list(values)
+    for _ in range(count):
+        op = test.TestOp.create(
+            operands=[rng.choice(pool), rng.choice(pool)], result_types=[builtin.i32]
+        )
+        ops.append(op)
+        pool.append(op.results[0])
+    return ops
+
+
+def _links(block: Block) -> list[tuple[int, int | None, int | None, int | None]]:
+    return [
+        (id(op), id(op.prev_op) if op.prev_op else None, id(op.next_op) if op.next_op else None)
+        + (id(op.parent),)
+        for op in block.ops
+    ]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_append_and_erase_are_add_op_and_erase_op(seed: int) -> None:
+    rng = random.Random(seed)
+    twins = []
+    arguments, heads = rng.randint(1, 4), rng.randint(0, 2)
+    for _ in range(2):
+        block, values = _values(arguments)
+        head = [test.TestOp.create() for _ in range(heads)]
+        for op in head:
+            block.add_op(op)
+        twins.append((block, values, head))
+    count = rng.randint(1, 40)
+    chains = []
+    for (block, values, _), bulky in zip(twins, (True, False), strict=True):
+        ops = _chain(block, values, count, random.Random(seed))
+        if bulky:
+            bulk.append_ops(block, ops)
+        else:
+            for op in ops:
+                block.add_op(op)
+        chains.append(ops)
+    for (block, _, _), ops in zip(twins, chains, strict=True):
+        assert [id(op) for op in block.ops][-count:] == [id(op) for op in ops]
+        assert block.last_op is ops[-1] and block.first_op is next(iter(block.ops))
+    assert len(_links(twins[0][0])) == len(_links(twins[1][0]))
+    # Erase a random suffix, last first, then a random subset, leaving some values
+    # used by ops that stay (they read erased values then, as with xDSL).
+    cut = rng.randint(0, count)
+    chosen = sorted(rng.sample(range(cut), rng.randint(0, cut)), reverse=True)
+    picks = list(range(count - 1, cut - 1, -1)) + chosen
+    for ops, bulky in zip(chains, (True, False), strict=True):
+        doomed = [ops[i] for i in picks]
+        if bulky:
+            bulk.erase_ops(doomed)
+        else:
+            for op in doomed:
+                Rewriter.erase_op(op, safe_erase=False)
+    left = [
+        [(i, [type(v).__name__ for v in op.operands]) for i, op in enumerate(ops) if op.parent]
+        for ops in chains
+    ]
+    assert left[0] == left[1]
+    for (block, _, head), ops in zip(twins, chains, strict=True):
+        assert [op for op in block.ops] == head + [op for op in ops if op.parent is block]
+        for op in ops:
+            if op.parent is None:
+                assert not op._operand_uses and op.parent is None
+    uses = [
+        [
+            [(ops.index(u.operation) if u.operation in ops else -1, u.index) for u in v.uses]
+            for v in values
+        ]
+        for (_, values, _), ops in zip(twins, chains, strict=True)
+    ]
+    assert uses[0] == uses[1]
+    results = [
+        [[(ops.index(u.operation), u.index) for u in op.results[0].uses] for op in ops]
+        for ops in chains
+    ]
+    assert results[0] == results[1]
+
+
+def _reference_new_op(
+    cls: type[Operation],
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    properties: dict[str, Attribute],
+    location: Attribute,
+) -> Operation:
+    return cls.create(
+        operands=operands,
+        result_types=result_types,
+        properties=properties,
+        location=location,  # type: ignore[arg-type]
+    )
+
+
+def _reference_append(block: Block, ops: Sequence[Operation]) -> None:
+    for op in ops:
+        block.add_op(op)
+
+
+def _reference_erase(ops: Sequence[Operation]) -> None:
+    for op in ops:
+        Rewriter.erase_op(op, safe_erase=False)
+
+
+def _text(module: builtin.ModuleOp) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(module)
+    return out.getvalue()
+
+
+def _lowered(kernel: str, variant: str, unroll: int, model: str) -> str:
+    ctx = make_context()
+    module = parse_kernel(ctx, kernel, "small")
+    preset = "Tflow32k" if variant == "tapeflow" else "Enzyme32k"
+    prepare(ctx, module, variant, MODELS[model].hardware(configure(preset)), unroll, model=model)
+    return _text(module)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "variant", "unroll", "model"),
+    [
+        ("pathfinder", "tapeflow", 8, "cgra"),
+        ("logsum", "enzyme", 4, "salam"),
+        ("nn", "tapeflow", 2, "cgra"),
+        ("gravity", "aos", 1, "cgra"),
+    ],
+)
+def test_kernels_lower_as_with_xdsls_calls(
+    kernel: str, variant: str, unroll: int, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = _lowered(kernel, variant, unroll, model)
+    with monkeypatch.context() as patch:
+        patch.setattr(to_cgra, "new_op", _reference_new_op)
+        patch.setattr(to_cgra, "append_ops", _reference_append)
+        patch.setattr(to_cgra, "erase_ops", _reference_erase)
+        reference = _lowered(kernel, variant, unroll, model)
+    assert "cgra.kernel" in built
+    assert built == reference
+
+
+def _shape(root: Operation, copied: dict[SSAValue, SSAValue] | None = None) -> list[object]:
+    """Everything of `root` and the ops in it a clone copies, by position: each
+    op's class, properties, attributes, location, results' types and name hints,
+    its operands (a value made inside `root` by where it is made, any other by
+    identity), its regions' blocks and their arguments, and each value's uses in
+    use-list order (by the user's position and operand index). `copied`: values
+    made outside `root` -> what they copy (told by that)."""
+    copies = {id(new): old for old, new in (copied or {}).items()}
+    ops = list(root.walk())
+    position = {op: n for n, op in enumerate(ops)}
+    blocks = [block for op in ops for r in op.regions for block in r.blocks]
+    block_position = {block: n for n, block in enumerate(blocks)}
+
+    def value(v: SSAValue) -> object:
+        owner = v.owner
+        if isinstance(owner, Operation) and owner in position:
+            return ("result", position[owner], v.index)  # type: ignore[attr-defined]
+        if isinstance(owner, Block) and owner in block_position:
+            return ("arg", block_position[owner], v.index)  # type: ignore[attr-defined]
+        if id(v) in copies:
+            return ("copy", id(copies[id(v)]))
+        return ("outside", id(v))
+
+    def uses(v: SSAValue) -> list[tuple[int, int]]:
+        return [(position.get(u.operation, -1), u.index) for u in v.uses]
+
+    shape: list[object] = []
+    for op in ops:
+        shape.append(
+            (
+                type(op),
+                op.properties,
+                op.attributes,
+                op.location,
+                [(r.type, r.name_hint, uses(r)) for r in op.results],
+                [value(v) for v in op.operands],
+                [u.index for u in op._operand_uses],
+                [u.operation is op for u in op._operand_uses],
+                [
+                    [
+                        (
+                            block_position[b],
+                            [(a.type, a.name_hint, a.location, uses(a)) for a in b.args],
+                        )
+                        for b in r.blocks
+                    ]
+                    for r in op.regions
+                ],
+                [[b.parent is r for b in r.blocks] for r in op.regions],
+                [r.parent is op for r in op.regions],
+                op.parent is None if op is root else position[op.parent_op()],  # type: ignore[index]
+            )
+        )
+    return shape
+
+
+def _stages(kernel: str, variant: str, unroll: int) -> list[builtin.ModuleOp]:
+    """The kernel's module after each pass of the variant's pipeline."""
+    from xdsl.passes import PassPipeline
+
+    from sim.simulator import _front_end, _passes
+
+    ctx = make_context()
+    module = parse_kernel(ctx, kernel, "small")
+    preset = "Tflow32k" if variant == "tapeflow" else "Enzyme32k"
+    hardware = MODELS["cgra"].hardware(configure(preset))
+    _front_end(ctx, module, False)
+    passes, _ = _passes(ctx, module, variant, hardware, unroll, "cgra", None, False)
+    stages = [module.clone()]
+    for one in passes:
+        PassPipeline((one,)).apply(ctx, module)
+        stages.append(module.clone())
+    return stages
+
+
+@pytest.mark.parametrize(
+    ("kernel", "variant", "unroll"),
+    [("pathfinder", "tapeflow", 8), ("logsum", "enzyme", 4), ("nn", "tapeflow", 1)],
+)
+def test_clone_op_is_clone(kernel: str, variant: str, unroll: int) -> None:
+    for module in _stages(kernel, variant, unroll):
+        for root in [module]:
+            made = bulk.clone_op(root)
+            reference = root.clone()
+            assert _shape(made) == _shape(reference)
+            assert _text_of(made) == _text_of(reference)
+        # With a mapper: the ops of a function's body, each cloned with one
+        # mapper (as a loop's unrolling clones a body), read the copies before.
+        function = next(iter(module.ops))
+        if function.regions:
+            mine: dict[SSAValue, SSAValue] = {}
+            theirs: dict[SSAValue, SSAValue] = {}
+            block = function.regions[0].blocks.first
+            assert block is not None
+            copies = [(bulk.clone_op(op, mine), op.clone(value_mapper=theirs)) for op in block.ops]
+            assert len(mine) == len(theirs)
+            for made, reference in copies:
+                assert _shape(made, mine) == _shape(reference, theirs)
+
+
+def _text_of(op: Operation) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(op)
+    return out.getvalue()
