@@ -253,8 +253,10 @@ def _choose(
     timeline = timeline or RevTimeline(work, machine)  # the nests' REV layers, worked out once
     assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
     cut = CutLoops(function, machine, straight, accesses)
-    for group in groups:
-        indices = sorted(group)
+
+    def price(indices: list[int], tiles_kept: set[SSAValue]) -> NestChoice | None:
+        """The choice for the nest of regions `indices`; the tile loops of the
+        regions in `tiles_kept` run as cache accesses, no chains to break."""
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
         saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
         mapping = {allocs[i]: originals[i] for i in indices}
@@ -264,22 +266,36 @@ def _choose(
             iteration = cut.iteration(work, mapping)
             breaks = iteration is None
             if breaks:  # or pieces between the runs of another nest's tiles
-                iteration = cut.breaks(work, mapping, timeline)
+                iteration = cut.breaks(work, mapping, timeline, tiles_kept)
             if iteration is not None:
                 lost, loops = iteration
                 regions = {originals[i] for i in indices}
                 bound = saved_cycles(function, regions, machine, accesses, per_iteration=loops)
                 if bound is not None and lost > bound:
-                    choice = NestChoice(names, False, bound, lost, fits, True, breaks)
-                    choices.append((indices, choice))
-            continue
+                    return NestChoice(names, False, bound, lost, fits, True, breaks)
+            return None
         layered = {allocs[i] for i in indices}
         saved += continued_fills(work, layered, machine, timeline)
         added = added_cycles(work, layered, machine, spad_bytes, timeline)
         added += cut.lost(work, mapping)
-        added += cut.broken(work, layered, timeline)
-        choices.append((indices, NestChoice(names, saved >= added, saved, added, fits)))
-    return choices
+        added += cut.broken(work, layered, timeline, tiles_kept)
+        return NestChoice(names, saved >= added, saved, added, fits)
+
+    def decide(tiles_kept: set[SSAValue]) -> list[tuple[list[int], NestChoice]]:
+        choices = []
+        for group in groups:
+            indices = sorted(group)
+            choice = price(indices, tiles_kept)
+            if choice is not None:
+                choices.append((indices, choice))
+        return choices
+
+    choices = decide(set())
+    # A nest kept has no tiles whose chains another nest's layers could break:
+    # priced again with those tiles read through the cache (once: a nest that
+    # the second pricing streams is not priced a third time).
+    kept_now = {allocs[i] for indices, c in choices if not c.stream for i in indices}
+    return decide(kept_now) if kept_now else choices
 
 
 def _attempt(

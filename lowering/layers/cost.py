@@ -1876,6 +1876,7 @@ class CutLoops:
         work: func.FuncOp,
         regions: set[SSAValue],
         timeline: RevTimeline | None = None,
+        tiles_kept: Collection[SSAValue] = (),
     ) -> float:
         """The cycles streaming `regions` adds in the layered `work` by its layers
         standing between the runs of another nest's tile loop: kept, those
@@ -1883,13 +1884,14 @@ class CutLoops:
         continue each other (`continued_fills`); streamed, each run a layer of
         `regions` separates starts a chain of its own (`restart_cycles`). A piece
         of one value a row beside an inner loop's tiles (a per-row loss beside a
-        dot product) costs its REV rows that."""
+        dot product) costs its REV rows that. The tile loops of regions in
+        `tiles_kept` (a nest the cost model keeps) have no chains to break."""
         own = {op for op in work.walk() if isinstance(op, layer.LayerOp) and _touches(op, regions)}
         if not own:
             return 0.0
         added = 0.0
         for op, loop, tile_loop in _tile_layers(work):
-            if op in own:
+            if op in own or _touches(op, tiles_kept):
                 continue
             runs = trip_runs(enclosing_loops(op, work))
             if runs is None:
@@ -1907,13 +1909,14 @@ class CutLoops:
         work: func.FuncOp,
         regions: dict[SSAValue, SSAValue],
         timeline: RevTimeline | None = None,
+        tiles_kept: Collection[SSAValue] = (),
     ) -> tuple[float, set[scf.ForOp]] | None:
         """For a nest of run-time trip counts whose layers are all pieces of
         loops' iterations, standing between the runs of another nest's tile loop
         (`chain_breaks`): what those breaks cost per iteration of the loops around
         the pieces (`restart_cycles`), and those loops as `function` holds them
         (`saved_cycles`'s `per_iteration`). None for another nest, or one that
-        breaks no chain."""
+        breaks no chain (the tile loops of regions in `tiles_kept` have none)."""
         own: set[Operation] = set()
         kept_loops: set[scf.ForOp] = set()
         for op in work.walk():
@@ -1932,7 +1935,7 @@ class CutLoops:
         holders = {op.parent_op() for op in own}
         lost = 0.0
         for op, loop, tile_loop in _tile_layers(work):
-            if op in own:
+            if op in own or _touches(op, tiles_kept):
                 continue
             stop = _chain_stop(tile_loop, work)
             if stop is None or stop is _chain_stop(tile_loop, work, own):

@@ -51,14 +51,25 @@ def build_alloc(
 def _negative_note(op: memref.AllocOp | memref.AllocaOp) -> str:
     """What a negative extent means in a gradient Enzyme made: its caches are sized by
     the trip counts of the loops that fill them, `ub - lb`, negative where a loop's
-    bounds cross (a loop that runs no iteration). Top-level caches are sized at
-    least zero by `tapeflow-enzyme`; a cache per iteration of an enclosing loop is
-    not."""
+    bounds cross (a loop that runs no iteration). Top-level caches of values are
+    sized at least zero by `tapeflow-enzyme`; a triangular nest's are not: its
+    buffer of handles, sized by the outer loop's count, and the cache allocated per
+    iteration of the outer loop, sized by the inner loop's."""
     function = op.parent_op()
     while function is not None and not isinstance(function, func.FuncOp):
         function = function.parent_op()
     if function is None or GRADIENT_OF not in function.attributes:
         return ""
+    memref_type = op.memref.type
+    assert isinstance(memref_type, MemRefType)
+    if isinstance(memref_type.element_type, MemRefType):
+        return (
+            " (Enzyme-MLIR's buffer of the per-iteration caches of a triangular nest, "
+            "sized by the trip count ub - lb of the nest's outer loop: on this input "
+            "that loop's upper bound is below its lower bound, so it runs no "
+            "iteration, but a triangular nest's caches are not sized at least zero; "
+            "keep the outer loop's bounds ordered, e.g. an upper bound of max(lb, ub))"
+        )
     return (
         " (Enzyme-MLIR's cache of the value computed here, sized by the trip count "
         "ub - lb of a loop around it: on this input that loop's upper bound is below "

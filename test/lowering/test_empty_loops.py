@@ -160,3 +160,58 @@ def test_crossing_bounds_in_a_nest_are_named_and_max_is_the_way_around() -> None
     assert_matches_central_differences(
         _parse(text), args, seeds, [out["arg1"], out["arg3"]], "ordered nest"
     )
+
+
+TRIANGLE = """
+func.func @f(%x: memref<16xf64>, %y: memref<16xf64>, %lo: index, %hi: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  UPPER
+  scf.for %i = %lo to %ub step %c1 {
+    %r = scf.for %j = %c0 to %i step %c1 iter_args(%acc = %zero) -> (f64) {
+      %xj = memref.load %x[%j] : memref<16xf64>
+      %s = math.sin %xj : f64
+      %p = arith.mulf %s, %acc : f64
+      %t = arith.addf %p, %xj : f64
+      scf.yield %t : f64
+    }
+    memref.store %r, %y[%i] : memref<16xf64>
+  }
+  return
+}
+func.func @f_grad(%x: BUF, %dx: BUF, %y: BUF, %dy: BUF, %lo: index, %hi: index) {
+  enzyme.autodiff @f(%x, %dx, %y, %dy, %lo, %hi)
+    <{activity = [DUP, DUP, CONST, CONST], ret_activity = []}>
+    : (BUF, BUF, BUF, BUF, index, index) -> ()
+  return
+}
+"""
+"""Row `i` of `[lo, hi)` sums the recurrence over `[0, i)`: a triangular nest whose
+outer loop runs no iteration where `hi < lo`."""
+
+
+def test_crossing_outer_bounds_of_a_triangle_are_named_and_max_is_the_way_around() -> None:
+    given = _inputs(11, 3)
+    nest = (
+        TRIANGLE.replace("BUF", "memref<16xf64>")
+        .replace("DUP", "#enzyme.activity<enzyme_dup>")
+        .replace("CONST", "#enzyme.activity<enzyme_const>")
+    )
+    crossing = _parse(nest.replace("UPPER", "%ub = arith.addi %hi, %c0 : index"))
+    TapeflowEnzymePass().apply(make_context(), crossing)
+    with pytest.raises(ExecutionError, match="triangular nest.*outer loop's bounds ordered"):
+        run_function(crossing, "f_grad", {k: v.copy() for k, v in given.items()})
+    text = nest.replace("UPPER", "%ub = arith.maxsi %lo, %hi : index")
+    for lo, hi in [(11, 3), (2, 14)]:
+        given = _inputs(lo, hi)
+        ordered = _parse(text)
+        TapeflowEnzymePass().apply(make_context(), ordered)
+        out = run_function(ordered, "f_grad", {k: v.copy() for k, v in given.items()})
+        args = [given["arg0"], given["arg2"], given["arg4"], given["arg5"]]
+        seeds = [given["arg1"], given["arg3"], None, None]
+        assert_matches_central_differences(
+            _parse(text), args, seeds, [out["arg1"], out["arg3"]], f"triangle {lo, hi}"
+        )
+        if hi <= lo:
+            assert np.array_equal(out["arg1"], given["arg1"])

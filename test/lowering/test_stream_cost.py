@@ -1613,13 +1613,26 @@ def test_a_piece_between_the_runs_of_tiles_breaks_their_chains() -> None:
     assert cost.restart_cycles(rev_loop, CGRA, 0) == 11  # a run that hits: its fill
     assert cut.broken(function, {piece}) == 7 * 98.5
     assert cut.broken(function, {tiles}) == 0
-    # The cost model charges the piece's nest those restarts, and keeps it: its
-    # savings (its 8 values' misses at most) fall short of them.
+    # Tiles of a nest kept run through the cache: no chain to break.
+    assert cut.broken(function, {piece}, tiles_kept={tiles}) == 0
+    # On this machine the tiles' nest is kept (`nest_choices`), so the piece is
+    # not charged restarts of tiles that do not exist; it is kept on its other
+    # costs.
     module = _row_loss(run_time=False)
     ((choices,),) = nest_choices(module, 512, [CGRA], 2, 4)
+    (rows,) = [c for c in choices if "region<8x24," in c.regions]
     (choice,) = [c for c in choices if "region<8, [f64]>" in c.regions]
-    assert not choice.stream
-    assert choice.saved < 7 * 98.5 <= choice.added
+    assert not rows.stream and not choice.stream
+    assert choice.added < 7 * 98.5
+    # With a DRAM latency of 10 cycles the tiles stream, and the piece is charged
+    # the 7 restarts: 11 + 10 * (1 - 1/8) = 19.75 cycles each.
+    fast = replace(CGRA, dram_latency=10)
+    module = _row_loss(run_time=False)
+    ((choices,),) = nest_choices(module, 512, [fast], 2, 4)
+    (rows,) = [c for c in choices if "region<8x24," in c.regions]
+    (choice,) = [c for c in choices if "region<8, [f64]>" in c.regions]
+    assert rows.stream and not choice.stream
+    assert choice.saved < 7 * 19.75 <= choice.added
 
 
 def test_pieces_between_run_time_runs_of_tiles_are_priced_an_iteration() -> None:
