@@ -1731,7 +1731,12 @@ def restart_cycles(
     tiles rather than continuing one (`sim.models.cgra`): its pipeline's fill
     (`pipeline_fill`) and, where the run misses (`misses`: the primal lines it is
     expected to miss), a DRAM latency for its first group, which a continued tile
-    adds at the loop's steady rate (`mshrs` a latency) instead."""
+    adds at the loop's steady rate (`mshrs` a latency) instead. A run expected to
+    hit pays nothing: its first tile's fill overlaps the layer before it as a
+    continued tile's does (MTTKRP's small nest, charged 59 fills of 14 cycles,
+    measured 777 cycles slower kept)."""
+    if misses <= 0:
+        return 0.0
     fill = timeline.fill(loop) if timeline else pipeline_fill(loop, machine)
     first = min(1.0, misses) * machine.dram_latency * (1 - 1 / max(1, machine.cache_mshrs))
     return fill + first

@@ -1610,7 +1610,7 @@ def test_a_piece_between_the_runs_of_tiles_breaks_their_chains() -> None:
     # and to its store (`AccessReuse.lines` prices each access); d_w's stay cached.
     assert cut.run_misses(rev_loop, function) == 6
     assert cost.restart_cycles(rev_loop, CGRA, 6) == 98.5
-    assert cost.restart_cycles(rev_loop, CGRA, 0) == 11  # a run that hits: its fill
+    assert cost.restart_cycles(rev_loop, CGRA, 0) == 0  # a run that hits: no wait
     assert cut.broken(function, {piece}) == 7 * 98.5
     assert cut.broken(function, {tiles}) == 0
     # Tiles of a nest kept run through the cache: no chain to break.
