@@ -234,9 +234,10 @@ class FunctionScope:
     # Frame slots.
     def slot(self, value: SSAValue) -> int:
         slots = self.slots
-        if value not in slots:
-            slots[value] = len(slots)
-        return slots[value]
+        slot = slots.get(value)
+        if slot is None:
+            slot = slots[value] = len(slots)
+        return slot
 
     def alias(self, value: SSAValue, like: SSAValue) -> None:
         self.slots[value] = self.slot(like)

@@ -59,6 +59,10 @@ from tapeflow_dialects.semantics import (
 DEFER = True
 _AFFINE_OPCODES = ("arith.addi", "arith.subi", "arith.muli")
 """The integer ops an affine or computed index is made of (without wrap-around)."""
+_INT_CAST = ("{t} = int({a})",)
+"""The template of an integer cast that keeps the value (`affine`, `computed`)."""
+_COMPUTED_OPCODES = ("arith.cmpi", "arith.select")
+"""The ops `computed` follows besides the affine ones and the casts."""
 Slope = dict[tuple[str, ...], int]
 """An affine value's change per unit of the induction variable: a sum of
 products of loop-invariant names (the generated code's) by integers, as
@@ -278,26 +282,38 @@ class _KernelLoopSource:
     # ---------------------------------------------------------------- ops
     def compute(self, op: cgra.ComputeOp) -> None:
         """A placed scalar op: the semantics table's statements for it, inline."""
-        opcode = op.opcode.data
-        props = op.attrs.data if op.attrs is not None else {}
-        operands, results = op.args, op.res  # (xDSL's accessors take time: read once)
+        properties = op.properties
+        opcode = properties["opcode"].data  # type: ignore[attr-defined]
+        attrs = properties.get("attrs")
+        props = attrs.data if attrs is not None else {}  # type: ignore[attr-defined]
+        # A compute op's operands and results are its args and res (xDSL's
+        # named accessors take time: a fully unrolled kernel has tens of thousands).
+        operands, results = op.operands, op.results
         entry = scalar(opcode, [a.type for a in operands], [r.type for r in results], props)
         if entry is None:
             self.body += [self.progress("    "), *self.closure(op, "    ")]  # counts its ops
             return
         res = results[0]
-        args = [self.name(a) for a in operands]
+        names, name = self.names, self.name
+        args = [names[a] if a in names else name(a) for a in operands]
         bits: list[int | None] = []
         if entry.growth is not None:  # an integer result: use what bounds show
             bits, result = self.bounds.lines_of(entry, [self.bound(a) for a in operands])
             self.bounds.set(res, result)
         lines = entry.render(self.define(res), args, self.constant, bits)
-        slope = self.affine(opcode, operands, entry, bool(bits)) if self.tracing else None
-        if slope is not None:
-            self.slopes[res] = slope
-        expr = self.computed(op, operands, res, entry, bool(bits)) if self.tracing else None
-        if expr is not None:
-            self.exprs[res] = expr
+        if self.tracing:
+            # `affine` and `computed` find nothing in an op of another kind, a
+            # float op's above all (checked here first: most ops are).
+            cast = entry.lines == _INT_CAST
+            exact = bool(bits)
+            if cast or (exact and opcode in _AFFINE_OPCODES):
+                slope = self.affine(opcode, operands, entry, exact)
+                if slope is not None:
+                    self.slopes[res] = slope
+            if cast or opcode in _COMPUTED_OPCODES or (exact and opcode in _AFFINE_OPCODES):
+                expr = self.computed(op, operands, res, entry, exact)
+                if expr is not None:
+                    self.exprs[res] = expr
         if entry.counted:
             self.float_ops += 1  # the closure executor's ops_executed
         if not entry.total:
@@ -509,7 +525,7 @@ class _KernelLoopSource:
         """The slope of the result of op `opcode` on `operands`: sums, differences
         and products by an invariant of affine values computed without wrap-around
         (`exact`), and integer casts that keep the value."""
-        if entry.lines == ("{t} = int({a})",):
+        if entry.lines == _INT_CAST:
             return self.slope(operands[0])
         if not exact or opcode not in _AFFINE_OPCODES:
             return None
@@ -557,7 +573,7 @@ class _KernelLoopSource:
         guards it rests on. Every integer in it has a bound far inside 64 bits
         (`sim.bounds`), so that numpy computes it exactly."""
         opcode = op.opcode.data
-        if entry.lines == ("{t} = int({a})",):
+        if entry.lines == _INT_CAST:
             return self.expr(args[0])
         width = int_width(args[0].type)
         if opcode == "arith.cmpi":
@@ -673,10 +689,16 @@ class _KernelLoopSource:
         kernel_yield = placed.pop()
         # Every value of the loop gets its frame slot now, so that compiling a
         # closure later (Lazy) does not need new ones.
+        slot = ctx.slot
         for o in loop.walk():
-            args = [a for r in o.regions for b in r.blocks for a in b.args]
-            for v in (*o.operands, *o.results, *args):
-                ctx.slot(v)
+            for v in o.operands:
+                slot(v)
+            for v in o.results:
+                slot(v)
+            for r in o.regions:
+                for b in r.blocks:
+                    for v in b.args:
+                        slot(v)
         iv = "_once" if once else self.define(block_args[0])
         carried = [self.define(a) for a in block_args[1:]]
 
@@ -684,11 +706,13 @@ class _KernelLoopSource:
         buffers: dict[SSAValue, str] = {}
         prepares: list[str] = []
         accesses: dict[SSAValue, list[cgra.LoadOp | cgra.StoreOp]] = {}
-        for op in placed:
-            if isinstance(op, cgra.LoadOp | cgra.StoreOp):
-                accesses.setdefault(op.memory, []).append(op)
-        for op in placed:
-            if not isinstance(op, cgra.LoadOp | cgra.StoreOp) or op.memory in buffers:
+        # The body's accesses (and whether each op is one), told apart once.
+        is_access = [isinstance(op, cgra.LoadOp | cgra.StoreOp) for op in placed]
+        memory_ops = [op for op, access in zip(placed, is_access, strict=True) if access]
+        for op in memory_ops:
+            accesses.setdefault(op.memory, []).append(op)
+        for op in memory_ops:
+            if op.memory in buffers:
                 continue
             memory = op.memory
             key = buffers[memory] = f"b{len(buffers)}"
@@ -752,17 +776,16 @@ class _KernelLoopSource:
         # may share their index.
         inside = self.inside = {v for o in placed for v in o.results} | set(block_args)
         self.invariant |= {v for o in placed for v in o.operands if v not in inside}
-        for o in placed:
-            if isinstance(o, cgra.LoadOp | cgra.StoreOp):
-                offset = self.offsets[o] = self.offset(o, buffers)
-                share = (buffers[o.memory], offset, tuple(o.indices))
-                self.uses[share] = self.uses.get(share, 0) + 1
-        for op in placed:
-            if isinstance(op, cgra.ComputeOp):
-                self.compute(op)
+        for o in memory_ops:
+            offset = self.offsets[o] = self.offset(o, buffers)
+            share = (buffers[o.memory], offset, tuple(o.indices))
+            self.uses[share] = self.uses.get(share, 0) + 1
+        for op, access in zip(placed, is_access, strict=True):
+            if access:
+                self.memory(op, buffers)  # type: ignore[arg-type]
             else:
-                assert isinstance(op, cgra.LoadOp | cgra.StoreOp)
-                self.memory(op, buffers)
+                assert isinstance(op, cgra.ComputeOp)
+                self.compute(op)
         # Kernel results are what its yield yields; the loop carries what the
         # scf.yield yields.
         for result, value in zip(kernel.results, kernel_yield.operands, strict=True):

@@ -189,17 +189,21 @@ def kernel_profile(
     length = 0
     fu: Counter[str] = Counter()
     memory_ops = spad = 0
+    latencies = hardware.latencies
     for placed in kernel.body.block.ops:
         if not isinstance(placed, cgra.PlacedOp):
             continue
-        length = max(length, placed.cycle.value.data + op_latency(placed, hardware))
+        properties = placed.properties
+        cycle = properties["cycle"].value.data  # type: ignore[attr-defined]
         if isinstance(placed, cgra.ComputeOp):
-            fu[op_class(placed.opcode.data)] += 1
-        else:
-            memory_ops += 1
-            spad += (
-                isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
-            )
+            # `op_latency` of a compute op, its class read once.
+            cls = op_class(properties["opcode"].data)  # type: ignore[attr-defined]
+            length = max(length, cycle + getattr(latencies, cls))
+            fu[cls] += 1
+            continue
+        length = max(length, cycle + op_latency(placed, hardware))
+        memory_ops += 1
+        spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
     loop = kernel.parent_op()
     looped = isinstance(loop, scf.ForOp) and kernel.next_op is loop.body.block.last_op
     tiled = (

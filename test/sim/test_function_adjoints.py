@@ -5,6 +5,7 @@ kernel, with the adjoints found once per gradient function."""
 from __future__ import annotations
 
 import pytest
+from xdsl.dialects.builtin import Float64Type
 
 import sim.models.salam.enzyme_llvm as enzyme_llvm
 from sim.models import get_model
@@ -41,3 +42,18 @@ def test_shared_adjoints_give_every_kernel_the_same_schedule(
     assert together == alone
     assert len(kernels) > len(set(built)) >= 1  # several kernels, one walk per function
     assert len(built) == len(set(built))
+
+
+def test_an_added_fadd_is_the_constructors() -> None:
+    """`_fadd` makes its op with `create` from a template's properties: the op
+    the full constructor makes, and a new one each time."""
+    made = enzyme_llvm._fadd()
+    built = cgra.ComputeOp("arith.addf", [], [Float64Type()], (0, 0), 0)
+    assert made.properties == built.properties
+    assert made.attributes == built.attributes == {}
+    assert [r.type for r in made.results] == [r.type for r in built.results]
+    assert list(made.operands) == list(built.operands) == []
+    assert made.opcode.data == "arith.addf" and made.cycle.value.data == 0
+    assert made.pe() == (0, 0)
+    other = enzyme_llvm._fadd()
+    assert other is not made and other.results[0] is not made.results[0]

@@ -6,13 +6,14 @@ earlier store visited per load)."""
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from sim.models import get_model
-from sim.models.salam.lockstep import _Runs, kernel_schedule
+from sim.models.salam.lockstep import INDUCTION_ENTRIES, _Runs, kernel_schedule
 from sim.models.salam.machine import SALAM
 from sim.simulator import prepare
 from tapeflow_benchmarks.common import parse_kernel
@@ -102,3 +103,72 @@ def test_a_load_before_its_stores_in_the_body_takes_the_general_rule(
     monkeypatch.setattr(_Runs, "_pass", _reference_pass)
     expected = _Runs(general, runs.latching).groups(40)
     assert np.array_equal(rows, expected)
+
+
+def _reference_place(self: _Runs) -> None:
+    """`_Runs._place` with every reservation-table entry its own heap item (an
+    op's, then the induction's) and the steady check op by op."""
+    it = self.iteration
+    start = self._schedule_group()
+    previous = self.rows[-1] if self.rows else None
+    held: list[int | None] = []
+    for waiting in self.unissued:
+        while waiting and waiting[0] <= start:
+            waiting.popleft()
+        held.append(waiting[0] + 1 if waiting else None)
+    older = max((h for h in held if h is not None), default=start)
+    row = [start] * len(it.weight)
+    for _ in range(1 if it.in_body_order else len(row) + 1):
+        row, changed = self._pass(row, start, previous, held, older)
+        if not changed:
+            break
+    for cls, g in zip(it.unit, row, strict=True):
+        if cls is not None:
+            self.used[cls, g] += 1
+    for rank, n in enumerate(it.stores_in_order):
+        self.unissued[rank].append(row[n])
+    for g, entries in zip(row, it.entries, strict=True):
+        heapq.heappush(self.entries, (g, entries))
+        self.pending_entries += entries
+    for offset in INDUCTION_ENTRIES:
+        heapq.heappush(self.entries, (start + offset, 1))
+        self.pending_entries += 1
+    if len(self.rows) >= 2:
+        assert previous is not None
+        same = row[0] - previous[0] == previous[0] - self.rows[-2][0] and all(
+            a - row[0] == b - previous[0] for a, b in zip(row, previous, strict=True)
+        )
+        self.steady = self.steady + 1 if same else 0
+    self.rows.append(row)
+    self.scheduled.append(start)
+
+
+@pytest.mark.parametrize("unroll", [4, 1 << 30])
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+@pytest.mark.parametrize("key", ["logsum", "pathfinder", "lenet"])
+def test_entries_by_group_place_as_entries_one_by_one(
+    key: str, variant: str, unroll: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_place` puts one heap item per group (the entries of its ops and of the
+    induction summed), which `_schedule_group` takes all at once: every
+    iteration, and how long the placement runs before it is steady, as with one
+    item per entry."""
+    ctx = make_context()
+    module = parse_kernel(ctx, key, "small")
+    preset = "Enzyme32k" if variant == "enzyme" else "Tflow2k"
+    hardware = get_model("salam").hardware(configure(preset))
+    prepare(ctx, module, variant, hardware, unroll=unroll, model="salam")
+    kernels = [op for op in module.walk() if isinstance(op, cgra.KernelOp)]
+    assert kernels
+    mine = [kernel_schedule(k, hardware, SALAM) for k in kernels]
+    mine_rows = [s.groups(200) for s in mine]
+    monkeypatch.setattr(_Runs, "_place", _reference_place)
+    monkeypatch.setattr(_Runs, "_pass", _reference_pass)
+    theirs = [kernel_schedule(k, hardware, SALAM) for k in kernels]
+    theirs_rows = [s.groups(200) for s in theirs]
+    for a, b, sa, sb in zip(mine_rows, theirs_rows, mine, theirs, strict=True):
+        assert np.array_equal(a, b)
+        if isinstance(sa.placement, _Runs):
+            assert isinstance(sb.placement, _Runs)
+            assert sa.placement.rows == sb.placement.rows
+            assert sa.placement.pending_entries == sb.placement.pending_entries

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -35,12 +36,13 @@ from sim.models.salam.model import (
 from sim.simulator import SimulationError, prepare, simulate
 from sim.timing import TimingRecorder, report, window_table
 from sim.trace import MemoryTrace
+from tapeflow_benchmarks.common import parse_kernel
 from tapeflow_dialects import cgra
 from tapeflow_dialects.cgra import MemPath
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
 from tapeflow_tools.tapeflow_run import bind_arguments
-from targets.costs import kernel_profile, op_latency
+from targets.costs import kernel_profile, op_class, op_latency
 from targets.energy import FU_CLASSES
 from targets.hardware import (
     DatapathConfig,
@@ -1516,3 +1518,25 @@ def test_a_layer_of_straight_line_dataflow_runs_as_one_kernel() -> None:
         loaded.add(w.kernel)
         assert int(spent[i]) == w.profile.length + config
     assert {w.profile.length for _, w in windows} == lengths
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+def test_kernel_profile_counts_what_op_latency_and_op_class_say(variant: str) -> None:
+    """`kernel_profile` reads a compute op's class once for its latency and its
+    count: its length and op mix are the plain sums over `op_latency` and
+    `op_class` of every placed op."""
+    ctx = make_context()
+    module = parse_kernel(ctx, "logsum", "small")
+    hardware = configure("Enzyme32k" if variant == "enzyme" else "Tflow2k")
+    prepare(ctx, module, variant, hardware, unroll=4)
+    kernels = [op for op in module.walk() if isinstance(op, cgra.KernelOp)]
+    assert kernels
+    for kernel in kernels:
+        placed = [op for op in kernel.body.block.ops if isinstance(op, cgra.PlacedOp)]
+        profile = kernel_profile(kernel, hardware)
+        assert profile.length == max(
+            (op.cycle.value.data + op_latency(op, hardware) for op in placed), default=0
+        )
+        computes = [op for op in placed if isinstance(op, cgra.ComputeOp)]
+        assert profile.fu_ops == Counter(op_class(op.opcode.data) for op in computes)
+        assert profile.memory_ops == len(placed) - len(computes)

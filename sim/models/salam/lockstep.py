@@ -132,6 +132,15 @@ class _Iteration:
     has settled their groups by the load, and a running maximum over a prefix
     of the stores in the authors' order serves."""
 
+    @property
+    def limited(self) -> tuple[tuple[int, str], ...]:
+        """(body position, class) of each op that holds a limited unit (`unit`)."""
+        found = self.__dict__.get("_limited")
+        if found is None:
+            found = tuple((n, cls) for n, cls in enumerate(self.unit) if cls is not None)
+            object.__setattr__(self, "_limited", found)
+        return found
+
     @staticmethod
     def of(
         ops: list[Operation],
@@ -304,22 +313,29 @@ class _Runs:
             row, changed = self._pass(row, start, previous, held, older)
             if not changed:
                 break
-        for cls, g in zip(it.unit, row, strict=True):
-            if cls is not None:
-                self.used[cls, g] += 1
+        used = self.used
+        for n, cls in it.limited:
+            used[cls, row[n]] += 1
         for rank, n in enumerate(it.stores_in_order):
             self.unissued[rank].append(row[n])
+        # The entries go on the heap one item per group: `_schedule_group` takes
+        # every item of a group at once, so the counts it sees are the same.
+        by_group: dict[int, int] = {}
         for g, entries in zip(row, it.entries, strict=True):
-            heapq.heappush(self.entries, (g, entries))
-            self.pending_entries += entries
+            by_group[g] = by_group.get(g, 0) + entries
         for offset in INDUCTION_ENTRIES:
-            heapq.heappush(self.entries, (start + offset, 1))
-            self.pending_entries += 1
+            g = start + offset
+            by_group[g] = by_group.get(g, 0) + 1
+        heap = self.entries
+        for item in by_group.items():
+            heapq.heappush(heap, item)
+        self.pending_entries += sum(by_group.values())
         if len(self.rows) >= 2:
-            same = (
-                row[0] - previous[0] == previous[0] - self.rows[-2][0]  # type: ignore[index]
-                and all(a - row[0] == b - previous[0] for a, b in zip(row, previous, strict=True))  # type: ignore[arg-type]
-            )
+            shift = row[0] - previous[0]  # type: ignore[index]
+            same = shift == previous[0] - self.rows[-2][0] and row == [  # type: ignore[index]
+                b + shift
+                for b in previous  # type: ignore[union-attr]
+            ]
             self.steady = self.steady + 1 if same else 0
         self.rows.append(row)
         self.scheduled.append(start)
@@ -337,6 +353,12 @@ class _Runs:
         groups for the ops not yet visited; whether any group changed."""
         it = self.iteration
         weight, inputs, carried, loads = it.weight, it.inputs, it.carried, it.load
+        stores_before, stores_in_order, in_body_order = (
+            it.stores_before,
+            it.stores_in_order,
+            it.in_body_order,
+        )
+        limits, earlier = it.units, self.used
         placed = list(row)
         # Per op, `placed + weight`: the least group of its users (kept as the
         # pass places them), and the previous iteration's.
@@ -352,41 +374,49 @@ class _Runs:
         """own[r]: 1 + the latest group of the stores of rank < r that hold the
         load themselves (no earlier instance)."""
         used: Counter[tuple[str, int]] = Counter()
-        for n in range(len(placed)):
-            if it.bin[n]:
+        load_floor = older if older > start else start
+        for n, (is_bin, w, mine, theirs, load, cls) in enumerate(
+            zip(it.bin, weight, inputs, carried, loads, it.unit, strict=True)
+        ):
+            if is_bin:
                 placed[n] = start
-                ready[n] = start + weight[n]
+                ready[n] = start + w
                 continue
-            g = older if loads[n] and older > start else start
-            if inputs[n]:
-                g = max(g, max(map(ready_at, inputs[n])))
+            g = load_floor if load else start
+            if mine:
+                m = max(map(ready_at, mine))
+                if m > g:
+                    g = m
             if previous is not None:
-                if carried[n]:
-                    g = max(g, max(map(was_ready, carried[n])))
-                if weight[n]:  # one instance of a static op in flight
-                    g = max(g, previous[n] + 1)
-            if loads[n]:
-                count = it.stores_before[n]
-                if it.in_body_order:
+                if theirs:
+                    m = max(map(was_ready, theirs))
+                    if m > g:
+                        g = m
+                if w:  # one instance of a static op in flight
+                    m = previous[n] + 1
+                    if m > g:
+                        g = m
+            if load:
+                count = stores_before[n]
+                if in_body_order:
                     while len(own) <= count:
                         rank = len(own) - 1
                         bound = own[-1]
                         if held[rank] is None:  # no earlier instance: its own holds it
-                            bound = max(bound, placed[it.stores_in_order[rank]] + 1)
+                            bound = max(bound, placed[stores_in_order[rank]] + 1)
                         own.append(bound)
                     g = max(g, own[count])
                 else:
                     for rank in range(count):
                         if held[rank] is None:
-                            g = max(g, placed[it.stores_in_order[rank]] + 1)
-            cls = it.unit[n]
+                            g = max(g, placed[stores_in_order[rank]] + 1)
             if cls is not None:
-                limit = it.units[cls]
-                while self.used[cls, g] + used[cls, g] >= limit:
+                limit = limits[cls]
+                while earlier[cls, g] + used[cls, g] >= limit:
                     g += 1
                 used[cls, g] += 1
             placed[n] = g
-            ready[n] = g + weight[n]
+            ready[n] = g + w
         return placed, placed != row
 
 
