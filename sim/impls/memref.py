@@ -71,8 +71,9 @@ def _negative_note(op: memref.AllocOp | memref.AllocaOp) -> str:
             "keep the outer loop's bounds ordered, e.g. an upper bound of max(lb, ub))"
         )
     return (
-        " (Enzyme-MLIR's cache of the value computed here, sized by the trip count "
-        "ub - lb of a loop around it: on this input that loop's upper bound is below "
+        " (in a gradient, most likely Enzyme-MLIR's cache of the value computed here, "
+        "sized by the trip count ub - lb of a loop around it: if so, on this input that "
+        "loop's upper bound is below "
         "its lower bound, so it runs no iteration, but a cache allocated per iteration "
         "of an enclosing loop is not sized at least zero; keep the bounds of loops "
         "nested in other loops ordered, e.g. an upper bound of max(lb, ub))"
