@@ -44,9 +44,11 @@ from tapeflow_benchmarks.kernels import (
     groupnorm,
     gru,
     heat3d,
+    horner,
     horner_n,
     huber_n,
     jacobi2d,
+    kalman,
     kalman_n,
     kmeans,
     layernorm,
@@ -192,6 +194,8 @@ NEST_KERNELS: dict[str, Kernel] = {
         horner_n,
         kalman_n,
         huber_n,
+        horner,
+        kalman,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
