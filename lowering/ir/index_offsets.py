@@ -3,7 +3,9 @@ Which memory accesses of one iteration provably touch different elements.
 
 An index is read as a linear form: a constant plus integer multiples of values
 the form does not look into (induction variables, loads, arguments), built from
-`arith.constant`, `addi`, `subi` and `muli` by a constant (and `index_cast`).
+`arith.constant`, `addi`, `subi` and `muli` by a constant (and `index_cast`),
+also where `tapeflow-to-cgra` placed them in a kernel (`cgra.op`) whose result
+another kernel reads.
 Index arithmetic wraps at 64 bits, and the difference of two such forms wraps
 alike, so two indices whose forms differ by a non-zero constant (below 2**63 in
 size) are different values whatever the other values are: `A[i]` and `A[i+1]`
@@ -29,6 +31,8 @@ from dataclasses import dataclass
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, OpResult, SSAValue
+
+from tapeflow_dialects import cgra
 
 Form = tuple[tuple[tuple[SSAValue, int], ...], int]
 """(sorted (value, coefficient) terms, constant)."""
@@ -85,6 +89,27 @@ class LinearForms:
             return opaque
         if width != self.bits:
             return opaque  # arithmetic that wraps elsewhere (or not an integer)
+        if isinstance(op, cgra.KernelOp):
+            # A kernel yields values of its own placed ops: an index computed
+            # before a tile loop, in the kernel of its bounds, keeps its form
+            # where another kernel of the same iteration uses it (each SSA
+            # value a form names is the one instance that kernel's run made).
+            last = op.body.block.last_op
+            if isinstance(last, cgra.YieldOp):
+                return self.form(last.values[value.index])
+            return opaque
+        if isinstance(op, cgra.ComputeOp) and len(op.args) == 2 and len(op.res) == 1:
+            name = op.opcode.data
+            if name in ("arith.addi", "arith.subi"):
+                a, b = self.form(op.args[0]), self.form(op.args[1])
+                return _combine(a, b, 1 if name == "arith.addi" else -1) or opaque
+            if name == "arith.muli":
+                a, b = self.form(op.args[0]), self.form(op.args[1])
+                if not b[0]:
+                    return _scale(a, b[1]) or opaque
+                if not a[0]:
+                    return _scale(b, a[1]) or opaque
+            return opaque
         if isinstance(op, arith.IndexCastOp):
             known = _width(op.operands[0].type)
             if known is None or known > width:

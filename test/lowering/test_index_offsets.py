@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.ir import Operation
 
 from lowering.ir.index_offsets import LinearForms, may_meet
 from lowering.scheduling.scheduler import Scheduler
+from tapeflow_dialects import cgra
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from targets.hardware import MappingConfig, configure
@@ -129,3 +130,62 @@ def test_arithmetic_on_narrower_integers_is_not_looked_into() -> None:
     assert forms.form(n4) == (((n, 1),), 4)  # index arithmetic: n + 4
     assert forms.form(back) == (((cut, 1),), 0)  # the truncation is opaque
     assert forms.form(minus) == ((), -1)
+
+
+ACROSS_KERNELS = """
+func.func @f(%a: memref<8x66xf64>, %x: f64, %n: index, %t: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c65 = arith.constant 65 : index
+  %row, %next = cgra.kernel 3 rows 4 cols 4 ii 2 -> index, index {
+    %m = cgra.op "arith.subi"(%n, %t) at 0, 0 cycle 0 : (index, index) -> index
+    %p = cgra.op "arith.addi"(%m, %c1) at 0, 0 cycle 1 : (index, index) -> index
+    cgra.yield %m, %p : index, index
+  }
+  memref.store %x, %a[%next, %c65] : memref<8x66xf64>
+  %v = memref.load %a[%row, %c65] : memref<8x66xf64>
+  memref.store %v, %a[%next, %c0] : memref<8x66xf64>
+  memref.store %v, %a[%row, %c0] : memref<8x66xf64>
+  func.return
+}
+"""
+
+
+def _across_kernels() -> tuple[func.FuncOp, cgra.KernelOp, list[Operation]]:
+    module = parse_module_text(make_context(), ACROSS_KERNELS, "across.mlir")
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    kernel = next(op for op in module.walk() if isinstance(op, cgra.KernelOp))
+    after = list(function.body.block.ops)
+    ops = after[after.index(kernel) + 1 : -1]
+    return function, kernel, ops
+
+
+def test_indices_a_kernel_run_once_yields_keep_their_forms() -> None:
+    """Rows `n - t` and `n - t + 1`, computed in a kernel of their own (as a
+    reversed index before a tile loop is) and used by the accesses of another
+    kernel: their forms are read through the kernel's yield and its placed
+    `subi` and `addi`, so the rows differ by 1 and `a[n-t+1][65]`, `a[n-t][65]`,
+    `a[n-t+1][0]` and `a[n-t][0]` are four elements. (Before, each kernel
+    result was a value of its own, and the two rows might be equal.)"""
+    function, kernel, ops = _across_kernels()
+    n, t = function.body.block.args[2:]
+    row, following = kernel.results
+    forms = LinearForms()
+    pair = sorted(((n, 1), (t, -1)), key=lambda term: id(term[0]))
+    assert forms.form(row) == (tuple(pair), 0)
+    assert forms.form(following) == (tuple(pair), 1)
+    accesses = [op for op in ops if isinstance(op, memref.StoreOp | memref.LoadOp)]
+    keys = [forms.key(list(op.indices), None) for op in accesses]
+    assert not any(may_meet(a, b) for i, a in enumerate(keys) for b in keys[i + 1 :])
+    assert may_meet(keys[0], forms.key(list(accesses[0].indices), None))
+
+
+def test_the_scheduler_reads_indices_through_a_kernel() -> None:
+    """The load of `a[n-t][65]` need not wait for the store to `a[n-t+1][65]`
+    before it: both issue in cycle 0, on the cache's two ports."""
+    hardware = configure("Enzyme32k")
+    _, _, ops = _across_kernels()
+    store, load = ops[0], ops[1]
+    place = Scheduler(hardware).schedule(ops, []).place
+    assert place[store][2] == 0
+    assert place[load][2] == 0
