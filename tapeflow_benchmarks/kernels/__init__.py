@@ -66,6 +66,7 @@ from tapeflow_benchmarks.kernels import (
     mlp,
     mlp2_n,
     mttkrp,
+    newton,
     nn,
     normals,
     pathfinder,
@@ -204,6 +205,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         normals,
         segsoftmax,
         skinning,
+        newton,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook

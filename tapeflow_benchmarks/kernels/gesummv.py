@@ -59,7 +59,8 @@ def body(s: Sizes) -> str:
         %alpha = arith.constant $alpha : f64
         %beta = arith.constant $beta : f64
         scf.for %i = %c0 to %c$N step %c1 {
-          %t, %u = scf.for %j = %c0 to %c$N step %c1 iter_args(%ta = %zero, %ua = %zero) -> (f64, f64) {
+          %t, %u = scf.for %j = %c0 to %c$N step %c1
+              iter_args(%ta = %zero, %ua = %zero) -> (f64, f64) {
             %a = memref.load %A[%i, %j] : $mt
             %b = memref.load %B[%i, %j] : $mt
             %xj = memref.load %x[%j] : $vt

@@ -68,7 +68,8 @@ def body(s: Sizes) -> str:
         %ninf = arith.constant -1.0e300 : f64
         scf.for %i = %c0 to %c$N step %c1 {
           %m = scf.for %k = %c0 to %c$K step %c1 iter_args(%mk = %ninf) -> (f64) {
-            %ss, %sq = scf.for %d = %c0 to %c$D step %c1 iter_args(%a = %zero, %b = %zero) -> (f64, f64) {
+            %ss, %sq = scf.for %d = %c0 to %c$D step %c1
+                iter_args(%a = %zero, %b = %zero) -> (f64, f64) {
               %qv = memref.load %q[%k, %d] : $kt
               %xv = memref.load %x[%i, %d] : $xt
               %mv = memref.load %mu[%k, %d] : $kt

@@ -24,7 +24,7 @@ second (Enzyme caches what the second loads: `h` is overwritten by the next
 sample).
 
 Sizes: `small` buffers of N = 3 rows, n = 2, K = 3, H = 4, O = 2; `paper`
-N = n = 64 samples, K = 32 inputs, H = 32 hidden units, O = 10 outputs (a nest
+N = n = 32 samples, K = 32 inputs, H = 16 hidden units, O = 10 outputs (a nest
 kernel).
 """
 
@@ -127,7 +127,7 @@ KERNEL = Kernel(
     key="mlp2_n",
     sizes={
         "small": {"N": 3, "n": 2, "K": 3, "H": 4, "O": 2},
-        "paper": {"N": 64, "n": 64, "K": 32, "H": 32, "O": 10},
+        "paper": {"N": 32, "n": 32, "K": 32, "H": 16, "O": 10},
     },
     params=params,
     returns_scalar=False,

@@ -44,9 +44,7 @@ INFLUENCES = 4
 
 def joints(s: Sizes) -> np.ndarray:
     """Vertex `v`'s four joints (repeats allowed when J < 4 distinct values)."""
-    return np.array(
-        [[(v + 5 * b) % s["J"] for b in range(INFLUENCES)] for v in range(s["V"])]
-    )
+    return np.array([[(v + 5 * b) % s["J"] for b in range(INFLUENCES)] for v in range(s["V"])])
 
 
 def params(s: Sizes) -> tuple[Param, ...]:

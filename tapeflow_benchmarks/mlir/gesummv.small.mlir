@@ -8,7 +8,8 @@ func.func @gesummv(%A: memref<4x4xf64>, %B: memref<4x4xf64>, %x: memref<4xf64>, 
   %alpha = arith.constant 1.5 : f64
   %beta = arith.constant 1.2 : f64
   scf.for %i = %c0 to %c4 step %c1 {
-    %t, %u = scf.for %j = %c0 to %c4 step %c1 iter_args(%ta = %zero, %ua = %zero) -> (f64, f64) {
+    %t, %u = scf.for %j = %c0 to %c4 step %c1
+        iter_args(%ta = %zero, %ua = %zero) -> (f64, f64) {
       %a = memref.load %A[%i, %j] : memref<4x4xf64>
       %b = memref.load %B[%i, %j] : memref<4x4xf64>
       %xj = memref.load %x[%j] : memref<4xf64>

@@ -11,7 +11,8 @@ func.func @gmm(%x: memref<1024x3xf64>, %mu: memref<4x3xf64>, %q: memref<4x3xf64>
   %ninf = arith.constant -1.0e300 : f64
   scf.for %i = %c0 to %c1024 step %c1 {
     %m = scf.for %k = %c0 to %c4 step %c1 iter_args(%mk = %ninf) -> (f64) {
-      %ss, %sq = scf.for %d = %c0 to %c3 step %c1 iter_args(%a = %zero, %b = %zero) -> (f64, f64) {
+      %ss, %sq = scf.for %d = %c0 to %c3 step %c1
+          iter_args(%a = %zero, %b = %zero) -> (f64, f64) {
         %qv = memref.load %q[%k, %d] : memref<4x3xf64>
         %xv = memref.load %x[%i, %d] : memref<1024x3xf64>
         %mv = memref.load %mu[%k, %d] : memref<4x3xf64>

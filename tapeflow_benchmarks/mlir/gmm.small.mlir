@@ -10,7 +10,8 @@ func.func @gmm(%x: memref<3x2xf64>, %mu: memref<2x2xf64>, %q: memref<2x2xf64>, %
   %ninf = arith.constant -1.0e300 : f64
   scf.for %i = %c0 to %c3 step %c1 {
     %m = scf.for %k = %c0 to %c2 step %c1 iter_args(%mk = %ninf) -> (f64) {
-      %ss, %sq = scf.for %d = %c0 to %c2 step %c1 iter_args(%a = %zero, %b = %zero) -> (f64, f64) {
+      %ss, %sq = scf.for %d = %c0 to %c2 step %c1
+          iter_args(%a = %zero, %b = %zero) -> (f64, f64) {
         %qv = memref.load %q[%k, %d] : memref<2x2xf64>
         %xv = memref.load %x[%i, %d] : memref<3x2xf64>
         %mv = memref.load %mu[%k, %d] : memref<2x2xf64>
