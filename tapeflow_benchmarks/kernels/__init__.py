@@ -74,6 +74,7 @@ from tapeflow_benchmarks.kernels import (
     rmsnorm_n,
     rnn,
     rowlse,
+    rowsolve,
     sconv,
     segsoftmax,
     seidel2d,
@@ -206,6 +207,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         segsoftmax,
         skinning,
         newton,
+        rowsolve,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook

@@ -11,7 +11,7 @@ does (Press, Teukolsky, Vetterling & Flannery, "Numerical Recipes", 3rd ed.,
       out[i] = x;
     }
 
-A loop of run-time trip count known only by running it (from 5 to 7 iterations
+A loop of run-time trip count known only by running it (6 or 7 iterations
 here), inside a loop of constant count: `tapeflow-while-to-for` counts each run
 first and replays it as `scf.for`, and Enzyme caches each run's iterates in a
 buffer of the run's length, one per element.
