@@ -14,7 +14,8 @@ kernel is scheduled as straight-line code and moved into a `cgra.kernel` that ru
 once where the run was (with `place-straight-line=false`, only loop-free layer
 bodies); an integer op a loop's body repeats is computed once where its
 schedule is no slower, index arithmetic after a stream op joins the run before it,
-effect-free ops nothing uses outside innermost loops are erased, and a run of
+effect-free ops nothing uses outside innermost loops are erased (and loop nests
+that write nothing and hold a loop), and a run of
 integer ops only later kernels use moves into them where their schedules say
 that costs no more (a tile iteration's first rows). With
 `disambiguate` (on by default) two accesses of one buffer in an iteration are
