@@ -214,7 +214,7 @@ NEST_KERNELS: dict[str, Kernel] = {
 loss, PolyBench's linear algebra and stencils): nests whose outer body caches a
 per-iteration value beside an inner loop's tape, triangular nests, time-stepped
 stencils, nests in sequence, short inner loops under long outer ones, loops of
-run-time trip count. `python -m tapeflow_benchmarks.nest_stats`
+run-time trip count, while loops of data-dependent exit. `python -m tapeflow_benchmarks.nest_stats`
 measures how TapeFlow streams them; the evaluation runs them when named in
 `--kernels`."""
 
