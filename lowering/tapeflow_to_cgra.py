@@ -14,7 +14,8 @@ kernel is scheduled as straight-line code and moved into a `cgra.kernel` that ru
 once where the run was (with `place-straight-line=false`, only loop-free layer
 bodies); an integer op a loop's body repeats is computed once where its
 schedule is no slower, index arithmetic after a stream op joins the run before it,
-effect-free ops nothing uses outside innermost loops are erased, and a run of
+effect-free ops nothing uses outside innermost loops are erased (and loop nests
+that write nothing and hold a loop), and a run of
 integer ops only later kernels use moves into them where their schedules say
 that costs no more (a tile iteration's first rows). With
 `disambiguate` (on by default) two accesses of one buffer in an iteration are
@@ -518,6 +519,29 @@ def _pure(op: Operation) -> bool:
     )
 
 
+def _reads_only(op: Operation) -> bool:
+    """An op that writes nothing: as `_pure`, loads of buffers allowed, and loops
+    of either kind (`scf.for`, `scf.while`) of such ops."""
+    if isinstance(op, scf.ForOp | scf.WhileOp):
+        return all(_reads_only(o) for region in op.regions for o in region.block.ops)
+    return isinstance(op, scf.YieldOp | scf.ConditionOp | memref.LoadOp) or (
+        not op.regions and op.dialect_name() in ("arith", "math")
+    )
+
+
+def _dead_nest(op: Operation) -> bool:
+    """A loop nest that writes nothing and holds a loop: the replay of a loop
+    around a run-time trip count (`tapeflow-raise-tape` counts the largest of a
+    while loop's trip counts so, running the loop once more per iteration), whose
+    compute outweighs the lines its loads bring into the cache. A flat loop of
+    loads stays: its lines are those the nest after it reads (spmv's row
+    pointers)."""
+    return isinstance(op, scf.ForOp | scf.WhileOp) and (
+        _reads_only(op)
+        and any(isinstance(o, scf.ForOp | scf.WhileOp) for o in op.walk() if o is not op)
+    )
+
+
 def _erase_dead(function: Operation) -> None:
     """Erase the effect-free ops outside innermost loops whose results nothing
     uses (an index the earlier passes computed for an access they since moved, a
@@ -534,7 +558,7 @@ def _erase_dead(function: Operation) -> None:
                 op.results
                 and not isinstance(op, arith.ConstantOp)  # never placed: costs nothing
                 and all(not r.uses for r in op.results)
-                and _pure(op)
+                and (_pure(op) or _dead_nest(op))
                 and not _in_innermost_loop(op)
                 and _attached(op, function)
             ):

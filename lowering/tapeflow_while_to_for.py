@@ -236,18 +236,40 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
         if owner not in ops:
             ops.add(owner)
             work.extend(owner.operands)
+            work.extend(_used_inside(owner))
     written = written_roots(op)
     for each in ops:
-        if isinstance(each, memref.LoadOp):
-            if written is None or buffer_root(each.memref) in written:
-                return (
-                    "its exit condition depends on memory the loop writes "
-                    f"('{each.name}' of a buffer a store in the loop changes)"
-                )
-        elif each.regions or not is_side_effect_free(each):
-            return f"its exit condition depends on '{each.name}', which has side effects"
+        for inner in each.walk():
+            if isinstance(inner, memref.LoadOp):
+                if written is None or buffer_root(inner.memref) in written:
+                    return (
+                        "its exit condition depends on memory the loop writes "
+                        f"('{inner.name}' of a buffer a store in the loop changes)"
+                    )
+            elif inner is not each and isinstance(inner, scf.YieldOp):
+                continue
+            elif isinstance(inner, scf.ForOp) or (not inner.regions and is_side_effect_free(inner)):
+                continue
+            else:
+                return f"its exit condition depends on '{inner.name}', which has side effects"
     order = [o for block in (before, after) for o in block.ops if o in ops]
     return args, fwd, order
+
+
+def _used_inside(op: Operation) -> list[SSAValue]:
+    """The values the ops nested in `op`'s regions use that are defined outside
+    `op` (a reduction loop in the control slice reads the while loop's
+    arguments in its body, not as its operands)."""
+    used: list[SSAValue] = []
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for operand in inner.operands:
+            owner = operand.owner
+            parent = owner if isinstance(owner, Operation) else owner.parent_op()
+            if parent is None or not op.is_ancestor(parent):
+                used.append(operand)
+    return used
 
 
 # ------------------------------------------------------------------ cloning

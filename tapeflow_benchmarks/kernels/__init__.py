@@ -39,6 +39,8 @@ from tapeflow_benchmarks.kernels import (
     embbag,
     fdtd2d,
     gemver,
+    gesummv,
+    gmm,
     gramschmidt,
     gravity,
     groupnorm,
@@ -64,16 +66,22 @@ from tapeflow_benchmarks.kernels import (
     massspring,
     matdescent,
     mlp,
+    mlp2_n,
     mttkrp,
+    newton,
     nn,
+    normals,
     pathfinder,
     rk4,
     rmsnorm_n,
     rnn,
     rowlse,
+    rowsolve,
     sconv,
+    segsoftmax,
     seidel2d,
     sinegordon,
+    skinning,
     softdtw,
     softmax,
     somier,
@@ -196,13 +204,21 @@ NEST_KERNELS: dict[str, Kernel] = {
         huber_n,
         horner,
         kalman,
+        gesummv,
+        gmm,
+        mlp2_n,
+        normals,
+        segsoftmax,
+        skinning,
+        newton,
+        rowsolve,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
 loss, PolyBench's linear algebra and stencils): nests whose outer body caches a
 per-iteration value beside an inner loop's tape, triangular nests, time-stepped
 stencils, nests in sequence, short inner loops under long outer ones, loops of
-run-time trip count. `python -m tapeflow_benchmarks.nest_stats`
+run-time trip count, while loops of data-dependent exit. `python -m tapeflow_benchmarks.nest_stats`
 measures how TapeFlow streams them; the evaluation runs them when named in
 `--kernels`."""
 

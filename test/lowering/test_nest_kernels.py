@@ -12,7 +12,10 @@ GELU over a run-time batch, PolyBench's bicg and deriche, causal attention, a
 sine-Gordon leapfrog over a run-time step count, an SPH density sum over a run-time
 particle count, a SwiGLU block over a run-time batch, Lorenz-96 by RK4 over a run-time
 step count, PARSEC's Black-Scholes over a run-time option count, a 5x5 convolution
-with its window written out) through every stage:
+with its window written out, PolyBench's gesummv, a diagonal Gaussian mixture, a
+two-layer MLP over a run-time batch, triangle normals, a graph-attention softmax
+over CSR rows, linear blend skinning, Newton's square root by a while loop per
+element) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;

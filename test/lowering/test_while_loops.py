@@ -7,7 +7,9 @@ naming its source.
 
 For each kernel:
 
-- the rewrite picked is the expected one (`METHODS`);
+- the rewrite picked is the expected one (`METHODS`; a first run's control slice
+  may hold a loop that reads only buffers the while loop does not write: the
+  row's reduction of `row_newton`);
 - the primal run with its `scf.while` computes what a Python transcription of
   the loop computes (so the kernel is what it claims), and the rewritten primal
   computes the same bits;
@@ -99,6 +101,21 @@ def power_iteration(A: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
     out[0] = lam
 
 
+def row_newton(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> None:
+    for r in range(a.shape[0]):
+        x = 0.0
+        while True:
+            f = g = 0.0
+            for j in range(a.shape[1]):
+                th = math.tanh(x * a[r, j])
+                f, g = f + th, g + a[r, j] * (1.0 - th * th)
+            step = (f - b[r]) / g
+            x -= step
+            if not abs(step) > 1e-12:
+                break
+        t[r] = x
+
+
 def unsigned_stride(x: np.ndarray, y: np.ndarray, last: int) -> None:
     acc, i = 0.0, 0
     while i <= last:
@@ -145,6 +162,11 @@ KERNELS = {
         power_iteration,
         "bounded",
         1e-10,
+    ),
+    "row_newton": Kernel(
+        lambda rng: ([rng.uniform(0.5, 1.5, (2, 3)), rng.uniform(0.3, 1.2, 2), np.zeros(2)], []),
+        row_newton,
+        "first run",
     ),
     "unsigned_stride": Kernel(
         lambda rng: ([rng.uniform(-1, 1, 10), rng.uniform(-1, 1, 10)], [8]),
