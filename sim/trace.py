@@ -246,6 +246,15 @@ class MemoryTrace:
         _, shift = self._markers()
         return np.where(lengths < 0, lengths, lengths + shift[np.maximum(lengths, 0)])
 
+    def full_position_list(self, lengths: list[int]) -> list[int]:
+        """`full_positions` of a few lengths, as Python integers (a report of
+        few windows: `sim.timing.plain_windows`)."""
+        if not any(runs for _, runs, _ in self.deferred):
+            return list(lengths)
+        _, shift = self._markers()
+        at = shift.item
+        return [n if n < 0 else n + at(n) for n in lengths]
+
     def loop_runs(self) -> list[LoopRuns]:
         """The deferred loops' runs as positions of the whole trace (the cache
         replay reasons about them in bulk: `sim.cache.LoopRuns`)."""
