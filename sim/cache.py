@@ -616,14 +616,20 @@ def _repeats_left_out(
     estimate = 0
     for loop, at, n in groups:
         chunk = max(1, BESIDE_ENTRIES // loop.width**2)
-        beside = np.concatenate(
-            [
-                _lines_beside(
-                    addresses, lines, at[k : k + chunk], n, loop.width, loop.affine, sets, shift
-                )
-                for k in range(0, at.size, chunk)
-            ]
-        )
+        beside = None
+        if at.size * loop.width**2 <= FEW_BESIDE:
+            beside = _lines_beside_few(
+                addresses, lines, at, n, loop.width, loop.affine, sets, shift
+            )
+        if beside is None:
+            beside = np.concatenate(
+                [
+                    _lines_beside(
+                        addresses, lines, at[k : k + chunk], n, loop.width, loop.affine, sets, shift
+                    )
+                    for k in range(0, at.size, chunk)
+                ]
+            )
         alone, fits = beside == 0, beside < ways
         if fits.any():
             plans.append((at, n, loop.width, alone, fits))
@@ -723,6 +729,60 @@ def _lines_beside(
         block = slice(i, min(i + rows, width))
         beside += _beside_block(first, stride, low_line, high_line, block, n, affine, sets, shift)
     return beside
+
+
+FEW_BESIDE = 256
+"""Up to this many (run, access, access) entries, `_repeats_left_out` counts
+them in Python's integers (`_lines_beside_few`): `_lines_beside` takes some
+fifty numpy calls whatever their size."""
+
+
+def _lines_beside_few(
+    addresses: np.ndarray,
+    lines: np.ndarray,
+    at: np.ndarray,
+    n: int,
+    width: int,
+    affine: tuple[bool, ...],
+    sets: int,
+    shift: int,
+) -> np.ndarray | None:
+    """`_lines_beside` of a few runs, the same counts in Python's integers; None
+    if an address is 2**58 or more (then numpy's int64 steps there could wrap,
+    and `_lines_beside` counts them)."""
+    address = addresses.item
+    bits = sets.bit_length() - 1
+    counts: list[list[int]] = []
+    for start in at.tolist():
+        end = start + (n - 1) * width
+        first = [address(start + j) for j in range(width)]
+        last = [address(end + j) for j in range(width)]
+        if max(*first, *last) >= 1 << 58:
+            return None
+        stride = [(b - a) // (n - 1) for a, b in zip(first, last, strict=True)]
+        low_line = [min(a, b) >> shift for a, b in zip(first, last, strict=True)]
+        high_line = [max(a, b) >> shift for a, b in zip(first, last, strict=True)]
+        for j in range(width):
+            if not affine[j]:  # the lines it touched, lowest to highest
+                touched = lines[start + j : end + j + 1 : width]
+                low_line[j], high_line[j] = int(touched.min()), int(touched.max())
+        row = [0] * width
+        for i in range(width):
+            for j in range(width):
+                if i == j:
+                    continue
+                if affine[i] and affine[j]:
+                    base = first[i] - first[j]
+                    moved = base + (n - 1) * (stride[i] - stride[j])
+                    corners = (base, base - stride[i], moved, moved - stride[i])
+                    low, high = min(corners) >> shift, -(-max(corners) >> shift)
+                else:
+                    low = low_line[i] - high_line[j]
+                    high = high_line[i] - low_line[j]
+                least, most = -(-low >> bits), high >> bits
+                row[j] += max(most - least + 1, 0) - (least <= 0 <= most)
+        counts.append(row)
+    return np.array(counts, dtype=np.int64).reshape(at.size, width)
 
 
 def _beside_block(
