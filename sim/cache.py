@@ -597,6 +597,9 @@ def _repeats_left_out(
     """
     groups: list[tuple[LoopRuns, np.ndarray, int]] = []  # a loop's runs of one length
     for loop in runs:
+        if loop.trips.size <= FEW_RUNS:
+            groups += _few_runs_groups(loop, addresses.size)
+            continue
         chosen = (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)
         start, trips = loop.start[chosen], loop.trips[chosen]
         if not start.size:
@@ -658,6 +661,35 @@ def _repeats_left_out(
             keep[at[:, None, None] + width * np.arange(1, n)[:, None] + np.arange(width)] = ~merged
     kept_at = np.flatnonzero(keep)
     return kept_at if 2 * kept_at.size <= addresses.size else None
+
+
+FEW_RUNS = 16
+"""A loop of this many runs at most has its runs grouped by length in Python
+(`_few_runs_groups`): numpy's ten calls for it cost more on a few."""
+
+
+def _few_runs_groups(loop: LoopRuns, size: int) -> list[tuple[LoopRuns, np.ndarray, int]]:
+    """`_repeats_left_out`'s groups of `loop`'s runs (of at least three
+    iterations and `LONG_RUN` accesses; one group per length, ascending, each
+    its runs' starts in order) among a trace of `size` accesses, its checks
+    the same."""
+    width = loop.width
+    chosen = [
+        (start, trips)
+        for start, trips in zip(loop.start.tolist(), loop.trips.tolist(), strict=True)
+        if trips >= 3 and trips * width >= LONG_RUN
+    ]
+    if not chosen:
+        return []
+    if max(start + trips * width for start, trips in chosen) > size:
+        raise ValueError("cache replay: a loop run reaches past the trace's end")
+    if any(b[0] - a[0] < a[1] * width for a, b in zip(chosen, chosen[1:], strict=False)):
+        raise ValueError("cache replay: a loop's runs overlap")
+    by_length: dict[int, list[int]] = {}
+    for start, trips in chosen:
+        by_length.setdefault(trips, []).append(start)
+    dtype = loop.start.dtype
+    return [(loop, np.array(by_length[n], dtype=dtype), n) for n in sorted(by_length)]
 
 
 RUN_GROUPS = 64

@@ -558,7 +558,8 @@ def test_loop_runs_taken_in_chunks_leave_out_the_same(monkeypatch: pytest.Monkey
 def test_lines_beside_few_counts_as_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     """`_lines_beside_few` (a few runs in Python's integers) counts what
     `_lines_beside` counts, run by run, on the random loop-run traces, and
-    `_repeats_left_out` leaves out the same with either (`FEW_BESIDE`)."""
+    `_repeats_left_out` leaves out the same with either (`FEW_BESIDE`), its
+    loops' few runs grouped by length in Python or not (`FEW_RUNS`)."""
     rng = np.random.default_rng(19)
     compared = 0
     for _ in range(200):
@@ -577,6 +578,7 @@ def test_lines_beside_few_counts_as_numpy(monkeypatch: pytest.MonkeyPatch) -> No
         plain = _repeats_left_out(addresses, lines, writes, runs, sets, ways, 6)
         with monkeypatch.context() as patched:
             patched.setattr(cache, "FEW_BESIDE", -1)
+            patched.setattr(cache, "FEW_RUNS", -1)
             by_numpy = _repeats_left_out(addresses, lines, writes, runs, sets, ways, 6)
         assert (plain is None) == (by_numpy is None)
         assert plain is None or plain.tolist() == by_numpy.tolist()
@@ -682,3 +684,21 @@ def test_loop_runs_of_kernel_traces_change_nothing(key: str, preset: str) -> Non
                 # and the ten accesses outside the runs' repeats).
                 share = 8 if config.sets > 1 else 4
                 assert kept is not None and kept.size <= addresses.size // share + 10, config
+
+
+@pytest.mark.parametrize("few", [-1, cache.FEW_RUNS])
+def test_loop_runs_past_the_end_or_overlapping_are_refused(
+    few: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs that the trace cannot hold are an error, whichever way a loop's
+    runs are grouped (`FEW_RUNS`)."""
+    monkeypatch.setattr(cache, "FEW_RUNS", few)
+    addresses = np.arange(200, dtype=np.int64) * 8
+    writes = np.zeros(200, dtype=bool)
+    lines = addresses >> 6
+    past = LoopRuns(np.array([0, 150]), np.array([70, 70]), 1, (True,))
+    with pytest.raises(ValueError, match="reaches past the trace's end"):
+        _repeats_left_out(addresses, lines, writes, [past], 4, 2, 6)
+    overlapping = LoopRuns(np.array([0, 50]), np.array([70, 70]), 1, (True,))
+    with pytest.raises(ValueError, match="runs overlap"):
+        _repeats_left_out(addresses, lines, writes, [overlapping], 4, 2, 6)
