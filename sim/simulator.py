@@ -559,8 +559,7 @@ def evaluate(
             )
         execution.reports[key] = timed
     data = plain_copy(timed)
-    if hardware.energy is not execution.hardware.energy:  # the report's own otherwise
-        data["energy_pj"] = energy_pj(data, hardware)
+    data["energy_pj"] = energy_pj(data, hardware)
     data["hardware"] = hardware_record(
         hardware,
         model=execution.model,
