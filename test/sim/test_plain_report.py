@@ -19,6 +19,7 @@ from sim.models.cgra import CGRA, configuration_loads, plain_configuration_loads
 from sim.simulator import evaluate, execute, prepare
 from tapeflow_benchmarks.common import caller_arguments, parse_kernel
 from tapeflow_tools.context import make_context
+from targets.energy import ENERGY_PRESETS
 from targets.hardware import configure
 
 RUNS = [
@@ -152,3 +153,25 @@ def test_the_cycles_of_random_windows_are_numpys(seed: int) -> None:
             assert plain_configuration_loads(_plain(table), machine) == (
                 configuration_loads(table, machine).tolist()
             )
+
+
+def test_a_report_kept_by_machine_takes_each_machines_energy() -> None:
+    """`evaluate` keeps one report per machine without its energy preset: a
+    machine whose preset is the run's own, evaluated after one with another
+    preset, reports its own energy (each as a fresh execution reports it)."""
+    ctx = make_context()
+    module = parse_kernel(ctx, "logsum", "small")
+    hardware = configure("Enzyme32k")
+    tape_bytes = prepare(ctx, module, "enzyme", hardware)
+    other = replace(hardware, energy=ENERGY_PRESETS["cacti45"])
+    assert other.energy != hardware.energy
+
+    def fresh() -> Any:
+        args = caller_arguments(module, "logsum", "small")
+        return execute(module, "logsum_grad", args, hardware, tape_bytes, variant="enzyme")
+
+    alone = {h.energy.name: evaluate(fresh(), h)["energy_pj"] for h in (hardware, other)}
+    shared = fresh()
+    assert evaluate(shared, other)["energy_pj"] == alone["cacti45"]
+    assert evaluate(shared, hardware)["energy_pj"] == alone[hardware.energy.name]
+    assert alone["cacti45"] != alone[hardware.energy.name]
