@@ -597,6 +597,9 @@ def _repeats_left_out(
     """
     groups: list[tuple[LoopRuns, np.ndarray, int]] = []  # a loop's runs of one length
     for loop in runs:
+        if loop.trips.size <= FEW_RUNS:
+            groups += _few_runs_groups(loop, addresses.size)
+            continue
         chosen = (loop.trips >= 3) & (loop.trips * loop.width >= LONG_RUN)
         start, trips = loop.start[chosen], loop.trips[chosen]
         if not start.size:
@@ -616,14 +619,20 @@ def _repeats_left_out(
     estimate = 0
     for loop, at, n in groups:
         chunk = max(1, BESIDE_ENTRIES // loop.width**2)
-        beside = np.concatenate(
-            [
-                _lines_beside(
-                    addresses, lines, at[k : k + chunk], n, loop.width, loop.affine, sets, shift
-                )
-                for k in range(0, at.size, chunk)
-            ]
-        )
+        beside = None
+        if at.size * loop.width**2 <= FEW_BESIDE:
+            beside = _lines_beside_few(
+                addresses, lines, at, n, loop.width, loop.affine, sets, shift
+            )
+        if beside is None:
+            beside = np.concatenate(
+                [
+                    _lines_beside(
+                        addresses, lines, at[k : k + chunk], n, loop.width, loop.affine, sets, shift
+                    )
+                    for k in range(0, at.size, chunk)
+                ]
+            )
         alone, fits = beside == 0, beside < ways
         if fits.any():
             plans.append((at, n, loop.width, alone, fits))
@@ -652,6 +661,35 @@ def _repeats_left_out(
             keep[at[:, None, None] + width * np.arange(1, n)[:, None] + np.arange(width)] = ~merged
     kept_at = np.flatnonzero(keep)
     return kept_at if 2 * kept_at.size <= addresses.size else None
+
+
+FEW_RUNS = 16
+"""A loop of this many runs at most has its runs grouped by length in Python
+(`_few_runs_groups`): numpy's ten calls for it cost more on a few."""
+
+
+def _few_runs_groups(loop: LoopRuns, size: int) -> list[tuple[LoopRuns, np.ndarray, int]]:
+    """`_repeats_left_out`'s groups of `loop`'s runs (of at least three
+    iterations and `LONG_RUN` accesses; one group per length, ascending, each
+    its runs' starts in order) among a trace of `size` accesses, its checks
+    the same."""
+    width = loop.width
+    chosen = [
+        (start, trips)
+        for start, trips in zip(loop.start.tolist(), loop.trips.tolist(), strict=True)
+        if trips >= 3 and trips * width >= LONG_RUN
+    ]
+    if not chosen:
+        return []
+    if max(start + trips * width for start, trips in chosen) > size:
+        raise ValueError("cache replay: a loop run reaches past the trace's end")
+    if any(b[0] - a[0] < a[1] * width for a, b in zip(chosen, chosen[1:], strict=False)):
+        raise ValueError("cache replay: a loop's runs overlap")
+    by_length: dict[int, list[int]] = {}
+    for start, trips in chosen:
+        by_length.setdefault(trips, []).append(start)
+    dtype = loop.start.dtype
+    return [(loop, np.array(by_length[n], dtype=dtype), n) for n in sorted(by_length)]
 
 
 RUN_GROUPS = 64
@@ -723,6 +761,60 @@ def _lines_beside(
         block = slice(i, min(i + rows, width))
         beside += _beside_block(first, stride, low_line, high_line, block, n, affine, sets, shift)
     return beside
+
+
+FEW_BESIDE = 256
+"""Up to this many (run, access, access) entries, `_repeats_left_out` counts
+them in Python's integers (`_lines_beside_few`): `_lines_beside` takes some
+fifty numpy calls whatever their size."""
+
+
+def _lines_beside_few(
+    addresses: np.ndarray,
+    lines: np.ndarray,
+    at: np.ndarray,
+    n: int,
+    width: int,
+    affine: tuple[bool, ...],
+    sets: int,
+    shift: int,
+) -> np.ndarray | None:
+    """`_lines_beside` of a few runs, the same counts in Python's integers; None
+    if an address is 2**58 or more (then numpy's int64 steps there could wrap,
+    and `_lines_beside` counts them)."""
+    address = addresses.item
+    bits = sets.bit_length() - 1
+    counts: list[list[int]] = []
+    for start in at.tolist():
+        end = start + (n - 1) * width
+        first = [address(start + j) for j in range(width)]
+        last = [address(end + j) for j in range(width)]
+        if max(*first, *last) >= 1 << 58:
+            return None
+        stride = [(b - a) // (n - 1) for a, b in zip(first, last, strict=True)]
+        low_line = [min(a, b) >> shift for a, b in zip(first, last, strict=True)]
+        high_line = [max(a, b) >> shift for a, b in zip(first, last, strict=True)]
+        for j in range(width):
+            if not affine[j]:  # the lines it touched, lowest to highest
+                touched = lines[start + j : end + j + 1 : width]
+                low_line[j], high_line[j] = int(touched.min()), int(touched.max())
+        row = [0] * width
+        for i in range(width):
+            for j in range(width):
+                if i == j:
+                    continue
+                if affine[i] and affine[j]:
+                    base = first[i] - first[j]
+                    moved = base + (n - 1) * (stride[i] - stride[j])
+                    corners = (base, base - stride[i], moved, moved - stride[i])
+                    low, high = min(corners) >> shift, -(-max(corners) >> shift)
+                else:
+                    low = low_line[i] - high_line[j]
+                    high = high_line[i] - low_line[j]
+                least, most = -(-low >> bits), high >> bits
+                row[j] += max(most - least + 1, 0) - (least <= 0 <= most)
+        counts.append(row)
+    return np.array(counts, dtype=np.int64).reshape(at.size, width)
 
 
 def _beside_block(
@@ -845,16 +937,17 @@ def _replay_stack(
     dirty[by_line] = last_write >= last_miss
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
     evicting = evicting[dirty[deepest[evicting]]]
-    # Back in program order: only the misses and the evictions move.
-    # Each set's misses are in program order already: numpy's stable sort, a
-    # merge sort that finds such runs, takes a fifth of the time of its default.
-    missed_at = np.sort(head[real & ~hit], kind="stable").astype(np.intp)
+    # Back in program order: only the misses and the evictions move. The
+    # misses are marked in the accesses' flags and found there in order (a
+    # pass over the flags costs less than sorting the misses, even as runs
+    # already in order, one per set).
+    result_hit = np.ones(n, dtype=bool)
+    result_hit[head[real & ~hit]] = False
+    missed_at = np.flatnonzero(~result_hit)
     evicting_at = head[evicting]
     in_order = np.argsort(evicting_at, kind="stable")
     evicted_at = evicting_at[in_order].astype(np.intp)
     evicted = line[deepest[evicting]][in_order].astype(np.int64)
-    result_hit = np.ones(n, dtype=bool)
-    result_hit[missed_at] = False
     if flush:
         # Per set, the lines held at the end, the least recently used first.
         held = np.stack(at_end[::-1], axis=1).reshape(-1)

@@ -22,6 +22,7 @@ shadow or tape); energy is per event (`targets.energy`).
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from xdsl.ir import Operation
 
 from sim.cache import CacheResult
 from sim.models import WindowTable, get_model
-from sim.models.base import distinct
+from sim.models.base import Cycles, PlainCycles, PlainWindows, distinct
 from sim.models.streams import Transfer
 from sim.trace import DRAM_ROLES, PRIMAL, SHADOW, TAPE, AccessRoles, MemoryTrace
 from targets.costs import KernelPlanner, KernelProfile, OpCost, unscheduled_op_cost
@@ -336,8 +337,15 @@ class TimingRecorder:
         totals: Counter[str] = Counter(dict.fromkeys(self._fu_order, 0))
         for cls, count in self._ops_fu.items():
             totals[cls] += count
-        kernels = self.kernel_records
-        trips = np.bincount(kernels[:, 0], weights=kernels[:, 1], minlength=len(self.profiles))
+        rows = self.kernel_rows
+        if len(rows) <= FEW_WINDOWS * _KERNEL_COLUMNS:  # a few: their trips summed in Python
+            summed = [0] * len(self.profiles)
+            for n in range(0, len(rows), _KERNEL_COLUMNS):
+                summed[rows[n]] += rows[n + 1]
+            trips: Any = summed
+        else:
+            kernels = self.kernel_records
+            trips = np.bincount(kernels[:, 0], weights=kernels[:, 1], minlength=len(self.profiles))
         for index in self._kernel_index.values():
             for cls, count in self.profiles[index].fu_ops.items():
                 totals[cls] += count * int(trips[index])
@@ -735,6 +743,107 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
     )
 
 
+FEW_WINDOWS = 64
+"""Up to this many windows, `report` takes the windows' columns and a model's
+cycles (`plain_windows`, `plain_cycles`) in Python's arithmetic: numpy's calls
+on a few entries, tens in the table and the cycle model, cost more than the
+arithmetic itself. Measured (the least of 60 reports of one run, warm): 5
+windows 91 us against numpy's 227 us, 46 windows 282 against 321, 86 windows
+418 against 370; after a run, whose Python leaves the caches cold, each numpy
+call costs several times more (docs/research/executor.md, "Where a
+simulation's time goes beside the run")."""
+
+
+def _plain_table(recorder: TimingRecorder) -> list[list[int]]:
+    """`_table` as Python rows (the same numbers): a report of few windows."""
+    width = _COLUMNS
+    recorded = recorder.rows
+    table: list[list[int]] = [[] for _ in range(recorder.count)]
+    for row, index in enumerate(recorder.ops_windows):
+        table[index] = list(recorded[row * width : (row + 1) * width])
+    firsts = [tile[2] for tile in recorder.tiles]
+    profiles, kernel_rows = recorder.profiles, recorder.kernel_rows
+    n = 0
+    for index, row in enumerate(table):
+        if row:
+            continue
+        kernel, trips, end = kernel_rows[n : n + _KERNEL_COLUMNS]
+        n += _KERNEL_COLUMNS
+        p = profiles[kernel]
+        compute = (trips - 1) * p.ii + p.length if trips > 0 else 0
+        layers = bisect_right(firsts, index)
+        table[index] = [0, end, compute, 0, 0, 0, 0, p.spad_ops * trips]
+        table[index] += [p.memory_ops * trips, layers, trips, kernel]
+    if not table:
+        return table
+    full = recorder.trace.full_position_list([table[0][0]] + [row[_END] for row in table])
+    table[0][0] = full[0]
+    reached = 0
+    for row, end in zip(table, full[1:], strict=True):
+        row[_END] = end
+    for before, row in zip(table, table[1:], strict=False):
+        reached = max(reached, before[_END])
+        row[0] = reached
+    return table
+
+
+def plain_windows(
+    recorder: TimingRecorder, cache: CacheResult, hardware: Hardware
+) -> tuple[PlainWindows, list[list[int]], list[int]]:
+    """`window_table` of a run of few windows as Python lists (the same
+    numbers), with its table's rows (`_table`) and each window's sweep (as
+    `TimingRecorder.phases`)."""
+    table = _plain_table(recorder)
+    count = len(table)
+    firsts, codes = [c[0] for c in recorder.phase_changes], [c[1] for c in recorder.phase_changes]
+    phase = [codes[bisect_right(firsts, w) - 1] for w in range(count)]
+    rev_code = recorder.phase_names.index("rev")
+    profiles = recorder.profiles
+    kernels = [profiles[row[-1]] for row in table]
+    starts = [row[0] for row in table]
+    ends = [row[_END] for row in table]
+    bounds = [starts[0], *ends] if count else []
+    missed = _plain_counts_in(cache.missed_at, bounds)
+    written = _plain_counts_in(cache.evicted_at, bounds)
+    line = hardware.cache.line_bytes
+    windows = PlainWindows(
+        compute=[row[_COMPUTE] for row in table],
+        access_latency=[row[_ACCESS] for row in table],
+        hits=[e - s - m for s, e, m in zip(starts, ends, missed, strict=True)],
+        misses=missed,
+        writebacks=written,
+        dram_bytes=[
+            (m + b) * line + row[_WRITE] + row[_READ]
+            for m, b, row in zip(missed, written, table, strict=True)
+        ],
+        trips=[row[-2] for row in table],
+        ii=[p.ii for p in kernels],
+        length=[p.length for p in kernels],
+        tiled=[bool(p.tiled) for p in kernels],
+        kernel_id=[row[-1] for row in table],
+        layer=[row[-3] for row in table],
+        rev=[code == rev_code for code in phase],
+        kernel_ops=[sum(p.fu_ops.values()) + p.memory_ops for p in kernels],
+        looped=[bool(p.looped) and row[-1] > 0 for p, row in zip(kernels, table, strict=True)],
+        tiles=[list(tile) for tile in recorder.tiles],
+    )
+    return windows, table, phase
+
+
+def _plain_counts_in(positions: np.ndarray, bounds: list[int]) -> list[int]:
+    """`_counts_in` of few windows, `bounds` the first window's start and every
+    window's end: one search for them all."""
+    if not bounds:
+        return []
+    found = np.searchsorted(positions, bounds).tolist()
+    counts = [found[1] - found[0]]
+    before = found[1]  # the most before the ends of the windows so far
+    for at in found[2:]:
+        counts.append(at - before)
+        before = max(before, at)
+    return counts
+
+
 @dataclass(frozen=True)
 class WindowTimes:
     """What `report` charged each window (arrays in window order, in cycles), for
@@ -789,6 +898,46 @@ def dram_traffic(
     return [int(n) * line for n in fetched + back]
 
 
+def _timed(
+    recorder: TimingRecorder,
+    columns: WindowTable,
+    hardware: Hardware,
+    timing_model: Any,
+    on_windows: Callable[[WindowTimes], None] | None,
+    cycles: dict[str, int],
+    hits: dict[str, int],
+    misses: dict[str, int],
+) -> Cycles:
+    """The model's cycles of the windows (`columns`, `window_table`'s), with
+    each sweep's cycles, hits and misses summed into `cycles`, `hits` and
+    `misses`; `on_windows` hears what each window was charged."""
+    recorded = recorded_columns(recorder)
+    phase, phase_names = recorded.phase, recorded.phase_names
+    m, window_hits = columns.misses, columns.hits
+    timed: Cycles = timing_model.cycles(columns, hardware)
+    spent = timed.spent
+    if on_windows is not None:
+        on_windows(
+            WindowTimes(
+                spent.copy(),
+                timed.busy,
+                m,
+                columns.writebacks,
+                timed.stream_stalled,
+                timed.transfers,
+            )
+        )
+    unknown = {phase_names[c] for c in distinct(phase).tolist()} - set(cycles)
+    if unknown:
+        raise KeyError(unknown.pop())
+    for name in cycles:
+        mask = phase == phase_names.index(name)
+        cycles[name] = int(spent[mask].sum())
+        hits[name] = int(window_hits[mask].sum())
+        misses[name] = int(m[mask].sum())
+    return timed
+
+
 def report(
     recorder: TimingRecorder,
     cache: CacheResult,
@@ -810,41 +959,37 @@ def report(
         addresses = roles.addresses
     else:
         addresses = recorder.trace.resolved() >> 2
-    columns = window_table(recorder, cache, hardware)
-    recorded = recorded_columns(recorder)
-    phase, phase_names = recorded.phase, recorded.phase_names
-    spad, memops = columns.spad_accesses, columns.memory_ops
-    stream_read, stream_write = columns.stream_read_bytes, columns.stream_write_bytes
-    m, window_hits = columns.misses, columns.hits
-    timed = timing_model.cycles(columns, hardware)
-    spent, stall_memory, stall_stream = timed.spent, timed.memory_stall, timed.stream_stall
-    if on_windows is not None:
-        on_windows(
-            WindowTimes(
-                spent.copy(),
-                timed.busy,
-                m,
-                columns.writebacks,
-                timed.stream_stalled,
-                timed.transfers,
-            )
-        )
+    plain = getattr(timing_model, "plain_cycles", None)
     cycles = {"fwd": 0, "rev": 0}
     hits = {"fwd": 0, "rev": 0}
     misses = {"fwd": 0, "rev": 0}
-    unknown = {phase_names[c] for c in distinct(phase).tolist()} - set(cycles)
-    if unknown:
-        raise KeyError(unknown.pop())
-    for name in cycles:
-        mask = phase == phase_names.index(name)
-        cycles[name] = int(spent[mask].sum())
-        hits[name] = int(window_hits[mask].sum())
-        misses[name] = int(m[mask].sum())
+    timed: Cycles | PlainCycles
+    if plain is not None and on_windows is None and recorder.count <= FEW_WINDOWS:
+        windows, table, phase_list = plain_windows(recorder, cache, hardware)
+        timed = plain(windows, hardware)
+        phase_names = recorder.phase_names
+        unknown = {phase_names[c] for c in phase_list} - set(cycles)
+        if unknown:
+            raise KeyError(unknown.pop())
+        for name in cycles:
+            code = phase_names.index(name)
+            chosen = [w for w, c in enumerate(phase_list) if c == code]
+            cycles[name] = sum(timed.spent[w] for w in chosen)
+            hits[name] = sum(windows.hits[w] for w in chosen)
+            misses[name] = sum(windows.misses[w] for w in chosen)
+        spad_accesses = sum(row[_SPAD] for row in table)
+        memory_ops = sum(row[_MEMOPS] for row in table)
+        stream_read = sum(row[_READ] for row in table)
+        stream_write = sum(row[_WRITE] for row in table)
+    else:
+        columns = window_table(recorder, cache, hardware)
+        timed = _timed(recorder, columns, hardware, timing_model, on_windows, cycles, hits, misses)
+        spad_accesses = int(columns.spad_accesses.sum())
+        memory_ops = int(columns.memory_ops.sum())
+        stream_read = int(columns.stream_read_bytes.sum())
+        stream_write = int(columns.stream_write_bytes.sum())
+    stall_memory, stall_stream = timed.memory_stall, timed.stream_stall
     fu: Counter[str] = Counter(recorder.fu_totals)
-    spad_accesses = int(spad.sum())
-    memory_ops = int(memops.sum())
-    stream_read = int(stream_read.sum())
-    stream_write = int(stream_write.sum())
     total_hits, total_misses = cache.hits, cache.misses
     accesses = total_hits + total_misses
     read = cache.miss_lines * line + stream_read

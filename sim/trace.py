@@ -246,6 +246,15 @@ class MemoryTrace:
         _, shift = self._markers()
         return np.where(lengths < 0, lengths, lengths + shift[np.maximum(lengths, 0)])
 
+    def full_position_list(self, lengths: list[int]) -> list[int]:
+        """`full_positions` of a few lengths, as Python integers (a report of
+        few windows: `sim.timing.plain_windows`)."""
+        if not any(runs for _, runs, _ in self.deferred):
+            return list(lengths)
+        _, shift = self._markers()
+        at = shift.item
+        return [n if n < 0 else n + at(n) for n in lengths]
+
     def loop_runs(self) -> list[LoopRuns]:
         """The deferred loops' runs as positions of the whole trace (the cache
         replay reasons about them in bulk: `sim.cache.LoopRuns`)."""
@@ -395,6 +404,52 @@ def _widened(columns: np.ndarray, affine: list[int], width: int) -> np.ndarray:
     return widened
 
 
+LONG_COLUMNS = 512
+"""`DeferredLoop.fill` writes runs of this many iterations at least, of affine
+accesses alone, an access's entries at a time (`_progressions`)."""
+
+
+def _progressions(
+    packed: np.ndarray,
+    start: np.ndarray,
+    step: np.ndarray,
+    last: np.ndarray,
+    slope: np.ndarray,
+    n: int,
+    width: int,
+) -> bool:
+    """Write each run's entries (`n` iterations of `width` affine accesses, the
+    last iteration's entries `last`, their changes per unit of the induction
+    variable `slope`) into `packed`, each access's as one arithmetic
+    progression (numpy's `arange`, exact in int64) into its strided column:
+    on long runs a third of the time of the whole block computed and then
+    interleaved (logsum's runs of 10,000 iterations of 3 and 4 accesses:
+    26 us against 64 us for the 4). Only where every entry and every change
+    over a run fits 64 bits (then `fill`'s int64 arithmetic, exact modulo
+    2**64, gives the same); returns whether it wrote them."""
+    low, high = -(1 << 63), (1 << 63) - 1
+    plans = []
+    for at, by, ends, slopes in zip(
+        start.tolist(), step.tolist(), last.tolist(), slope.tolist(), strict=True
+    ):
+        columns = []
+        for end, change in zip(ends, slopes, strict=True):
+            d = change * by
+            first = end - (n - 1) * d
+            if not (low <= first <= high and low <= end + d <= high and abs(n * d) <= high):
+                return False
+            columns.append((first, d, end))
+        plans.append((at, columns))
+    for at, columns in plans:
+        block = packed[at : at + n * width].reshape(n, width)
+        for j, (first, d, end) in enumerate(columns):
+            if d:
+                block[:, j] = np.arange(first, end + d, d, dtype=np.int64)
+            else:
+                block[:, j] = first
+    return True
+
+
 FEW_RUNS = 16
 """`DeferredLoop._affine` takes this many runs at most with Python's integers."""
 
@@ -523,6 +578,9 @@ class DeferredLoop:
         computed, others = self._computed(), self._others()
         if (trips == trips[0]).all():  # runs of one length: in blocks
             n = int(trips[0])
+            if n >= LONG_COLUMNS and not computed and not others:
+                if _progressions(packed, start, step, last, slope, n, width):
+                    return
             t = np.arange(n, dtype=np.int64)
             back = (t - n + 1)[None, :] * step[:, None]  # the induction variable minus its last
             if len(affine) < width:  # every access in one pass, the others' 0 then replaced

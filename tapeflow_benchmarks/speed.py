@@ -8,7 +8,11 @@ CHECKOUT]] [--suite]`: how long the project's own loops take.
   `--repeat` runs of each: the executor alone (`Executor(module).run`, what
   `tapeflow-run` does after loading) and the simulator (`execute` with the trace
   and the timing, then `evaluate`: the cache replay and the report); the ratio
-  is the simulator's time over the executor's. Both are CPU seconds of this
+  is the simulator's time over the executor's. Both build their code on every
+  repeat (a new `Executor` each: the functions' and kernel loops' generated
+  Python compiled, the simulation's with its timing and trace records), and
+  the time of each includes it; neither includes the lowering (once, before)
+  nor the arguments (made before the clock starts). Both are CPU seconds of this
   process (`time.process_time`), steadier than wall time on a shared machine;
   the median of each repeat's ratio (its run and its simulation back to back)
   is steadier still where the load changes between repeats;

@@ -56,7 +56,23 @@ def hardware_record(
     # compare equal with different types (2 and 2.0, True and 1) are one key of
     # `Hardware`, but print differently in the record.
     text = _record_text(_shown(hardware), hardware, model, variant, unroll, requested, simulated)
+    return _copy(_read(text))  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=256)
+def _read(text: str) -> dict[str, object]:
+    """A record's JSON text read back, once per text (`hardware_record` hands out
+    copies: reading the text costs several times more than copying its data)."""
     return json.loads(text)  # type: ignore[no-any-return]
+
+
+def _copy(value: object) -> object:
+    """A copy of JSON data (dicts, lists and atoms), the atoms shared."""
+    if type(value) is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copy(item) for item in value]
+    return value
 
 
 _SHOWN: dict[int, tuple[Hardware, str]] = {}

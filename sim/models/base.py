@@ -90,6 +90,43 @@ class WindowTable:
 
 
 @dataclass(frozen=True)
+class PlainWindows:
+    """A `WindowTable` of few windows as Python lists (`sim.timing.plain_windows`),
+    for a model's `plain_cycles`: on a handful of windows numpy's calls cost more
+    than their arithmetic. The columns a model reads, with `WindowTable`'s
+    meanings (`kernel_id` both the kernel flag and the id)."""
+
+    compute: list[int]
+    access_latency: list[int]
+    hits: list[int]
+    misses: list[int]
+    writebacks: list[int]
+    dram_bytes: list[int]
+    trips: list[int]
+    ii: list[int]
+    length: list[int]
+    tiled: list[bool]
+    kernel_id: list[int]
+    layer: list[int]
+    rev: list[bool]
+    kernel_ops: list[int]
+    looped: list[bool]
+    tiles: list[list[int]]
+
+
+@dataclass(frozen=True)
+class PlainCycles:
+    """What `report` reads of `Cycles`, from a model's `plain_cycles`."""
+
+    spent: list[int]
+    memory_stall: int
+    stream_stall: int
+    config: int = 0
+    fill_drain: int = 0
+    prefetch_distance: float = 0.0
+
+
+@dataclass(frozen=True)
 class Cycles:
     spent: np.ndarray
     """Cycles of each window (int64)."""

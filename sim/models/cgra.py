@@ -26,11 +26,12 @@ stream mechanisms): docs/DESIGN.md, "Timing models".
 from __future__ import annotations
 
 from collections import OrderedDict
+from math import ceil
 from typing import Any
 
 import numpy as np
 
-from sim.models.base import Cycles, WindowTable
+from sim.models.base import Cycles, PlainCycles, PlainWindows, WindowTable
 from sim.models.streams import stream_times
 from tapeflow_dialects import cgra
 from targets.costs import KernelPlanner
@@ -139,6 +140,75 @@ class CgraModel:
             times.prefetch_distance,
         )
 
+    def plain_cycles(self, windows: PlainWindows, hardware: Hardware) -> PlainCycles:
+        """`cycles` of few windows, the same numbers in Python's arithmetic (each
+        step as `cycles` takes it: integers exact, the same float divisions and
+        maxima, `ceil` of the same floats); the report's sums of them."""
+        bw = hardware.dram_bytes_per_cycle
+        latency = hardware.dram.latency_cycles
+        mshrs = hardware.cache.mshrs
+        ports = hardware.cache.ports
+        per_miss = latency / mshrs
+        kernel_id, trips, ii, length = windows.kernel_id, windows.trips, windows.ii, windows.length
+        n = len(kernel_id)
+        k = [w for w in range(n) if kernel_id[w] and windows.looped[w]]
+        continued = [False] * n
+        tiled, layer = windows.tiled, windows.layer
+        for before, now in zip(k, k[1:], strict=False):
+            continued[now] = (
+                tiled[now]
+                and tiled[before]
+                and kernel_id[now] == kernel_id[before]
+                and layer[now] == layer[before] + 1
+                and trips[now] > 0
+                and trips[before] > 0
+            )
+        config = plain_configuration_loads(windows, hardware)
+        spent: list[int] = []
+        refill: list[int] = []
+        stall_memory = fill_drain = 0
+        for w in range(n):
+            saved = length[w] - ii[w] if continued[w] else 0
+            compute = windows.compute[w] - saved
+            misses, hits = windows.misses[w], windows.hits[w]
+            if kernel_id[w]:
+                if continued[w]:
+                    ports_time = misses * per_miss + hits / ports
+                else:
+                    ports_time = float(-(-misses // mshrs) * latency + -(-hits // ports))
+                took = ceil(max(float(compute), max(windows.dram_bytes[w] / bw, ports_time)))
+                busy = compute
+                fill_drain += max(compute - trips[w] * ii[w], 0)
+            else:
+                busy = compute + windows.access_latency[w]
+                took = busy + misses * latency
+            stall_memory += took - busy
+            spent.append(took + config[w])
+            refill.append(max(0, compute + saved - took) if continued[w] else 0)
+        if not windows.tiles:  # no layer: nothing streams, nothing waits
+            return PlainCycles(spent, stall_memory, 0, sum(config), fill_drain, 0.0)
+        rev_start = next((w for w in range(n) if windows.rev[w]), n)
+        times = stream_times(
+            np.array(spent, dtype=np.int64),
+            windows.tiles,
+            np.array(k, dtype=np.intp),
+            np.array(refill, dtype=np.int64),
+            capacity=hardware.scratchpad.size_bytes // 8,
+            latency=latency,
+            bytes_per_cycle=bw,
+            rev_start=rev_start,
+            runahead=hardware.mapping.runahead,
+        )
+        added = (times.stalled + times.refilled).tolist()
+        return PlainCycles(
+            [s + a for s, a in zip(spent, added, strict=True)],
+            stall_memory,
+            int(times.stalled.sum()),
+            sum(config),
+            fill_drain,
+            times.prefetch_distance,
+        )
+
 
 def _ports_time(
     misses: np.ndarray,
@@ -197,6 +267,34 @@ def configuration_loads(windows: WindowTable, hardware: Hardware) -> np.ndarray:
     return config
 
 
+def plain_configuration_loads(windows: PlainWindows, hardware: Hardware) -> list[int]:
+    """`configuration_loads` of few windows, as a list: the grid's kernels in
+    least-recently-used order (where they all fit, as there, each is loaded
+    once, at its first switch)."""
+    kernel_id, kernel_ops = windows.kernel_id, windows.kernel_ops
+    config = [0] * len(kernel_id)
+    capacity = hardware.rows * hardware.cols * hardware.config_contexts
+    held: OrderedDict[int, int] = OrderedDict()  # kernel -> words, least recent first
+    words = 0
+    last = 0  # the kernel of the kernel window before (ids are from 1)
+    for w, kernel in enumerate(kernel_id):
+        if not kernel or kernel == last:
+            continue
+        last = kernel
+        if kernel in held:
+            held.move_to_end(kernel)
+            continue
+        size = kernel_ops[w]
+        config[w] = size * hardware.config_cycles_per_op
+        if size > capacity:
+            continue  # streamed through, not kept
+        while words + size > capacity:
+            words -= held.popitem(last=False)[1]
+        held[kernel] = size
+        words += size
+    return config
+
+
 CGRA = CgraModel()
 
-__all__ = ["CGRA", "CgraModel", "configuration_loads"]
+__all__ = ["CGRA", "CgraModel", "configuration_loads", "plain_configuration_loads"]

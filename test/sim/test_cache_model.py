@@ -555,6 +555,39 @@ def test_loop_runs_taken_in_chunks_leave_out_the_same(monkeypatch: pytest.Monkey
         assert whole is None or whole.tolist() == chunked.tolist()
 
 
+def test_lines_beside_few_counts_as_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_lines_beside_few` (a few runs in Python's integers) counts what
+    `_lines_beside` counts, run by run, on the random loop-run traces, and
+    `_repeats_left_out` leaves out the same with either (`FEW_BESIDE`), its
+    loops' few runs grouped by length in Python or not (`FEW_RUNS`)."""
+    rng = np.random.default_rng(19)
+    compared = 0
+    for _ in range(200):
+        sets, ways, line_bytes = int(rng.choice([1, 8, 64])), int(rng.choice([1, 2, 8])), 64
+        addresses, writes, runs = _loop_runs_trace(rng, sets, line_bytes)
+        lines = addresses >> 6
+        for loop in runs:
+            for start, trips in zip(loop.start.tolist(), loop.trips.tolist(), strict=True):
+                if trips < 2:
+                    continue
+                at = np.array([start])
+                args = (addresses, lines, at, trips, loop.width, loop.affine, sets, 6)
+                few = cache._lines_beside_few(*args)  # noqa: SLF001
+                assert few is not None and few.tolist() == _lines_beside(*args).tolist()
+                compared += 1
+        plain = _repeats_left_out(addresses, lines, writes, runs, sets, ways, 6)
+        with monkeypatch.context() as patched:
+            patched.setattr(cache, "FEW_BESIDE", -1)
+            patched.setattr(cache, "FEW_RUNS", -1)
+            by_numpy = _repeats_left_out(addresses, lines, writes, runs, sets, ways, 6)
+        assert (plain is None) == (by_numpy is None)
+        assert plain is None or plain.tolist() == by_numpy.tolist()
+    assert compared > 200
+    # Addresses of 2**58 and more: left to numpy.
+    far = (np.arange(8, dtype=np.int64) * 8) + (1 << 58)
+    assert cache._lines_beside_few(far, far >> 6, np.array([0]), 4, 2, (True, True), 4, 6) is None  # noqa: SLF001
+
+
 def test_lines_beside_hand_computed() -> None:
     # 4 sets of 64 B lines (a way of 256 B). One loop of two affine accesses,
     # both moving 8 B an iteration: access 0 from 0, access 1 from 256 (the same
@@ -563,7 +596,10 @@ def test_lines_beside_hand_computed() -> None:
     def beside(addresses: np.ndarray, trips: int, affine: tuple[bool, ...]) -> list[int]:
         lines = addresses >> 6
         at = np.array([0])
-        return _lines_beside(addresses, lines, at, trips, 2, affine, 4, 6).tolist()[0]
+        counts = _lines_beside(addresses, lines, at, trips, 2, affine, 4, 6).tolist()[0]
+        few = cache._lines_beside_few(addresses, lines, at, trips, 2, affine, 4, 6)  # noqa: SLF001
+        assert few is not None and few.tolist()[0] == counts
+        return counts
 
     for second, lines in ((256, 1), (128, 0), (0, 0), (512, 1)):
         addresses = np.array([[t * 8, second + t * 8] for t in range(32)]).reshape(-1)
@@ -648,3 +684,21 @@ def test_loop_runs_of_kernel_traces_change_nothing(key: str, preset: str) -> Non
                 # and the ten accesses outside the runs' repeats).
                 share = 8 if config.sets > 1 else 4
                 assert kept is not None and kept.size <= addresses.size // share + 10, config
+
+
+@pytest.mark.parametrize("few", [-1, cache.FEW_RUNS])
+def test_loop_runs_past_the_end_or_overlapping_are_refused(
+    few: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs that the trace cannot hold are an error, whichever way a loop's
+    runs are grouped (`FEW_RUNS`)."""
+    monkeypatch.setattr(cache, "FEW_RUNS", few)
+    addresses = np.arange(200, dtype=np.int64) * 8
+    writes = np.zeros(200, dtype=bool)
+    lines = addresses >> 6
+    past = LoopRuns(np.array([0, 150]), np.array([70, 70]), 1, (True,))
+    with pytest.raises(ValueError, match="reaches past the trace's end"):
+        _repeats_left_out(addresses, lines, writes, [past], 4, 2, 6)
+    overlapping = LoopRuns(np.array([0, 50]), np.array([70, 70]), 1, (True,))
+    with pytest.raises(ValueError, match="runs overlap"):
+        _repeats_left_out(addresses, lines, writes, [overlapping], 4, 2, 6)

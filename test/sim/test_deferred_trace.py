@@ -446,3 +446,48 @@ def test_few_runs_entries_are_numpys(monkeypatch: pytest.MonkeyPatch) -> None:
         assert got[1].tolist() == expected[1].tolist()
         assert got[2].tolist() == expected[2].tolist()
     assert 0 < python < 300  # both paths taken
+
+
+def test_long_runs_written_as_progressions_are_numpys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`DeferredLoop.fill` of long runs of affine accesses alone, each access's
+    entries one progression (`trace._progressions`), gives the block path's
+    entries: random records (one run or several, steps of either sign, slopes
+    0 too) with values small and up to 2**58, whose entries leave 64 bits on
+    some (the progressions then leave them to the block path, which wraps)."""
+    loop = DeferredLoop(
+        k=(0, 1, 2),
+        base=(3, 4, 5),
+        static=(2, 0, 0),
+        slope=(((3, (6,)), (-2, (6, 7))), ((1, ()),), ()),
+        columns=8,
+    )
+    rng = np.random.default_rng(5)
+    default, never = trace_module.LONG_COLUMNS, 1 << 62
+    written = 0
+    for _ in range(60):
+        runs = int(rng.choice([1, 3]))
+        n = int(rng.choice([default, 1000]))
+        top = 1 << int(rng.choice([10, 30, 50, 58]))
+        values = rng.integers(-top, top, (runs, 8))
+        values[:, 6:] = rng.integers(-9, 9, (runs, 2)) * (top >> 12)
+        start = np.arange(runs) * (3 * n + 5) + 2
+        records = np.column_stack(
+            [start, rng.choice([-2, 1, 3], runs), np.full(runs, n), np.zeros(runs), values]
+        ).astype(np.int64)
+        packed = {}
+        for long in (never, default):
+            monkeypatch.setattr(trace_module, "LONG_COLUMNS", long)
+            packed[long] = np.full(int(start[-1]) + 3 * n + 4, -1, dtype=np.int64)
+            loop.fill(packed[long], records.copy(), np.zeros(0, dtype=np.int64))
+        assert packed[never].tolist() == packed[default].tolist()
+        _, last, slope = loop._affine(records)  # noqa: SLF001
+        written += trace_module._progressions(  # noqa: SLF001
+            np.zeros(int(start[-1]) + 3 * n, dtype=np.int64),
+            records[:, 0],
+            records[:, 1],
+            last,
+            slope,
+            n,
+            3,
+        )
+    assert 0 < written < 60  # both paths taken
