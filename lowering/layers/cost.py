@@ -988,16 +988,19 @@ def added_cycles(
     machine: StreamMachine,
     spad_bytes: int,
     timeline: RevTimeline | None = None,
+    reuse: AccessReuse | None = None,
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
     `integer` each (`_tile_chain`); a piece's cut kernel, the misses its parts no
     longer overlap (`_cut_misses`); and on a scratchpad of `spad_bytes`, the REV
-    layers' waits for their preloads (`preload_waits`, on `timeline` where given)."""
+    layers' waits for their preloads (`preload_waits`, on `timeline` where given).
+    `reuse`: what is known of `function`'s accesses from an earlier call
+    (`AccessReuse`; the cost model asks per nest), else made at the first piece."""
+    assert reuse is None or reuse.function is function
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
-    reuse: AccessReuse | None = None  # the function's accesses, at the first piece
     partners = _partners(function)
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
