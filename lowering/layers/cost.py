@@ -459,6 +459,7 @@ class AccessReuse:
         self._linear = LinearForms()
         self._touched: dict[tuple[Operation, int, int], bool] = {}
         self._places: dict[Block, dict[Operation, int]] = {}
+        self._runs: dict[tuple[scf.ForOp, ...], int | None] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -635,6 +636,14 @@ class AccessReuse:
             return 0.0
         return self.carrier_lines(absent[-1], line)
 
+    def _nest_runs(self, loops: tuple[scf.ForOp, ...]) -> int | None:
+        """`nest_runs(loops)`, worked out once per nest (an iteration of a fully
+        unrolled nest holds thousands of accesses under the same loops)."""
+        if loops in self._runs:
+            return self._runs[loops]
+        found = self._runs[loops] = nest_runs(loops)
+        return found
+
     def _carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
         """Cache lines one iteration of `carrier` touches (on average over a
         triangular nest's iterations; unbounded where a trip count is known only at
@@ -651,7 +660,7 @@ class AccessReuse:
             if not isinstance(op, memref.LoadOp | memref.StoreOp):
                 continue
             loops, coefficients = self._nest(op)
-            runs = nest_runs(loops)
+            runs = self._nest_runs(loops)
             if runs is None:
                 return float("inf")
             inner = loops[-1]
@@ -661,7 +670,7 @@ class AccessReuse:
                 lines = runs / per * ENTRY_BYTES / line
             else:
                 stride = abs(coefficients.get(inner.body.block.args[0], 0)) * ENTRY_BYTES
-                outer = nest_runs(loops[:-1]) or 1
+                outer = self._nest_runs(loops[:-1]) or 1
                 lines = runs / per * min(1.0, stride / line) if stride else outer / per
             touched[op.memref] = touched.get(op.memref, 0.0) + lines
         return sum(

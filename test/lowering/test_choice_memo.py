@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from xdsl.dialects import scf
 from xdsl.passes import PassPipeline
 
 from lowering.layers import cost
@@ -168,3 +169,37 @@ def test_each_nest_s_price_is_the_one_worked_out_afresh(
             assert together == want
             priced += len(want)
     assert priced  # every case prices at least one nest
+
+
+class _Forgets(dict):  # type: ignore[type-arg]
+    """A memo that keeps nothing."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("key", "unroll"), [("lenet", 1), ("pathfinder", 1024), ("lu", 1), ("massspring", 1)]
+)
+def test_a_nest_s_runs_kept_for_its_accesses_are_its_own(key: str, unroll: int) -> None:
+    # `AccessReuse` counts each nest's runs once for the lines of every loop's
+    # iteration (`carrier_lines`); on real kernels (lu's triangular nests among
+    # them), before and after layering, each loop's lines at several line sizes
+    # are those counted afresh for every access.
+    module, layers = _staged(key, "small", unroll, 512)
+    entries, straight = _tile_sizes(
+        layers.spad_bytes, layers.tiles_in_flight, layers.loop_tiles_in_flight
+    )
+    compared = 0
+    for function in _region_gradients(module):
+        work, _, _ = _attempts(
+            function, layers.spad_bytes, _kept_marks(function), entries, straight
+        )
+        for each in (function, work):
+            kept, afresh = AccessReuse(each), AccessReuse(each)
+            afresh._runs = _Forgets()
+            for loop in [op for op in each.walk() if isinstance(op, scf.ForOp)]:
+                for line in (32, 64, 128):
+                    assert kept.carrier_lines(loop, line) == afresh.carrier_lines(loop, line)
+                    compared += 1
+    assert compared
