@@ -424,18 +424,19 @@ def _intervals(block: Block, tape: Sequence[Operation], machine: StreamMachine) 
     return kept, streamed
 
 
-def _recurrence(block: Block, machine: StreamMachine) -> int:
+def _recurrence(block: Block, machine: StreamMachine, body: LoopBody | None = None) -> int:
     """The recurrence bound on the initiation interval of the innermost loop whose
     body is `block` (`lowering.scheduling.recurrence`, the scheduler's own, with the
     machine's integer latency and the other latencies `targets.hardware`'s); 0 if
-    the body holds ops the scheduler does not place (branches)."""
+    the body holds ops the scheduler does not place (branches). `body`: the
+    block's ops as `LoopBody.of` reads them on that machine, if read already."""
     ops = list(block.ops)[:-1]
     terminator = block.last_op
     if not isinstance(terminator, scf.YieldOp) or not all(placeable(op) for op in ops):
         return 0
     hardware = _latencies_of(machine)
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
-    return recurrence_mii(LoopBody.of(ops, hardware), carried, hardware)
+    return recurrence_mii(body or LoopBody.of(ops, hardware), carried, hardware)
 
 
 class AccessReuse:
@@ -1643,13 +1644,14 @@ class RevTimeline:
         return float(max(ports, _depth(ops, set()) * self.machine.integer))
 
 
-def iteration_cycles(loop: scf.ForOp, machine: StreamMachine) -> int:
+def iteration_cycles(loop: scf.ForOp, machine: StreamMachine, read: LoopBody | None = None) -> int:
     """An innermost loop's cycles per iteration: its recurrence bound or its
-    cache accesses over the ports, at least one."""
+    cache accesses over the ports, at least one (`read`: its body's ops as
+    `pipeline_fill` reads them, `LoopBody.of` on `_latencies_of(machine)`)."""
     body = loop.body.block
     accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
     ports = -(-accesses // max(1, machine.cache_ports))
-    return max(1, ports, _recurrence(body, machine))
+    return max(1, ports, _recurrence(body, machine, read))
 
 
 def _latencies_of(machine: StreamMachine) -> Hardware:
@@ -1674,7 +1676,7 @@ def pipeline_fill(loop: scf.ForOp, machine: StreamMachine) -> int:
     for edges in iteration_edges(body, hardware):
         issue.append(max((issue[m] + wait for m, wait in edges), default=0))
     last = max((t + latency for t, latency in zip(issue, body.latencies, strict=True)), default=0)
-    return max(0, last - iteration_cycles(loop, machine))
+    return max(0, last - iteration_cycles(loop, machine, body))
 
 
 def continued_fills(

@@ -7,7 +7,9 @@ loses) are worked out at the first pricing and read at the second; the nests of
 a function also share one `AccessReuse` of the layered copy. These tests price
 real kernels' nests both ways: the pass's `_choose`, and every part worked out
 afresh at each pricing, each nest's added cycles on an `AccessReuse` of its own
-(the rule `_choose` followed before), on several machines.
+(the rule `_choose` followed before), on several machines. So are a loop's
+lines per iteration with each nest's runs counted once, and an iteration's cycles
+from the body `pipeline_fill` read.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from xdsl.passes import PassPipeline
 from lowering.layers import cost
 from lowering.layers.cost import AccessReuse, CutLoops, RevTimeline, StreamMachine
 from lowering.layers.records import NestChoice, region_name
+from lowering.scheduling.body import LoopBody, placeable
 from lowering.tapeflow_layers import (
     TapeflowLayersPass,
     _attempts,
@@ -202,4 +205,31 @@ def test_a_nest_s_runs_kept_for_its_accesses_are_its_own(key: str, unroll: int) 
                 for line in (32, 64, 128):
                     assert kept.carrier_lines(loop, line) == afresh.carrier_lines(loop, line)
                     compared += 1
+    assert compared
+
+
+@pytest.mark.parametrize(("key", "unroll"), [("pathfinder", 1024), ("lenet", 1), ("gravity", 1)])
+def test_an_iteration_s_cycles_from_the_body_the_fill_read_are_its_own(
+    key: str, unroll: int
+) -> None:
+    # `pipeline_fill` hands the body it read to `iteration_cycles`, which read
+    # it again before; on real kernels' innermost loops (fully unrolled
+    # PathFinder's among them), on machines of other integer latencies and
+    # ports, the cycles are those it finds reading the body itself.
+    module, _ = _staged(key, "small", unroll, 512)
+    loops = [
+        op
+        for op in module.walk()
+        if isinstance(op, scf.ForOp) and not any(isinstance(o, scf.ForOp) for o in op.body.walk())
+    ]
+    compared = 0
+    for loop in loops:
+        ops = list(loop.body.block.ops)[:-1]
+        if not all(placeable(op) for op in ops):
+            continue
+        for machine in (CGRA, replace(CGRA, integer=3, cache_ports=1)):
+            read = LoopBody.of(ops, cost._latencies_of(machine))
+            want = cost.iteration_cycles(loop, machine)
+            assert cost.iteration_cycles(loop, machine, read) == want
+            compared += 1
     assert compared
