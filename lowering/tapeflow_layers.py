@@ -100,14 +100,23 @@ def nest_choices(
     for function in _region_gradients(module):
         kept = _kept_marks(function)
         work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
-        accesses = AccessReuse(function)
+        accesses, work_accesses = AccessReuse(function), AccessReuse(work)
         timelines: dict[tuple[int, int], RevTimeline] = {}
         for choices, machine in zip(found, machines, strict=True):
             timeline = timelines.get(RevTimeline.reads(machine))
             if timeline is None:
                 timeline = timelines[RevTimeline.reads(machine)] = RevTimeline(work, machine)
             nests = _choose(
-                function, work, allocs, set(kept), machine, spad_bytes, accesses, timeline, straight
+                function,
+                work,
+                allocs,
+                set(kept),
+                machine,
+                spad_bytes,
+                accesses,
+                timeline,
+                straight,
+                work_accesses,
             )
             choices.append(tuple(choice for _, choice in nests))
     return [tuple(choices) for choices in found]
@@ -224,12 +233,14 @@ def _choose(
     accesses: AccessReuse | None = None,
     timeline: RevTimeline | None = None,
     straight: int | None = None,
+    work_accesses: AccessReuse | None = None,
 ) -> list[tuple[list[int], NestChoice]]:
     """The cost model's choice for each nest of the layered copy `work`: the
     regions its FWD layers share (by position; not the `kept` ones, whose
     accesses a layer may hold), streamed or kept (`accesses`: what is known of
     `function`'s accesses, `lowering.layers.cost.AccessReuse`; `timeline`: `work`'s
-    REV timeline on a machine equal to `machine` in what it reads)."""
+    REV timeline on a machine equal to `machine` in what it reads; `work_accesses`:
+    what is known of `work`'s)."""
     originals = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
     groups: list[set[int]] = []
     for op in work.walk():
@@ -254,16 +265,35 @@ def _choose(
     assert RevTimeline.reads(timeline.machine) == RevTimeline.reads(machine)
     cut = CutLoops(function, machine, straight, accesses)
 
+    # What a nest's price reads apart from `tiles_kept` (none of it changes
+    # `function` or `work`), worked out at its first pricing: the second pricing
+    # (`decide` below) schedules no body again.
+    unbroken: dict[tuple[int, ...], tuple[float | None, float]] = {}
+    work_accesses = work_accesses or AccessReuse(work)  # shared by the nests' prices
+    iterations: dict[tuple[int, ...], tuple[float, set[scf.ForOp]] | None] = {}
+
     def price(indices: list[int], tiles_kept: set[SSAValue]) -> NestChoice | None:
         """The choice for the nest of regions `indices`; the tile loops of the
         regions in `tiles_kept` run as cache accesses, no chains to break."""
         names = ", ".join(f"#{i} {region_name(allocs[i])}" for i in indices)
-        saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
         mapping = {allocs[i]: originals[i] for i in indices}
+        nest = tuple(indices)
+        if nest not in unbroken:
+            saved = saved_cycles(function, {originals[i] for i in indices}, machine, accesses)
+            added = 0.0
+            if saved is not None:
+                layered = {allocs[i] for i in indices}
+                saved += continued_fills(work, layered, machine, timeline)
+                added = added_cycles(work, layered, machine, spad_bytes, timeline, work_accesses)
+                added += cut.lost(work, mapping)
+            unbroken[nest] = saved, added
+        saved, added = unbroken[nest]
         if saved is None:  # run-time trip counts: no estimate of the runs
             # unless the nest is one loop cut into pieces, priced an iteration
             # by the same rule (its misses grouped as a run's)
-            iteration = cut.iteration(work, mapping)
+            if nest not in iterations:
+                iterations[nest] = cut.iteration(work, mapping)
+            iteration = iterations[nest]
             breaks = iteration is None
             if breaks:  # or pieces between the runs of another nest's tiles
                 iteration = cut.breaks(work, mapping, timeline, tiles_kept)
@@ -275,9 +305,6 @@ def _choose(
                     return NestChoice(names, False, bound, lost, fits, True, breaks)
             return None
         layered = {allocs[i] for i in indices}
-        saved += continued_fills(work, layered, machine, timeline)
-        added = added_cycles(work, layered, machine, spad_bytes, timeline)
-        added += cut.lost(work, mapping)
         added += cut.broken(work, layered, timeline, tiles_kept)
         return NestChoice(names, saved >= added, saved, added, fits)
 

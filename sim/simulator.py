@@ -40,6 +40,7 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
 
+from lowering.ir.bulk import clone_op
 from lowering.ir.facts import prepared_model, record_timing_model, tape_bytes, unroll_factors
 from lowering.ir.verification import verify
 from lowering.layers.cost import StreamMachine
@@ -138,13 +139,13 @@ class LoweringMemo:
 
     def keep(self, passes: tuple[ModulePass, ...], module: builtin.ModuleOp) -> None:
         self.passes = passes
-        self.module = module.clone()
+        self.module = clone_op(module)  # `module.clone()`, in bulk
 
     def take(self) -> builtin.ModuleOp:
         """The kept module: a copy while later lowerings may need it, else itself."""
         assert self.module is not None
         if self.left > 0:
-            return self.module.clone()
+            return clone_op(self.module)
         module, self.module = self.module, None
         return module
 
@@ -296,7 +297,7 @@ def stream_choices(
             if memo is not None and memo.module is not None and memo.passes == passes:
                 staged = memo.module
             else:
-                staged = module if n == len(pending) - 1 else module.clone()
+                staged = module if n == len(pending) - 1 else clone_op(module)
                 _front_end(ctx, staged, recompute)
                 PassPipeline(passes).apply(ctx, staged)
                 if memo is not None:

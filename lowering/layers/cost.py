@@ -424,18 +424,19 @@ def _intervals(block: Block, tape: Sequence[Operation], machine: StreamMachine) 
     return kept, streamed
 
 
-def _recurrence(block: Block, machine: StreamMachine) -> int:
+def _recurrence(block: Block, machine: StreamMachine, body: LoopBody | None = None) -> int:
     """The recurrence bound on the initiation interval of the innermost loop whose
     body is `block` (`lowering.scheduling.recurrence`, the scheduler's own, with the
     machine's integer latency and the other latencies `targets.hardware`'s); 0 if
-    the body holds ops the scheduler does not place (branches)."""
+    the body holds ops the scheduler does not place (branches). `body`: the
+    block's ops as `LoopBody.of` reads them on that machine, if read already."""
     ops = list(block.ops)[:-1]
     terminator = block.last_op
     if not isinstance(terminator, scf.YieldOp) or not all(placeable(op) for op in ops):
         return 0
     hardware = _latencies_of(machine)
     carried = list(zip(block.args[1:], terminator.operands, strict=False))
-    return recurrence_mii(LoopBody.of(ops, hardware), carried, hardware)
+    return recurrence_mii(body or LoopBody.of(ops, hardware), carried, hardware)
 
 
 class AccessReuse:
@@ -459,6 +460,7 @@ class AccessReuse:
         self._linear = LinearForms()
         self._touched: dict[tuple[Operation, int, int], bool] = {}
         self._places: dict[Block, dict[Operation, int]] = {}
+        self._runs: dict[tuple[scf.ForOp, ...], int | None] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -635,6 +637,14 @@ class AccessReuse:
             return 0.0
         return self.carrier_lines(absent[-1], line)
 
+    def _nest_runs(self, loops: tuple[scf.ForOp, ...]) -> int | None:
+        """`nest_runs(loops)`, worked out once per nest (an iteration of a fully
+        unrolled nest holds thousands of accesses under the same loops)."""
+        if loops in self._runs:
+            return self._runs[loops]
+        found = self._runs[loops] = nest_runs(loops)
+        return found
+
     def _carrier_lines(self, carrier: scf.ForOp, line: int) -> float:
         """Cache lines one iteration of `carrier` touches (on average over a
         triangular nest's iterations; unbounded where a trip count is known only at
@@ -651,7 +661,7 @@ class AccessReuse:
             if not isinstance(op, memref.LoadOp | memref.StoreOp):
                 continue
             loops, coefficients = self._nest(op)
-            runs = nest_runs(loops)
+            runs = self._nest_runs(loops)
             if runs is None:
                 return float("inf")
             inner = loops[-1]
@@ -661,7 +671,7 @@ class AccessReuse:
                 lines = runs / per * ENTRY_BYTES / line
             else:
                 stride = abs(coefficients.get(inner.body.block.args[0], 0)) * ENTRY_BYTES
-                outer = nest_runs(loops[:-1]) or 1
+                outer = self._nest_runs(loops[:-1]) or 1
                 lines = runs / per * min(1.0, stride / line) if stride else outer / per
             touched[op.memref] = touched.get(op.memref, 0.0) + lines
         return sum(
@@ -988,16 +998,19 @@ def added_cycles(
     machine: StreamMachine,
     spad_bytes: int,
     timeline: RevTimeline | None = None,
+    reuse: AccessReuse | None = None,
 ) -> float:
     """The cycles the layers of `regions` in the layered `function` add. A kernel
     run once costs its schedule's length: its longest chain of integer ops at
     `integer` each (`_tile_chain`); a piece's cut kernel, the misses its parts no
     longer overlap (`_cut_misses`); and on a scratchpad of `spad_bytes`, the REV
-    layers' waits for their preloads (`preload_waits`, on `timeline` where given)."""
+    layers' waits for their preloads (`preload_waits`, on `timeline` where given).
+    `reuse`: what is known of `function`'s accesses from an earlier call
+    (`AccessReuse`; the cost model asks per nest), else made at the first piece."""
+    assert reuse is None or reuse.function is function
     kernel = machine.integer + 1  # one integer op issued as a kernel run once
     added = 0.0
     rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
-    reuse: AccessReuse | None = None  # the function's accesses, at the first piece
     partners = _partners(function)
     for op in function.walk():
         if not isinstance(op, layer.LayerOp) or not any(
@@ -1631,13 +1644,14 @@ class RevTimeline:
         return float(max(ports, _depth(ops, set()) * self.machine.integer))
 
 
-def iteration_cycles(loop: scf.ForOp, machine: StreamMachine) -> int:
+def iteration_cycles(loop: scf.ForOp, machine: StreamMachine, read: LoopBody | None = None) -> int:
     """An innermost loop's cycles per iteration: its recurrence bound or its
-    cache accesses over the ports, at least one."""
+    cache accesses over the ports, at least one (`read`: its body's ops as
+    `pipeline_fill` reads them, `LoopBody.of` on `_latencies_of(machine)`)."""
     body = loop.body.block
     accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
     ports = -(-accesses // max(1, machine.cache_ports))
-    return max(1, ports, _recurrence(body, machine))
+    return max(1, ports, _recurrence(body, machine, read))
 
 
 def _latencies_of(machine: StreamMachine) -> Hardware:
@@ -1662,7 +1676,7 @@ def pipeline_fill(loop: scf.ForOp, machine: StreamMachine) -> int:
     for edges in iteration_edges(body, hardware):
         issue.append(max((issue[m] + wait for m, wait in edges), default=0))
     last = max((t + latency for t, latency in zip(issue, body.latencies, strict=True)), default=0)
-    return max(0, last - iteration_cycles(loop, machine))
+    return max(0, last - iteration_cycles(loop, machine, body))
 
 
 def continued_fills(
