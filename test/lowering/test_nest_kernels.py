@@ -34,7 +34,6 @@ import numpy as np
 import pytest
 from stage_checks import (
     assert_kernel_gradient_is_the_reference,
-    kernel_enzyme_outputs,
     kernel_inputs,
     same_bits,
 )
@@ -59,18 +58,28 @@ def _inputs(key: str) -> dict[str, np.ndarray]:
 
 
 @cache
-def _enzyme_outputs(key: str) -> dict[str, np.ndarray]:
-    return kernel_enzyme_outputs(NEST_KERNELS[key], PRESET)
+def _enzyme_outputs(key: str, differentiated: Callable[[str], ModuleOp]) -> dict[str, np.ndarray]:
+    """The caller's outputs on the kernel's Enzyme gradient at `PRESET`
+    (`stage_checks.kernel_enzyme_outputs`), run on the session's copy of that
+    gradient (the `differentiated` fixture: the same text, file name and pass)
+    rather than a second one."""
+    return run_function(differentiated(key), f"{key}_grad", _inputs(key))
 
 
-def _assert_same(got: dict[str, np.ndarray], key: str, stage: str) -> None:
-    problem = same_bits(got, _enzyme_outputs(key))
+def _assert_same(
+    got: dict[str, np.ndarray], key: str, stage: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    problem = same_bits(got, _enzyme_outputs(key, differentiated))
     assert problem is None, f"{key} at {stage}: {problem}"
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_the_enzyme_gradient_equals_autograd_and_central_differences(key: str) -> None:
-    assert_kernel_gradient_is_the_reference(NEST_KERNELS[key], PRESET, _enzyme_outputs(key))
+def test_the_enzyme_gradient_equals_autograd_and_central_differences(
+    key: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    assert_kernel_gradient_is_the_reference(
+        NEST_KERNELS[key], PRESET, _enzyme_outputs(key, differentiated)
+    )
 
 
 @pytest.mark.parametrize("spad", [64, 512, 4096])
@@ -81,7 +90,8 @@ def test_every_pipeline_computes_the_enzyme_values(
     module = differentiated(key)
     parse_pipeline(f"tapeflow-pipeline{{spad-bytes={spad}}}").apply(make_context(), module)
     module.verify()
-    _assert_same(run_function(module, f"{key}_grad", _inputs(key)), key, f"pipeline {spad} B")
+    got = run_function(module, f"{key}_grad", _inputs(key))
+    _assert_same(got, key, f"pipeline {spad} B", differentiated)
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -96,7 +106,7 @@ def test_the_simulated_tapeflow_variant_computes_the_enzyme_values(
     )
     args = bind_arguments(caller, {k: v.copy() for k, v in _inputs(key).items()})
     result = simulate(module, f"{key}_grad", args, hardware, tape_bytes)
-    _assert_same(result.outputs, key, "simulator tapeflow")
+    _assert_same(result.outputs, key, "simulator tapeflow", differentiated)
 
 
 @pytest.mark.parametrize("spad", [64, 512])
