@@ -181,6 +181,25 @@ KernelPlanner = Callable[[cgra.KernelOp, Hardware], object]
 (`sim.models.TimingModel.kernel_plan`)."""
 
 
+_NOT_PLACED, _COMPUTE, _LOAD, _STORE, _OTHER_PLACED = range(5)
+_PLACED_KINDS: dict[type, int] = {}
+"""Each op class's kind for `kernel_profile`, found once per class (an xDSL op
+class is an abstract base class, whose `isinstance` costs ten dictionary
+look-ups; a fully unrolled kernel has thousands of ops)."""
+
+
+def _placed_kind(op: Operation) -> int:
+    if not isinstance(op, cgra.PlacedOp):
+        return _NOT_PLACED
+    if isinstance(op, cgra.ComputeOp):
+        return _COMPUTE
+    if isinstance(op, cgra.LoadOp):
+        return _LOAD
+    if isinstance(op, cgra.StoreOp):
+        return _STORE
+    return _OTHER_PLACED
+
+
 def kernel_profile(
     kernel: cgra.KernelOp, hardware: Hardware, planner: KernelPlanner | None = None
 ) -> KernelProfile:
@@ -190,20 +209,33 @@ def kernel_profile(
     fu: Counter[str] = Counter()
     memory_ops = spad = 0
     latencies = hardware.latencies
+    kinds = _PLACED_KINDS
     for placed in kernel.body.block.ops:
-        if not isinstance(placed, cgra.PlacedOp):
+        kind = kinds.get(type(placed))
+        if kind is None:
+            kind = kinds[type(placed)] = _placed_kind(placed)
+        if kind == _NOT_PLACED:
             continue
         properties = placed.properties
         cycle = properties["cycle"].value.data  # type: ignore[attr-defined]
-        if isinstance(placed, cgra.ComputeOp):
+        if kind == _COMPUTE:
             # `op_latency` of a compute op, its class read once.
             cls = op_class(properties["opcode"].data)  # type: ignore[attr-defined]
             length = max(length, cycle + getattr(latencies, cls))
             fu[cls] += 1
             continue
-        length = max(length, cycle + op_latency(placed, hardware))
         memory_ops += 1
-        spad += isinstance(placed, cgra.LoadOp | cgra.StoreOp) and placed.path.data == MemPath.SPAD
+        if kind == _OTHER_PLACED:
+            length = max(length, cycle + op_latency(placed, hardware))
+            continue
+        # A placed access: `op_latency`'s, its path read once.
+        on_spad = placed.path.data == MemPath.SPAD  # type: ignore[attr-defined]
+        if kind == _STORE:
+            latency = 1
+        else:
+            latency = hardware.scratchpad.latency if on_spad else hardware.cache.hit_latency
+        length = max(length, cycle + latency)
+        spad += on_spad
     loop = kernel.parent_op()
     looped = isinstance(loop, scf.ForOp) and kernel.next_op is loop.body.block.last_op
     tiled = (

@@ -111,3 +111,50 @@ def test_op_costs_shared_by_the_runs_on_one_machine_object(
 
 def _not_asked(op: Operation, hardware: Hardware) -> OpCost | None:
     raise AssertionError(f"{op.name}'s cost asked anew on a machine whose table has it")
+
+
+KIND_OF_PLACED = {"cgra.op": "compute", "cgra.load": "load", "cgra.store": "store"}
+"""The placed ops the salam model's plan and `kernel_profile` tell apart, by name."""
+
+
+@pytest.mark.parametrize("variant", ["enzyme", "tapeflow"])
+@pytest.mark.parametrize("key", ["logsum", "pathfinder"])
+def test_placed_op_kinds_and_kernel_profiles_answer_as_asked_anew(
+    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    """`lockstep.kind_of` (by op class) names each op as its name says, and
+    `kernel_profile` (which knows a placed op's kind by class and reads an
+    access's path once) gives each kernel's length, op mix and scratchpad count
+    as `op_latency` and the ops' own classes give them, on two machines."""
+    from collections import Counter
+
+    from sim.models.salam import lockstep
+    from tapeflow_dialects import cgra
+    from tapeflow_dialects.cgra import MemPath
+    from targets.costs import kernel_profile, op_class, op_latency
+
+    ops = _ops(key, variant, differentiated)
+    names = {"compute": lockstep.COMPUTE, "load": lockstep.LOAD, "store": lockstep.STORE}
+    for op in ops:
+        assert lockstep.kind_of(op) == names.get(KIND_OF_PLACED.get(op.name, ""), lockstep.OTHER)
+    kernels = [op for op in ops if isinstance(op, cgra.KernelOp)]
+    assert kernels
+    base = configure("Tflow2k")
+    slower = replace(base, latencies=Latencies(fadd=9, fmul=7, fdiv=31, integer=3))
+    for machine in (base, slower):
+        for kernel in kernels:
+            placed = [o for o in kernel.body.block.ops if isinstance(o, cgra.PlacedOp)]
+            length = max((o.cycle.value.data + op_latency(o, machine) for o in placed), default=0)
+            fu = Counter(op_class(o.opcode.data) for o in placed if isinstance(o, cgra.ComputeOp))
+            memory = [o for o in placed if not isinstance(o, cgra.ComputeOp)]
+            spad = sum(
+                isinstance(o, cgra.LoadOp | cgra.StoreOp) and o.path.data == MemPath.SPAD
+                for o in memory
+            )
+            profile = kernel_profile(kernel, machine)
+            assert (profile.length, dict(profile.fu_ops), profile.memory_ops, profile.spad_ops) == (
+                length,
+                dict(fu),
+                len(memory),
+                spad,
+            )

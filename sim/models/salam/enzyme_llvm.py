@@ -155,18 +155,38 @@ class _Adjoints:
         )
         args = list(zip(function.args, roles, strict=False))
         self.seeds = {a for a, r in args if r is ArgumentRole.SEED}
+        # The function's zero fills and loads, in one walk (a fully unrolled
+        # function has tens of thousands of ops), each op's class asked once.
+        fills: list[enzyme.FillZeroOp] = []
+        loads: list[cgra.LoadOp | memref.LoadOp] = []
+        kinds: dict[type, int] = {}
+        for op in function.walk():
+            kind = kinds.get(type(op))
+            if kind is None:
+                kind = kinds[type(op)] = (
+                    1
+                    if isinstance(op, enzyme.FillZeroOp)
+                    else 2
+                    if isinstance(op, cgra.LoadOp | memref.LoadOp)
+                    else 0
+                )
+            if kind == 1:
+                fills.append(op)  # type: ignore[arg-type]
+            elif kind == 2:
+                loads.append(op)  # type: ignore[arg-type]
         self.shadows = {a for a, r in args if r is ArgumentRole.SHADOW} | {
-            _root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)
+            _root(op.buffer) for op in fills
         }
         self.found: set[SSAValue] = set()
-        self._spread(function)
+        self._spread(loads)
 
     def __call__(self, value: SSAValue) -> bool:
         return value in self.found
 
-    def _spread(self, function: func.FuncOp) -> None:
-        """From the seeds and the shadow loads to every value computed from one, use
-        by use (a worklist: a fully unrolled body chains thousands of ops)."""
+    def _spread(self, loads: list[cgra.LoadOp | memref.LoadOp]) -> None:
+        """From the seeds and the shadow loads (of the function's `loads`, in
+        walk order) to every value computed from one, use by use (a worklist: a
+        fully unrolled body chains thousands of ops)."""
         work: list[SSAValue] = []
 
         def found(value: SSAValue) -> None:
@@ -178,8 +198,8 @@ class _Adjoints:
 
         for value in self.seeds:
             found(value)
-        for op in function.walk():
-            if isinstance(op, cgra.LoadOp | memref.LoadOp) and self.shadow_load(op):
+        for op in loads:
+            if self.shadow_load(op):
                 found(op.results[0])
         while work:
             for use in work.pop().uses:

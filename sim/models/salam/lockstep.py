@@ -55,12 +55,36 @@ result the branch waits for; the branch (0 cycles) then schedules the next block
 in the same pass (`CycleCounts.py`; `llvm_interface.cc`, `scheduleBB`)."""
 
 
-def _is_bin(op: Operation) -> bool:
-    return isinstance(op, cgra.LoadOp | cgra.StoreOp) and op.path.data == MemPath.SPAD
+COMPUTE, LOAD, STORE, OTHER = range(4)
+"""What `kind_of` tells a body's op to be: a placed compute op, load or store, or
+anything else."""
+_KINDS: dict[type, int] = {}
 
 
-def _is_cache(op: Operation, kind: type) -> bool:
-    return isinstance(op, kind) and op.path.data == MemPath.CACHE
+def kind_of(op: Operation) -> int:
+    """`op`'s kind (`COMPUTE`, `LOAD`, `STORE` or `OTHER`), found once per op
+    class: an xDSL op class is an abstract base class, whose `isinstance` costs
+    ten dictionary look-ups, and a fully unrolled body asks it of thousands."""
+    cls = type(op)
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = (
+            COMPUTE
+            if isinstance(op, cgra.ComputeOp)
+            else LOAD
+            if isinstance(op, cgra.LoadOp)
+            else STORE
+            if isinstance(op, cgra.StoreOp)
+            else OTHER
+        )
+    return kind
+
+
+def _paths(ops: list[Operation], kinds: list[int]) -> list[MemPath | None]:
+    """Each access's memory path (None for any other op)."""
+    return [
+        op.path.data if k == LOAD or k == STORE else None for op, k in zip(ops, kinds, strict=True)
+    ]  # type: ignore[attr-defined]
 
 
 def _carried(kernel: cgra.KernelOp) -> dict[SSAValue, Operation]:
@@ -153,10 +177,16 @@ class _Iteration:
         index = {op: n for n, op in enumerate(ops)}
         more = additions.inputs if additions else {}
         more_carried = additions.carried if additions else {}
-        bins = [_is_bin(op) for op in ops]
+        # Each op's kind and path, read once: a tape bin access goes to the
+        # scratchpad, a cache access through the cache.
+        kinds = [kind_of(op) for op in ops]
+        paths = _paths(ops, kinds)
+        bins = [p == MemPath.SPAD for p in paths]
+        loads = [k == LOAD and p == MemPath.CACHE for k, p in zip(kinds, paths, strict=True)]
+        stores = [k == STORE and p == MemPath.CACHE for k, p in zip(kinds, paths, strict=True)]
         weight = tuple(
-            0 if b or (isinstance(op, cgra.ComputeOp) and latency[op] == 0) else 1
-            for op, b in zip(ops, bins, strict=True)
+            0 if b or (k == COMPUTE and latency[op] == 0) else 1
+            for op, b, k in zip(ops, bins, kinds, strict=True)
         )
         units = {name: count for name in FU_CLASSES if (count := getattr(datapath.units, name)) > 0}
         inputs: list[tuple[int, ...]] = []
@@ -177,10 +207,11 @@ class _Iteration:
         in_order: list[int] = []
         before = [0] * len(ops)
         for op in authors_order(ops):
-            if _is_cache(op, cgra.LoadOp):
-                before[index[op]] = len(in_order)
-            elif _is_cache(op, cgra.StoreOp):
-                in_order.append(index[op])
+            n = index[op]
+            if loads[n]:
+                before[n] = len(in_order)
+            elif stores[n]:
+                in_order.append(n)
         rank = [-1] * len(ops)
         for r, n in enumerate(in_order):
             rank[n] = r
@@ -191,14 +222,14 @@ class _Iteration:
             tuple(carried_in),
             len(carried) + len(more_carried),
             tuple(bins),
-            tuple(_is_cache(op, cgra.LoadOp) for op in ops),
-            tuple(_is_cache(op, cgra.StoreOp) for op in ops),
+            tuple(loads),
+            tuple(stores),
             tuple(
                 cls if (cls := unit_class.get(op)) in units and weight[n] == 1 else None
                 for n, op in enumerate(ops)
             ),
             units,
-            tuple(2 if isinstance(op, cgra.LoadOp | cgra.StoreOp) else 1 for op in ops),
+            tuple(2 if k == LOAD or k == STORE else 1 for k in kinds),
             datapath.sched_threshold,
             tuple(in_order),
             tuple(before),
@@ -508,14 +539,10 @@ def lockstep_schedule(
     datapath = datapath or DatapathConfig()
     iteration = _Iteration.of(ops, _carried(kernel), latency, unit_class or {}, datapath, additions)
     compute = tuple(
-        (n, latency[op])
-        for n, op in enumerate(ops)
-        if isinstance(op, cgra.ComputeOp) and latency[op] > 0
+        (n, latency[op]) for n, op in enumerate(ops) if kind_of(op) == COMPUTE and latency[op] > 0
     )
     accesses = tuple(
-        (n, isinstance(op, cgra.StoreOp))
-        for n, op in enumerate(ops)
-        if _is_cache(op, cgra.LoadOp) or _is_cache(op, cgra.StoreOp)
+        (n, iteration.store[n]) for n in range(len(ops)) if iteration.load[n] or iteration.store[n]
     )
     drains = datapath.latch == "iterations"  # else only the loop's exit drains
     latching = enclosing == 0 and (drains or not iterated)
@@ -653,10 +680,11 @@ def lockstep_latencies(
     (`SalamMachine.compare_ops`)."""
 
     def cycles(op: cgra.PlacedOp) -> int:
-        if isinstance(op, cgra.ComputeOp):
-            if op.opcode.data in machine.zero_cycle_ops:
+        if kind_of(op) == COMPUTE:
+            opcode = op.opcode.data  # type: ignore[attr-defined]
+            if opcode in machine.zero_cycle_ops:
                 return 0
-            if op.opcode.data in machine.compare_ops:
+            if opcode in machine.compare_ops:
                 return machine.fcmp
         return op_latency(op, hardware)
 
@@ -710,7 +738,7 @@ def kernel_schedule(
         else None
     )
     ops = additions.ops if additions else kernel.body.block.ops
-    computes = [op for op in ops if isinstance(op, cgra.ComputeOp)]
+    computes = [op for op in ops if kind_of(op) == COMPUTE]
     latency |= {op: op_latency(op, hardware) for op in computes if op not in latency}
     return lockstep_schedule(
         kernel,
