@@ -245,19 +245,6 @@ def _bench(tmp_path: Path, kill: str | None = None) -> subprocess.Popen:
         signal.signal(signal.SIGHUP, hangup)
 
 
-def _bench_here(tmp_path: Path) -> subprocess.CompletedProcess:
-    """The same command (`BENCH`, the same folders) finished by its entry point in
-    this process: the run after a killed one, which tests what the killed run left
-    (the cache, the results folder), not a process; its workers are forked from here."""
-    from tapeflow_benchmarks import tapeflow_bench
-
-    argv = [*BENCH[3:], "--out", str(tmp_path / "results"), "--cache-dir", str(tmp_path / "cache")]
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = tapeflow_bench.main(argv)
-    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
-
-
 def _group_alive(pgid: int) -> list[str]:
     """Processes of the group that still run (a zombie runs nothing)."""
     group = subprocess.run(["pgrep", "-g", str(pgid)], capture_output=True, text=True)
@@ -322,8 +309,9 @@ def test_workers_end_with_their_parent(tmp_path: Path, clean_run: Path, signum: 
         time.sleep(0.1)
     assert _group_alive(run.pid) == [], "workers outlived their parent"
     assert not (tmp_path / "results").exists()
-    again = _bench_here(tmp_path)
-    assert again.returncode == 0, again.stderr
+    again = _bench(tmp_path)
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
     for table in ("runs.csv", "performance.csv"):
         resumed = (tmp_path / "results" / "csv" / table).read_bytes()
         assert resumed == (clean_run / "csv" / table).read_bytes(), table
@@ -388,8 +376,9 @@ def test_a_worker_lost_twice_fails_its_point_only(tmp_path: Path) -> None:
     failed = [line for line in err.splitlines() if line.startswith("tapeflow-bench: failed:")]
     assert failed and all(line.startswith("tapeflow-bench: failed: nn/small") for line in failed)
     assert all("out-of-memory killer" in line for line in failed)
-    again = _bench_here(tmp_path)
-    assert again.returncode == 0, again.stderr
+    again = _bench(tmp_path)
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
     computed = json.loads((tmp_path / "results" / "results.json").read_text())["meta"]
     assert computed["failed"] == [] and 0 < computed["cached"] < computed["points"]
 
