@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, memref, scf
+from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     FileLineColLoc,
@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
 )
-from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
@@ -238,13 +238,22 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
             work.extend(owner.operands)
             work.extend(_used_inside(owner))
     written = written_roots(op)
+    written_keys = None if written is None else {_buffer_key(root) for root in written}
     for each in ops:
         for inner in each.walk():
             if isinstance(inner, memref.LoadOp):
-                if written is None or buffer_root(inner.memref) in written:
+                read = _buffer_key(buffer_root(inner.memref))
+                if written_keys is None or read in written_keys:
                     return (
                         "its exit condition depends on memory the loop writes "
                         f"('{inner.name}' of a buffer a store in the loop changes)"
+                    )
+                if written_keys and (read is None or None in written_keys):
+                    return (
+                        "its exit condition reads memory the loop may write under "
+                        f"another name ('{inner.name}' and the loop's stores: a buffer "
+                        "that is not a function argument, an allocation or a global "
+                        "may be any of them)"
                     )
             elif inner is not each and isinstance(inner, scf.YieldOp):
                 continue
@@ -254,6 +263,25 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
                 return f"its exit condition depends on '{inner.name}', which has side effects"
     order = [o for block in (before, after) for o in block.ops if o in ops]
     return args, fwd, order
+
+
+def _buffer_key(root: SSAValue) -> object | None:
+    """What tells a buffer apart from every other: an argument of the function
+    (distinct memref arguments do not alias, as C's `restrict`), an allocation, or
+    a global by its symbol (two `memref.get_global` of one symbol are one buffer);
+    None for any other root (a loop's or a region's block argument, a `select` or
+    `scf.if` result), which may be any buffer."""
+    if isinstance(root, BlockArgument):
+        owner = root.block.parent_op()
+        if isinstance(owner, func.FuncOp) and root.block is owner.body.block:
+            return root
+        return None
+    if isinstance(root, OpResult):
+        if isinstance(root.op, memref.AllocOp | memref.AllocaOp):
+            return root
+        if isinstance(root.op, memref.GetGlobalOp):
+            return ("global", root.op.name_.root_reference.data)
+    return None
 
 
 def _used_inside(op: Operation) -> list[SSAValue]:
