@@ -98,7 +98,8 @@ def _nonnegative_where_run(
     replaced by the bound of its loop that makes the form smallest (the lower
     bound, or the upper bound less one: the loops count by 1, as
     `tapeflow-unit-steps` leaves them), down to a constant (lu's `for k < j`
-    inside `for j < i`: `j` at least 0)."""
+    inside `for j < i`: `j` at least 0; syrk's `for j = i + 1 to n` inside
+    `for i < n`: `n - i - 1` at least `n - (n - 1) - 1 = 0`)."""
     loops: list[scf.ForOp] = []
     op: Operation = alloc
     while op.parent_block() is not body:
@@ -107,6 +108,16 @@ def _nonnegative_where_run(
             return False  # inside a branch: bounds of no loop
         loops.append(parent)
         op = parent
+    return _nonnegative(size, loops, forms)
+
+
+def _nonnegative(size: SSAValue, loops: list[scf.ForOp], forms: LinearForms) -> bool:
+    """`size` at least zero over the iterations of `loops` (innermost first) that
+    run: a `min` of operands that are, a `max` of one that is (a tile's count,
+    `min(17 - i, 4)`), or a linear form whose smallest value is."""
+    if isinstance(size, OpResult) and isinstance(size.op, arith.MinSIOp | arith.MaxSIOp):
+        proven = (_nonnegative(o, loops, forms) for o in size.op.operands)
+        return all(proven) if isinstance(size.op, arith.MinSIOp) else any(proven)
     terms, constant = forms.form(size)
     form = dict(terms)
     for loop in loops:  # innermost first
