@@ -12,10 +12,18 @@ sizes are clamped at zero, so such an input runs.
 - The clamp is one `arith.maxsi` with zero per distinct size, and only the caches'
   sizes read it: the loop's bounds and the reverse sweep's index arithmetic still read
   Enzyme's count.
-- A cache per iteration of an enclosing loop is not clamped: where an inner loop's
-  bounds cross, the executor stops with a message that names the cause, and the
-  way around it the message gives (an upper bound of `max(lb, ub)`) gives the
-  gradient of central differences.
+- A nest's caches are clamped too: its buffer of handles (a triangle whose outer
+  bounds cross) and each cache per outer iteration whose count the loops do not
+  prove at least zero (a row over `[lo, i)`; a band clipped at the matrix edge,
+  Numerical Recipes' `bandec`; PolyBench's trmm with shifted bounds): gradients of
+  central differences for crossing and ordered inputs, and the Enzyme stage's bits
+  at every later stage, both variants under both timing models.
+- The ragged-extent analysis reads through the clamps: the band whose rows run out
+  packs to the columns its rows run (counted here by enumeration), at a constant or
+  run-time row count; an extent that grows past its crossing keeps the bounding box,
+  with the reason; where no row crosses, the band lowers as the unclamped gradient
+  does (same cycles, layers, streamed and kept tape); PolyBench's triangles get no
+  clamp.
 """
 
 from __future__ import annotations
