@@ -26,10 +26,14 @@ iterations where `g(i) < f(i)` (a banded solver whose band is clipped at the
 matrix edge, `for j = i + 4 to 12` past `i = 8`). Those sizes are clamped the
 same way, one clamp per distinct size and block (before the first buffer of the
 block it sizes, so that it dominates the others and the buffers of one inner
-loop keep sharing their extent). The nest analyses that pack the per-iteration
-buffers into one tape read the clamped sizes: `lowering.enzyme.ragged_extents`
-sees through `max(e, 0)` where it proves `e >= 0` on the iterations that run,
-and keeps the tape a bounding box, with the reason, where it cannot.
+loop keep sharing their extent), except a per-iteration size that the loops
+around it prove at least zero on every iteration that runs (`_nonnegative`:
+PolyBench's triangles, whose gradients stay Enzyme's). The nest analyses that
+pack the per-iteration buffers into one tape read the clamps that are left:
+`lowering.enzyme.ragged_extents` sees through `max(e, 0)` where it proves `e >= 0`
+over the tape's indices, counts only the outer iterations that have entries where
+`e` falls with the outer index, and keeps the tape a bounding box, with the
+reason, anywhere else.
 
 Only Enzyme's caches are clamped (a buffer `classify_cache` or
 `classify_nested_cache` accepts): a negative size of a buffer the user's own code
