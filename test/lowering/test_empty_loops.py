@@ -24,6 +24,8 @@ sizes are clamped at zero, so such an input runs.
   with the reason; where no row crosses, the band lowers as the unclamped gradient
   does (same cycles, layers, streamed and kept tape); PolyBench's triangles get no
   clamp.
+- A negative size of the program's own buffer is still refused, and named as the
+  program's.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from lowering.ir import ragged
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_pack_tapes import TapeflowPackTapesPass
 from lowering.tapeflow_raise_tape import TapeflowRaiseTapePass, raise_module
+from sim.errors import ExecutionError
 from sim.models import MODELS
 from sim.simulator import evaluate, execute, prepare
 from sim.trace import TAPE
@@ -506,3 +509,41 @@ def test_a_triangle_whose_loops_always_run_gets_no_clamp(name: str) -> None:
         for size in op.dynamic_sizes
         if isinstance(size.owner, arith.MaxSIOp)
     ]
+
+
+OWN_BUFFER = """
+func.func @f(%x: memref<4xf64>, %y: memref<4xf64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %m = arith.subi %n, %c1 : index
+  %s = memref.alloc(%m) : memref<?xf64>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = memref.load %x[%i] : memref<4xf64>
+    %w = math.sin %v : f64
+    memref.store %w, %s[%c0] : memref<?xf64>
+    %u = memref.load %s[%c0] : memref<?xf64>
+    memref.store %u, %y[%i] : memref<4xf64>
+  }
+  memref.dealloc %s : memref<?xf64>
+  return
+}
+func.func @f_grad(%x: BUF, %dx: BUF, %y: BUF, %dy: BUF, %n: index) {
+  enzyme.autodiff @f(%x, %dx, %y, %dy, %n) <{activity = [#enzyme.activity<enzyme_dup>,
+    #enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_const>], ret_activity = []}>
+    : (BUF, BUF, BUF, BUF, index) -> ()
+  return
+}
+""".replace("BUF", "memref<4xf64>")
+"""The function's own scratch buffer of `n - 1` entries: negative for `n = 0`, the
+caller's error, which the gradient repeats."""
+
+
+def test_a_negative_size_of_the_programs_own_buffer_is_named_as_such() -> None:
+    module = _parse(OWN_BUFFER)
+    TapeflowEnzymePass().apply(make_context(), module)
+    given = {f"arg{k}": np.ones(4) for k in range(4)} | {"arg4": np.array(0)}
+    with pytest.raises(
+        ExecutionError, match=r"7:3: 'memref.alloc' of negative extent.*differentiated function"
+    ):
+        run_function(module, "f_grad", given)
