@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func
-from xdsl.dialects.builtin import DYNAMIC_INDEX
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
@@ -35,7 +36,19 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.ir.gradients import require_gradients
 from lowering.ir.locations import located
 from lowering.ir.polynomials import Monomial, Poly
-from lowering.ir.ragged import RAGGED, NotRagged, count, dim, offset, ragged_map, sym
+from lowering.ir.ragged import (
+    CLIPPED,
+    RAGGED,
+    RAGGED_CLIP,
+    NotRagged,
+    clip_map,
+    clipped_extent,
+    count,
+    dim,
+    offset,
+    ragged_map,
+    sym,
+)
 from tapeflow_dialects import region, tape
 from tapeflow_dialects.locations import location_of
 
@@ -94,7 +107,8 @@ def _pack(
     try:
         ragged = ragged_map(alloc)
         assert ragged is not None
-        entries = count(ragged)
+        clip = clip_map(alloc)
+        entries = count(ragged, clip)
         position = offset(ragged)
     except NotRagged as err:
         raise PassFailedException(f"{PASS}: {_where(alloc)}: {err}") from None
@@ -115,10 +129,14 @@ def _pack(
     if size is not None and size > 0:
         shape, sizes = [int(size)], []
     else:  # known at run time (or empty: a tape extent is positive or '?')
-        key = ("count", entries, tuple(symbols.values()))
+        key = ("count", entries, clip, tuple(symbols.values()))
         if key not in shared:
             at = _after_definitions(list(symbols.values()), alloc)
-            shared[key] = _emit(entries, symbols, at, alloc)
+            values = dict(symbols)
+            if CLIPPED in entries.variables():
+                assert clip is not None
+                values[CLIPPED] = _emit_clipped(ragged, clip, symbols, at, alloc)
+            shared[key] = _emit(entries, values, at, alloc)
         shape, sizes = [DYNAMIC_INDEX], [shared[key]]
     new: tape.AllocOp | region.AllocOp
     if isinstance(alloc, tape.AllocOp):
@@ -128,7 +146,9 @@ def _pack(
     else:
         assert isinstance(container_type, region.RegionType)
         new = region.AllocOp(region.RegionType(shape, container_type.slot_types()), sizes)
-    new.attributes.update({k: v for k, v in alloc.attributes.items() if k != RAGGED})
+    new.attributes.update(
+        {k: v for k, v in alloc.attributes.items() if k not in (RAGGED, RAGGED_CLIP)}
+    )
     Rewriter.replace_op(alloc, located(new, alloc))
     for user in users:
         if isinstance(user, free_op):
@@ -144,6 +164,34 @@ def _pack(
 
 def _emit(poly: Poly, values: dict[str, SSAValue], at: InsertPoint, near: Operation) -> SSAValue:
     return poly.emit(values.__getitem__, lambda op: Rewriter.insert_op(located(op, near), at))
+
+
+def _emit_clipped(
+    ragged: AffineMap,
+    clip: AffineMap,
+    symbols: dict[str, SSAValue],
+    at: InsertPoint,
+    near: Operation,
+) -> SSAValue:
+    """The outer iterations that have entries, `min(E_0, ceil(max(r, 0) / c))`
+    (`lowering.ir.ragged.clipped_extent`), as `index` arithmetic."""
+    outer, r, c = clipped_extent(ragged, clip)
+    ops: list[Operation] = []
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    ops.append(zero)
+    positive = arith.MaxSIOp(_emit(r, symbols, at, near), zero.result)
+    ops.append(positive)
+    ending = positive.result
+    if c != 1:  # ceil(p / c) of p >= 0: (p + c - 1) / c
+        less, by = (arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (c - 1, c))
+        up = arith.AddiOp(ending, less.result)
+        down = arith.DivSIOp(up.result, by.result)
+        ops += [less, by, up, down]
+        ending = down.result
+    ops.append(least := arith.MinSIOp(_emit(outer, symbols, at, near), ending))
+    for op in ops:
+        Rewriter.insert_op(located(op, near), at)
+    return least.result
 
 
 def _position(

@@ -44,7 +44,7 @@ from lowering.enzyme.tensor_caches import bufferize_tensor_caches
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.locations import located
-from lowering.ir.ragged import RAGGED, count, is_triangular
+from lowering.ir.ragged import RAGGED, RAGGED_CLIP, count, is_triangular
 from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.memref_views import subview_geometry
@@ -65,13 +65,15 @@ class TapeRecord:
     `tapeflow-pack-tapes`."""
     not_packed: str | None = None
     """Why a chain of per-iteration caches stays the bounding box."""
+    clip: AffineMap | None = None
+    """Where a ragged tape's entries end in dimension 0 (`lowering.ir.ragged`)."""
 
     @property
     def values(self) -> int | None:
         """Entries of the tape (packed, if ragged), None if they are known only
         at run time."""
         if self.ragged is not None:
-            entries = count(self.ragged).constant()
+            entries = count(self.ragged, self.clip).constant()
             return None if entries is None else int(entries)
         return self.tape_type.entries() if self.tape_type.is_static() else None
 
@@ -136,9 +138,13 @@ class GradientReport:
                 f"{size:>10} bytes  {t.stores} store(s), {t.loads} load(s)"
             )
             if t.ragged is not None:
+                clip = ""
+                if t.clip is not None:
+                    r, c = t.clip.results
+                    clip = f", entries only where d0 < ceil(max({r}, 0) / {c})"
                 lines.append(
-                    f"    triangular, ragged extents {t.ragged} (values counted packed, "
-                    "as tapeflow-pack-tapes lays it out)"
+                    f"    triangular, ragged extents {t.ragged}{clip} (values counted "
+                    "packed, as tapeflow-pack-tapes lays it out)"
                 )
             elif t.not_packed is not None:
                 lines.append(f"    bounding box, not packed: {t.not_packed}")
@@ -335,9 +341,11 @@ def _rewrite_nested(
     store_id = next_id
     indices = [i for link in nested.chain for i in _buffer_indices(link.store)]
     indices += _buffer_indices(fwd_store)
-    ragged, not_packed = _ragged(nested, indices, sizes)
+    ragged, clip, not_packed = _ragged(nested, indices, sizes)
     if ragged is not None:
         alloc.attributes[RAGGED] = AffineMapAttr(ragged)
+        if clip is not None:
+            alloc.attributes[RAGGED_CLIP] = AffineMapAttr(clip)
     Rewriter.replace_op(
         fwd_store.op,
         located(tape.StoreOp(fwd_store.op.value, alloc.tape, indices, store_id), fwd_store.op),
@@ -361,15 +369,16 @@ def _rewrite_nested(
         assert terminator is not None
         Rewriter.insert_op(tape.FreeOp(alloc.tape), InsertPoint.before(terminator))
     Rewriter.erase_op(nested.handles)
-    record = TapeRecord(name, tape_type, 1, len(nested.rev), ragged, not_packed)
+    record = TapeRecord(name, tape_type, 1, len(nested.rev), ragged, not_packed, clip)
     return record, next_id + 1
 
 
 def _ragged(
     nested: NestedCache, indices: list[SSAValue], sizes: list[SSAValue]
-) -> tuple[AffineMap | None, str | None]:
-    """The tape's ragged extents if its index space is triangular (None, None
-    if it is a box), or why they are not affine (None, the reason)."""
+) -> tuple[AffineMap | None, AffineMap | None, str | None]:
+    """The tape's ragged extents and their clip if its index space is
+    triangular (None, None, None if it is a box), or why they are not affine
+    (None, None, the reason)."""
     extents: list[int | SSAValue] = []
     for buffer in nested.buffers():
         buffer_type = buffer.memref.type
@@ -377,10 +386,10 @@ def _ragged(
         dynamic = iter(buffer.dynamic_sizes)
         extents += [next(dynamic) if d == DYNAMIC_INDEX else d for d in buffer_type.get_shape()]
     try:
-        ragged = ragged_extents(indices, extents, sizes)
+        ragged, clip = ragged_extents(indices, extents, sizes)
     except NotAffineExtents as reason:
-        return None, str(reason)
-    return (ragged, None) if is_triangular(ragged) else (None, None)
+        return None, None, str(reason)
+    return (ragged, clip, None) if is_triangular(ragged) else (None, None, None)
 
 
 def format_reports(reports: list[GradientReport]) -> Iterator[str]:

@@ -50,7 +50,7 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.ir.gradients import require_gradients
 from lowering.ir.locations import located
 from lowering.ir.loops import enclosing_loops
-from lowering.ir.ragged import RAGGED
+from lowering.ir.ragged import RAGGED, RAGGED_CLIP
 from lowering.ir.stages import Stage, require_stages
 from tapeflow_dialects import region, tape
 
@@ -241,6 +241,7 @@ def _group_key(t: _TapeUses, function: func.FuncOp) -> tuple[object, ...]:
         tuple(id(v) for v in t.alloc.dynamic_sizes),
         # Ragged extents (a triangular tape): the same, or not the same layout.
         t.alloc.attributes.get(RAGGED),
+        t.alloc.attributes.get(RAGGED_CLIP),
     )
 
 
@@ -276,9 +277,9 @@ def _plan_region(
     # The members share their run-time extents (the group key says so); the
     # first alloc's operands dominate it.
     new_alloc = located(region.AllocOp(region_type, allocs[0].dynamic_sizes), allocs[0])
-    ragged = allocs[0].attributes.get(RAGGED)
-    if ragged is not None:  # the region packs like its tapes (`lowering.ir.ragged`)
-        new_alloc.attributes[RAGGED] = ragged
+    for packing in (RAGGED, RAGGED_CLIP):  # the region packs like its tapes (`lowering.ir.ragged`)
+        if packing in allocs[0].attributes:
+            new_alloc.attributes[packing] = allocs[0].attributes[packing]
     Rewriter.insert_op(new_alloc, InsertPoint.before(allocs[0]))
     handle = new_alloc.region
 

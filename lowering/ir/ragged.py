@@ -26,6 +26,23 @@ order (`offset`), both closed-form polynomials (`lowering.ir.polynomials`):
 Each level's term is a product of at most `r` indices and sizes over a small
 denominator, in 64-bit `index` arithmetic: exact while those products fit, far
 beyond any tape that fits in memory (lu's cubes for N up to 2**20).
+
+A nest whose inner loop runs no iteration on some outer ones (`for i < n: for j =
+i + 4 to 12`: extent `8 - i`, negative past `i = 8`, where Enzyme's cache is
+sized `max(8 - i, 0)`, `lowering.enzyme.empty_loops`) has its entries in the
+outer iterations `i < 8` alone when the extent falls as `i` grows: a prefix of
+dimension 0. `tapeflow-raise-tape` records where that prefix ends with the ragged
+extents, the attribute `tapeflow.ragged_clip`:
+
+    tape.alloc(%n, %m) {tapeflow.ragged = affine_map<(d0, d1)[s0, s1] -> (s0, -d0 + 8)>,
+                        tapeflow.ragged_clip = affine_map<()[s0, s1] -> (8, 1)>}
+
+results `(r, c)`: the extent of dimension 1 is `r - c * d0` (`c > 0`), positive
+exactly for `d0 < ceil(r / c)`. The extents stand as they are for every entry
+(the outer iterations before an entry all have entries, so `offset` holds); the
+count sums dimension 1's entries over `d0 < min(E_0, ceil(max(r, 0) / c))`
+(`clipped_extent`), a value `tapeflow-pack-tapes` computes at run time where it is
+not a constant.
 """
 
 from __future__ import annotations
@@ -46,6 +63,13 @@ from lowering.ir.polynomials import Poly
 
 RAGGED = "tapeflow.ragged"
 """The attribute of a `tape.alloc`/`region.alloc` that gives its ragged extents."""
+
+RAGGED_CLIP = "tapeflow.ragged_clip"
+"""The attribute of a ragged alloc whose dimension 0 has entries only in a prefix
+(`clip_map`)."""
+
+CLIPPED = "t0"
+"""The variable of a clipped count: the outer iterations that have entries."""
 
 
 class NotRagged(Exception):
@@ -69,6 +93,41 @@ def ragged_map(op: Operation) -> AffineMap | None:
     if not isinstance(attr, AffineMapAttr):
         raise NotRagged(f"'{RAGGED}' must be an affine_map, got {attr}")
     return attr.data
+
+
+def clip_map(op: Operation) -> AffineMap | None:
+    """The clip recorded on an alloc (`(r, c)` over its symbols), None if it has
+    none; `NotRagged` if the attribute is malformed."""
+    attr = op.attributes.get(RAGGED_CLIP)
+    if attr is None:
+        return None
+    if (
+        not isinstance(attr, AffineMapAttr)
+        or attr.data.num_dims != 0
+        or len(attr.data.results) != 2
+        or not isinstance(attr.data.results[1], AffineConstantExpr)
+        or attr.data.results[1].value <= 0
+    ):
+        raise NotRagged(
+            f"'{RAGGED_CLIP}' must be an affine_map ()[..] -> (r, c), c > 0, got {attr}"
+        )
+    return attr.data
+
+
+def clipped_extent(ragged: AffineMap, clip: AffineMap) -> tuple[Poly, Poly, int]:
+    """`(E_0, r, c)`: the outer iterations that have entries are those below
+    `min(E_0, ceil(max(r, 0) / c))`."""
+    r, c = clip.results
+    assert isinstance(c, AffineConstantExpr)
+    return extents(ragged)[0], _poly(r), c.value
+
+
+def _clipped_constant(ragged: AffineMap, clip: AffineMap) -> int | None:
+    outer, r, c = clipped_extent(ragged, clip)
+    e0, r0 = outer.constant(), r.constant()
+    if e0 is None or r0 is None:
+        return None
+    return max(0, min(int(e0), -(-max(int(r0), 0) // c)))
 
 
 def extents(ragged: AffineMap) -> list[Poly]:
@@ -101,9 +160,15 @@ def _sizes(ragged: AffineMap) -> list[Poly]:
     return sizes
 
 
-def count(ragged: AffineMap) -> Poly:
-    """Entries of the ragged space, over the symbols."""
-    return _sizes(ragged)[0]
+def count(ragged: AffineMap, clip: AffineMap | None = None) -> Poly:
+    """Entries of the ragged space, over the symbols (and, with a clip not known
+    before the run, `CLIPPED`: the outer iterations that have entries)."""
+    sizes = _sizes(ragged)
+    if clip is None:
+        return sizes[0]
+    known = _clipped_constant(ragged, clip)
+    below = Poly.var(CLIPPED) if known is None else Poly.const(known)
+    return sizes[1].substitute(dim(0), Poly.var("y")).sum_below("y", below)
 
 
 def known_entries(op: Operation) -> int | None:
@@ -111,7 +176,7 @@ def known_entries(op: Operation) -> int | None:
     it runs: its extents functions of its outer indices alone (covariance's `j >=
     i` over constant bounds), not of its sizes; None otherwise."""
     ragged = ragged_map(op)
-    entries = count(ragged).constant() if ragged is not None else None
+    entries = count(ragged, clip_map(op)).constant() if ragged is not None else None
     if entries is None or entries.denominator != 1 or entries < 0:
         return None
     return int(entries)
@@ -160,9 +225,13 @@ def affine_expr(poly: Poly) -> AffineExpr:
 
 
 __all__ = [
+    "CLIPPED",
     "RAGGED",
+    "RAGGED_CLIP",
     "NotRagged",
     "affine_expr",
+    "clip_map",
+    "clipped_extent",
     "count",
     "dim",
     "extents",

@@ -49,34 +49,22 @@ def build_alloc(
 
 
 def _negative_note(op: memref.AllocOp | memref.AllocaOp) -> str:
-    """What a negative extent means in a gradient Enzyme made: its caches are sized by
-    the trip counts of the loops that fill them, `ub - lb`, negative where a loop's
-    bounds cross (a loop that runs no iteration). Top-level caches of values are
-    sized at least zero by `tapeflow-enzyme`; a triangular nest's are not: its
-    buffer of handles, sized by the outer loop's count, and the cache allocated per
-    iteration of the outer loop, sized by the inner loop's."""
+    """What a negative extent means in a gradient Enzyme made. Enzyme sizes its
+    caches by the trip counts of the loops that fill them, `ub - lb`, negative
+    where a loop's bounds cross (a loop that runs no iteration); `tapeflow-enzyme`
+    sizes every cache it recognises at least zero, top-level ones and a nest's
+    per-iteration ones alike (`lowering/enzyme/empty_loops.py`). A negative
+    extent left is the program's own: an allocation of the differentiated
+    function, which the gradient repeats, sized negative on this input."""
     function = op.parent_op()
     while function is not None and not isinstance(function, func.FuncOp):
         function = function.parent_op()
     if function is None or GRADIENT_OF not in function.attributes:
         return ""
-    memref_type = op.memref.type
-    assert isinstance(memref_type, MemRefType)
-    if isinstance(memref_type.element_type, MemRefType):
-        return (
-            " (Enzyme-MLIR's buffer of the per-iteration caches of a triangular nest, "
-            "sized by the trip count ub - lb of the nest's outer loop: on this input "
-            "that loop's upper bound is below its lower bound, so it runs no "
-            "iteration, but a triangular nest's caches are not sized at least zero; "
-            "keep the outer loop's bounds ordered, e.g. an upper bound of max(lb, ub))"
-        )
     return (
-        " (in a gradient, most likely Enzyme-MLIR's cache of the value computed here, "
-        "sized by the trip count ub - lb of a loop around it: if so, on this input that "
-        "loop's upper bound is below "
-        "its lower bound, so it runs no iteration, but a cache allocated per iteration "
-        "of an enclosing loop is not sized at least zero; keep the bounds of loops "
-        "nested in other loops ordered, e.g. an upper bound of max(lb, ub))"
+        " (in a gradient: Enzyme's caches are sized at least zero by tapeflow-enzyme, "
+        "so this is most likely an allocation of the differentiated function itself, "
+        "which the gradient repeats, whose size is negative on this input)"
     )
 
 
