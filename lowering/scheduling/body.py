@@ -174,20 +174,18 @@ class Iteration:
         iteration), None if it is data-dependent."""
         terms, _ = self.forms.form(index)
         total = 0
-        unknown = 0  # induction terms of a step known only to be positive
-        moving = 0
+        scaled = 0  # the coefficient of an induction variable of unknown step
         for value, coefficient in terms:
             if value in self.steps:
                 step = self.steps[value]
-                moving += 1
                 if step is None:
-                    unknown += 1
+                    scaled = coefficient
                 else:
                     total += coefficient * step
             elif not self.invariant(value):
                 return None
-        if unknown:
-            return moving == 1  # a positive step times a non-zero coefficient
+        if scaled:  # scaled * step + total, the step positive
+            return total == 0 or (total > 0) == (scaled > 0)
         return total != 0
 
 
