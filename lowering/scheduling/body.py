@@ -11,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from lowering.ir.index_offsets import LinearForms
@@ -86,13 +86,107 @@ def carried_memory(ops: list[Operation]) -> CarriedMemory:
         elif role == "load":
             loaded.append(op)
     loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]] = {}
+    iteration: Iteration | None = None  # read once, for the first load at a stored element
     for op in loaded:
         operands = op._operands  # pyright: ignore[reportPrivateUsage]
         if operands[0] in stores:
             buffer = operands[0]
             same = at.get((buffer, tuple(operands)[1:]), ())
-            loads[op] = (buffer, frozenset(s for s in same if _same_iteration_element(op, s)))
+            if same and iteration is None:
+                iteration = Iteration.of(op)
+            loads[op] = (
+                buffer,
+                frozenset(s for s in same if _same_iteration_element(op, s, iteration)),
+            )
     return CarriedMemory(stores, loads)
+
+
+class Iteration:
+    """How the values of a loop body change from one iteration to the next: the
+    body of an `scf.for` (the block `ops` live in), read on request, each index
+    once.
+
+    A value defined outside the loop is the same in every iteration. The
+    induction variable grows by the loop's step (a constant, or a value known
+    only to be positive: `scf.for` iterates only with a positive step); a
+    carried value the body yields as itself plus a non-zero constant grows by
+    that constant (a counter kept beside the induction variable). An index is a
+    linear form over such values (`LinearForms`); its change per iteration is
+    the sum of its terms' changes, each times its coefficient. Any other value
+    of the body (a load, a carried value yielded otherwise, the result of
+    arithmetic the form does not follow) may take any value, the one it had in
+    an earlier iteration among them: an index holding one is data-dependent.
+    """
+
+    def __init__(self, block: Block | None, loop: Operation | None) -> None:
+        self.block = block
+        self.loop = loop
+        self.forms = LinearForms()
+        self.steps: dict[SSAValue, int | None] = {}
+        """Per induction value, its change per iteration (None: positive, unknown)."""
+        self._verdicts: dict[tuple[SSAValue, ...], bool] = {}
+        if not isinstance(loop, scf.ForOp) or block is None:
+            return
+        step = self.forms.form(loop.step)
+        self.steps[block.args[0]] = None if step[0] else step[1]
+        terminator = block.last_op
+        if isinstance(terminator, scf.YieldOp):
+            for arg, yielded in zip(block.args[1:], terminator.operands, strict=False):
+                terms, constant = self.forms.form(yielded)
+                if terms == ((arg, 1),) and constant:
+                    self.steps[arg] = constant
+
+    @staticmethod
+    def of(op: Operation) -> Iteration:
+        """The iterations of the loop whose body holds `op`."""
+        block = op.parent_block()
+        return Iteration(block, None if block is None else block.parent_op())
+
+    def invariant(self, value: SSAValue) -> bool:
+        """Whether `value` is defined outside the loop (the same in every iteration)."""
+        if self.loop is None:
+            return False
+        owner = value.owner
+        op = owner if isinstance(owner, Operation) else owner.parent_op()
+        return op is not None and op is not self.loop and not self.loop.is_ancestor(op)
+
+    def moves(self, indices: tuple[SSAValue, ...]) -> bool:
+        """Whether the element at `indices` provably differs from one iteration to
+        every other: no index is data-dependent, and one changes by a non-zero
+        amount per iteration (a multiple, below wrap-around, of that amount is
+        then non-zero too)."""
+        verdict = self._verdicts.get(indices)
+        if verdict is None:
+            verdict = self._verdicts[indices] = self._moves(indices)
+        return verdict
+
+    def _moves(self, indices: tuple[SSAValue, ...]) -> bool:
+        moving = False
+        for index in indices:
+            change = self._change(index)
+            if change is None:
+                return False  # data-dependent: may repeat an earlier iteration's
+            moving = moving or change
+        return moving
+
+    def _change(self, index: SSAValue) -> bool | None:
+        """Whether `index` changes with the iteration (a non-zero change per
+        iteration), None if it is data-dependent."""
+        terms, _ = self.forms.form(index)
+        total = 0
+        scaled = 0  # the coefficient of an induction variable of unknown step
+        for value, coefficient in terms:
+            if value in self.steps:
+                step = self.steps[value]
+                if step is None:
+                    scaled = coefficient
+                else:
+                    total += coefficient * step
+            elif not self.invariant(value):
+                return None
+        if scaled:  # scaled * step + total, the step positive
+            return total == 0 or (total > 0) == (scaled > 0)
+        return total != 0
 
 
 _CACHE_ROLES: dict[type[Operation], str | None] = {}
@@ -109,16 +203,25 @@ def _cache_role(op: Operation) -> str | None:
     return None
 
 
-def _same_iteration_element(load: Operation, store: Operation) -> bool:
-    """Both touch the same element, chosen by the iteration: no carried dependence."""
-    load_idx = list(load.operands[1:])
-    store_idx = list(store.operands[2:])
+def _same_iteration_element(
+    load: Operation, store: Operation, iteration: Iteration | None = None
+) -> bool:
+    """Both touch the same element, one the iteration chooses anew (or never the
+    same element): no carried dependence. A region's struct is the iteration's
+    own by construction (its indices are the iteration's). A buffer's element
+    at identical indices is another in each iteration only if the indices
+    provably move (`Iteration.moves`): at a loop-invariant index
+    (`a[c] += x[i]`) or one loaded from memory (`a[idx[i]] += x[i]`, a
+    scatter whose indices may repeat) a store feeds a later iteration's load."""
+    load_idx = tuple(load.operands[1:])
+    store_idx = tuple(store.operands[2:])
     if load_idx != store_idx:
         return False
     if isinstance(load, region.LoadOp) and isinstance(store, region.StoreOp):
-        if load.slot != store.slot:
-            return True
-    return bool(load_idx)
+        return load.slot != store.slot or bool(load_idx)
+    if not load_idx:
+        return False
+    return (iteration or Iteration.of(load)).moves(load_idx)
 
 
 @dataclass

@@ -14,8 +14,9 @@ independent means:
 - `ii` is at least the resource bounds.
 
 The bodies mix arithmetic of every latency class, loads and stores at the
-iteration's element and at its neighbours (`i + 1`, `i - 1`: carried through
-memory), scalar buffers and loop-carried accumulators.
+iteration's element and at its neighbours (`i + 1`, `i - 1`, clamped to the
+buffer: carried through memory, the clamped element repeating at the edge),
+scalar buffers and loop-carried accumulators.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import replace
 
 import pytest
 from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
 from lowering.pipelines import hardware_pipeline, parse_pipeline
@@ -175,9 +177,75 @@ def _back_edges(ops, carried, hw) -> list[tuple[int, int, int]]:
             if not isinstance(store, memref.StoreOp) or store.memref is not load.memref:
                 continue
             same = list(load.indices) == list(store.indices) and len(load.indices) > 0
-            if not same:
+            if not (same and reference_moves(load)):
                 back.append((index[load], index[store], 1))
     return back
+
+
+def _reference_affine(value: SSAValue) -> dict[object, int]:
+    """`value` as {term: coefficient}, the constant under the term 1, read
+    through index constants, additions, subtractions and multiplications by a
+    constant; any other value is a term of its own."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return {1: owner.value.value.data}
+    if isinstance(owner, arith.AddiOp | arith.SubiOp):
+        sign = 1 if isinstance(owner, arith.AddiOp) else -1
+        total = dict(_reference_affine(owner.lhs))
+        for term, c in _reference_affine(owner.rhs).items():
+            total[term] = total.get(term, 0) + sign * c
+        return {term: c for term, c in total.items() if c}
+    if isinstance(owner, arith.MuliOp):
+        lhs, rhs = _reference_affine(owner.lhs), _reference_affine(owner.rhs)
+        for a, b in ((lhs, rhs), (rhs, lhs)):
+            if set(b) <= {1}:
+                factor = b.get(1, 0)
+                return {term: c * factor for term, c in a.items() if c * factor}
+    return {value: 1}
+
+
+def reference_moves(load: Operation) -> bool:
+    """Whether the element `load` reads is another in every iteration of its
+    `scf.for`: every index is a sum of multiples of the induction variable,
+    counters (carried values yielded as themselves plus a non-zero constant),
+    values defined outside the loop and a constant, and one index changes by a
+    non-zero amount per iteration."""
+    block = load.parent_block()
+    loop = block.parent_op() if block is not None else None
+    if not isinstance(loop, scf.ForOp):
+        return False
+    step = _reference_affine(loop.step)
+    change: dict[object, int | None] = {block.args[0]: step[1] if set(step) == {1} else None}
+    for arg, yielded in zip(block.args[1:], block.last_op.operands, strict=True):
+        form = _reference_affine(yielded)
+        if set(form) == {arg, 1} and form[arg] == 1:
+            change[arg] = form[1]
+
+    def outside(value: SSAValue) -> bool:
+        node = value.owner
+        while node is not None:
+            if node is loop:
+                return False
+            node = node.parent
+        return True
+
+    moves = False
+    for index in load.operands[1:]:
+        steps = []
+        for term, c in _reference_affine(index).items():
+            if term == 1:
+                continue
+            if term in change:
+                steps.append((c, change[term]))
+            elif not outside(term):
+                return False
+        known = sum(c * step for c, step in steps if step is not None)
+        unknown = [c for c, step in steps if step is None]
+        if unknown:  # c * step + known, the step positive: non-zero if of one sign
+            moves = moves or known == 0 or (known > 0) == (unknown[0] > 0)
+        else:
+            moves = moves or known != 0
+    return moves
 
 
 def _reference_mii(ops, carried, hw) -> int:
