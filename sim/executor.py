@@ -201,6 +201,12 @@ class FunctionScope:
 
     def __init__(self, executor: Executor):
         self._executor = weakref.ref(executor)
+        # What the run is observed by, and shares (the executor's, fixed).
+        self.fast = executor.fast
+        self.trace = executor.trace
+        self.timing = executor.timing
+        self.layouts = executor.layouts
+        self.state = executor.state
         self.slots: dict[SSAValue, int] = {}
         self._steps: dict[Operation, Step] | None = {}
         self._kernel_loops: dict[Operation, Step] | None = {}
@@ -218,27 +224,6 @@ class FunctionScope:
         while making it are no longer asked for (a fallback compiled later, as
         it first runs, is not kept either)."""
         self._steps = self._kernel_loops = None
-
-    # What the run is observed by, and shares.
-    @property
-    def fast(self) -> bool:
-        return self.executor.fast
-
-    @property
-    def trace(self) -> MemoryTrace | None:
-        return self.executor.trace
-
-    @property
-    def timing(self) -> TimingRecorder | None:
-        return self.executor.timing
-
-    @property
-    def layouts(self) -> Layouts:
-        return self.executor.layouts
-
-    @property
-    def state(self) -> RunState:
-        return self.executor.state
 
     @property
     def in_kernel(self) -> bool:
