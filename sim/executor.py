@@ -26,6 +26,7 @@ streams behave at run time: docs/research/executor.md.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -157,6 +158,7 @@ class Executor:
             return ()
 
         body = compile_function(scope, fn, closures) if self.fast else None
+        scope.compiled()
         if body is not None:
 
             def fast_call(args: Sequence[Any]) -> tuple[Any, ...]:
@@ -189,35 +191,39 @@ def _shadow_positions(fn: func.FuncOp) -> list[int]:
 class FunctionScope:
     """One function being compiled: the frame slots of its values and the steps
     of its ops. It is the `sim.compile_context.CompileContext` the builders and
-    code generators see."""
+    code generators see.
+
+    The steps hold their scope, and the executor holds the steps: the scope
+    holds the executor by a weak reference and forgets its steps once the
+    function is compiled (`compiled`), so that what a run compiles is freed by
+    reference counting when the executor goes, not left in reference cycles
+    for the cycle collector to find (a walk of every young object)."""
 
     def __init__(self, executor: Executor):
-        self.executor = executor
+        self._executor = weakref.ref(executor)
+        # What the run is observed by, and shares (the executor's, fixed).
+        self.fast = executor.fast
+        self.trace = executor.trace
+        self.timing = executor.timing
+        self.layouts = executor.layouts
+        self.state = executor.state
         self.slots: dict[SSAValue, int] = {}
-        self._steps: dict[Operation, Step] = {}
-        self._kernel_loops: dict[Operation, Step] = {}
+        self._steps: dict[Operation, Step] | None = {}
+        self._kernel_loops: dict[Operation, Step] | None = {}
         self._kernel_depth = 0
 
-    # What the run is observed by, and shares.
     @property
-    def fast(self) -> bool:
-        return self.executor.fast
+    def executor(self) -> Executor:
+        executor = self._executor()
+        if executor is None:
+            raise ExecutionError("a compiled function ran after its executor was freed")
+        return executor
 
-    @property
-    def trace(self) -> MemoryTrace | None:
-        return self.executor.trace
-
-    @property
-    def timing(self) -> TimingRecorder | None:
-        return self.executor.timing
-
-    @property
-    def layouts(self) -> Layouts:
-        return self.executor.layouts
-
-    @property
-    def state(self) -> RunState:
-        return self.executor.state
+    def compiled(self) -> None:
+        """The function's code is made: the steps and kernel loops looked up
+        while making it are no longer asked for (a fallback compiled later, as
+        it first runs, is not kept either)."""
+        self._steps = self._kernel_loops = None
 
     @property
     def in_kernel(self) -> bool:
@@ -258,7 +264,7 @@ class FunctionScope:
             step = timed(self, op, step)
         if self.trace is not None:
             step = traced(self, op, step)
-        if self.fast:
+        if self.fast and self._steps is not None:
             self._steps[op] = step
         return step
 
@@ -269,13 +275,15 @@ class FunctionScope:
         return steps, [self.slot(v) for v in terminator.operands]
 
     def compiled_step(self, op: Operation) -> Step:
+        assert self._steps is not None, "asked for a step after the function was compiled"
         return self._steps[op]
 
     def kernel_loop(self, op: Operation) -> Step | None:
-        return self._kernel_loops.get(op)
+        return None if self._kernel_loops is None else self._kernel_loops.get(op)
 
     def add_kernel_loop(self, op: Operation, step: Step) -> None:
-        self._kernel_loops[op] = step
+        if self._kernel_loops is not None:
+            self._kernel_loops[op] = step
 
     # Functions.
     def has_function(self, name: str) -> bool:

@@ -538,7 +538,7 @@ class _FunctionSource:
         namespace = dict(self.env)
         code = compiled_code(source, f"<function @{self.fn.sym_name.data}>")
         exec(code, namespace)  # noqa: S102 - our own generated code
-        step = namespace["body"]
+        step = namespace.pop("body")  # not in its own globals: no reference cycle
         step.source = source  # for debugging: print(step.source)
         return step  # type: ignore[no-any-return]
 

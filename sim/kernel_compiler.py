@@ -880,7 +880,7 @@ class _KernelLoopSource:
         namespace = dict(self.env)
         filename = "<kernel>" if once else "<kernel loop>"  # no id: alike kernels share it
         exec(compiled_code(source, filename), namespace)  # noqa: S102 - our own generated code
-        step = namespace["_bind"](*self.frame_slots)
+        step = namespace.pop("_bind")(*self.frame_slots)  # not in its globals: no cycle
         step.source = source  # for debugging: print(step.source)
         return step  # type: ignore[no-any-return]
 

@@ -11,8 +11,10 @@ CHECKOUT]] [--suite]`: how long the project's own loops take.
   is the simulator's time over the executor's. Both build their code on every
   repeat (a new `Executor` each: the functions' and kernel loops' generated
   Python compiled, the simulation's with its timing and trace records), and
-  the time of each includes it; neither includes the lowering (once, before)
-  nor the arguments (made before the clock starts). Both are CPU seconds of this
+  the time of each includes it and the freeing of what it made (the run's
+  executor, the simulation's execution and report, dropped before the clock
+  stops); neither includes the lowering (once, before) nor the arguments
+  (made before the clock starts). Both are CPU seconds of this
   process (`time.process_time`), steadier than wall time on a shared machine;
   the median of each repeat's ratio (its run and its simulation back to back)
   is steadier still where the load changes between repeats;
@@ -88,10 +90,11 @@ def simulator_against_executor(
         started = time.process_time()
         execution = execute(module, f"{key}_grad", args, hardware, tape_bytes, variant="enzyme")
         report = evaluate(execution)
+        ops = report["ops"]["total"]
+        del execution, report  # freed in this repeat's time, as the run's executor is in its
         sim = time.process_time() - started
         run_best, sim_best = min(run_best, run), min(sim_best, sim)
         ratios.append(sim / run)
-        ops = report["ops"]["total"]
     return run_best, sim_best, float(np.median(ratios)), ops
 
 
