@@ -45,7 +45,7 @@ from tapeflow_dialects.semantics import UndefinedBehavior, scalar
 
 TABLE_OPS = 1000
 """Kernels of at least this many placed ops start from the table."""
-TABLE_ITERATIONS = 64
+TABLE_ITERATIONS = 100
 """Iterations (over all runs) the table executes before the loop's code is
 generated: about what generating and compiling a placed op's statements costs,
 in executions of its step (docs/research/executor.md, "Large kernels from a
