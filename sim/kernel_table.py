@@ -41,7 +41,7 @@ from sim.layouts import prepare_memref
 from sim.storage import python_scalar_name
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
-from tapeflow_dialects.semantics import UndefinedBehavior, scalar
+from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
 
 TABLE_OPS = 1000
 """Kernels of at least this many placed ops start from the table."""
@@ -65,20 +65,34 @@ class _Run:
 
 
 def _compute_step(
-    ctx: CompileContext, op: cgra.ComputeOp, operands: Any, results: Any, slot: Any
+    ctx: CompileContext,
+    op: cgra.ComputeOp,
+    operands: Any,
+    results: Any,
+    ins: list[int],
+    outs: list[int],
+    entries: dict[tuple[Any, ...], Scalar | None],
 ) -> tuple[Step, bool]:
-    """(the step of a placed scalar op, whether it counts in `ops_executed`)."""
+    """(the step of a placed scalar op, whether it counts in `ops_executed`);
+    `ins` and `outs` its operands' and results' slots, `entries` the semantics
+    entries found so far, by the identities of what `scalar` reads (the ops of
+    the kernel keep those objects alive while it is built)."""
     properties = op.properties
     opcode = properties["opcode"].data  # type: ignore[attr-defined]
     attrs = properties.get("attrs")
-    props = attrs.data if attrs is not None else {}  # type: ignore[attr-defined]
-    entry = scalar(opcode, [a.type for a in operands], [r.type for r in results], props)
+    key = (opcode, id(attrs), *[id(a.type) for a in operands], *[id(r.type) for r in results])
+    if key in entries:
+        entry = entries[key]
+    else:
+        props = attrs.data if attrs is not None else {}  # type: ignore[attr-defined]
+        entry = entries[key] = scalar(
+            opcode, [a.type for a in operands], [r.type for r in results], props
+        )
     if entry is None:  # the closure step (it counts its ops)
         with ctx.kernel_scope():
             return ctx.step(op), False
     f = entry.function
-    o = slot(results[0])
-    ins = [slot(a) for a in operands]
+    o = outs[0]
     if not entry.total:
         fault = undefined
 
@@ -135,31 +149,31 @@ class _Access:
     """A placed load or store, read once from the op (xDSL's named accessors
     take time: a fully unrolled kernel has thousands of accesses)."""
 
-    __slots__ = ("op", "load", "memory", "indices", "value", "result", "at")
+    __slots__ = ("op", "load", "memory", "indices", "value", "result", "result_type", "at")
 
-    def __init__(self, op: cgra.LoadOp | cgra.StoreOp, load: bool):
+    def __init__(self, op: cgra.LoadOp | cgra.StoreOp, load: bool, ins: list[int], outs: list[int]):
         self.op = op
         operands = op.operands  # load: memory, indices; store: value, memory, indices
         self.load = load
-        self.value: SSAValue | None = None if load else operands[0]
         self.memory: SSAValue = operands[0] if load else operands[1]
-        self.indices: tuple[SSAValue, ...] = tuple(operands[1:] if load else operands[2:])
-        self.result: SSAValue | None = op.results[0] if load else None
+        # The slots of the value stored, the indices and the value loaded.
+        self.value = -1 if load else ins[0]
+        self.indices = ins[1:] if load else ins[2:]
+        self.result = outs[0] if load else -1
+        self.result_type = op.results[0].type if load else None
         at = op.properties.get("slot")
         self.at: int = at.value.data if at is not None else 0  # type: ignore[attr-defined]
 
 
-def _memref_step(
-    acc: _Access, b: int, run: _Run, slot: Callable[[SSAValue], int], fb: Step
-) -> Step:
+def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
     """An access to a memref view: `(flat, offset, *strides, *shape, packed)`."""
     buffers = run.buffers
-    indices = [slot(v) for v in acc.indices]
+    indices = acc.indices
     rank = len(indices)
     packed = 2 + 2 * rank
     tracing = run.append is not None
     if acc.load:
-        o = slot(acc.result)
+        o = acc.result
         if rank == 1:
             (x,) = indices
 
@@ -188,7 +202,7 @@ def _memref_step(
             fr[o] = t[0][k]
 
         return load
-    value = slot(acc.value)
+    value = acc.value
     if rank == 1:
         (x,) = indices
 
@@ -219,15 +233,13 @@ def _memref_step(
     return store
 
 
-def _region_step(
-    acc: _Access, b: int, run: _Run, slot: Callable[[SSAValue], int], fb: Step
-) -> Step:
+def _region_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
     """An access to a region: `(flat, written, *strides, *shape, packed)`, its
     slot the last stride's multiple."""
     buffers = run.buffers
     mtype = acc.memory.type
     assert isinstance(mtype, region.RegionType)
-    indices = [slot(v) for v in acc.indices]
+    indices = acc.indices
     rank = len(indices)
     at = acc.at
     top = 2 + rank  # the slot's stride
@@ -235,8 +247,8 @@ def _region_step(
     idx = tuple((s, 2 + d, 3 + rank + d) for d, s in enumerate(indices))
     tracing = run.append is not None
     if acc.load:
-        o = slot(acc.result)
-        conv_name = python_scalar_name(acc.result.type)
+        o = acc.result
+        conv_name = python_scalar_name(acc.result_type)
         conv: Callable[[Any], Any] | None = None
         if conv_name != "float" or any(
             isinstance(t, IndexType | IntegerType) for t in mtype.slot_types()
@@ -254,7 +266,7 @@ def _region_step(
             fr[o] = t[0][k] if conv is None else conv(t[0][k])
 
         return load
-    value = slot(acc.value)
+    value = acc.value
 
     def store(fr: Frame) -> None:
         t = buffers[b]
@@ -270,16 +282,16 @@ def _region_step(
     return store
 
 
-def _tile_step(acc: _Access, b: int, run: _Run, slot: Callable[[SSAValue], int], fb: Step) -> Step:
+def _tile_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
     """An access to a scratchpad tile: `(rows, base, slots, spad, data, full)`,
     every index a row (not traced, as the generated code's)."""
     buffers = run.buffers
-    indices = [slot(v) for v in acc.indices]
+    indices = acc.indices
     at = acc.at
     idx = tuple((s, 2, 0) for s in indices)
     if acc.load:
-        o = slot(acc.result)
-        conv = getattr(builtins, python_scalar_name(acc.result.type))
+        o = acc.result
+        conv = getattr(builtins, python_scalar_name(acc.result_type))
 
         def load(fr: Frame) -> None:
             t = buffers[b]
@@ -290,7 +302,7 @@ def _tile_step(acc: _Access, b: int, run: _Run, slot: Callable[[SSAValue], int],
             fr[o] = conv(t[4][w + at])
 
         return load
-    value = slot(acc.value)
+    value = acc.value
 
     def store(fr: Frame) -> None:
         t = buffers[b]
@@ -370,9 +382,8 @@ class TableKernel:
         kinds = [_KINDS.get(type(op)) or _kind(op) for op in placed]
         operands = [op.operands for op in placed]
         results = [op.results for op in placed]
-        for values in (*operands, *results):
-            for v in values:
-                slot(v)
+        in_slots = [[slot(v) for v in values] for values in operands]
+        out_slots = [[slot(v) for v in values] for values in results]
         if once:
             self.bounds: tuple[int, int, int] | None = None
             self.iv = -1
@@ -406,8 +417,8 @@ class TableKernel:
         self.prepares: list[tuple[int, Callable[[Any], Any], list[Any]]] = []
         by_memory: dict[SSAValue, list[_Access]] = {}
         access: list[_Access | None] = [
-            _Access(op, kind == _LOAD) if kind is not _COMPUTE else None
-            for op, kind in zip(placed, kinds, strict=True)
+            _Access(op, kind == _LOAD, ins, outs) if kind is not _COMPUTE else None
+            for op, kind, ins, outs in zip(placed, kinds, in_slots, out_slots, strict=True)
         ]
         for a in access:
             if a is not None:
@@ -438,11 +449,22 @@ class TableKernel:
         run.buffers = [None] * len(buffers)
         steps: list[Step] = []
         float_ops = 0
-        for op, a, op_ins, op_outs in zip(placed, access, operands, results, strict=True):
+        entries: dict[tuple[Any, ...], Scalar | None] = {}
+        for op, a, op_operands, op_results, op_ins, op_outs in zip(
+            placed, access, operands, results, in_slots, out_slots, strict=True
+        ):
             if a is not None:
                 steps.append(self._access(a, buffers[a.memory]))
             else:
-                step, counted = _compute_step(ctx, op, op_ins, op_outs, slot)  # type: ignore[arg-type]
+                step, counted = _compute_step(
+                    ctx,
+                    op,  # type: ignore[arg-type]
+                    op_operands,
+                    op_results,
+                    op_ins,
+                    op_outs,
+                    entries,
+                )
                 steps.append(step)
                 float_ops += counted
         self.steps = steps
@@ -458,10 +480,10 @@ class TableKernel:
         fb = Lazy(make, ctx)
         mtype = a.memory.type
         if isinstance(mtype, SpadType):
-            return _tile_step(a, b, self.run, ctx.slot, fb)
+            return _tile_step(a, b, self.run, fb)
         if isinstance(mtype, region.RegionType):
-            return _region_step(a, b, self.run, ctx.slot, fb)
-        return _memref_step(a, b, self.run, ctx.slot, fb)
+            return _region_step(a, b, self.run, fb)
+        return _memref_step(a, b, self.run, fb)
 
     def __call__(self, fr: Frame) -> None:
         code = self.code
