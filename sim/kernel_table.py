@@ -379,7 +379,7 @@ class TableKernel:
                 for b in r.blocks:
                     for v in b.args:
                         slot(v)
-        kinds = [_KINDS.get(type(op)) or _kind(op) for op in placed]
+        kinds = [_KINDS[type(op)] if type(op) in _KINDS else _kind(op) for op in placed]
         operands = [op.operands for op in placed]
         results = [op.results for op in placed]
         in_slots = [[slot(v) for v in values] for values in operands]
