@@ -18,6 +18,10 @@ which raises the same error. `Executor(fast=False)` never uses this module;
 test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths
 give identical outputs, traces and reports.
 
+A kernel loop of many placed ops (a fully unrolled body) runs its first
+iterations from a table of steps (`sim.kernel_table`), and its source is
+generated only if it runs on.
+
 Why it pays, how the generated code locates buffers and hoists invariants, and
 how it defers the trace: docs/research/executor.md, "Kernel loops as generated
 Python".
