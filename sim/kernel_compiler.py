@@ -18,6 +18,10 @@ which raises the same error. `Executor(fast=False)` never uses this module;
 test/sim/test_fast_path.py and test/sim/test_semantics.py check that both paths
 give identical outputs, traces and reports.
 
+A kernel loop of many placed ops (a fully unrolled body) runs its first
+iterations from a table of steps (`sim.kernel_table`), and its source is
+generated only if it runs on.
+
 Why it pays, how the generated code locates buffers and hoists invariants, and
 how it defers the trace: docs/research/executor.md, "Kernel loops as generated
 Python".
@@ -57,6 +61,8 @@ from tapeflow_dialects.semantics import (
 )
 
 DEFER = True
+TABLE = True
+"""Large kernels start from a table of steps (`sim.kernel_table`)."""
 _AFFINE_OPCODES = ("arith.addi", "arith.subi", "arith.muli")
 """The integer ops an affine or computed index is made of (without wrap-around)."""
 _INT_CAST = ("{t} = int({a})",)
@@ -904,7 +910,7 @@ def compile_straight_kernel(
     """The fast step of a kernel run once where it stands (not `is_kernel_loop`'s
     body): its body as a kernel loop of one trip; `reference` as for
     `compile_kernel_loop`."""
-    return _KernelLoopSource(ctx, kernel, [], outs, reference).build()
+    return _table_first(ctx, kernel, [], outs, reference)
 
 
 def compile_kernel_loop(
@@ -917,7 +923,27 @@ def compile_kernel_loop(
     """The fast step of a kernel loop (`is_kernel_loop`); `reference` is its
     closure step (typically `Lazy`), used when a run of the loop cannot take
     the fast path."""
-    return _KernelLoopSource(ctx, loop, ins, outs, reference).build()
+    return _table_first(ctx, loop, ins, outs, reference)
+
+
+def _table_first(
+    ctx: CompileContext,
+    loop: scf.ForOp | cgra.KernelOp,
+    ins: list[int],
+    outs: list[int],
+    reference: Step,
+) -> Step:
+    """The generated function of `loop`; for a large kernel, a step that runs
+    its first iterations from a table and makes the function only if the loop
+    runs on (`sim.kernel_table`)."""
+    from sim import kernel_table  # it builds on this module
+
+    def generate() -> Step:
+        return _KernelLoopSource(ctx, loop, ins, outs, reference).build()
+
+    if TABLE and kernel_table.placed_count(loop) >= kernel_table.TABLE_OPS:
+        return kernel_table.TableKernel(ctx, loop, ins, outs, reference, generate)
+    return generate()
 
 
 __all__ = ["Lazy", "compile_kernel_loop", "compile_straight_kernel", "is_kernel_loop"]

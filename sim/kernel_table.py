@@ -1,0 +1,563 @@
+"""
+A large kernel loop's first runs, executed from a table of steps: one small
+Python closure per placed op, made straight from the op's semantics-table entry
+and its frame slots, in place of the generated function of
+`sim.kernel_compiler` (whose source, one statement per op, takes far longer to
+generate and compile than a few runs of the body take to execute). Once the
+loop has run enough iterations that generating its code pays, the generated
+function is made and runs the rest.
+
+The table computes every value, trace entry and check that the generated code
+(and so the closure executor) does, in the same order: a placed op calls its
+entry's `function` (the function made from the statements the generated code
+inlines); an access computes the same flat index of the same located buffer
+(`sim.layouts.prepare_memref`, the region and tile preparations of
+`sim.kernel_compiler`), appends its packed trace entry as the generated code
+does when it does not defer the trace, and falls back to the op's closure
+step where the generated code does (an index out of range, an unwritten
+entry); a buffer that cannot be located sends the whole run to the loop's
+closure step. Its values live in the frame slots the closure steps use, so a
+fallback needs no copying. test/sim/test_kernel_table.py runs random and
+fully unrolled kernels both ways and compares values, traces, reports and
+errors.
+
+Why and how much: docs/research/executor.md, "Large kernels from a table".
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from sim.compile_context import CompileContext, Frame, Step
+from sim.errors import nonpositive_step, undefined
+from sim.kernel_compiler import Lazy, _prepare_region, _prepare_tile
+from sim.layouts import prepare_memref
+from sim.storage import python_scalar_name
+from tapeflow_dialects import cgra, region
+from tapeflow_dialects.layer import SpadType
+from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
+
+TABLE_OPS = 1000
+"""Kernels of at least this many placed ops start from the table."""
+TABLE_ITERATIONS = 100
+"""Iterations (over all runs) the table executes before the loop's code is
+generated: about what generating and compiling a placed op's statements costs,
+in executions of its step (docs/research/executor.md, "Large kernels from a
+table")."""
+
+
+class _Run:
+    """What one run of the table reads besides the frame: the located buffers
+    (in the order the body first touches them) and the trace's append."""
+
+    __slots__ = ("buffers", "append", "stats")
+
+    def __init__(self, count: int):
+        self.buffers: list[Any] = [None] * count
+        self.append: Callable[[int], None] | None = None
+        self.stats: dict[str, int] = {}
+
+
+def _compute_step(
+    ctx: CompileContext,
+    op: cgra.ComputeOp,
+    operands: Any,
+    results: Any,
+    ins: list[int],
+    outs: list[int],
+    entries: dict[tuple[Any, ...], Scalar | None],
+) -> tuple[Step, bool]:
+    """(the step of a placed scalar op, whether it counts in `ops_executed`);
+    `ins` and `outs` its operands' and results' slots, `entries` the semantics
+    entries found so far, by the identities of what `scalar` reads (the ops of
+    the kernel keep those objects alive while it is built)."""
+    properties = op.properties
+    opcode = properties["opcode"].data  # type: ignore[attr-defined]
+    attrs = properties.get("attrs")
+    key = (opcode, id(attrs), *[id(a.type) for a in operands], *[id(r.type) for r in results])
+    if key in entries:
+        entry = entries[key]
+    else:
+        props = attrs.data if attrs is not None else {}  # type: ignore[attr-defined]
+        entry = entries[key] = scalar(
+            opcode, [a.type for a in operands], [r.type for r in results], props
+        )
+    if entry is None:  # the closure step (it counts its ops)
+        with ctx.kernel_scope():
+            return ctx.step(op), False
+    f = entry.function
+    o = outs[0]
+    if not entry.total:
+        fault = undefined
+
+        def guarded(fr: Frame) -> None:
+            try:
+                fr[o] = f(*[fr[i] for i in ins])
+            except UndefinedBehavior as err:
+                raise fault(op, opcode, err) from None
+
+        return guarded, entry.counted
+    if len(ins) == 2:
+        a, b = ins
+
+        def binary(fr: Frame) -> None:
+            fr[o] = f(fr[a], fr[b])
+
+        return binary, entry.counted
+    if len(ins) == 1:
+        (a,) = ins
+
+        def unary(fr: Frame) -> None:
+            fr[o] = f(fr[a])
+
+        return unary, entry.counted
+    if len(ins) == 3:
+        a, b, c = ins
+
+        def ternary(fr: Frame) -> None:
+            fr[o] = f(fr[a], fr[b], fr[c])
+
+        return ternary, entry.counted
+
+    def nary(fr: Frame) -> None:
+        fr[o] = f(*[fr[i] for i in ins])
+
+    return nary, entry.counted
+
+
+def _flat_index(
+    fr: Frame, t: tuple[Any, ...], start: int, idx: tuple[tuple[int, int, int], ...]
+) -> int | None:
+    """`start` plus the indices at their strides, None if one is out of range:
+    `idx` holds (index slot, its stride's and its extent's positions in `t`)."""
+    k = start
+    for s, stride, extent in idx:
+        v = fr[s]
+        if not 0 <= v < t[extent]:
+            return None
+        k += v * t[stride]
+    return k
+
+
+class _Access:
+    """A placed load or store, read once from the op (xDSL's named accessors
+    take time: a fully unrolled kernel has thousands of accesses)."""
+
+    __slots__ = ("op", "load", "memory", "indices", "value", "result", "result_type", "at")
+
+    def __init__(self, op: cgra.LoadOp | cgra.StoreOp, load: bool, ins: list[int], outs: list[int]):
+        self.op = op
+        operands = op.operands  # load: memory, indices; store: value, memory, indices
+        self.load = load
+        self.memory: SSAValue = operands[0] if load else operands[1]
+        # The slots of the value stored, the indices and the value loaded.
+        self.value = -1 if load else ins[0]
+        self.indices = ins[1:] if load else ins[2:]
+        self.result = outs[0] if load else -1
+        self.result_type = op.results[0].type if load else None
+        at = op.properties.get("slot")
+        self.at: int = at.value.data if at is not None else 0  # type: ignore[attr-defined]
+
+
+def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
+    """An access to a memref view: `(flat, offset, *strides, *shape, packed)`."""
+    buffers = run.buffers
+    indices = acc.indices
+    rank = len(indices)
+    packed = 2 + 2 * rank
+    tracing = run.append is not None
+    if acc.load:
+        o = acc.result
+        if rank == 1:
+            (x,) = indices
+
+            def load1(fr: Frame) -> None:
+                t = buffers[b]
+                i = fr[x]
+                if 0 <= i < t[3]:
+                    k = t[1] + i * t[2]
+                    if tracing:
+                        run.append((k << 5) + t[4])  # type: ignore[misc]
+                    fr[o] = t[0][k]
+                else:
+                    fb(fr)
+
+            return load1
+        idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
+
+        def load(fr: Frame) -> None:
+            t = buffers[b]
+            k = _flat_index(fr, t, t[1], idx)
+            if k is None:
+                fb(fr)
+                return
+            if tracing:
+                run.append((k << 5) + t[packed])  # type: ignore[misc]
+            fr[o] = t[0][k]
+
+        return load
+    value = acc.value
+    if rank == 1:
+        (x,) = indices
+
+        def store1(fr: Frame) -> None:
+            t = buffers[b]
+            i = fr[x]
+            if 0 <= i < t[3]:
+                k = t[1] + i * t[2]
+                if tracing:
+                    run.append((k << 5) + t[4] + 2)  # type: ignore[misc]
+                t[0][k] = fr[value]
+            else:
+                fb(fr)
+
+        return store1
+    idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
+
+    def store(fr: Frame) -> None:
+        t = buffers[b]
+        k = _flat_index(fr, t, t[1], idx)
+        if k is None:
+            fb(fr)
+            return
+        if tracing:
+            run.append((k << 5) + t[packed] + 2)  # type: ignore[misc]
+        t[0][k] = fr[value]
+
+    return store
+
+
+def _region_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
+    """An access to a region: `(flat, written, *strides, *shape, packed)`, its
+    slot the last stride's multiple."""
+    buffers = run.buffers
+    mtype = acc.memory.type
+    assert isinstance(mtype, region.RegionType)
+    indices = acc.indices
+    rank = len(indices)
+    at = acc.at
+    top = 2 + rank  # the slot's stride
+    packed = 3 + 2 * rank
+    idx = tuple((s, 2 + d, 3 + rank + d) for d, s in enumerate(indices))
+    tracing = run.append is not None
+    if acc.load:
+        o = acc.result
+        conv_name = python_scalar_name(acc.result_type)
+        conv: Callable[[Any], Any] | None = None
+        if conv_name != "float" or any(
+            isinstance(t, IndexType | IntegerType) for t in mtype.slot_types()
+        ):
+            conv = getattr(builtins, conv_name)  # else a float64 memoryview gives floats
+
+        def load(fr: Frame) -> None:
+            t = buffers[b]
+            k = _flat_index(fr, t, at * t[top], idx)
+            if k is None or not t[1][k]:
+                fb(fr)
+                return
+            if tracing:
+                run.append((k << 5) + t[packed])  # type: ignore[misc]
+            fr[o] = t[0][k] if conv is None else conv(t[0][k])
+
+        return load
+    value = acc.value
+
+    def store(fr: Frame) -> None:
+        t = buffers[b]
+        k = _flat_index(fr, t, at * t[top], idx)
+        if k is None:
+            fb(fr)
+            return
+        if tracing:
+            run.append((k << 5) + t[packed] + 2)  # type: ignore[misc]
+        t[0][k] = fr[value]
+        t[1][k] = True
+
+    return store
+
+
+def _tile_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
+    """An access to a scratchpad tile: `(rows, base, slots, spad, data, full)`,
+    every index a row (not traced, as the generated code's)."""
+    buffers = run.buffers
+    indices = acc.indices
+    at = acc.at
+    idx = tuple((s, 2, 0) for s in indices)
+    if acc.load:
+        o = acc.result
+        conv = getattr(builtins, python_scalar_name(acc.result_type))
+
+        def load(fr: Frame) -> None:
+            t = buffers[b]
+            w = _flat_index(fr, t, t[1], idx)
+            if w is None or not t[5][w + at]:
+                fb(fr)
+                return
+            fr[o] = conv(t[4][w + at])
+
+        return load
+    value = acc.value
+
+    def store(fr: Frame) -> None:
+        t = buffers[b]
+        w = _flat_index(fr, t, t[1], idx)
+        if w is None:
+            fb(fr)
+            return
+        entry = w + at
+        t[4][entry] = fr[value]
+        full = t[5]
+        if not full[entry]:
+            full[entry] = True
+            spad = t[3]
+            spad.entries_full += 1
+            stats = run.stats
+            if spad.entries_full > stats["spad_peak_entries_full"]:
+                stats["spad_peak_entries_full"] = spad.entries_full
+
+    return store
+
+
+_COMPUTE, _LOAD, _STORE = range(3)
+_KINDS = {cgra.ComputeOp: _COMPUTE, cgra.LoadOp: _LOAD, cgra.StoreOp: _STORE}
+"""The placed ops' kinds by class (`sim.kernel_compiler.is_kernel_loop`
+admits these alone)."""
+
+
+def _kind(op: Operation) -> int:
+    if isinstance(op, cgra.LoadOp):
+        return _LOAD
+    return _STORE if isinstance(op, cgra.StoreOp) else _COMPUTE
+
+
+class TableKernel:
+    """The step of a kernel loop (or of a kernel run once where it stands, a
+    loop of one trip) run from its table until `TABLE_ITERATIONS`, then by the
+    generated function `generate()` makes."""
+
+    def __init__(
+        self,
+        ctx: CompileContext,
+        loop: scf.ForOp | cgra.KernelOp,
+        ins: list[int],
+        outs: list[int],
+        reference: Step,
+        generate: Callable[[], Step],
+    ):
+        self.ctx = ctx
+        self.loop = loop
+        self.outs = outs
+        self.reference = reference
+        self.generate = generate
+        self.code: Step | None = None
+        """The generated function, once made."""
+        self.left = TABLE_ITERATIONS
+        self.once = once = isinstance(loop, cgra.KernelOp)
+        if once:
+            kernel, loop_yield, block_args = loop, None, []
+        else:
+            kernel, loop_yield = list(loop.body.block.ops)
+            block_args = list(loop.body.block.args)
+        assert isinstance(kernel, cgra.KernelOp)
+        placed = list(kernel.body.block.ops)
+        kernel_yield = placed.pop()
+        slot = ctx.slot
+        # Every value's slot now (the generated code, made later if the loop
+        # runs on, must find them all in the frames of the runs under way).
+        for o in (loop, kernel, kernel_yield) if once else (loop, kernel, kernel_yield, loop_yield):
+            for v in o.operands:
+                slot(v)
+            for v in o.results:
+                slot(v)
+            for r in o.regions:
+                for b in r.blocks:
+                    for v in b.args:
+                        slot(v)
+        kinds = [_KINDS[type(op)] if type(op) in _KINDS else _kind(op) for op in placed]
+        operands = [op.operands for op in placed]
+        results = [op.results for op in placed]
+        in_slots = [[slot(v) for v in values] for values in operands]
+        out_slots = [[slot(v) for v in values] for values in results]
+        if once:
+            self.bounds: tuple[int, int, int] | None = None
+            self.iv = -1
+            self.carried: list[int] = []
+            self.inits: list[int] = []
+            self.yielded: list[int] = []
+            self.results = [slot(v) for v in kernel_yield.operands]
+        else:
+            lb, ub, st, *inits = ins
+            self.bounds = (lb, ub, st)
+            self.iv = slot(block_args[0])
+            self.carried = [slot(a) for a in block_args[1:]]
+            self.inits = inits
+            # The loop carries what its yield yields; a kernel result is what
+            # the kernel's yield yields.
+            of_kernel = {
+                r: slot(v) for r, v in zip(kernel.results, kernel_yield.operands, strict=True)
+            }
+            assert loop_yield is not None
+            self.yielded = [
+                of_kernel[v] if v in of_kernel else slot(v) for v in loop_yield.operands
+            ]
+            self.results = self.carried
+        self.run = run = _Run(0)
+        self.tracing = ctx.trace is not None
+        if self.tracing:
+            run.append = _UNSET  # set per run: the trace's current append
+        # Buffers, in the order the body first touches them, each with the
+        # preparation the generated code makes of it.
+        buffers: dict[SSAValue, int] = {}
+        self.prepares: list[tuple[int, Callable[[Any], Any], list[Any]]] = []
+        by_memory: dict[SSAValue, list[_Access]] = {}
+        access: list[_Access | None] = [
+            _Access(op, kind == _LOAD, ins, outs) if kind is not _COMPUTE else None
+            for op, kind, ins, outs in zip(placed, kinds, in_slots, out_slots, strict=True)
+        ]
+        for a in access:
+            if a is not None:
+                by_memory.setdefault(a.memory, []).append(a)
+        for a in access:
+            if a is None or a.memory in buffers:
+                continue
+            memory = a.memory
+            buffers[memory] = len(buffers)
+            uses = by_memory[memory]
+            rank = len(a.indices)
+            mtype = memory.type
+            if isinstance(mtype, SpadType):
+                top = max(u.at for u in uses)
+                prepare: Callable[[Any], Any] = lambda x, top=top: _prepare_tile(x, top)  # noqa: E731
+            elif isinstance(mtype, region.RegionType):
+                top = max(u.at for u in uses)
+                prepare = lambda x, rank=rank, top=top: _prepare_region(  # noqa: E731
+                    ctx.layouts, ctx.trace, x, rank, top
+                )
+            else:
+                assert isinstance(mtype, MemRefType)
+                write = any(not u.load for u in uses)
+                prepare = lambda x, rank=rank, write=write: prepare_memref(  # noqa: E731
+                    ctx.layouts, ctx.trace, x, rank, write
+                )
+            self.prepares.append((slot(memory), prepare, [None, None]))
+        run.buffers = [None] * len(buffers)
+        steps: list[Step] = []
+        float_ops = 0
+        entries: dict[tuple[Any, ...], Scalar | None] = {}
+        for op, a, op_operands, op_results, op_ins, op_outs in zip(
+            placed, access, operands, results, in_slots, out_slots, strict=True
+        ):
+            if a is not None:
+                steps.append(self._access(a, buffers[a.memory]))
+            else:
+                step, counted = _compute_step(
+                    ctx,
+                    op,  # type: ignore[arg-type]
+                    op_operands,
+                    op_results,
+                    op_ins,
+                    op_outs,
+                    entries,
+                )
+                steps.append(step)
+                float_ops += counted
+        self.steps = steps
+        self.float_ops = float_ops
+
+    def _access(self, a: _Access, b: int) -> Step:
+        ctx, op = self.ctx, a.op
+
+        def make() -> Step:
+            with ctx.kernel_scope():
+                return ctx.step(op)
+
+        fb = Lazy(make, ctx)
+        mtype = a.memory.type
+        if isinstance(mtype, SpadType):
+            return _tile_step(a, b, self.run, fb)
+        if isinstance(mtype, region.RegionType):
+            return _region_step(a, b, self.run, fb)
+        return _memref_step(a, b, self.run, fb)
+
+    def __call__(self, fr: Frame) -> None:
+        code = self.code
+        if code is not None:
+            code(fr)
+            return
+        if self.once:
+            trips: range = range(1)
+        else:
+            lb, ub, st = self.bounds  # type: ignore[misc]
+            if fr[st] <= 0:
+                raise nonpositive_step(self.loop, fr[st])
+            trips = range(fr[lb], fr[ub], fr[st])
+            if not trips:
+                for o, i in zip(self.outs, self.inits, strict=False):
+                    fr[o] = fr[i]
+                return
+        if len(trips) > self.left:
+            self.code = code = self.generate()
+            code(fr)
+            return
+        self.left -= len(trips)
+        self._run(fr, trips)
+
+    def _run(self, fr: Frame, trips: range) -> None:
+        run, ctx = self.run, self.ctx
+        buffers = run.buffers
+        for n, (source, prepare, cache) in enumerate(self.prepares):
+            a = fr[source]
+            if a is cache[0]:  # the last object seen here, prepared (or not)
+                t = cache[1]
+            else:
+                t = cache[1] = prepare(a)
+                cache[0] = a
+            if t is None:
+                self.reference(fr)
+                return
+            buffers[n] = t
+        state = ctx.state
+        run.stats = state.stats
+        if self.tracing:
+            run.append = ctx.trace.packed.append  # type: ignore[union-attr]
+        size = ctx.frame_size()
+        if len(fr) < size:
+            fr.extend([None] * (size - len(fr)))
+        steps, iv, carried, yielded = self.steps, self.iv, self.carried, self.yielded
+        for c, i in zip(carried, self.inits, strict=False):
+            fr[c] = fr[i]
+        for value in trips:
+            if iv >= 0:
+                fr[iv] = value
+            for step in steps:
+                step(fr)
+            if carried:
+                new = [fr[y] for y in yielded]
+                for c, v in zip(carried, new, strict=True):
+                    fr[c] = v
+        for o, r in zip(self.outs, self.results, strict=False):
+            fr[o] = fr[r]
+        if self.float_ops:
+            state.ops_executed += self.float_ops * len(trips)
+
+
+def _unset(entry: int) -> None:  # pragma: no cover - replaced before a run
+    raise AssertionError("trace append used before the run set it")
+
+
+_UNSET = _unset
+
+
+def placed_count(loop: Operation) -> int:
+    """The placed ops of a kernel loop's (or a standing kernel's) body."""
+    kernel = loop if isinstance(loop, cgra.KernelOp) else next(iter(loop.body.block.ops))
+    return len(kernel.body.block.ops) - 1  # type: ignore[union-attr]
+
+
+__all__ = ["TABLE_ITERATIONS", "TABLE_OPS", "TableKernel", "placed_count"]
