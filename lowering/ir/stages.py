@@ -26,6 +26,7 @@ from xdsl.dialects import func, memref
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.enzyme.caches import cache_buffers
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import cgra, layer, region, stream, tape
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 
@@ -91,7 +92,7 @@ class _Survey:
 def _survey(function: func.FuncOp) -> _Survey:
     seen: set[type] = set()
     marked = live = regions = layers = placed = False
-    for op in function.walk():
+    for op in walk_ops(function):
         seen.add(type(op))
         if isinstance(op, memref.AllocOp) and TAPE_BUFFER in op.attributes:
             marked = True
@@ -140,7 +141,7 @@ def _all_kept(survey: _Survey) -> bool:
 
 def is_placed(function: func.FuncOp) -> bool:
     """Whether `tapeflow-to-cgra` has placed loop bodies of the function."""
-    return any(isinstance(op, cgra.KernelOp) for op in function.walk())
+    return any(isinstance(op, cgra.KernelOp) for op in walk_ops(function))
 
 
 def _has_tape(function: func.FuncOp, pass_name: str) -> bool:
