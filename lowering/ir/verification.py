@@ -121,13 +121,13 @@ def _verify_op(op: Operation, checked: _Checked) -> None:
 def _verify_region(region: Region, checked: _Checked) -> None:
     for block in region.blocks:
         _verify_block(block, checked)
-        if block.parent != region:
+        if block.parent is not region:  # `!=`: IR nodes compare by identity
             raise ValueError("Parent pointer of block does not refer to containing region")
 
 
 def _verify_block(block: Block, checked: _Checked) -> None:
     for operation in block.ops:
-        if operation.parent != block:
+        if operation.parent is not block:  # `!=`: IR nodes compare by identity
             raise ValueError("Parent pointer of operation does not refer to containing region")
         _verify_op(operation, checked)
     if block.first_op is None:
@@ -294,32 +294,35 @@ def _by_signature(op: Operation, checked: _Checked) -> tuple[object, ...] | bool
     plan = checked.plans[cls]
     if plan is None:
         return None
-    for operand in op.operands:
+    operands = op.operands
+    for operand in operands:
         if isinstance(operand, ErasedSSAValue):
             return None
     block = op.parent
     if block is not None and block.last_op is op:
         return None  # a block's terminator: checked as xDSL does
+    properties, attributes = op.properties, op.attributes
     signature = (
         cls,
-        tuple(id(o.type) for o in op.operands),
-        tuple(id(r.type) for r in op.results),
-        tuple(op.properties),
-        tuple(op.attributes),
+        tuple([id(o.type) for o in operands]),
+        tuple([id(r.type) for r in op.results]),
+        tuple(properties),
+        tuple(attributes),
     )
     if signature not in checked.signatures:
         return signature  # the first of its signature: checked in full
     definition = plan.definition
-    for name, value in op.properties.items():
-        if not _holds(
-            checked, (cls, "property", name, id(value)), value, definition.properties[name]
-        ):
+    values = checked.values
+    for name, value in properties.items():
+        key = (cls, "property", name, id(value))
+        if key not in values and not _holds(checked, key, value, definition.properties[name]):
             return None
-    for name, value in op.attributes.items():
+    for name, value in attributes.items():
         attribute = definition.attributes.get(name)
-        if attribute is not None and not _holds(
-            checked, (cls, "attribute", name, id(value)), value, attribute
-        ):
+        if attribute is None:
+            continue
+        key = (cls, "attribute", name, id(value))
+        if key not in values and not _holds(checked, key, value, attribute):
             return None
     if plan.custom is not None:
         try:
