@@ -72,6 +72,7 @@ from lowering.enzyme.upstream_mlir import (
 )
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.locations import where
+from lowering.ir.walk import walk_ops
 from lowering.tapeflow_unit_steps import strided_loops_left, unit_steps
 from lowering.tapeflow_unroll_primal import UNROLL, unroll_primal
 from lowering.tapeflow_while_to_for import while_to_for
@@ -144,7 +145,7 @@ def _locator(ctx: Context, module: builtin.ModuleOp, text: str) -> Locator:
     except ParseError:
         return no_locator
     table: dict[int, Position] = {}
-    for (line, _), op in zip(parser.starts, module.walk(), strict=False):
+    for (line, _), op in zip(parser.starts, walk_ops(module), strict=False):
         loc = op.location
         if isinstance(loc, FileLineColLoc):
             table.setdefault(line, (loc.filename.data, loc.line.data, loc.column.data))
@@ -178,7 +179,7 @@ class TapeflowEnzymePass(ModulePass):
         _refuse_written_globals(op, requests)
         if any(
             isinstance(loop, scf.ForOp | affine.ForOp) and UNROLL in loop.attributes
-            for loop in op.walk()
+            for loop in walk_ops(op)
         ):
             unroll_primal(op, 1)  # the annotated loops only, as clang's pragma
         primals = [ad.fn.root_reference.data for ads in requests.values() for ad in ads]
@@ -287,13 +288,13 @@ def _checkpoint_notes(module: builtin.ModuleOp, error: str) -> str:
     if CHECKPOINT_REJECTION not in error:
         return ""
     notes = ""
-    for loop in module.walk():
+    for loop in walk_ops(module):
         if not (isinstance(loop, scf.ForOp | affine.ForOp) and CHECKPOINTING in loop.attributes):
             continue
         if not any(
             isinstance(store, memref.StoreOp | affine.StoreOp)
             and isinstance(store.value.type, AnyFloat)
-            for store in loop.walk()
+            for store in walk_ops(loop)
         ):
             continue
         notes += (
@@ -338,7 +339,7 @@ def _refuse_written_globals(
         if name in seen or name not in functions:
             continue
         seen.add(name)
-        for op in functions[name].walk():
+        for op in walk_ops(functions[name]):
             if isinstance(op, func.CallOp):
                 reached.append(op.callee.root_reference.data)
             if not isinstance(op, memref.GetGlobalOp):
@@ -368,7 +369,7 @@ def _crash_suspects(module: builtin.ModuleOp) -> str:
     memref carried from one loop iteration to the next (ping-pong buffers swapped
     through `iter_args`; it traps in the `enzyme` pass)."""
     found = []
-    for op in module.walk():
+    for op in walk_ops(module):
         if isinstance(op, scf.ForOp | scf.WhileOp) and any(
             isinstance(r.type, MemRefType) for r in op.results
         ):
@@ -389,7 +390,7 @@ def _crash_suspects(module: builtin.ModuleOp) -> str:
 def _locate_created_ops(module: builtin.ModuleOp) -> None:
     """Ops that Enzyme creates with no location of their own (the accumulation of
     adjoints) take the location of the op they sit in."""
-    for op in module.walk():
+    for op in walk_ops(module):
         parent = op.parent_op()
         if not isinstance(op.location, FileLineColLoc) and parent is not None:
             if isinstance(parent.location, FileLineColLoc):
@@ -406,7 +407,7 @@ def _enclosing_function(op: Operation) -> str:
 def _autodiff_requests(module: builtin.ModuleOp) -> dict[str, list[AutoDiffOp]]:
     """The `enzyme.autodiff` ops of each function, in program order."""
     requests: dict[str, list[AutoDiffOp]] = {}
-    for op in module.walk():
+    for op in walk_ops(module):
         if isinstance(op, AutoDiffOp):
             requests.setdefault(_enclosing_function(op), []).append(op)
     return requests
@@ -426,7 +427,7 @@ def _annotate_gradients(
         caller = functions.get(caller_name)
         calls = [
             c
-            for c in (caller.walk() if caller is not None else ())
+            for c in (walk_ops(caller) if caller is not None else ())
             if isinstance(c, func.CallOp) and c.callee.root_reference.data not in symbols
         ]
         if len(calls) != len(autodiffs):

@@ -37,6 +37,7 @@ from lowering.ir.bulk import clone_op
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from lowering.layers.cost import (
     STREAM_CHOICES,
     AccessReuse,
@@ -147,7 +148,7 @@ def _region_gradients(module: builtin.ModuleOp) -> list[func.FuncOp]:
 
 def _kept_marks(function: func.FuncOp) -> dict[int, str]:
     """The regions the input already keeps (by position), with their reasons."""
-    marked = [op for op in function.walk() if isinstance(op, region.AllocOp)]
+    marked = [op for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     return {
         i: op.attributes[region.KEPT].data  # type: ignore[attr-defined]
         for i, op in enumerate(marked)
@@ -204,7 +205,7 @@ def _attempts(
     each found unlayerable (added to `kept` with the reason)."""
     while True:
         work = clone_op(function)  # `function.clone()`, in bulk
-        allocs = [op.region for op in work.walk() if isinstance(op, region.AllocOp)]
+        allocs = [op.region for op in walk_ops(work) if isinstance(op, region.AllocOp)]
         try:
             report = _attempt(work, spad_bytes, {allocs[i] for i in kept}, entries, straight)
         except Unlayerable as err:
@@ -241,13 +242,13 @@ def _choose(
     `function`'s accesses, `lowering.layers.cost.AccessReuse`; `timeline`: `work`'s
     REV timeline on a machine equal to `machine` in what it reads; `work_accesses`:
     what is known of `work`'s)."""
-    originals = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
+    originals = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     groups: list[set[int]] = []
-    for op in work.walk():
+    for op in walk_ops(work):
         if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD:
             mine = {
                 allocs.index(o.region)
-                for o in op.walk()
+                for o in walk_ops(op)
                 if isinstance(o, region.StoreOp)
                 and o.region in allocs
                 and allocs.index(o.region) not in kept
@@ -330,7 +331,7 @@ def _attempt(
 ) -> LayersReport:
     report = LayersReport(function.sym_name.data, spad_bytes)
     loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
-    for op in function.walk():
+    for op in walk_ops(function):
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
     plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept)
@@ -340,7 +341,7 @@ def _attempt(
         if target not in kept
     }
     nests: dict[SSAValue, set[tuple[int, ...]]] = {}
-    for op in function.walk():
+    for op in walk_ops(function):
         if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
             nests.setdefault(op.region, set()).add(
                 tuple(id(loop) for loop in enclosing_loops(op, function))
@@ -369,7 +370,7 @@ def _attempt(
     _check_layer_contents(function, kept, set(unlayered))
     # Regions of run-time trip counts that could not be strip-mined are kept like
     # any region that cannot be layered: in DRAM, read through the cache.
-    allocs = [op.region for op in function.walk() if isinstance(op, region.AllocOp)]
+    allocs = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     for target, reason in unlayered.items():
         alloc = target.owner
         if not isinstance(alloc, region.AllocOp):
@@ -390,20 +391,20 @@ def _check_layer_contents(
     random-kernel campaigns, with values Enzyme caches inside branches), that region
     is kept instead: the attempt is dropped and retried with it read through the
     cache."""
-    layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
+    layers = [op for op in walk_ops(function) if isinstance(op, layer.LayerOp)]
     held: dict[int, set[tuple[SSAValue, int]]] = {}
     for op in layers:
         if op.phase.data is Phase.FWD:
             held[op.id.value.data] = {
                 (s.region, s.store_id)
-                for s in op.walk()
+                for s in walk_ops(op)
                 if isinstance(s, region.StoreOp) and s.region not in kept
             }
     for op in layers:
         owner = op.id.value.data if op.phase.data is Phase.FWD else op.partner.value.data
         strays = [
             access
-            for access in op.walk()
+            for access in walk_ops(op)
             if isinstance(access, region.StoreOp | region.LoadOp)
             and access.region not in kept
             and (

@@ -29,6 +29,7 @@ from lowering.enzyme.tensor_caches import bufferize_tensor_caches
 from lowering.ir.gradients import require_gradients
 from lowering.ir.locations import located
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 
@@ -53,7 +54,7 @@ def _plain_cache_accesses(function: func.FuncOp) -> None:
     and as plain accesses the baseline's loops are placed on the CGRA like any
     other (the executor checks the extents until here).
     """
-    for op in list(function.walk()):
+    for op in list(walk_ops(function)):
         if isinstance(op, enzyme.CacheStoreOp):
             new = memref.StoreOp.get(op.value, op.buffer, list(op.indices))
         elif isinstance(op, enzyme.CacheLoadOp):

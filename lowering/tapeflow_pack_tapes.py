@@ -49,6 +49,7 @@ from lowering.ir.ragged import (
     ragged_map,
     sym,
 )
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import region, tape
 from tapeflow_dialects.locations import location_of
 
@@ -82,7 +83,7 @@ def pack_function(function: func.FuncOp) -> PackReport:
     report = PackReport(function.sym_name.data)
     allocs = [
         op
-        for op in function.walk()
+        for op in walk_ops(function)
         if isinstance(op, tape.AllocOp | region.AllocOp) and RAGGED in op.attributes
     ]
     shared: dict[tuple[object, ...], SSAValue] = {}

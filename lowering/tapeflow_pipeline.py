@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.gradients import require_gradients
 from lowering.ir.stages import Stage, require_stage
+from lowering.ir.walk import walk_ops
 from lowering.pipelines import PipelineError, lowering_passes, parse_pipeline
 
 
@@ -79,7 +80,7 @@ class TapeflowPipelinePass(ModulePass):
         gradients = require_gradients(op, self.name)
         stages = {require_stage(f, self.name, {Stage.GRADIENT, Stage.TAPE}) for f in gradients}
         nothing_to_raise = not any(
-            isinstance(o, memref.AllocOp) for f in gradients for o in f.walk()
+            isinstance(o, memref.AllocOp) for f in gradients for o in walk_ops(f)
         )
         raised = Stage.TAPE in stages or nothing_to_raise
         if nothing_to_raise and Stage.TAPE not in stages:

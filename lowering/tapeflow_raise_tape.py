@@ -46,6 +46,7 @@ from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.locations import located
 from lowering.ir.ragged import RAGGED, RAGGED_CLIP, count, is_triangular
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import enzyme, tape
 from tapeflow_dialects.memref_views import subview_geometry
 
@@ -214,7 +215,7 @@ def _report_nested_buffers(function: func.FuncOp, report: GradientReport) -> Non
     Enzyme's checkpointing, allocated and freed in each reverse iteration) stay
     memrefs: a tape is one buffer for the whole sweep."""
     body = function.body.block
-    for op in function.walk():
+    for op in walk_ops(function):
         if isinstance(op, memref.AllocOp) and op.parent_block() is not body:
             report.kept.append(
                 (

@@ -62,6 +62,7 @@ from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.later_writes import LaterWrites
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import ArgumentRole
 from tapeflow_dialects.memref_views import subview_geometry
@@ -109,7 +110,7 @@ class _Writes:
             roots = written_roots(op, itself=True)
             for root in (_EVERY_BUFFER,) if roots is None else roots:
                 last[root] = at
-            for each in op.walk():
+            for each in walk_ops(op):
                 if isinstance(each, memref.StoreOp):
                     stores.setdefault(buffer_root(each.memref), []).append((at, each))
                 elif isinstance(each, enzyme.CacheStoreOp):

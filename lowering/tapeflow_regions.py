@@ -52,6 +52,7 @@ from lowering.ir.locations import located
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.ragged import RAGGED, RAGGED_CLIP
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import region, tape
 
 PASS = "tapeflow-regions"
@@ -195,8 +196,8 @@ def _uses(alloc: tape.AllocOp) -> _TapeUses:
 
 def _form(function: func.FuncOp) -> RegionsReport:
     report = RegionsReport(function.sym_name.data)
-    position = {op: i for i, op in enumerate(function.walk())}
-    tapes = [_uses(op) for op in function.walk() if isinstance(op, tape.AllocOp)]
+    position = {op: i for i, op in enumerate(walk_ops(function))}
+    tapes = [_uses(op) for op in walk_ops(function) if isinstance(op, tape.AllocOp)]
     report.tapes = len(tapes)
     groups: dict[tuple[object, ...], list[_TapeUses]] = {}
     for t in tapes:

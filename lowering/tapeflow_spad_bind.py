@@ -46,6 +46,7 @@ from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from lowering.layers.layout import Placement, TileLayout, tile_layout
 from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
@@ -265,10 +266,10 @@ def _plan(function: func.FuncOp) -> BindPlan:
         return not region.is_kept(handle)
 
     stores = [
-        op for op in function.walk() if isinstance(op, region.StoreOp) and bound_here(op.region)
+        op for op in walk_ops(function) if isinstance(op, region.StoreOp) and bound_here(op.region)
     ]
     loads = [
-        op for op in function.walk() if isinstance(op, region.LoadOp) and bound_here(op.region)
+        op for op in walk_ops(function) if isinstance(op, region.LoadOp) and bound_here(op.region)
     ]
     held: dict[layer.LayerOp, list[region.StoreOp]] = {}
     for store in stores:
@@ -330,7 +331,7 @@ def _layout(owner: layer.LayerOp, stores: list[region.StoreOp]) -> TileLayout:
 
 
 def _bind_function(function: func.FuncOp) -> None:
-    if not any(isinstance(op, stream.FwdOp) for op in function.walk()):
+    if not any(isinstance(op, stream.FwdOp) for op in walk_ops(function)):
         return  # a gradient without a tape
     plan = _plan(function)
     patterns = [RegionStoreToSpad(plan), RegionLoadToSpad(plan), EraseBoundRegion()]

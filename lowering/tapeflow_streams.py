@@ -42,6 +42,7 @@ from lowering.ir.locations import located
 from lowering.ir.loops import constant_value, loop_type
 from lowering.ir.ragged import known_entries
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from lowering.layers.records import CARRIED_BOUNDS, ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
@@ -68,7 +69,7 @@ def stream_module(module: builtin.ModuleOp, slab_bytes: int = 0) -> None:
 def _layer_regions(op: layer.LayerOp) -> list[SSAValue]:
     """The regions a layer holds values of, in the order it first accesses them."""
     found: list[SSAValue] = []
-    for o in op.walk():
+    for o in walk_ops(op):
         if isinstance(o, region.StoreOp | region.LoadOp) and not region.is_kept(o.region):
             if o.region not in found:
                 found.append(o.region)
@@ -138,7 +139,7 @@ def layered_regions(function: func.FuncOp) -> set[SSAValue]:
     with run-time trip counts) in DRAM, read through the cache."""
     return {
         o.region
-        for o in function.walk()
+        for o in walk_ops(function)
         if isinstance(o, region.StoreOp | region.LoadOp) and _in_layer(o)
     }
 
@@ -193,7 +194,7 @@ def _shared_tapes(held: list[list[SSAValue]]) -> dict[SSAValue, SSAValue]:
 
 
 def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
-    layers = [op for op in function.walk() if isinstance(op, layer.LayerOp)]
+    layers = [op for op in walk_ops(function) if isinstance(op, layer.LayerOp)]
     if not layers:
         return  # a gradient without a tape: nothing to stream
     held = {op: _layer_regions(op) for op in layers}
@@ -202,7 +203,7 @@ def _stream_function(function: func.FuncOp, slab_bytes: int = 0) -> None:
     layered = layered_regions(function)
     allocs = {
         op.region: op
-        for op in function.walk()
+        for op in walk_ops(function)
         if isinstance(op, region.AllocOp)
         and region.KEPT not in op.attributes  # kept in DRAM: no stream
         and op.region in layered

@@ -52,6 +52,7 @@ from lowering.ir.bulk import append_ops, erase_ops, new_op
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import trip_count
 from lowering.ir.stages import is_placed
+from lowering.ir.walk import walk_ops
 from lowering.scheduling.body import memory_kind, placeable
 from lowering.scheduling.scheduler import Schedule, Scheduler
 from tapeflow_dialects import cgra, layer, region, stream
@@ -185,7 +186,7 @@ def _straight_runs(block: Block, everywhere: bool) -> list[list[Operation]]:
     hoisted before the run that uses them). With `everywhere`, every run, however
     short; otherwise only in a layer's body that holds no loop, and runs of at
     least two ops (one op gains nothing from the grid)."""
-    if not everywhere and any(isinstance(op, scf.ForOp) for op in block.walk()):
+    if not everywhere and any(isinstance(op, scf.ForOp) for op in walk_ops(block)):
         return []
     ops = list(block.ops)
     if ops and ops[-1].has_trait(IsTerminator):
@@ -327,9 +328,9 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
         report = CgraReport(function.sym_name.data)
         loops = [
             op
-            for op in function.walk()
+            for op in walk_ops(function)
             if isinstance(op, scf.ForOp)
-            and not any(isinstance(o, scf.ForOp) for o in op.body.walk())
+            and not any(isinstance(o, scf.ForOp) for o in walk_ops(op.body))
         ]
         for loop in loops:
             if all(placeable(o) for o in loop.body.block.ops):
@@ -340,7 +341,7 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
         if everywhere:
             blocks = _blocks_outside_kernels(function)
         else:
-            blocks = [op.body.block for op in function.walk() if isinstance(op, layer.LayerOp)]
+            blocks = [op.body.block for op in walk_ops(function) if isinstance(op, layer.LayerOp)]
         for block in blocks:
             for run in _straight_runs(block, everywhere):
                 report.kernels.append(_kernelize_run(run, len(report.kernels), scheduler))
@@ -350,7 +351,9 @@ def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraRepor
 
 def _innermost(op: Operation) -> bool:
     """`op` is a loop with no loop inside it."""
-    return isinstance(op, scf.ForOp) and not any(isinstance(o, scf.ForOp) for o in op.body.walk())
+    return isinstance(op, scf.ForOp) and not any(
+        isinstance(o, scf.ForOp) for o in walk_ops(op.body)
+    )
 
 
 def _index_op(op: Operation) -> bool:
@@ -378,7 +381,7 @@ def _sink_index_runs(function: Operation, scheduler: Scheduler) -> None:
     fixed while the loop runs."""
     blocks = [
         block
-        for op in function.walk()
+        for op in walk_ops(function)
         if not _innermost(op)
         for body in op.regions
         for block in body.blocks
@@ -487,7 +490,7 @@ def _sink_into(
         block = target.body.block
         ops = list(block.ops)[:-1]
         carried = list(zip(block.args[1:], block.ops.last.operands, strict=False))
-        users = set(block.walk())
+        users = set(walk_ops(block))
         head = block.ops.first  # the yield, in a loop that only yields
     else:
         ops, carried = list(target), []
@@ -538,7 +541,7 @@ def _dead_nest(op: Operation) -> bool:
     pointers)."""
     return isinstance(op, scf.ForOp | scf.WhileOp) and (
         _reads_only(op)
-        and any(isinstance(o, scf.ForOp | scf.WhileOp) for o in op.walk() if o is not op)
+        and any(isinstance(o, scf.ForOp | scf.WhileOp) for o in walk_ops(op) if o is not op)
     )
 
 
@@ -700,7 +703,7 @@ def _in_innermost_loop(op: Operation) -> bool:
     """`op` sits in the body of a loop with no loop inside it."""
     parent = op.parent_op()
     return isinstance(parent, scf.ForOp) and not any(
-        isinstance(o, scf.ForOp) for o in parent.body.walk()
+        isinstance(o, scf.ForOp) for o in walk_ops(parent.body)
     )
 
 

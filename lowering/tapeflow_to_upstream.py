@@ -54,6 +54,7 @@ from lowering.enzyme.tensor_caches import bufferize_tensor_caches
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.locations import located, where
 from lowering.ir.stages import Stage, require_stages
+from lowering.ir.walk import walk_ops
 from lowering.tapeflow_sink_tape import SinkTapeAlloc, SinkTapeFree, SinkTapeLoad, SinkTapeStore
 from tapeflow_dialects import enzyme
 
@@ -119,7 +120,7 @@ def _drop_annotations(op: Operation) -> None:
 def _check_upstream(module: builtin.ModuleOp) -> None:
     """Every op is of an upstream dialect, and no attribute or type of this
     project's or Enzyme's is left."""
-    for op in module.walk():
+    for op in walk_ops(module):
         dialect = op.name.split(".", 1)[0]
         if dialect not in UPSTREAM_DIALECTS:
             hint = (
@@ -165,7 +166,7 @@ def to_upstream(module: builtin.ModuleOp) -> None:
     PatternRewriteWalker(
         GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=False
     ).rewrite_module(module)
-    for op in module.walk():
+    for op in walk_ops(module):
         _drop_annotations(op)
     _check_upstream(module)
 

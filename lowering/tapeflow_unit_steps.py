@@ -50,6 +50,7 @@ from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.index_offsets import LinearForms
 from lowering.ir.locations import where
 from lowering.ir.loops import constant_value, loop_type
+from lowering.ir.walk import walk_ops
 
 PASS = "tapeflow-unit-steps"
 
@@ -236,7 +237,7 @@ def _one_lower_bound(op: affine.ForOp) -> bool:
 def strided_loops_left(module: builtin.ModuleOp) -> list[affine.ForOp]:
     """The strided loops `unit_steps` cannot rewrite: an `affine.for` whose lower
     bound is the max of several expressions."""
-    return [op for op in module.walk() if _strided_affine(op) and not _one_lower_bound(op)]
+    return [op for op in walk_ops(module) if _strided_affine(op) and not _one_lower_bound(op)]
 
 
 def unit_steps(module: builtin.ModuleOp) -> int:
@@ -244,7 +245,7 @@ def unit_steps(module: builtin.ModuleOp) -> int:
     module's doc), except `strided_loops_left`; returns how many were rewritten."""
     loops = [
         op
-        for op in module.walk()
+        for op in walk_ops(module)
         if (isinstance(op, scf.ForOp) and (_strided(op.step) or _span_trips(op) is not None))
         or (_strided_affine(op) and _one_lower_bound(op))
     ]

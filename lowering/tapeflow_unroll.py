@@ -52,6 +52,7 @@ from lowering.ir.index_eval import (
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
 from lowering.ir.unrolling import divisor_factor, unroll_loop
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import region, tape
 from tapeflow_dialects.locations import location_of
 
@@ -189,10 +190,10 @@ def _innermost_loop(op: Operation) -> scf.ForOp | None:
 def _candidate_loops(function: func.FuncOp) -> dict[scf.ForOp, Bounds]:
     """Innermost scf.for ops with a tape op inside and constant bounds."""
     found: dict[scf.ForOp, Bounds] = {}
-    for loop in function.walk():
+    for loop in walk_ops(function):
         if not isinstance(loop, scf.ForOp):
             continue
-        inner = list(loop.body.walk())
+        inner = list(walk_ops(loop.body))
         if any(isinstance(op, scf.ForOp) for op in inner):
             continue
         if not any(_is_tape_access(op) for op in inner):
@@ -330,7 +331,7 @@ class _Plan:
 def _plan(function: func.FuncOp, factor: int) -> _Plan:
     name = function.sym_name.data
     loops = _candidate_loops(function)
-    accesses = [op for op in function.walk() if _is_tape_access(op)]
+    accesses = [op for op in walk_ops(function) if _is_tape_access(op)]
     loads = [op for op in accesses if isinstance(op, TapeLoad)]
     pairs = [(_named_store(load, name), load) for load in loads]
     plan = _Plan(loops, {}, pairs, accesses)

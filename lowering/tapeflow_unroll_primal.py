@@ -38,6 +38,7 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.index_eval import loop_name, static_bounds
 from lowering.ir.unrolling import peel_remainder, unroll_loop
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects.enzyme import AutoDiffOp
 from tapeflow_dialects.locations import location_of
 
@@ -60,26 +61,26 @@ def _annotation(loop: scf.ForOp) -> int | None:
 
 
 def _innermost(loop: scf.ForOp) -> bool:
-    return not any(isinstance(op, scf.ForOp) for op in loop.body.walk())
+    return not any(isinstance(op, scf.ForOp) for op in walk_ops(loop.body))
 
 
 def _requests(module: builtin.ModuleOp, factor: int) -> list[tuple[scf.ForOp, int]]:
     """Each loop to unroll and the count asked for it, inner loops first."""
     differentiated = {
-        op.fn.root_reference.data for op in module.walk() if isinstance(op, AutoDiffOp)
+        op.fn.root_reference.data for op in walk_ops(module) if isinstance(op, AutoDiffOp)
     }
     found: list[tuple[scf.ForOp, int]] = []
     for function in module.body.block.ops:
         if not isinstance(function, func.FuncOp):
             continue
         mine = function.sym_name.data in differentiated
-        for loop in function.walk():
+        for loop in walk_ops(function):
             if isinstance(loop, affine.ForOp) and UNROLL in loop.attributes:
                 raise PassFailedException(
                     f"{PASS}: cannot unroll the affine.for at {location_of(loop)} as its "
                     f"{UNROLL} asks: only an scf.for is unrolled (write the loop as an scf.for)"
                 )
-        for loop in reversed([op for op in function.walk() if isinstance(op, scf.ForOp)]):
+        for loop in reversed([op for op in walk_ops(function) if isinstance(op, scf.ForOp)]):
             asked = _annotation(loop)
             if asked is not None:
                 if static_bounds(loop) is None:

@@ -44,6 +44,7 @@ from xdsl.traits import is_side_effect_free
 from lowering.enzyme.cache_accesses import buffer_root, written_roots
 from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.loops import constant_value
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects.upstream_syntax import IfOp, WhileOp
 
 PASS = "tapeflow-while-to-for"
@@ -240,7 +241,7 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
     written = written_roots(op)
     written_keys = None if written is None else {_buffer_key(root) for root in written}
     for each in ops:
-        for inner in each.walk():
+        for inner in walk_ops(each):
             if isinstance(inner, memref.LoadOp):
                 read = _buffer_key(buffer_root(inner.memref))
                 if written_keys is None or read in written_keys:
@@ -289,7 +290,7 @@ def _used_inside(op: Operation) -> list[SSAValue]:
     `op` (a reduction loop in the control slice reads the while loop's
     arguments in its body, not as its operands)."""
     used: list[SSAValue] = []
-    for inner in op.walk():
+    for inner in walk_ops(op):
         if inner is op:
             continue
         for operand in inner.operands:
@@ -571,7 +572,7 @@ def rewrite_while(op: scf.WhileOp) -> str | None:
     if reason is None and block is not None:
         current = before.next_op if before is not None else block.first_op
         while current is not None and current is not after:
-            for each in current.walk():
+            for each in walk_ops(current):
                 if not isinstance(each.location, FileLineColLoc):
                     each.location = op.location
             current = current.next_op
@@ -595,7 +596,7 @@ def _rewrite_while(op: scf.WhileOp) -> str | None:
 def while_to_for(module: builtin.ModuleOp) -> list[Left]:
     """Rewrite every `scf.while` of `module`, innermost first; those left, with why."""
     left: list[Left] = []
-    whiles = [o for o in module.walk() if isinstance(o, scf.WhileOp)]
+    whiles = [o for o in walk_ops(module) if isinstance(o, scf.WhileOp)]
     for op in reversed(whiles):  # nested loops (later in the walk) first
         reason = rewrite_while(op)
         if reason is not None:

@@ -14,6 +14,7 @@ from xdsl.dialects import memref
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.traits import is_side_effect_free
 
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
 
@@ -93,7 +94,7 @@ def written_roots(op: Operation, itself: bool = False) -> set[SSAValue] | None:
     `itself`) store into; None if one of them may write memory another way (a
     call, a copy, ...)."""
     roots: set[SSAValue] = set()
-    for each in op.walk():
+    for each in walk_ops(op):
         if each is op and not itself:
             continue
         if isinstance(each, memref.StoreOp):

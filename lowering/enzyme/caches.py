@@ -38,6 +38,7 @@ from lowering.enzyme.cache_accesses import (
     top_level_index,
 )
 from lowering.enzyme.nested_caches import NotANestedCache, classify_nested_cache
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.enzyme import (
     GRADIENT_ACTIVITY,
@@ -78,7 +79,7 @@ def shadow_buffers(function: func.FuncOp, roles: list[ArgumentRole]) -> set[SSAV
         a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SHADOW
     }
     shadows |= {
-        buffer_root(op.buffer) for op in function.walk() if isinstance(op, enzyme.FillZeroOp)
+        buffer_root(op.buffer) for op in walk_ops(function) if isinstance(op, enzyme.FillZeroOp)
     }
     return shadows
 
@@ -110,7 +111,7 @@ def reverse_sweep_head(
     seeds = {a for a, r in zip(function.args, roles, strict=True) if r is ArgumentRole.SEED}
     shadows = shadow_buffers(function, roles)
     for top in body.ops:  # in order: the first top-level op that holds one is the head
-        for op in top.walk():
+        for op in walk_ops(top):
             if isinstance(op, enzyme.FillZeroOp):
                 continue
             if any(

@@ -28,6 +28,7 @@ from xdsl.dialects import affine, builtin, func, scf
 from xdsl.dialects.builtin import AnyFloat
 
 from lowering.enzyme.inactive_stores import InactiveValues
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects.enzyme import Activity
 
 Loop = scf.ForOp | affine.ForOp
@@ -46,7 +47,7 @@ def order_carried_values(
         if function is None or not function.body.blocks:
             continue
         analysis = InactiveValues(function, activity)
-        loops = [op for op in function.walk() if isinstance(op, Loop)]
+        loops = [op for op in walk_ops(function) if isinstance(op, Loop)]
         for loop in reversed(loops):  # inner loops first: an outer one moves their region
             order = _order(loop, analysis)
             if order is not None:

@@ -52,6 +52,7 @@ from lowering.enzyme.caches import classify_cache, reverse_sweep_start
 from lowering.enzyme.nested_caches import NotANestedCache, classify_nested_cache
 from lowering.ir.index_offsets import LinearForms
 from lowering.ir.loops import constant_value
+from lowering.ir.walk import walk_ops
 
 
 def clamp_cache_sizes(function: func.FuncOp, pass_name: str) -> int:
@@ -158,7 +159,7 @@ def clamped_operand(value: SSAValue) -> SSAValue | None:
 def _in_program_order(allocs: list[memref.AllocOp], body: Block) -> list[memref.AllocOp]:
     """`allocs` in the order a walk of `body` meets them (each once)."""
     wanted = set(allocs)
-    return [op for op in body.walk() if op in wanted]
+    return [op for op in walk_ops(body) if op in wanted]
 
 
 def _clamp(size: SSAValue, first_use: Operation) -> SSAValue:

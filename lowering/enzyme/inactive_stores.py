@@ -21,6 +21,7 @@ from xdsl.dialects import affine, arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import AnyFloat, MemRefType, UnitAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects.enzyme import Activity, AutoDiffOp, FillZeroOp, IgnoreDerivativesOp
 
 STORE_ROUTE = "tapeflow.store_route"
@@ -54,7 +55,7 @@ class InactiveValues:
         kinds = list(activity) if activity is not None else [Activity.DUP] * len(args)
         self.inactive_args = {a for a, k in zip(args, kinds, strict=False) if k in _INACTIVE_ARGS}
         self.active_locals: set[SSAValue] = set()
-        stores = [op for op in function.walk() if isinstance(op, _STORES)]
+        stores = [op for op in walk_ops(function) if isinstance(op, _STORES)]
         changed = True
         while changed:  # a local buffer turns active when an active value is stored into it
             changed = False
@@ -150,7 +151,7 @@ def primal_activities(
     pending = list(activities)
     while pending:
         function = functions.get(pending.pop())
-        for call in function.walk() if function is not None else ():
+        for call in walk_ops(function) if function is not None else ():
             if isinstance(call, func.CallOp):
                 callee = call.callee.root_reference.data
                 if callee in functions and callee not in activities:
@@ -177,7 +178,7 @@ def route_inactive_stores(
         analysis = InactiveValues(function, activity)
         targets = [
             op
-            for op in function.walk()
+            for op in walk_ops(function)
             if isinstance(op, _STORES)
             and isinstance(op.value.type, AnyFloat)
             and not analysis.buffer_inactive(op.memref)
@@ -217,7 +218,7 @@ def routed_stores(root: Operation) -> list[Operation]:
     value read back from a scratch buffer."""
     return [
         op
-        for op in root.walk()
+        for op in walk_ops(root)
         if isinstance(op, _STORES)
         and isinstance(op.value, OpResult)
         and isinstance(op.value.op, memref.LoadOp)
@@ -230,7 +231,7 @@ def undo_store_routes(function: func.FuncOp) -> None:
     """Each round trip `store c -> t; v = load t` of a scratch buffer of
     `route_inactive_stores` in `function` (a primal as Enzyme returns it, or the
     forward sweep of a gradient) becomes `c`, and the scratch goes."""
-    for alloca in [op for op in function.walk() if isinstance(op, memref.AllocaOp)]:
+    for alloca in [op for op in walk_ops(function) if isinstance(op, memref.AllocaOp)]:
         if STORE_ROUTE in alloca.attributes:
             _forward_round_trips(alloca)
 
@@ -242,7 +243,7 @@ def drop_store_routes(gradient: func.FuncOp) -> None:
     and the scratch's shadow, which only ever accumulates into itself.
     """
     undo_store_routes(gradient)
-    for alloca in [op for op in gradient.walk() if isinstance(op, memref.AllocaOp)]:
+    for alloca in [op for op in walk_ops(gradient) if isinstance(op, memref.AllocaOp)]:
         _drop_write_only(alloca)
 
 

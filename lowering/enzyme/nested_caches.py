@@ -38,6 +38,7 @@ from lowering.enzyme.cache_accesses import (
     written_roots,
 )
 from lowering.ir.loops import loop_type, top_level_op
+from lowering.ir.walk import walk_ops
 
 
 class NotANestedCache(Exception):
@@ -357,7 +358,7 @@ def _check_pure(
 
 def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
     """`op` (and what it nests) has no side effects and reads no buffer of `written`."""
-    for each in op.walk():
+    for each in walk_ops(op):
         if isinstance(each, memref.LoadOp):
             if written is None or buffer_root(each.memref) in written:
                 return False
@@ -371,7 +372,9 @@ def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
 
 def _external_operands(op: Operation) -> list[SSAValue]:
     """The values `op` and the ops it nests use that are defined outside it."""
-    return list(dict.fromkeys(o for each in op.walk() for o in each.operands if not _inside(o, op)))
+    return list(
+        dict.fromkeys(o for each in walk_ops(op) for o in each.operands if not _inside(o, op))
+    )
 
 
 __all__ = [

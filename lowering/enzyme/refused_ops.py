@@ -54,6 +54,7 @@ from xdsl.dialects.math import (
 )
 from xdsl.ir import Operation, OpResult, SSAValue
 
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects.enzyme import IgnoreDerivativesOp
 
 MEMORY_REFUSAL = "cannot differentiate a call in reverse mode whose callee touches memory"
@@ -102,7 +103,7 @@ def _functions(module: builtin.ModuleOp) -> dict[str, func.FuncOp]:
 
 
 def _calls(function: func.FuncOp) -> list[func.CallOp]:
-    return [op for op in function.walk() if isinstance(op, func.CallOp)]
+    return [op for op in walk_ops(function) if isinstance(op, func.CallOp)]
 
 
 def _callees(function: func.FuncOp) -> list[str]:
@@ -122,7 +123,7 @@ def _touches_memory(function: func.FuncOp, functions: dict[str, func.FuncOp]) ->
         if current.sym_name.data in seen:
             continue
         seen.add(current.sym_name.data)
-        for op in current.walk():
+        for op in walk_ops(current):
             if op.name.startswith("memref.") or isinstance(op, affine.LoadOp | affine.StoreOp):
                 return True
             if isinstance(op, func.CallOp):
@@ -157,7 +158,7 @@ def rewrite_refused_ops(module: builtin.ModuleOp, names: Iterable[str]) -> None:
         function = functions.get(name)
         if function is None:
             continue
-        for op in list(function.walk()):
+        for op in list(walk_ops(function)):
             if op.results and not isinstance(op.results[0].type, AnyFloat):
                 continue  # vectors and tensors: left for Enzyme to take or refuse
             if isinstance(op, RsqrtOp):
@@ -322,7 +323,7 @@ def restore_derivative_ops(function: func.FuncOp) -> None:
     """Each `f(a..) + (a - a) * d ..` of `_with_derivative` in `function` (as
     Enzyme returns it, `s` replaced by `x`) becomes `f(a..)`; the ops only the
     sum used go."""
-    for op in [op for op in function.walk() if isinstance(op, _RESTORED)]:
+    for op in [op for op in walk_ops(function) if isinstance(op, _RESTORED)]:
         f = op.results[0]
         found = True
         while found:

@@ -35,6 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.locations import located
+from lowering.ir.walk import walk_ops
 
 
 class NotATensorCache(Exception):
@@ -217,7 +218,7 @@ def _chains(function: func.FuncOp) -> tuple[list[_Chain], list[tuple[str, str]]]
     chains: list[_Chain] = []
     kept: list[tuple[str, str]] = []
     body = function.body.block
-    for empty in [op for op in function.walk() if isinstance(op, tensor.EmptyOp)]:
+    for empty in [op for op in walk_ops(function) if isinstance(op, tensor.EmptyOp)]:
         for use in list(empty.tensor.uses):
             loop = use.operation
             if not isinstance(loop, scf.ForOp) or use.index < 3:

@@ -26,6 +26,7 @@ from xdsl.dialects import func, memref
 from xdsl.utils.exceptions import PassFailedException
 
 from lowering.enzyme.caches import cache_buffers
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import cgra, layer, region, stream, tape
 from tapeflow_dialects.enzyme import TAPE_BUFFER
 
@@ -73,16 +74,47 @@ _LINE = (Stage.GRADIENT, Stage.TAPE, Stage.REGIONS, Stage.LAYERS, Stage.STREAMS,
 """The TapeFlow passes' stages, in order."""
 
 
-def stage_of(function: func.FuncOp) -> Stage:
-    """The furthest stage the function's ops show (regions `tapeflow-layers`
-    kept, `region.KEPT`, count as lowered: they stay regions to the end)."""
+@dataclass(frozen=True)
+class _Survey:
+    """What the stages are read from, found in one walk of a function: the op
+    classes it holds, whether a `memref.alloc` is marked as the tape, whether a
+    region is still live (not kept), whether it holds regions, layers and
+    `cgra.kernel` ops (each by `isinstance`)."""
+
+    seen: frozenset[type]
+    marked: bool
+    live: bool
+    regions: bool
+    layers: bool
+    placed: bool
+
+
+def _survey(function: func.FuncOp) -> _Survey:
     seen: set[type] = set()
-    marked = False
-    for op in function.walk():
+    marked = live = regions = layers = placed = False
+    for op in walk_ops(function):
         seen.add(type(op))
         if isinstance(op, memref.AllocOp) and TAPE_BUFFER in op.attributes:
             marked = True
-    live = _live_regions(function)
+        elif isinstance(op, region.AllocOp):
+            regions = True
+            if region.KEPT not in op.attributes:
+                live = True
+        elif isinstance(op, layer.LayerOp):
+            layers = True
+        elif isinstance(op, cgra.KernelOp):
+            placed = True
+    return _Survey(frozenset(seen), marked, live, regions, layers, placed)
+
+
+def stage_of(function: func.FuncOp) -> Stage:
+    """The furthest stage the function's ops show (regions `tapeflow-layers`
+    kept, `region.KEPT`, count as lowered: they stay regions to the end)."""
+    return _stage(_survey(function))
+
+
+def _stage(survey: _Survey) -> Stage:
+    seen, live = survey.seen, survey.live
     if stream.FwdOp in seen or stream.RevOp in seen:
         return Stage.STREAMS if live else Stage.BOUND
     if layer.LayerOp in seen:
@@ -93,32 +125,23 @@ def stage_of(function: func.FuncOp) -> Stage:
         return Stage.BOUND  # every region kept by tapeflow-layers: nothing left to lower
     if seen & {tape.AllocOp, tape.StoreOp, tape.LoadOp, tape.FreeOp}:
         return Stage.TAPE
-    if marked:
+    if survey.marked:
         return Stage.BASELINE
     return Stage.GRADIENT
 
 
-def _live_regions(function: func.FuncOp) -> bool:
-    """The function holds regions that tapeflow-layers has not kept (see
-    `region.KEPT`): ones still to be layered, streamed or bound."""
-    return any(
-        isinstance(op, region.AllocOp) and region.KEPT not in op.attributes
-        for op in function.walk()
-    )
-
-
 def all_regions_kept(function: func.FuncOp) -> bool:
     """tapeflow-layers kept every region of the function (and made no layer)."""
-    return (
-        not _live_regions(function)
-        and any(isinstance(op, region.AllocOp) for op in function.walk())
-        and not any(isinstance(op, layer.LayerOp) for op in function.walk())
-    )
+    return _all_kept(_survey(function))
+
+
+def _all_kept(survey: _Survey) -> bool:
+    return not survey.live and survey.regions and not survey.layers
 
 
 def is_placed(function: func.FuncOp) -> bool:
     """Whether `tapeflow-to-cgra` has placed loop bodies of the function."""
-    return any(isinstance(op, cgra.KernelOp) for op in function.walk())
+    return any(isinstance(op, cgra.KernelOp) for op in walk_ops(function))
 
 
 def _has_tape(function: func.FuncOp, pass_name: str) -> bool:
@@ -147,17 +170,18 @@ def require_stage(function: func.FuncOp, pass_name: str, takes: Collection[Stage
     A gradient without a tape passes (there is nothing to do at any stage).
     """
     name = f"@{function.sym_name.data}"
-    if is_placed(function):
+    survey = _survey(function)  # one walk for the three questions below
+    if survey.placed:
         raise PassFailedException(
             f"{pass_name}: {name} is already placed on the CGRA (it holds cgra.kernel "
             f"ops); run {pass_name} before tapeflow-to-cgra"
         )
-    stage = stage_of(function)
+    stage = _stage(survey)
     if stage in takes:
         return stage
     if stage is Stage.GRADIENT and not _has_tape(function, pass_name):
         return stage
-    if all_regions_kept(function) and {Stage.LAYERS, Stage.STREAMS} & set(takes):
+    if _all_kept(survey) and {Stage.LAYERS, Stage.STREAMS} & set(takes):
         return stage  # tapeflow-layers kept every region: nothing to stream or bind
     wanted = " or ".join(_ABOUT[s].label for s in sorted(takes))
     found = f"{pass_name}: {name} is at {_describe(stage)}"

@@ -16,6 +16,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.bulk import clone_op
 from lowering.ir.locations import located
+from lowering.ir.walk import walk_ops
 
 
 def divisor_factor(trips: int, requested: int) -> int:
@@ -90,7 +91,7 @@ def unroll_loop(
     assert isinstance(terminator, scf.YieldOp)
     originals = [op for op in body.ops if op is not terminator]
     copies: dict[Operation, list[Operation]] = {
-        op: [op] for original in originals for op in original.walk() if tracked(op)
+        op: [op] for original in originals for op in walk_ops(original) if tracked(op)
     }
     before_loop = InsertPoint.before(loop)
     carried = list(terminator.arguments)
@@ -104,7 +105,7 @@ def unroll_loop(
         for original in originals:
             clone = clone_op(original, mapper)  # `original.clone(value_mapper=mapper)`
             Rewriter.insert_op(clone, InsertPoint.before(terminator))
-            for old, new in zip(original.walk(), clone.walk(), strict=True):
+            for old, new in zip(walk_ops(original), walk_ops(clone), strict=True):
                 if old in copies:
                     copies[old].append(new)
         carried = [mapper.get(v, v) for v in terminator.arguments]

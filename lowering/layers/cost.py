@@ -53,6 +53,7 @@ from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.index_offsets import LinearForms
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
+from lowering.ir.walk import walk_ops
 from lowering.layers.layout import tile_layout
 from lowering.layers.records import CARRIED_BOUNDS, ROWS_PER_ITERATION
 from lowering.scheduling.body import LoopBody, placeable
@@ -104,7 +105,7 @@ def footprint(
     their outer indices alone, by their entries (`lowering.ir.ragged.known_entries`)."""
     kinds = (memref.AllocOp,) * arrays + (region.AllocOp,) * regions
     values = [*function.body.block.args] if arrays else []
-    values += [r for op in function.walk() if isinstance(op, kinds) for r in op.results]
+    values += [r for op in walk_ops(function) if isinstance(op, kinds) for r in op.results]
     return sum(static_bytes(v) or triangles * _triangle_bytes(v) for v in values)
 
 
@@ -223,7 +224,7 @@ def _window(access: Operation, function: func.FuncOp) -> tuple[Block, dict[int, 
     if counted is None:
         return None
     innermost = isinstance(owner, scf.ForOp) and not any(
-        isinstance(o, scf.ForOp) for o in owner.body.walk()
+        isinstance(o, scf.ForOp) for o in walk_ops(owner.body)
     )
     return block, counted.runs if innermost else {1: counted.total}
 
@@ -276,7 +277,7 @@ def saved_cycles(
     # An access's window depends only on the block it sits in: one per block (a
     # fully unrolled body holds thousands of accesses in one block).
     seen: dict[Block | None, tuple[Block, dict[int | None, float]] | None] = {}
-    for op in function.walk():
+    for op in walk_ops(function):
         if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
             block = op.parent_block()
             if block not in seen:
@@ -293,7 +294,7 @@ def saved_cycles(
     # the (LRU) cache: a reused line is evicted at most once more per cache's worth
     # of tape lines passing, and missed again in a group of its own; in FWD and REV.
     reused_arrays: set[SSAValue] = set()
-    for o in function.walk():
+    for o in walk_ops(function):
         if (
             isinstance(o, memref.LoadOp | memref.StoreOp)
             and o.memref not in reused_arrays
@@ -392,7 +393,7 @@ def _iteration_window(
         owner = block.parent_op() if block is not None else None
     if block is None or not isinstance(owner, scf.ForOp) or owner not in loops:
         return None
-    if any(isinstance(o, scf.ForOp) for o in owner.body.walk()):
+    if any(isinstance(o, scf.ForOp) for o in walk_ops(owner.body)):
         # Straight-line ops beside inner loops: no kernel loop runs the body, its
         # misses wait one iteration at a time (`_window`: a run of one iteration).
         return block, {1: 1.0}
@@ -549,7 +550,7 @@ class AccessReuse:
             # By buffer and element form (`_form`): a fully unrolled body holds
             # thousands of accesses of one buffer, in hundreds of loops.
             self._by_form = {}
-            for op in self.function.walk():
+            for op in walk_ops(self.function):
                 if isinstance(op, memref.LoadOp | memref.StoreOp):
                     self._by_form.setdefault((op.memref, self._form(op)), []).append(op)
         loops, _ = self._nest(access)
@@ -657,7 +658,7 @@ class AccessReuse:
         if not per:
             return 0.0 if per == 0 else float("inf")
         touched: dict[SSAValue, float] = {}
-        for op in carrier.body.walk():
+        for op in walk_ops(carrier.body):
             if not isinstance(op, memref.LoadOp | memref.StoreOp):
                 continue
             loops, coefficients = self._nest(op)
@@ -880,7 +881,7 @@ def _tile_chain(op: layer.LayerOp, fwd: layer.LayerOp, folded: set[SSAValue]) ->
     edge = loop.lb if op.phase.data is Phase.FWD else loop.ub
     if edge not in depths and _folds(edge, folded | {r for o in ops for r in o.results}):
         return chain  # one tile: its first rows are constants
-    stores = [o for o in fwd.walk() if isinstance(o, region.StoreOp)]
+    stores = [o for o in walk_ops(fwd) if isinstance(o, region.StoreOp)]
     layout = tile_layout(stores, mined)
     if layout.groups < 2:
         return chain  # one group: its rows are computed in its innermost loop
@@ -983,7 +984,7 @@ def _partners(function: func.FuncOp) -> dict[int, layer.LayerOp]:
     """The FWD layers of `function`, by id: a REV layer's tile is its partner's."""
     return {
         op.id.value.data: op
-        for op in function.walk()
+        for op in walk_ops(function)
         if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
     }
 
@@ -1012,9 +1013,10 @@ def added_cycles(
     added = 0.0
     rev: dict[Operation, int] = {}  # the nest's REV layers, with their runs
     partners = _partners(function)
-    for op in function.walk():
+    for op in walk_ops(function):
         if not isinstance(op, layer.LayerOp) or not any(
-            isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
+            isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
+            for o in walk_ops(op)
         ):
             continue
         runs = nest_runs(enclosing_loops(op, function))
@@ -1065,7 +1067,7 @@ def _cut_misses(
         for op in part:
             if isinstance(op, scf.ForOp | layer.LayerOp):
                 break
-            accesses += [o for o in op.walk() if isinstance(o, memref.LoadOp | memref.StoreOp)]
+            accesses += [o for o in walk_ops(op) if isinstance(o, memref.LoadOp | memref.StoreOp)]
         if arrays_fit:
             arrays = {o.memref for o in accesses}
             return float(min(runs, sum(-(-static_bytes(a) // line) for a in arrays)))
@@ -1417,7 +1419,7 @@ class RevTimeline:
         found = self._holds.get(op)
         if found is None:
             found = any(
-                isinstance(o, layer.LayerOp) and o.phase.data is Phase.REV for o in op.walk()
+                isinstance(o, layer.LayerOp) and o.phase.data is Phase.REV for o in walk_ops(op)
             )
             self._holds[op] = found
         return found
@@ -1535,7 +1537,7 @@ class RevTimeline:
             bounds = [
                 v
                 for o in loops
-                for i in o.walk()
+                for i in walk_ops(o)
                 if isinstance(i, scf.ForOp)
                 for v in i.operands[:3]
             ]
@@ -1604,7 +1606,7 @@ class RevTimeline:
     def _loop_is_innermost(self, loop: scf.ForOp) -> bool:
         found = self._innermost.get(loop)
         if found is None:
-            found = not any(isinstance(o, scf.ForOp) for o in loop.body.block.walk())
+            found = not any(isinstance(o, scf.ForOp) for o in walk_ops(loop.body.block))
             self._innermost[loop] = found
         return found
 
@@ -1638,7 +1640,7 @@ class RevTimeline:
             isinstance(o, memref.LoadOp | memref.StoreOp)
             for op in ops
             if not isinstance(op, scf.ForOp)
-            for o in op.walk()
+            for o in walk_ops(op)
         )
         ports = -(-accesses // max(1, self.machine.cache_ports))
         return float(max(ports, _depth(ops, set()) * self.machine.integer))
@@ -1649,7 +1651,7 @@ def iteration_cycles(loop: scf.ForOp, machine: StreamMachine, read: LoopBody | N
     cache accesses over the ports, at least one (`read`: its body's ops as
     `pipeline_fill` reads them, `LoopBody.of` on `_latencies_of(machine)`)."""
     body = loop.body.block
-    accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in body.walk())
+    accesses = sum(isinstance(o, memref.LoadOp | memref.StoreOp) for o in walk_ops(body))
     ports = -(-accesses // max(1, machine.cache_ports))
     return max(1, ports, _recurrence(body, machine, read))
 
@@ -1715,14 +1717,14 @@ def continued_fills(
 def _touches(op: Operation, regions: Collection[SSAValue]) -> bool:
     """`op` holds a tape access of one of `regions`."""
     return any(
-        isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in op.walk()
+        isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions for o in walk_ops(op)
     )
 
 
 def _tile_layers(function: func.FuncOp) -> Iterator[tuple[layer.LayerOp, scf.ForOp, scf.ForOp]]:
     """Each layer of the layered `function` holding one innermost loop alone in
     its tile loop (`continued_fills`), with that loop and the tile loop."""
-    for op in function.walk():
+    for op in walk_ops(function):
         if not isinstance(op, layer.LayerOp):
             continue
         loops = [o for o in op.body.block.ops if isinstance(o, scf.ForOp)]
@@ -1730,7 +1732,7 @@ def _tile_layers(function: func.FuncOp) -> Iterator[tuple[layer.LayerOp, scf.For
         if (
             len(loops) != 1
             or ROWS_PER_ITERATION not in loops[0].attributes
-            or any(isinstance(o, scf.ForOp) for o in loops[0].body.walk())
+            or any(isinstance(o, scf.ForOp) for o in walk_ops(loops[0].body))
             or not isinstance(tile_loop, scf.ForOp)
             or not _alone(tile_loop.body.block, op)
         ):
@@ -1786,7 +1788,7 @@ class CutLoops:
         """The entries a layer of straight-line stores holds (None: any loop with
         pieces counts as cut by them)."""
         self.originals: dict[tuple[bool, SSAValue, int], Operation] = {}
-        for op in function.walk():
+        for op in walk_ops(function):
             if isinstance(op, region.StoreOp | region.LoadOp):
                 self.originals.setdefault(_tape_key(op, op.region), op)
         self.fills: dict[Operation, int] = {}
@@ -1800,7 +1802,7 @@ class CutLoops:
         loop around its tape accesses)."""
         found: dict[scf.ForOp, list[int]] = {}
         originals: dict[scf.ForOp, scf.ForOp] = {}
-        for op in work.walk():
+        for op in walk_ops(work):
             if not isinstance(op, layer.LayerOp) or _strip_mined(op) is not None:
                 continue
             loop = op.parent_op()
@@ -1848,10 +1850,10 @@ class CutLoops:
         if sorted(entries > 0 for _, _, entries, _ in cut) != [False, True]:
             return None
         loops = {loop for loop, _, _, _ in cut}
-        for op in work.walk():
+        for op in walk_ops(work):
             if isinstance(op, layer.LayerOp) and any(
                 isinstance(o, region.StoreOp | region.LoadOp) and o.region in regions
-                for o in op.walk()
+                for o in walk_ops(op)
             ):
                 if _strip_mined(op) is not None or op.parent_op() not in loops:
                     return None
@@ -1867,13 +1869,13 @@ class CutLoops:
         at run time); a line where no kept loop is found."""
         mapping = dict(
             zip(
-                [op.region for op in work.walk() if isinstance(op, region.AllocOp)],
-                [op.region for op in self.function.walk() if isinstance(op, region.AllocOp)],
+                [op.region for op in walk_ops(work) if isinstance(op, region.AllocOp)],
+                [op.region for op in walk_ops(self.function) if isinstance(op, region.AllocOp)],
                 strict=False,
             )
         )
         kept = None
-        for each in loop.body.walk():
+        for each in walk_ops(loop.body):
             if isinstance(each, region.StoreOp | region.LoadOp) and each.region in mapping:
                 original = self.originals.get(_tape_key(each, mapping[each.region]))
                 if original is not None and isinstance(original.parent_op(), scf.ForOp):
@@ -1885,7 +1887,7 @@ class CutLoops:
         line, size = self.machine.cache_line_bytes, self.machine.cache_bytes
         per_iteration = sum(
             self.accesses.lines(o, line, size)
-            for o in kept.body.walk()
+            for o in walk_ops(kept.body)
             if isinstance(o, memref.LoadOp | memref.StoreOp) and not self.accesses.reused(o)
         )
         return per_iteration * (trip_count(kept) or 1)
@@ -1905,7 +1907,9 @@ class CutLoops:
         of one value a row beside an inner loop's tiles (a per-row loss beside a
         dot product) costs its REV rows that. The tile loops of regions in
         `tiles_kept` (a nest the cost model keeps) have no chains to break."""
-        own = {op for op in work.walk() if isinstance(op, layer.LayerOp) and _touches(op, regions)}
+        own = {
+            op for op in walk_ops(work) if isinstance(op, layer.LayerOp) and _touches(op, regions)
+        }
         if not own:
             return 0.0
         added = 0.0
@@ -1938,7 +1942,7 @@ class CutLoops:
         breaks no chain (the tile loops of regions in `tiles_kept` have none)."""
         own: set[Operation] = set()
         kept_loops: set[scf.ForOp] = set()
-        for op in work.walk():
+        for op in walk_ops(work):
             if not isinstance(op, layer.LayerOp) or not _touches(op, regions):
                 continue
             if _strip_mined(op) is not None or not isinstance(op.parent_op(), scf.ForOp):
@@ -2021,6 +2025,6 @@ def _alone(block: Block, op: Operation, ignore: Collection[Operation] = ()) -> b
             return False
         elif each in ignore:
             continue
-        elif any(isinstance(o, scf.ForOp | scf.IfOp | layer.LayerOp) for o in each.walk()):
+        elif any(isinstance(o, scf.ForOp | scf.IfOp | layer.LayerOp) for o in walk_ops(each)):
             return False
     return True

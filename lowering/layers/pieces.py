@@ -17,6 +17,7 @@ from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_eval import PURE_INDEX_OPS
+from lowering.ir.walk import walk_ops
 from lowering.layers.records import LayerRecord, region_name
 from lowering.layers.state import (
     LayeringState,
@@ -172,7 +173,7 @@ def sink_past(
     the elements hold the same values.
     """
     if target is None or any(
-        isinstance(o, region.StoreOp | region.LoadOp) and o.region is target for o in loop.walk()
+        isinstance(o, region.StoreOp | region.LoadOp) and o.region is target for o in walk_ops(loop)
     ):
         return []
     after = loop.next_op

@@ -13,6 +13,7 @@ from xdsl.dialects import func
 from xdsl.ir import SSAValue
 
 from lowering.ir.loops import enclosing_loops, trip_count
+from lowering.ir.walk import walk_ops
 from tapeflow_dialects import layer
 from tapeflow_dialects.layer import Phase
 
@@ -172,7 +173,9 @@ def layer_census(function: func.FuncOp) -> LayerCensus:
     each FWD layer runs once per iteration of the loops around it, and so does its
     REV partner."""
     fwd = [
-        op for op in function.walk() if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
+        op
+        for op in walk_ops(function)
+        if isinstance(op, layer.LayerOp) and op.phase.data is Phase.FWD
     ]
     runs = sum(prod(trip_count(each) or 1 for each in enclosing_loops(op, function)) for op in fwd)
     return LayerCensus(len(fwd), 2 * runs)

@@ -16,6 +16,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.walk import walk_ops
 from lowering.layers.layout import TileLayout, tile_layout
 from lowering.layers.records import region_name
 from tapeflow_dialects import region
@@ -42,7 +43,7 @@ def run_time_regions(
     """
     found: dict[SSAValue, str] = {}
     planned = {r for plan in (plans or {}).values() for r in plan.regions}
-    for op in function.walk():
+    for op in walk_ops(function):
         if not isinstance(op, region.StoreOp | region.LoadOp) or op.region in found:
             continue
         if op.region in planned or op.region in (proven or set()):
@@ -302,7 +303,7 @@ def run_time_tiling_plans(
     kept = kept or set()
     stores_of: dict[SSAValue, list[region.StoreOp]] = {}
     loads_of: dict[SSAValue, list[region.LoadOp]] = {}
-    for op in function.walk():
+    for op in walk_ops(function):
         if isinstance(op, region.StoreOp) and op.region not in kept:
             stores_of.setdefault(op.region, []).append(op)
         elif isinstance(op, region.LoadOp) and op.region not in kept:
@@ -347,7 +348,7 @@ def _plan_at(
     fwd, rev = proof.fwd_nest[level], proof.rev_nest[level]
     members: list[SSAValue] = []
     for loop in (fwd, rev):
-        for op in loop.walk():
+        for op in walk_ops(loop):
             if isinstance(op, region.StoreOp | region.LoadOp) and op.region not in kept:
                 if op.region not in members:
                     members.append(op.region)
@@ -368,8 +369,10 @@ def _plan_at(
                 f"its loop also holds region {name}, stored in a loop of run-time trip "
                 "count inside it"
             )
-    stores = tuple(o for o in fwd.walk() if isinstance(o, region.StoreOp) and o.region in members)
-    loads = tuple(o for o in rev.walk() if isinstance(o, region.LoadOp) and o.region in members)
+    stores = tuple(
+        o for o in walk_ops(fwd) if isinstance(o, region.StoreOp) and o.region in members
+    )
+    loads = tuple(o for o in walk_ops(rev) if isinstance(o, region.LoadOp) and o.region in members)
     layout = tile_layout(stores, fwd)
     if layout.entries_per_iteration > entries:
         return None

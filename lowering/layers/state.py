@@ -18,6 +18,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
 from lowering.ir.loops import enclosing_loops, trip_count
+from lowering.ir.walk import walk_ops
 from lowering.layers.records import LayersReport
 from lowering.layers.run_time import RunTimePlan
 from tapeflow_dialects import region
@@ -88,7 +89,7 @@ class LayeringState:
         return self._positions[op]
 
     def refresh_positions(self) -> None:
-        self._positions = {op: i for i, op in enumerate(self.op.walk())}
+        self._positions = {op: i for i, op in enumerate(walk_ops(self.op))}
 
 
 DRAM_BURST_BYTES = 64
@@ -173,7 +174,7 @@ def check_mirrors(
 
 
 def stores_in(op: Operation) -> list[region.StoreOp]:
-    return [o for o in op.walk() if isinstance(o, region.StoreOp)]
+    return [o for o in walk_ops(op) if isinstance(o, region.StoreOp)]
 
 
 def under_branch(op: Operation, function: func.FuncOp) -> bool:

@@ -16,6 +16,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
+from lowering.ir.walk import walk_ops
 from lowering.layers.layout import tile_layout
 from lowering.layers.pieces import layer_body
 from lowering.layers.records import (
@@ -140,7 +141,7 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
     # The REV loop must read this loop's values and nothing else of the tape.
     rev_tape = [
         o
-        for o in rev_loop.walk()
+        for o in walk_ops(rev_loop)
         if isinstance(o, region.LoadOp | region.StoreOp)
         and o.region not in state.unlayered
         and o.region not in state.kept
@@ -200,7 +201,7 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
 
 
 def _holds_loops(loop: scf.ForOp) -> bool:
-    return any(isinstance(o, scf.ForOp) for o in loop.body.walk())
+    return any(isinstance(o, scf.ForOp) for o in walk_ops(loop.body))
 
 
 def regions_named(stores: list[region.StoreOp]) -> str:

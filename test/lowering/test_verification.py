@@ -16,6 +16,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnregisteredOp, i32
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
 from lowering.ir import verification
@@ -182,3 +183,113 @@ def test_classes_that_cannot_go_by_signature():
     # Not an IRDL definition (an op the context does not know).
     assert verification._plan(UnregisteredOp) is None
     assert verification._plan(cgra.ComputeOp) is not None
+
+
+_TWO_FUNCTIONS = """
+func.func @f(%a: i32, %n: index) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (i32) {
+    %x = arith.addi %acc, %a : i32
+    scf.yield %x : i32
+  }
+  func.return %s : i32
+}
+func.func @g(%b: i32) -> i32 {
+  %y = arith.muli %b, %b : i32
+  func.return %y : i32
+}
+"""
+
+
+def _two_functions():
+    return Parser(make_context(), _TWO_FUNCTIONS).parse_module()
+
+
+def test_isolated_functions_pass_as_xdsl_does(lowered):
+    # The functions of a lowered module, and the module: no operand from outside.
+    module = lowered.clone()
+    checked = verification._Checked()
+    verification._verify_op(module, checked)
+    assert checked.isolated[func.FuncOp] is not None
+    for function in (op for op in module.walk() if isinstance(op, func.FuncOp)):
+        IsolatedFromAbove().verify(function)
+        verification._isolated(function)
+    verification.verify(_two_functions())
+
+
+@pytest.mark.parametrize("where", ["loop-body", "function-body"])
+def test_a_value_from_another_function_raises_as_xdsl_does(where):
+    module = _two_functions()
+    g_arg = next(o for o in module.walk() if isinstance(o, func.FuncOp) and o.sym_name.data == "g")
+    outside = g_arg.body.block.args[0]
+    cls = arith.AddiOp if where == "loop-body" else arith.ConstantOp
+    if cls is arith.AddiOp:
+        op = next(o for o in module.walk() if isinstance(o, cls))
+        op.operands = [op.operands[0], outside]
+    else:  # the loop's upper bound: an operand of an op in the function's body
+        loop = next(o for o in module.walk() if o.name == "scf.for")
+        muli = next(o for o in module.walk() if isinstance(o, arith.MuliOp))
+        clone = muli.clone()
+        loop.parent.insert_op_before(clone, loop)
+        clone.operands = [outside, outside]
+    with pytest.raises(VerifyException, match="IsolatedFromAbove"):
+        IsolatedFromAbove().verify(module.body.block.first_op)
+    with pytest.raises(VerifyException, match="IsolatedFromAbove"):
+        verification._isolated(module.body.block.first_op)
+    _same_error(module)
+
+
+def test_a_value_of_a_detached_op_raises_as_xdsl_does():
+    module = _two_functions()
+    muli = next(o for o in module.walk() if isinstance(o, arith.MuliOp))
+    loose = muli.clone()  # in no block: its owner's parents never reach the function
+    added = next(o for o in module.walk() if isinstance(o, arith.AddiOp))
+    added.operands = [added.operands[0], loose.results[0]]
+    with pytest.raises(VerifyException, match="IsolatedFromAbove"):
+        verification._isolated(module.body.block.first_op)
+    _same_error(module)
+
+
+def test_a_broken_function_raises_as_xdsl_does():
+    module = _two_functions()
+    function = module.body.block.first_op
+    function.properties["sym_name"] = IntegerAttr(3, 64)
+    _same_error(module)
+    module = _two_functions()
+    module.body.block.first_op.properties["extra"] = StringAttr("x")
+    _same_error(module)
+
+
+def test_random_operands_from_elsewhere_are_found_as_xdsl_finds_them(lowered):
+    # Each op of a lowered function in turn given an operand from the other
+    # functions or from nowhere: rejected exactly where xDSL's walk rejects it.
+    import random
+
+    rng = random.Random(7)
+    module = lowered.clone()
+    functions = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    function = max(functions, key=lambda f: sum(1 for _ in f.walk()))
+    ops = [o for o in function.walk() if o is not function and o.operands]
+    others = [v for o in _two_functions().walk() for v in o.results]
+    own = [v for o in function.walk() if o is not function for v in o.results]
+    outcomes = set()
+    for op in rng.sample(ops, min(40, len(ops))):
+        saved = list(op.operands)
+        position = rng.randrange(len(saved))
+        replacement = rng.choice(others if rng.random() < 0.5 else own)
+        op.operands = [*saved[:position], replacement, *saved[position + 1 :]]
+        try:
+            IsolatedFromAbove().verify(function)
+            expected = None
+        except VerifyException as err:
+            expected = str(err)
+        try:
+            verification._isolated(function)
+            got = None
+        except VerifyException as err:
+            got = str(err)
+        assert (got is None) == (expected is None)
+        outcomes.add(got is None)
+        op.operands = saved
+    assert outcomes == {True, False}  # both kinds of case met
