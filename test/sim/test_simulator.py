@@ -6,6 +6,8 @@ scratchpad never holds more than its capacity, and hand-computed timing cases.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -31,6 +33,7 @@ from sim.simulator import (
 )
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import tape
+from tapeflow_tools import tapeflow_sim
 from tapeflow_tools.arguments import check_function
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
@@ -463,12 +466,13 @@ def test_the_api_runs_a_model_only_on_its_own_machine(
 
     np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
     source = Path(__file__).parents[2] / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
-    command = [str(Path(sys.executable).parent / "tapeflow-sim"), str(source)]
-    command += ["--function", "logsum_grad", "--variant", "tapeflow", "--preset", "Tflow1k"]
-    command += ["--model", "salam", "--inputs", str(tmp_path / "in.npz")]
-    command += ["--json", str(tmp_path / "r.json")]
-    done = subprocess.run(command, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    argv = [str(source), "--function", "logsum_grad", "--variant", "tapeflow"]
+    argv += ["--preset", "Tflow1k", "--model", "salam", "--inputs", str(tmp_path / "in.npz")]
+    argv += ["--json", str(tmp_path / "r.json")]
+    # The command's entry point in this process (test_tapeflow_sim_command runs the
+    # installed command): what it reports is what is compared.
+    with contextlib.redirect_stdout(io.StringIO()):
+        tapeflow_sim.main(argv)
     tool = json.loads((tmp_path / "r.json").read_text())
     for key in ("cycles", "cache", "dram_bytes", "energy_pj"):
         assert ours[key] == tool[key], key
