@@ -297,6 +297,27 @@ def differentiated() -> Callable[[str], ModuleOp]:
     return lambda key: _differentiated(key).clone()
 
 
+@cache
+def _enzyme_outputs(key: str) -> dict[str, np.ndarray]:
+    from tapeflow_benchmarks.kernels import ALL_KERNELS as KERNELS
+    from tapeflow_tools.tapeflow_run import run_function
+
+    inputs = {f"arg{i}": a for i, a in enumerate(KERNELS[key].inputs(PRESET))}
+    outputs = run_function(_differentiated(key).clone(), f"{key}_grad", inputs)
+    for value in outputs.values():
+        value.flags.writeable = False  # shared: a test that writes to one fails there
+    return outputs
+
+
+@pytest.fixture(scope="session")
+def enzyme_outputs() -> Callable[[str], dict[str, np.ndarray]]:
+    """`enzyme_outputs(key)`: the caller's outputs on the kernel's Enzyme gradient
+    and inputs (`run_caller(key, differentiated(key))`), the reference the later
+    stages are held to, computed once per process for the tests that read it; its
+    arrays are read-only."""
+    return _enzyme_outputs
+
+
 @pytest.fixture(scope="session")
 def run_caller() -> Callable[[str, ModuleOp], dict[str, np.ndarray]]:
     """`run_caller(key, module)`: the caller's outputs on the kernel's inputs."""

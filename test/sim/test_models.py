@@ -1413,22 +1413,35 @@ def test_continued_tiles_share_the_miss_file_at_the_loops_rate() -> None:
 
 
 def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
+    """`tapeflow-sim --model` (its entry point in this process: the option is what
+    is tested; test_simulator.py's `test_tapeflow_sim_command` runs the installed
+    command)."""
+    import contextlib
+    import io
     import json
     import subprocess
-    import sys
     from pathlib import Path
 
     from tapeflow_benchmarks.kernels import KERNELS
+    from tapeflow_tools import tapeflow_sim
+
+    def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                tapeflow_sim.main(argv)
+                code = 0
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 1
+        return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
 
     inputs = KERNELS["logsum"].inputs("small")
     np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
     source = Path(__file__).parents[2] / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
-    tool = Path(sys.executable).parent / "tapeflow-sim"
     outputs = {}
     for model in ("cgra", "salam"):
-        done = subprocess.run(
+        done = run(
             [
-                str(tool),
                 str(source),
                 "--function",
                 "logsum_grad",
@@ -1444,9 +1457,7 @@ def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
                 str(tmp_path / f"{model}.npz"),
                 "--json",
                 str(tmp_path / f"{model}.json"),
-            ],
-            capture_output=True,
-            text=True,
+            ]
         )
         assert done.returncode == 0, done.stderr
         report = json.loads((tmp_path / f"{model}.json").read_text())
@@ -1456,9 +1467,8 @@ def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
             outputs[model] = {k: out[k] for k in out.files}
     for name, value in outputs["cgra"].items():
         np.testing.assert_array_equal(outputs["salam"][name], value)
-    bad = subprocess.run(
+    bad = run(
         [
-            str(tool),
             str(source),
             "--function",
             "logsum_grad",
@@ -1468,9 +1478,7 @@ def test_tapeflow_sim_model_option(tmp_path: Any) -> None:
             "Tflow2k",
             "--model",
             "gem5",
-        ],
-        capture_output=True,
-        text=True,
+        ]
     )
     assert bad.returncode == 2 and "invalid choice: 'gem5'" in bad.stderr
 

@@ -6,6 +6,8 @@ scratchpad never holds more than its capacity, and hand-computed timing cases.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -31,10 +33,11 @@ from sim.simulator import (
 )
 from tapeflow_benchmarks.kernels import KERNELS
 from tapeflow_dialects import tape
+from tapeflow_tools import tapeflow_sim
 from tapeflow_tools.arguments import check_function
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
-from tapeflow_tools.tapeflow_run import bind_arguments, run_function
+from tapeflow_tools.tapeflow_run import bind_arguments
 from targets.hardware import configure
 
 PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
@@ -57,13 +60,12 @@ def run_variant(key: str, module: ModuleOp, variant: str, **overrides: int):  # 
 @pytest.mark.parametrize("variant", ["enzyme", "aos", "tapeflow"])
 @pytest.mark.parametrize("key", KERNELS)
 def test_outputs_equal_the_reference_executor(
-    key: str, variant: str, differentiated: Callable[[str], ModuleOp]
+    key: str,
+    variant: str,
+    differentiated: Callable[[str], ModuleOp],
+    enzyme_outputs: Callable[[str], dict[str, np.ndarray]],
 ) -> None:
-    reference_module = differentiated(key)
-    inputs = KERNELS[key].inputs("small")
-    reference = run_function(
-        reference_module, f"{key}_grad", {f"arg{i}": a for i, a in enumerate(inputs)}
-    )
+    reference = enzyme_outputs(key)
     result = run_variant(key, differentiated(key), variant)
     assert set(result.outputs) == set(reference)
     for name, value in reference.items():
@@ -103,15 +105,15 @@ def test_outputs_equal_the_reference_executor(
 
 @pytest.mark.parametrize("key", ["pathfinder", "mttkrp", "massspring"])
 def test_the_enzyme_baseline_unrolled_keeps_its_values_and_its_tape(
-    key: str, differentiated: Callable[[str], ModuleOp]
+    key: str,
+    differentiated: Callable[[str], ModuleOp],
+    enzyme_outputs: Callable[[str], dict[str, np.ndarray]],
 ) -> None:
     """`--variant enzyme --unroll 4`: the tapes are raised, unrolled and sunk back
     into Enzyme's buffers, so the values stay and the tape still goes through the
     cache, with the same total as without unrolling."""
     inputs = KERNELS[key].inputs("small")
-    reference = run_function(
-        differentiated(key), f"{key}_grad", {f"arg{i}": a for i, a in enumerate(inputs)}
-    )
+    reference = enzyme_outputs(key)
     module = differentiated(key)
     hardware = configure("Enzyme32k")
     tape_bytes = prepare(make_context(), module, "enzyme", hardware, unroll=4)
@@ -463,12 +465,13 @@ def test_the_api_runs_a_model_only_on_its_own_machine(
 
     np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
     source = Path(__file__).parents[2] / "tapeflow_benchmarks" / "mlir" / "logsum.small.mlir"
-    command = [str(Path(sys.executable).parent / "tapeflow-sim"), str(source)]
-    command += ["--function", "logsum_grad", "--variant", "tapeflow", "--preset", "Tflow1k"]
-    command += ["--model", "salam", "--inputs", str(tmp_path / "in.npz")]
-    command += ["--json", str(tmp_path / "r.json")]
-    done = subprocess.run(command, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    argv = [str(source), "--function", "logsum_grad", "--variant", "tapeflow"]
+    argv += ["--preset", "Tflow1k", "--model", "salam", "--inputs", str(tmp_path / "in.npz")]
+    argv += ["--json", str(tmp_path / "r.json")]
+    # The command's entry point in this process (test_tapeflow_sim_command runs the
+    # installed command): what it reports is what is compared.
+    with contextlib.redirect_stdout(io.StringIO()):
+        tapeflow_sim.main(argv)
     tool = json.loads((tmp_path / "r.json").read_text())
     for key in ("cycles", "cache", "dram_bytes", "energy_pj"):
         assert ours[key] == tool[key], key

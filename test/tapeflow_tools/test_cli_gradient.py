@@ -3,10 +3,17 @@ The issue's command lines, end to end, as a user runs them:
 `tapeflow-opt -p 'tapeflow-enzyme,tapeflow-raise-tape'` writes tape-dialect IR, and
 `tapeflow-run` on it (and on the Enzyme output) writes the gradient to an .npz that
 equals the autograd reference.
+
+The installed commands run as processes for one kernel's whole command line;
+the other cases call the same commands' entry points in the test process
+(`main(argv)`): the same arguments, files and outputs, without an interpreter
+started per command.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
@@ -16,6 +23,7 @@ import numpy as np
 import pytest
 
 from tapeflow_benchmarks.kernels import KERNELS
+from tapeflow_tools import tapeflow_opt, tapeflow_run
 
 ROOT = Path(__file__).parents[2]
 
@@ -26,26 +34,42 @@ def tool(name: str) -> str:
     return found
 
 
+PROCESSES = ("pathfinder", "tapeflow-enzyme,tapeflow-raise-tape")
+"""The case whose commands run as the installed processes."""
+
+
+def command(as_process: bool, name: str, argv: list[str]) -> None:
+    """The command `name` with `argv`, as the installed process or through its entry
+    point in this process; it must succeed."""
+    if as_process:
+        subprocess.run([tool(name), *argv], check=True, capture_output=True, text=True)
+        return
+    main = {"tapeflow-opt": tapeflow_opt.main, "tapeflow-run": tapeflow_run.main}[name]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            main(argv)
+        except SystemExit as stop:
+            assert stop.code in (0, None), stderr.getvalue()
+
+
 @pytest.mark.parametrize("key", ["matdescent", "pathfinder"])
 @pytest.mark.parametrize("passes", ["tapeflow-enzyme", "tapeflow-enzyme,tapeflow-raise-tape"])
 def test_opt_then_run(tmp_path: Path, key: str, passes: str) -> None:
     kernel = KERNELS[key]
     source = ROOT / "tapeflow_benchmarks" / "mlir" / f"{key}.small.mlir"
     lowered = tmp_path / "lowered.mlir"
-    subprocess.run(
-        [tool("tapeflow-opt"), "-p", passes, str(source), "-o", str(lowered)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    as_processes = (key, passes) == PROCESSES
+    command(as_processes, "tapeflow-opt", ["-p", passes, str(source), "-o", str(lowered)])
     text = lowered.read_text()
     assert ("tape.load" in text) == passes.endswith("raise-tape")
 
     inputs = kernel.inputs("small")
     np.savez(tmp_path / "in.npz", **{f"arg{i}": a for i, a in enumerate(inputs)})
-    subprocess.run(
+    command(
+        as_processes,
+        "tapeflow-run",
         [
-            tool("tapeflow-run"),
             str(lowered),
             "--function",
             f"{key}_grad",
@@ -54,9 +78,6 @@ def test_opt_then_run(tmp_path: Path, key: str, passes: str) -> None:
             "--out",
             str(tmp_path / "out.npz"),
         ],
-        check=True,
-        capture_output=True,
-        text=True,
     )
     expected = kernel.expected("small", inputs)
     with np.load(tmp_path / "out.npz") as out:

@@ -4,12 +4,18 @@ by MLIR 19's mlir-opt and mlir-cpu-runner, its shadow zero-filled as without
 `--native`. The values are checked against numpy's analytic derivative and against
 the reference executor (`tapeflow-run` without `--native`); a machine without the
 tools and a signature the native harness cannot call get a message, not a traceback.
+
+The command's entry point runs in the test process (`tapeflow_run.main`, with its
+standard streams captured): what is tested is what it computes and says, not the
+interpreter it starts in (test_bad_inputs.py's `test_console_scripts` runs the
+installed commands themselves). MLIR's tools still run as the processes they are.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,20 +31,18 @@ X = np.array([-2.0, -1.1, 1e-05, 0.7, 1.6, 2.5])  # 1e-05: a literal MLIR reads 
 
 
 def run(tmp_path: Path, kernel: str, function: str, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            str(Path(sys.executable).parent / "tapeflow-run"),
-            str(KERNELS / kernel),
-            "--function",
-            function,
-            "--inputs",
-            str(tmp_path / "in.npz"),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """`tapeflow-run KERNEL --function FUNCTION --inputs in.npz EXTRA`: its exit
+    status and what it printed."""
+    argv = [str(KERNELS / kernel), "--function", function, "--inputs", str(tmp_path / "in.npz")]
+    argv += extra
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            tapeflow_run.main(argv)
+            code = 0
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
 
 
 @needs_mlir
