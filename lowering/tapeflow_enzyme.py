@@ -66,7 +66,6 @@ from lowering.enzyme.upstream_mlir import (
     MlirCrashed,
     MlirRejected,
     Position,
-    no_locator,
     resolve_locations,
     run_pipeline,
 )
@@ -138,18 +137,33 @@ def _locator(ctx: Context, module: builtin.ModuleOp, text: str) -> Locator:
     The printed text parses back to the same ops in the same order, so the k-th op
     started in the text is the k-th op of a walk of `module`. xDSL prints one op
     per line, so the line is enough to find it.
+
+    The text is parsed again only when a position is first asked for: Enzyme-MLIR
+    keeps the locations the printed ops carry, so a gradient that differentiates
+    asks for none (the second parse took 35-60 ms, a third to a half of the pass on
+    the nest kernels with Enzyme's output memoised), while a diagnostic for an op
+    without one does. The walk reads `module` at that first call, so `module` must
+    not change in between: the pass asks only while it reads Enzyme's diagnostics
+    and output, before it touches the module.
     """
-    parser = _PositionParser(ctx, text)
-    try:
-        parser.parse_module()
-    except ParseError:
-        return no_locator
-    table: dict[int, Position] = {}
-    for (line, _), op in zip(parser.starts, walk_ops(module), strict=False):
-        loc = op.location
-        if isinstance(loc, FileLineColLoc):
-            table.setdefault(line, (loc.filename.data, loc.line.data, loc.column.data))
-    return lambda line, col: table.get(line)
+    table: dict[int, Position] | None = None
+
+    def locate(line: int, col: int) -> Position | None:
+        nonlocal table
+        if table is None:
+            table = {}
+            parser = _PositionParser(ctx, text)
+            try:
+                parser.parse_module()
+            except ParseError:
+                return None
+            for (start, _), op in zip(parser.starts, walk_ops(module), strict=False):
+                loc = op.location
+                if isinstance(loc, FileLineColLoc):
+                    table.setdefault(start, (loc.filename.data, loc.line.data, loc.column.data))
+        return table.get(line)
+
+    return locate
 
 
 @dataclass(frozen=True)
