@@ -111,3 +111,25 @@ def compiled_code(source: str, filename: str) -> CodeType:
 
 
 __all__ = ["CompileContext", "CompiledFunction", "Frame", "Step", "compiled_code"]
+
+
+class Lazy:
+    """A closure step compiled the first time it runs: the fallbacks of the
+    generated code rarely do, and compiling them all would double the time it
+    takes to compile a kernel. Compiling one may add entries to the function's
+    slots, so the frame grows to match."""
+
+    __slots__ = ("_make", "_step", "_ctx")
+
+    def __init__(self, make: Callable[[], Step], ctx: CompileContext):
+        self._make = make
+        self._step: Step | None = None
+        self._ctx = ctx
+
+    def __call__(self, fr: Frame) -> None:
+        if self._step is None:
+            self._step = self._make()
+        size = self._ctx.frame_size()
+        if len(fr) < size:
+            fr.extend([None] * (size - len(fr)))
+        self._step(fr)

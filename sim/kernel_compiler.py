@@ -37,18 +37,14 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefTyp
 from xdsl.ir import Operation, SSAValue
 
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
-from sim.compile_context import CompileContext, Frame, Step, compiled_code
+from sim.compile_context import CompileContext, Frame, Lazy, Step, compiled_code
 from sim.errors import ExecutionError, nonpositive_step, undefined
 from sim.layouts import (
-    FLAT,
-    OFFSET,
-    OWNER,
-    STRIDES,
-    Layouts,
-    packed_base,
     prepare_memref,
+    prepare_region,
+    prepare_tile,
 )
-from sim.storage import Region, Tile, python_scalar_name
+from sim.storage import python_scalar_name
 from sim.trace import DeferredLoop, Expr
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
@@ -74,43 +70,6 @@ Slope = dict[tuple[str, ...], int]
 products of loop-invariant names (the generated code's) by integers, as
 {sorted names: coefficient}; {} for an invariant."""
 
-# ------------------------------------------------------- run-time preparation
-# Called when a compiled loop starts (and runs at least once), in the order the
-# loop body first touches each buffer, so simulated bases are handed out in the
-# same order as the closure executor's trace records them. None: use the
-# closure step for this run of the loop. (Memrefs: `sim.layouts.prepare_memref`.)
-
-
-def _prepare_region(
-    layouts: Layouts, trace: Any, store: Any, rank: int, top_slot: int
-) -> tuple[Any, ...] | None:
-    if not isinstance(store, Region) or store.freed:
-        return None
-    data, written = store.data, store.written
-    if data.ndim != rank + 1 or not top_slot < data.shape[-1]:
-        return None
-    lay = layouts.of(data)
-    if (
-        lay is None
-        or lay[OFFSET] != 0
-        or data.shape != written.shape
-        or not written.flags.c_contiguous
-    ):
-        return None
-    # A region's data is C-contiguous and its own owner: its written mask has
-    # the same flat indices. Region accesses are tape accesses (| 1).
-    owner = lay[OWNER]
-    written_flat = memoryview(written.reshape(-1))
-    packed = packed_base(owner, trace) | 1
-    return (owner[FLAT], written_flat, *lay[STRIDES], *data.shape[:-1], packed)
-
-
-def _prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
-    if not isinstance(tile, Tile) or not top_slot < tile.slots:
-        return None
-    spad = tile.spad
-    return (tile.rows, tile.base, tile.slots, spad, spad.data, memoryview(spad.full))
-
 
 def is_kernel_loop(op: Operation) -> bool:
     """An `scf.for` whose body is one `cgra.kernel` of placed ops, and the yield."""
@@ -123,28 +82,6 @@ def is_kernel_loop(op: Operation) -> bool:
     return isinstance(inner[-1], cgra.YieldOp) and all(
         isinstance(o, cgra.ComputeOp | cgra.LoadOp | cgra.StoreOp) for o in inner[:-1]
     )
-
-
-class Lazy:
-    """A closure step compiled the first time it runs: the fallbacks of the
-    generated code rarely do, and compiling them all would double the time it
-    takes to compile a kernel. Compiling one may add entries to the function's
-    slots, so the frame grows to match."""
-
-    __slots__ = ("_make", "_step", "_ctx")
-
-    def __init__(self, make: Callable[[], Step], ctx: CompileContext):
-        self._make = make
-        self._step: Step | None = None
-        self._ctx = ctx
-
-    def __call__(self, fr: Frame) -> None:
-        if self._step is None:
-            self._step = self._make()
-        size = self._ctx.frame_size()
-        if len(fr) < size:
-            fr.extend([None] * (size - len(fr)))
-        self._step(fr)
 
 
 def _fallback(step: Step, ins: tuple[int, ...], outs: tuple[int, ...]) -> Callable[..., Any]:
@@ -730,12 +667,12 @@ class _KernelLoopSource:
             if isinstance(memory.type, SpadType):
                 top = max(o.slot.value.data for o in uses)  # type: ignore[union-attr]
 
-                def prepare_tile(tile: Any, top: int = top, cache: list[Any] = cache) -> Any:
-                    cache[1] = _prepare_tile(tile, top)
+                def prepare_cached(tile: Any, top: int = top, cache: list[Any] = cache) -> Any:
+                    cache[1] = prepare_tile(tile, top)
                     cache[0] = tile
                     return cache[1]
 
-                p = self.constant(prepare_tile, "P")
+                p = self.constant(prepare_cached, "P")
                 prepares += [
                     f"a = {source}",
                     f"t = {c}[1] if a is {c}[0] else {p}(a)",
@@ -748,7 +685,7 @@ class _KernelLoopSource:
                 strides = ", ".join(f"{key}_s{d}" for d in range(rank + 1))
                 extents = "".join(f"{key}_e{d}, " for d in range(rank))
                 prepares += [
-                    f"t = _prepare_region(LAYOUTS, TRACE, {source}, {rank}, {used_slots[-1]})",
+                    f"t = prepare_region(LAYOUTS, TRACE, {source}, {rank}, {used_slots[-1]})",
                     "if t is None:",
                     "    return REFERENCE(fr)",
                     f"{key}_flat, {key}_written, {strides}, {extents}{key}_p = t",
@@ -828,8 +765,8 @@ class _KernelLoopSource:
         else:
             loop_lines = [line for line in loop_lines if not line.lstrip().startswith("_j = ")]
         self.env.update(
-            _prepare_region=_prepare_region,
-            _prepare_tile=_prepare_tile,
+            prepare_region=prepare_region,
+            prepare_tile=prepare_tile,
             LAYOUTS=ctx.layouts,
             TRACE=ctx.trace,
             STATE=ctx.state,

@@ -34,10 +34,9 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from sim.compile_context import CompileContext, Frame, Step
+from sim.compile_context import CompileContext, Frame, Lazy, Step
 from sim.errors import nonpositive_step, undefined
-from sim.kernel_compiler import Lazy, _prepare_region, _prepare_tile
-from sim.layouts import prepare_memref
+from sim.layouts import prepare_memref, prepare_region, prepare_tile
 from sim.storage import python_scalar_name
 from tapeflow_dialects import cgra, region
 from tapeflow_dialects.layer import SpadType
@@ -433,10 +432,10 @@ class TableKernel:
             mtype = memory.type
             if isinstance(mtype, SpadType):
                 top = max(u.at for u in uses)
-                prepare: Callable[[Any], Any] = lambda x, top=top: _prepare_tile(x, top)  # noqa: E731
+                prepare: Callable[[Any], Any] = lambda x, top=top: prepare_tile(x, top)  # noqa: E731
             elif isinstance(mtype, region.RegionType):
                 top = max(u.at for u in uses)
-                prepare = lambda x, rank=rank, top=top: _prepare_region(  # noqa: E731
+                prepare = lambda x, rank=rank, top=top: prepare_region(  # noqa: E731
                     ctx.layouts, ctx.trace, x, rank, top
                 )
             else:

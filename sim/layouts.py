@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from sim.storage import Region, Tile
+
 ARRAY, OWNER, OFFSET, STRIDES, SHAPE, WRITEABLE = range(6)
 """Fields of a layout."""
 OWNER_ARRAY, POINTER, FLAT, PACKED = range(4)
@@ -165,3 +167,41 @@ def packed_base(owner: list[Any], trace: Any) -> int:
 
 
 __all__ = ["Layouts", "packed_base", "prepare_memref"]
+
+
+# ------------------------------------------------------- run-time preparation
+# Called when a compiled loop starts (and runs at least once), in the order the
+# loop body first touches each buffer, so simulated bases are handed out in the
+# same order as the closure executor's trace records them. None: use the
+# closure step for this run of the loop. (Memrefs: `prepare_memref` above.)
+
+
+def prepare_region(
+    layouts: Layouts, trace: Any, store: Any, rank: int, top_slot: int
+) -> tuple[Any, ...] | None:
+    if not isinstance(store, Region) or store.freed:
+        return None
+    data, written = store.data, store.written
+    if data.ndim != rank + 1 or not top_slot < data.shape[-1]:
+        return None
+    lay = layouts.of(data)
+    if (
+        lay is None
+        or lay[OFFSET] != 0
+        or data.shape != written.shape
+        or not written.flags.c_contiguous
+    ):
+        return None
+    # A region's data is C-contiguous and its own owner: its written mask has
+    # the same flat indices. Region accesses are tape accesses (| 1).
+    owner = lay[OWNER]
+    written_flat = memoryview(written.reshape(-1))
+    packed = packed_base(owner, trace) | 1
+    return (owner[FLAT], written_flat, *lay[STRIDES], *data.shape[:-1], packed)
+
+
+def prepare_tile(tile: Any, top_slot: int) -> tuple[Any, ...] | None:
+    if not isinstance(tile, Tile) or not top_slot < tile.slots:
+        return None
+    spad = tile.spad
+    return (tile.rows, tile.base, tile.slots, spad, spad.data, memoryview(spad.full))

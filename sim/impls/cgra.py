@@ -11,10 +11,10 @@ from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import FileLineColLoc, IntegerAttr, LocationAttr
 from xdsl.ir import Operation
 
-from sim.compile_context import CompileContext, Frame, Step
+from sim.compile_context import CompileContext, Frame, Lazy, Step
 from sim.errors import unsupported
 from sim.impls.registry import impl
-from sim.kernel_compiler import Lazy, compile_straight_kernel, is_kernel_loop
+from sim.kernel_compiler import compile_straight_kernel, is_kernel_loop
 from tapeflow_dialects import cgra, region, stream
 from tapeflow_dialects.layer import SpadType
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from xdsl.dialects import scf
 
-from sim.compile_context import CompileContext, Frame, Step
+from sim.compile_context import CompileContext, Frame, Lazy, Step
 from sim.errors import nonpositive_step, unsupported
 from sim.impls.registry import impl
-from sim.kernel_compiler import Lazy, compile_kernel_loop, is_kernel_loop
+from sim.kernel_compiler import compile_kernel_loop, is_kernel_loop
 from tapeflow_dialects import layer
 
 
