@@ -142,7 +142,12 @@ class LoweringMemo:
         self.module = clone_op(module)  # `module.clone()`, in bulk
 
     def take(self) -> builtin.ModuleOp:
-        """The kept module: a copy while later lowerings may need it, else itself."""
+        """The kept module: a copy while later lowerings may need it, else itself.
+        A copy made during `prepare`'s pause of the cycle collector is young: what
+        the lowering then erases from it is freed by the young collection after,
+        where from the kept module, aged into the middle generation, it waits for a
+        middle collection, which costs more than the copy (docs/evaluation.md);
+        the last lowering takes it, left for such a collection either way."""
         assert self.module is not None
         if self.left > 0:
             return clone_op(self.module)
@@ -359,7 +364,10 @@ def _without_gc_pauses() -> Iterator[None]:
     every live object, the compiled module's IR included, which cost up to half
     of a run's time. A lowering makes cycles (an erased op and its uses), but
     each collection during it walks the whole module again: a quarter of the
-    time of lowering a fully unrolled kernel, against one collection after."""
+    time of lowering a fully unrolled kernel, against one collection after.
+    That collection frees what the lowering erased; moving the pause's objects
+    to the oldest generation unwalked (`gc.freeze`, `gc.unfreeze`) would leave
+    it to full collections, which cost more (docs/evaluation.md)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
