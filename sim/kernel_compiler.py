@@ -39,6 +39,7 @@ from xdsl.ir import Operation, SSAValue
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
 from sim.compile_context import CompileContext, Frame, Lazy, Step, compiled_code
 from sim.errors import ExecutionError, nonpositive_step, undefined
+from sim.kernel_loops import kernel_parts
 from sim.layouts import (
     prepare_memref,
     prepare_region,
@@ -621,15 +622,8 @@ class _KernelLoopSource:
     # ---------------------------------------------------------------- all
     def build(self) -> Step:
         ctx, loop = self.ctx, self.loop
-        once = isinstance(loop, cgra.KernelOp)
-        if once:  # a kernel run once where it stands: a loop of one trip
-            kernel, loop_yield, block_args = loop, None, []
-        else:
-            kernel, loop_yield = list(loop.body.block.ops)
-            block_args = list(loop.body.block.args)
-        assert isinstance(kernel, cgra.KernelOp)
-        placed = list(kernel.body.block.ops)
-        kernel_yield = placed.pop()
+        once = isinstance(loop, cgra.KernelOp)  # a kernel run once: a loop of one trip
+        kernel, loop_yield, block_args, placed, kernel_yield = kernel_parts(loop)
         # Every value of the loop gets its frame slot now, so that compiling a
         # closure later (Lazy) does not need new ones.
         slot = ctx.slot

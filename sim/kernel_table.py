@@ -36,6 +36,7 @@ from xdsl.ir import Operation, SSAValue
 
 from sim.compile_context import CompileContext, Frame, Lazy, Step
 from sim.errors import nonpositive_step, undefined
+from sim.kernel_loops import kernel_parts
 from sim.layouts import prepare_memref, prepare_region, prepare_tile
 from sim.storage import python_scalar_name
 from tapeflow_dialects import cgra, region
@@ -358,14 +359,7 @@ class TableKernel:
         """The generated function, once made."""
         self.left = TABLE_ITERATIONS
         self.once = once = isinstance(loop, cgra.KernelOp)
-        if once:
-            kernel, loop_yield, block_args = loop, None, []
-        else:
-            kernel, loop_yield = list(loop.body.block.ops)
-            block_args = list(loop.body.block.args)
-        assert isinstance(kernel, cgra.KernelOp)
-        placed = list(kernel.body.block.ops)
-        kernel_yield = placed.pop()
+        kernel, loop_yield, block_args, placed, kernel_yield = kernel_parts(loop)
         slot = ctx.slot
         # Every value's slot now (the generated code, made later if the loop
         # runs on, must find them all in the frames of the runs under way).
