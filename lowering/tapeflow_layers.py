@@ -334,7 +334,7 @@ def _attempt(
     for op in walk_ops(function):
         if isinstance(op, region.LoadOp):
             loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept)
+    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept, entries)
     unlayered = {  # a region kept already is reported once, with its own reason
         target: why
         for target, why in run_time_regions(function, plans, reasons, proven).items()

@@ -44,10 +44,10 @@ from xdsl.utils.exceptions import PassFailedException
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import Index, IndexBuilder
 from lowering.ir.locations import located
-from lowering.ir.loops import constant_value, enclosing_loops, loop_type, trip_count
+from lowering.ir.loops import constant_value, enclosing_loops, loop_type
 from lowering.ir.stages import Stage, require_stages
 from lowering.ir.walk import walk_ops
-from lowering.layers.layout import Placement, TileLayout, tile_layout
+from lowering.layers.layout import Placement, TileLayout, tile_layout, tile_trips
 from lowering.layers.records import ROWS_PER_ITERATION
 from tapeflow_dialects import layer, region, stream
 from tapeflow_dialects.layer import Phase
@@ -106,7 +106,7 @@ class BindPlan:
         loops = enclosing_loops(access, owner)
         strides: list[int] = []
         for depth, loop in enumerate(loops):
-            inner = [trip_count(nested) for nested in loops[depth + 1 :]]
+            inner = [tile_trips(nested) for nested in loops[depth + 1 :]]
             assert all(t is not None for t in inner), "checked by the plan"
             per_iteration = loop.attributes.get(ROWS_PER_ITERATION)
             if isinstance(per_iteration, builtin.IntegerAttr):
@@ -192,10 +192,11 @@ def _position(loop: scf.ForOp, at: InsertPoint, reverse: bool) -> Index:
 
 def _check_rows(access: Operation, owner: layer.LayerOp) -> None:
     """The loops between the layer and the access must have constant steps and
-    trip counts, so that each iteration has a row."""
+    trip counts (or, inside the strip-mined loop, a proven bound on them,
+    `tile_trips`), so that each iteration has a row."""
     loops = enclosing_loops(access, owner)
     for depth, loop in enumerate(loops):
-        inner = [trip_count(nested) for nested in loops[depth + 1 :]]
+        inner = [tile_trips(nested) for nested in loops[depth + 1 :]]
         if constant_value(loop.step) is None or any(t is None for t in inner):
             raise _fail(
                 f"a tape access sits in a loop with a variable step or trip count "

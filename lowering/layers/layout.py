@@ -18,19 +18,33 @@ iteration of the strip-mined loop takes the groups' rows one group after the oth
     slot = (its index in the group) % S
 
 With one group (all stores in one loop body, the paper's tiles) that is a row per
-inner iteration and a slot per store.
+inner iteration and a slot per store. An inner loop of run-time trip count counts
+as its proven bound (`tile_trips`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from math import gcd, prod
 
+from xdsl.dialects import builtin, scf
 from xdsl.ir import Operation
 
 from lowering.ir.loops import enclosing_loops, trip_count
+from lowering.layers.records import TRIP_BOUND
 from tapeflow_dialects import region
+
+
+def tile_trips(loop: scf.ForOp) -> int | None:
+    """The iterations of `loop` a tile has rows for: its trip count, or where that
+    is known only at run time, the bound `tapeflow-layers` proved and marked it
+    with (`TRIP_BOUND`): each iteration of the strip-mined loop around it takes
+    rows for that many, the runs that are shorter leaving the last ones empty."""
+    bound = loop.attributes.get(TRIP_BOUND)
+    if isinstance(bound, builtin.IntegerAttr):
+        return bound.value.data
+    return trip_count(loop)
 
 
 @dataclass(frozen=True)
@@ -56,16 +70,21 @@ class TileLayout:
         return self.slots * self.rows_per_iteration
 
 
-def tile_layout(stores: Sequence[region.StoreOp], outer: Operation) -> TileLayout:
+def tile_layout(
+    stores: Sequence[region.StoreOp],
+    outer: Operation,
+    bounds: Mapping[Operation, int] | None = None,
+) -> TileLayout:
     """The layout of `stores` (in program order) in a tile of the layer or strip-mined
-    loop `outer`; the loops inside `outer` around them must have constant trip counts."""
+    loop `outer`; the loops inside `outer` around them must have constant trip counts,
+    or a bound on them (`tile_trips`, or given in `bounds` before they are marked)."""
     groups: dict[Operation | None, list[region.StoreOp]] = {}
     rows: dict[Operation | None, int] = {}
     for store in stores:
         loops = enclosing_loops(store, outer)
         key = loops[-1] if loops else None
         groups.setdefault(key, []).append(store)
-        rows[key] = prod(trip_count(each) or 0 for each in loops)
+        rows[key] = prod((bounds or {}).get(each) or tile_trips(each) or 0 for each in loops)
     if not groups:
         return TileLayout(1, 0, {}, 0)
     slots = 0

@@ -27,6 +27,13 @@ arguments (and its tile loop's) carry the next tile's bounds, the last of them
 the tile's scratchpad row count."""
 
 
+TRIP_BOUND = "tapeflow.trip_bound"
+"""Marks a loop of run-time trip count inside a strip-mined loop (FWD's and its
+REV mirror): the constant bound on its trip count proven from the IR
+(`lowering.layers.run_time.trip_bound`), the iterations each iteration of the
+strip-mined loop has rows for in the tile (`lowering.layers.layout`)."""
+
+
 def region_name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else str(value.type)
 

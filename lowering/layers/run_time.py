@@ -256,6 +256,94 @@ def _scale(a: Form, factor: int) -> Form:
     return {k: v * factor for k, v in a.items() if v * factor}
 
 
+_CANDIDATES = 16
+"""The most affine forms a bound's `min`/`max` clamps are expanded into."""
+
+
+def trip_bound(loop: scf.ForOp, function: Operation) -> int | None:
+    """
+    A constant upper bound on the trip count of `loop`, for every run, proven from
+    the IR; its trip count where that is a constant; None where no bound is proven.
+
+    The trip count is `ceildiv(ub - lb, step)` (none below 0) with a constant
+    step of 1 or more; a loop of a variable, zero or negative step gets no bound.
+    `ub` is at most each operand of a signed `min` it is (`arith.minsi`), and `lb`
+    at least each operand of a signed `max` (`arith.maxsi`), through sums and
+    differences (`ub - lb` of `a + b` is bounded by the bounds of `a` and `b`).
+    Each pair of such affine forms bounds `ub - lb`: a constant where the loops'
+    indices cancel (a band's `min(n, i + w + 1) - max(1, i - w)` is at most `2w +
+    1`), else its largest value over the enclosing loops of constant bounds
+    (`j < i` in `i < n`: at most `n - 1`, constant steps of 1 or more). A form
+    that keeps a value fixed while the loops run (an argument `%n`) or a value
+    computed in them (a tape element, a quotient) has no largest value: it bounds
+    nothing. The bound is the smallest of the pairs'.
+    """
+    step = constant_value(loop.step)
+    if step is None or step < 1:
+        return None
+    exact = trip_count(loop)
+    if exact is not None:
+        return exact
+    outer = enclosing_loops(loop, function)
+    ivs = {each.body.block.args[0] for each in outer}
+    inside = outer[0] if outer else None
+    ranges: dict[SSAValue, tuple[int, int]] = {}
+    for each in outer:
+        trips, first = trip_count(each), constant_value(each.lb)
+        each_step = constant_value(each.step)
+        if trips and first is not None and each_step is not None:
+            ranges[each.body.block.args[0]] = (first, first + (trips - 1) * each_step)
+    try:
+        uppers = _clamped(loop.ub, ivs, inside, upper=True)
+        lowers = _clamped(loop.lb, ivs, inside, upper=False)
+    except _NotAffine:
+        return None
+    best: int | None = None
+    for u in uppers:
+        for low in lowers:
+            most = _largest(_combine(u, low, -1), ranges)
+            if most is not None and (best is None or most < best):
+                best = most
+    if best is None:
+        return None
+    return max(0, -(-best // step))
+
+
+def _clamped(
+    value: SSAValue, ivs: set[SSAValue], inside: Operation | None, upper: bool
+) -> list[Form]:
+    """Affine forms each at least (`upper`) or at most `value`: the operands of a
+    signed `min` (`upper`) or `max` (else), through sums and differences; the
+    value's own form otherwise (`affine_form`)."""
+    if isinstance(value, OpResult):
+        op = value.op
+        if isinstance(op, arith.MinSIOp if upper else arith.MaxSIOp):
+            found = [f for each in op.operands for f in _clamped(each, ivs, inside, upper)]
+            return found[:_CANDIDATES]
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            sign = 1 if isinstance(op, arith.AddiOp) else -1
+            left = _clamped(op.lhs, ivs, inside, upper)
+            right = _clamped(op.rhs, ivs, inside, upper if sign == 1 else not upper)
+            return [_combine(a, b, sign) for a in left for b in right][:_CANDIDATES]
+        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
+            return _clamped(op.input, ivs, inside, upper)
+    return [affine_form(value, ivs, inside)]
+
+
+def _largest(form: Form, ranges: dict[SSAValue, tuple[int, int]]) -> int | None:
+    """The largest value of `form` over the induction variables' `ranges` (first
+    and last values), None where it has another atom."""
+    most = 0
+    for atom, coefficient in form.items():
+        if atom == 1:
+            most += coefficient
+        elif isinstance(atom, SSAValue) and atom in ranges:
+            most += max(coefficient * end for end in ranges[atom])
+        else:
+            return None
+    return most
+
+
 @dataclass(frozen=True)
 class RunTimePlan:
     """A FWD loop of run-time trip count (or a constant loop inside one), its REV
@@ -269,6 +357,10 @@ class RunTimePlan:
     loads: tuple[region.LoadOp, ...]
     layout: TileLayout
     """Where each iteration's values go in the tile (`lowering.layers.layout`)."""
+    bounds: tuple[tuple[scf.ForOp, int], ...] = ()
+    """The loops of run-time trip count inside `fwd` and `rev` (FWD's, then
+    REV's mirror), each with the bound on its trip count (`trip_bound`) that the
+    layout gives rows for."""
 
 
 @dataclass(frozen=True)
@@ -286,7 +378,10 @@ class MirrorProof:
 
 
 def run_time_tiling_plans(
-    function: func.FuncOp, entries: int, kept: set[SSAValue] | None = None
+    function: func.FuncOp,
+    entries: int,
+    kept: set[SSAValue] | None = None,
+    loop_entries: int | None = None,
 ) -> tuple[dict[scf.ForOp, RunTimePlan], dict[SSAValue, str], set[SSAValue]]:
     """
     The FWD loops that can be strip-mined with a run-time number of tiles, by FWD
@@ -298,7 +393,10 @@ def run_time_tiling_plans(
     values share its tiles. The loop is the innermost of run-time trip count
     around their stores, or, where one of its iterations stores more than a tile
     of `entries` holds, the constant loop inside it whose iteration fits (as the
-    constant-trip tiler descends).
+    constant-trip tiler descends). Where the innermost loop of run-time trip
+    count has a constant bound, the loop around it is strip-mined instead if a
+    loop's tile (`loop_entries`, else `entries`) holds two of its iterations at
+    that bound (`_bounded_plan`).
     """
     kept = kept or set()
     stores_of: dict[SSAValue, list[region.StoreOp]] = {}
@@ -321,6 +419,10 @@ def run_time_tiling_plans(
         if any(target in plan.regions for plan in plans.values()):
             continue
         reason = "one iteration of its innermost loop stores more values than a tile holds"
+        bounded = _bounded_plan(function, proofs, proof, entries, loop_entries, kept, plans)
+        if bounded is not None:
+            plans[bounded.fwd] = bounded
+            continue
         for level in range(proof.depth, len(proof.fwd_nest)):
             found = _plan_at(proofs, proof, level, entries, kept, plans)
             if isinstance(found, RunTimePlan):
@@ -334,6 +436,39 @@ def run_time_tiling_plans(
     return plans, reasons, set(proofs)
 
 
+def _bounded_plan(
+    function: func.FuncOp,
+    proofs: dict[SSAValue, MirrorProof],
+    proof: MirrorProof,
+    entries: int,
+    loop_entries: int | None,
+    kept: set[SSAValue],
+    plans: dict[scf.ForOp, RunTimePlan],
+) -> RunTimePlan | None:
+    """A plan strip-mining the loop around the region's innermost loop of run-time
+    trip count, where that count has a constant bound (`trip_bound`: a band's
+    clamps, a triangle in a loop of constant bounds): each of its iterations takes
+    the tile rows of the bound's inner iterations, the shorter runs leaving the
+    rest empty, and a tile holds as many of them as fit (two at least, else the
+    inner loop is strip-mined on its own). None where there is no bound or no
+    such tile."""
+    if proof.depth == 0:
+        return None
+    inner_fwd, inner_rev = proof.fwd_nest[proof.depth], proof.rev_nest[proof.depth]
+    bound = trip_bound(inner_fwd, function)
+    if not bound or trip_bound(inner_rev, function) is None:
+        return None
+    bounds = ((inner_fwd, bound), (inner_rev, bound))
+    found = _plan_at(proofs, proof, proof.depth - 1, entries, kept, plans, bounds)
+    if not isinstance(found, RunTimePlan):
+        return None
+    per_iteration = found.layout.entries_per_iteration
+    trip = trip_count(found.fwd)
+    if (loop_entries or entries) // per_iteration < 2 or (trip is not None and trip < 2):
+        return None
+    return found
+
+
 def _plan_at(
     proofs: dict[SSAValue, MirrorProof],
     proof: MirrorProof,
@@ -341,10 +476,12 @@ def _plan_at(
     entries: int,
     kept: set[SSAValue],
     plans: dict[scf.ForOp, RunTimePlan],
+    bounds: tuple[tuple[scf.ForOp, int], ...] = (),
 ) -> RunTimePlan | str | None:
     """A plan strip-mining the loop at `level` of the region's nest with every
     region it holds; None if one iteration does not fit a tile (a loop inside it
-    may), or why it cannot be."""
+    may), or why it cannot be. `bounds`: the loops of run-time trip count inside
+    it, with the bounds their rows are laid out for (`_bounded_plan`)."""
     fwd, rev = proof.fwd_nest[level], proof.rev_nest[level]
     members: list[SSAValue] = []
     for loop in (fwd, rev):
@@ -364,7 +501,11 @@ def _plan_at(
             or mine.rev_nest[: level + 1] != proof.rev_nest[: level + 1]
         ):
             return f"its loop also holds region {name}, which REV reads in other loops"
-        if mine.depth > level:
+        if mine.depth > level and not (
+            mine.depth == level + 1
+            and (mine.fwd_nest[mine.depth], mine.rev_nest[mine.depth])
+            == tuple(loop for loop, _ in bounds)
+        ):
             return (
                 f"its loop also holds region {name}, stored in a loop of run-time trip "
                 "count inside it"
@@ -373,10 +514,10 @@ def _plan_at(
         o for o in walk_ops(fwd) if isinstance(o, region.StoreOp) and o.region in members
     )
     loads = tuple(o for o in walk_ops(rev) if isinstance(o, region.LoadOp) and o.region in members)
-    layout = tile_layout(stores, fwd)
+    layout = tile_layout(stores, fwd, dict(bounds))
     if layout.entries_per_iteration > entries:
         return None
-    return RunTimePlan(tuple(members), fwd, rev, stores, loads, layout)
+    return RunTimePlan(tuple(members), fwd, rev, stores, loads, layout, bounds)
 
 
 def prove_run_time_mirror(

@@ -22,6 +22,7 @@ from lowering.layers.pieces import layer_body
 from lowering.layers.records import (
     CARRIED_BOUNDS,
     ROWS_PER_ITERATION,
+    TRIP_BOUND,
     LayerRecord,
     region_name,
 )
@@ -44,6 +45,13 @@ def _tile_run_time(state: LayeringState, plan: RunTimePlan) -> bool:
     from its own bounds (proven equal), where the loop runs."""
     per_iteration = plan.layout.entries_per_iteration
     tile = state.loop_entries(per_iteration) // per_iteration
+    for inner, bound in plan.bounds:
+        # Rows for `bound` iterations of an inner loop of run-time trip count in
+        # each iteration of the tile (`lowering.layers.layout.tile_trips`).
+        inner.attributes[TRIP_BOUND] = IntegerAttr(bound, 64)
+    trip = trip_count(plan.fwd)
+    if plan.bounds and trip is not None:
+        tile = min(tile, trip)  # no rows for iterations the loop does not run
     rows = plan.layout.rows_per_iteration
     spad = layer.SpadType(tile * rows, plan.layout.slots)
     if tile == 1 and _holds_loops(plan.fwd):
