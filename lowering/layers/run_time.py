@@ -16,10 +16,12 @@ from xdsl.dialects import arith, func, scf
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
+from lowering.ir.ragged import known_entries
 from lowering.ir.walk import walk_ops
 from lowering.layers.layout import TileLayout, tile_layout
 from lowering.layers.records import region_name
 from tapeflow_dialects import region
+from tapeflow_dialects.layer import ENTRY_BYTES
 
 
 def run_time_regions(
@@ -466,7 +468,27 @@ def _bounded_plan(
     trip = trip_count(found.fwd)
     if (loop_entries or entries) // per_iteration < 2 or (trip is not None and trip < 2):
         return None
+    reserved = [_reserved_bytes(r) for r in found.regions]
+    if all(size is not None for size in reserved) and (
+        trip is None or trip * per_iteration * ENTRY_BYTES > sum(s for s in reserved if s)
+    ):
+        # The regions' stream tape is reserved at their size (a static shape, a
+        # packed triangle's entries), which has no room for the tiles' empty rows.
+        return None
     return found
+
+
+def _reserved_bytes(handle: SSAValue) -> int | None:
+    """The bytes `tapeflow-streams` reserves for a region's tape where it knows
+    them before the region is filled: a static shape's, or a packed triangle's
+    entries (`lowering.ir.ragged.known_entries`); None for a tape that grows."""
+    kind = handle.type
+    assert isinstance(kind, region.RegionType)
+    if kind.is_static():
+        return kind.size_bytes()
+    alloc = handle.owner
+    entries = known_entries(alloc) if isinstance(alloc, Operation) else None
+    return None if entries is None else entries * kind.struct_bytes()
 
 
 def _plan_at(
