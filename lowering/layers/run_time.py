@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import prod
 
 import numpy as np
 from xdsl.dialects import arith, func, scf
@@ -469,8 +470,11 @@ def _bounded_plan(
     if (loop_entries or entries) // per_iteration < 2 or (trip is not None and trip < 2):
         return None
     reserved = [_reserved_bytes(r) for r in found.regions]
+    runs = [trip_count(each) for each in (*enclosing_loops(found.fwd, function), found.fwd)]
     if all(size is not None for size in reserved) and (
-        trip is None or trip * per_iteration * ENTRY_BYTES > sum(s for s in reserved if s)
+        any(each is None for each in runs)
+        or prod(each or 0 for each in runs) * per_iteration * ENTRY_BYTES
+        > sum(s for s in reserved if s)
     ):
         # The regions' stream tape is reserved at their size (a static shape, a
         # packed triangle's entries), which has no room for the tiles' empty rows.
