@@ -899,6 +899,51 @@ def _replay_stack(
     return result
 
 
+STAY_STEPS = 4
+"""`_stay_wrote` follows a line's hits back this many at most, one numpy step
+each (a line's stay is usually its miss and few hits); the accesses left then
+are answered from every access's answer."""
+
+
+def _stay_wrote(
+    asked: np.ndarray, wrote: np.ndarray, hit: np.ndarray, prev: np.ndarray, by_line: np.ndarray
+) -> np.ndarray:
+    """Per access of `asked` (merged accesses of `_stack_sets`, each writing if
+    `wrote`, hitting if `hit`, `prev` its line's access before it and `by_line`
+    the accesses line by line), whether its line's stay up to it wrote: it
+    writes, or it hits and the stay up to the access before it wrote (a miss
+    starts a stay). Followed back from the accesses asked about, a step for all
+    at once, at most `STAY_STEPS`; the rest from every access's answer (`_stays_wrote`)."""
+    found = wrote[asked]
+    open_ = np.flatnonzero(~found & hit[asked])  # those of `asked` still open
+    back = prev[asked[open_]]
+    for _ in range(STAY_STEPS):
+        if not open_.size:
+            return found
+        wrote_back = wrote[back]
+        found[open_[wrote_back]] = True
+        more = ~wrote_back & hit[back]
+        open_, back = open_[more], prev[back[more]]
+    if open_.size:
+        found[open_] = _stays_wrote(wrote, hit, by_line)[back]
+    return found
+
+
+def _stays_wrote(wrote: np.ndarray, hit: np.ndarray, by_line: np.ndarray) -> np.ndarray:
+    """`_stay_wrote` of every access: line by line (each line's first access a
+    miss), whether its latest event so far (twice its position, plus one for a
+    write, which outweighs a miss at the same access; -1 a hit that does not
+    write) is a write."""
+    write_in_line = wrote[by_line]
+    event = np.arange(by_line.size, dtype=by_line.dtype) << 1
+    event |= write_in_line
+    event[hit[by_line] & ~write_in_line] = -1
+    np.maximum.accumulate(event, out=event)
+    dirty = np.empty(by_line.size, dtype=bool)
+    dirty[by_line] = event & 1
+    return dirty
+
+
 def _stack_sets(
     head_line: np.ndarray,
     head_wrote: np.ndarray,
@@ -969,31 +1014,22 @@ def _stack_sets(
         at_end.append(above[sentinel])
     deepest = above  # top[ways - 1]
     hit = (prev >= 0) & (prev >= deepest)
-    # Whether a line's stay so far (from the miss that brought it in, through the
-    # hits on it, up to this access) wrote: line by line (each line's first
-    # access a miss), its latest event so far (twice its position, plus one for
-    # a write, which outweighs a miss at the same access; -1 a hit that does
-    # not write) is a write.
-    write_in_line = wrote[by_line]
-    event = positions << 1
-    event |= write_in_line
-    event[hit[by_line] & ~write_in_line] = -1
-    np.maximum.accumulate(event, out=event)
-    dirty = np.empty(m, dtype=bool)
-    dirty[by_line] = event & 1
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
-    evicting = evicting[dirty[deepest[evicting]]]
     victim = deepest[evicting]
-    # Merged positions to the given accesses': a set's sentinel and those of
-    # the sets before it are not among them.
-    evicting -= np.searchsorted(sentinel, evicting)
-    victim -= np.searchsorted(sentinel, victim)
     if flush:
         # Per set, the lines held at the end, the least recently used first.
         held = np.stack(at_end[::-1], axis=1).reshape(-1)
         held = held[held >= 0]
-        held = held[dirty[held]]
-        held -= np.searchsorted(sentinel, held)
+        asked = np.concatenate([victim, held])
     else:
         held = np.zeros(0, dtype=index)
+        asked = victim
+    dirty = _stay_wrote(asked, wrote, hit, prev, by_line)
+    chosen = dirty[: victim.size]
+    evicting, victim, held = evicting[chosen], victim[chosen], held[dirty[victim.size :]]
+    # Merged positions to the given accesses': a set's sentinel and those of
+    # the sets before it are not among them.
+    evicting -= np.searchsorted(sentinel, evicting)
+    victim -= np.searchsorted(sentinel, victim)
+    held -= np.searchsorted(sentinel, held)
     return hit[real], evicting, victim, held
