@@ -861,13 +861,8 @@ def _replay_stack(
     numpy: each set's LRU stack is computed a depth at a time, for every access
     at once (docs/research/cache-replay.md). Take the accesses set by set (a
     stable sort by set), merge each run of accesses to one line into its first
-    (the others hit; the run writes if any of its accesses does), and end each
-    set with a sentinel access to a line of its own (the stack it finds is the
-    set's content at the end). `top[k][j]` is the access that last touched the
-    line at depth k of the stack access j finds (-1: none). Access j pushes its
-    line on top and takes it from where it was, at its previous access `prev[j]`:
-    `top[0][j + 1] = j`, and below, `top[k][j + 1]` is `top[k - 1][j]` if that
-    is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
+    (the others hit; the run writes if any of its accesses does), and replay
+    them (`_stack_sets`).
     `kept`: the positions among `size` accesses of those given (None: all are),
     every other one a hit that changes nothing (`_repeats_left_out`).
     """
@@ -881,8 +876,96 @@ def _replay_stack(
     )
     head_set = head_line & (sets - 1)
     ends = np.append(np.flatnonzero(head_set[1:] != head_set[:-1]) + 1, head_line.size)
-    # The merged accesses, a sentinel after each set's; `head[j]` the access's
-    # first position in program order (-1: a sentinel).
+    hit, evicting, victim, held = _stack_sets(head_line, head_wrote, ends, sets, ways, flush)
+    # Back in program order: only the misses and the evictions move. Both are
+    # marked in one flag per access (1 a miss, 2 one that writes a line back)
+    # and found there in order (a pass over the flags costs less than sorting
+    # them, even as runs already in order, one per set); an eviction's line
+    # through the merged access at its position.
+    marks = np.zeros(n, dtype=np.int8)
+    marks[head_at[~hit]] = 1
+    evicting_at = head_at[evicting]
+    marks[evicting_at] = 2
+    result_hit = marks == 0
+    missed_at = np.flatnonzero(~result_hit)  # (numpy searches booleans fastest)
+    evicted_at = missed_at[marks[missed_at] == 2]
+    merged_at = np.empty(n, dtype=np.intp)
+    merged_at[evicting_at] = victim
+    evicted = head_line[merged_at[evicted_at]].astype(np.int64)
+    flushed = head_line[held].astype(np.int64) if flush else np.zeros(0, dtype=np.int64)
+    writebacks = evicting.size + flushed.size
+    result = CacheResult(result_hit, writebacks, evicted_at, evicted, flushed, missed_at.size)
+    result.__dict__["missed_at"] = missed_at  # known: not searched for
+    return result
+
+
+STAY_STEPS = 4
+"""`_stay_wrote` follows a line's hits back this many at most, one numpy step
+each (a line's stay is usually its miss and few hits); the accesses left then
+are answered from every access's answer."""
+
+
+def _stay_wrote(
+    asked: np.ndarray, wrote: np.ndarray, hit: np.ndarray, prev: np.ndarray, by_line: np.ndarray
+) -> np.ndarray:
+    """Per access of `asked` (merged accesses of `_stack_sets`, each writing if
+    `wrote`, hitting if `hit`, `prev` its line's access before it and `by_line`
+    the accesses line by line), whether its line's stay up to it wrote: it
+    writes, or it hits and the stay up to the access before it wrote (a miss
+    starts a stay). Followed back from the accesses asked about, a step for all
+    at once, at most `STAY_STEPS`; the rest from every access's answer (`_stays_wrote`)."""
+    found = wrote[asked]
+    open_ = np.flatnonzero(~found & hit[asked])  # those of `asked` still open
+    back = prev[asked[open_]]
+    for _ in range(STAY_STEPS):
+        if not open_.size:
+            return found
+        wrote_back = wrote[back]
+        found[open_[wrote_back]] = True
+        more = ~wrote_back & hit[back]
+        open_, back = open_[more], prev[back[more]]
+    if open_.size:
+        found[open_] = _stays_wrote(wrote, hit, by_line)[back]
+    return found
+
+
+def _stays_wrote(wrote: np.ndarray, hit: np.ndarray, by_line: np.ndarray) -> np.ndarray:
+    """`_stay_wrote` of every access: line by line (each line's first access a
+    miss), whether its latest event so far (twice its position, plus one for a
+    write, which outweighs a miss at the same access; -1 a hit that does not
+    write) is a write."""
+    write_in_line = wrote[by_line]
+    event = np.arange(by_line.size, dtype=by_line.dtype) << 1
+    event |= write_in_line
+    event[hit[by_line] & ~write_in_line] = -1
+    np.maximum.accumulate(event, out=event)
+    dirty = np.empty(by_line.size, dtype=bool)
+    dirty[by_line] = event & 1
+    return dirty
+
+
+def _stack_sets(
+    head_line: np.ndarray,
+    head_wrote: np.ndarray,
+    ends: np.ndarray,
+    sets: int,
+    ways: int,
+    flush: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """
+    The LRU stacks of merged accesses given set by set (`head_line`, each
+    writing if `head_wrote`; a set's end at each of `ends`), every set from
+    empty: per access whether it hits, the accesses whose miss evicts a dirty
+    line (in order) and per such access the last access to the line it evicts,
+    and (with `flush`) the accesses that last touched the dirty lines left at
+    the end, set by set, the least recently used first. Each set ends with a
+    sentinel access to a line of its own (the stack it finds is the set's
+    content at the end). `top[k][j]` is the access that last touched the line
+    at depth k of the stack access j finds (-1: none). Access j pushes its line
+    on top and takes it from where it was, at its previous access `prev[j]`:
+    `top[0][j + 1] = j`, and below, `top[k][j + 1]` is `top[k - 1][j]` if that
+    is above `prev[j]`, else `top[k][j]`: the latter a forward fill.
+    """
     m = head_line.size + ends.size
     sentinel = ends + np.arange(ends.size)
     real = np.ones(m, dtype=bool)
@@ -890,18 +973,19 @@ def _replay_stack(
     line = np.empty(m, dtype=head_line.dtype)
     line[real] = head_line
     line[sentinel] = -1 - np.arange(ends.size)
-    head = np.full(m, -1, dtype=np.int32 if n < 1 << 31 else np.int64)
-    head[real] = head_at
     wrote = np.zeros(m, dtype=bool)
     wrote[real] = head_wrote
     first = np.concatenate([[0], sentinel[:-1] + 1])  # each set's first access
     by_line = _by_line(head_line, real, line, sets)
     grouped = line[by_line]
     same = grouped[1:] == grouped[:-1]
-    index = np.int32 if m < 1 << 31 else np.int64  # half the bytes to move
+    index = np.int32 if 2 * m < 1 << 31 else np.int64  # half the bytes to move
     by_line = by_line.astype(index)
-    prev = np.full(m, -1, dtype=index)
-    prev[by_line[1:][same]] = by_line[:-1][same]
+    # Each access's previous one to its line (-1: none), set through the line
+    # order at once (a masked scatter of the repeats costs more).
+    prev = np.empty(m, dtype=index)
+    prev[by_line[0]] = -1
+    prev[by_line[1:]] = np.where(same, by_line[:-1], -1)
     positions = np.arange(m, dtype=index)
     above = positions - 1  # top[0]
     above[first] = -1
@@ -915,47 +999,37 @@ def _replay_stack(
         at_end.append(above[sentinel])
     for _ in range(2, ways):
         # top[k][j + 1] = top[k - 1][j] where that is above prev[j]; else carried;
-        # -1 at each set's first access.
+        # -1 at each set's first access. The carry is a gather from the last
+        # position taken so far, found by counting the positions taken (numpy's
+        # running maximum of positions costs three times a running sum).
         taken = np.empty(m, dtype=bool)
         np.greater(above[:-1], prev[:-1], out=taken[1:])
         taken[first] = True  # first[0] is 0
         value = np.empty(m, dtype=index)
         value[1:] = above[:-1]
         value[first] = -1
-        above = value[np.maximum.accumulate(np.where(taken, positions, 0))]
+        count = np.add.accumulate(taken, dtype=index)
+        count -= 1
+        above = value[np.flatnonzero(taken)][count]
         at_end.append(above[sentinel])
     deepest = above  # top[ways - 1]
     hit = (prev >= 0) & (prev >= deepest)
-    # Whether a line's stay so far (from the miss that brought it in, through the
-    # hits on it, up to this access) wrote: line by line (each line's first
-    # access a miss), its last write so far is no earlier than its last miss.
-    # (Running maxima of positions: numpy's cumulative sums of flags convert
-    # every flag, twice the time.)
-    last_write = np.maximum.accumulate(np.where(wrote[by_line], positions, -1))
-    last_miss = np.maximum.accumulate(np.where(hit[by_line], -1, positions))
-    dirty = np.empty(m, dtype=bool)
-    dirty[by_line] = last_write >= last_miss
     evicting = np.flatnonzero(real & ~hit & (deepest >= 0))
-    evicting = evicting[dirty[deepest[evicting]]]
-    # Back in program order: only the misses and the evictions move. The
-    # misses are marked in the accesses' flags and found there in order (a
-    # pass over the flags costs less than sorting the misses, even as runs
-    # already in order, one per set).
-    result_hit = np.ones(n, dtype=bool)
-    result_hit[head[real & ~hit]] = False
-    missed_at = np.flatnonzero(~result_hit)
-    evicting_at = head[evicting]
-    in_order = np.argsort(evicting_at, kind="stable")
-    evicted_at = evicting_at[in_order].astype(np.intp)
-    evicted = line[deepest[evicting]][in_order].astype(np.int64)
+    victim = deepest[evicting]
     if flush:
         # Per set, the lines held at the end, the least recently used first.
         held = np.stack(at_end[::-1], axis=1).reshape(-1)
         held = held[held >= 0]
-        flushed = line[held[dirty[held]]].astype(np.int64)
+        asked = np.concatenate([victim, held])
     else:
-        flushed = np.zeros(0, dtype=np.int64)
-    writebacks = evicting.size + flushed.size
-    result = CacheResult(result_hit, writebacks, evicted_at, evicted, flushed, missed_at.size)
-    result.__dict__["missed_at"] = missed_at  # known: not searched for
-    return result
+        held = np.zeros(0, dtype=index)
+        asked = victim
+    dirty = _stay_wrote(asked, wrote, hit, prev, by_line)
+    chosen = dirty[: victim.size]
+    evicting, victim, held = evicting[chosen], victim[chosen], held[dirty[victim.size :]]
+    # Merged positions to the given accesses': a set's sentinel and those of
+    # the sets before it are not among them.
+    evicting -= np.searchsorted(sentinel, evicting)
+    victim -= np.searchsorted(sentinel, victim)
+    held -= np.searchsorted(sentinel, held)
+    return hit[real], evicting, victim, held

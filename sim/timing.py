@@ -883,12 +883,14 @@ def dram_traffic(
     if span <= 4 * missed.size + (1 << 20):
         # Lines numbered densely from the lowest: each line's first access is
         # the smallest index that names it.
+        # (The owners as `intp`, which `bincount` counts without a conversion.)
+        missed -= low
         first = np.full(span, addresses.size, dtype=np.int64)
-        np.minimum.at(first, missed - low, missed_at)
+        np.minimum.at(first, missed, missed_at)
         touched = first < addresses.size
-        owner = np.zeros(span, dtype=np.int8)
+        owner = np.zeros(span, dtype=np.intp)
         owner[touched] = roles[first[touched]]
-        fetched = np.bincount(owner[missed - low], minlength=len(DRAM_ROLES))
+        fetched = np.bincount(owner[missed], minlength=len(DRAM_ROLES))
         back = np.bincount(owner[written - low], minlength=len(DRAM_ROLES))
     else:
         known, first, inverse = np.unique(missed, return_index=True, return_inverse=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from math import prod
 from typing import Any
 
@@ -74,6 +75,8 @@ class MemoryTrace:
     _full: tuple[tuple[int, int], np.ndarray] | None = None
     """The whole trace (`resolved`), with the lengths of `packed` and of the
     runs it was made from."""
+    _buffer_table: tuple[tuple[int, int], tuple[np.ndarray, np.ndarray]] | None = None
+    """`_buffers`, with the numbers of buffers and shadows it was made from."""
     _marks: (
         tuple[tuple[int, int], list[tuple[DeferredLoop, np.ndarray, array]], np.ndarray] | None
     ) = None
@@ -95,18 +98,27 @@ class MemoryTrace:
     def roles(self, addresses: np.ndarray, tape: np.ndarray) -> np.ndarray:
         """Per access (as `arrays()` gives them), its role (`DRAM_ROLES`): tape if
         it is tape traffic, else shadow if its buffer was marked one, else primal."""
-        pointers = list(self._bases)
-        bases = np.array([self._bases[p] for p in pointers], dtype=np.int64)
-        shadow = np.array([p in self._shadow_owners for p in pointers], dtype=bool)
-        order = np.argsort(bases, kind="stable")
-        bases, shadow = bases[order], shadow[order]
-        roles = np.full(addresses.size, PRIMAL, dtype=np.int8)
-        if bases.size:
-            buffer = np.searchsorted(bases, addresses, side="right") - 1
-            inside = buffer >= 0
-            roles[inside & shadow[np.maximum(buffer, 0)]] = SHADOW
+        bases, role = self._buffers()
+        # the role of the buffer each address falls in (the last base at or
+        # below it; none, before the first: primal)
+        roles = role[np.searchsorted(bases, addresses, side="right")]
         roles[tape] = TAPE
         return roles
+
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """The buffers' simulated bases, ascending (in the order they were given
+        theirs where two are equal), and the role of the addresses before the
+        first and from each (`PRIMAL`, `SHADOW` where it is a shadow); kept
+        until a buffer is added or marked (the report asks once per cache)."""
+        key = (len(self._bases), len(self._shadow_owners))
+        if self._buffer_table is not None and self._buffer_table[0] == key:
+            return self._buffer_table[1]
+        pointers = sorted(self._bases, key=self._bases.__getitem__)  # stable: as numpy's
+        bases = np.array([self._bases[p] for p in pointers], dtype=np.int64)
+        role = [PRIMAL] + [SHADOW if p in self._shadow_owners else PRIMAL for p in pointers]
+        table = (bases, np.array(role, dtype=np.int8))
+        self._buffer_table = (key, table)
+        return table
 
     def _base_array(self, arr: np.ndarray) -> np.ndarray:
         while isinstance(arr.base, np.ndarray):
@@ -221,16 +233,26 @@ class MemoryTrace:
         if self._marks is not None and self._marks[0] == key:
             return self._marks[1], self._marks[2]
         loops, positions, extra = [], [], []
+        few = len(self.packed) <= FEW_ENTRIES
+        grown = [0] * (len(self.packed) + 1) if few else []
         for loop, runs, entries in self.deferred:
             if runs:
                 records = np.array(runs, dtype=np.int64).reshape(-1, 4 + loop.columns)
                 loops.append((loop, records, entries))
+                if few:  # the same sums in Python: a few markers
+                    width, columns = len(loop.k), 4 + loop.columns
+                    for at, trips in zip(runs[::columns], runs[2::columns], strict=True):
+                        grown[at + 1] = trips * width - 1
+                    continue
                 positions.append(records[:, 0])
                 extra.append(records[:, 2] * len(loop.k) - 1)
-        shift = np.zeros(len(self.packed) + 1, dtype=np.int64)
-        if loops:
-            shift[np.concatenate(positions) + 1] = np.concatenate(extra)
-            np.cumsum(shift, out=shift)
+        if few:
+            shift = np.array(list(accumulate(grown)), dtype=np.int64)
+        else:
+            shift = np.zeros(len(self.packed) + 1, dtype=np.int64)
+            if loops:
+                shift[np.concatenate(positions) + 1] = np.concatenate(extra)
+                np.cumsum(shift, out=shift)
         self._marks = (key, loops, shift)
         return loops, shift
 
@@ -289,10 +311,19 @@ class MemoryTrace:
             full = packed.copy()
         else:
             full = np.empty(packed.size + int(shift[-1]), dtype=np.int64)
-            kept = np.ones(packed.size, dtype=bool)
-            for _, records, _ in loops:
-                kept[records[:, 0]] = False
-            full[np.flatnonzero(kept) + shift[:-1][kept]] = packed[kept]
+            if packed.size <= FEW_ENTRIES:  # each entry recorded one by one, in Python
+                moved = shift.tolist()
+                markers = set()
+                for _, records, _ in loops:
+                    markers.update(records[:, 0].tolist())
+                for at, entry in enumerate(self.packed):
+                    if at not in markers:
+                        full[at + moved[at]] = entry
+            else:
+                kept = np.ones(packed.size, dtype=bool)
+                for _, records, _ in loops:
+                    kept[records[:, 0]] = False
+                full[np.flatnonzero(kept) + shift[:-1][kept]] = packed[kept]
             for loop, records, entries in loops:
                 markers = records[:, 0].copy()
                 records[:, 0] += shift[markers]  # where the run's entries start
@@ -448,6 +479,14 @@ def _progressions(
             else:
                 block[:, j] = first
     return True
+
+
+FEW_ENTRIES = 64
+"""A trace of up to this many entries recorded (`MemoryTrace.packed`: its
+accesses recorded one by one and its deferred runs' markers) has the markers'
+shifts and its entries' places computed in Python (`MemoryTrace._markers`,
+`_resolve`): numpy's calls on a few entries cost more than their arithmetic,
+several times more after a run, whose Python leaves the caches cold."""
 
 
 FEW_RUNS = 16

@@ -702,3 +702,50 @@ def test_loop_runs_past_the_end_or_overlapping_are_refused(
     overlapping = LoopRuns(np.array([0, 50]), np.array([70, 70]), 1, (True,))
     with pytest.raises(ValueError, match="runs overlap"):
         _repeats_left_out(addresses, lines, writes, [overlapping], 4, 2, 6)
+
+
+@pytest.mark.parametrize("steps", [0, 1, cache.STAY_STEPS])
+def test_stays_followed_back_a_few_steps_change_nothing(
+    steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether an evicted or flushed line is dirty is found by following its
+    hits back from the access asked about (`sim.cache._stay_wrote`), at most
+    `STAY_STEPS` steps, the rest from every access's answer: with none, one and
+    the default steps, every write-back of a replay is the one access by access
+    gives (`_replay`), on random traces of hot lines (long runs of hits) and
+    streams (no hits), with and without the final flush."""
+    monkeypatch.setattr(cache, "STAY_STEPS", steps)
+    rng = np.random.default_rng(17 + steps)
+    for trial in range(200):
+        assoc = int(rng.choice([1, 2, 3, 4, 8]))
+        config = CacheConfig(size_bytes=64 * assoc * int(rng.choice([1, 2, 4])), assoc=assoc)
+        n = int(rng.integers(1, 1200))
+        lines = int(rng.integers(1, 8 if trial % 2 else 200))  # hot lines, or many
+        addresses, writes = _random_trace(rng, trial % 3, n, lines)
+        flush = bool(trial % 4)
+        expected = _replay(addresses >> 6, writes, config, flush)
+        assert _same_result(simulate_cache(addresses, writes, config, flush), expected), trial
+
+
+def test_stay_wrote_hand_computed() -> None:
+    """One line's accesses 0 (a read miss), 1 (a write hit), 2 (a read hit), 3 (a
+    read miss) and 4 (a read hit), another's 5 (a read miss) and 6 (a write
+    miss): a stay wrote from its write to its next miss."""
+    wrote = np.array([False, True, False, False, False, False, True])
+    hit = np.array([False, True, True, False, True, False, False])
+    prev = np.array([-1, 0, 1, 2, 3, -1, 5])
+    by_line = np.arange(7)
+    expected = [False, True, True, False, False, False, True]
+    assert cache._stays_wrote(wrote, hit, by_line).tolist() == expected
+    every = np.arange(7)
+    for steps in (0, 1, 2):
+        cache_steps = cache.STAY_STEPS
+        try:
+            cache.STAY_STEPS = steps
+            assert cache._stay_wrote(every, wrote, hit, prev, by_line).tolist() == expected
+            assert (
+                cache._stay_wrote(every[::-1], wrote, hit, prev, by_line).tolist()
+                == (expected[::-1])
+            )
+        finally:
+            cache.STAY_STEPS = cache_steps

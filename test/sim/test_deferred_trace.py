@@ -491,3 +491,52 @@ def test_long_runs_written_as_progressions_are_numpys(monkeypatch: pytest.Monkey
             3,
         )
     assert 0 < written < 60  # both paths taken
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_few_entries_placed_as_numpy_places_them(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trace of few recorded entries has its markers' shifts and its entries'
+    places computed in Python (`trace.FEW_ENTRIES`): the resolved entries, the
+    positions of lengths read during the run and the loop runs are numpy's
+    (random traces, with and without runs, of fewer and more entries than
+    the threshold)."""
+    rng = np.random.default_rng(100 + seed)
+    found = {}
+    for few in (0, 1 << 20):
+        monkeypatch.setattr(trace_module, "FEW_ENTRIES", few)
+        trace = _random_trace(np.random.default_rng(100 + seed))
+        lengths = rng.integers(-1, len(trace.packed) + 1, 12)
+        runs = trace.loop_runs()
+        found[few] = (
+            trace.resolved().tolist(),
+            trace.full_positions(lengths).tolist(),
+            trace.full_position_list(lengths.tolist()),
+            [(r.start.tolist(), r.trips.tolist(), r.width, r.affine) for r in runs],
+        )
+        rng = np.random.default_rng(100 + seed)
+    assert found[0] == found[1 << 20]
+    # by hand, from the entries recorded: each marker stands for its run's entries
+    trace = _random_trace(np.random.default_rng(100 + seed))
+    marked = {}
+    for loop, runs, _ in trace.deferred:
+        columns = 4 + loop.columns
+        for at, trips in zip(runs[::columns], runs[2::columns], strict=True):
+            marked[at] = trips * len(loop.k)
+    ones = [e for at, e in enumerate(trace.packed) if at not in marked]
+    resolved = found[0][0]
+    assert len(resolved) == len(trace.packed) + sum(n - 1 for n in marked.values())
+    assert [e for at, e in enumerate(resolved) if at in _recorded_places(trace, marked)] == ones
+
+
+def _recorded_places(trace: MemoryTrace, marked: dict[int, int]) -> set[int]:
+    """The places in the whole trace of the entries recorded one by one."""
+    places, at = set(), 0
+    for n in range(len(trace.packed)):
+        if n in marked:
+            at += marked[n]
+        else:
+            places.add(at)
+            at += 1
+    return places

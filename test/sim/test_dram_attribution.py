@@ -120,3 +120,28 @@ def test_roles_asked_for_some_accesses_are_those_of_all() -> None:
     assert dram_traffic(addresses, roles, cache, LINE) == dram_traffic(
         addresses, roles.all(), cache, LINE
     )
+
+
+def test_roles_by_buffer_hand_computed() -> None:
+    """`MemoryTrace.roles` by the buffer each address falls in (the last base at
+    or below it): before the first buffer primal, in a shadow shadow, anywhere
+    tape where flagged; asked again after a buffer is added and one marked a
+    shadow, the buffers are read anew. By hand, from the bases the trace gave."""
+    trace = MemoryTrace()
+    x, dx = np.zeros(8), np.zeros(8)
+    trace.mark_shadow(dx)
+    trace.record(x, (0,), False, False)
+    trace.record(dx, (0,), True, False)
+    x_at, dx_at = (trace.base_of(a, a.ctypes.data) for a in (x, dx))
+    assert x_at < dx_at
+    asked = np.array([0, x_at - 8, x_at, x_at + 56, dx_at, dx_at + 56, dx_at + 4096])
+    flags = np.array([False, False, False, True, False, False, False])
+    roles = trace.roles(asked, flags).tolist()
+    assert roles == [PRIMAL, PRIMAL, PRIMAL, TAPE, SHADOW, SHADOW, SHADOW]
+    y = np.zeros(8)
+    trace.record(y, (0,), False, False)
+    trace.mark_shadow(x)
+    y_at = trace.base_of(y, y.ctypes.data)
+    asked = np.array([x_at, dx_at, y_at])
+    roles = trace.roles(asked, np.zeros(3, dtype=bool)).tolist()
+    assert roles == [SHADOW, SHADOW, PRIMAL]
