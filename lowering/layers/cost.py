@@ -7,22 +7,28 @@ numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
 models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
-  loop, or of the straight-line ops of a loop body) is charged as the `cgra`
-  model charges a kernel loop, max(compute, memory), with and without the tape,
-  per trip count of its runs (`trip_runs`). Compute is bounded below by the
+  loop, or of a run of straight-line ops of a loop body, between its inner
+  loops: each such run is a kernel of its own, `_segments`) is charged as the
+  `cgra` model charges a kernel loop, max(compute, memory), with and without the
+  tape, per trip count of its runs (`trip_runs`). Compute is bounded below by the
   loop's recurrences; memory is the misses in groups of `mshrs`, `dram_latency`
   a group, plus the hits over the `ports`. The primal misses a line per line of
-  elements an access touches once or reuses past the cache (its reuse distance);
-  a tape line misses in FWD and in REV unless the tape (a triangle's by its
-  entries) and arrays fit the cache; where those of static size do not, each
-  cache's worth of tape lines may evict every reused line once more (LRU). And
+  elements an access touches once or reuses past the cache (its reuse distance),
+  and a line an iteration where the line the next iteration reads again is
+  evicted from its set by the lines the rest of the iteration maps there
+  (conflict misses, `AccessReuse.conflicts`: the cache's sets and ways, and
+  where the buffers sit, `buffer_base`, `buffer_alignment`); a tape line
+  misses in FWD and in REV unless the tape (a triangle's by its entries) and
+  arrays fit the cache; where those of static size do not, each cache's worth
+  of tape lines may evict every reused line once more (LRU). And
   the pipeline fills of runs chained as tiles of one loop (`continued_fills`).
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
   chain of integer ops at `integer` each: a layer's tile bounds, row count and
   groups' first rows (`_tile_chain`), a run-time tile loop's trip count and
   REV's first tile end (its own ops, once per run, not the loop's own bounds);
   a piece of straight-line stores (its cut kernel, its stream op), `integer` + 1
-  a kernel, and the misses its cut parts (`_cut_misses`); the REV layers' waits
+  a kernel, and the misses of the parts it cuts, its own loads one of them
+  (`_cut_misses`, conflicts counted); the REV layers' waits
   for their preloads (`preload_waits`); where a loop's iteration stores more
   than a layer holds, cut into pieces, the overlap of its iterations (`CutLoops`);
   and where the nest's layers stand between the runs of another nest's tile loop,
@@ -44,6 +50,7 @@ from dataclasses import dataclass, replace
 from enum import Enum, auto
 from math import ceil, gcd, prod
 
+import numpy as np
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -79,7 +86,9 @@ and the buffers placed after it at the next page."""
 
 @dataclass(frozen=True)
 class StreamMachine:
-    """The machine numbers the cost model reads; defaults: `targets.hardware`'s."""
+    """The machine numbers the cost model reads; defaults: `targets.hardware`'s
+    (the cache's `CacheConfig`, the DRAM's `DramConfig`, the buffers' placement
+    `PlacementConfig`, the mapping's `MappingConfig`)."""
 
     cache_bytes: int = _CACHE.size_bytes
     cache_line_bytes: int = _CACHE.line_bytes
@@ -728,6 +737,9 @@ class AccessReuse:
                     if budget[0] < 0:
                         return False
                     iv = op.body.block.args[0]
+                    if trips and not any(isinstance(o, scf.ForOp) for o in walk_ops(op.body)):
+                        if walk(op, iv, trips, at):
+                            continue
                     if not all(visit(op.body.block, {**at, iv: k}) for k in trips):
                         return False
                 else:
@@ -735,6 +747,25 @@ class AccessReuse:
                         for inner in body.blocks:
                             if not visit(inner, at):
                                 return False
+            return True
+
+        def walk(loop: scf.ForOp, iv: SSAValue, trips: range, at: dict[SSAValue, int]) -> bool:
+            """An innermost loop's accesses at once, each an affine walk from its
+            first iteration's element (False, nothing recorded: one is not)."""
+            assert found is not None
+            walks: list[tuple[SSAValue, np.ndarray]] = []
+            steps = np.arange(len(trips), dtype=np.int64) * trips.step
+            for op in walk_ops(loop.body):
+                if not isinstance(op, memref.LoadOp | memref.StoreOp):
+                    continue
+                coefficients = self._nest(op)[1]
+                first = _byte_offset(op, {**at, iv: trips.start})
+                if coefficients is None or first is None:
+                    return False
+                stride = coefficients.get(iv, 0) * ENTRY_BYTES
+                walks.append((op.memref, (first + stride * steps) // line))
+            for buffer, lines in walks:
+                found.setdefault(buffer, set()).update(lines.tolist())
             return True
 
         if not visit(carrier.body.block, given):
