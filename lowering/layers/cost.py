@@ -795,7 +795,11 @@ class AccessReuse:
         line, align = machine.cache_line_bytes, machine.buffer_alignment
         found = 0
         if machine.buffers_packed and align % line == 0 and machine.buffer_base % line == 0:
-            values = [*self.function.body.block.args] + [
+            values = [
+                v
+                for v in self.function.body.block.args
+                if isinstance(v.type, builtin.MemRefType | region.RegionType)
+            ] + [
                 r
                 for op in walk_ops(self.function)
                 if isinstance(op, memref.AllocOp | memref.AllocaOp | region.AllocOp)
