@@ -359,7 +359,8 @@ def saved_cycles(
                 top = op
                 while top.parent_block() is not within:
                     top = top.parent_op()  # type: ignore[assignment]
-                windows[segments[top]] = window[1]
+                # (a branch that holds a loop: its own straight-line ops)
+                windows[segments.get(top, (top,))] = window[1]
     # Where the tape does not fit beside the arrays, it pushes reused lines out of
     # the (LRU) cache: a reused line is evicted at most once more per cache's worth
     # of tape lines passing, and missed again in a group of its own; in FWD and REV.
