@@ -20,7 +20,9 @@ where the simulator's allocator puts them (`sim.trace.MemoryTrace`: packed from
 - batchnorm's per-feature values (`gamma[c]`, `beta[c]`) share a set with the
   column walks of `x` and `y` (rows of 12 lines, 2 lines each in 32 of the 128
   sets of the 32 KB 4-way cache): missed every feature, as the replay of its
-  run finds; kalman's `q[c]` and `r[c]`, beside row walks, are not.
+  run finds; kalman's `q[c]` and `r[c]`, beside row walks, are not; so
+  kalman's channel nest streams and batchnorm's per-feature nest is kept, as
+  forcing each choice measures.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from xdsl.dialects import func, memref
 from lowering.layers import cost
 from lowering.layers.cost import StreamMachine
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
+from lowering.tapeflow_layers import nest_choices
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
 from sim.cache import simulate_cache
@@ -228,3 +231,27 @@ def test_batchnorm_s_replayed_forward_sweep_misses_gamma_every_feature() -> None
     ]
     assert len(loads) == 2
     assert [reuse.lines(op, 64, machine.cache_bytes, machine) for op in loads] == [1.0, 1.0]
+
+
+def _streams(key: str) -> list[bool]:
+    """The cost model's choice per nest of `key`'s gradient at paper size on the
+    default machine (Tflow32k's numbers), in the pass's order: streamed or kept."""
+    ctx = make_context()
+    module = parse_kernel(ctx, key, "paper")
+    TapeflowEnzymePass().apply(ctx, module)
+    raise_module(module)
+    form_regions(module)
+    ((choices,),) = nest_choices(module, 512, [StreamMachine()], 2, 4)
+    return [choice.stream for choice in choices]
+
+
+def test_kalman_s_channel_nest_streams_and_batchnorm_s_feature_nest_is_kept() -> None:
+    # Measured under `cgra` (paper size, Tflow32k, each choice forced): kalman
+    # with its channels' nest (its first: one r[c] a channel, loaded in a REV
+    # kernel of its own before the step loop) streamed takes 325,507 cycles, kept
+    # 325,859; its steps' nest is a tie (5 cycles), kept. batchnorm with its
+    # per-feature nest (its second: the variance and gamma[c]) kept takes
+    # 206,065 cycles, streamed 212,423 (gamma's and beta's loads, in kernels of
+    # their own, miss every feature); its two other nests stream.
+    assert _streams("kalman") == [True, False]
+    assert _streams("batchnorm") == [True, False, True]
