@@ -201,12 +201,16 @@ def hardware_pipeline(
 STREAM_FIELDS: dict[str, Callable[[Hardware], float]] = {
     "cache_bytes": lambda h: h.cache.size_bytes,
     "cache_line_bytes": lambda h: h.cache.line_bytes,
+    "cache_ways": lambda h: h.cache.assoc,
     "cache_mshrs": lambda h: h.cache.mshrs,
     "cache_ports": lambda h: h.cache.ports,
     "dram_latency": lambda h: h.dram.latency_cycles,
     "integer": lambda h: h.latencies.integer,
     "dram_bytes_per_cycle": lambda h: h.dram_bytes_per_cycle,
     "runahead": lambda h: h.mapping.runahead,
+    "buffer_base": lambda h: h.placement.base,
+    "buffer_alignment": lambda h: h.placement.alignment,
+    "buffers_packed": lambda h: not h.placement.heap,
 }
 """Each `tapeflow-layers` option of its cost model -> the `Hardware` field it
 takes (`lowering.layers.cost.StreamMachine`)."""

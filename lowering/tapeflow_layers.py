@@ -101,7 +101,8 @@ def nest_choices(
     for function in _region_gradients(module):
         kept = _kept_marks(function)
         work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
-        accesses, work_accesses = AccessReuse(function), AccessReuse(work)
+        accesses = AccessReuse(function)
+        work_accesses = AccessReuse(work, accesses)
         timelines: dict[tuple[int, int], RevTimeline] = {}
         for choices, machine in zip(found, machines, strict=True):
             timeline = timelines.get(RevTimeline.reads(machine))
@@ -270,7 +271,7 @@ def _choose(
     # `function` or `work`), worked out at its first pricing: the second pricing
     # (`decide` below) schedules no body again.
     unbroken: dict[tuple[int, ...], tuple[float | None, float]] = {}
-    work_accesses = work_accesses or AccessReuse(work)  # shared by the nests' prices
+    work_accesses = work_accesses or AccessReuse(work, accesses)  # shared by the nests' prices
     iterations: dict[tuple[int, ...], tuple[float, set[scf.ForOp]] | None] = {}
 
     def price(indices: list[int], tiles_kept: set[SSAValue]) -> NestChoice | None:
@@ -523,6 +524,8 @@ class TapeflowLayersPass(ModulePass):
     cache_bytes: int = StreamMachine.cache_bytes
     """The cost model's machine (defaults: `targets.hardware`'s): cache capacity."""
     cache_line_bytes: int = StreamMachine.cache_line_bytes
+    cache_ways: int = StreamMachine.cache_ways
+    """Lines a cache set holds (its associativity)."""
     cache_mshrs: int = StreamMachine.cache_mshrs
     """Outstanding misses the cache overlaps."""
     cache_ports: int = StreamMachine.cache_ports
@@ -536,6 +539,13 @@ class TapeflowLayersPass(ModulePass):
     runahead: bool = StreamMachine.runahead
     """A REV stream is issued as soon as its tile's entries are free (false: no
     earlier than the previous REV layer's start), as the timing model runs them."""
+    buffer_base: int = StreamMachine.buffer_base
+    """Where the machine places the first buffer."""
+    buffer_alignment: int = StreamMachine.buffer_alignment
+    """Each buffer starts at a multiple of this many bytes."""
+    buffers_packed: bool = StreamMachine.buffers_packed
+    """Buffers are packed one after another in the order they are first touched
+    (false: at a program's own addresses)."""
 
     stats: bool = False
     """Print, per gradient function, the layers made and how often they run, and
@@ -546,12 +556,21 @@ class TapeflowLayersPass(ModulePass):
             raise fail(
                 f"option stream must be one of {', '.join(STREAM_CHOICES)}, got '{self.stream}'"
             )
-        for option in ("cache_bytes", "cache_line_bytes", "cache_mshrs", "cache_ports"):
+        for option in (
+            "cache_bytes",
+            "cache_line_bytes",
+            "cache_ways",
+            "cache_mshrs",
+            "cache_ports",
+            "buffer_alignment",
+        ):
             if getattr(self, option) < 1:
                 raise fail(
                     f"option {option.replace('_', '-')} must be at least 1, "
                     f"got {getattr(self, option)}"
                 )
+        if self.buffer_base < 0:
+            raise fail(f"option buffer-base must be at least 0, got {self.buffer_base}")
         if self.dram_latency < 0 or self.integer < 1:
             raise fail(
                 "options dram-latency and integer must be at least 0 and 1, got "

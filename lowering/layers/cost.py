@@ -7,22 +7,28 @@ numbers (`StreamMachine`, the fields of `targets.hardware.Hardware` the timing
 models charge; each mechanism and its source: docs/research/stream-cost.md).
 
 * Saved (`saved_cycles`), an upper bound: each window (a run of an innermost
-  loop, or of the straight-line ops of a loop body) is charged as the `cgra`
-  model charges a kernel loop, max(compute, memory), with and without the tape,
-  per trip count of its runs (`trip_runs`). Compute is bounded below by the
+  loop, or of a run of straight-line ops of a loop body, between its inner
+  loops: each such run is a kernel of its own, `_segments`) is charged as the
+  `cgra` model charges a kernel loop, max(compute, memory), with and without the
+  tape, per trip count of its runs (`trip_runs`). Compute is bounded below by the
   loop's recurrences; memory is the misses in groups of `mshrs`, `dram_latency`
   a group, plus the hits over the `ports`. The primal misses a line per line of
-  elements an access touches once or reuses past the cache (its reuse distance);
-  a tape line misses in FWD and in REV unless the tape (a triangle's by its
-  entries) and arrays fit the cache; where those of static size do not, each
-  cache's worth of tape lines may evict every reused line once more (LRU). And
+  elements an access touches once or reuses past the cache (its reuse distance),
+  and a line an iteration where the line the next iteration reads again is
+  evicted from its set by the lines the rest of the iteration maps there
+  (conflict misses, `AccessReuse.conflicts`: the cache's sets and ways, and
+  where the buffers sit, `buffer_base`, `buffer_alignment`); a tape line
+  misses in FWD and in REV unless the tape (a triangle's by its entries) and
+  arrays fit the cache; where those of static size do not, each cache's worth
+  of tape lines may evict every reused line once more (LRU). And
   the pipeline fills of runs chained as tiles of one loop (`continued_fills`).
 * Added (`added_cycles`), from the layered IR: kernels run once, each its longest
   chain of integer ops at `integer` each: a layer's tile bounds, row count and
   groups' first rows (`_tile_chain`), a run-time tile loop's trip count and
   REV's first tile end (its own ops, once per run, not the loop's own bounds);
   a piece of straight-line stores (its cut kernel, its stream op), `integer` + 1
-  a kernel, and the misses its cut parts (`_cut_misses`); the REV layers' waits
+  a kernel, and the misses of the parts it cuts, its own loads one of them
+  (`_cut_misses`, conflicts counted); the REV layers' waits
   for their preloads (`preload_waits`); where a loop's iteration stores more
   than a layer holds, cut into pieces, the overlap of its iterations (`CutLoops`);
   and where the nest's layers stand between the runs of another nest's tile loop,
@@ -44,6 +50,7 @@ from dataclasses import dataclass, replace
 from enum import Enum, auto
 from math import ceil, gcd, prod
 
+import numpy as np
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -70,14 +77,24 @@ stream every nest that can be layered (the paper's Pass 2)."""
 
 _CACHE, _DRAM, _LATENCIES = CacheConfig(), DramConfig(), Latencies()
 _HARDWARE = Hardware("default")
+_PLACEMENT = _HARDWARE.placement
+
+STREAM_SLAB_ALIGNMENT = 4096
+"""A streamed tape's slab starts a page of the simulated DRAM (`sim.trace.PAGE`),
+and the buffers placed after it at the next page."""
 
 
 @dataclass(frozen=True)
 class StreamMachine:
-    """The machine numbers the cost model reads; defaults: `targets.hardware`'s."""
+    """The machine numbers the cost model reads; defaults: `targets.hardware`'s
+    (the cache's `CacheConfig`, the DRAM's `DramConfig`, the buffers' placement
+    `PlacementConfig`, the mapping's `MappingConfig`)."""
 
     cache_bytes: int = _CACHE.size_bytes
     cache_line_bytes: int = _CACHE.line_bytes
+    cache_ways: int = _CACHE.assoc
+    """Lines a set holds (`CacheConfig.assoc`): the cache's sets are its lines
+    over its ways (`CacheConfig.sets`)."""
     cache_mshrs: int = _CACHE.mshrs
     cache_ports: int = _CACHE.ports
     dram_latency: int = _DRAM.latency_cycles
@@ -86,6 +103,18 @@ class StreamMachine:
     """The stream's transfer rate (`Hardware.dram_bytes_per_cycle`)."""
     runahead: bool = _HARDWARE.mapping.runahead
     """A REV stream is issued as soon as its tile's entries are free (`mapping.runahead`)."""
+    buffer_base: int = _PLACEMENT.base
+    """Where the first buffer sits (`PlacementConfig.base`)."""
+    buffer_alignment: int = _PLACEMENT.alignment
+    """Each buffer starts at a multiple of this (`PlacementConfig.alignment`)."""
+    buffers_packed: bool = not _PLACEMENT.heap
+    """Buffers are packed one after another from `buffer_base` in the order they
+    are first touched (`PlacementConfig.heap` 0), not at a program's own
+    addresses."""
+
+    @property
+    def cache_sets(self) -> int:
+        return max(1, self.cache_bytes // (self.cache_line_bytes * max(1, self.cache_ways)))
 
 
 def static_bytes(value: SSAValue) -> int:
@@ -229,15 +258,41 @@ def _window(access: Operation, function: func.FuncOp) -> tuple[Block, dict[int, 
     return block, counted.runs if innermost else {1: counted.total}
 
 
-def _in_window(block: Block) -> list[Operation]:
-    """The ops of a window's block, looking through branches, not loops."""
+def _in_window(block: Block | Sequence[Operation]) -> list[Operation]:
+    """The ops of a window's block (or of a run of its ops), looking through
+    branches, not loops."""
     found: list[Operation] = []
-    for op in block.ops:
+    for op in block.ops if isinstance(block, Block) else block:
         found.append(op)
         if isinstance(op, scf.IfOp):
             for body in op.regions:
                 for inner in body.blocks:
                     found += _in_window(inner)
+    return found
+
+
+def _holds_loop(op: Operation) -> bool:
+    """`op` is a loop or holds one (a branch around a loop)."""
+    return isinstance(op, scf.ForOp) or (
+        bool(op.regions) and any(isinstance(o, scf.ForOp) for o in walk_ops(op))
+    )
+
+
+def _segments(block: Block) -> dict[Operation, tuple[Operation, ...]]:
+    """The straight-line runs of `block`'s ops between the ops that hold loops,
+    by each op of a run: `tapeflow-to-cgra` places each run as a kernel of its
+    own (the ops before an inner loop, those between two, those after the last),
+    so the misses of one run share no group with another's."""
+    found: dict[Operation, tuple[Operation, ...]] = {}
+    run: list[Operation] = []
+    for op in [*block.ops, None]:
+        if op is None or _holds_loop(op):
+            segment = tuple(run)
+            for o in run:
+                found[o] = segment
+            run = []
+        else:
+            run.append(op)
     return found
 
 
@@ -273,10 +328,13 @@ def saved_cycles(
         not static_bytes(r) and not _triangle_bytes(r) for r in regions
     ):
         fits = rev_hits = False  # a tape that grows with the run
-    windows: dict[Block, dict[int | None, float]] = {}
+    windows: dict[Block | tuple[Operation, ...], dict[int | None, float]] = {}
     # An access's window depends only on the block it sits in: one per block (a
-    # fully unrolled body holds thousands of accesses in one block).
+    # fully unrolled body holds thousands of accesses in one block). Beside inner
+    # loops, the window is the straight-line run of the block's ops the access
+    # sits in (`_segments`): each run is a kernel of its own.
     seen: dict[Block | None, tuple[Block, dict[int | None, float]] | None] = {}
+    runs_of: dict[Block, dict[Operation, tuple[Operation, ...]] | None] = {}
     for op in walk_ops(function):
         if isinstance(op, region.StoreOp | region.LoadOp) and op.region in regions:
             block = op.parent_block()
@@ -289,7 +347,20 @@ def saved_cycles(
             window = seen[block]
             if window is None:
                 return None
-            windows[window[0]] = window[1]
+            within = window[0]
+            if within not in runs_of:
+                runs_of[within] = (
+                    _segments(within) if any(_holds_loop(o) for o in within.ops) else None
+                )
+            segments = runs_of[within]
+            if segments is None:
+                windows[within] = window[1]
+            else:
+                top = op
+                while top.parent_block() is not within:
+                    top = top.parent_op()  # type: ignore[assignment]
+                # (a branch that holds a loop: its own straight-line ops)
+                windows[segments.get(top, (top,))] = window[1]
     # Where the tape does not fit beside the arrays, it pushes reused lines out of
     # the (LRU) cache: a reused line is evicted at most once more per cache's worth
     # of tape lines passing, and missed again in a group of its own; in FWD and REV.
@@ -324,11 +395,16 @@ def saved_cycles(
         # the lines an access touches once or reuses past the cache (its reuse
         # distance), one per iteration where its stride spans a line.
         primal_lines = (
-            0.0 if arrays_fit else sum(accesses.lines(o, line, machine.cache_bytes) for o in primal)
+            0.0
+            if arrays_fit
+            else sum(accesses.lines(o, line, machine.cache_bytes, machine) for o in primal)
         )
         stored = sum(isinstance(o, region.StoreOp) or not rev_hits for o in tape)
         looped = any(n is None or n > 1 for n in runs)
-        intervals = _intervals(block, tape, machine) if looped else (0, 0)
+        # (a run of ops beside inner loops runs once: never looped)
+        intervals = (
+            _intervals(block, tape, machine) if isinstance(block, Block) and looped else (0, 0)
+        )
         window = _Window(len(primal), len(tape), primal_lines, stored, *intervals)
         # Each trip count apart (a triangular nest's runs, `trip_runs`): max(compute,
         # memory) is convex in the iterations, so at the mean trip count the short
@@ -447,8 +523,13 @@ class AccessReuse:
     thousands of accesses under one nest, and the cost model asks of each per
     nest and per machine. So are the function's footprints (`footprint`)."""
 
-    def __init__(self, function: func.FuncOp) -> None:
+    def __init__(self, function: func.FuncOp, source: AccessReuse | None = None) -> None:
         self.function = function
+        self.source = source
+        """Where `function` is a layered copy: what is known of the function it
+        was layered from, whose loops' iterations `conflicts` enumerates (a tile
+        loop's bounds are carried from tile to tile, not evaluated)."""
+        self._originals: dict[Operation, Operation] | None = None
         self._extents: dict[tuple[scf.ForOp, ...], list[int] | None] = {}
         self._nests: dict[Operation, tuple[tuple[scf.ForOp, ...], dict[SSAValue, int] | None]] = {}
         self._reused: dict[Operation, bool] = {}
@@ -462,6 +543,9 @@ class AccessReuse:
         self._touched: dict[tuple[Operation, int, int], bool] = {}
         self._places: dict[Block, dict[Operation, int]] = {}
         self._runs: dict[tuple[scf.ForOp, ...], int | None] = {}
+        self._conflicts: dict[tuple[Operation, StreamMachine], float] = {}
+        self._granules: dict[tuple[int, int, int], int] = {}
+        self._lines: dict[tuple[scf.ForOp, tuple[tuple[int, int], ...], int], dict | None] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -500,7 +584,13 @@ class AccessReuse:
             self._reused[access] = known
         return known
 
-    def lines(self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int) -> float:
+    def lines(
+        self,
+        access: memref.LoadOp | memref.StoreOp,
+        line: int,
+        cache_bytes: int,
+        machine: StreamMachine | None = None,
+    ) -> float:
         """The cache lines `access` misses per iteration of the loop around it, in a
         cache of `cache_bytes` with lines of `line` bytes, if it touches each
         element once, or reuses elements across a loop one of whose iterations
@@ -509,7 +599,9 @@ class AccessReuse:
         over that loop in bytes per line, at most one (an element in a line of its
         own each iteration, a column of a row-major matrix), a line where it is
         reused across that loop itself; a line per line of elements where the
-        stride is not known."""
+        stride is not known. With `machine` (its sets and ways, `conflicts`): an
+        access whose next iteration reads the same line again misses it in the
+        iterations where the lines between the two uses fill its set."""
         if self.touched_before(access, line, cache_bytes):
             return 0.0
         reused = self.reused(access)
@@ -521,7 +613,209 @@ class AccessReuse:
         stride = abs(coefficients.get(loops[-1].body.block.args[0], 0)) * ENTRY_BYTES
         if reused and stride == 0:
             return 1.0  # reused across the loop itself, evicted in each of its iterations
-        return min(1.0, stride / line)
+        share = min(1.0, stride / line)
+        if machine is not None and not reused and 0 < stride < line:
+            share += (1.0 - share) * self.conflicts(access, machine)
+        return share
+
+    def conflicts(self, access: memref.LoadOp | memref.StoreOp, machine: StreamMachine) -> float:
+        """The share of the iterations of the loop around `access` in which its
+        line, which the next iteration reads again (a stride under a line), is
+        evicted by the lines that map to its set, not by the cache's capacity:
+        conflict misses (Hill and Smith, IEEE Trans. Computers 38(12), 1989).
+        Between the two uses, one iteration of that loop's body runs: the lines
+        it touches (`_iteration_lines`) that fall in the access's set are, where
+        they are at least the set's ways, enough for LRU to evict the access's
+        line. A line's set is its line number modulo the cache's sets; each
+        buffer's base is known modulo `granule` lines only (`_granule`: whatever
+        order the buffers are first touched in), so a buffer's lines count at
+        the placement that puts fewest in the set (a lower bound); the access's
+        own buffer, whose base is its own, counts exactly. Worked out at the
+        iterations over which the access's line stays (`line / stride`), the
+        loops around it at their first iteration; 0 where the placement, a bound
+        or an index is not known."""
+        key = (access, machine)
+        found = self._conflicts.get(key)
+        if found is None:
+            if self.source is None:
+                found = self._conflicts_of(access, machine)
+            else:
+                original = self._original(access)
+                found = 0.0 if original is None else self.source.conflicts(original, machine)
+            self._conflicts[key] = found
+        return found
+
+    def _original(self, access: memref.LoadOp | memref.StoreOp) -> Operation | None:
+        """The access of `source`'s function that `access` of the layered copy
+        was cloned from: the accesses in program order, where the two functions
+        hold the same sequence of them (op, buffer by argument or allocation,
+        indices); else None for all."""
+        assert self.source is not None
+        if self._originals is None:
+            mine, theirs = _buffer_accesses(self.function), _buffer_accesses(self.source.function)
+            same = len(mine) == len(theirs) and all(
+                a[1:] == b[1:] for a, b in zip(mine, theirs, strict=True)
+            )
+            self._originals = (
+                {a[0]: b[0] for a, b in zip(mine, theirs, strict=True)} if same else {}
+            )
+        return self._originals.get(access)
+
+    def _conflicts_of(
+        self, access: memref.LoadOp | memref.StoreOp, machine: StreamMachine
+    ) -> float:
+        loops, _ = self._nest(access)
+        granule = self._granule(machine)
+        if not loops or not granule:
+            return 0.0
+        carrier = loops[-1]
+        line, sets, ways = machine.cache_line_bytes, machine.cache_sets, machine.cache_ways
+        bounds = [static_bounds_of(loop) for loop in loops]
+        stride = self._stride(access, carrier)
+        if not stride or any(b is None for b in bounds):
+            return 0.0
+        given = {loop.body.block.args[0]: b[0] for loop, b in zip(loops, bounds, strict=True)}  # type: ignore[index]
+        lb, ub, step = bounds[-1]  # type: ignore[misc]
+        samples = [lb + k * step for k in range(max(1, line // (stride * step)))]
+        samples = [i for i in samples if i < ub]
+        evicted = 0
+        for i in samples:
+            at = {**given, carrier.body.block.args[0]: i}
+            mine = _byte_offset(access, at)
+            touched = self._iteration_lines(carrier, at, line)
+            if mine is None or touched is None:
+                return 0.0
+            mine //= line
+            pressure = 0
+            for buffer, lines in touched.items():
+                if buffer is access.memref:
+                    pressure += sum(1 for n in lines if n != mine and (n - mine) % sets == 0)
+                    continue
+                # Its base is the access's buffer's plus a multiple of `granule`
+                # lines (modulo the sets): the fewest lines any such shift puts
+                # in the access's set.
+                counts = [0] * sets
+                for n in lines:
+                    counts[(n - mine) % sets] += 1
+                pressure += min(counts[(-shift) % sets] for shift in range(0, sets, granule))
+            evicted += pressure >= ways
+        return evicted / len(samples) if samples else 0.0
+
+    def _iteration_lines(
+        self, carrier: scf.ForOp, given: dict[SSAValue, int], line: int
+    ) -> dict[SSAValue, set[int]] | None:
+        """The lines, counted from each buffer's base, that one iteration of
+        `carrier` (its index and the loops around it `given`) touches, by
+        buffer: the accesses of its body, and through its inner loops (their
+        bounds evaluated at each of their outer iterations, up to
+        `ENUMERATED_POINTS` of them); None where an index or a bound cannot be
+        evaluated, or the iteration's runs are too many."""
+        key = (carrier, tuple(sorted((id(v), n) for v, n in given.items())), line)
+        if key in self._lines:
+            return self._lines[key]
+        found: dict[SSAValue, set[int]] | None = {}
+        budget = [ENUMERATED_POINTS]
+
+        def visit(block: Block, at: dict[SSAValue, int]) -> bool:
+            assert found is not None
+            for op in block.ops:
+                if isinstance(op, memref.LoadOp | memref.StoreOp):
+                    offset = _byte_offset(op, at)
+                    if offset is None:
+                        return False
+                    found.setdefault(op.memref, set()).add(offset // line)
+                elif isinstance(op, scf.ForOp):
+                    try:
+                        lb, ub, step = (
+                            int(IndexEvaluator((), at).value(v)) for v in (op.lb, op.ub, op.step)
+                        )
+                    except CannotEvaluate:
+                        return False
+                    if step <= 0:
+                        return False
+                    trips = range(lb, ub, step)
+                    budget[0] -= len(trips)
+                    if budget[0] < 0:
+                        return False
+                    iv = op.body.block.args[0]
+                    if trips and not any(isinstance(o, scf.ForOp) for o in walk_ops(op.body)):
+                        if walk(op, iv, trips, at):
+                            continue
+                    if not all(visit(op.body.block, {**at, iv: k}) for k in trips):
+                        return False
+                else:
+                    for body in op.regions:  # a branch: either side may run
+                        for inner in body.blocks:
+                            if not visit(inner, at):
+                                return False
+            return True
+
+        def walk(loop: scf.ForOp, iv: SSAValue, trips: range, at: dict[SSAValue, int]) -> bool:
+            """An innermost loop's accesses at once, each an affine walk from its
+            first iteration's element (False, nothing recorded: one is not)."""
+            assert found is not None
+            walks: list[tuple[SSAValue, np.ndarray]] = []
+            steps = np.arange(len(trips), dtype=np.int64) * trips.step
+            for op in walk_ops(loop.body):
+                if not isinstance(op, memref.LoadOp | memref.StoreOp):
+                    continue
+                coefficients = self._nest(op)[1]
+                first = _byte_offset(op, {**at, iv: trips.start})
+                if coefficients is None or first is None:
+                    return False
+                stride = coefficients.get(iv, 0) * ENTRY_BYTES
+                walks.append((op.memref, (first + stride * steps) // line))
+            for buffer, lines in walks:
+                found.setdefault(buffer, set()).update(lines.tolist())
+            return True
+
+        if not visit(carrier.body.block, given):
+            found = None
+        self._lines[key] = found
+        return found
+
+    def _stride(self, access: memref.LoadOp | memref.StoreOp, loop: scf.ForOp) -> int:
+        """Bytes `access` moves per unit of `loop`'s index (0 if not affine)."""
+        _, coefficients = self._nest(access)
+        if coefficients is None:
+            return 0
+        return abs(coefficients.get(loop.body.block.args[0], 0)) * ENTRY_BYTES
+
+    def _granule(self, machine: StreamMachine) -> int:
+        """The lines, a power of two up to the cache's sets, modulo which every
+        buffer the function touches starts at the same line, whatever order they
+        are first touched in (0 if none is known: buffers at a program's own
+        addresses, a size known only at run time, buffers that do not start on
+        a line): the largest that divides the first buffer's base, each
+        buffer's size rounded up to the placement's alignment, and a streamed
+        slab's page (`STREAM_SLAB_ALIGNMENT`)."""
+        key = (machine.buffer_base, machine.buffer_alignment, machine.cache_line_bytes)
+        found = self._granules.get(key)
+        if found is not None:
+            return found
+        line, align = machine.cache_line_bytes, machine.buffer_alignment
+        found = 0
+        if machine.buffers_packed and align % line == 0 and machine.buffer_base % line == 0:
+            values = [
+                v
+                for v in self.function.body.block.args
+                if isinstance(v.type, builtin.MemRefType | region.RegionType)
+            ] + [
+                r
+                for op in walk_ops(self.function)
+                if isinstance(op, memref.AllocOp | memref.AllocaOp | region.AllocOp)
+                for r in op.results
+            ]
+            sizes = [static_bytes(v) for v in values]
+            if all(sizes):
+                common = gcd(machine.buffer_base // line, STREAM_SLAB_ALIGNMENT // line)
+                for size in sizes:
+                    common = gcd(common, -(-size // align) * align // line)
+                found = 1
+                while found * 2 <= machine.cache_sets and common % (found * 2) == 0:
+                    found *= 2
+        self._granules[key] = found
+        return found
 
     def touched_before(
         self, access: memref.LoadOp | memref.StoreOp, line: int, cache_bytes: int
@@ -679,6 +973,46 @@ class AccessReuse:
             min(lines, static_bytes(array) / line) if static_bytes(array) else lines
             for array, lines in touched.items()
         )
+
+
+def _buffer_accesses(function: func.FuncOp) -> list[tuple[Operation, str, int, int]]:
+    """`function`'s memref loads and stores in program order, each with its op's
+    name, its buffer (an argument's position, or an allocation's place among the
+    function's allocations, negative) and its index count."""
+    places: dict[SSAValue, int] = {arg: n for n, arg in enumerate(function.body.block.args)}
+    found: list[tuple[Operation, str, int, int]] = []
+    for op in walk_ops(function):
+        if isinstance(op, memref.AllocOp | memref.AllocaOp):
+            places[op.memref] = -1 - len(places)
+        elif isinstance(op, memref.LoadOp | memref.StoreOp):
+            found.append((op, op.name, places.get(op.memref, 1 << 30), len(op.indices)))
+    return found
+
+
+def static_bounds_of(loop: scf.ForOp) -> tuple[int, int, int] | None:
+    """A loop's constant lower bound, upper bound and positive step, if constant."""
+    values = [constant_value(v) for v in (loop.lb, loop.ub, loop.step)]
+    if any(v is None for v in values) or values[2] <= 0:  # type: ignore[operator]
+        return None
+    return values[0], values[1], values[2]  # type: ignore[return-value]
+
+
+def _byte_offset(access: memref.LoadOp | memref.StoreOp, given: dict[SSAValue, int]) -> int | None:
+    """The byte offset in its buffer of the row-major element `access` touches,
+    with the loop indices `given`; None if an index cannot be evaluated."""
+    typ = access.memref.type
+    assert isinstance(typ, builtin.MemRefType)
+    shape = typ.get_shape()
+    if any(d < 0 for d in shape):
+        return None
+    evaluator = IndexEvaluator((), given)
+    element = 0
+    try:
+        for index, size in zip(access.indices, shape, strict=True):
+            element = element * size + int(evaluator.value(index))
+    except CannotEvaluate:
+        return None
+    return element * ENTRY_BYTES
 
 
 def _reused(
@@ -1052,31 +1386,48 @@ def _cut_misses(
     piece: layer.LayerOp, runs: int, machine: StreamMachine, reuse: AccessReuse
 ) -> float:
     """The miss groups a piece of straight-line stores adds by cutting the kernel
-    it sits in, over its `runs`: the primal accesses before it and after it (to
-    the loop, layer or end of its block) become two kernels, and a run in which
-    both miss waits a DRAM latency for each. A part's misses over the runs are
-    its arrays' lines where the arrays fit the cache (each missed once, when first
-    touched), else a line per line of elements an access touches (`lines`), at
-    most one a run: the groups added are the fewer of the two parts', at most the
-    runs."""
+    it sits in, over its `runs`: the primal accesses before it, in it (the loads
+    whose values it stores) and after it (to the loop, layer or end of its
+    block) become three kernels, and a run in which more than one part misses
+    waits a DRAM latency for each. A part's misses over the runs are its arrays'
+    lines where the arrays fit the cache (each missed once, when first touched),
+    else a line per line of elements an access touches (`lines`, its set's
+    conflicts counted), at most one a run. Kept, the parts' misses in a run
+    share a group, at least the most missing part's; cut, each part waits for
+    its own: the groups added are the parts' groups but the largest."""
     line = machine.cache_line_bytes
     arrays_fit = reuse.footprint(regions=False) <= machine.cache_bytes
 
-    def misses(part: Iterable[Operation]) -> float:
-        accesses: list[memref.LoadOp | memref.StoreOp] = []
+    def accessed(part: Iterable[Operation]) -> list[memref.LoadOp | memref.StoreOp]:
+        found: list[memref.LoadOp | memref.StoreOp] = []
         for op in part:
             if isinstance(op, scf.ForOp | layer.LayerOp):
                 break
-            accesses += [o for o in walk_ops(op) if isinstance(o, memref.LoadOp | memref.StoreOp)]
+            found += [o for o in walk_ops(op) if isinstance(o, memref.LoadOp | memref.StoreOp)]
+        return found
+
+    def misses(accesses: list[memref.LoadOp | memref.StoreOp], shared: set[SSAValue]) -> float:
         if arrays_fit:
-            arrays = {o.memref for o in accesses}
+            arrays = {o.memref for o in accesses} - shared
             return float(min(runs, sum(-(-static_bytes(a) // line) for a in arrays)))
-        return runs * min(1.0, sum(reuse.lines(o, line, machine.cache_bytes) for o in accesses))
+        return runs * min(
+            1.0, sum(reuse.lines(o, line, machine.cache_bytes, machine) for o in accesses)
+        )
 
     # Each part is walked from the piece outwards, op by op, to the first loop or
     # layer: a fully unrolled body's block holds tens of thousands of ops and
     # hundreds of pieces, and listing the block for each piece was quadratic.
-    return min(misses(_ops_from(piece.prev_op, back=True)), misses(_ops_from(piece.next_op)))
+    before = accessed(_ops_from(piece.prev_op, back=True))
+    after = accessed(_ops_from(piece.next_op))
+    # Where the arrays fit, a line misses once, when first touched: the piece's
+    # loads of arrays a neighbour touches are that neighbour's misses.
+    neighbours = {o.memref for o in before + after}
+    parts = [
+        misses(before, set()),
+        misses(accessed(piece.body.block.ops), neighbours),
+        misses(after, set()),
+    ]
+    return sum(parts) - max(parts)
 
 
 def _ops_from(op: Operation | None, back: bool = False) -> Iterator[Operation]:
@@ -1886,7 +2237,7 @@ class CutLoops:
         self.accesses = self.accesses or AccessReuse(self.function)
         line, size = self.machine.cache_line_bytes, self.machine.cache_bytes
         per_iteration = sum(
-            self.accesses.lines(o, line, size)
+            self.accesses.lines(o, line, size, self.machine)
             for o in walk_ops(kept.body)
             if isinstance(o, memref.LoadOp | memref.StoreOp) and not self.accesses.reused(o)
         )
