@@ -319,8 +319,15 @@ def test_dask_address_of_an_existing_scheduler(
     )
     args = ["--sweep", str(sweep), "--no-cache", "--no-progress", "--jobs", "1"]
     assert tapeflow_bench.main([*args, "--out", str(tmp_path / "local")]) == 0
+    # Its scheduler's HTTP server on a port of the system's choosing, as the tool's
+    # local clusters do: another test's cluster (or Dask's default port held) then
+    # draws no warning.
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},
     ) as cluster:
         address = cluster.scheduler_address
         assert (
