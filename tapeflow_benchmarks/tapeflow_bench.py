@@ -27,6 +27,7 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -308,10 +309,14 @@ def _run(points: Iterable[Point], cache: ResultCache, args: argparse.Namespace) 
     status when interrupted or the cluster cannot be used."""
     try:
         with contextlib.ExitStack() as stack:
-            pool, jobs = None, args.jobs
-            if args.dask is not None:
-                pool, jobs = stack.enter_context(dask_executor(args.dask, args.jobs))
-            return run_points(points, cache, jobs=jobs, progress=not args.no_progress, pool=pool)
+
+            def cluster() -> tuple[Executor, int]:
+                # Started only when a run is to be computed (none if all are cached).
+                return stack.enter_context(dask_executor(args.dask, args.jobs))
+
+            pool = cluster if args.dask is not None else None
+            progress = not args.no_progress
+            return run_points(points, cache, jobs=args.jobs, progress=progress, pool=pool)
     except ToolError as err:
         print(f"tapeflow-bench: error: {err}", file=sys.stderr)
         return 1

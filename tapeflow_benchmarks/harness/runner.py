@@ -640,11 +640,14 @@ def run_points(
     jobs: int = 1,
     progress: bool = True,
     on_report: Callable[[Point, Report], None] | None = None,
-    pool: Executor | None = None,
+    pool: Executor | Callable[[], tuple[Executor, int]] | None = None,
 ) -> tuple[dict[Point, Report], RunSummary]:
     """Every point's report, computing only those the cache lacks: in the calling
     process with `jobs` 1, in `jobs` local processes otherwise, or on `pool` (an
-    executor the caller owns and shuts down; `jobs` groups are kept in flight)."""
+    executor the caller owns and shuts down; `jobs` groups are kept in flight).
+    `pool` may also be a function that starts one and returns it with the groups
+    to keep in flight: it is called only when a run is to be computed, so a
+    command whose points are all cached starts no cluster."""
     started = time.perf_counter()
     summary = RunSummary()
     found: dict[Point, Report] = {}
@@ -681,14 +684,17 @@ def run_points(
         bar.update(groups)
 
     try:
-        if pool is None and (jobs <= 1 or len(todo) <= 1):
+        if not todo:
+            pass
+        elif pool is None and (jobs <= 1 or len(todo) <= 1):
             for _, bundle in todo:
                 bar.set_postfix_str(bundle_label(bundle))
                 finished(_run_group_job(bundle))
         elif pool is None:
             _run_local(todo, jobs, finished, bar)
         else:
-            _drive(pool, list(todo), jobs, finished, bar, set())  # only a local pool breaks
+            executor, jobs = (pool, jobs) if isinstance(pool, Executor) else pool()
+            _drive(executor, list(todo), jobs, finished, bar, set())  # only a local pool breaks
     finally:
         bar.close()
     summary.seconds = time.perf_counter() - started

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -261,6 +262,39 @@ def test_points_rebuild_the_layered_machine(tmp_path: Path) -> None:
     assert all(len(points) == 8 for points in groups.values())
     keys = {p.key() for p in sweep.points}
     assert len(keys) == len(sweep.points)
+
+
+def test_a_cached_sweep_starts_no_dask_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--dask` starts (or reaches) a cluster only when a run is to be computed: a
+    sweep found whole in the cache asks for none, one with a point missing does."""
+    sweep = tmp_path / "tiny.yaml"
+    sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\n")
+    cache = ["--cache-dir", str(tmp_path / "cache"), "--no-progress"]
+    args = ["--sweep", str(sweep), *cache]
+    assert tapeflow_bench.main([*args, "--jobs", "1", "--out", str(tmp_path / "a")]) == 0
+    capsys.readouterr()
+    asked: list[str] = []
+
+    @contextlib.contextmanager
+    def no_cluster(address: str, jobs: int) -> Iterator[tuple[object, int]]:
+        asked.append(address)
+        raise ToolError(f"--dask {address}: no cluster in this test")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(tapeflow_bench, "dask_executor", no_cluster)
+    dask = ["--dask", "local", "--out"]
+    assert tapeflow_bench.main([*args, *dask, str(tmp_path / "b")]) == 0
+    assert asked == []
+    assert "1 points (1 cached, 0 runs computed)" in capsys.readouterr().out
+    assert (tmp_path / "a" / "csv" / "runs.csv").read_bytes() == (
+        tmp_path / "b" / "csv" / "runs.csv"
+    ).read_bytes()
+    sweep.write_text("kernels: [logsum]\nvariants: [enzyme]\ngrid:\n  dram.latency_cycles: [7]\n")
+    assert tapeflow_bench.main([*args, *dask, str(tmp_path / "c")]) == 1
+    assert asked == ["local"]
+    assert "no cluster in this test" in capsys.readouterr().err
 
 
 def test_dask_local_gives_the_same_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
