@@ -20,11 +20,26 @@ from tapeflow_dialects.container_ops import SlotAccess
 from targets.costs import op_latency
 from targets.hardware import Hardware
 
+_PLACEABLE: dict[type[Operation], bool] = {}
+"""Per IRDL op class (whose name is the class's), whether a region-free op of it
+is placeable: the passes ask of every op of fully unrolled bodies, tens of
+thousands of ops of a few classes."""
+
 
 def placeable(op: Operation) -> bool:
     """An op the scheduler places on a PE: a region-free access, arith or math op."""
     if op.regions:
         return False
+    known = _PLACEABLE.get(type(op))
+    if known is None:
+        known = _placeable_kind(op)
+        if isinstance(op, IRDLOperation):
+            _PLACEABLE[type(op)] = known
+    return known
+
+
+def _placeable_kind(op: Operation) -> bool:
+    """`placeable` of a region-free op."""
     if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
         return True
     if isinstance(op, stream.LoadOp | stream.StoreOp | scf.YieldOp):
@@ -32,13 +47,22 @@ def placeable(op: Operation) -> bool:
     return op.dialect_name() in ("arith", "math")
 
 
+_MEMORY_KINDS: dict[type[Operation], str | None] = {}
+"""Per op class, `memory_kind` (its class alone decides it)."""
+
+
 def memory_kind(op: Operation) -> str | None:
     """The memory an access goes through ('cache', 'spad'), None for compute."""
+    cls = type(op)
+    if cls in _MEMORY_KINDS:
+        return _MEMORY_KINDS[cls]
+    kind: str | None = None
     if isinstance(op, stream.LoadOp | stream.StoreOp):
-        return "spad"
-    if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
-        return "cache"
-    return None
+        kind = "spad"
+    elif isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
+        kind = "cache"
+    _MEMORY_KINDS[cls] = kind
+    return kind
 
 
 def accessed_buffer(op: Operation) -> SSAValue | None:
@@ -349,6 +373,24 @@ def _op_facts(op: Operation, hardware: Hardware) -> tuple[str | None, int | None
     fixed = isinstance(op, IRDLOperation) and not isinstance(op, cgra.ComputeOp | cgra.LoadOp)
     latency = op_latency(op, hardware) if fixed else None
     return memory_kind(op), buffer, is_store(op), latency
+
+
+class OpLatencies:
+    """`op_latency(op, hardware)` of ops, found once per op type where the type
+    alone decides it (`_op_facts`): a straight run of a fully unrolled body is
+    thousands of ops of a few types."""
+
+    def __init__(self, hardware: Hardware) -> None:
+        self.hardware = hardware
+        self.by_type: dict[type[Operation], int | None] = {}
+
+    def __call__(self, op: Operation) -> int:
+        cls = type(op)
+        if cls in self.by_type:
+            latency = self.by_type[cls]
+        else:
+            latency = self.by_type[cls] = _op_facts(op, self.hardware)[3]
+        return op_latency(op, self.hardware) if latency is None else latency
 
 
 AccessKey = tuple[object, object, object]
