@@ -447,15 +447,32 @@ class Conflicts:
 
     def note(self, key: AccessKey, t: int) -> None:
         part, symbolic, _ = key
-        if self.exact.get(key, -1) < t:
-            self.exact[key] = t
-        top = self.top.setdefault(part, [])
-        for i, (seen, other) in enumerate(top):
-            if other == symbolic:
-                if seen < t:
-                    top[i] = (t, symbolic)
-                break
-        else:
-            top.append((t, symbolic))
-        top.sort(key=lambda entry: -entry[0])
-        del top[2:]
+        exact = self.exact
+        if exact.get(key, -1) < t:
+            exact[key] = t
+        top = self.top.get(part)
+        if top is None:
+            self.top[part] = [(t, symbolic)]
+            return
+        # At most two entries of different symbolic indices, the later first (at
+        # a tie, the one noted first): what a stable sort by cycle, cut to two,
+        # keeps, without sorting.
+        entry = (t, symbolic)
+        first = top[0]
+        if first[1] == symbolic:
+            if first[0] < t:
+                top[0] = entry  # later than the first, so than the second
+            return
+        if len(top) == 1:
+            if t > first[0]:
+                top.insert(0, entry)
+            else:
+                top.append(entry)
+            return
+        second = top[1]
+        if second[1] == symbolic and second[0] >= t:
+            return
+        if t > first[0]:
+            top[0], top[1] = entry, first
+        elif second[1] == symbolic or t > second[0]:
+            top[1] = entry
