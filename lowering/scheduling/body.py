@@ -20,11 +20,26 @@ from tapeflow_dialects.container_ops import SlotAccess
 from targets.costs import op_latency
 from targets.hardware import Hardware
 
+_PLACEABLE: dict[type[Operation], bool] = {}
+"""Per IRDL op class (whose name is the class's), whether a region-free op of it
+is placeable: the passes ask of every op of fully unrolled bodies, tens of
+thousands of ops of a few classes."""
+
 
 def placeable(op: Operation) -> bool:
     """An op the scheduler places on a PE: a region-free access, arith or math op."""
     if op.regions:
         return False
+    known = _PLACEABLE.get(type(op))
+    if known is None:
+        known = _placeable_kind(op)
+        if isinstance(op, IRDLOperation):
+            _PLACEABLE[type(op)] = known
+    return known
+
+
+def _placeable_kind(op: Operation) -> bool:
+    """`placeable` of a region-free op."""
     if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
         return True
     if isinstance(op, stream.LoadOp | stream.StoreOp | scf.YieldOp):
@@ -32,13 +47,22 @@ def placeable(op: Operation) -> bool:
     return op.dialect_name() in ("arith", "math")
 
 
+_MEMORY_KINDS: dict[type[Operation], str | None] = {}
+"""Per op class, `memory_kind` (its class alone decides it)."""
+
+
 def memory_kind(op: Operation) -> str | None:
     """The memory an access goes through ('cache', 'spad'), None for compute."""
+    cls = type(op)
+    if cls in _MEMORY_KINDS:
+        return _MEMORY_KINDS[cls]
+    kind: str | None = None
     if isinstance(op, stream.LoadOp | stream.StoreOp):
-        return "spad"
-    if isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
-        return "cache"
-    return None
+        kind = "spad"
+    elif isinstance(op, memref.LoadOp | memref.StoreOp | region.LoadOp | region.StoreOp):
+        kind = "cache"
+    _MEMORY_KINDS[cls] = kind
+    return kind
 
 
 def accessed_buffer(op: Operation) -> SSAValue | None:
@@ -351,6 +375,24 @@ def _op_facts(op: Operation, hardware: Hardware) -> tuple[str | None, int | None
     return memory_kind(op), buffer, is_store(op), latency
 
 
+class OpLatencies:
+    """`op_latency(op, hardware)` of ops, found once per op type where the type
+    alone decides it (`_op_facts`): a straight run of a fully unrolled body is
+    thousands of ops of a few types."""
+
+    def __init__(self, hardware: Hardware) -> None:
+        self.hardware = hardware
+        self.by_type: dict[type[Operation], int | None] = {}
+
+    def __call__(self, op: Operation) -> int:
+        cls = type(op)
+        if cls in self.by_type:
+            latency = self.by_type[cls]
+        else:
+            latency = self.by_type[cls] = _op_facts(op, self.hardware)[3]
+        return op_latency(op, self.hardware) if latency is None else latency
+
+
 AccessKey = tuple[object, object, object]
 """(partition, symbolic index, constant offsets) of an access: two accesses may
 touch one element only in one partition (a buffer and slot), and there only if
@@ -405,15 +447,32 @@ class Conflicts:
 
     def note(self, key: AccessKey, t: int) -> None:
         part, symbolic, _ = key
-        if self.exact.get(key, -1) < t:
-            self.exact[key] = t
-        top = self.top.setdefault(part, [])
-        for i, (seen, other) in enumerate(top):
-            if other == symbolic:
-                if seen < t:
-                    top[i] = (t, symbolic)
-                break
-        else:
-            top.append((t, symbolic))
-        top.sort(key=lambda entry: -entry[0])
-        del top[2:]
+        exact = self.exact
+        if exact.get(key, -1) < t:
+            exact[key] = t
+        top = self.top.get(part)
+        if top is None:
+            self.top[part] = [(t, symbolic)]
+            return
+        # At most two entries of different symbolic indices, the later first (at
+        # a tie, the one noted first): what a stable sort by cycle, cut to two,
+        # keeps, without sorting.
+        entry = (t, symbolic)
+        first = top[0]
+        if first[1] == symbolic:
+            if first[0] < t:
+                top[0] = entry  # later than the first, so than the second
+            return
+        if len(top) == 1:
+            if t > first[0]:
+                top.insert(0, entry)
+            else:
+                top.append(entry)
+            return
+        second = top[1]
+        if second[1] == symbolic and second[0] >= t:
+            return
+        if t > first[0]:
+            top[0], top[1] = entry, first
+        elif second[1] == symbolic or t > second[0]:
+            top[1] = entry

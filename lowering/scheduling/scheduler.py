@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
-from lowering.scheduling.body import Conflicts, LoopBody, is_store
+from lowering.scheduling.body import Conflicts, LoopBody, OpLatencies, is_store
 from lowering.scheduling.recurrence import recurrence_mii
 from tapeflow_dialects import stream
 from targets.costs import op_latency
@@ -64,6 +64,16 @@ class FreeSlots:
     def take(self, slot: int) -> None:
         self.next[slot] = slot + 1
         self.next[slot + self.ii] = slot + self.ii + 1
+
+
+def _first_free(next_free: list[int], position: int) -> int:
+    """`FreeSlots.find(position)` on its `next` list."""
+    root = position
+    while next_free[root] != root:
+        root = next_free[root]
+    while next_free[position] != root:
+        next_free[position], position = root, next_free[position]
+    return root
 
 
 class ScheduleMemo:
@@ -230,20 +240,24 @@ class Scheduler:
         schedule's length, so no iteration overlaps the next and every carried
         value and memory order holds."""
         pe = self.pes[0]
-        place: dict[Operation, tuple[int, int, int]] = {}
-        finish: dict[Operation, int] = {}
+        latency_of = OpLatencies(self.hw)
+        places: list[tuple[int, int, int]] = []
+        finish: dict[int, int] = {}
+        """Per op (by id: an op's hash is a call of its own), the cycle its result is computed."""
         cycle = -1
         length = 0
         for op in ops:
             ready = cycle + 1
-            for operand in op.operands:
-                done = finish.get(operand.owner)  # type: ignore[call-overload]
+            for operand in op._operands:  # pyright: ignore[reportPrivateUsage]
+                done = finish.get(id(operand.owner))
                 if done is not None and done > ready:
                     ready = done
             cycle = ready
-            place[op] = (*pe, cycle)
-            finish[op] = cycle + op_latency(op, self.hw)
-            length = max(length, finish[op])
+            places.append((*pe, cycle))
+            done = finish[id(op)] = cycle + latency_of(op)
+            if done > length:
+                length = done
+        place = dict(zip(ops, places, strict=True))
         # ii covers the last issue too (an op of no latency ends where it issues),
         # so every op keeps a modulo slot of its own.
         return Schedule(max(1, length, cycle + 1), place, length)
@@ -320,14 +334,16 @@ class Scheduler:
         hops = self.hops
         nearest = self.nearest
         span = self.span
-        free = [FreeSlots(ii) for _ in pes]
-        """Per PE, the modulo slots not yet taken."""
+        free = [FreeSlots(ii).next for _ in pes]
+        """Per PE, the modulo slots not yet taken (`FreeSlots.next`, searched by
+        `_first_free`; a slot found free at once is its own entry)."""
         full = FreeSlots(ii)
         everyone = (1 << len(pes)) - 1
         taken = [0] * ii
         port_free = {"cache": FreeSlots(ii), "spad": FreeSlots(ii)}
         """Per memory kind, the modulo slots whose ports are not all taken."""
-        ports: dict[tuple[str, int], int] = {}
+        port_count = {"cache": [0] * ii, "spad": [0] * ii}
+        """Per memory kind and slot, the accesses that take it."""
         limits = {"cache": self.hw.cache.ports, "spad": max(self.hw.scratchpad.banks, 1)}
         ops = body.ops
         kinds, keys, stores_at, inputs_of, latencies = (
@@ -344,9 +360,10 @@ class Scheduler:
             floors = {position[op]: cycle for op, cycle in earliest.items()}
         where = [0] * len(ops)
         """Per op (by position), its PE's index in `pes`."""
+        issue = [0] * len(ops)
+        """Per op, its issue cycle."""
         finish = [0] * len(ops)
         """Per op, the cycle its result is computed."""
-        places: list[tuple[int, int, int]] = []
         length = 0
         # Program order between accesses that may touch one element in an iteration.
         stores, loads = Conflicts(), Conflicts()
@@ -355,21 +372,26 @@ class Scheduler:
             key = keys[n]
             floor = floors.get(n, 0)
             if key is not None:
-                floor = max(floor, stores.latest(key) + 1)
+                after = stores.latest(key) + 1
+                if after > floor:
+                    floor = after
                 if stores_at[n]:
-                    floor = max(floor, loads.latest(key))
+                    after = loads.latest(key)
+                    if after > floor:
+                        floor = after
             access = port_free[kind] if kind is not None else None
             ins = inputs_of[n]
             last, last_done = -1, 0
             for m in ins:
-                if last < 0 or finish[m] > last_done:
-                    last, last_done = m, finish[m]
+                done = finish[m]
+                if last < 0 or done > last_done:
+                    last, last_done = m, done
             best_pe = -1
             best = 0
             if last >= 0 and floor < last_done + span:
                 inputs = [(finish[m], hops[where[m]]) for m in ins]
                 bound = hops[where[last]]
-                soonest = max(floor, last_done)
+                soonest = floor if floor > last_done else last_done
                 for pe in nearest[where[last]]:
                     if best_pe >= 0:
                         if last_done + bound[pe] > best:
@@ -388,13 +410,13 @@ class Scheduler:
                     # time on a wide body's long ii.
                     start = ready % ii
                     slots = free[pe]
-                    slot = slots.find(start)
+                    slot = start if slots[start] == start else _first_free(slots, start)
                     if access is not None:
                         while True:
                             with_port = access.find(slot)
                             if with_port == slot:
                                 break
-                            slot = slots.find(with_port)
+                            slot = _first_free(slots, with_port)
                     if slot >= start + ii:
                         continue
                     t = ready + slot - start
@@ -417,18 +439,24 @@ class Scheduler:
                 return None
             t = best
             cycle = t % ii
-            free[best_pe].take(cycle)
-            taken[cycle] |= 1 << best_pe
-            if taken[cycle] == everyone:
+            slots = free[best_pe]  # `FreeSlots.take(cycle)`
+            slots[cycle] = cycle + 1
+            slots[cycle + ii] = cycle + ii + 1
+            mask = taken[cycle] | 1 << best_pe
+            taken[cycle] = mask
+            if mask == everyone:
                 full.take(cycle)
             if kind is not None:
-                ports[(kind, cycle)] = ports.get((kind, cycle), 0) + 1
-                if ports[(kind, cycle)] >= limits[kind]:
+                counts = port_count[kind]
+                counts[cycle] += 1
+                if counts[cycle] >= limits[kind]:
                     port_free[kind].take(cycle)
-            places.append((*pes[best_pe], t))
             if key is not None:
                 (stores if stores_at[n] else loads).note(key, t)
             where[n] = best_pe
-            finish[n] = t + latencies[n]
-            length = max(length, finish[n])
+            issue[n] = t
+            done = finish[n] = t + latencies[n]
+            if done > length:
+                length = done
+        places = [(*pes[pe], t) for pe, t in zip(where, issue, strict=True)]
         return Schedule(ii, dict(zip(ops, places, strict=True)), length)

@@ -30,11 +30,17 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
 from lowering.pipelines import hardware_pipeline, parse_pipeline
-from lowering.scheduling.body import LoopBody, accessed_buffer, is_store, memory_kind
+from lowering.scheduling.body import (
+    LoopBody,
+    accessed_buffer,
+    is_store,
+    memory_kind,
+    placeable,
+)
 from lowering.scheduling.recurrence import recurrence_mii
 from lowering.scheduling.scheduler import Scheduler, sinks_last
 from tapeflow_benchmarks.common import parse_kernel
-from tapeflow_dialects import cgra, stream
+from tapeflow_dialects import cgra, region, stream
 from tapeflow_tools.context import make_context
 from tapeflow_tools.frontend import parse_module_text
 from targets.costs import op_latency
@@ -455,3 +461,29 @@ def test_a_tile_s_body_keeps_the_cheaper_of_both_orders() -> None:
             assert (trips - 1) * chosen.ii + chosen.length == min(costs)
         chosen = Scheduler(hardware, memo=None).schedule(ops, carried)
         assert (chosen.ii, chosen.length) == min((s.ii, s.length) for s in (given, last))
+
+
+def test_placeable_and_memory_kind_per_class_are_the_per_op_rules() -> None:
+    """`placeable` and `memory_kind` are answered once per op class: on every op
+    of a kernel lowered for each variant (and the random bodies), the answers
+    are the rules read op by op (no region; an access, a stream access, a
+    yield, or an arith or math op; the memory by the access's class)."""
+    ctx = make_context()
+    ops: list[Operation] = []
+    for variant in ("enzyme", "tapeflow"):
+        module = parse_kernel(ctx, "trmm", "small")
+        hardware = layered(PRESETS["Tflow32k"], [], [])
+        passes = hardware_pipeline(variant, hardware).split(",tapeflow-to-cgra")[0]
+        parse_pipeline(passes).apply(ctx, module)
+        ops += list(module.walk())
+    for seed in range(4):
+        ops += _body(600 + seed, 30)[0]
+    cache = (memref.LoadOp, memref.StoreOp, region.LoadOp, region.StoreOp)
+    for op in ops:
+        spad = isinstance(op, stream.LoadOp | stream.StoreOp)
+        expected = not op.regions and (
+            isinstance(op, (*cache, stream.LoadOp, stream.StoreOp, scf.YieldOp))
+            or op.dialect_name() in ("arith", "math")
+        )
+        assert placeable(op) == expected
+        assert memory_kind(op) == ("spad" if spad else "cache" if isinstance(op, cache) else None)

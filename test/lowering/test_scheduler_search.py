@@ -21,7 +21,7 @@ import pytest
 from test_cgra_scheduler import HARDWARE, _body
 from xdsl.ir import Operation
 
-from lowering.scheduling.body import LoopBody
+from lowering.scheduling.body import Conflicts, LoopBody
 from lowering.scheduling.scheduler import Schedule, Scheduler
 from targets.hardware import Hardware
 
@@ -103,3 +103,23 @@ def test_the_list_schedule_is_the_plain_scan_s(seed: int) -> None:
             if found is not None and expected is not None:
                 assert [found.place[op] for op in ops] == [expected.place[op] for op in ops]
                 assert found.length == expected.length
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_conflicts_keep_the_latest_access_each_key_may_meet(seed: int) -> None:
+    """`Conflicts.latest(key)` is the latest cycle noted for an access that
+    `key`'s may meet: in its partition, at another symbolic index or at the
+    same key. Random keys from a few partitions, symbolic indices and offsets,
+    at random cycles (ties among them), against that rule over every access
+    noted so far."""
+    rng = random.Random(seed)
+    conflicts = Conflicts()
+    noted: list[tuple[tuple[object, object, object], int]] = []
+    for _ in range(400):
+        key = (rng.randrange(3), rng.randrange(1 + seed % 4), rng.randrange(3))
+        meets = [t for other, t in noted if other[0] == key[0] and other[1] != key[1]]
+        expected = max([t for other, t in noted if other == key] + meets, default=-1)
+        assert conflicts.latest(key) == expected
+        t = rng.randrange(60)
+        conflicts.note(key, t)
+        noted.append((key, t))
