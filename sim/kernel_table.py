@@ -72,11 +72,13 @@ def _compute_step(
     ins: list[int],
     outs: list[int],
     entries: dict[tuple[Any, ...], Scalar | None],
-) -> tuple[Step, bool]:
-    """(the step of a placed scalar op, whether it counts in `ops_executed`);
-    `ins` and `outs` its operands' and results' slots, `entries` the semantics
-    entries found so far, by the identities of what `scalar` reads (the ops of
-    the kernel keep those objects alive while it is built)."""
+) -> tuple[Step, bool, tuple[Any, ...] | None]:
+    """(the step of a placed scalar op, whether it counts in `ops_executed`, and
+    for an op that cannot raise of one to three operands `(function, *operand
+    slots, result slot)`, what `_fused` runs it from); `ins` and `outs` its
+    operands' and results' slots, `entries` the semantics entries found so far,
+    by the identities of what `scalar` reads (the ops of the kernel keep those
+    objects alive while it is built)."""
     properties = op.properties
     opcode = properties["opcode"].data  # type: ignore[attr-defined]
     attrs = properties.get("attrs")
@@ -90,7 +92,7 @@ def _compute_step(
         )
     if entry is None:  # the closure step (it counts its ops)
         with ctx.kernel_scope():
-            return ctx.step(op), False
+            return ctx.step(op), False, None
     f = entry.function
     o = outs[0]
     if not entry.total:
@@ -102,33 +104,62 @@ def _compute_step(
             except UndefinedBehavior as err:
                 raise fault(op, opcode, err) from None
 
-        return guarded, entry.counted
+        return guarded, entry.counted, None
     if len(ins) == 2:
         a, b = ins
 
         def binary(fr: Frame) -> None:
             fr[o] = f(fr[a], fr[b])
 
-        return binary, entry.counted
+        return binary, entry.counted, (f, a, b, o)
     if len(ins) == 1:
         (a,) = ins
 
         def unary(fr: Frame) -> None:
             fr[o] = f(fr[a])
 
-        return unary, entry.counted
+        return unary, entry.counted, (f, a, o)
     if len(ins) == 3:
         a, b, c = ins
 
         def ternary(fr: Frame) -> None:
             fr[o] = f(fr[a], fr[b], fr[c])
 
-        return ternary, entry.counted
+        return ternary, entry.counted, (f, a, b, c, o)
 
     def nary(fr: Frame) -> None:
         fr[o] = f(*[fr[i] for i in ins])
 
-    return nary, entry.counted
+    return nary, entry.counted, None
+
+
+def _fused(specs: list[tuple[Any, ...]]) -> Step:
+    """One step for consecutive ops that cannot raise, each `(function, *operand
+    slots, result slot)` of one arity: the same calls in the same order, one
+    Python call for the run where each op took one of its own (a fully
+    unrolled body is mostly such runs)."""
+    arity = len(specs[0]) - 2
+    ops = tuple(specs)
+    if arity == 2:
+
+        def binaries(fr: Frame) -> None:
+            for f, a, b, o in ops:
+                fr[o] = f(fr[a], fr[b])
+
+        return binaries
+    if arity == 1:
+
+        def unaries(fr: Frame) -> None:
+            for f, a, o in ops:
+                fr[o] = f(fr[a])
+
+        return unaries
+
+    def ternaries(fr: Frame) -> None:
+        for f, a, b, c, o in ops:
+            fr[o] = f(fr[a], fr[b], fr[c])
+
+    return ternaries
 
 
 def _flat_index(
@@ -189,6 +220,22 @@ def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
                     fb(fr)
 
             return load1
+        if rank == 2:
+            x, y = indices
+
+            def load2(fr: Frame) -> None:
+                t = buffers[b]
+                i = fr[x]
+                j = fr[y]
+                if 0 <= i < t[4] and 0 <= j < t[5]:
+                    k = t[1] + i * t[2] + j * t[3]
+                    if tracing:
+                        run.append((k << 5) + t[6])  # type: ignore[misc]
+                    fr[o] = t[0][k]
+                else:
+                    fb(fr)
+
+            return load2
         idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
 
         def load(fr: Frame) -> None:
@@ -218,6 +265,22 @@ def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
                 fb(fr)
 
         return store1
+    if rank == 2:
+        x, y = indices
+
+        def store2(fr: Frame) -> None:
+            t = buffers[b]
+            i = fr[x]
+            j = fr[y]
+            if 0 <= i < t[4] and 0 <= j < t[5]:
+                k = t[1] + i * t[2] + j * t[3]
+                if tracing:
+                    run.append((k << 5) + t[6] + 2)  # type: ignore[misc]
+                t[0][k] = fr[value]
+            else:
+                fb(fr)
+
+        return store2
     idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
 
     def store(fr: Frame) -> None:
@@ -443,13 +506,25 @@ class TableKernel:
         steps: list[Step] = []
         float_ops = 0
         entries: dict[tuple[Any, ...], Scalar | None] = {}
+        pending: list[tuple[Any, ...]] = []  # a run of fusable ops of one arity
+
+        def flush() -> None:
+            if len(pending) == 1:
+                steps.append(pending_steps[0])
+            elif pending:
+                steps.append(_fused(pending))
+            pending.clear()
+            pending_steps.clear()
+
+        pending_steps: list[Step] = []
         for op, a, op_operands, op_results, op_ins, op_outs in zip(
             placed, access, operands, results, in_slots, out_slots, strict=True
         ):
             if a is not None:
+                flush()
                 steps.append(self._access(a, buffers[a.memory]))
             else:
-                step, counted = _compute_step(
+                step, counted, spec = _compute_step(
                     ctx,
                     op,  # type: ignore[arg-type]
                     op_operands,
@@ -458,8 +533,16 @@ class TableKernel:
                     op_outs,
                     entries,
                 )
-                steps.append(step)
                 float_ops += counted
+                if spec is None:
+                    flush()
+                    steps.append(step)
+                    continue
+                if pending and len(pending[0]) != len(spec):
+                    flush()
+                pending.append(spec)
+                pending_steps.append(step)
+        flush()
         self.steps = steps
         self.float_ops = float_ops
 
