@@ -74,8 +74,8 @@ def _compute_step(
     entries: dict[tuple[Any, ...], Scalar | None],
 ) -> tuple[Step, bool, tuple[Any, ...] | None]:
     """(the step of a placed scalar op, whether it counts in `ops_executed`, and
-    for an op that cannot raise of one to three operands `(function, *operand
-    slots, result slot)`, what `_fused` runs it from); `ins` and `outs` its
+    for an op that cannot raise of one to three operands its `_fused` item);
+    `ins` and `outs` its
     operands' and results' slots, `entries` the semantics entries found so far,
     by the identities of what `scalar` reads (the ops of the kernel keep those
     objects alive while it is built)."""
@@ -111,21 +111,21 @@ def _compute_step(
         def binary(fr: Frame) -> None:
             fr[o] = f(fr[a], fr[b])
 
-        return binary, entry.counted, (f, a, b, o)
+        return binary, entry.counted, (_BIN, f, a, b, 0, o)
     if len(ins) == 1:
         (a,) = ins
 
         def unary(fr: Frame) -> None:
             fr[o] = f(fr[a])
 
-        return unary, entry.counted, (f, a, o)
+        return unary, entry.counted, (_UN, f, a, 0, 0, o)
     if len(ins) == 3:
         a, b, c = ins
 
         def ternary(fr: Frame) -> None:
             fr[o] = f(fr[a], fr[b], fr[c])
 
-        return ternary, entry.counted, (f, a, b, c, o)
+        return ternary, entry.counted, (_TER, f, a, b, c, o)
 
     def nary(fr: Frame) -> None:
         fr[o] = f(*[fr[i] for i in ins])
@@ -133,33 +133,74 @@ def _compute_step(
     return nary, entry.counted, None
 
 
-def _fused(specs: list[tuple[Any, ...]]) -> Step:
-    """One step for consecutive ops that cannot raise, each `(function, *operand
-    slots, result slot)` of one arity: the same calls in the same order, one
-    Python call for the run where each op took one of its own (a fully
-    unrolled body is mostly such runs)."""
-    arity = len(specs[0]) - 2
-    ops = tuple(specs)
-    if arity == 2:
+_UN, _BIN, _TER, _LD1, _LD2, _ST1, _ST2 = range(7)
+"""The kinds of `_fused` items: compute ops that cannot raise, of one to three
+operands, `(kind, function, *operand slots (0 for none), result slot)`; memref
+loads and stores of rank 1 and 2, `(kind, buffer, *index slots (0 for none),
+fallback step, result or stored value's slot)`."""
 
-        def binaries(fr: Frame) -> None:
-            for f, a, b, o in ops:
+
+def _fused(items: list[tuple[Any, ...]], run: _Run) -> Step:
+    """One step for consecutive placed ops (`_UN`...`_ST2` items): each does
+    what its own step (`_compute_step`, `_memref_step`) does, in the same order,
+    one Python call for the run where each op took one of its own (a fully
+    unrolled body is mostly such ops)."""
+    ops = tuple(items)
+    buffers = run.buffers
+    tracing = run.append is not None
+
+    def fused(fr: Frame) -> None:
+        for k, f, a, b, c, o in ops:
+            if k == _BIN:
                 fr[o] = f(fr[a], fr[b])
-
-        return binaries
-    if arity == 1:
-
-        def unaries(fr: Frame) -> None:
-            for f, a, o in ops:
+            elif k == _LD2:
+                t = buffers[f]
+                i = fr[a]
+                j = fr[b]
+                if 0 <= i < t[4] and 0 <= j < t[5]:
+                    x = t[1] + i * t[2] + j * t[3]
+                    if tracing:
+                        run.append((x << 5) + t[6])  # type: ignore[misc]
+                    fr[o] = t[0][x]
+                else:
+                    c(fr)
+            elif k == _ST2:
+                t = buffers[f]
+                i = fr[a]
+                j = fr[b]
+                if 0 <= i < t[4] and 0 <= j < t[5]:
+                    x = t[1] + i * t[2] + j * t[3]
+                    if tracing:
+                        run.append((x << 5) + t[6] + 2)  # type: ignore[misc]
+                    t[0][x] = fr[o]
+                else:
+                    c(fr)
+            elif k == _TER:
+                fr[o] = f(fr[a], fr[b], fr[c])
+            elif k == _UN:
                 fr[o] = f(fr[a])
+            elif k == _LD1:
+                t = buffers[f]
+                i = fr[a]
+                if 0 <= i < t[3]:
+                    x = t[1] + i * t[2]
+                    if tracing:
+                        run.append((x << 5) + t[4])  # type: ignore[misc]
+                    fr[o] = t[0][x]
+                else:
+                    c(fr)
+            else:  # _ST1
+                t = buffers[f]
+                i = fr[a]
+                if 0 <= i < t[3]:
+                    x = t[1] + i * t[2]
+                    if tracing:
+                        run.append((x << 5) + t[4] + 2)  # type: ignore[misc]
+                    t[0][x] = fr[o]
+                else:
+                    c(fr)
 
-        return unaries
-
-    def ternaries(fr: Frame) -> None:
-        for f, a, b, c, o in ops:
-            fr[o] = f(fr[a], fr[b], fr[c])
-
-    return ternaries
+    return fused
 
 
 def _flat_index(
@@ -506,25 +547,24 @@ class TableKernel:
         steps: list[Step] = []
         float_ops = 0
         entries: dict[tuple[Any, ...], Scalar | None] = {}
-        pending: list[tuple[Any, ...]] = []  # a run of fusable ops of one arity
+        pending: list[tuple[Any, ...]] = []  # a run of `_fused` items
+        pending_steps: list[Step] = []  # and their own steps
 
         def flush() -> None:
             if len(pending) == 1:
                 steps.append(pending_steps[0])
             elif pending:
-                steps.append(_fused(pending))
+                steps.append(_fused(pending, run))
             pending.clear()
             pending_steps.clear()
 
-        pending_steps: list[Step] = []
         for op, a, op_operands, op_results, op_ins, op_outs in zip(
             placed, access, operands, results, in_slots, out_slots, strict=True
         ):
             if a is not None:
-                flush()
-                steps.append(self._access(a, buffers[a.memory]))
+                step, item = self._access(a, buffers[a.memory])
             else:
-                step, counted, spec = _compute_step(
+                step, counted, item = _compute_step(
                     ctx,
                     op,  # type: ignore[arg-type]
                     op_operands,
@@ -534,19 +574,19 @@ class TableKernel:
                     entries,
                 )
                 float_ops += counted
-                if spec is None:
-                    flush()
-                    steps.append(step)
-                    continue
-                if pending and len(pending[0]) != len(spec):
-                    flush()
-                pending.append(spec)
+            if item is None:
+                flush()
+                steps.append(step)
+            else:
+                pending.append(item)
                 pending_steps.append(step)
         flush()
         self.steps = steps
         self.float_ops = float_ops
 
-    def _access(self, a: _Access, b: int) -> Step:
+    def _access(self, a: _Access, b: int) -> tuple[Step, tuple[Any, ...] | None]:
+        """The step of an access, and its `_fused` item where it has one (a
+        memref access of rank 1 or 2)."""
         ctx, op = self.ctx, a.op
 
         def make() -> Step:
@@ -556,10 +596,20 @@ class TableKernel:
         fb = Lazy(make, ctx)
         mtype = a.memory.type
         if isinstance(mtype, SpadType):
-            return _tile_step(a, b, self.run, fb)
+            return _tile_step(a, b, self.run, fb), None
         if isinstance(mtype, region.RegionType):
-            return _region_step(a, b, self.run, fb)
-        return _memref_step(a, b, self.run, fb)
+            return _region_step(a, b, self.run, fb), None
+        step = _memref_step(a, b, self.run, fb)
+        rank = len(a.indices)
+        if rank == 1:
+            kind = _LD1 if a.load else _ST1
+            x, y = a.indices[0], 0
+        elif rank == 2:
+            kind = _LD2 if a.load else _ST2
+            x, y = a.indices
+        else:
+            return step, None
+        return step, (kind, b, x, y, fb, a.result if a.load else a.value)
 
     def __call__(self, fr: Frame) -> None:
         code = self.code
