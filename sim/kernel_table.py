@@ -72,13 +72,13 @@ def _compute_step(
     ins: list[int],
     outs: list[int],
     entries: dict[tuple[Any, ...], Scalar | None],
-) -> tuple[Step, bool, tuple[Any, ...] | None]:
-    """(the step of a placed scalar op, whether it counts in `ops_executed`, and
-    for an op that cannot raise of one to three operands its `_fused` item);
-    `ins` and `outs` its
-    operands' and results' slots, `entries` the semantics entries found so far,
-    by the identities of what `scalar` reads (the ops of the kernel keep those
-    objects alive while it is built)."""
+) -> tuple[Step | None, bool, tuple[Any, ...] | None]:
+    """(the step of a placed scalar op, whether it counts in `ops_executed`),
+    or for an op that cannot raise of one to three operands (None, that, its
+    `_fused` item); `ins` and `outs` its operands' and results' slots,
+    `entries` the semantics entries found so far, by the identities of what
+    `scalar` reads (the ops of the kernel keep those objects alive while it is
+    built)."""
     properties = op.properties
     opcode = properties["opcode"].data  # type: ignore[attr-defined]
     attrs = properties.get("attrs")
@@ -106,26 +106,11 @@ def _compute_step(
 
         return guarded, entry.counted, None
     if len(ins) == 2:
-        a, b = ins
-
-        def binary(fr: Frame) -> None:
-            fr[o] = f(fr[a], fr[b])
-
-        return binary, entry.counted, (_BIN, f, a, b, 0, o)
+        return None, entry.counted, (_BIN, f, ins[0], ins[1], 0, o)
     if len(ins) == 1:
-        (a,) = ins
-
-        def unary(fr: Frame) -> None:
-            fr[o] = f(fr[a])
-
-        return unary, entry.counted, (_UN, f, a, 0, 0, o)
+        return None, entry.counted, (_UN, f, ins[0], 0, 0, o)
     if len(ins) == 3:
-        a, b, c = ins
-
-        def ternary(fr: Frame) -> None:
-            fr[o] = f(fr[a], fr[b], fr[c])
-
-        return ternary, entry.counted, (_TER, f, a, b, c, o)
+        return None, entry.counted, (_TER, f, *ins, o)
 
     def nary(fr: Frame) -> None:
         fr[o] = f(*[fr[i] for i in ins])
@@ -141,10 +126,11 @@ fallback step, result or stored value's slot)`."""
 
 
 def _fused(items: list[tuple[Any, ...]], run: _Run) -> Step:
-    """One step for consecutive placed ops (`_UN`...`_ST2` items): each does
-    what its own step (`_compute_step`, `_memref_step`) does, in the same order,
-    one Python call for the run where each op took one of its own (a fully
-    unrolled body is mostly such ops)."""
+    """One step for consecutive placed ops (`_UN`...`_ST2` items), each run as
+    the generated code runs it (an op's entry's function on its slots; an
+    access's flat index, range checks, trace entry and fallback step), in the
+    body's order: one Python call for the run, where a step per op made one
+    each (a fully unrolled body is mostly such ops)."""
     ops = tuple(items)
     buffers = run.buffers
     tracing = run.append is not None
@@ -200,6 +186,7 @@ def _fused(items: list[tuple[Any, ...]], run: _Run) -> Step:
                 else:
                     c(fr)
 
+    fused.ops = ops  # type: ignore[attr-defined]  # what it runs, for tests
     return fused
 
 
@@ -238,7 +225,8 @@ class _Access:
 
 
 def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
-    """An access to a memref view: `(flat, offset, *strides, *shape, packed)`."""
+    """An access to a memref view: `(flat, offset, *strides, *shape, packed)`
+    (of rank 0 or above 2: the others are `_fused` items)."""
     buffers = run.buffers
     indices = acc.indices
     rank = len(indices)
@@ -246,37 +234,6 @@ def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
     tracing = run.append is not None
     if acc.load:
         o = acc.result
-        if rank == 1:
-            (x,) = indices
-
-            def load1(fr: Frame) -> None:
-                t = buffers[b]
-                i = fr[x]
-                if 0 <= i < t[3]:
-                    k = t[1] + i * t[2]
-                    if tracing:
-                        run.append((k << 5) + t[4])  # type: ignore[misc]
-                    fr[o] = t[0][k]
-                else:
-                    fb(fr)
-
-            return load1
-        if rank == 2:
-            x, y = indices
-
-            def load2(fr: Frame) -> None:
-                t = buffers[b]
-                i = fr[x]
-                j = fr[y]
-                if 0 <= i < t[4] and 0 <= j < t[5]:
-                    k = t[1] + i * t[2] + j * t[3]
-                    if tracing:
-                        run.append((k << 5) + t[6])  # type: ignore[misc]
-                    fr[o] = t[0][k]
-                else:
-                    fb(fr)
-
-            return load2
         idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
 
         def load(fr: Frame) -> None:
@@ -291,37 +248,6 @@ def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
 
         return load
     value = acc.value
-    if rank == 1:
-        (x,) = indices
-
-        def store1(fr: Frame) -> None:
-            t = buffers[b]
-            i = fr[x]
-            if 0 <= i < t[3]:
-                k = t[1] + i * t[2]
-                if tracing:
-                    run.append((k << 5) + t[4] + 2)  # type: ignore[misc]
-                t[0][k] = fr[value]
-            else:
-                fb(fr)
-
-        return store1
-    if rank == 2:
-        x, y = indices
-
-        def store2(fr: Frame) -> None:
-            t = buffers[b]
-            i = fr[x]
-            j = fr[y]
-            if 0 <= i < t[4] and 0 <= j < t[5]:
-                k = t[1] + i * t[2] + j * t[3]
-                if tracing:
-                    run.append((k << 5) + t[6] + 2)  # type: ignore[misc]
-                t[0][k] = fr[value]
-            else:
-                fb(fr)
-
-        return store2
     idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
 
     def store(fr: Frame) -> None:
@@ -548,15 +474,11 @@ class TableKernel:
         float_ops = 0
         entries: dict[tuple[Any, ...], Scalar | None] = {}
         pending: list[tuple[Any, ...]] = []  # a run of `_fused` items
-        pending_steps: list[Step] = []  # and their own steps
 
         def flush() -> None:
-            if len(pending) == 1:
-                steps.append(pending_steps[0])
-            elif pending:
+            if pending:
                 steps.append(_fused(pending, run))
-            pending.clear()
-            pending_steps.clear()
+                pending.clear()
 
         for op, a, op_operands, op_results, op_ins, op_outs in zip(
             placed, access, operands, results, in_slots, out_slots, strict=True
@@ -575,18 +497,18 @@ class TableKernel:
                 )
                 float_ops += counted
             if item is None:
+                assert step is not None
                 flush()
                 steps.append(step)
             else:
                 pending.append(item)
-                pending_steps.append(step)
         flush()
         self.steps = steps
         self.float_ops = float_ops
 
-    def _access(self, a: _Access, b: int) -> tuple[Step, tuple[Any, ...] | None]:
-        """The step of an access, and its `_fused` item where it has one (a
-        memref access of rank 1 or 2)."""
+    def _access(self, a: _Access, b: int) -> tuple[Step | None, tuple[Any, ...] | None]:
+        """(the step of an access, None), or for a memref access of rank 1 or 2
+        (None, its `_fused` item)."""
         ctx, op = self.ctx, a.op
 
         def make() -> Step:
@@ -599,7 +521,6 @@ class TableKernel:
             return _tile_step(a, b, self.run, fb), None
         if isinstance(mtype, region.RegionType):
             return _region_step(a, b, self.run, fb), None
-        step = _memref_step(a, b, self.run, fb)
         rank = len(a.indices)
         if rank == 1:
             kind = _LD1 if a.load else _ST1
@@ -608,8 +529,8 @@ class TableKernel:
             kind = _LD2 if a.load else _ST2
             x, y = a.indices
         else:
-            return step, None
-        return step, (kind, b, x, y, fb, a.result if a.load else a.value)
+            return _memref_step(a, b, self.run, fb), None
+        return None, (kind, b, x, y, fb, a.result if a.load else a.value)
 
     def __call__(self, fr: Frame) -> None:
         code = self.code
