@@ -17,9 +17,11 @@ does when it does not defer the trace, and falls back to the op's closure
 step where the generated code does (an index out of range, an unwritten
 entry); a buffer that cannot be located sends the whole run to the loop's
 closure step. Its values live in the frame slots the closure steps use, so a
-fallback needs no copying. test/sim/test_kernel_table.py runs random and
-fully unrolled kernels both ways and compares values, traces, reports and
-errors.
+fallback needs no copying. A run of consecutive compute ops that cannot raise
+and memref accesses of rank 1 or 2 (most of a fully unrolled body) is one step
+that loops over the ops' items (`_fused`), each doing what its own step would.
+test/sim/test_kernel_table.py runs random and fully unrolled kernels both ways
+and compares values, traces, reports and errors.
 
 Why and how much: docs/research/executor.md, "Large kernels from a table".
 """
