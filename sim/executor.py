@@ -207,7 +207,13 @@ class FunctionScope:
         self.timing = executor.timing
         self.layouts = executor.layouts
         self.state = executor.state
-        self.slots: dict[SSAValue, int] = {}
+        self.slots: dict[int, int] = {}
+        """Each value's slot, by the value's `id` (an `SSAValue` hashes and
+        compares by identity, through a Python-level `__hash__` that a fully
+        unrolled kernel's hundreds of thousands of lookups pay for)."""
+        self._held: list[SSAValue] = []
+        """The values `slots` has, kept alive so that no id is reused (a value
+        of an op rebuilt while compiling may be freed)."""
         self._steps: dict[Operation, Step] | None = {}
         self._kernel_loops: dict[Operation, Step] | None = {}
         self._kernel_depth = 0
@@ -240,13 +246,17 @@ class FunctionScope:
     # Frame slots.
     def slot(self, value: SSAValue) -> int:
         slots = self.slots
-        slot = slots.get(value)
+        slot = slots.get(id(value))
         if slot is None:
-            slot = slots[value] = len(slots)
+            slot = slots[id(value)] = len(slots)
+            self._held.append(value)
         return slot
 
     def alias(self, value: SSAValue, like: SSAValue) -> None:
-        self.slots[value] = self.slot(like)
+        slot = self.slot(like)
+        if id(value) not in self.slots:
+            self._held.append(value)
+        self.slots[id(value)] = slot
 
     def frame_size(self) -> int:
         return len(self.slots)

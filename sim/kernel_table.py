@@ -17,9 +17,11 @@ does when it does not defer the trace, and falls back to the op's closure
 step where the generated code does (an index out of range, an unwritten
 entry); a buffer that cannot be located sends the whole run to the loop's
 closure step. Its values live in the frame slots the closure steps use, so a
-fallback needs no copying. test/sim/test_kernel_table.py runs random and
-fully unrolled kernels both ways and compares values, traces, reports and
-errors.
+fallback needs no copying. A run of consecutive compute ops that cannot raise
+and memref accesses of rank 1 or 2 (most of a fully unrolled body) is one step
+that loops over the ops' items (`_fused`), each doing what its own step would.
+test/sim/test_kernel_table.py runs random and fully unrolled kernels both ways
+and compares values, traces, reports and errors.
 
 Why and how much: docs/research/executor.md, "Large kernels from a table".
 """
@@ -72,11 +74,13 @@ def _compute_step(
     ins: list[int],
     outs: list[int],
     entries: dict[tuple[Any, ...], Scalar | None],
-) -> tuple[Step, bool]:
-    """(the step of a placed scalar op, whether it counts in `ops_executed`);
-    `ins` and `outs` its operands' and results' slots, `entries` the semantics
-    entries found so far, by the identities of what `scalar` reads (the ops of
-    the kernel keep those objects alive while it is built)."""
+) -> tuple[Step | None, bool, tuple[Any, ...] | None]:
+    """(the step of a placed scalar op, whether it counts in `ops_executed`),
+    or for an op that cannot raise of one to three operands (None, that, its
+    `_fused` item); `ins` and `outs` its operands' and results' slots,
+    `entries` the semantics entries found so far, by the identities of what
+    `scalar` reads (the ops of the kernel keep those objects alive while it is
+    built)."""
     properties = op.properties
     opcode = properties["opcode"].data  # type: ignore[attr-defined]
     attrs = properties.get("attrs")
@@ -90,7 +94,7 @@ def _compute_step(
         )
     if entry is None:  # the closure step (it counts its ops)
         with ctx.kernel_scope():
-            return ctx.step(op), False
+            return ctx.step(op), False, None
     f = entry.function
     o = outs[0]
     if not entry.total:
@@ -102,33 +106,90 @@ def _compute_step(
             except UndefinedBehavior as err:
                 raise fault(op, opcode, err) from None
 
-        return guarded, entry.counted
+        return guarded, entry.counted, None
     if len(ins) == 2:
-        a, b = ins
-
-        def binary(fr: Frame) -> None:
-            fr[o] = f(fr[a], fr[b])
-
-        return binary, entry.counted
+        return None, entry.counted, (_BIN, f, ins[0], ins[1], 0, o)
     if len(ins) == 1:
-        (a,) = ins
-
-        def unary(fr: Frame) -> None:
-            fr[o] = f(fr[a])
-
-        return unary, entry.counted
+        return None, entry.counted, (_UN, f, ins[0], 0, 0, o)
     if len(ins) == 3:
-        a, b, c = ins
-
-        def ternary(fr: Frame) -> None:
-            fr[o] = f(fr[a], fr[b], fr[c])
-
-        return ternary, entry.counted
+        return None, entry.counted, (_TER, f, *ins, o)
 
     def nary(fr: Frame) -> None:
         fr[o] = f(*[fr[i] for i in ins])
 
-    return nary, entry.counted
+    return nary, entry.counted, None
+
+
+_UN, _BIN, _TER, _LD1, _LD2, _ST1, _ST2 = range(7)
+"""The kinds of `_fused` items: compute ops that cannot raise, of one to three
+operands, `(kind, function, *operand slots (0 for none), result slot)`; memref
+loads and stores of rank 1 and 2, `(kind, buffer, *index slots (0 for none),
+fallback step, result or stored value's slot)`."""
+
+
+def _fused(items: list[tuple[Any, ...]], run: _Run) -> Step:
+    """One step for consecutive placed ops (`_UN`...`_ST2` items), each run as
+    the generated code runs it (an op's entry's function on its slots; an
+    access's flat index, range checks, trace entry and fallback step), in the
+    body's order: one Python call for the run, where a step per op made one
+    each (a fully unrolled body is mostly such ops)."""
+    ops = tuple(items)
+    buffers = run.buffers
+    tracing = run.append is not None
+
+    def fused(fr: Frame) -> None:
+        for k, f, a, b, c, o in ops:
+            if k == _BIN:
+                fr[o] = f(fr[a], fr[b])
+            elif k == _LD2:
+                t = buffers[f]
+                i = fr[a]
+                j = fr[b]
+                if 0 <= i < t[4] and 0 <= j < t[5]:
+                    x = t[1] + i * t[2] + j * t[3]
+                    if tracing:
+                        run.append((x << 5) + t[6])  # type: ignore[misc]
+                    fr[o] = t[0][x]
+                else:
+                    c(fr)
+            elif k == _ST2:
+                t = buffers[f]
+                i = fr[a]
+                j = fr[b]
+                if 0 <= i < t[4] and 0 <= j < t[5]:
+                    x = t[1] + i * t[2] + j * t[3]
+                    if tracing:
+                        run.append((x << 5) + t[6] + 2)  # type: ignore[misc]
+                    t[0][x] = fr[o]
+                else:
+                    c(fr)
+            elif k == _TER:
+                fr[o] = f(fr[a], fr[b], fr[c])
+            elif k == _UN:
+                fr[o] = f(fr[a])
+            elif k == _LD1:
+                t = buffers[f]
+                i = fr[a]
+                if 0 <= i < t[3]:
+                    x = t[1] + i * t[2]
+                    if tracing:
+                        run.append((x << 5) + t[4])  # type: ignore[misc]
+                    fr[o] = t[0][x]
+                else:
+                    c(fr)
+            else:  # _ST1
+                t = buffers[f]
+                i = fr[a]
+                if 0 <= i < t[3]:
+                    x = t[1] + i * t[2]
+                    if tracing:
+                        run.append((x << 5) + t[4] + 2)  # type: ignore[misc]
+                    t[0][x] = fr[o]
+                else:
+                    c(fr)
+
+    fused.ops = ops  # type: ignore[attr-defined]  # what it runs, for tests
+    return fused
 
 
 def _flat_index(
@@ -166,7 +227,8 @@ class _Access:
 
 
 def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
-    """An access to a memref view: `(flat, offset, *strides, *shape, packed)`."""
+    """An access to a memref view: `(flat, offset, *strides, *shape, packed)`
+    (of rank 0 or above 2: the others are `_fused` items)."""
     buffers = run.buffers
     indices = acc.indices
     rank = len(indices)
@@ -174,21 +236,6 @@ def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
     tracing = run.append is not None
     if acc.load:
         o = acc.result
-        if rank == 1:
-            (x,) = indices
-
-            def load1(fr: Frame) -> None:
-                t = buffers[b]
-                i = fr[x]
-                if 0 <= i < t[3]:
-                    k = t[1] + i * t[2]
-                    if tracing:
-                        run.append((k << 5) + t[4])  # type: ignore[misc]
-                    fr[o] = t[0][k]
-                else:
-                    fb(fr)
-
-            return load1
         idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
 
         def load(fr: Frame) -> None:
@@ -203,21 +250,6 @@ def _memref_step(acc: _Access, b: int, run: _Run, fb: Step) -> Step:
 
         return load
     value = acc.value
-    if rank == 1:
-        (x,) = indices
-
-        def store1(fr: Frame) -> None:
-            t = buffers[b]
-            i = fr[x]
-            if 0 <= i < t[3]:
-                k = t[1] + i * t[2]
-                if tracing:
-                    run.append((k << 5) + t[4] + 2)  # type: ignore[misc]
-                t[0][k] = fr[value]
-            else:
-                fb(fr)
-
-        return store1
     idx = tuple((s, 2 + d, 2 + rank + d) for d, s in enumerate(indices))
 
     def store(fr: Frame) -> None:
@@ -443,13 +475,20 @@ class TableKernel:
         steps: list[Step] = []
         float_ops = 0
         entries: dict[tuple[Any, ...], Scalar | None] = {}
+        pending: list[tuple[Any, ...]] = []  # a run of `_fused` items
+
+        def flush() -> None:
+            if pending:
+                steps.append(_fused(pending, run))
+                pending.clear()
+
         for op, a, op_operands, op_results, op_ins, op_outs in zip(
             placed, access, operands, results, in_slots, out_slots, strict=True
         ):
             if a is not None:
-                steps.append(self._access(a, buffers[a.memory]))
+                step, item = self._access(a, buffers[a.memory])
             else:
-                step, counted = _compute_step(
+                step, counted, item = _compute_step(
                     ctx,
                     op,  # type: ignore[arg-type]
                     op_operands,
@@ -458,12 +497,20 @@ class TableKernel:
                     op_outs,
                     entries,
                 )
-                steps.append(step)
                 float_ops += counted
+            if item is None:
+                assert step is not None
+                flush()
+                steps.append(step)
+            else:
+                pending.append(item)
+        flush()
         self.steps = steps
         self.float_ops = float_ops
 
-    def _access(self, a: _Access, b: int) -> Step:
+    def _access(self, a: _Access, b: int) -> tuple[Step | None, tuple[Any, ...] | None]:
+        """(the step of an access, None), or for a memref access of rank 1 or 2
+        (None, its `_fused` item)."""
         ctx, op = self.ctx, a.op
 
         def make() -> Step:
@@ -473,10 +520,19 @@ class TableKernel:
         fb = Lazy(make, ctx)
         mtype = a.memory.type
         if isinstance(mtype, SpadType):
-            return _tile_step(a, b, self.run, fb)
+            return _tile_step(a, b, self.run, fb), None
         if isinstance(mtype, region.RegionType):
-            return _region_step(a, b, self.run, fb)
-        return _memref_step(a, b, self.run, fb)
+            return _region_step(a, b, self.run, fb), None
+        rank = len(a.indices)
+        if rank == 1:
+            kind = _LD1 if a.load else _ST1
+            x, y = a.indices[0], 0
+        elif rank == 2:
+            kind = _LD2 if a.load else _ST2
+            x, y = a.indices
+        else:
+            return _memref_step(a, b, self.run, fb), None
+        return None, (kind, b, x, y, fb, a.result if a.load else a.value)
 
     def __call__(self, fr: Frame) -> None:
         code = self.code

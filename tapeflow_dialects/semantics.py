@@ -116,40 +116,62 @@ def _int_functions(width: int) -> dict[str, Callable[[int, int], Any]]:
         if a == lowest and b == -1:
             raise UndefinedBehavior("overflows (the minimum value divided by -1)")
 
+    highest = (1 << (width - 1)) - 1
+
+    def plain(a: int, b: int) -> bool:
+        """Both operands ints of the non-negative half of the range, the divisor
+        not zero: every signed and unsigned division below reads them as they
+        are, cannot fault, and gives a result in the range (no wrap-around)."""
+        return type(a) is int and type(b) is int and 0 <= a <= highest and 0 < b <= highest
+
     def divsi(a: int, b: int) -> int | bool:
+        if plain(a, b):
+            return a // b
         a, b = s(a), s(b)
         _divisor(b)
         no_overflow(a, b)
         return w(_trunc_div(a, b))
 
     def remsi(a: int, b: int) -> int | bool:
+        if plain(a, b):
+            return a % b
         a, b = s(a), s(b)
         _divisor(b)
         return w(a - b * _trunc_div(a, b))
 
     def floordivsi(a: int, b: int) -> int | bool:
+        if plain(a, b):
+            return a // b
         a, b = s(a), s(b)
         _divisor(b)
         no_overflow(a, b)
         return w(a // b)
 
     def ceildivsi(a: int, b: int) -> int | bool:
+        if plain(a, b):
+            return -((-a) // b)
         a, b = s(a), s(b)
         _divisor(b)
         no_overflow(a, b)
         return w(-((-a) // b))
 
     def divui(a: int, b: int) -> int | bool:
+        if plain(a, b):
+            return a // b
         a, b = u(a), u(b)
         _divisor(b)
         return w(a // b)
 
     def remui(a: int, b: int) -> int | bool:
+        if plain(a, b):
+            return a % b
         a, b = u(a), u(b)
         _divisor(b)
         return w(a % b)
 
     def ceildivui(a: int, b: int) -> int | bool:
+        if plain(a, b):
+            return -((-a) // b)
         a, b = u(a), u(b)
         _divisor(b)
         return w(-((-a) // b))

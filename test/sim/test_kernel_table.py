@@ -132,6 +132,27 @@ def test_a_fully_unrolled_kernel_from_its_table_computes_the_same(
     assert seen["generated"][3] == (0, 0)
 
 
+def test_a_fully_unrolled_body_runs_in_few_steps(
+    differentiated: Callable[[str], ModuleOp],
+) -> None:
+    """The table of a fully unrolled body runs its compute ops and memref
+    accesses a run of consecutive ones per step (`sim.kernel_table._fused`),
+    which the comparisons above then check op for op: on PathFinder's Enzyme
+    gradient, far fewer steps than placed ops, every placed op in one."""
+    module = differentiated("pathfinder")
+    hardware = MODELS["cgra"].hardware(configure("Enzyme32k"))
+    tape_bytes = prepare(make_context(), module, "enzyme", hardware, unroll=1 << 30, model="cgra")
+    inputs = {f"arg{i}": a for i, a in enumerate(KERNELS["pathfinder"].inputs("small"))}
+    with _tables() as made, _way("table"):
+        args = bind_arguments(_function(module, "pathfinder_grad"), inputs)
+        simulate(module, "pathfinder_grad", args, hardware, tape_bytes, model="cgra")
+    placed = sum(kernel_table.placed_count(t.loop) for t in made)
+    steps = [s for t in made for s in t.steps]
+    fused = [s for s in steps if getattr(s, "__name__", "") == "fused"]
+    assert made and len(steps) * 4 < placed
+    assert sum(len(s.ops) for s in fused) + len(steps) - len(fused) == placed
+
+
 def test_a_loop_that_runs_on_switches_to_its_generated_code_half_way() -> None:
     """A loop run once from its table, then again past `TABLE_ITERATIONS`: the
     second run is its generated function's, with the closure executor's values

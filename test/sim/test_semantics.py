@@ -9,7 +9,9 @@ reports at the op that caused them, on both paths.
 from __future__ import annotations
 
 import math
+import random
 import sys
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -593,3 +595,66 @@ def test_index_arithmetic_wraps_where_inputs_are_large() -> None:
     cases = [(5, 3, 22), (2**62, 3, 2), (-(2**61), 3, I64_MIN + 2), (-(2**61) - 1, 3, 2**63 - 2)]
     for x, n, expected in cases:
         assert _everywhere(text, [x, n]) == [expected] * 4, (x, n)
+
+
+def _reference_division(name: str, a: int, b: int, width: int) -> int:
+    """The MLIR `arith` division ops by their definitions: operands read as
+    signed or unsigned `width`-bit numbers, quotients rounded toward zero,
+    minus infinity or plus infinity, remainders with the dividend's sign
+    (signed) or non-negative (unsigned), the result wrapped to `width` bits."""
+    mask = (1 << width) - 1
+    if name.endswith("si"):
+        a, b = (
+            (v & mask) - (1 << width) if (v & mask) >> (width - 1) else v & mask for v in (a, b)
+        )
+    else:
+        a, b = a & mask, b & mask
+    quotient = Fraction(a, b)
+    if name in ("arith.divsi", "arith.divui"):
+        result = math.trunc(quotient)
+    elif name == "arith.floordivsi":
+        result = math.floor(quotient)
+    elif name in ("arith.ceildivsi", "arith.ceildivui"):
+        result = math.ceil(quotient)
+    else:  # remsi, remui
+        result = a - b * math.trunc(quotient)
+    result &= mask
+    return result - (1 << width) if result >> (width - 1) else result
+
+
+@pytest.mark.parametrize("width", [8, 32, 64])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "arith.divsi",
+        "arith.remsi",
+        "arith.floordivsi",
+        "arith.ceildivsi",
+        "arith.divui",
+        "arith.remui",
+        "arith.ceildivui",
+    ],
+)
+def test_integer_divisions_match_their_definitions(name: str, width: int) -> None:
+    """Both halves of the signed range, the edges and zero, so that the
+    divisions' shortcut for non-negative operands and their general path are
+    each checked against the definitions."""
+    low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    rng = random.Random(width)
+    edges = [low, low + 1, -7, -2, -1, 0, 1, 2, 7, high - 1, high]
+    values = edges + [rng.randint(low, high) for _ in range(60)]
+    values += [rng.randint(0, 1000) for _ in range(20)] + [
+        rng.randint(-1000, -1) for _ in range(20)
+    ]
+    function = semantics.int_binary(name, IntegerType(width))
+    for a in values:
+        for b in values:
+            if b == 0 or (
+                name in ("arith.divsi", "arith.floordivsi", "arith.ceildivsi")
+                and a == low
+                and b == -1
+            ):
+                continue  # undefined: raises, tested above
+            got = function(a, b)
+            assert type(got) is int
+            assert got == _reference_division(name, a, b, width), (a, b)
