@@ -12,7 +12,7 @@ op on the frame.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from functools import lru_cache
 from types import CodeType
@@ -110,7 +110,22 @@ def compiled_code(source: str, filename: str) -> CodeType:
     return compile(source, filename, "exec")
 
 
-__all__ = ["CompileContext", "CompiledFunction", "Frame", "Step", "compiled_code"]
+def slot_values(slot: Callable[[SSAValue], int], ops: Iterable[Operation]) -> None:
+    """Give every value of `ops` its frame slot now (operands, results, then the
+    arguments of their blocks, in that order), so that code made later for a loop
+    already under way finds them all in the frames."""
+    for o in ops:
+        for v in o.operands:
+            slot(v)
+        for v in o.results:
+            slot(v)
+        for r in o.regions:
+            for b in r.blocks:
+                for v in b.args:
+                    slot(v)
+
+
+__all__ = ["CompileContext", "CompiledFunction", "Frame", "Step", "compiled_code", "slot_values"]
 
 
 class Lazy:

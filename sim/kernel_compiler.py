@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefTyp
 from xdsl.ir import Operation, SSAValue
 
 from sim.bounds import Bound, Bounds, constant_bits, is_integer, positive_constant
-from sim.compile_context import CompileContext, Frame, Lazy, Step, compiled_code
+from sim.compile_context import CompileContext, Frame, Lazy, Step, compiled_code, slot_values
 from sim.errors import ExecutionError, nonpositive_step, undefined
 from sim.kernel_loops import kernel_parts
 from sim.layouts import (
@@ -626,16 +626,7 @@ class _KernelLoopSource:
         kernel, loop_yield, block_args, placed, kernel_yield = kernel_parts(loop)
         # Every value of the loop gets its frame slot now, so that compiling a
         # closure later (Lazy) does not need new ones.
-        slot = ctx.slot
-        for o in loop.walk():
-            for v in o.operands:
-                slot(v)
-            for v in o.results:
-                slot(v)
-            for r in o.regions:
-                for b in r.blocks:
-                    for v in b.args:
-                        slot(v)
+        slot_values(ctx.slot, loop.walk())
         iv = "_once" if once else self.define(block_args[0])
         carried = [self.define(a) for a in block_args[1:]]
 

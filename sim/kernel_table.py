@@ -36,7 +36,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from sim.compile_context import CompileContext, Frame, Lazy, Step
+from sim.compile_context import CompileContext, Frame, Lazy, Step, slot_values
 from sim.errors import nonpositive_step, undefined
 from sim.kernel_loops import kernel_parts
 from sim.layouts import prepare_memref, prepare_region, prepare_tile
@@ -395,15 +395,9 @@ class TableKernel:
         slot = ctx.slot
         # Every value's slot now (the generated code, made later if the loop
         # runs on, must find them all in the frames of the runs under way).
-        for o in (loop, kernel, kernel_yield) if once else (loop, kernel, kernel_yield, loop_yield):
-            for v in o.operands:
-                slot(v)
-            for v in o.results:
-                slot(v)
-            for r in o.regions:
-                for b in r.blocks:
-                    for v in b.args:
-                        slot(v)
+        slot_values(
+            slot, (loop, kernel, kernel_yield) if once else (loop, kernel, kernel_yield, loop_yield)
+        )
         kinds = [_KINDS[type(op)] if type(op) in _KINDS else _kind(op) for op in placed]
         operands = [op.operands for op in placed]
         results = [op.results for op in placed]
