@@ -102,6 +102,7 @@ from tapeflow_benchmarks.kernels import (
     trisolv,
     trmm,
     twomm,
+    wnorm,
     xent,
 )
 from tapeflow_benchmarks.kernels.kernel import CallerArg, Kernel, Param
@@ -226,6 +227,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         threemm,
         fputherm,
         jacobi1d,
+        wnorm,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
