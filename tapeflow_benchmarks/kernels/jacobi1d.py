@@ -12,7 +12,7 @@ time step, with an activation added on each averaged value:
 A time loop over two inner loops that each overwrite the buffer the other reads.
 PolyBench's jacobi-1d is linear; the `tanh`s make the gradient need each
 averaged value's activation, one entry per point a sweep, so that at `paper`
-size the tape (2 x 16 x 142 entries, 36 KB) only just exceeds the 32 KB cache.
+size the tape (2 x 16 x 142 entries, 35.5 KB) only just exceeds the 32 KB cache.
 
 Sizes: `small` TSTEPS = 2, N = 5; `paper` TSTEPS = 16, N = 144 (a nest kernel).
 """
