@@ -15,7 +15,10 @@ step count, PARSEC's Black-Scholes over a run-time option count, a 5x5 convoluti
 with its window written out, PolyBench's gesummv, a diagonal Gaussian mixture, a
 two-layer MLP over a run-time batch, triangle normals, a graph-attention softmax
 over CSR rows, linear blend skinning, Newton's square root by a while loop per
-element) through every stage:
+element, a Newton solve per row, a focal loss over rows of four classes, an HMM's
+forward pass in log space, a dilated convolution with its window written out, an
+MLP with LayerNorm and GELU, PolyBench's 3mm and jacobi-1d, an FPU chain under a
+Berendsen thermostat, a weight-normalized dense layer) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
