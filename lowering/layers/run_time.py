@@ -212,7 +212,9 @@ def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
         return {value: 1}
     constant = constant_value(value)
     if constant is not None:
-        return {1: constant}
+        # No zero coefficients: a form is a normal form, `{}` the zero, so that
+        # `max(i - w, 0)` in REV equals FWD's after substitution (which drops them).
+        return {1: constant} if constant else {}
     if isinstance(value, OpResult):
         op = value.op
         if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
