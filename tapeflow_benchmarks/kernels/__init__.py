@@ -23,6 +23,7 @@ from tapeflow_benchmarks.kernels import (
     blackscholes,
     burgers,
     causal,
+    cgsolve,
     cholesky,
     conv1d,
     conv1d_n,
@@ -222,6 +223,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         rnn_ragged,
         nussinov,
         localattn,
+        cgsolve,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook

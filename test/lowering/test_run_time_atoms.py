@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from lowering.layers.run_time import run_time_tiling_plans
+from lowering.layers.run_time import affine_form, run_time_tiling_plans
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
@@ -159,6 +159,35 @@ def test_another_band_in_rev_is_not_proven() -> None:
     planned, reasons = _outcome(BAND.replace("REV_REACH", "%c2"))
     assert "!region.region<4x?, [f64]>" not in planned
     assert "trip counts" in reasons["!region.region<4x?, [f64]>"]
+
+
+def test_a_band_clamped_at_zero_is_proven_mirrored() -> None:
+    """`max(i - 1, 0)` in FWD and `max(0, i - 1)` recomputed by REV: FWD's operand
+    `0` passes through the mirror substitution (which drops zero coefficients)
+    and REV's does not, so both must be the same form, the empty one (a band of
+    Longformer's local attention, clamped at the sequence's start, was left in
+    DRAM when the constant 0 was the form `{1: 0}`)."""
+    text = BAND.replace("REV_REACH", "%c1")
+    text = text.replace("arith.maxsi %im, %c1", "arith.maxsi %im, %c0")
+    text = text.replace("arith.maxsi %c1, %from", "arith.maxsi %c0, %from")
+    planned, reasons = _outcome(text)
+    assert "!region.region<4x?, [f64]>" in planned, reasons
+    # and a band clamped at 0 in FWD but at 1 in REV is still refused
+    other = BAND.replace("REV_REACH", "%c1").replace("arith.maxsi %im, %c1", "arith.maxsi %im, %c0")
+    planned, reasons = _outcome(other)
+    assert "!region.region<4x?, [f64]>" not in planned
+    assert "trip counts" in reasons["!region.region<4x?, [f64]>"]
+
+
+def test_a_zero_constant_is_the_empty_form() -> None:
+    function = _function(BAND.replace("REV_REACH", "%c1"))
+    constants = {
+        op.value.value.data: op.result
+        for op in function.body.block.ops
+        if isinstance(op, arith.ConstantOp)
+    }
+    assert affine_form(constants[0], set(), None) == {}
+    assert affine_form(constants[2], set(), None) == {1: 2}
 
 
 def test_a_loop_over_i32_bounds_with_a_clamped_tile_is_proven_mirrored() -> None:
