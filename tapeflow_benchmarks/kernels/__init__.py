@@ -93,6 +93,7 @@ from tapeflow_benchmarks.kernels import (
     sph,
     spmm,
     spmv,
+    substeps,
     swiglu,
     symm,
     syr2k,
@@ -224,6 +225,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         nussinov,
         localattn,
         cgsolve,
+        substeps,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook
