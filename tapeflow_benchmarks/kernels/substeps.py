@@ -22,7 +22,7 @@ iteration, without a constant bound, which Enzyme caches on the tape for REV's
 loop; the inner loop writes an accumulator in memory, and a per-particle value
 follows it.
 
-Sizes: `small` P = 4; `paper` P = 256 (a nest kernel). `|v|` in [0.2, 3.4),
+Sizes: `small` P = 4; `paper` P = 640 (a nest kernel). `|v|` in [0.2, 3.4),
 DT / H = 5: 2 to 17 substeps. (The gradient does not flow through `m`, a step
 function of `v` constant away from its jumps.)
 """
@@ -142,7 +142,7 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="substeps",
-    sizes={"small": {"P": 4}, "paper": {"P": 256}},
+    sizes={"small": {"P": 4}, "paper": {"P": 640}},
     params=params,
     returns_scalar=False,
     body=body,
