@@ -15,7 +15,10 @@ step count, PARSEC's Black-Scholes over a run-time option count, a 5x5 convoluti
 with its window written out, PolyBench's gesummv, a diagonal Gaussian mixture, a
 two-layer MLP over a run-time batch, triangle normals, a graph-attention softmax
 over CSR rows, linear blend skinning, Newton's square root by a while loop per
-element) through every stage:
+element, ragged Thomas solves, CSR rows with a per-row message norm, an RNN over
+a ragged batch, nussinov over floats, sliding-window attention over a run-time
+length, batched conjugate gradients in a while loop, particles subcycled by a
+count computed from data) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
