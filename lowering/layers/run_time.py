@@ -101,7 +101,8 @@ class IndexOp:
     frozen forms, in a set where the op commutes. The same op of equal operands in
     FWD and REV (a band's bounds `max(1, i - w)`, recomputed by REV at the
     mirrored iteration) is the same atom: such ops are deterministic functions of
-    their operands."""
+    their operands (a fast-math flag REV's copy may carry does not change one
+    op's IEEE result)."""
 
     name: str
     operands: tuple[frozenset[tuple[object, int]], ...] | frozenset[frozenset[tuple[object, int]]]
