@@ -107,6 +107,50 @@ func.func private @g(%x: memref<5x5xf64>, %y: memref<5x5xf64>) {
 """
 
 
+COUNT = """
+func.func private @g(%x: memref<4xf64>, %y: memref<4xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c18 = arith.constant 18 : index
+  %r = arith.constant 3.0 : f64
+  %v = region.alloc : !region.region<4, [f64]>
+  %a = region.alloc(%c18) : !region.region<4x?, [f64]>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %xi = memref.load %x[%i] : memref<4xf64>
+    region.store %xi, %v[%i] slot 0 id 0 : f64, !region.region<4, [f64]>
+    %ab = math.absf %xi : f64
+    %s = arith.mulf %ab, %r : f64
+    %n64 = arith.fptosi %s : f64 to i64
+    %n0 = arith.index_cast %n64 : i64 to index
+    %n = arith.addi %n0, %c1 : index
+    scf.for %t = %c0 to %n step %c1 {
+      region.store %s, %a[%i, %t] slot 0 id 0 : f64, !region.region<4x?, [f64]>
+    }
+  }
+  scf.for %u = %c0 to %c4 step %c1 {
+    %i = arith.subi %c3, %u : index
+    %xi = region.load %v[%i] slot 0 from 0 : !region.region<4, [f64]> -> f64
+    %ab = math.absf %xi : f64
+    %s = arith.mulf %ab, REV_SCALE : f64
+    %n64 = arith.fptosi %s : f64 to i64
+    %n0 = arith.index_cast %n64 : i64 to index
+    %n = arith.addi %n0, %c1 : index
+    scf.for %w = %c0 to %n step %c1 {
+      %last = arith.subi %n, %c1 : index
+      %t = arith.subi %last, %w : index
+      %e = region.load %a[%i, %t] slot 0 from 0 : !region.region<4x?, [f64]> -> f64
+      memref.store %e, %y[%i] : memref<4xf64>
+    }
+  }
+  region.free %a : !region.region<4x?, [f64]>
+  region.free %v : !region.region<4, [f64]>
+  func.return
+}
+"""
+
+
 def _function(text: str) -> func.FuncOp:
     module = Parser(make_context(), text).parse_module()
     assert isinstance(module, ModuleOp)
@@ -209,3 +253,22 @@ def test_a_loop_over_i32_bounds_with_a_clamped_tile_is_proven_mirrored() -> None
     assert {str(r.type) for plan in plans.values() for r in plan.regions} == {
         "!region.region<5x?, [f64, f64]>"
     }, reasons
+
+
+def test_a_count_computed_from_a_cached_float_is_proven_mirrored() -> None:
+    """FWD's trip count `fptosi(|x| * 3) + 1`, REV's recomputed from the `x` it
+    loads from the tape at the mirrored row: the same float ops of the same tape
+    element, one atom, so the loop's region is strip-mined at run time."""
+    planned, reasons = _outcome(COUNT.replace("REV_SCALE", "%r"))
+    assert "!region.region<4x?, [f64]>" in planned, reasons
+
+
+def test_a_count_computed_otherwise_in_rev_is_not_proven() -> None:
+    """REV's count scaled by 2.0 where FWD's is by 3.0: the operands of the
+    multiply differ, so do the atoms of the counts, and the region is refused."""
+    text = COUNT.replace("REV_SCALE", "%two").replace(
+        "%xi = region.load", "%two = arith.constant 2.0 : f64\n    %xi = region.load"
+    )
+    planned, reasons = _outcome(text)
+    assert "!region.region<4x?, [f64]>" not in planned
+    assert "trip counts" in reasons["!region.region<4x?, [f64]>"]
