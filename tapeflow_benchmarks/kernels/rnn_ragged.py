@@ -22,10 +22,11 @@ and a `tanh` (Elman, "Finding Structure in Time", Cognitive Science 14, 1990):
     }
 
 A loop of run-time trip count without a constant bound (a sequence's length, from
-the offsets) whose iteration stores more than half of a 512-byte scratchpad
-(Enzyme caches the `H * H` loads of the state, which the next step overwrites,
-beside the `H` activations), between per-sequence loops whose values are cached
-once per outer iteration (the read-out's loads of the last state).
+the offsets) whose iteration stores more than a 512-byte scratchpad (Enzyme-MLIR
+caches both operands of each of the `H * E + H * H` products, the state's loads
+among them, beside the `H` activations: 126 values a step at the paper size),
+between per-sequence loops whose values are cached once per outer iteration (the
+read-out's loads of the last state).
 
 Sizes: `small` B = 3 sequences, H = 2, E = 2; `paper` B = 24 sequences, H = 6
 hidden units, E = 4 inputs (a nest kernel). Sequence `b` has `1 + (7 b mod 13)`
