@@ -34,6 +34,7 @@ from tapeflow_benchmarks.kernels import (
     correlation,
     covariance,
     csrnorm,
+    csrsolve,
     depthwise,
     deriche,
     doitgen,
@@ -226,6 +227,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         localattn,
         cgsolve,
         substeps,
+        csrsolve,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook

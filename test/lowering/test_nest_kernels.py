@@ -18,7 +18,7 @@ over CSR rows, linear blend skinning, Newton's square root by a while loop per
 element, ragged Thomas solves, CSR rows with a per-row message norm, an RNN over
 a ragged batch, nussinov over floats, sliding-window attention over a run-time
 length, batched conjugate gradients in a while loop, particles subcycled by a
-count computed from data) through every stage:
+count computed from data, Newton per CSR row in a while loop) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
