@@ -15,6 +15,7 @@ from math import prod
 import numpy as np
 from xdsl.dialects import arith, func, scf
 from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.traits import is_side_effect_free
 
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
@@ -92,10 +93,16 @@ class TapeValue:
 class IndexOp:
     """An atom standing for an integer op of affine operands the forms cannot
     express (`max`, `min`, a product of two variables, a division, a comparison, a
-    select, an unsigned extension or a truncation): `name` of the op and its
-    operands' frozen forms, in a set where the op commutes. The same op of equal
-    operands in FWD and REV (a band's bounds `max(1, i - w)`, recomputed by REV at
-    the mirrored iteration) is the same atom."""
+    select, an unsigned extension or a truncation), or for any other
+    side-effect-free `arith` or `math` op of one result whose operands are forms
+    (a float op of tape values, a float constant: a trip count computed from data
+    as `fptosi(|v| * r) + 1`, REV recomputing it from the cached `v`): `name` of
+    the op (with a comparison's predicate, a constant's value) and its operands'
+    frozen forms, in a set where the op commutes. The same op of equal operands in
+    FWD and REV (a band's bounds `max(1, i - w)`, recomputed by REV at the
+    mirrored iteration) is the same atom: such ops are deterministic functions of
+    their operands (a fast-math flag REV's copy may carry does not change one
+    op's IEEE result)."""
 
     name: str
     operands: tuple[frozenset[tuple[object, int]], ...] | frozenset[frozenset[tuple[object, int]]]
@@ -127,11 +134,31 @@ _OPAQUE = (
 )
 
 
+_FLOAT_COMMUTING = (arith.AddfOp, arith.MulfOp, arith.MaximumfOp, arith.MinimumfOp)
+
+
+def _opaque(op: Operation) -> bool:
+    """Whether `op` is an atom of the forms (`IndexOp`)."""
+    if isinstance(op, _OPAQUE):
+        return True
+    return (
+        op.name.split(".")[0] in ("arith", "math")
+        and len(op.results) == 1
+        and not op.regions
+        and is_side_effect_free(op)
+    )
+
+
 def _index_op(op: Operation, ivs: set[SSAValue], inside: Operation | None) -> IndexOp:
-    """The atom of `op` (a comparison's predicate is part of its name)."""
+    """The atom of `op` (a comparison's predicate, a constant's value are part of
+    its name)."""
     operands = [frozenset(affine_form(o, ivs, inside).items()) for o in op.operands]
-    name = f"{op.name} {op.predicate.value.data}" if isinstance(op, arith.CmpiOp) else op.name
-    if isinstance(op, _COMMUTING):
+    name = op.name
+    if isinstance(op, arith.CmpiOp | arith.CmpfOp):
+        name = f"{op.name} {op.predicate.value.data}"
+    elif isinstance(op, arith.ConstantOp):
+        name = f"{op.name} {op.value}"
+    if isinstance(op, (*_COMMUTING, *_FLOAT_COMMUTING)):
         return IndexOp(name, frozenset(operands))
     return IndexOp(name, tuple(operands))
 
@@ -208,11 +235,31 @@ def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
     the integer (`index_cast`, `extsi`); a value of the loops
     that is not is an atom where it is an index op of such forms (`IndexOp`) or a
     tape element (`TapeValue`); `_NotAffine` else."""
+    try:
+        return _decomposed(value, ivs, inside)
+    except _NotAffine:
+        # A value the forms cannot follow (a trip count computed from data:
+        # `fptosi` of a float, plus 1) that FWD caches on the tape itself, once
+        # per iteration, is the tape element it is stored as: REV's load of it at
+        # the mirrored index is the same atom.
+        atom = _tape_value(value, ivs, inside) if _within(value, inside) else None
+        if atom is None:
+            raise
+        assert inside is not None
+        return {atom: 1}
+
+
+def _decomposed(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -> Form:
+    """`affine_form` through the integer ops themselves (`_NotAffine` where
+    they do not lead to induction variables, symbols, index ops or tape
+    elements)."""
     if value in ivs:
         return {value: 1}
     constant = constant_value(value)
     if constant is not None:
-        return {1: constant}
+        # No zero coefficients: a form is a normal form, `{}` the zero, so that
+        # `max(i - w, 0)` in REV equals FWD's after substitution (which drops them).
+        return {1: constant} if constant else {}
     if isinstance(value, OpResult):
         op = value.op
         if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
@@ -228,7 +275,7 @@ def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
                 return _scale(right, left.get(1, 0))
             if set(right) <= {1}:
                 return _scale(left, right.get(1, 0))
-        if isinstance(op, _OPAQUE) and _within(value, inside):
+        if _opaque(op) and _within(value, inside):
             return {_index_op(op, ivs, inside): 1}
     if _within(value, inside):
         assert inside is not None

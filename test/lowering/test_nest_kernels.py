@@ -18,7 +18,11 @@ over CSR rows, linear blend skinning, Newton's square root by a while loop per
 element, a Newton solve per row, a focal loss over rows of four classes, an HMM's
 forward pass in log space, a dilated convolution with its window written out, an
 MLP with LayerNorm and GELU, PolyBench's 3mm and jacobi-1d, an FPU chain under a
-Berendsen thermostat, a weight-normalized dense layer) through every stage:
+Berendsen thermostat, a weight-normalized dense layer, ragged Thomas solves, CSR
+rows with a per-row message norm, an RNN over a ragged batch, nussinov over floats,
+sliding-window attention over a run-time length, batched conjugate gradients in a
+while loop, particles subcycled by a count computed from data, Newton per CSR row in
+a while loop) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from lowering.layers.run_time import run_time_tiling_plans
+from lowering.layers.run_time import affine_form, run_time_tiling_plans
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
 from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
@@ -107,6 +107,50 @@ func.func private @g(%x: memref<5x5xf64>, %y: memref<5x5xf64>) {
 """
 
 
+COUNT = """
+func.func private @g(%x: memref<4xf64>, %y: memref<4xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c18 = arith.constant 18 : index
+  %r = arith.constant 3.0 : f64
+  %v = region.alloc : !region.region<4, [f64]>
+  %a = region.alloc(%c18) : !region.region<4x?, [f64]>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %xi = memref.load %x[%i] : memref<4xf64>
+    region.store %xi, %v[%i] slot 0 id 0 : f64, !region.region<4, [f64]>
+    %ab = math.absf %xi : f64
+    %s = arith.mulf %ab, %r : f64
+    %n64 = arith.fptosi %s : f64 to i64
+    %n0 = arith.index_cast %n64 : i64 to index
+    %n = arith.addi %n0, %c1 : index
+    scf.for %t = %c0 to %n step %c1 {
+      region.store %s, %a[%i, %t] slot 0 id 0 : f64, !region.region<4x?, [f64]>
+    }
+  }
+  scf.for %u = %c0 to %c4 step %c1 {
+    %i = arith.subi %c3, %u : index
+    %xi = region.load %v[%i] slot 0 from 0 : !region.region<4, [f64]> -> f64
+    %ab = math.absf %xi : f64
+    %s = arith.mulf %ab, REV_SCALE : f64
+    %n64 = arith.fptosi %s : f64 to i64
+    %n0 = arith.index_cast %n64 : i64 to index
+    %n = arith.addi %n0, %c1 : index
+    scf.for %w = %c0 to %n step %c1 {
+      %last = arith.subi %n, %c1 : index
+      %t = arith.subi %last, %w : index
+      %e = region.load %a[%i, %t] slot 0 from 0 : !region.region<4x?, [f64]> -> f64
+      memref.store %e, %y[%i] : memref<4xf64>
+    }
+  }
+  region.free %a : !region.region<4x?, [f64]>
+  region.free %v : !region.region<4, [f64]>
+  func.return
+}
+"""
+
+
 def _function(text: str) -> func.FuncOp:
     module = Parser(make_context(), text).parse_module()
     assert isinstance(module, ModuleOp)
@@ -161,6 +205,35 @@ def test_another_band_in_rev_is_not_proven() -> None:
     assert "trip counts" in reasons["!region.region<4x?, [f64]>"]
 
 
+def test_a_band_clamped_at_zero_is_proven_mirrored() -> None:
+    """`max(i - 1, 0)` in FWD and `max(0, i - 1)` recomputed by REV: FWD's operand
+    `0` passes through the mirror substitution (which drops zero coefficients)
+    and REV's does not, so both must be the same form, the empty one (a band of
+    Longformer's local attention, clamped at the sequence's start, was left in
+    DRAM when the constant 0 was the form `{1: 0}`)."""
+    text = BAND.replace("REV_REACH", "%c1")
+    text = text.replace("arith.maxsi %im, %c1", "arith.maxsi %im, %c0")
+    text = text.replace("arith.maxsi %c1, %from", "arith.maxsi %c0, %from")
+    planned, reasons = _outcome(text)
+    assert "!region.region<4x?, [f64]>" in planned, reasons
+    # and a band clamped at 0 in FWD but at 1 in REV is still refused
+    other = BAND.replace("REV_REACH", "%c1").replace("arith.maxsi %im, %c1", "arith.maxsi %im, %c0")
+    planned, reasons = _outcome(other)
+    assert "!region.region<4x?, [f64]>" not in planned
+    assert "trip counts" in reasons["!region.region<4x?, [f64]>"]
+
+
+def test_a_zero_constant_is_the_empty_form() -> None:
+    function = _function(BAND.replace("REV_REACH", "%c1"))
+    constants = {
+        op.value.value.data: op.result
+        for op in function.body.block.ops
+        if isinstance(op, arith.ConstantOp)
+    }
+    assert affine_form(constants[0], set(), None) == {}
+    assert affine_form(constants[2], set(), None) == {1: 2}
+
+
 def test_a_loop_over_i32_bounds_with_a_clamped_tile_is_proven_mirrored() -> None:
     """MLIR's peeling test shape (frontend_kernels/strided_i32_tiles.mlir): an i32
     loop, its index cast to `index` (the same integer) and an inner loop to
@@ -180,3 +253,22 @@ def test_a_loop_over_i32_bounds_with_a_clamped_tile_is_proven_mirrored() -> None
     assert {str(r.type) for plan in plans.values() for r in plan.regions} == {
         "!region.region<5x?, [f64, f64]>"
     }, reasons
+
+
+def test_a_count_computed_from_a_cached_float_is_proven_mirrored() -> None:
+    """FWD's trip count `fptosi(|x| * 3) + 1`, REV's recomputed from the `x` it
+    loads from the tape at the mirrored row: the same float ops of the same tape
+    element, one atom, so the loop's region is strip-mined at run time."""
+    planned, reasons = _outcome(COUNT.replace("REV_SCALE", "%r"))
+    assert "!region.region<4x?, [f64]>" in planned, reasons
+
+
+def test_a_count_computed_otherwise_in_rev_is_not_proven() -> None:
+    """REV's count scaled by 2.0 where FWD's is by 3.0: the operands of the
+    multiply differ, so do the atoms of the counts, and the region is refused."""
+    text = COUNT.replace("REV_SCALE", "%two").replace(
+        "%xi = region.load", "%two = arith.constant 2.0 : f64\n    %xi = region.load"
+    )
+    planned, reasons = _outcome(text)
+    assert "!region.region<4x?, [f64]>" not in planned
+    assert "trip counts" in reasons["!region.region<4x?, [f64]>"]
