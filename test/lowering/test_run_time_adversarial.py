@@ -1,0 +1,164 @@
+"""
+Adversarial cases for the symbolic mirror proof of `lowering.layers.run_time`:
+gradients (at the tape stage, edited from `run_time_adversarial/fptosi_tape.mlir`,
+the tape of a trip count computed from data) whose REV computes its trip count,
+or whose FWD its tape index, in a way that looks like FWD's to a proof that
+forgets what an op's types say or what an index op depends on. The proof must
+refuse each (the region stays in DRAM, read through the cache) and the pipeline
+must compute the tape stage's bits (the reference executor runs the tape stage
+itself):
+
+- `narrow`: REV casts the cached count to `i8` and back (`index_cast` that
+  narrows is not the same integer);
+- `trunci`: FWD runs `trunci` of the count to `i16`, REV to `i8` (the same op of
+  the same operand, another result type);
+- `repeat_float` and `repeat_divsi`: FWD stores at `k - floor(k / 2)` (through
+  `sitofp`, `mulf`, `fptosi`; through `divsi`), which repeats elements, and REV
+  reads at that index of the mirrored `k`: an index whose atom depends on the
+  loop's own variable is not injective for having a coefficient of 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from stage_checks import same_bits
+
+from lowering.pipelines import parse_pipeline
+from lowering.tapeflow_layers import layer_module
+from lowering.tapeflow_regions import form_regions
+from tapeflow_tools.context import make_context
+from tapeflow_tools.diagnostics import LocatingParser
+from tapeflow_tools.tapeflow_run import run_function
+
+HERE = Path(__file__).parent / "run_time_adversarial"
+TAPE = (HERE / "fptosi_tape.mlir").read_text()
+SCALE = "%cst_2 = arith.constant 3.000000e+00 : f64"
+
+REV_LOOP = """      %30 = scf.for %arg5_1 = %c0 to %28 step %c1 iter_args(%arg6_1 = %29) -> (f64) {
+        %31 = arith.subi %28, %c1 : index"""
+FWD_LOOP = """      %21 = arith.constant 0 : index
+      %22 = arith.maxsi %20, %21 : index
+      %23 = scf.for %arg5 = %c0 to %20 step"""
+FLOOR_HALF = {
+    "repeat_float": """        %ki = arith.index_cast K : index to i64
+        %kf = arith.sitofp %ki : i64 to f64
+        %kh = arith.mulf %kf, %half : f64
+        %kq = arith.fptosi %kh : f64 to i64
+        %q = arith.index_cast %kq : i64 to index
+        %h = arith.subi K, %q : index
+""",
+    "repeat_divsi": """        %q = arith.divsi K, %c2 : index
+        %h = arith.subi K, %q : index
+""",
+}
+
+
+def _rev_bound(text: str, lines: str) -> str:
+    """REV's inner loop runs to `%b28`, computed from the cached count `%28` by `lines`."""
+    loop = REV_LOOP.replace("to %28", "to %b28").replace("subi %28", "subi %b28")
+    return text.replace(REV_LOOP, lines + "\n" + loop)
+
+
+def _variant(name: str) -> str:
+    text = TAPE
+    if name in ("narrow", "trunci"):
+        # counts up to 271 (|x| * 300 + 1): past i8, within i16
+        text = text.replace(SCALE, SCALE.replace("3.000000e+00", "3.000000e+02"))
+    if name == "narrow":
+        return _rev_bound(
+            text,
+            """      %n28 = arith.index_cast %28 : index to i8
+      %b28 = arith.index_cast %n28 : i8 to index""",
+        )
+    if name == "trunci":
+        text = _rev_bound(
+            text,
+            """      %i28 = arith.index_cast %28 : index to i64
+      %n28 = arith.trunci %i28 : i64 to i8
+      %e28 = arith.extsi %n28 : i8 to i64
+      %b28 = arith.index_cast %e28 : i64 to index""",
+        )
+        return text.replace(
+            FWD_LOOP,
+            """      %i20 = arith.index_cast %20 : index to i64
+      %n20 = arith.trunci %i20 : i64 to i16
+      %e20 = arith.extsi %n20 : i16 to i64
+      %b20 = arith.index_cast %e20 : i64 to index
+"""
+            + FWD_LOOP.replace("to %20", "to %b20"),
+        )
+    if name in FLOOR_HALF:
+        # counts up to 9: rows of repeated elements
+        text = text.replace(SCALE, SCALE.replace("3.000000e+00", "9.000000e+00"))
+        text = text.replace(
+            "%cst_3 = arith.constant 0.000000e+00 : f64",
+            "%cst_3 = arith.constant 0.000000e+00 : f64\n"
+            "    %half = arith.constant 5.000000e-01 : f64\n"
+            "    %c2 = arith.constant 2 : index",
+        )
+        half = FLOOR_HALF[name]
+        text = text.replace(
+            "        tape.store %arg6, %14[%arg4, %arg5] id 1",
+            half.replace("K", "%arg5") + "        tape.store %arg6, %14[%arg4, %h] id 1",
+        )
+        return text.replace(
+            "        %33 = tape.load %14[%27, %32]",
+            half.replace("K", "%32") + "        %33 = tape.load %14[%27, %h]",
+        )
+    assert name == "as_is"
+    return text
+
+
+NAMES = ["narrow", "trunci", "repeat_float", "repeat_divsi"]
+INPUTS = {
+    "arg0": np.array([0.9, 0.2, 0.7, 0.5]),
+    "arg1": np.zeros(4),
+    "arg2": np.zeros(4),
+    "arg3": np.array([0.3, -0.8, 0.5, 1.1]),
+}
+
+
+def _parsed(name: str):
+    return LocatingParser(make_context(), _variant(name), f"{name}.mlir").parse_module()
+
+
+def _run(module) -> dict[str, np.ndarray]:
+    return run_function(module, "fptosi_grad", {k: v.copy() for k, v in INPUTS.items()})
+
+
+def _report(name: str):
+    module = _parsed(name)
+    form_regions(module)
+    (report,) = layer_module(module, 64)
+    return report
+
+
+def test_the_edits_apply() -> None:
+    for name in NAMES:
+        assert _variant(name) != TAPE, name
+
+
+def test_the_unedited_tape_is_streamed() -> None:
+    report = _report("as_is")
+    assert not report.kept, report.table()
+    assert any(layer.run_time for layer in report.layers), report.table()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_proof_refuses(name: str) -> None:
+    report = _report(name)
+    assert [region for region, _ in report.kept] == ["!region.region<4x?, [f64]>"], report.table()
+
+
+@pytest.mark.parametrize("spad", [64, 512])
+@pytest.mark.parametrize("name", ["as_is", *NAMES])
+def test_the_pipeline_computes_the_tape_stage_values(name: str, spad: int) -> None:
+    want = _run(_parsed(name))
+    module = _parsed(name)
+    parse_pipeline(f"tapeflow-pipeline{{spad-bytes={spad}}}").apply(make_context(), module)
+    module.verify()
+    problem = same_bits(_run(module), want)
+    assert problem is None, f"{name} at {spad} B: {problem}"
