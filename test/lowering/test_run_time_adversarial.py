@@ -113,6 +113,12 @@ def _variant(name: str) -> str:
 
 
 NAMES = ["narrow", "trunci", "repeat_float", "repeat_divsi"]
+REFUSED = {
+    "narrow": "REV's loops do not run FWD's trip counts at mirrored iterations",
+    "trunci": "REV's loops do not run FWD's trip counts at mirrored iterations",
+    "repeat_float": "FWD may write some tape element more than once",
+    "repeat_divsi": "FWD may write some tape element more than once",
+}
 INPUTS = {
     "arg0": np.array([0.9, 0.2, 0.7, 0.5]),
     "arg1": np.zeros(4),
@@ -150,7 +156,9 @@ def test_the_unedited_tape_is_streamed() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_the_proof_refuses(name: str) -> None:
     report = _report(name)
-    assert [region for region, _ in report.kept] == ["!region.region<4x?, [f64]>"], report.table()
+    (kept,) = report.kept
+    assert "!region.region<4x?, [f64]>" in kept.region, report.table()
+    assert REFUSED[name] in kept.reason, report.table()
 
 
 @pytest.mark.parametrize("spad", [64, 512])
