@@ -16,6 +16,11 @@ itself):
   `sitofp`, `mulf`, `fptosi`; through `divsi`), which repeats elements, and REV
   reads at that index of the mirrored `k`: an index whose atom depends on the
   loop's own variable is not injective for having a coefficient of 1.
+
+And primal kernels (`run_time_adversarial/*.mlir`, each saying what it probes)
+whose trip counts are computed from data FWD overwrites, carries, reads at two
+iterations or compares, through Enzyme: kept as Enzyme's buffers or proven and
+streamed, with the Enzyme stage's bits, which match central differences.
 """
 
 from __future__ import annotations
@@ -24,10 +29,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from stage_checks import same_bits
+from stage_checks import central_difference_gradients, differentiate, same_bits
 
 from lowering.pipelines import parse_pipeline
 from lowering.tapeflow_layers import layer_module
+from lowering.tapeflow_raise_tape import raise_module
 from lowering.tapeflow_regions import form_regions
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser
@@ -170,3 +176,80 @@ def test_the_pipeline_computes_the_tape_stage_values(name: str, spad: int) -> No
     module.verify()
     problem = same_bits(_run(module), want)
     assert problem is None, f"{name} at {spad} B: {problem}"
+
+
+# Primal kernels whose trip counts are computed from data in ways FWD and REV
+# could see differently (each file says what it probes). Where the data is
+# overwritten or carried, Enzyme's per-iteration buffers have extents
+# `tapeflow-raise-tape` cannot compute before the forward sweep: they stay
+# Enzyme's buffers (DRAM). Otherwise the nested tape reaches the mirror proof,
+# which proves it (REV loads the cached count, or recomputes it from cached
+# values through index ops) and it is streamed.
+KEPT_BY_RAISE = ["overwrite", "neighbours", "shared", "carried", "band", "select", "down"]
+STREAMED = ["neighbours_y", "select_y", "down_y", "band_y"]
+X = np.array([0.9, -0.35, 1.7, 0.05, -1.2])
+"""Counts 3 x: 2.7, -1.05, 5.1, 0.15, -3.6, none within 1e-6 of an integer."""
+Y = np.array([0.3, -0.2, 0.5, 0.1])
+SEED_Y = np.array([0.3, -0.8, 0.5, 1.1])
+
+
+def _primal_text(name: str) -> str:
+    return (HERE / f"{name}.mlir").read_text()
+
+
+def _primal_inputs() -> dict[str, np.ndarray]:
+    return {"arg0": X.copy(), "arg1": np.zeros(5), "arg2": Y.copy(), "arg3": SEED_Y.copy()}
+
+
+def _enzyme_stage(name: str):
+    return differentiate(_primal_text(name), f"{name}.mlir")
+
+
+def _gradient_report(name: str):
+    module = _enzyme_stage(name)
+    (raised,) = raise_module(module)
+    form_regions(module)
+    (report,) = layer_module(module, 64)
+    return raised, report
+
+
+@pytest.mark.parametrize("name", KEPT_BY_RAISE)
+def test_counts_of_overwritten_or_carried_data_stay_enzyme_buffers(name: str) -> None:
+    raised, report = _gradient_report(name)
+    # (a band caches two values per step: two such buffers)
+    assert {buffer for buffer, _ in raised.kept} == {
+        "%alloc (memref<4xmemref<?xf64>>)",
+        "%alloc (memref<?xf64>)",
+    }, raised.table()
+    assert any("not computable before the forward sweep" in why for _, why in raised.kept)
+    assert not report.kept, report.table()
+
+
+@pytest.mark.parametrize("name", STREAMED)
+def test_counts_of_cached_data_are_proven_and_streamed(name: str) -> None:
+    raised, report = _gradient_report(name)
+    assert not raised.kept, raised.table()
+    assert not report.kept, report.table()
+    nested = [layer for layer in report.layers if "4x?" in layer.region]
+    assert nested and all(layer.run_time for layer in nested), report.table()
+
+
+@pytest.mark.parametrize("spad", [64, 512])
+@pytest.mark.parametrize("name", KEPT_BY_RAISE + STREAMED)
+def test_the_pipeline_computes_the_enzyme_values(name: str, spad: int) -> None:
+    want = run_function(_enzyme_stage(name), f"{name}_grad", _primal_inputs())
+    module = _enzyme_stage(name)
+    parse_pipeline(f"tapeflow-pipeline{{spad-bytes={spad}}}").apply(make_context(), module)
+    module.verify()
+    problem = same_bits(run_function(module, f"{name}_grad", _primal_inputs()), want)
+    assert problem is None, f"{name} at {spad} B: {problem}"
+
+
+@pytest.mark.parametrize("name", KEPT_BY_RAISE + STREAMED)
+def test_the_enzyme_gradient_matches_central_differences(name: str) -> None:
+    got = run_function(_enzyme_stage(name), f"{name}_grad", _primal_inputs())
+    primal = LocatingParser(make_context(), _primal_text(name), f"{name}.mlir").parse_module()
+    seeds = [np.zeros(5), SEED_Y]
+    dx, dy = central_difference_gradients(primal, name, [X.copy(), Y.copy()], seeds)
+    np.testing.assert_allclose(got["arg1"], dx, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got["arg3"], dy, rtol=1e-6, atol=1e-7)

@@ -55,8 +55,7 @@ def _differentiated(name: str):
 
 def _run(module, name: str) -> dict[str, np.ndarray]:
     args = {
-        f"arg{i}": v.copy() if isinstance(v, np.ndarray) else v
-        for i, v in enumerate(_inputs(name))
+        f"arg{i}": v.copy() if isinstance(v, np.ndarray) else v for i, v in enumerate(_inputs(name))
     }
     return run_function(module, f"{name}_grad", args)
 
