@@ -14,7 +14,8 @@ from math import prod
 
 import numpy as np
 from xdsl.dialects import arith, func, scf
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.traits import is_side_effect_free
 
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
@@ -101,11 +102,13 @@ class IndexOp:
     frozen forms, in a set where the op commutes. The same op of equal operands in
     FWD and REV (a band's bounds `max(1, i - w)`, recomputed by REV at the
     mirrored iteration) is the same atom: such ops are deterministic functions of
-    their operands (a fast-math flag REV's copy may carry does not change one
-    op's IEEE result)."""
+    their operands, given their `signature` (properties such as a float op's
+    `fastmath`, operand and result types: `trunci` to `i8` is not `trunci` to
+    `i16` of the same operand, and forms do not tell an integer's width)."""
 
     name: str
     operands: tuple[frozenset[tuple[object, int]], ...] | frozenset[frozenset[tuple[object, int]]]
+    signature: tuple[object, ...] = ()
 
     def forms(self) -> list[Form]:
         return [dict(operand) for operand in self.operands]
@@ -113,8 +116,8 @@ class IndexOp:
     def substituted(self, sigma: dict[SSAValue, Form]) -> IndexOp:
         operands = (frozenset(_substitute(f, sigma).items()) for f in self.forms())
         if isinstance(self.operands, frozenset):
-            return IndexOp(self.name, frozenset(operands))
-        return IndexOp(self.name, tuple(operands))
+            return IndexOp(self.name, frozenset(operands), self.signature)
+        return IndexOp(self.name, tuple(operands), self.signature)
 
 
 _COMMUTING = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp, arith.MuliOp)
@@ -158,9 +161,21 @@ def _index_op(op: Operation, ivs: set[SSAValue], inside: Operation | None) -> In
         name = f"{op.name} {op.predicate.value.data}"
     elif isinstance(op, arith.ConstantOp):
         name = f"{op.name} {op.value}"
+    signature = (
+        tuple(sorted(op.properties.items(), key=lambda item: item[0])),
+        tuple(op.operand_types),
+        tuple(op.result_types),
+    )
     if isinstance(op, (*_COMMUTING, *_FLOAT_COMMUTING)):
-        return IndexOp(name, frozenset(operands))
-    return IndexOp(name, tuple(operands))
+        return IndexOp(name, frozenset(operands), signature)
+    return IndexOp(name, tuple(operands), signature)
+
+
+def _bits(kind: Attribute) -> int | None:
+    """The width of an integer type (`index`: 64, as lowered), else None."""
+    if isinstance(kind, IndexType):
+        return 64
+    return kind.width.data if isinstance(kind, IntegerType) else None
 
 
 def _tape_value(value: SSAValue, ivs: set[SSAValue], inside: Operation) -> TapeValue | None:
@@ -199,14 +214,16 @@ def _injective(forms: Sequence[Form], ivs: Sequence[SSAValue]) -> bool:
     have full column rank. With them (functions of the iterations whose indices
     they mention): level by level, outermost first, some index has a nonzero
     coefficient for that level's variable and otherwise depends on outer levels
-    only, so equal indices mean equal variables."""
+    only (an atom of that variable, `k - floor(k / 2)`, may repeat values), so
+    equal indices mean equal variables."""
     if not any(isinstance(atom, TapeValue | IndexOp) for form in forms for atom in form):
         columns = np.array([[form.get(iv, 0) for iv in ivs] for form in forms], dtype=float)
         return np.linalg.matrix_rank(columns.reshape(-1, len(ivs))) == len(ivs)
     known: set[SSAValue] = set()
     for iv in ivs:
         if not any(
-            form.get(iv, 0) and all(_mentions(atom) & set(ivs) <= known | {iv} for atom in form)
+            form.get(iv, 0)
+            and all(atom is iv or _mentions(atom) & set(ivs) <= known for atom in form)
             for form in forms
         ):
             return False
@@ -232,7 +249,7 @@ def affine_form(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
     """`value` as an exact affine form over the induction variables `ivs` and the
     values defined outside `inside` (symbols: arguments such as the bound `%n`),
     through `arith.constant/addi/subi/muli` (by a constant) and the casts that keep
-    the integer (`index_cast`, `extsi`); a value of the loops
+    the integer (`index_cast` that does not narrow, `extsi`); a value of the loops
     that is not is an atom where it is an index op of such forms (`IndexOp`) or a
     tape element (`TapeValue`); `_NotAffine` else."""
     try:
@@ -263,7 +280,9 @@ def _decomposed(value: SSAValue, ivs: set[SSAValue], inside: Operation | None) -
     if isinstance(value, OpResult):
         op = value.op
         if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
-            return affine_form(op.input, ivs, inside)  # the same integer
+            wide, narrow = _bits(op.result.type), _bits(op.input.type)
+            if wide is not None and narrow is not None and wide >= narrow:
+                return affine_form(op.input, ivs, inside)  # the same integer
         if isinstance(op, arith.AddiOp | arith.SubiOp):
             left = affine_form(op.lhs, ivs, inside)
             right = affine_form(op.rhs, ivs, inside)
