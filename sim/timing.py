@@ -26,6 +26,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -602,6 +603,11 @@ class RecordedColumns:
     tiles: np.ndarray
     plans: tuple[Any, ...]
 
+    @cached_property
+    def tile_rows(self) -> list[list[int]]:
+        """`tiles` as Python rows, made once (`WindowTable.tile_list`)."""
+        return self.tiles.tolist()  # type: ignore[no-any-return]
+
 
 _II, _LENGTH, _SPAD_OPS, _MEMORY_OPS, _TILED, _LOOPED, _PLACED = range(7)
 
@@ -740,6 +746,7 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         end=end,
         access_hit=cache.hit,
         plans=recorded.plans,
+        tile_rows=lambda: recorded.tile_rows,
     )
 
 
@@ -916,7 +923,7 @@ def _timed(
     recorded = recorded_columns(recorder)
     phase, phase_names = recorded.phase, recorded.phase_names
     m, window_hits = columns.misses, columns.hits
-    timed: Cycles = timing_model.cycles(columns, hardware)
+    timed: Cycles = timing_model.cycles(columns, hardware, transfers=on_windows is not None)
     spent = timed.spent
     if on_windows is not None:
         on_windows(

@@ -7,6 +7,7 @@ each other; with `distinct`, the distinct values of a column.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -87,6 +88,15 @@ class WindowTable:
     plans: tuple[Any, ...]
     """By `kernel_id`: the model's plan of the kernel (`TimingModel.kernel_plan`;
     None at index 0, the ops windows)."""
+    tile_rows: Callable[[], list[list[int]]] | None = None
+    """`tiles` as Python rows (`tolist`), where they are kept for the run
+    (`sim.timing.RecordedColumns.tile_rows`, `tile_list`)."""
+
+    def tile_list(self) -> list[list[int]]:
+        """`tiles.tolist()`, made once per run where the run keeps it (every
+        cache of a sweep times the same layer runs; on LeNet's TapeFlow variant,
+        131 k rows, the conversion cost half of what placing their streams did)."""
+        return self.tiles.tolist() if self.tile_rows is None else self.tile_rows()
 
 
 @dataclass(frozen=True)
@@ -185,7 +195,11 @@ class TimingModel(Protocol):
         between them (the run's module does not change while it runs)."""
         ...
 
-    def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles: ...
+    def cycles(self, windows: WindowTable, hardware: Hardware, transfers: bool = True) -> Cycles:
+        """The windows' cycles on `hardware`; with `transfers`, each stream's
+        transfer too (`Cycles.transfers`, what a timeline draws: the numbers are
+        the same without)."""
+        ...
 
     def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
         """Add to `report` (the simulator's, before its energy) the numbers only

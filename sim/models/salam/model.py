@@ -272,7 +272,7 @@ class SalamModel:
         unit = 8 * hardware.scratchpad.banks
         return replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=unit))
 
-    def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
+    def cycles(self, windows: WindowTable, hardware: Hardware, transfers: bool = True) -> Cycles:
         hit, miss = self.machine.hit_expected, self.machine.miss_expected
         ports = hardware.datapath.ports
         # Ops outside kernel loops: one after another, each access its request time.
