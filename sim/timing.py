@@ -280,9 +280,11 @@ class TimingRecorder:
         the window is still counted."""
         # Ends never decrease; only the last kernel window may still be running.
         rows = self.kernel_rows
-        last = [rows[i] for i in (-1, -1 - _KERNEL_COLUMNS) if len(rows) >= -i]
+        n = len(rows)
+        last = rows[-1] if n else 0
+        before = rows[-1 - _KERNEL_COLUMNS] if n > _KERNEL_COLUMNS else 0
         ops = self.rows[-_COLUMNS + _END] if self.rows else 0
-        return max(0, ops, *last)
+        return max(0, ops, last, before)
 
     @property
     def windows(self) -> list[Window]:
@@ -500,9 +502,10 @@ class TimingRecorder:
             w.stream_read_bytes += read
             w.rev_stream_bytes += read
             self._close()
+            index = self.count - 1
         if self._in_layer:
             tile = self._in_layer[-1]
-            tile[4] = self.count - 1
+            tile[4] = index
             tile[5] += nbytes
 
     def layer(self, entries: int = 0, rev: bool = False) -> None:
