@@ -749,7 +749,7 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         end=end,
         access_hit=cache.hit,
         plans=recorded.plans,
-        tile_rows=lambda: recorded.tile_rows,
+        tile_rows=lambda tiles: recorded.tile_rows if tiles is recorded.tiles else None,
     )
 
 

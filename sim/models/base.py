@@ -88,15 +88,17 @@ class WindowTable:
     plans: tuple[Any, ...]
     """By `kernel_id`: the model's plan of the kernel (`TimingModel.kernel_plan`;
     None at index 0, the ops windows)."""
-    tile_rows: Callable[[], list[list[int]]] | None = None
-    """`tiles` as Python rows (`tolist`), where they are kept for the run
-    (`sim.timing.RecordedColumns.tile_rows`, `tile_list`)."""
+    tile_rows: Callable[[np.ndarray], list[list[int]] | None] | None = None
+    """`tiles` as Python rows (`tolist`) where the run keeps them: given the
+    table's `tiles`, the rows made once for that very array, or None (a table
+    made with other tiles, `dataclasses.replace`)."""
 
     def tile_list(self) -> list[list[int]]:
         """`tiles.tolist()`, made once per run where the run keeps it (every
         cache of a sweep times the same layer runs; on LeNet's TapeFlow variant,
         131 k rows, the conversion cost half of what placing their streams did)."""
-        return self.tiles.tolist() if self.tile_rows is None else self.tile_rows()
+        rows = None if self.tile_rows is None else self.tile_rows(self.tiles)
+        return self.tiles.tolist() if rows is None else rows
 
 
 @dataclass(frozen=True)

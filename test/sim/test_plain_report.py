@@ -205,6 +205,9 @@ def test_cycles_without_transfers_are_the_same(key: str, spad_bytes: int) -> Non
         assert table.tile_rows is not None
         assert table.tile_list() == table.tiles.tolist()
         assert all(type(v) is int for row in table.tile_list() for v in row)
+        # A table given other tiles converts them, not the run's kept rows.
+        fewer = table.tiles[:1].copy()
+        assert replace(table, tiles=fewer).tile_list() == fewer.tolist()
         full = CGRA.cycles(table, other)
         bare = CGRA.cycles(table, other, transfers=False)
         anew = CGRA.cycles(replace(table, tile_rows=None), other)
