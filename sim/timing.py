@@ -26,6 +26,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -279,9 +280,11 @@ class TimingRecorder:
         the window is still counted."""
         # Ends never decrease; only the last kernel window may still be running.
         rows = self.kernel_rows
-        last = [rows[i] for i in (-1, -1 - _KERNEL_COLUMNS) if len(rows) >= -i]
+        n = len(rows)
+        last = rows[-1] if n else 0
+        before = rows[-1 - _KERNEL_COLUMNS] if n > _KERNEL_COLUMNS else 0
         ops = self.rows[-_COLUMNS + _END] if self.rows else 0
-        return max(0, ops, *last)
+        return max(0, ops, last, before)
 
     @property
     def windows(self) -> list[Window]:
@@ -499,9 +502,10 @@ class TimingRecorder:
             w.stream_read_bytes += read
             w.rev_stream_bytes += read
             self._close()
+            index = self.count - 1
         if self._in_layer:
             tile = self._in_layer[-1]
-            tile[4] = self.count - 1
+            tile[4] = index
             tile[5] += nbytes
 
     def layer(self, entries: int = 0, rev: bool = False) -> None:
@@ -601,6 +605,11 @@ class RecordedColumns:
     phase_names: tuple[str, ...]
     tiles: np.ndarray
     plans: tuple[Any, ...]
+
+    @cached_property
+    def tile_rows(self) -> list[list[int]]:
+        """`tiles` as Python rows, made once (`WindowTable.tile_list`)."""
+        return self.tiles.tolist()  # type: ignore[no-any-return]
 
 
 _II, _LENGTH, _SPAD_OPS, _MEMORY_OPS, _TILED, _LOOPED, _PLACED = range(7)
@@ -740,6 +749,7 @@ def window_table(recorder: TimingRecorder, cache: CacheResult, hardware: Hardwar
         end=end,
         access_hit=cache.hit,
         plans=recorded.plans,
+        tile_rows=lambda tiles: recorded.tile_rows if tiles is recorded.tiles else None,
     )
 
 
@@ -916,7 +926,7 @@ def _timed(
     recorded = recorded_columns(recorder)
     phase, phase_names = recorded.phase, recorded.phase_names
     m, window_hits = columns.misses, columns.hits
-    timed: Cycles = timing_model.cycles(columns, hardware)
+    timed: Cycles = timing_model.cycles(columns, hardware, transfers=on_windows is not None)
     spent = timed.spent
     if on_windows is not None:
         on_windows(

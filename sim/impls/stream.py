@@ -129,9 +129,13 @@ def build_rev(ctx: CompileContext, op: stream.RevOp, ins: list[int], outs: list[
             tape_.used -= entries.size * ENTRY_BYTES
         state.note_stream(-entries.size * ENTRY_BYTES)
         spad = tile.spad
+        # The scratchpad's count of full entries, kept by every op that fills or
+        # empties one, changes by the tile's entries alone (counting the whole
+        # scratchpad was most of a REV stream's time on a large one).
+        was_full = int(np.count_nonzero(spad.full[start:end]))
         spad.data[start:end] = entries
         spad.full[start:end] = written
-        spad.entries_full = int(np.count_nonzero(spad.full))
+        spad.entries_full += int(np.count_nonzero(written)) - was_full
         state.stats["stream_bytes_read"] += entries.size * ENTRY_BYTES
         state.stats["stream_tiles_read"] += 1
         state.note_occupancy(spad)

@@ -7,6 +7,7 @@ each other; with `distinct`, the distinct values of a column.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -87,6 +88,17 @@ class WindowTable:
     plans: tuple[Any, ...]
     """By `kernel_id`: the model's plan of the kernel (`TimingModel.kernel_plan`;
     None at index 0, the ops windows)."""
+    tile_rows: Callable[[np.ndarray], list[list[int]] | None] | None = None
+    """`tiles` as Python rows (`tolist`) where the run keeps them: given the
+    table's `tiles`, the rows made once for that very array, or None (a table
+    made with other tiles, `dataclasses.replace`)."""
+
+    def tile_list(self) -> list[list[int]]:
+        """`tiles.tolist()`, made once per run where the run keeps it (every
+        cache of a sweep times the same layer runs; on LeNet's TapeFlow variant,
+        131 k rows, the conversion cost half of what placing their streams did)."""
+        rows = None if self.tile_rows is None else self.tile_rows(self.tiles)
+        return self.tiles.tolist() if rows is None else rows
 
 
 @dataclass(frozen=True)
@@ -185,7 +197,11 @@ class TimingModel(Protocol):
         between them (the run's module does not change while it runs)."""
         ...
 
-    def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles: ...
+    def cycles(self, windows: WindowTable, hardware: Hardware, transfers: bool = True) -> Cycles:
+        """The windows' cycles on `hardware`; with `transfers`, each stream's
+        transfer too (`Cycles.transfers`, what a timeline draws: the numbers are
+        the same without)."""
+        ...
 
     def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
         """Add to `report` (the simulator's, before its energy) the numbers only

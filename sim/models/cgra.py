@@ -71,7 +71,7 @@ class CgraModel:
     def add_counts(self, report: dict[str, Any], hardware: Hardware) -> None:
         """Nothing beyond the simulator's own counts."""
 
-    def cycles(self, windows: WindowTable, hardware: Hardware) -> Cycles:
+    def cycles(self, windows: WindowTable, hardware: Hardware, transfers: bool = True) -> Cycles:
         bw = hardware.dram_bytes_per_cycle
         latency = hardware.dram.latency_cycles
         mshrs = hardware.cache.mshrs
@@ -117,7 +117,7 @@ class CgraModel:
         rev = np.flatnonzero(windows.rev)
         times = stream_times(
             spent,
-            windows.tiles.tolist(),
+            windows.tile_list(),
             k,
             refill,
             capacity=hardware.scratchpad.size_bytes // 8,
@@ -125,6 +125,7 @@ class CgraModel:
             bytes_per_cycle=bw,
             rev_start=int(rev[0]) if rev.size else kernel.size,
             runahead=hardware.mapping.runahead,
+            transfers=transfers,
         )
         spent = spent + times.stalled + times.refilled
         busy = busy + times.refilled  # the pipeline fills again: issue, not a stall

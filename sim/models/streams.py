@@ -113,6 +113,7 @@ def stream_times(
     bytes_per_cycle: float,
     rev_start: int,
     runahead: bool = True,
+    transfers: bool = True,
 ) -> StreamTimes:
     """
     Place the streams of `tiles` (`TimingRecorder.tiles`: [rev, entries, first
@@ -121,7 +122,10 @@ def stream_times(
     take `spent` cycles each (without stalls). `kernels` are the kernel windows,
     ascending; `refill[w]` is what kernel window `w` costs more when a stall
     since the kernel window before it drained its pipeline (0 where nothing is
-    lost); `rev_start` is the first window of the REV sweep.
+    lost); `rev_start` is the first window of the REV sweep. Without `transfers`
+    the result holds no `Transfer`s (`StreamTimes.transfers` empty): only a
+    timeline reads them, and a `Transfer` per tile is a third of the time here
+    on a run of 131 k layer runs (LeNet's TapeFlow variant).
     """
     n = spent.size
     if not tiles:  # no layer (the Enzyme variants): nothing streams, nothing waits
@@ -136,7 +140,7 @@ def stream_times(
     channel = 0.0  # when the DRAM channel has finished the transfers issued so far
     last_issue = 0.0
     previous_rev_start = -1.0
-    transfers: list[Transfer] = []
+    made: list[Transfer] = []
     distances: list[int] = []
 
     def stall(window: int, cycles: int, at_start: bool) -> None:
@@ -157,6 +161,9 @@ def stream_times(
     # plus the cycles added to the windows before it.
     base, added, totals = clock.base, clock.windows, clock.totals
     popleft, push = resident.popleft, resident.append
+    # Most windows asked for come after every window that took more so far:
+    # their addition is the last total, without a search.
+    last_added, tail = -1, 0
 
     for rev, entries, first, after, stream, nbytes, opening in tiles:
         if entries > capacity:
@@ -164,15 +171,24 @@ def stream_times(
         transfer = nbytes / bytes_per_cycle
         preload = rev and stream >= 0
         if preload:  # from the REV sweep's start and the stream before it
-            i = bisect_left(added, rev_start)
-            at = float(base[rev_start] + (totals[i - 1] if i else 0))
+            at = float(
+                base[rev_start]
+                + (
+                    tail
+                    if rev_start > last_added
+                    else (totals[i - 1] if (i := bisect_left(added, rev_start)) else 0)
+                )
+            )
             if last_issue > at:
                 at = last_issue
             if not runahead and previous_rev_start >= 0 and previous_rev_start > at:
                 at = previous_rev_start
         else:  # when the layer would start
-            i = bisect_left(added, first)
-            begin = base[first] + (totals[i - 1] if i else 0)
+            begin = base[first] + (
+                tail
+                if first > last_added
+                else (totals[i - 1] if (i := bisect_left(added, first)) else 0)
+            )
             at = float(begin)
         # The earliest time from `at` at which `entries` entries are free.
         while resident and (resident[0][0] <= at or occupied + entries > capacity):
@@ -182,44 +198,76 @@ def stream_times(
             if freed > at:
                 at = freed
         if preload:
-            i = bisect_left(added, stream + 1)
-            need = base[stream + 1] + (totals[i - 1] if i else 0)
+            need = base[stream + 1] + (
+                tail
+                if stream + 1 > last_added
+                else (totals[i - 1] if (i := bisect_left(added, stream + 1)) else 0)
+            )
             distances.append(resident_rev)
             arrival = at + latency
             if channel > arrival:
                 arrival = channel
             arrival += transfer
-            transfers.append(Transfer("rev", at, arrival - transfer, arrival, nbytes, stream))
+            if transfers:
+                made.append(Transfer("rev", at, arrival - transfer, arrival, nbytes, stream))
             channel = arrival
             last_issue = at
             if arrival > need:
                 stall(stream, ceil(arrival - need), at_start=False)
-            i = bisect_left(added, first)
-            previous_rev_start = float(base[first] + (totals[i - 1] if i else 0))
-            i = bisect_left(added, after)
-            push((float(base[after] + (totals[i - 1] if i else 0)), entries, True))
+                last_added, tail = added[-1], totals[-1]
+            previous_rev_start = float(
+                base[first]
+                + (
+                    tail
+                    if first > last_added
+                    else (totals[i - 1] if (i := bisect_left(added, first)) else 0)
+                )
+            )
+            freed = float(
+                base[after]
+                + (
+                    tail
+                    if after > last_added
+                    else (totals[i - 1] if (i := bisect_left(added, after)) else 0)
+                )
+            )
+            push((freed, entries, True))
             occupied += entries
             resident_rev += 1
             continue
         if at > begin:  # a stall at the window's start leaves its start as it was
             stall(first, ceil(at - begin), at_start=True)
+            last_added, tail = added[-1], totals[-1]
         if rev:
             previous_rev_start = float(begin)
         if stream >= 0:  # a FWD stream reads the tile out when the layer ends
-            i = bisect_left(added, stream + 1)
-            issued = float(base[stream + 1] + (totals[i - 1] if i else 0))
+            issued = float(
+                base[stream + 1]
+                + (
+                    tail
+                    if stream + 1 > last_added
+                    else (totals[i - 1] if (i := bisect_left(added, stream + 1)) else 0)
+                )
+            )
             moving = max(channel, issued + opening)  # after its slab's page opens
             channel = moving + transfer
-            transfers.append(Transfer("fwd", issued, moving, channel + latency, nbytes, stream))
+            if transfers:
+                made.append(Transfer("fwd", issued, moving, channel + latency, nbytes, stream))
             freed = channel
         else:
-            i = bisect_left(added, after)
-            freed = float(base[after] + (totals[i - 1] if i else 0))
+            freed = float(
+                base[after]
+                + (
+                    tail
+                    if after > last_added
+                    else (totals[i - 1] if (i := bisect_left(added, after)) else 0)
+                )
+            )
         push((freed, entries, bool(rev)))
         occupied += entries
         resident_rev += bool(rev)
     distance = float(np.mean(distances)) if distances else 0.0
-    return StreamTimes(stalled, refilled, tuple(transfers), distance)
+    return StreamTimes(stalled, refilled, tuple(made), distance)
 
 
 __all__ = ["StreamTimes", "Transfer", "stream_times"]

@@ -1548,3 +1548,73 @@ def test_kernel_profile_counts_what_op_latency_and_op_class_say(variant: str) ->
         computes = [op for op in placed if isinstance(op, cgra.ComputeOp)]
         assert profile.fu_ops == Counter(op_class(op.opcode.data) for op in computes)
         assert profile.memory_ops == len(placed) - len(computes)
+
+
+def _salam_cycles_by_masks(windows: Any, hardware: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The salam model's windows' cycles and busy cycles with each kernel's
+    windows found by a mask over every kernel window (the yardstick of
+    `SalamModel.cycles`, which groups them by one stable sort)."""
+    from sim.models.salam.model import _gather, _runs
+
+    hit, miss = SALAM_MODEL.machine.hit_expected, SALAM_MODEL.machine.miss_expected
+    ports = hardware.datapath.ports
+    spent = windows.compute + windows.hits * hit + windows.misses * miss
+    busy = windows.compute + (windows.hits + windows.misses) * hit
+    latency = np.where(windows.access_hit, hit, miss)
+    kernels, run_of = _runs(windows)
+    ids = windows.kernel_id[kernels]
+    for kernel in sorted(set(ids.tolist())):
+        mine = ids == kernel
+        members = kernels[mine]
+        runs = run_of[mine]
+        which = np.cumsum(np.concatenate(([0], runs[1:] != runs[:-1])))
+        sizes = np.bincount(which)
+        trips = windows.trips[members]
+        totals = np.bincount(which, weights=trips, minlength=sizes.size).astype(np.int64)
+        taken = _gather(windows, members, latency)
+        cycles = runs_cycles(windows.plans[kernel], totals, taken, ports)
+        all_hit = all_hits_cycles(windows.plans[kernel], totals, hit, ports)
+        total = totals[which]
+        share = np.divide(trips, total, out=1.0 / sizes[which], where=total > 0)
+        spent[members] = cycles[which] * share
+        busy[members] = np.minimum(all_hit, cycles)[which] * share
+    return whole_cycles(spent), whole_cycles(busy)
+
+
+@pytest.mark.parametrize(
+    ("key", "variant", "preset"),
+    [
+        ("lenet", "tapeflow", "Tflow2k"),
+        ("pathfinder", "enzyme", "Enzyme32k"),
+        ("nn", "tapeflow", "Tflow2k"),
+    ],
+)
+def test_salam_cycles_group_each_kernels_windows_as_masks_do(
+    key: str, variant: str, preset: str
+) -> None:
+    """`SalamModel.cycles` on real runs (many kernels, each run many times, and
+    under two caches) gives each window the cycles and busy cycles that finding
+    each kernel's windows by a mask gives."""
+    from sim.simulator import evaluate, execute
+    from tapeflow_benchmarks.common import caller_arguments
+
+    ctx = make_context()
+    module = parse_kernel(ctx, key, "small")
+    hardware = SALAM_MODEL.hardware(configure(preset))
+    tape_bytes = prepare(ctx, module, variant, hardware, 1, "salam")
+    args = caller_arguments(module, key, "small")
+    execution = execute(
+        module, f"{key}_grad", args, hardware, tape_bytes, variant=variant, model="salam"
+    )
+    kernels = {w.kernel for w in execution.recorder.windows if w.kind == "kernel"}
+    assert len(kernels) > 1
+    for machine in (
+        hardware,
+        replace(hardware, cache=replace(hardware.cache, size_bytes=1024, assoc=2)),
+    ):
+        evaluate(execution, machine)
+        table = window_table(execution.recorder, execution.replays[machine.cache], machine)
+        timed = SALAM_MODEL.cycles(table, machine)
+        spent, busy = _salam_cycles_by_masks(table, machine)
+        assert timed.spent.tolist() == spent.tolist()
+        assert timed.busy.tolist() == busy.tolist()

@@ -175,3 +175,45 @@ def test_a_report_kept_by_machine_takes_each_machines_energy() -> None:
     assert evaluate(shared, other)["energy_pj"] == alone["cacti45"]
     assert evaluate(shared, hardware)["energy_pj"] == alone[hardware.energy.name]
     assert alone["cacti45"] != alone[hardware.energy.name]
+
+
+@pytest.mark.parametrize(
+    ("key", "spad_bytes"), [("pathfinder", 256), ("atax", 512), ("softmax", 2048)]
+)
+def test_cycles_without_transfers_are_the_same(key: str, spad_bytes: int) -> None:
+    """The cgra model's cycles without the streams' `Transfer`s (what a report
+    asks, `transfers=False`) are those with them, number for number, and the
+    layer runs' rows kept for the run are `tiles.tolist()`; the transfers
+    themselves are the same whether the rows were kept or converted anew."""
+    ctx = make_context()
+    module = parse_kernel(ctx, key, "small")
+    hardware = configure("Tflow2k", spad_bytes=spad_bytes)
+    hardware = replace(hardware, mapping=replace(hardware.mapping, stream_by_cost=False))
+    tape_bytes = prepare(ctx, module, "tapeflow", hardware)
+    args = caller_arguments(module, key, "small")
+    execution = execute(module, f"{key}_grad", args, hardware, tape_bytes, variant="tapeflow")
+    for other in (
+        hardware,
+        replace(hardware, cache=replace(hardware.cache, size_bytes=1024, assoc=2)),
+        replace(hardware, dram=replace(hardware.dram, latency_cycles=400)),
+    ):
+        execution.reports.clear()
+        evaluate(execution, other)
+        cache = execution.replays[other.cache]
+        table = timing.window_table(execution.recorder, cache, other)
+        assert table.tiles.shape[0] > 1  # layers ran: there are streams to place
+        assert table.tile_rows is not None
+        assert table.tile_list() == table.tiles.tolist()
+        assert all(type(v) is int for row in table.tile_list() for v in row)
+        # A table given other tiles converts them, not the run's kept rows.
+        fewer = table.tiles[:1].copy()
+        assert replace(table, tiles=fewer).tile_list() == fewer.tolist()
+        full = CGRA.cycles(table, other)
+        bare = CGRA.cycles(table, other, transfers=False)
+        anew = CGRA.cycles(replace(table, tile_rows=None), other)
+        assert len(full.transfers) > 0 and bare.transfers == ()
+        assert anew.transfers == full.transfers
+        for name in ("spent", "busy", "stream_stalled"):
+            assert getattr(bare, name).tolist() == getattr(full, name).tolist()
+        for name in ("memory_stall", "stream_stall", "config", "fill_drain", "prefetch_distance"):
+            assert getattr(bare, name) == getattr(full, name)

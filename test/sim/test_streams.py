@@ -258,3 +258,134 @@ def test_a_held_configuration_is_not_loaded_again() -> None:
     assert CGRA.cycles(windows([1, 2, 1], [10, 10, 10]), small).config == 30
     # A kernel larger than the whole memory is loaded at every switch to it.
     assert CGRA.cycles(windows([1, 2, 1], [20, 3, 20]), small).config == 20 + 3 + 20
+
+
+def _placed_by_clock(
+    spent: np.ndarray,
+    tiles: list[list[int]],
+    kernels: np.ndarray,
+    refill: np.ndarray,
+    capacity: int,
+    latency: int,
+    bytes_per_cycle: float,
+    rev_start: int,
+    runahead: bool,
+) -> tuple[list[int], list[int], list[tuple[object, ...]], float]:
+    """The rules of `sim.models.streams` as its docstring states them, every
+    window start asked of `_Clock.start` (a search each): the yardstick of
+    `stream_times`, which reads most starts without one."""
+    from collections import deque
+    from math import ceil
+
+    from sim.models.streams import _Clock
+
+    n = spent.size
+    clock = _Clock(spent)
+    stalled, refilled = [0] * n, [0] * n
+    kernel_list = kernels.tolist()
+    resident: deque[tuple[float, int, bool]] = deque()
+    occupied = resident_rev = 0
+    channel = last_issue = 0.0
+    previous_rev_start = -1.0
+    transfers: list[tuple[object, ...]] = []
+    distances: list[int] = []
+
+    def stall(window: int, cycles: int, at_start: bool) -> None:
+        stalled[window] += cycles
+        clock.add(window, cycles)
+        found = [k for k in kernel_list if (k >= window if at_start else k > window)]
+        if found and refill[found[0]] > refilled[found[0]]:
+            clock.add(found[0], int(refill[found[0]] - refilled[found[0]]))
+            refilled[found[0]] = int(refill[found[0]])
+
+    for rev, entries, first, after, stream, nbytes, opening in tiles:
+        entries = min(entries, capacity)
+        transfer = nbytes / bytes_per_cycle
+        preload = bool(rev) and stream >= 0
+        begin = clock.start(first)
+        if preload:
+            at = max(float(clock.start(rev_start)), last_issue)
+            if not runahead and previous_rev_start >= 0:
+                at = max(at, previous_rev_start)
+        else:
+            at = float(begin)
+        while resident and (resident[0][0] <= at or occupied + entries > capacity):
+            freed, size, was_rev = resident.popleft()
+            occupied -= size
+            resident_rev -= was_rev
+            at = max(at, freed)
+        if preload:
+            need = clock.start(stream + 1)
+            distances.append(resident_rev)
+            arrival = max(at + latency, channel) + transfer
+            transfers.append(("rev", at, arrival - transfer, arrival, nbytes, stream))
+            channel, last_issue = arrival, at
+            if arrival > need:
+                stall(stream, ceil(arrival - need), at_start=False)
+            previous_rev_start = float(clock.start(first))
+            resident.append((float(clock.start(after)), entries, True))
+        else:
+            if at > begin:
+                stall(first, ceil(at - begin), at_start=True)
+            if rev:
+                previous_rev_start = float(begin)
+            if stream >= 0:
+                issued = float(clock.start(stream + 1))
+                moving = max(channel, issued + opening)
+                channel = moving + transfer
+                transfers.append(("fwd", issued, moving, channel + latency, nbytes, stream))
+                freed = channel
+            else:
+                freed = float(clock.start(after))
+            resident.append((freed, entries, bool(rev)))
+        occupied += entries
+        resident_rev += bool(rev)
+    distance = float(np.mean(distances)) if distances else 0.0
+    return stalled, refilled, transfers, distance
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_stream_times_reads_window_starts_as_the_clock_gives_them(seed: int) -> None:
+    """Random runs of FWD then REV layers (with and without streams, slab pages,
+    kernel loops that fill again, tiles larger than the ring, stalls that land
+    before windows that already took more): `stream_times` gives the stalls,
+    refills, transfers and prefetch distance that asking `_Clock.start` for
+    every window start gives, with and without its transfers."""
+    rng = np.random.default_rng(seed)
+    layers = int(rng.integers(1, 40))
+    spent_list: list[int] = []
+    tiles: list[list[int]] = []
+    for i in range(2 * layers):
+        rev = int(i >= layers)
+        first = len(spent_list)
+        spent_list += rng.integers(0, 80, int(rng.integers(1, 4))).tolist()
+        stream = len(spent_list) - 1 if rng.random() < 0.8 else -1
+        entries = int(rng.integers(1, 96))
+        nbytes = int(rng.integers(0, 1024))
+        opening = int(rng.choice([0, 0, 0, L]))
+        tiles.append([rev, entries, first, len(spent_list), stream, nbytes, opening])
+    spent = np.array(spent_list, dtype=np.int64)
+    kernels = np.flatnonzero(rng.random(spent.size) < 0.5)
+    refill = np.zeros(spent.size, dtype=np.int64)
+    refill[kernels] = rng.integers(0, 20, kernels.size)
+    rev_start = tiles[layers][2]
+    for capacity, bw, runahead in ((64, 8.0, True), (128, 2.5, False), (32, FAST, True)):
+        args = (spent, tiles, kernels, refill, capacity, L, bw, rev_start, runahead)
+        stalled, refilled, transfers, distance = _placed_by_clock(*args)
+        for made in (True, False):
+            times = stream_times(
+                spent,
+                tiles,
+                kernels,
+                refill,
+                capacity=capacity,
+                latency=L,
+                bytes_per_cycle=bw,
+                rev_start=rev_start,
+                runahead=runahead,
+                transfers=made,
+            )
+            assert times.stalled.tolist() == stalled
+            assert times.refilled.tolist() == refilled
+            assert times.prefetch_distance == distance
+            assert [tuple(t) for t in times.transfers] == (transfers if made else [])
