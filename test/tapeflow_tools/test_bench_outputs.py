@@ -291,13 +291,19 @@ def test_ctrl_c_stops_workers_quietly(tmp_path: Path) -> None:
     assert err.strip().startswith("tapeflow-bench: interrupted"), err
     assert err.count("interrupted") == 1
     assert not (tmp_path / "results").exists()
-    time.sleep(0.5)
-    group = subprocess.run(["pgrep", "-g", str(run.pid)], capture_output=True, text=True)
-    # A process that has exited but whose new parent (init) has not reaped it yet
-    # runs nothing: an Enzyme child a terminated worker had forked dies with it
-    # (`lowering.enzyme.upstream_mlir`), after the worker, and can be seen so for a moment.
-    states = {pid: _process_state(pid) for pid in group.stdout.split()}
-    running = [pid for pid, state in states.items() if state and not state.startswith("Z")]
+    # Every process of the group gone within half a second, looked for as it ends
+    # rather than after a fixed wait. A process that has exited but whose new parent
+    # (init) has not reaped it yet runs nothing: an Enzyme child a terminated worker
+    # had forked dies with it (`lowering.enzyme.upstream_mlir`), after the worker,
+    # and can be seen so for a moment.
+    deadline = time.monotonic() + 0.5
+    while True:
+        group = subprocess.run(["pgrep", "-g", str(run.pid)], capture_output=True, text=True)
+        states = {pid: _process_state(pid) for pid in group.stdout.split()}
+        running = [pid for pid, state in states.items() if state and not state.startswith("Z")]
+        if not running or time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
     assert running == [], "workers outlived the interrupted run"
 
 
