@@ -11,7 +11,9 @@ each op's operands through the generic setter and checks each op it adds to a
 block, and validates each name hint it copies, one by one).
 
 Each function leaves the IR exactly as the xDSL calls it stands for leave it
-(test/lowering/test_bulk_ir.py compares them op by op, field by field).
+(test/lowering/test_bulk_ir.py compares them op by op, field by field); `release`
+then unlinks erased ops from their results, so that they are freed without the
+cycle collector.
 """
 
 from __future__ import annotations
@@ -109,6 +111,22 @@ def erase_ops(ops: Sequence[Operation]) -> None:
         for result in op.results:
             if result.first_use is not None:
                 result.erase(safe_erase=False)
+
+
+def release(ops: Sequence[Operation]) -> None:
+    """Drop the link from each of `ops`, erased ops (`erase_ops`) that nothing
+    reads again, to its results, so that reference counting frees an op and its
+    results once nothing else holds them. Each result names its op as its
+    owner, and the op lists its results: a cycle, which only Python's cycle
+    collector frees, walking every object allocated since its last collection
+    (a fully unrolled body's lowering erases tens of thousands of ops while the
+    collector is paused, `sim.simulator.prepare`). A released op has no
+    results; a result keeps its owner, its type and its uses."""
+    empty: SSAValues[OpResult] = SSAValues()
+    for op in ops:
+        if op.parent is not None or op._operand_uses:  # pyright: ignore[reportPrivateUsage]
+            raise ValueError("release takes erased ops")
+        op.results = empty
 
 
 _NAMES: dict[str, str] = {}

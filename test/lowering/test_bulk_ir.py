@@ -206,6 +206,49 @@ def test_append_and_erase_are_add_op_and_erase_op(seed: int) -> None:
     assert results[0] == results[1]
 
 
+@pytest.mark.parametrize("released", [True, False])
+def test_released_ops_are_freed_without_the_cycle_collector(released: bool) -> None:
+    """Erased ops and their results are held by nothing but each other: with the
+    cycle collector paused, reference counting frees them once `release` has cut
+    the op's link to its results, and not before (the cycle that link makes).
+    The values they read keep only the uses of the ops that stay."""
+    import gc
+    import weakref
+
+    block, values = _values(2)
+    ops = _chain(block, values, 12, random.Random(7))
+    bulk.append_ops(block, ops)
+    kept, doomed = ops[:4], ops[4:]
+    results = [op.results[0] for op in doomed]
+    watched = [weakref.ref(x) for x in (*doomed, *results)]
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        bulk.erase_ops(doomed[::-1])
+        if released:
+            bulk.release(doomed)
+            assert all(not op.results for op in doomed)
+            assert all(r.owner is op for r, op in zip(results, doomed, strict=True))
+        del ops, doomed, results
+        alive = sum(ref() is not None for ref in watched)
+    finally:
+        if enabled:
+            gc.enable()
+    assert alive == (0 if released else len(watched))
+    assert [op for op in block.ops] == kept
+    for value in (*values, *(op.results[0] for op in kept)):
+        assert all(use.operation in kept for use in value.uses)
+
+
+def test_release_takes_erased_ops_alone() -> None:
+    block, values = _values(1)
+    ops = _chain(block, values, 2, random.Random(1))
+    bulk.append_ops(block, ops)
+    with pytest.raises(ValueError, match="erased ops"):
+        bulk.release(ops)
+    assert all(op.results for op in ops)
+
+
 def _reference_new_op(
     cls: type[Operation],
     operands: Sequence[SSAValue],
