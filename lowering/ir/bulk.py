@@ -129,6 +129,50 @@ def release(ops: Sequence[Operation]) -> None:
         op.results = empty
 
 
+def release_tree(root: Operation) -> None:
+    """Cut every link between the IR objects of `root`, a detached op nothing
+    reads again (a module after its run), and its regions: each op's results,
+    operands, uses, neighbours, parent and regions, each block's arguments, ops
+    and neighbours, each region's blocks, each value's use list. Every parent
+    pointer, use list and result's owner closes a cycle, which only Python's
+    cycle collector frees, walking each object of the tree to find it garbage;
+    cut, reference counting frees each object once nothing else holds it. What
+    is left of an op is a shell: its class, properties, attributes and location."""
+    if root.parent is not None:
+        raise ValueError("release_tree takes a detached op")
+    empty: SSAValues[SSAValue] = SSAValues()
+    ops = [root]
+    while ops:
+        op = ops.pop()
+        for use in op._operand_uses:  # pyright: ignore[reportPrivateUsage]
+            use._prev_use = use._next_use = None  # pyright: ignore[reportPrivateUsage]
+        for use in op._successor_uses:  # pyright: ignore[reportPrivateUsage]
+            use._prev_use = use._next_use = None  # pyright: ignore[reportPrivateUsage]
+        for result in op.results:
+            result.first_use = None
+        op._operands = empty  # pyright: ignore[reportPrivateUsage]
+        op._operand_uses = ()  # pyright: ignore[reportPrivateUsage]
+        op._successors = ()  # pyright: ignore[reportPrivateUsage]
+        op._successor_uses = ()  # pyright: ignore[reportPrivateUsage]
+        op.results = empty  # type: ignore[assignment]
+        op.parent = None
+        op._prev_op = op._next_op = None  # pyright: ignore[reportPrivateUsage]
+        for region in op.regions:
+            blocks = list(region.blocks)
+            for block in blocks:
+                ops.extend(block.ops)
+                for argument in block.args:
+                    argument.first_use = None
+                block._args = ()  # pyright: ignore[reportPrivateUsage]
+                block.first_use = None
+                block._first_op = block._last_op = None  # pyright: ignore[reportPrivateUsage]
+                block._prev_block = block._next_block = None  # pyright: ignore[reportPrivateUsage]
+                block.parent = None
+            region._first_block = region._last_block = None  # pyright: ignore[reportPrivateUsage]
+            region.parent = None
+        op.regions = ()
+
+
 _NAMES: dict[str, str] = {}
 """Name hints as the `name_hint` setter stores them, by the name given."""
 
