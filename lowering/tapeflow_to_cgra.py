@@ -48,7 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.ir.bulk import append_ops, erase_ops, new_op
+from lowering.ir.bulk import append_ops, erase_ops, new_op, release
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import trip_count
 from lowering.ir.stages import is_placed
@@ -299,6 +299,7 @@ def _make_kernel(
     # by one would (`lowering.ir.bulk`).
     append_ops(block, made)
     erase_ops(ops[::-1])
+    release(ops)  # freed as soon as the caller drops them, not by the cycle collector
     return kernel
 
 

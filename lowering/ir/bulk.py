@@ -11,7 +11,9 @@ each op's operands through the generic setter and checks each op it adds to a
 block, and validates each name hint it copies, one by one).
 
 Each function leaves the IR exactly as the xDSL calls it stands for leave it
-(test/lowering/test_bulk_ir.py compares them op by op, field by field).
+(test/lowering/test_bulk_ir.py compares them op by op, field by field); `release`
+then unlinks erased ops from their results, so that they are freed without the
+cycle collector.
 """
 
 from __future__ import annotations
@@ -109,6 +111,66 @@ def erase_ops(ops: Sequence[Operation]) -> None:
         for result in op.results:
             if result.first_use is not None:
                 result.erase(safe_erase=False)
+
+
+def release(ops: Sequence[Operation]) -> None:
+    """Drop the link from each of `ops`, erased ops (`erase_ops`) that nothing
+    reads again, to its results, so that reference counting frees an op and its
+    results once nothing else holds them. Each result names its op as its
+    owner, and the op lists its results: a cycle, which only Python's cycle
+    collector frees, walking every object allocated since its last collection
+    (a fully unrolled body's lowering erases tens of thousands of ops while the
+    collector is paused, `sim.simulator.prepare`). A released op has no
+    results; a result keeps its owner, its type and its uses."""
+    empty: SSAValues[OpResult] = SSAValues()
+    for op in ops:
+        if op.parent is not None or op._operand_uses:  # pyright: ignore[reportPrivateUsage]
+            raise ValueError("release takes erased ops")
+        op.results = empty
+
+
+def release_tree(root: Operation) -> None:
+    """Cut every link between the IR objects of `root`, a detached op nothing
+    reads again (a module after its run), and its regions: each op's results,
+    operands, uses, neighbours, parent and regions, each block's arguments, ops
+    and neighbours, each region's blocks, each value's use list. Every parent
+    pointer, use list and result's owner closes a cycle, which only Python's
+    cycle collector frees, walking each object of the tree to find it garbage;
+    cut, reference counting frees each object once nothing else holds it. What
+    is left of an op is a shell: its class, properties, attributes and location."""
+    if root.parent is not None:
+        raise ValueError("release_tree takes a detached op")
+    empty: SSAValues[SSAValue] = SSAValues()
+    ops = [root]
+    while ops:
+        op = ops.pop()
+        for use in op._operand_uses:  # pyright: ignore[reportPrivateUsage]
+            use._prev_use = use._next_use = None  # pyright: ignore[reportPrivateUsage]
+        for use in op._successor_uses:  # pyright: ignore[reportPrivateUsage]
+            use._prev_use = use._next_use = None  # pyright: ignore[reportPrivateUsage]
+        for result in op.results:
+            result.first_use = None
+        op._operands = empty  # pyright: ignore[reportPrivateUsage]
+        op._operand_uses = ()  # pyright: ignore[reportPrivateUsage]
+        op._successors = ()  # pyright: ignore[reportPrivateUsage]
+        op._successor_uses = ()  # pyright: ignore[reportPrivateUsage]
+        op.results = empty  # type: ignore[assignment]
+        op.parent = None
+        op._prev_op = op._next_op = None  # pyright: ignore[reportPrivateUsage]
+        for region in op.regions:
+            blocks = list(region.blocks)
+            for block in blocks:
+                ops.extend(block.ops)
+                for argument in block.args:
+                    argument.first_use = None
+                block._args = ()  # pyright: ignore[reportPrivateUsage]
+                block.first_use = None
+                block._first_op = block._last_op = None  # pyright: ignore[reportPrivateUsage]
+                block._prev_block = block._next_block = None  # pyright: ignore[reportPrivateUsage]
+                block.parent = None
+            region._first_block = region._last_block = None  # pyright: ignore[reportPrivateUsage]
+            region.parent = None
+        op.regions = ()
 
 
 _NAMES: dict[str, str] = {}

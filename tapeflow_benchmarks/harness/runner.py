@@ -39,6 +39,7 @@ import numpy as np
 from tqdm import tqdm
 from xdsl.dialects import builtin, memref, scf
 
+from lowering.ir.bulk import release_tree
 from lowering.ir.gradients import gradient_functions
 from lowering.ir.loops import trip_count
 from lowering.tapeflow_enzyme import TapeflowEnzymePass
@@ -352,9 +353,14 @@ def run_runs(
     points = [p for _, group_points in runs for p in group_points]
     try:
         group, group_points = runs[0]
-        return _simulate(runs, _lower(group, group_points, memo), choices or {})
+        lowered = _lower(group, group_points, memo)
+        reports = _simulate(runs, lowered, choices or {})
     except Exception as err:  # noqa: BLE001 -- reported per point, the run goes on
         return _failed(points, err)
+    # Freed by reference counting, not walked by the cycle collector to be found
+    # garbage (`lowering.ir.bulk.release_tree`): the module is read no more.
+    release_tree(lowered.module)
+    return reports
 
 
 def run_group(group: Group, points: list[Point]) -> dict[Point, Report]:

@@ -206,6 +206,49 @@ def test_append_and_erase_are_add_op_and_erase_op(seed: int) -> None:
     assert results[0] == results[1]
 
 
+@pytest.mark.parametrize("released", [True, False])
+def test_released_ops_are_freed_without_the_cycle_collector(released: bool) -> None:
+    """Erased ops and their results are held by nothing but each other: with the
+    cycle collector paused, reference counting frees them once `release` has cut
+    the op's link to its results, and not before (the cycle that link makes).
+    The values they read keep only the uses of the ops that stay."""
+    import gc
+    import weakref
+
+    block, values = _values(2)
+    ops = _chain(block, values, 12, random.Random(7))
+    bulk.append_ops(block, ops)
+    kept, doomed = ops[:4], ops[4:]
+    results = [op.results[0] for op in doomed]
+    watched = [weakref.ref(x) for x in (*doomed, *results)]
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        bulk.erase_ops(doomed[::-1])
+        if released:
+            bulk.release(doomed)
+            assert all(not op.results for op in doomed)
+            assert all(r.owner is op for r, op in zip(results, doomed, strict=True))
+        del ops, doomed, results
+        alive = sum(ref() is not None for ref in watched)
+    finally:
+        if enabled:
+            gc.enable()
+    assert alive == (0 if released else len(watched))
+    assert [op for op in block.ops] == kept
+    for value in (*values, *(op.results[0] for op in kept)):
+        assert all(use.operation in kept for use in value.uses)
+
+
+def test_release_takes_erased_ops_alone() -> None:
+    block, values = _values(1)
+    ops = _chain(block, values, 2, random.Random(1))
+    bulk.append_ops(block, ops)
+    with pytest.raises(ValueError, match="erased ops"):
+        bulk.release(ops)
+    assert all(op.results for op in ops)
+
+
 def _reference_new_op(
     cls: type[Operation],
     operands: Sequence[SSAValue],
@@ -375,3 +418,59 @@ def _text_of(op: Operation) -> str:
     out = io.StringIO()
     Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(op)
     return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("kernel", "variant", "unroll", "model"),
+    [("pathfinder", "tapeflow", 8, "cgra"), ("logsum", "enzyme", 4, "salam")],
+)
+def test_a_released_module_is_freed_without_the_cycle_collector(
+    kernel: str, variant: str, unroll: int, model: str
+) -> None:
+    """Every op, value, use, block and region of a lowered module is freed by
+    reference counting once `release_tree` has cut the module's links and the
+    module is dropped, with the cycle collector paused; without the cut, none is
+    (each is on a cycle: parent pointers, use lists, results' owners)."""
+    import gc
+    import weakref
+
+    for released in (True, False):
+        ctx = make_context()
+        module = parse_kernel(ctx, kernel, "small")
+        preset = "Tflow32k" if variant == "tapeflow" else "Enzyme32k"
+        hardware = MODELS[model].hardware(configure(preset))
+        prepare(ctx, module, variant, hardware, unroll, model=model)
+        assert "cgra.kernel" in _text(module)
+        gc.collect()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            ops = list(module.walk())
+            blocks = [block for op in ops for r in op.regions for block in r.blocks]
+            regions = [r for op in ops for r in op.regions]
+            values = [v for op in ops for v in op.results]
+            values += [a for block in blocks for a in block.args]
+            uses = [u for v in values for u in v.uses]
+            watched = [weakref.ref(x) for x in (*ops, *blocks, *regions, *values, *uses)]
+            del ops, blocks, regions, values, uses
+            if released:
+                bulk.release_tree(module)
+                assert not module.regions and not module.results
+            del module
+            alive = sum(ref() is not None for ref in watched)
+        finally:
+            if enabled:
+                gc.enable()
+        assert len(watched) > 300
+        assert alive == (0 if released else len(watched)), (released, alive)
+        gc.collect()
+        assert all(ref() is None for ref in watched)
+
+
+def test_release_tree_takes_a_detached_op() -> None:
+    block, values = _values(1)
+    ops = _chain(block, values, 2, random.Random(3))
+    bulk.append_ops(block, ops)
+    with pytest.raises(ValueError, match="detached"):
+        bulk.release_tree(ops[0])
+    assert ops[0].results[0].first_use is not None and ops[0].next_op is ops[1]
