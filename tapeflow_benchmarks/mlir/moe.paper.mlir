@@ -1,0 +1,46 @@
+// moe, preset paper (E=8, T=256, D=8, H=16).
+// Written by `python -m tapeflow_benchmarks.kernels --write`: edit the template in tapeflow_benchmarks/kernels/moe.py, not this file.
+func.func @moe(%off: memref<9xindex>, %perm: memref<256xindex>, %X: memref<256x8xf64>, %W1: memref<8x16x8xf64>, %W2: memref<8x8x16xf64>, %gate: memref<256xf64>, %Hd: memref<256x16xf64>, %Y: memref<256x8xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f64
+  scf.for %e = %c0 to %c8 step %c1 {
+    %e1 = arith.addi %e, %c1 : index
+    %lo = memref.load %off[%e] : memref<9xindex>
+    %hi = memref.load %off[%e1] : memref<9xindex>
+    scf.for %t = %lo to %hi step %c1 {
+      %tok = memref.load %perm[%t] : memref<256xindex>
+      scf.for %h = %c0 to %c16 step %c1 {
+        %s = scf.for %d = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f64) {
+          %w = memref.load %W1[%e, %h, %d] : memref<8x16x8xf64>
+          %xv = memref.load %X[%tok, %d] : memref<256x8xf64>
+          %p = arith.mulf %w, %xv : f64
+          %next = arith.addf %acc, %p : f64
+          scf.yield %next : f64
+        }
+        %a = math.tanh %s : f64
+        memref.store %a, %Hd[%t, %h] : memref<256x16xf64>
+      }
+      %g = memref.load %gate[%t] : memref<256xf64>
+      scf.for %d = %c0 to %c8 step %c1 {
+        %o = scf.for %h = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (f64) {
+          %w = memref.load %W2[%e, %d, %h] : memref<8x8x16xf64>
+          %hv = memref.load %Hd[%t, %h] : memref<256x16xf64>
+          %p = arith.mulf %w, %hv : f64
+          %next = arith.addf %acc, %p : f64
+          scf.yield %next : f64
+        }
+        %yv = arith.mulf %g, %o : f64
+        memref.store %yv, %Y[%tok, %d] : memref<256x8xf64>
+      }
+    }
+  }
+  return
+}
+
+func.func @moe_grad(%off: memref<9xindex>, %perm: memref<256xindex>, %X: memref<256x8xf64>, %d_X: memref<256x8xf64>, %W1: memref<8x16x8xf64>, %d_W1: memref<8x16x8xf64>, %W2: memref<8x8x16xf64>, %d_W2: memref<8x8x16xf64>, %gate: memref<256xf64>, %d_gate: memref<256xf64>, %Hd: memref<256x16xf64>, %d_Hd: memref<256x16xf64>, %Y: memref<256x8xf64>, %d_Y: memref<256x8xf64>) {
+  enzyme.autodiff @moe(%off, %perm, %X, %d_X, %W1, %d_W1, %W2, %d_W2, %gate, %d_gate, %Hd, %d_Hd, %Y, %d_Y) <{activity = [#enzyme.activity<enzyme_const>, #enzyme.activity<enzyme_const>, #enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>, #enzyme.activity<enzyme_dup>], ret_activity = []}> : (memref<9xindex>, memref<256xindex>, memref<256x8xf64>, memref<256x8xf64>, memref<8x16x8xf64>, memref<8x16x8xf64>, memref<8x8x16xf64>, memref<8x8x16xf64>, memref<256xf64>, memref<256xf64>, memref<256x16xf64>, memref<256x16xf64>, memref<256x8xf64>, memref<256x8xf64>) -> ()
+  return
+}
