@@ -189,17 +189,81 @@ class _NotComputable(Exception):
 
 
 def enclosing_fors(op: Operation, body: Block) -> list[scf.ForOp]:
-    """The `scf.for` loops around `op` up to the function body, outermost first;
-    any other region-holding op on the way makes the extent not computable."""
+    """The `scf.for` loops around `op` up to the function body, outermost first.
+    A branch (`scf.if`) on the way is looked through: the largest extent over
+    every iteration of the loops, the branch taken or not, bounds the extents of
+    the iterations that take it (`_check_branch_slice` keeps that computation
+    free of traps). Any other region-holding op makes the extent not computable."""
     loops: list[scf.ForOp] = []
     parent = op.parent_op()
     while parent is not None and op.parent_block() is not body:
-        if not isinstance(parent, scf.ForOp):
+        if isinstance(parent, scf.ForOp):
+            loops.append(parent)
+        elif not isinstance(parent, scf.IfOp):
             raise _NotComputable(f"the per-iteration buffer is inside a '{parent.name}'")
-        loops.append(parent)
         op = parent
         parent = op.parent_op()
     return loops[::-1]
+
+
+_TRAPPING = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.FloorDivSIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+)
+"""Integer ops whose result is undefined for some operands (a zero divisor, an
+overflowing quotient): a branch may guard them."""
+
+
+def _check_branch_slice(value: SSAValue, outer: Operation) -> None:
+    """Raise `_NotComputable` if `value` depends on an op inside a branch (within
+    `outer`) that computing it on every iteration could make trap or read out of
+    bounds: `max_extents` evaluates the extent where the branch is not taken
+    too, so inside a branch only non-trapping `arith` may feed it (what the
+    loop body computes before the branch runs either way)."""
+    seen: set[SSAValue] = set()
+    work = [value]
+    while work:
+        v = work.pop()
+        if v in seen or not isinstance(v, OpResult) or not _inside(v, outer):
+            continue
+        seen.add(v)
+        op = v.op
+        guarded = any(isinstance(p, scf.IfOp) and outer.is_ancestor(p) for p in _parents(op))
+        if guarded and (
+            op.dialect_name() != "arith"
+            or op.regions
+            or (isinstance(op, _TRAPPING) and not _safe_divisor(op.operands[1]))
+        ):
+            raise _NotComputable(
+                f"an extent of the per-iteration buffers is computed under a branch by "
+                f"'{op.name}', which may trap or read out of bounds where the branch "
+                "is not taken"
+            )
+        work.extend(op.operands)
+
+
+def _safe_divisor(divisor: SSAValue) -> bool:
+    """A constant divisor other than 0 and -1: the quotient and remainder are
+    defined for every dividend (a constant step's trip count)."""
+    if not isinstance(divisor, OpResult) or not isinstance(divisor.op, arith.ConstantOp):
+        return False
+    value = divisor.op.value
+    return isinstance(value, IntegerAttr) and value.value.data not in (0, -1)
+
+
+def _parents(op: Operation) -> list[Operation]:
+    """The ops around `op`, innermost first."""
+    found: list[Operation] = []
+    parent = op.parent_op()
+    while parent is not None:
+        found.append(parent)
+        parent = parent.parent_op()
+    return found
 
 
 def _materialize(
@@ -320,6 +384,7 @@ def check_extents_computable(nested: NestedCache, body: Block) -> None:
                 *(x for loop in loops for x in (loop.lb, loop.ub, loop.step)),
             ):
                 _check_pure(v, outer, {loop.body.block.args[0] for loop in loops}, written)
+                _check_branch_slice(v, outer)
     except _NotComputable as err:
         raise NotANestedCache(str(err)) from None
 
