@@ -223,8 +223,9 @@ def _check_branch_slice(value: SSAValue, outer: Operation) -> None:
     """Raise `_NotComputable` if `value` depends on an op inside a branch (within
     `outer`) that computing it on every iteration could make trap or read out of
     bounds: `max_extents` evaluates the extent where the branch is not taken
-    too, so inside a branch only non-trapping `arith` may feed it (what the
-    loop body computes before the branch runs either way)."""
+    too, so inside a branch only non-trapping `arith` and loads in bounds on
+    every iteration may feed it (what the loop body computes before the branch
+    runs either way is computed anyway)."""
     seen: set[SSAValue] = set()
     work = [value]
     while work:
@@ -234,6 +235,9 @@ def _check_branch_slice(value: SSAValue, outer: Operation) -> None:
         seen.add(v)
         op = v.op
         guarded = any(isinstance(p, scf.IfOp) and outer.is_ancestor(p) for p in _parents(op))
+        if guarded and isinstance(op, memref.LoadOp) and _in_bounds(op):
+            work.extend(op.operands)  # `_check_pure` found its buffer unwritten
+            continue
         if guarded and (
             op.dialect_name() != "arith"
             or op.regions
@@ -247,13 +251,72 @@ def _check_branch_slice(value: SSAValue, outer: Operation) -> None:
         work.extend(op.operands)
 
 
+def _in_bounds(load: memref.LoadOp) -> bool:
+    """Every index of `load` lies within its buffer's static extent on every
+    iteration of the loops around it (`_index_range`): the load reads in
+    bounds whether or not a branch around it is taken (a row pointer `p[i + 1]`
+    of a loop `i < n` over a buffer of `n + 1`)."""
+    shape = load.memref.type.get_shape() if isinstance(load.memref.type, MemRefType) else ()
+    if len(shape) != len(load.indices):
+        return False
+    for index, extent in zip(load.indices, shape, strict=True):
+        bounds = _index_range(index)
+        if extent < 0 or bounds is None or bounds[0] < 0 or bounds[1] >= extent:
+            return False
+    return True
+
+
+def _constant(value: SSAValue) -> int | None:
+    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
+        attr = value.op.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+def _index_range(value: SSAValue, depth: int = 0) -> tuple[int, int] | None:
+    """The smallest and largest value of an index, None if unknown: a constant,
+    the induction variable of a loop of constant bounds and positive step, and
+    sums, differences, products by constants, `max` and `min` of such."""
+    if depth > 32:
+        return None
+    known = _constant(value)
+    if known is not None:
+        return known, known
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        if not isinstance(loop, scf.ForOp) or value is not owner.args[0]:
+            return None
+        lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+        if lb is None or ub is None or step is None or step <= 0 or ub <= lb:
+            return None
+        return lb, lb + (ub - 1 - lb) // step * step
+    if not isinstance(value, OpResult) or len(value.op.operands) != 2:
+        return None
+    op = value.op
+    a, b = (_index_range(o, depth + 1) for o in op.operands)
+    if a is None or b is None:
+        return None
+    if isinstance(op, arith.AddiOp):
+        return a[0] + b[0], a[1] + b[1]
+    if isinstance(op, arith.SubiOp):
+        return a[0] - b[1], a[1] - b[0]
+    if isinstance(op, arith.MuliOp):
+        corners = [x * y for x in a for y in b]
+        return min(corners), max(corners)
+    if isinstance(op, arith.MaxSIOp):
+        return max(a[0], b[0]), max(a[1], b[1])
+    if isinstance(op, arith.MinSIOp):
+        return min(a[0], b[0]), min(a[1], b[1])
+    return None
+
+
 def _safe_divisor(divisor: SSAValue) -> bool:
     """A constant divisor other than 0 and -1: the quotient and remainder are
     defined for every dividend (a constant step's trip count)."""
-    if not isinstance(divisor, OpResult) or not isinstance(divisor.op, arith.ConstantOp):
-        return False
-    value = divisor.op.value
-    return isinstance(value, IntegerAttr) and value.value.data not in (0, -1)
+    value = _constant(divisor)
+    return value is not None and value not in (0, -1)
 
 
 def _parents(op: Operation) -> list[Operation]:

@@ -193,7 +193,13 @@ def _tape_value(value: SSAValue, ivs: set[SSAValue], inside: Operation) -> TapeV
     if len(stores) != 1 or not isinstance(value, OpResult):
         return None
     (store,) = stores
+    # The loop body holding the store, through branches: a store under an
+    # `scf.if` runs at most once per iteration, and the value, defined in the
+    # branch's block, is used only where the branch runs and has stored it (a
+    # row pointer loaded inside a group mask's branch, bounding the row's loop).
     holder = store.parent_op()
+    while isinstance(holder, scf.IfOp):
+        holder = holder.parent_op()
     if (
         store.parent_block() is not value.op.parent_block()
         or not isinstance(holder, scf.ForOp)

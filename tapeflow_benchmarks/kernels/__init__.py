@@ -82,6 +82,7 @@ from tapeflow_benchmarks.kernels import (
     mlp2_n,
     moe,
     mttkrp,
+    nbgroup,
     nbody_nl,
     newton,
     nn,
@@ -260,6 +261,7 @@ NEST_KERNELS: dict[str, Kernel] = {
         softedit,
         syrk_n,
         upconv,
+        nbgroup,
     )
 }
 """Kernels shaped unlike the paper's nine (layers of common frameworks, a textbook

@@ -17,10 +17,13 @@ whole pipeline with the Enzyme stage's bits (hand-written kernels under
   Enzyme32k under `cgra`); their extents' largest value over every row, taken or
   not, now sizes one tape.
 
-`branch_step` walks each row by a step read from memory where it is positive: the
-count Enzyme sizes the caches by divides by that step inside the branch, which a
-skipped row (step 0) must not compute, so its caches stay memrefs, with the
-reason, and the pipeline still computes Enzyme's values.
+`branch_mask` loads the row pointers inside the branch (LAMMPS' group mask): in
+bounds on every row, so every row's extent is computed. `branch_step` walks each
+row by a step read from memory where it is positive: the count Enzyme sizes the
+caches by divides by that step inside the branch, which a skipped row (step 0)
+must not compute; `branch_oob`'s row `i` reads `p[i + 2]` inside the branch,
+past the buffer on the last row, which the mask skips. Their caches stay
+memrefs, with the reason, and the pipeline still computes Enzyme's values.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ def _inputs(name: str) -> list[np.ndarray | int]:
     n = 7
     if name == "band_w":
         return [rng.uniform(-1, 1, n), np.zeros(n), np.zeros(n), rng.uniform(-1, 1, n), n, 2]
+    if name in ("branch_mask", "branch_oob"):
+        mask = np.array([1, 0, 1, 0])  # branch_oob's last row would read past `p`
+        x, y_seed = rng.uniform(-1, 1, 20), rng.uniform(-1, 1, 4)
+        return [ROWS, mask, x, np.zeros(20), np.zeros(4), y_seed]
     if name == "branch_step":
         steps = np.array([2, 0, 1, 3])  # row 1 skipped: a step of 0
         return [
@@ -82,7 +89,7 @@ def _run(module, name: str) -> dict[str, np.ndarray]:
     return run_function(module, f"{name}_grad", args)
 
 
-NAMES = ["band_w", "step2", "down_hi", "fptosi", "branch_row", "branch_step2"]
+NAMES = ["band_w", "step2", "down_hi", "fptosi", "branch_row", "branch_step2", "branch_mask"]
 
 
 @pytest.mark.parametrize("spad", [64, 512])
@@ -98,7 +105,7 @@ def test_every_region_is_streamed(name: str, spad: int) -> None:
     assert tiled and all(layer.rows * layer.slots <= spad // 8 for layer in tiled)
 
 
-@pytest.mark.parametrize("name", ["branch_row", "branch_step2"])
+@pytest.mark.parametrize("name", ["branch_row", "branch_step2", "branch_mask"])
 def test_caches_allocated_under_a_branch_become_one_tape(name: str) -> None:
     """Each row's two caches (the `tanh` and the carried sum) become a tape of
     the 4 rows by the longest row's entries, no memref left."""
@@ -109,15 +116,18 @@ def test_caches_allocated_under_a_branch_become_one_tape(name: str) -> None:
     assert len(row_tapes) == 2, [t.tape_type for t in report.tapes]
 
 
-def test_an_extent_that_may_trap_under_a_branch_stays_a_memref() -> None:
-    module = _differentiated("branch_step")
+@pytest.mark.parametrize(
+    ("name", "op"), [("branch_step", "arith.ceildivui"), ("branch_oob", "memref.load")]
+)
+def test_an_extent_that_may_trap_under_a_branch_stays_a_memref(name: str, op: str) -> None:
+    module = _differentiated(name)
     (report,) = raise_module(module)
     reasons = [why for _, why in report.kept if "under a branch" in why]
-    assert len(reasons) == 2 and all("'arith.ceildivui'" in why for why in reasons), report.kept
+    assert len(reasons) == 2 and all(f"'{op}'" in why for why in reasons), report.kept
 
 
 @pytest.mark.parametrize("spad", [64, 512])
-@pytest.mark.parametrize("name", [*NAMES, "branch_step"])
+@pytest.mark.parametrize("name", [*NAMES, "branch_step", "branch_oob"])
 def test_the_pipeline_computes_the_enzyme_values(name: str, spad: int) -> None:
     want = _run(_differentiated(name), name)
     module = _differentiated(name)
