@@ -22,7 +22,10 @@ Berendsen thermostat, a weight-normalized dense layer, ragged Thomas solves, CSR
 rows with a per-row message norm, an RNN over a ragged batch, nussinov over floats,
 sliding-window attention over a run-time length, batched conjugate gradients in a
 while loop, particles subcycled by a count computed from data, Newton per CSR row in
-a while loop) through every stage:
+a while loop, a band of run-time widths, a soft Floyd-Warshall, Gauss-Seidel in a
+while loop, a mixture of experts over run-time token counts, neighbour-list forces
+(of all particles and of a group mask's), a ragged soft edit distance, syrk of
+run-time sizes, a transposed convolution) through every stage:
 
 - the Enzyme stage's gradient equals autograd's on the numpy primal
   (`Kernel.expected`) and central differences of that primal;
