@@ -30,9 +30,9 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import is_side_effect_free
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.ir.effects import is_effect_free
 from lowering.ir.gradients import require_gradients
 from lowering.ir.locations import located
 from lowering.ir.polynomials import Monomial, Poly
@@ -268,7 +268,7 @@ def _erase_if_dead(value: SSAValue) -> None:
     if not isinstance(value, OpResult) or value.uses:
         return
     op = value.op
-    if any(r.uses for r in op.results) or not is_side_effect_free(op):
+    if any(r.uses for r in op.results) or not is_effect_free(op):
         return
     operands = list(op.operands)
     Rewriter.erase_op(op)

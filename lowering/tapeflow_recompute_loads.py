@@ -35,7 +35,6 @@ from xdsl.dialects import arith, builtin, func, memref
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import is_side_effect_free
 
 from lowering.enzyme.cache_accesses import (
     Access,
@@ -58,6 +57,7 @@ from lowering.enzyme.nested_caches import (
     classify_nested_cache,
     erase_unused,
 )
+from lowering.ir.effects import is_effect_free
 from lowering.ir.gradients import require_gradients
 from lowering.ir.index_builder import compose_view_indices
 from lowering.ir.later_writes import LaterWrites
@@ -259,7 +259,7 @@ class _Rebuild:
                 raise _NotRecomputable("the memory it loads may change before REV reads it")
         elif isinstance(op, memref.SubviewOp | memref.CastOp):
             pass
-        elif not (op.dialect_name() == "arith" and not op.regions and is_side_effect_free(op)):
+        elif not (op.dialect_name() == "arith" and not op.regions and is_effect_free(op)):
             raise _NotRecomputable(f"'{op.name}' is cached, not recomputed")
         for operand in op.operands:
             self.check(operand)

@@ -39,9 +39,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import is_side_effect_free
 
 from lowering.enzyme.cache_accesses import buffer_root, written_roots
+from lowering.ir.effects import is_effect_free
 from lowering.ir.index_builder import IndexBuilder
 from lowering.ir.loops import constant_value
 from lowering.ir.walk import walk_ops
@@ -258,7 +258,7 @@ def _slice(op: scf.WhileOp) -> tuple[set[int], set[int], list[Operation]] | str:
                     )
             elif inner is not each and isinstance(inner, scf.YieldOp):
                 continue
-            elif isinstance(inner, scf.ForOp) or (not inner.regions and is_side_effect_free(inner)):
+            elif isinstance(inner, scf.ForOp) or (not inner.regions and is_effect_free(inner)):
                 continue
             else:
                 return f"its exit condition depends on '{inner.name}', which has side effects"

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import memref
 from xdsl.ir import Block, Operation, OpResult, SSAValue
-from xdsl.traits import is_side_effect_free
 
+from lowering.ir.effects import is_effect_free
 from lowering.ir.walk import walk_ops
 from tapeflow_dialects import enzyme
 from tapeflow_dialects.memref_views import UnsupportedSubview, subview_geometry
@@ -103,7 +103,7 @@ def written_roots(op: Operation, itself: bool = False) -> set[SSAValue] | None:
             roots.add(buffer_root(each.buffer))
         elif (
             not each.regions
-            and not is_side_effect_free(each)
+            and not is_effect_free(each)
             and not isinstance(
                 each,
                 memref.LoadOp

@@ -26,7 +26,7 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import RecursiveMemoryEffect, is_side_effect_free
+from xdsl.traits import RecursiveMemoryEffect
 
 from lowering.enzyme.cache_accesses import (
     Access,
@@ -37,6 +37,7 @@ from lowering.enzyme.cache_accesses import (
     top_level_index,
     written_roots,
 )
+from lowering.ir.effects import is_effect_free
 from lowering.ir.loops import loop_type, top_level_op
 from lowering.ir.walk import walk_ops
 
@@ -493,7 +494,7 @@ def _replayable(op: Operation, written: set[SSAValue] | None) -> bool:
         elif not (
             each.has_trait(RecursiveMemoryEffect) or isinstance(each, scf.YieldOp | scf.ConditionOp)
         ):
-            if not is_side_effect_free(each):
+            if not is_effect_free(each):
                 return False
     return True
 

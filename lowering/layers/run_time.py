@@ -16,8 +16,8 @@ import numpy as np
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
-from xdsl.traits import is_side_effect_free
 
+from lowering.ir.effects import is_effect_free
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
 from lowering.ir.walk import walk_ops
@@ -148,7 +148,7 @@ def _opaque(op: Operation) -> bool:
         op.name.split(".")[0] in ("arith", "math")
         and len(op.results) == 1
         and not op.regions
-        and is_side_effect_free(op)
+        and is_effect_free(op)
     )
 
 

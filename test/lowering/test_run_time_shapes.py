@@ -18,7 +18,10 @@ whole pipeline with the Enzyme stage's bits (hand-written kernels under
   not, now sizes one tape.
 
 `branch_mask` loads the row pointers inside the branch (LAMMPS' group mask): in
-bounds on every row, so every row's extent is computed. `branch_step` walks each
+bounds on every row, so every row's extent is computed; `branch_rem` does the
+same under a mask computed by `arith.remui` (every third row skipped), an op
+xDSL declares without the memory-effect trait MLIR gives it
+(`lowering.ir.effects`). `branch_step` walks each
 row by a step read from memory where it is positive: the count Enzyme sizes the
 caches by divides by that step inside the branch, which a skipped row (step 0)
 must not compute; `branch_oob`'s row `i` reads `p[i + 2]` inside the branch,
@@ -68,7 +71,7 @@ def _inputs(name: str) -> list[np.ndarray | int]:
             np.zeros(4),
             rng.uniform(-1, 1, 4),
         ]
-    if name in ("step2", "down_hi", "branch_row", "branch_step2"):
+    if name in ("step2", "down_hi", "branch_row", "branch_step2", "branch_rem"):
         out = 20 if name == "down_hi" else 4
         return [ROWS, rng.uniform(-1, 1, 20), np.zeros(20), np.zeros(out), rng.uniform(-1, 1, out)]
     return [rng.uniform(-1, 1, 4), np.zeros(4), np.zeros(4), rng.uniform(-1, 1, 4)]
@@ -89,7 +92,16 @@ def _run(module, name: str) -> dict[str, np.ndarray]:
     return run_function(module, f"{name}_grad", args)
 
 
-NAMES = ["band_w", "step2", "down_hi", "fptosi", "branch_row", "branch_step2", "branch_mask"]
+NAMES = [
+    "band_w",
+    "step2",
+    "down_hi",
+    "fptosi",
+    "branch_row",
+    "branch_step2",
+    "branch_mask",
+    "branch_rem",
+]
 
 
 @pytest.mark.parametrize("spad", [64, 512])
@@ -105,7 +117,7 @@ def test_every_region_is_streamed(name: str, spad: int) -> None:
     assert tiled and all(layer.rows * layer.slots <= spad // 8 for layer in tiled)
 
 
-@pytest.mark.parametrize("name", ["branch_row", "branch_step2", "branch_mask"])
+@pytest.mark.parametrize("name", ["branch_row", "branch_step2", "branch_mask", "branch_rem"])
 def test_caches_allocated_under_a_branch_become_one_tape(name: str) -> None:
     """Each row's two caches (the `tanh` and the carried sum) become a tape of
     the 4 rows by the longest row's entries, no memref left."""
