@@ -857,14 +857,17 @@ def _table_first(
 ) -> Step:
     """The generated function of `loop`; for a large kernel, a step that runs
     its first iterations from a table and makes the function only if the loop
-    runs on (`sim.kernel_table`)."""
+    runs on (`sim.kernel_table`), unless the constant bounds around it say it
+    will (`kernel_table.iterations_per_call`)."""
     from sim import kernel_table  # it builds on this module
 
     def generate() -> Step:
         return _KernelLoopSource(ctx, loop, ins, outs, reference).build()
 
     if TABLE and kernel_table.placed_count(loop) >= kernel_table.TABLE_OPS:
-        return kernel_table.TableKernel(ctx, loop, ins, outs, reference, generate)
+        foreseen = kernel_table.iterations_per_call(loop) if kernel_table.FORESEEN else None
+        if foreseen is None or foreseen < kernel_table.TABLE_ITERATIONS:
+            return kernel_table.TableKernel(ctx, loop, ins, outs, reference, generate)
     return generate()
 
 

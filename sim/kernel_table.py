@@ -32,8 +32,8 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from sim.compile_context import CompileContext, Frame, Lazy, Step, slot_values
@@ -41,7 +41,7 @@ from sim.errors import nonpositive_step, undefined
 from sim.kernel_loops import kernel_parts
 from sim.layouts import prepare_memref, prepare_region, prepare_tile
 from sim.storage import python_scalar_name
-from tapeflow_dialects import cgra, region
+from tapeflow_dialects import cgra, layer, region
 from tapeflow_dialects.layer import SpadType
 from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
 
@@ -52,6 +52,10 @@ TABLE_ITERATIONS = 100
 generated: about what generating and compiling a placed op's statements costs,
 in executions of its step (docs/research/executor.md, "Large kernels from a
 table")."""
+FORESEEN = True
+"""A kernel loop that runs at least `TABLE_ITERATIONS` iterations each time its
+function is called, by the constant bounds of the loops around it
+(`iterations_per_call`), is generated at once, without a table."""
 
 
 class _Run:
@@ -597,10 +601,51 @@ def _unset(entry: int) -> None:  # pragma: no cover - replaced before a run
 _UNSET = _unset
 
 
+def iterations_per_call(loop: scf.ForOp | cgra.KernelOp) -> int | None:
+    """The iterations `loop` (a kernel loop, or a kernel run once where it
+    stands: one) runs each time the function around it is called, where its
+    bounds and those of every `scf.for` around it are constants and nothing
+    else stands between it and the function but layers (each runs its body
+    once every time it is reached); None where that is not known before the
+    run (a branch, a `while`, a bound computed at run time)."""
+    total = 1 if isinstance(loop, cgra.KernelOp) else _constant_trips(loop)
+    op = loop.parent_op()
+    while total is not None and op is not None:
+        if isinstance(op, func.FuncOp):
+            return total
+        if isinstance(op, scf.ForOp):
+            trips = _constant_trips(op)
+            total = None if trips is None else total * trips
+        elif not isinstance(op, layer.LayerOp):
+            return None
+        op = op.parent_op()
+    return None
+
+
+def _constant_trips(loop: scf.ForOp) -> int | None:
+    """`loop`'s trip count if its bounds and step are integer constants and its
+    step is positive (a step that is not is the run's error to report)."""
+    values = []
+    for bound in (loop.lb, loop.ub, loop.step):
+        owner = bound.owner
+        if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, IntegerAttr):
+            return None
+        values.append(owner.value.value.data)
+    lb, ub, step = values
+    return len(range(lb, ub, step)) if step > 0 else None
+
+
 def placed_count(loop: Operation) -> int:
     """The placed ops of a kernel loop's (or a standing kernel's) body."""
     kernel = loop if isinstance(loop, cgra.KernelOp) else next(iter(loop.body.block.ops))
     return len(kernel.body.block.ops) - 1  # type: ignore[union-attr]
 
 
-__all__ = ["TABLE_ITERATIONS", "TABLE_OPS", "TableKernel", "placed_count"]
+__all__ = [
+    "FORESEEN",
+    "TABLE_ITERATIONS",
+    "TABLE_OPS",
+    "TableKernel",
+    "iterations_per_call",
+    "placed_count",
+]

@@ -8,7 +8,9 @@ Each comparison runs one lowered module four ways: the closure executor
 (`fast=False`, the reference), the generated functions alone (`TABLE` off), every
 kernel loop from its table for good (`TABLE_OPS` 1, `TABLE_ITERATIONS` never
 reached), and every kernel loop switching to its generated function after its
-first iteration (`TABLE_ITERATIONS` 1).
+first iteration (`TABLE_ITERATIONS` 1). The decision made before a loop runs
+(`kernel_table.iterations_per_call`) is checked on its own, against the
+iterations the loops run.
 """
 
 from __future__ import annotations
@@ -41,14 +43,25 @@ WAYS = ("closures", "generated", "table", "switch")
 @contextmanager
 def _way(way: str) -> Iterator[None]:
     """Kernel loops run `way` (see the module docstring) within the block."""
-    saved = (kernel_compiler.TABLE, kernel_table.TABLE_OPS, kernel_table.TABLE_ITERATIONS)
-    kernel_compiler.TABLE = way in ("table", "switch")
+    saved = (
+        kernel_compiler.TABLE,
+        kernel_table.TABLE_OPS,
+        kernel_table.TABLE_ITERATIONS,
+        kernel_table.FORESEEN,
+    )
+    kernel_compiler.TABLE = way in ("table", "switch", "foreseen")
     kernel_table.TABLE_OPS = 1
-    kernel_table.TABLE_ITERATIONS = 1 if way == "switch" else 1 << 62
+    kernel_table.TABLE_ITERATIONS = {"switch": 1, "foreseen": 2}.get(way, 1 << 62)
+    kernel_table.FORESEEN = way == "foreseen"
     try:
         yield
     finally:
-        kernel_compiler.TABLE, kernel_table.TABLE_OPS, kernel_table.TABLE_ITERATIONS = saved
+        (
+            kernel_compiler.TABLE,
+            kernel_table.TABLE_OPS,
+            kernel_table.TABLE_ITERATIONS,
+            kernel_table.FORESEEN,
+        ) = saved
 
 
 @contextmanager
@@ -80,11 +93,12 @@ def _runs(
     hardware: Any,
     tape_bytes: int,
     model: str,
+    ways: tuple[str, ...] = WAYS,
 ) -> dict[str, tuple[Any, ...]]:
     """Per way: the outputs' bytes, the trace's arrays, the report (or the error)
     and how many table steps ran and switched."""
     seen: dict[str, tuple[Any, ...]] = {}
-    for way in WAYS:
+    for way in ways:
         with _tables() as made, _way(way):
             args = bind_arguments(_function(module, name), {k: v.copy() for k, v in inputs.items()})
             fast = way != "closures"
@@ -181,6 +195,64 @@ def test_a_loop_that_runs_on_switches_to_its_generated_code_half_way() -> None:
                 assert loop.code is not None
         outcomes.append((results, array.tobytes(), [a.tobytes() for a in trace.arrays()]))
     assert repr(outcomes[0]) == repr(outcomes[1])
+
+
+@pytest.mark.parametrize("key", ["logsum", "pathfinder", "massspring", "nn"])
+def test_the_iterations_foreseen_are_those_the_loops_run(
+    key: str, differentiated: Callable[[str], ModuleOp]
+) -> None:
+    """`iterations_per_call` of every kernel loop (fully unrolled and not, both
+    variants) where it is known is the number of iterations the loop runs in
+    the gradient's one call, counted as it runs; and with the decision made
+    before the run (`FORESEEN`, `TABLE_ITERATIONS` 2), the loops foreseen to
+    run at least two iterations take no table, the others do, and the run
+    computes what the closure executor computes."""
+    known = at_once = 0
+    for variant, unroll in (("enzyme", 1), ("enzyme", 1 << 30), ("tapeflow", 1 << 30)):
+        module = differentiated(key)
+        preset = "Tflow2k" if variant == "tapeflow" else "Enzyme32k"
+        hardware = MODELS["cgra"].hardware(configure(preset))
+        tape_bytes = prepare(make_context(), module, variant, hardware, unroll=unroll)
+        inputs = {f"arg{i}": a for i, a in enumerate(KERNELS[key].inputs("small"))}
+        counted: dict[int, list[Any]] = {}
+        call = TableKernel.__call__
+
+        def counting(
+            self: TableKernel,
+            fr: Any,
+            counted: dict[int, list[Any]] = counted,
+            call: Callable[[TableKernel, Any], None] = call,
+        ) -> None:
+            entry = counted.setdefault(id(self), [self.loop, 0])
+            if self.once:
+                entry[1] += 1
+            else:
+                lb, ub, st = self.bounds  # type: ignore[misc]
+                entry[1] += len(range(fr[lb], fr[ub], fr[st]))
+            call(self, fr)
+
+        TableKernel.__call__ = counting  # type: ignore[method-assign]
+        try:
+            with _tables() as made, _way("table"):
+                args = bind_arguments(_function(module, f"{key}_grad"), inputs)
+                simulate(module, f"{key}_grad", args, hardware, tape_bytes, model="cgra")
+        finally:
+            TableKernel.__call__ = call  # type: ignore[method-assign]
+        for loop, iterations in counted.values():
+            foreseen = kernel_table.iterations_per_call(loop)
+            if foreseen is not None:
+                assert foreseen == iterations, (variant, unroll, loop.name)
+                known += 1
+        foreseen_ones = {
+            id(t.loop) for t in made if (kernel_table.iterations_per_call(t.loop) or 0) >= 2
+        }
+        at_once += len(foreseen_ones)
+        seen = _runs(
+            module, f"{key}_grad", inputs, hardware, tape_bytes, "cgra", ("closures", "foreseen")
+        )
+        assert repr(seen["foreseen"][:3]) == repr(seen["closures"][:3])
+        assert seen["foreseen"][3][0] == len(made) - len(foreseen_ones)
+    assert known > 0 and at_once > 0
 
 
 def test_the_fallbacks_of_a_table_behave_as_the_closure_executor() -> None:

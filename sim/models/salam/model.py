@@ -272,6 +272,13 @@ class SalamModel:
         unit = 8 * hardware.scratchpad.banks
         return replace(hardware, scratchpad=replace(hardware.scratchpad, size_bytes=unit))
 
+    def cycles_key(self, hardware: Hardware) -> tuple[int]:
+        """What `cycles` reads of `hardware` besides the windows: the datapath's
+        ports (the request times are this machine's, `SalamMachine`). Windows
+        of one run and cache replay on machines of equal key take the same
+        cycles (`sim.timing.report` makes them once)."""
+        return (hardware.datapath.ports,)
+
     def cycles(self, windows: WindowTable, hardware: Hardware, transfers: bool = True) -> Cycles:
         hit, miss = self.machine.hit_expected, self.machine.miss_expected
         ports = hardware.datapath.ports
