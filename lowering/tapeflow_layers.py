@@ -37,7 +37,7 @@ from lowering.ir.bulk import clone_op
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
-from lowering.ir.walk import walk_ops
+from lowering.ir.walk import frozen_walks, walk_ops
 from lowering.layers.cost import (
     STREAM_CHOICES,
     AccessReuse,
@@ -101,26 +101,27 @@ def nest_choices(
     for function in _region_gradients(module):
         kept = _kept_marks(function)
         work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
-        accesses = AccessReuse(function)
-        work_accesses = AccessReuse(work, accesses)
-        timelines: dict[tuple[int, int], RevTimeline] = {}
-        for choices, machine in zip(found, machines, strict=True):
-            timeline = timelines.get(RevTimeline.reads(machine))
-            if timeline is None:
-                timeline = timelines[RevTimeline.reads(machine)] = RevTimeline(work, machine)
-            nests = _choose(
-                function,
-                work,
-                allocs,
-                set(kept),
-                machine,
-                spad_bytes,
-                accesses,
-                timeline,
-                straight,
-                work_accesses,
-            )
-            choices.append(tuple(choice for _, choice in nests))
+        with frozen_walks(function, work):  # the cost model changes neither
+            accesses = AccessReuse(function)
+            work_accesses = AccessReuse(work, accesses)
+            timelines: dict[tuple[int, int], RevTimeline] = {}
+            for choices, machine in zip(found, machines, strict=True):
+                timeline = timelines.get(RevTimeline.reads(machine))
+                if timeline is None:
+                    timeline = timelines[RevTimeline.reads(machine)] = RevTimeline(work, machine)
+                nests = _choose(
+                    function,
+                    work,
+                    allocs,
+                    set(kept),
+                    machine,
+                    spad_bytes,
+                    accesses,
+                    timeline,
+                    straight,
+                    work_accesses,
+                )
+                choices.append(tuple(choice for _, choice in nests))
     return [tuple(choices) for choices in found]
 
 
@@ -242,7 +243,35 @@ def _choose(
     accesses a layer may hold), streamed or kept (`accesses`: what is known of
     `function`'s accesses, `lowering.layers.cost.AccessReuse`; `timeline`: `work`'s
     REV timeline on a machine equal to `machine` in what it reads; `work_accesses`:
-    what is known of `work`'s)."""
+    what is known of `work`'s). The cost model changes neither function: their
+    walks are read from lists made once (`frozen_walks`)."""
+    with frozen_walks(function, work):
+        return _choose_frozen(
+            function,
+            work,
+            allocs,
+            kept,
+            machine,
+            spad_bytes,
+            accesses,
+            timeline,
+            straight,
+            work_accesses,
+        )
+
+
+def _choose_frozen(
+    function: func.FuncOp,
+    work: func.FuncOp,
+    allocs: list[SSAValue],
+    kept: set[int],
+    machine: StreamMachine,
+    spad_bytes: int,
+    accesses: AccessReuse | None,
+    timeline: RevTimeline | None,
+    straight: int | None,
+    work_accesses: AccessReuse | None,
+) -> list[tuple[list[int], NestChoice]]:
     originals = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     groups: list[set[int]] = []
     for op in walk_ops(work):
