@@ -50,7 +50,7 @@ from lowering.layers.cost import (
 )
 from lowering.layers.pieces import make_pieces, sink_past
 from lowering.layers.records import KeptRecord, LayersReport, NestChoice, region_name
-from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
+from lowering.layers.run_time import RunTimePlan, run_time_regions, run_time_tiling_plans
 from lowering.layers.state import (
     LayeringState,
     Unlayerable,
@@ -360,22 +360,8 @@ def _attempt(
     function: func.FuncOp, spad_bytes: int, kept: set[SSAValue], entries: int, straight: int
 ) -> LayersReport:
     report = LayersReport(function.sym_name.data, spad_bytes)
-    loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
-    for op in walk_ops(function):
-        if isinstance(op, region.LoadOp):
-            loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept, entries)
-    unlayered = {  # a region kept already is reported once, with its own reason
-        target: why
-        for target, why in run_time_regions(function, plans, reasons, proven).items()
-        if target not in kept
-    }
-    nests: dict[SSAValue, set[tuple[int, ...]]] = {}
-    for op in walk_ops(function):
-        if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
-            nests.setdefault(op.region, set()).add(
-                tuple(id(loop) for loop in enclosing_loops(op, function))
-            )
+    with frozen_walks(function):  # read, not changed, up to the layering itself
+        loads, plans, reasons, proven, unlayered, nests = _survey(function, kept, entries, straight)
     for target, found in nests.items():
         if len(found) > 1:
             raise Unlayerable(
@@ -397,10 +383,11 @@ def _attempt(
     )
     state.refresh_positions()
     _layer_block(state, function.body.block)
-    _check_layer_contents(function, kept, set(unlayered))
+    with frozen_walks(function):
+        _check_layer_contents(function, kept, set(unlayered))
+        allocs = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     # Regions of run-time trip counts that could not be strip-mined are kept like
     # any region that cannot be layered: in DRAM, read through the cache.
-    allocs = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     for target, reason in unlayered.items():
         alloc = target.owner
         if not isinstance(alloc, region.AllocOp):
@@ -411,6 +398,41 @@ def _attempt(
         alloc.attributes[region.KEPT] = builtin.StringAttr(reason)
         report.kept.append(KeptRecord(f"#{allocs.index(target)} {region_name(target)}", reason))
     return report
+
+
+def _survey(
+    function: func.FuncOp, kept: set[SSAValue], entries: int, straight: int
+) -> tuple[
+    dict[tuple[SSAValue, int], list[region.LoadOp]],
+    dict[scf.ForOp, RunTimePlan],
+    dict[SSAValue, str],
+    set[SSAValue],
+    dict[SSAValue, str],
+    dict[SSAValue, set[tuple[int, ...]]],
+]:
+    """What an attempt reads of `function` before it layers: the tape loads by the
+    store they read, the run-time tiling plans (with the reasons and the regions
+    proven), the regions left unlayered with their reasons, and each region's
+    loop nests (by the loops' ids)."""
+    loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
+    for op in walk_ops(function):
+        if isinstance(op, region.LoadOp):
+            loads.setdefault((op.region, op.store.value.data), []).append(op)
+    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept, entries)
+    unlayered = {  # a region kept already is reported once, with its own reason
+        target: why
+        for target, why in run_time_regions(function, plans, reasons, proven).items()
+        if target not in kept
+    }
+    nests: dict[SSAValue, set[tuple[int, ...]]] = {}
+    loops_of: dict[Block | None, tuple[int, ...]] = {}  # by block: the loops around it
+    for op in walk_ops(function):
+        if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
+            block = op.parent_block()
+            if block not in loops_of:
+                loops_of[block] = tuple(id(loop) for loop in enclosing_loops(op, function))
+            nests.setdefault(op.region, set()).add(loops_of[block])
+    return loads, plans, reasons, proven, unlayered, nests
 
 
 def _check_layer_contents(
