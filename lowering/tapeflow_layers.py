@@ -37,7 +37,7 @@ from lowering.ir.bulk import clone_op
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
-from lowering.ir.walk import walk_ops
+from lowering.ir.walk import frozen_walks, walk_ops
 from lowering.layers.cost import (
     STREAM_CHOICES,
     AccessReuse,
@@ -50,7 +50,7 @@ from lowering.layers.cost import (
 )
 from lowering.layers.pieces import make_pieces, sink_past
 from lowering.layers.records import KeptRecord, LayersReport, NestChoice, region_name
-from lowering.layers.run_time import run_time_regions, run_time_tiling_plans
+from lowering.layers.run_time import RunTimePlan, run_time_regions, run_time_tiling_plans
 from lowering.layers.state import (
     LayeringState,
     Unlayerable,
@@ -101,26 +101,27 @@ def nest_choices(
     for function in _region_gradients(module):
         kept = _kept_marks(function)
         work, _, allocs = _attempts(function, spad_bytes, kept, entries, straight)
-        accesses = AccessReuse(function)
-        work_accesses = AccessReuse(work, accesses)
-        timelines: dict[tuple[int, int], RevTimeline] = {}
-        for choices, machine in zip(found, machines, strict=True):
-            timeline = timelines.get(RevTimeline.reads(machine))
-            if timeline is None:
-                timeline = timelines[RevTimeline.reads(machine)] = RevTimeline(work, machine)
-            nests = _choose(
-                function,
-                work,
-                allocs,
-                set(kept),
-                machine,
-                spad_bytes,
-                accesses,
-                timeline,
-                straight,
-                work_accesses,
-            )
-            choices.append(tuple(choice for _, choice in nests))
+        with frozen_walks(function, work):  # the cost model changes neither
+            accesses = AccessReuse(function)
+            work_accesses = AccessReuse(work, accesses)
+            timelines: dict[tuple[int, int], RevTimeline] = {}
+            for choices, machine in zip(found, machines, strict=True):
+                timeline = timelines.get(RevTimeline.reads(machine))
+                if timeline is None:
+                    timeline = timelines[RevTimeline.reads(machine)] = RevTimeline(work, machine)
+                nests = _choose(
+                    function,
+                    work,
+                    allocs,
+                    set(kept),
+                    machine,
+                    spad_bytes,
+                    accesses,
+                    timeline,
+                    straight,
+                    work_accesses,
+                )
+                choices.append(tuple(choice for _, choice in nests))
     return [tuple(choices) for choices in found]
 
 
@@ -242,7 +243,35 @@ def _choose(
     accesses a layer may hold), streamed or kept (`accesses`: what is known of
     `function`'s accesses, `lowering.layers.cost.AccessReuse`; `timeline`: `work`'s
     REV timeline on a machine equal to `machine` in what it reads; `work_accesses`:
-    what is known of `work`'s)."""
+    what is known of `work`'s). The cost model changes neither function: their
+    walks are read from lists made once (`frozen_walks`)."""
+    with frozen_walks(function, work):
+        return _choose_frozen(
+            function,
+            work,
+            allocs,
+            kept,
+            machine,
+            spad_bytes,
+            accesses,
+            timeline,
+            straight,
+            work_accesses,
+        )
+
+
+def _choose_frozen(
+    function: func.FuncOp,
+    work: func.FuncOp,
+    allocs: list[SSAValue],
+    kept: set[int],
+    machine: StreamMachine,
+    spad_bytes: int,
+    accesses: AccessReuse | None,
+    timeline: RevTimeline | None,
+    straight: int | None,
+    work_accesses: AccessReuse | None,
+) -> list[tuple[list[int], NestChoice]]:
     originals = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     groups: list[set[int]] = []
     for op in walk_ops(work):
@@ -331,22 +360,8 @@ def _attempt(
     function: func.FuncOp, spad_bytes: int, kept: set[SSAValue], entries: int, straight: int
 ) -> LayersReport:
     report = LayersReport(function.sym_name.data, spad_bytes)
-    loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
-    for op in walk_ops(function):
-        if isinstance(op, region.LoadOp):
-            loads.setdefault((op.region, op.store.value.data), []).append(op)
-    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept, entries)
-    unlayered = {  # a region kept already is reported once, with its own reason
-        target: why
-        for target, why in run_time_regions(function, plans, reasons, proven).items()
-        if target not in kept
-    }
-    nests: dict[SSAValue, set[tuple[int, ...]]] = {}
-    for op in walk_ops(function):
-        if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
-            nests.setdefault(op.region, set()).add(
-                tuple(id(loop) for loop in enclosing_loops(op, function))
-            )
+    with frozen_walks(function):  # read, not changed, up to the layering itself
+        loads, plans, reasons, proven, unlayered, nests = _survey(function, kept, entries, straight)
     for target, found in nests.items():
         if len(found) > 1:
             raise Unlayerable(
@@ -368,10 +383,11 @@ def _attempt(
     )
     state.refresh_positions()
     _layer_block(state, function.body.block)
-    _check_layer_contents(function, kept, set(unlayered))
+    with frozen_walks(function):
+        _check_layer_contents(function, kept, set(unlayered))
+        allocs = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     # Regions of run-time trip counts that could not be strip-mined are kept like
     # any region that cannot be layered: in DRAM, read through the cache.
-    allocs = [op.region for op in walk_ops(function) if isinstance(op, region.AllocOp)]
     for target, reason in unlayered.items():
         alloc = target.owner
         if not isinstance(alloc, region.AllocOp):
@@ -382,6 +398,41 @@ def _attempt(
         alloc.attributes[region.KEPT] = builtin.StringAttr(reason)
         report.kept.append(KeptRecord(f"#{allocs.index(target)} {region_name(target)}", reason))
     return report
+
+
+def _survey(
+    function: func.FuncOp, kept: set[SSAValue], entries: int, straight: int
+) -> tuple[
+    dict[tuple[SSAValue, int], list[region.LoadOp]],
+    dict[scf.ForOp, RunTimePlan],
+    dict[SSAValue, str],
+    set[SSAValue],
+    dict[SSAValue, str],
+    dict[SSAValue, set[tuple[int, ...]]],
+]:
+    """What an attempt reads of `function` before it layers: the tape loads by the
+    store they read, the run-time tiling plans (with the reasons and the regions
+    proven), the regions left unlayered with their reasons, and each region's
+    loop nests (by the loops' ids)."""
+    loads: dict[tuple[SSAValue, int], list[region.LoadOp]] = {}
+    for op in walk_ops(function):
+        if isinstance(op, region.LoadOp):
+            loads.setdefault((op.region, op.store.value.data), []).append(op)
+    plans, reasons, proven = run_time_tiling_plans(function, max(entries, straight), kept, entries)
+    unlayered = {  # a region kept already is reported once, with its own reason
+        target: why
+        for target, why in run_time_regions(function, plans, reasons, proven).items()
+        if target not in kept
+    }
+    nests: dict[SSAValue, set[tuple[int, ...]]] = {}
+    loops_of: dict[Block | None, tuple[int, ...]] = {}  # by block: the loops around it
+    for op in walk_ops(function):
+        if isinstance(op, region.StoreOp) and op.region not in unlayered and op.region not in kept:
+            block = op.parent_block()
+            if block not in loops_of:
+                loops_of[block] = tuple(id(loop) for loop in enclosing_loops(op, function))
+            nests.setdefault(op.region, set()).add(loops_of[block])
+    return loads, plans, reasons, proven, unlayered, nests
 
 
 def _check_layer_contents(

@@ -532,6 +532,8 @@ class AccessReuse:
         self._originals: dict[Operation, Operation] | None = None
         self._extents: dict[tuple[scf.ForOp, ...], list[int] | None] = {}
         self._nests: dict[Operation, tuple[tuple[scf.ForOp, ...], dict[SSAValue, int] | None]] = {}
+        self._affine_memos: dict[tuple[scf.ForOp, ...], _AffineMemo] = {}
+        """Per nest, `_affine`'s and `_loop_indices`' answers for its loops' indices."""
         self._reused: dict[Operation, bool] = {}
         self._footprints: dict[tuple[bool, bool, bool], int] = {}
         self._distances: dict[tuple[scf.ForOp, int], float] = {}
@@ -546,6 +548,7 @@ class AccessReuse:
         self._conflicts: dict[tuple[Operation, StreamMachine], float] = {}
         self._granules: dict[tuple[int, int, int], int] = {}
         self._lines: dict[tuple[scf.ForOp, tuple[tuple[int, int], ...], int], dict | None] = {}
+        self._evaluators: dict[tuple[tuple[SSAValue, int], ...], IndexEvaluator] = {}
 
     def footprint(self, arrays: bool = True, regions: bool = True, triangles: bool = False) -> int:
         """`footprint` of the function (worked out once per choice of arguments)."""
@@ -562,7 +565,10 @@ class AccessReuse:
         found = self._nests.get(access)
         if found is None:
             loops = enclosing_loops(access, self.function)
-            found = loops, _element(access, {loop.body.block.args[0] for loop in loops})
+            memo = self._affine_memos.get(loops)
+            if memo is None:  # shared by the accesses of one nest: their index arithmetic is
+                memo = self._affine_memos[loops] = ({}, {})
+            found = loops, _element(access, {loop.body.block.args[0] for loop in loops}, memo)
             self._nests[access] = found
         return found
 
@@ -681,7 +687,7 @@ class AccessReuse:
         evicted = 0
         for i in samples:
             at = {**given, carrier.body.block.args[0]: i}
-            mine = _byte_offset(access, at)
+            mine = _byte_offset(access, at, self._evaluator(at))
             touched = self._iteration_lines(carrier, at, line)
             if mine is None or touched is None:
                 return 0.0
@@ -718,17 +724,16 @@ class AccessReuse:
 
         def visit(block: Block, at: dict[SSAValue, int]) -> bool:
             assert found is not None
+            evaluator = self._evaluator(at)
             for op in block.ops:
                 if isinstance(op, memref.LoadOp | memref.StoreOp):
-                    offset = _byte_offset(op, at)
+                    offset = _byte_offset(op, at, evaluator)
                     if offset is None:
                         return False
                     found.setdefault(op.memref, set()).add(offset // line)
                 elif isinstance(op, scf.ForOp):
                     try:
-                        lb, ub, step = (
-                            int(IndexEvaluator((), at).value(v)) for v in (op.lb, op.ub, op.step)
-                        )
+                        lb, ub, step = (int(evaluator.value(v)) for v in (op.lb, op.ub, op.step))
                     except CannotEvaluate:
                         return False
                     if step <= 0:
@@ -756,11 +761,13 @@ class AccessReuse:
             assert found is not None
             walks: list[tuple[SSAValue, np.ndarray]] = []
             steps = np.arange(len(trips), dtype=np.int64) * trips.step
+            start = {**at, iv: trips.start}
+            evaluator = self._evaluator(start)
             for op in walk_ops(loop.body):
                 if not isinstance(op, memref.LoadOp | memref.StoreOp):
                     continue
                 coefficients = self._nest(op)[1]
-                first = _byte_offset(op, {**at, iv: trips.start})
+                first = _byte_offset(op, start, evaluator)
                 if coefficients is None or first is None:
                     return False
                 stride = coefficients.get(iv, 0) * ENTRY_BYTES
@@ -772,6 +779,16 @@ class AccessReuse:
         if not visit(carrier.body.block, given):
             found = None
         self._lines[key] = found
+        return found
+
+    def _evaluator(self, given: dict[SSAValue, int]) -> IndexEvaluator:
+        """An `IndexEvaluator` of the values `given` (loop indices at one
+        iteration), shared by the accesses evaluated there: a fully unrolled
+        body's accesses share their index arithmetic."""
+        key = tuple(given.items())
+        found = self._evaluators.get(key)
+        if found is None:
+            found = self._evaluators[key] = IndexEvaluator((), given)
         return found
 
     def _stride(self, access: memref.LoadOp | memref.StoreOp, loop: scf.ForOp) -> int:
@@ -997,15 +1014,20 @@ def static_bounds_of(loop: scf.ForOp) -> tuple[int, int, int] | None:
     return values[0], values[1], values[2]  # type: ignore[return-value]
 
 
-def _byte_offset(access: memref.LoadOp | memref.StoreOp, given: dict[SSAValue, int]) -> int | None:
+def _byte_offset(
+    access: memref.LoadOp | memref.StoreOp,
+    given: dict[SSAValue, int],
+    evaluator: IndexEvaluator | None = None,
+) -> int | None:
     """The byte offset in its buffer of the row-major element `access` touches,
-    with the loop indices `given`; None if an index cannot be evaluated."""
+    with the loop indices `given`; None if an index cannot be evaluated.
+    `evaluator`: an `IndexEvaluator` of `given`, shared with other accesses."""
     typ = access.memref.type
     assert isinstance(typ, builtin.MemRefType)
     shape = typ.get_shape()
     if any(d < 0 for d in shape):
         return None
-    evaluator = IndexEvaluator((), given)
+    evaluator = evaluator or IndexEvaluator((), given)
     element = 0
     try:
         for index, size in zip(access.indices, shape, strict=True):
@@ -1070,12 +1092,21 @@ def _same_bound(a: SSAValue, b: SSAValue) -> bool:
     return ca is not None and ca == cb
 
 
+_AffineMemo = tuple[
+    dict[SSAValue, "dict[SSAValue, int] | None"], dict[SSAValue, frozenset[SSAValue]]
+]
+"""`_affine`'s and `_loop_indices`' answers, by value, for one set of loop indices."""
+
+
 def _element(
-    access: memref.LoadOp | memref.StoreOp, ivs: set[SSAValue]
+    access: memref.LoadOp | memref.StoreOp,
+    ivs: set[SSAValue],
+    memo: _AffineMemo | None = None,
 ) -> dict[SSAValue, int] | None:
     """The coefficient of each loop index in the row-major element `access`
     touches, if its memref has a static shape and its indices are affine in the
-    loop indices with constant coefficients (`_affine`); else None."""
+    loop indices with constant coefficients (`_affine`); else None. `memo`:
+    answers found for other accesses under the same loops (`ivs`), shared."""
     typ = access.memref.type
     assert isinstance(typ, builtin.MemRefType)
     shape = typ.get_shape()
@@ -1084,7 +1115,7 @@ def _element(
     total: dict[SSAValue, int] = {}
     stride = 1
     for index, size in reversed(list(zip(access.indices, shape, strict=True))):
-        terms = _affine(index, ivs)
+        terms = _affine(index, ivs, memo)
         if terms is None:
             return None
         for iv, c in terms.items():
@@ -1093,21 +1124,37 @@ def _element(
     return total
 
 
-def _affine(value: SSAValue, ivs: set[SSAValue]) -> dict[SSAValue, int] | None:
+def _affine(
+    value: SSAValue, ivs: set[SSAValue], memo: _AffineMemo | None = None
+) -> dict[SSAValue, int] | None:
     """`value` as constant coefficients of the loop indices `ivs` (a term free of
     them is dropped), through `addi`, `subi`, `muli` by a constant and
-    `index_cast`; None for anything else that depends on a loop index."""
+    `index_cast`; None for anything else that depends on a loop index. `memo`:
+    the answers for other values under the same `ivs` (read, not changed, by
+    the caller), each value's worked out once."""
+    if memo is None:
+        return _affine_of(value, ivs, None)
+    answers = memo[0]
+    if value in answers:
+        return answers[value]
+    found = answers[value] = _affine_of(value, ivs, memo)
+    return found
+
+
+def _affine_of(
+    value: SSAValue, ivs: set[SSAValue], memo: _AffineMemo | None
+) -> dict[SSAValue, int] | None:
     if value in ivs:
         return {value: 1}
-    if not _loop_indices(value, ivs):
+    if not _loop_indices(value, ivs, None if memo is None else memo[1]):
         return {}
     if not isinstance(value, OpResult):
         return None
     op = value.op
     if isinstance(op, arith.IndexCastOp):
-        return _affine(op.input, ivs)
+        return _affine(op.input, ivs, memo)
     if isinstance(op, arith.AddiOp | arith.SubiOp):
-        lhs, rhs = _affine(op.lhs, ivs), _affine(op.rhs, ivs)
+        lhs, rhs = _affine(op.lhs, ivs, memo), _affine(op.rhs, ivs, memo)
         if lhs is None or rhs is None:
             return None
         sign = -1 if isinstance(op, arith.SubiOp) else 1
@@ -1115,14 +1162,20 @@ def _affine(value: SSAValue, ivs: set[SSAValue]) -> dict[SSAValue, int] | None:
     if isinstance(op, arith.MuliOp):
         for this, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
             factor = constant_value(other)
-            terms = _affine(this, ivs)
+            terms = _affine(this, ivs, memo)
             if factor is not None and terms is not None:
                 return {iv: c * factor for iv, c in terms.items()}
     return None
 
 
-def _loop_indices(value: SSAValue, loops: set[SSAValue]) -> set[SSAValue]:
-    """The loop indices among `loops` that `value` is computed from."""
+def _loop_indices(
+    value: SSAValue,
+    loops: set[SSAValue],
+    memo: dict[SSAValue, frozenset[SSAValue]] | None = None,
+) -> set[SSAValue]:
+    """The loop indices among `loops` that `value` is computed from. `memo`: the
+    answers for other values under the same `loops`, read where the search
+    meets them and given this one's."""
     found: set[SSAValue] = set()
     visited: set[SSAValue] = set()
     pending = [value]
@@ -1131,10 +1184,14 @@ def _loop_indices(value: SSAValue, loops: set[SSAValue]) -> set[SSAValue]:
         if current in visited:
             continue
         visited.add(current)
-        if current in loops:
+        if memo is not None and current in memo:
+            found |= memo[current]
+        elif current in loops:
             found.add(current)
         elif isinstance(current, OpResult):
             pending += current.op.operands
+    if memo is not None:
+        memo[value] = frozenset(found)
     return found
 
 

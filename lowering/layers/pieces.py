@@ -77,11 +77,16 @@ def make_pieces(state: LayeringState, pieces: list[tuple[SSAValue, list[Operatio
     for target, ops in pieces:
         stores = [s for op in ops for s in stores_in(op) if s.region is target]
         by_region.setdefault(target, []).append((ops, stores))
+    # The stores of each region in the function, counted once: making a region's
+    # layers moves its stores and loads into them, adds or drops none.
+    everywhere: dict[SSAValue, int] = {}
+    if by_region:
+        for s in stores_in(function):
+            everywhere[s.region] = everywhere.get(s.region, 0) + 1
     for target, group in by_region.items():
         state.refresh_positions()
         group_stores = [s for _, stores in group for s in stores]
-        everywhere = [s for s in stores_in(function) if s.region is target]
-        if len(everywhere) != len(group_stores):
+        if everywhere.get(target, 0) != len(group_stores):
             raise Unlayerable(
                 target,
                 "it is stored in several blocks (branches of one loop body), so its "

@@ -15,7 +15,7 @@ from math import prod
 import numpy as np
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerType
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 
 from lowering.ir.effects import is_effect_free
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
@@ -48,6 +48,10 @@ def run_time_regions(
     """
     found: dict[SSAValue, str] = {}
     planned = {r for plan in (plans or {}).values() for r in plan.regions}
+    # Whether a loop around an op has a run-time trip count, by the op's block
+    # (the loops around it): a fully unrolled body holds thousands of accesses
+    # in one block.
+    run_time_blocks: dict[Block | None, bool] = {}
     for op in walk_ops(function):
         if not isinstance(op, region.StoreOp | region.LoadOp) or op.region in found:
             continue
@@ -55,9 +59,12 @@ def run_time_regions(
             continue  # strip-mined with a run-time number of tiles, or in pieces
         region_type = op.region.type
         assert isinstance(region_type, region.RegionType)
-        run_time = not region_type.is_static() or any(
-            trip_count(loop) is None for loop in enclosing_loops(op, function)
-        )
+        block = op.parent_block()
+        if block not in run_time_blocks:
+            run_time_blocks[block] = any(
+                trip_count(loop) is None for loop in enclosing_loops(op, function)
+            )
+        run_time = not region_type.is_static() or run_time_blocks[block]
         if run_time:
             found[op.region] = (reasons or {}).get(
                 op.region, "its loops could not be strip-mined with a run-time number of tiles"

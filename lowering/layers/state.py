@@ -123,23 +123,35 @@ class Unlayerable(Exception):
         self.reason = reason
 
 
-def _mirror_error(store: region.StoreOp, load: region.LoadOp, function: func.FuncOp) -> str | None:
+def _mirror_error(
+    store: region.StoreOp,
+    load: region.LoadOp,
+    function: func.FuncOp,
+    evaluators: dict[tuple[scf.ForOp, ...], IndexEvaluator] | None = None,
+) -> str | None:
     """
     Why the REV loop nest of `load` does not run the FWD iterations of `store`
     backwards, or None if it does: REV iteration (j0, j1, ...) must read the element
     FWD iteration (N0-1-j0, N1-1-j1, ...) wrote. Only the outermost REV loop may run
     fewer iterations (the last FWD iterations, backwards), which leaves the tiles
     it does not need at the bottom of the region's stack. This is what makes the
-    tiles of a region a stack, and rows mirror (Pass 4).
+    tiles of a region a stack, and rows mirror (Pass 4). `evaluators`: an
+    `IndexEvaluator` per loop nest, shared by the accesses checked in it (a
+    fully unrolled body's accesses share their index arithmetic).
     """
     region_type = store.region.type
     assert isinstance(region_type, region.RegionType)
     shape = region_type.get_shape()
     fwd_loops = enclosing_loops(store, function)
     rev_loops = enclosing_loops(load, function)
+    if evaluators is None:
+        evaluators = {}
+    for loops in (fwd_loops, rev_loops):
+        if loops not in evaluators:
+            evaluators[loops] = IndexEvaluator(loops)
     try:
-        written = IndexEvaluator(fwd_loops).flat_elements(store.indices, shape)
-        read = IndexEvaluator(rev_loops).flat_elements(load.indices, shape)
+        written = evaluators[fwd_loops].flat_elements(store.indices, shape)
+        read = evaluators[rev_loops].flat_elements(load.indices, shape)
     except CannotEvaluate as err:
         return f"cannot evaluate its indices: {err}"
     # Sorted, a repeated element sits next to itself (np.unique, which hashes,
@@ -163,11 +175,12 @@ def check_mirrors(
     stores: Sequence[region.StoreOp], loads: Sequence[region.LoadOp], state: LayeringState
 ) -> str | None:
     by_id = {(s.region, s.id.value.data): s for s in stores}
+    evaluators: dict[tuple[scf.ForOp, ...], IndexEvaluator] = {}
     for load in loads:
         store = by_id.get((load.region, load.store.value.data))
         if store is None or store.region in state.proven:
             continue
-        reason = _mirror_error(store, load, state.op)
+        reason = _mirror_error(store, load, state.op, evaluators)
         if reason is not None:
             return reason
     return None

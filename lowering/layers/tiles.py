@@ -122,11 +122,18 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
     if not trip:
         return False
     depth = len(enclosing_loops(loop, function))
+    trips: dict[scf.ForOp, int | None] = {}  # each loop's, counted once
+
+    def counted(each: scf.ForOp) -> int | None:
+        if each not in trips:
+            trips[each] = trip_count(each)
+        return trips[each]
+
     fwd_chains = {store: enclosing_loops(store, function) for store in stores}
     for store, chain in fwd_chains.items():
         if not _in_loop_body(store, chain[-1]):
             return False
-        if any(trip_count(each) is None for each in chain[depth:]):
+        if any(counted(each) is None for each in chain[depth:]):
             return False
     loads = state.loads_of(stores)
     if not loads:
@@ -138,9 +145,7 @@ def try_tile(state: LayeringState, loop: scf.ForOp, stores: list[region.StoreOp]
         mine = fwd_chains[by_id[(load.region, load.store.value.data)]]
         if len(chain) != len(mine) or not _in_loop_body(load, chain[-1]):
             return False
-        if [trip_count(each) for each in chain[depth:]] != [
-            trip_count(each) for each in mine[depth:]
-        ]:
+        if [counted(each) for each in chain[depth:]] != [counted(each) for each in mine[depth:]]:
             return False
         rev_loops.add(chain[depth])
     if len(rev_loops) != 1:

@@ -2,7 +2,8 @@
 `lowering.ir.walk.walk_ops` yields what xDSL's `walk()` yields, in its order:
 for lowered modules of real kernels (the module, each region and each block),
 for random nests of ops with regions, and for walks whose caller erases the op
-it meets, inserts an op after it or gives it a region as it goes.
+it meets, inserts an op after it or gives it a region as it goes. Inside
+`frozen_walks`, the walks read from a list made once are the same.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from xdsl.dialects import test
 from xdsl.dialects.builtin import IntAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region
 
-from lowering.ir.walk import walk_ops
+from lowering.ir.walk import _frozen, frozen_walks, walk_ops
 from sim.models import MODELS
 from sim.simulator import prepare
 from tapeflow_benchmarks.common import parse_kernel
@@ -43,6 +44,24 @@ def test_lowered_modules(kernel, variant, unroll):
     preset = "Tflow32k" if variant == "tapeflow" else "Enzyme32k"
     prepare(ctx, module, variant, MODELS["cgra"].hardware(configure(preset)), unroll)
     _same_everywhere(module)
+    _same_frozen(module)
+
+
+def _same_frozen(root: Operation) -> None:
+    """Within `frozen_walks` of `root` (and of one of its ops, nested), every walk
+    is xDSL's; on leaving, nothing stays frozen."""
+    inner = next((op for op in root.walk() if op.regions and op is not root), root)
+    with frozen_walks(root):
+        with frozen_walks(inner, root):
+            _same_everywhere(root)
+        _same_everywhere(root)
+        assert _frozen  # the outer one still holds `root`
+    assert not _frozen
+    with frozen_walks(inner):  # an op first, then the root around it
+        with frozen_walks(root):
+            _same_everywhere(root)
+        _same_everywhere(root)
+    assert not _frozen
 
 
 def _random_nest(rng: random.Random, depth: int, counter: list[int]) -> Operation:
@@ -65,6 +84,7 @@ def test_random_nests(seed):
     rng = random.Random(seed)
     root = ModuleOp([_random_nest(rng, 4, [0]) for _ in range(rng.randrange(1, 4))])
     _same_everywhere(root)
+    _same_frozen(root)
 
 
 def _label(op: Operation) -> int:
