@@ -274,7 +274,8 @@ class LoopBody:
         stores of the buffers the body loads: no other store reaches a carried
         bound (a FWD body's tape stores, to Enzyme's buffers or to a region, are
         one shape)."""
-        index = {op: n for n, op in enumerate(self.ops)}
+        index = {id(op): n for n, op in enumerate(self.ops)}
+        """By the ops' ids: an op's hash is a Python call of its own."""
         numbers: dict[object, int] = {}
 
         def number(thing: object) -> int:
@@ -285,18 +286,20 @@ class LoopBody:
         )
         loaded = {buffer for buffer, _ in self.memory.loads.values()}
         stores = tuple(
-            (number(buffer), tuple(index[s] for s in ops))
+            (number(buffer), tuple(index[id(s)] for s in ops))
             for buffer, ops in self.memory.stores.items()
             if buffer in loaded
         )
         loads = tuple(
-            (index[load], number(buffer), tuple(sorted(index[s] for s in excluded)))
+            (index[id(load)], number(buffer), tuple(sorted(index[id(s)] for s in excluded)))
             for load, (buffer, excluded) in self.memory.loads.items()
         )
         edges = tuple(
             (
-                index.get(yielded.owner),  # type: ignore[call-overload]
-                tuple(sorted({index[u.operation] for u in arg.uses if u.operation in index})),
+                index.get(id(yielded.owner)),
+                tuple(
+                    sorted({index[id(u.operation)] for u in arg.uses if id(u.operation) in index})
+                ),
             )
             for arg, yielded in carried
         )
@@ -323,7 +326,8 @@ class LoopBody:
         by_type: dict[type[Operation], tuple[str | None, int | None, bool, int | None]] = {}
         """What `_op_facts` finds of an op, by its type: a fully unrolled body holds
         tens of thousands of ops of a few types."""
-        streamed = set(spad)
+        streamed = {id(op) for op in spad}
+        """By the ops' ids: an op's hash is a Python call of its own."""
         for op in ops:
             facts = by_type.get(type(op))
             if facts is None:
@@ -331,11 +335,13 @@ class LoopBody:
             kind, buffer, store, latency = facts
             if latency is None:
                 latency = op_latency(op, hardware)
-            if op in streamed:
+            if streamed and id(op) in streamed:
                 kind = "spad"
                 latency = latency if store else hardware.scratchpad.latency
             kinds.append(kind)
-            buffers.append(None if buffer is None else op.operands[buffer])
+            buffers.append(
+                None if buffer is None else op._operands[buffer]  # pyright: ignore[reportPrivateUsage]
+            )
             stores.append(store)
             latencies.append(latency)
         # By the ops' ids: an op's hash is a call of its own.
