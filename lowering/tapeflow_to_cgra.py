@@ -43,12 +43,13 @@ from xdsl.context import Context
 from xdsl.dialects import arith, builtin, memref, scf
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
+from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
-from lowering.ir.bulk import append_ops, erase_ops, new_op, release
+from lowering.ir.bulk import append_ops, erase_ops, new_op, release, valid_name
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import trip_count
 from lowering.ir.stages import is_placed
@@ -96,43 +97,18 @@ def _placed_access(op: Operation, schedule: Schedule, operands: list[SSAValue]) 
     (buffers, regions) or the scratchpad (tiles, with the slot); a store ->
     `cgra.store` (its operands: the value, the buffer, then its indices); at
     the op's source location."""
-    properties = _props(_path(op), *_where(schedule, op), _slot(op))
-    if isinstance(op, memref.LoadOp | region.LoadOp | stream.LoadOp):
-        # the buffer, then its indices
-        return new_op(cgra.LoadOp, operands, [op.results[0].type], properties, op.location)
-    return new_op(cgra.StoreOp, operands, (), properties, op.location)
+    return _Placer(schedule).access(op, operands)
 
 
 def _placed_compute(op: Operation, schedule: Schedule, operands: list[SSAValue]) -> Operation:
     """A scheduled arith or math op -> `cgra.op "<name>"` at its PE and cycle, with
     the op's properties and attributes, at its source location."""
-    properties = _props(None, *_where(schedule, op))
-    properties["opcode"] = opcode_attr(op.name)
-    attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
-    if attrs:
-        properties["attrs"] = _dictionary(tuple(attrs.items()))
-    # `new_op` (`create`): the properties are made here, with no per-op checks to
-    # repeat on a fully unrolled body's tens of thousands of ops (the module is
-    # verified after the pass).
-    return new_op(cgra.ComputeOp, operands, [r.type for r in op.results], properties, op.location)
+    return _Placer(schedule).compute(op, operands)
 
 
 @cache
 def _dictionary(items: tuple[tuple[str, Attribute], ...]) -> DictionaryAttr:
     return DictionaryAttr(dict(items))
-
-
-def _where(schedule: Schedule, op: Operation) -> tuple[tuple[int, int], int]:
-    row, col, cycle = schedule.place[op]
-    return (row, col), cycle
-
-
-def _path(op: Operation) -> MemPath:
-    return MemPath.SPAD if memory_kind(op) == "spad" else MemPath.CACHE
-
-
-def _slot(op: Operation) -> int | None:
-    return op.slot_index if isinstance(op, SlotAccess) else None
 
 
 _PATH_ATTRS = {path: MemPathAttr(path) for path in MemPath}
@@ -152,6 +128,92 @@ def _props(
     if slot is not None:
         props["slot"] = i64_attr(slot)
     return props
+
+
+_LOAD_CLASSES = (memref.LoadOp, region.LoadOp, stream.LoadOp)
+
+
+class _Placer:
+    """Makes the placed form of a schedule's ops, each op's facts found once: its
+    place by the op's id (an op's hash is a Python call of its own), what its
+    class decides once per class, and the attributes a `cgra.op` carries once
+    per set of attribute objects (each kept alive with its entry, so that an
+    object's id stays its own). The ops made are those `_placed_access` and
+    `_placed_compute` made one by one before, field for field."""
+
+    _classes: dict[type[Operation], tuple[bool, MemPath | None, bool]] = {}
+    """Per op class: (an access, its path, a load); its class decides each
+    (`memory_kind`)."""
+
+    def __init__(self, schedule: Schedule) -> None:
+        self.schedule = schedule
+        self.where = {id(op): place for op, place in schedule.placements()}
+        self.attrs: dict[tuple[object, ...], tuple[DictionaryAttr, tuple[Attribute, ...]]] = {}
+        """Per (class, each property's and attribute's name, each value's id): the
+        `attrs` dictionary a `cgra.op` carries, and the values its key names."""
+
+    def placed(self, op: Operation, operands: list[SSAValue]) -> Operation:
+        """`_placed`: an access's placed form, or a compute op's."""
+        cls = type(op)
+        facts = self._classes.get(cls)
+        if facts is None:
+            kind = memory_kind(op)
+            facts = self._classes[cls] = (
+                kind is not None,
+                None if kind is None else _path(op),
+                isinstance(op, _LOAD_CLASSES),
+            )
+        if facts[0]:
+            return self._access(op, operands, facts[1], facts[2])
+        return self.compute(op, operands)
+
+    def access(self, op: Operation, operands: list[SSAValue]) -> Operation:
+        return self._access(op, operands, _path(op), isinstance(op, _LOAD_CLASSES))
+
+    def _access(
+        self, op: Operation, operands: list[SSAValue], path: MemPath | None, load: bool
+    ) -> Operation:
+        row, col, cycle = self.where[id(op)]
+        properties = _props(path, (row, col), cycle, _slot(op))
+        if load:
+            # the buffer, then its indices
+            return new_op(cgra.LoadOp, operands, [op.results[0].type], properties, op.location)
+        return new_op(cgra.StoreOp, operands, (), properties, op.location)
+
+    def compute(self, op: Operation, operands: list[SSAValue]) -> Operation:
+        row, col, cycle = self.where[id(op)]
+        properties: dict[str, Attribute] = {
+            "row": i64_attr(row),
+            "col": i64_attr(col),
+            "cycle": i64_attr(cycle),
+            "opcode": opcode_attr(op.name),
+        }
+        if op.properties or op.attributes:
+            properties["attrs"] = self._attributes(op)
+        # `new_op` (`create`): the properties are made here, with no per-op checks to
+        # repeat on a fully unrolled body's tens of thousands of ops (the module is
+        # verified after the pass).
+        return new_op(
+            cgra.ComputeOp, operands, [r.type for r in op.results], properties, op.location
+        )
+
+    def _attributes(self, op: Operation) -> DictionaryAttr:
+        """`_dictionary` of the op's properties, then its attributes."""
+        values = (*op.properties.values(), *op.attributes.values())
+        key = (type(op), *op.properties, None, *op.attributes, *map(id, values))
+        found = self.attrs.get(key)
+        if found is None:
+            attrs: dict[str, Attribute] = {**op.properties, **op.attributes}
+            found = self.attrs[key] = (_dictionary(tuple(attrs.items())), values)
+        return found[0]
+
+
+def _path(op: Operation) -> MemPath:
+    return MemPath.SPAD if memory_kind(op) == "spad" else MemPath.CACHE
+
+
+def _slot(op: Operation) -> int | None:
+    return op.slot_index if isinstance(op, SlotAccess) else None
 
 
 def _hoist_constants(loop: scf.ForOp) -> None:
@@ -283,18 +345,24 @@ def _make_kernel(
     if rewired is not None:
         for value, result in zip(results, kernel.results, strict=True):
             value.replace_uses_with_if(result, rewired)
-    placed: dict[SSAValue, SSAValue] = {}
+    placed: dict[int, SSAValue] = {}
+    """Each value of `ops` (by id: a value's hash is a Python call of its own;
+    each lives while `ops` do) -> its placed op's."""
+    placer = _Placer(schedule)
     made: list[Operation] = []
     for op in ops:
         if REV_START in op.attributes:  # the kernel, run as a whole, starts REV
             kernel.attributes[REV_START] = op.attributes.pop(REV_START)
-        new = _placed(op, schedule, [placed.get(v, v) for v in op.operands])
+        new = placer.placed(
+            op,
+            [placed.get(id(v), v) for v in op._operands],  # pyright: ignore[reportPrivateUsage]
+        )
         made.append(new)
         for old, value in zip(op.results, new.results, strict=True):
-            placed[old] = value
-            if old.name_hint is not None:
-                value.name_hint = old.name_hint
-    made.append(cgra.YieldOp([placed.get(v, v) for v in results]))
+            placed[id(old)] = value
+            if old._name is not None:  # pyright: ignore[reportPrivateUsage]
+                value._name = valid_name(old._name)  # pyright: ignore[reportPrivateUsage]
+    made.append(cgra.YieldOp([placed.get(id(v), v) for v in results]))
     # In bulk, as `block.add_op` and `Rewriter.erase_op(op, safe_erase=False)` one
     # by one would (`lowering.ir.bulk`).
     append_ops(block, made)
@@ -306,9 +374,7 @@ def _make_kernel(
 def _placed(op: Operation, schedule: Schedule, operands: list[SSAValue]) -> Operation:
     """The placed form of a scheduled op, reading `operands`: an access's
     (`_placed_access`) or a compute op's (`_placed_compute`)."""
-    if memory_kind(op) is not None:
-        return _placed_access(op, schedule, operands)
-    return _placed_compute(op, schedule, operands)
+    return _Placer(schedule).placed(op, operands)
 
 
 def lower_module(module: builtin.ModuleOp, hardware: Hardware) -> list[CgraReport]:
@@ -357,12 +423,22 @@ def _innermost(op: Operation) -> bool:
     )
 
 
+_ARITH: dict[type[Operation], bool] = {}
+"""Per IRDL op class: an arith op other than a constant (its class decides it)."""
+
+
 def _index_op(op: Operation) -> bool:
     """Integer arithmetic (a tile's rows, a loop's bounds)."""
+    if op.regions:
+        return False
+    cls = type(op)
+    arithmetic = _ARITH.get(cls)
+    if arithmetic is None:
+        arithmetic = op.dialect_name() == "arith" and not isinstance(op, arith.ConstantOp)
+        if isinstance(op, IRDLOperation):
+            _ARITH[cls] = arithmetic
     return (
-        not op.regions
-        and op.dialect_name() == "arith"
-        and not isinstance(op, arith.ConstantOp)
+        arithmetic
         and bool(op.results)
         and all(isinstance(r.type, builtin.IndexType | builtin.IntegerType) for r in op.results)
     )
@@ -592,10 +668,10 @@ def _equal_index_ops(block: Block) -> dict[Operation, Operation]:
             continue
         key = (
             op.name,
-            tuple(_operand_key(o) for o in op.operands),
-            tuple(sorted(op.properties.items())),
-            tuple(sorted(op.attributes.items())),
-            tuple(r.type for r in op.results),
+            tuple([_operand_key(o) for o in op._operands]),  # pyright: ignore[reportPrivateUsage]
+            tuple(sorted(op.properties.items())) if op.properties else (),
+            tuple(sorted(op.attributes.items())) if op.attributes else (),
+            tuple([r.type for r in op.results]),
         )
         if key in seen:
             repeats[op] = seen[key]

@@ -44,6 +44,11 @@ def _without_defaults(cls: type[Operation]) -> bool:
     return known
 
 
+_PLAIN: dict[type[Operation], bool] = {}
+"""Per op class: an IRDL class whose definition gives nothing a default (`new_op`
+makes its ops field by field)."""
+
+
 def new_op(
     cls: type[OpT],
     operands: Sequence[SSAValue],
@@ -54,7 +59,10 @@ def new_op(
     """`cls.create(operands=..., result_types=..., properties=..., location=...)`
     for an IRDL op class whose definition gives nothing a default (else that
     call itself): no attribute, successor or region."""
-    if not (issubclass(cls, IRDLOperation) and _without_defaults(cls)):
+    plain = _PLAIN.get(cls)
+    if plain is None:
+        plain = _PLAIN[cls] = issubclass(cls, IRDLOperation) and _without_defaults(cls)
+    if not plain:
         return cls.create(
             operands=operands,
             result_types=result_types,
@@ -63,12 +71,17 @@ def new_op(
         )
     op = cls.__new__(cls)
     values = SSAValues(operands)
-    uses = tuple(Use(op, n) for n in range(len(values)))
+    uses = tuple([Use(op, n) for n in range(len(values))])
     for value, use in zip(values, uses, strict=True):
-        value.add_use(use)
+        # `value.add_use(use)`
+        first = value.first_use
+        use._next_use = first  # pyright: ignore[reportPrivateUsage]
+        if first is not None:
+            first._prev_use = use  # pyright: ignore[reportPrivateUsage]
+        value.first_use = use
     op._operands = values  # pyright: ignore[reportPrivateUsage]
     op._operand_uses = uses  # pyright: ignore[reportPrivateUsage]
-    op.results = SSAValues(OpResult(t, op, n) for n, t in enumerate(result_types))
+    op.results = SSAValues([OpResult(t, op, n) for n, t in enumerate(result_types)])
     op.properties = dict(properties)
     op.attributes = {}
     op.location = location  # type: ignore[assignment]
@@ -177,7 +190,7 @@ _NAMES: dict[str, str] = {}
 """Name hints as the `name_hint` setter stores them, by the name given."""
 
 
-def _name(name: str | None) -> str | None:
+def valid_name(name: str | None) -> str | None:
     """`SSAValue.extract_valid_name(name)` (what `value.name_hint = name` stores),
     found once per name."""
     if name is None:
@@ -235,7 +248,7 @@ def _shell(
             new.add_region(Region())
         for old, result in zip(op.results, new.results, strict=True):
             values[old] = result
-            result._name = _name(old._name)  # pyright: ignore[reportPrivateUsage]
+            result._name = valid_name(old._name)  # pyright: ignore[reportPrivateUsage]
     pairs.append((op, new))
     for region, into in zip(op.regions, new.regions, strict=True):
         made = [Block() for _ in region.blocks]
@@ -246,7 +259,7 @@ def _shell(
             for n, arg in enumerate(block.args):
                 new_arg = copy.insert_arg(arg.type, n, arg.location)
                 values[arg] = new_arg
-                new_arg._name = _name(arg._name)  # pyright: ignore[reportPrivateUsage]
+                new_arg._name = valid_name(arg._name)  # pyright: ignore[reportPrivateUsage]
             last: Operation | None = None
             for inner in block.ops:
                 made_op = _shell(inner, values, blocks, pairs)

@@ -66,13 +66,17 @@ class LinearForms:
 
     def __init__(self, bits: int = 64) -> None:
         self.bits = bits
-        self._forms: dict[SSAValue, Form] = {}
+        self._forms: dict[int, tuple[SSAValue, Form]] = {}
+        """Per value, by its id (a value's hash is a Python call of its own), the
+        value (kept alive, so that its id stays its own) and its form."""
 
     def form(self, value: SSAValue) -> Form:
-        known = self._forms.get(value)
+        known = self._forms.get(id(value))
         if known is None:
-            known = self._forms[value] = self._compute(value)
-        return known
+            found = self._compute(value)
+            self._forms[id(value)] = (value, found)
+            return found
+        return known[1]
 
     def _compute(self, value: SSAValue) -> Form:
         opaque: Form = (((value, 1),), 0)

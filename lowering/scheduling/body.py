@@ -96,26 +96,36 @@ def carried_memory(ops: list[Operation]) -> CarriedMemory:
     to the buffer a load reads, not at the load's own element. Computed once per
     body, with the body (`LoopBody.of`): the scheduler reads it at every ii and
     fixed-point step."""
-    stores: dict[SSAValue, list[Operation]] = {}
-    at: dict[tuple[SSAValue, tuple[SSAValue, ...]], list[Operation]] = {}
+    by_buffer: dict[int, tuple[SSAValue, list[Operation]]] = {}
+    """Per buffer stored to, by its id (a value's hash is a Python call of its
+    own), the buffer and its stores in body order."""
+    at: dict[tuple[int, ...], list[Operation]] = {}
+    """Per (buffer, indices), by the values' ids, the stores there."""
     loaded: list[Operation] = []  # the loads through the cache, in body order
     for op in ops:
-        role = _CACHE_ROLES.get(type(op))
-        if role is None:
-            role = _CACHE_ROLES[type(op)] = _cache_role(op)
+        cls = type(op)
+        role = _CACHE_ROLES.get(cls, _UNKNOWN)
+        if role is _UNKNOWN:
+            role = _CACHE_ROLES[cls] = _cache_role(op)
         if role == "store":
             operands = op._operands  # pyright: ignore[reportPrivateUsage]
-            stores.setdefault(operands[1], []).append(op)
-            at.setdefault((operands[1], tuple(operands)[2:]), []).append(op)
+            buffer = operands[1]
+            found = by_buffer.get(id(buffer))
+            if found is None:
+                by_buffer[id(buffer)] = (buffer, [op])
+            else:
+                found[1].append(op)
+            at.setdefault(tuple([id(v) for v in operands])[1:], []).append(op)
         elif role == "load":
             loaded.append(op)
+    stores = dict(by_buffer.values())
     loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]] = {}
     iteration: Iteration | None = None  # read once, for the first load at a stored element
     for op in loaded:
         operands = op._operands  # pyright: ignore[reportPrivateUsage]
-        if operands[0] in stores:
+        if id(operands[0]) in by_buffer:
             buffer = operands[0]
-            same = at.get((buffer, tuple(operands)[1:]), ())
+            same = at.get(tuple([id(v) for v in operands]), ())
             if same and iteration is None:
                 iteration = Iteration.of(op)
             loads[op] = (
@@ -216,6 +226,9 @@ class Iteration:
 _CACHE_ROLES: dict[type[Operation], str | None] = {}
 """Per op type, `_cache_role`: a body holds tens of thousands of ops of a few types."""
 
+_UNKNOWN = "unknown"
+"""A type `_CACHE_ROLES` does not know yet."""
+
 
 def _cache_role(op: Operation) -> str | None:
     """'store' or 'load' for a store or load of a buffer or region (the accesses
@@ -274,7 +287,8 @@ class LoopBody:
         stores of the buffers the body loads: no other store reaches a carried
         bound (a FWD body's tape stores, to Enzyme's buffers or to a region, are
         one shape)."""
-        index = {op: n for n, op in enumerate(self.ops)}
+        index = {id(op): n for n, op in enumerate(self.ops)}
+        """By the ops' ids: an op's hash is a Python call of its own."""
         numbers: dict[object, int] = {}
 
         def number(thing: object) -> int:
@@ -285,18 +299,20 @@ class LoopBody:
         )
         loaded = {buffer for buffer, _ in self.memory.loads.values()}
         stores = tuple(
-            (number(buffer), tuple(index[s] for s in ops))
+            (number(buffer), tuple(index[id(s)] for s in ops))
             for buffer, ops in self.memory.stores.items()
             if buffer in loaded
         )
         loads = tuple(
-            (index[load], number(buffer), tuple(sorted(index[s] for s in excluded)))
+            (index[id(load)], number(buffer), tuple(sorted(index[id(s)] for s in excluded)))
             for load, (buffer, excluded) in self.memory.loads.items()
         )
         edges = tuple(
             (
-                index.get(yielded.owner),  # type: ignore[call-overload]
-                tuple(sorted({index[u.operation] for u in arg.uses if u.operation in index})),
+                index.get(id(yielded.owner)),
+                tuple(
+                    sorted({index[id(u.operation)] for u in arg.uses if id(u.operation) in index})
+                ),
             )
             for arg, yielded in carried
         )
@@ -323,7 +339,8 @@ class LoopBody:
         by_type: dict[type[Operation], tuple[str | None, int | None, bool, int | None]] = {}
         """What `_op_facts` finds of an op, by its type: a fully unrolled body holds
         tens of thousands of ops of a few types."""
-        streamed = set(spad)
+        streamed = {id(op) for op in spad}
+        """By the ops' ids: an op's hash is a Python call of its own."""
         for op in ops:
             facts = by_type.get(type(op))
             if facts is None:
@@ -331,11 +348,13 @@ class LoopBody:
             kind, buffer, store, latency = facts
             if latency is None:
                 latency = op_latency(op, hardware)
-            if op in streamed:
+            if streamed and id(op) in streamed:
                 kind = "spad"
                 latency = latency if store else hardware.scratchpad.latency
             kinds.append(kind)
-            buffers.append(None if buffer is None else op.operands[buffer])
+            buffers.append(
+                None if buffer is None else op._operands[buffer]  # pyright: ignore[reportPrivateUsage]
+            )
             stores.append(store)
             latencies.append(latency)
         # By the ops' ids: an op's hash is a call of its own.
@@ -409,7 +428,7 @@ def access_keys(
     """Each access's key; without `disambiguate`, one key per buffer (every
     access of a buffer may meet every other). `stores`: per op, `is_store` (if
     known)."""
-    forms = LinearForms()
+    form = LinearForms().form
     keys: list[AccessKey | None] = []
     for n, (op, buffer) in enumerate(zip(ops, buffers, strict=True)):
         if buffer is None:
@@ -421,8 +440,11 @@ def access_keys(
             operands = tuple(op._operands)  # pyright: ignore[reportPrivateUsage]
             indices = operands[2:] if store else operands[1:]
             slot = op.slot_index if isinstance(op, SlotAccess) else None
-            key = forms.key(list(indices), slot)
-            keys.append(((buffer, key.slot), key.symbolic, key.offsets))
+            # `forms.key(indices, slot)`, without the `AccessKey` between
+            found = [form(v) for v in indices]
+            keys.append(
+                ((buffer, slot), tuple([t for t, _ in found]), tuple([c for _, c in found]))
+            )
     return keys
 
 

@@ -13,8 +13,7 @@ body of the same shape on a machine of the same such numbers (`ScheduleMemo`).
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
 
 from xdsl.ir import Operation, SSAValue
 
@@ -26,14 +25,53 @@ from targets.hardware import Hardware
 from targets.scheduling import hardware_options, mapping_options
 
 
-@dataclass
 class Schedule:
     """Where and when each op of a body issues, at initiation interval `ii`."""
 
-    ii: int
-    place: dict[Operation, tuple[int, int, int]]
-    """op -> (row, col, cycle)."""
-    length: int
+    __slots__ = ("ii", "length", "_place", "_ops", "_places")
+
+    def __init__(
+        self, ii: int, place: dict[Operation, tuple[int, int, int]] | None, length: int
+    ) -> None:
+        self.ii = ii
+        self.length = length
+        self._place = place
+        self._ops: Sequence[Operation] = ()
+        self._places: Sequence[tuple[int, int, int]] = ()
+
+    @staticmethod
+    def by_position(
+        ii: int, ops: Sequence[Operation], places: Sequence[tuple[int, int, int]], length: int
+    ) -> Schedule:
+        """The schedule placing `ops[n]` at `places[n]`: its `place` made when
+        first read (a dictionary keyed by ops hashes each op by a Python call of
+        its own, and a search makes a schedule per round)."""
+        schedule = Schedule(ii, None, length)
+        schedule._ops, schedule._places = ops, places
+        return schedule
+
+    @property
+    def place(self) -> dict[Operation, tuple[int, int, int]]:
+        """op -> (row, col, cycle)."""
+        if self._place is None:
+            self._place = dict(zip(self._ops, self._places, strict=True))
+        return self._place
+
+    def placements(self) -> Iterable[tuple[Operation, tuple[int, int, int]]]:
+        """Each (op, (row, col, cycle)), as `place.items()`."""
+        if self._place is None:
+            return zip(self._ops, self._places, strict=True)
+        return self._place.items()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Schedule) and (self.ii, self.length, self.place) == (
+            other.ii,
+            other.length,
+            other.place,
+        )
+
+    def __repr__(self) -> str:
+        return f"Schedule(ii={self.ii}, place={self.place!r}, length={self.length})"
 
     def cost(self, trips: int | None) -> tuple[int, ...]:
         """What the body costs as a kernel, in the order schedules compare: for
@@ -97,7 +135,9 @@ class ScheduleMemo:
         if found is None:
             return None
         ii, places, length = found
-        return Schedule(ii, dict(zip(ops, places, strict=True)), length)
+        if len(places) != len(ops):
+            raise ValueError("a kept schedule is served to a body of its shape alone")
+        return Schedule.by_position(ii, list(ops), places, length)
 
     def keep(self, key: tuple[object, ...], ops: list[Operation], schedule: Schedule) -> None:
         """Keep `schedule` of `ops` under `key` (if it fits the limit)."""
@@ -106,7 +146,8 @@ class ScheduleMemo:
         while self.ops + len(ops) > self.limit:
             oldest = next(iter(self.kept))
             self.ops -= len(self.kept.pop(oldest)[1])
-        self.kept[key] = (schedule.ii, tuple(schedule.place[op] for op in ops), schedule.length)
+        where = {id(op): place for op, place in schedule.placements()}
+        self.kept[key] = (schedule.ii, tuple(where[id(op)] for op in ops), schedule.length)
         self.ops += len(ops)
 
 
@@ -214,7 +255,10 @@ class Scheduler:
             recurrence_mii(body, carried, self.hw) if iterated else len(ops),
         )
         while True:
-            result = self._fixed_point(body, ii, carried) if iterated else self._try(body, ii, {})
+            if iterated:
+                result = self._fixed_point(body, ii, carried)
+            else:
+                result = self._try_at(body, ii, {})
             if result is not None:
                 if self.memo is not None:
                     self.memo.keep(key, ops, result)
@@ -257,10 +301,9 @@ class Scheduler:
             done = finish[id(op)] = cycle + latency_of(op)
             if done > length:
                 length = done
-        place = dict(zip(ops, places, strict=True))
         # ii covers the last issue too (an op of no latency ends where it issues),
         # so every op keeps a modulo slot of its own.
-        return Schedule(max(1, length, cycle + 1), place, length)
+        return Schedule.by_position(max(1, length, cycle + 1), list(ops), places, length)
 
     def _fixed_point(
         self, body: LoopBody, ii: int, carried: list[tuple[SSAValue, SSAValue]]
@@ -274,52 +317,35 @@ class Scheduler:
         on the schedule itself: schedule, raise the bounds, and repeat until
         nothing moves. If a bound keeps growing, a recurrence is longer than `ii`.
         """
-        earliest: dict[Operation, int] = {}
+        edges = _CarriedEdges(body, carried, self.hw)
+        floors: dict[int, int] = {}
+        """Per op (by position), the cycle it issues no earlier than."""
         for _ in range(8):
-            result = self._try(body, ii, earliest)
+            result = self._try_at(body, ii, floors)
             if result is None:
                 return None
             moved = False
-            for op, bound in self._carried_bounds(body, result, carried).items():
-                if bound > earliest.get(op, 0):
-                    earliest[op] = bound
+            for n, bound in edges.bounds(result).items():
+                if bound > floors.get(n, 0):
+                    floors[n] = bound
                     moved = True
             if not moved:
                 return result
         return None
 
-    def _carried_bounds(
-        self, body: LoopBody, s: Schedule, carried: list[tuple[SSAValue, SSAValue]]
-    ) -> dict[Operation, int]:
-        bounds: dict[Operation, int] = {}
-
-        def need(op: Operation, cycle: int) -> None:
-            bounds[op] = max(bounds.get(op, 0), cycle)
-
-        for block_arg, yielded in carried:
-            producer = yielded.owner
-            if not (isinstance(producer, Operation) and producer in s.place):
-                continue
-            done = s.place[producer][2] + op_latency(producer, self.hw)
-            for use in block_arg.uses:
-                if use.operation in s.place:
-                    need(use.operation, done - s.ii)
-        # A store to a buffer the body also loads may feed the next iteration's load.
-        memory = body.memory
-        latest = {
-            buffer: sorted(stores, key=lambda store: -s.place[store][2])
-            for buffer, stores in memory.stores.items()
-        }
-        for load, (buffer, excluded) in memory.loads.items():
-            store = next((st for st in latest[buffer] if st not in excluded), None)
-            if store is not None:
-                need(load, s.place[store][2] + 1 - s.ii)
-        return bounds
-
     def _try(self, body: LoopBody, ii: int, earliest: dict[Operation, int]) -> Schedule | None:
-        """The list schedule at `ii`, each op no earlier than `earliest` says: in
-        program order, each op at the cycle it can issue soonest, on the first PE
-        (by index) that issues it then.
+        """The list schedule at `ii`, each op no earlier than `earliest` says
+        (`_try_at`)."""
+        floors: dict[int, int] = {}
+        if earliest:
+            position = {id(op): n for n, op in enumerate(body.ops)}
+            floors = {position[id(op)]: cycle for op, cycle in earliest.items()}
+        return self._try_at(body, ii, floors)
+
+    def _try_at(self, body: LoopBody, ii: int, floors: dict[int, int]) -> Schedule | None:
+        """The list schedule at `ii`, each op no earlier than `floors` says (by
+        position): in program order, each op at the cycle it can issue soonest,
+        on the first PE (by index) that issues it then.
 
         The same schedule as trying every PE in index order, found trying fewer:
         an op's ready cycle on a PE is at least the finish of its operand computed
@@ -353,11 +379,6 @@ class Scheduler:
             body.inputs,
             body.latencies,
         )
-        floors: dict[int, int] = {}
-        """`earliest` by position."""
-        if earliest:
-            position = {op: n for n, op in enumerate(ops)}
-            floors = {position[op]: cycle for op, cycle in earliest.items()}
         where = [0] * len(ops)
         """Per op (by position), its PE's index in `pes`."""
         issue = [0] * len(ops)
@@ -459,4 +480,58 @@ class Scheduler:
             if done > length:
                 length = done
         places = [(*pes[pe], t) for pe, t in zip(where, issue, strict=True)]
-        return Schedule(ii, dict(zip(ops, places, strict=True)), length)
+        return Schedule.by_position(ii, list(ops), places, length)
+
+
+class _CarriedEdges:
+    """What `Scheduler._fixed_point` raises at each round, by the ops' positions
+    in a body: per carried value, its producer's position and latency and its
+    consumers' positions; per load a store of an earlier iteration may feed
+    (`LoopBody.memory`), its buffer's stores and those it does not depend on."""
+
+    def __init__(
+        self, body: LoopBody, carried: list[tuple[SSAValue, SSAValue]], hardware: Hardware
+    ) -> None:
+        position = {id(op): n for n, op in enumerate(body.ops)}
+        """By the ops' ids: an op's hash is a Python call of its own."""
+        self.values: list[tuple[int, int, list[int]]] = []
+        for block_arg, yielded in carried:
+            producer = yielded.owner
+            at = position.get(id(producer))
+            if not isinstance(producer, Operation) or at is None:
+                continue
+            users = [
+                n for use in block_arg.uses if (n := position.get(id(use.operation))) is not None
+            ]
+            self.values.append((at, op_latency(producer, hardware), users))
+        memory = body.memory
+        self.stores = {
+            buffer: [position[id(store)] for store in stores]
+            for buffer, stores in memory.stores.items()
+        }
+        self.loads = [
+            (position[id(load)], buffer, {position[id(store)] for store in excluded})
+            for load, (buffer, excluded) in memory.loads.items()
+        ]
+
+    def bounds(self, s: Schedule) -> dict[int, int]:
+        """Per consumer (by position), the cycle schedule `s` says it issues no
+        earlier than: a carried value's producer's finish, or a store's issue
+        plus one, less `ii`, the latest of its producers'."""
+        cycles = [place[2] for place in s._places]  # pyright: ignore[reportPrivateUsage]
+        ii = s.ii
+        bounds: dict[int, int] = {}
+        for at, latency, users in self.values:
+            done = cycles[at] + latency
+            for n in users:
+                bounds[n] = max(bounds.get(n, 0), done - ii)
+        # A store to a buffer the body also loads may feed the next iteration's load.
+        latest = {
+            buffer: sorted(stores, key=lambda n: -cycles[n])
+            for buffer, stores in self.stores.items()
+        }
+        for load, buffer, excluded in self.loads:
+            store = next((n for n in latest[buffer] if n not in excluded), None)
+            if store is not None:
+                bounds[load] = max(bounds.get(load, 0), cycles[store] + 1 - ii)
+        return bounds

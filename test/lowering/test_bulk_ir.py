@@ -474,3 +474,77 @@ def test_release_tree_takes_a_detached_op() -> None:
     with pytest.raises(ValueError, match="detached"):
         bulk.release_tree(ops[0])
     assert ops[0].results[0].first_use is not None and ops[0].next_op is ops[1]
+
+
+def _reference_placed(
+    op: Operation, schedule: to_cgra.Schedule, operands: list[SSAValue]
+) -> Operation:
+    """A scheduled op's placed form, made the plain way: its place looked up by
+    the op, its properties and attributes copied into a new dictionary each
+    time, the op made by `Operation.create`."""
+    from xdsl.dialects import memref
+    from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+
+    from lowering.scheduling.body import memory_kind
+    from tapeflow_dialects import region, stream
+    from tapeflow_dialects.container_ops import SlotAccess
+
+    row, col, cycle = schedule.place[op]
+    properties: dict[str, Attribute] = {
+        "row": builtin.IntegerAttr(row, builtin.i64),
+        "col": builtin.IntegerAttr(col, builtin.i64),
+        "cycle": builtin.IntegerAttr(cycle, builtin.i64),
+    }
+    kind = memory_kind(op)
+    if kind is None:
+        properties["opcode"] = StringAttr(op.name)
+        attrs = {**op.properties, **op.attributes}
+        if attrs:
+            properties["attrs"] = DictionaryAttr(attrs)
+        return cgra.ComputeOp.create(
+            operands=operands,
+            result_types=[r.type for r in op.results],
+            properties=properties,
+            location=op.location,  # type: ignore[arg-type]
+        )
+    properties["path"] = MemPathAttr(MemPath.SPAD if kind == "spad" else MemPath.CACHE)
+    if isinstance(op, SlotAccess):
+        properties["slot"] = builtin.IntegerAttr(op.slot_index, builtin.i64)
+    if isinstance(op, memref.LoadOp | region.LoadOp | stream.LoadOp):
+        return cgra.LoadOp.create(
+            operands=operands,
+            result_types=[op.results[0].type],
+            properties=properties,
+            location=op.location,  # type: ignore[arg-type]
+        )
+    return cgra.StoreOp.create(
+        operands=operands,
+        properties=properties,
+        location=op.location,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    ("kernel", "variant", "unroll", "model"),
+    [
+        ("pathfinder", "enzyme", 8, "cgra"),
+        ("logsum", "tapeflow", 4, "salam"),
+        ("lenet", "tapeflow", 1, "cgra"),
+    ],
+)
+def test_placed_ops_are_made_as_one_by_one(
+    kernel: str, variant: str, unroll: int, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tapeflow-to-cgra`'s placer (each op's place by its id, what its class
+    decides once per class, a `cgra.op`'s attributes once per set of attribute
+    objects) lowers real kernels to the text the plain construction gives."""
+    built = _lowered(kernel, variant, unroll, model)
+    with monkeypatch.context() as patch:
+        patch.setattr(
+            to_cgra._Placer,
+            "placed",
+            lambda self, op, operands: _reference_placed(op, self.schedule, operands),
+        )
+        reference = _lowered(kernel, variant, unroll, model)
+    assert "cgra.op" in built and "cgra.load" in built
+    assert built == reference
