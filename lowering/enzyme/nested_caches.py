@@ -37,7 +37,7 @@ from lowering.enzyme.cache_accesses import (
     top_level_index,
     written_roots,
 )
-from lowering.ir.effects import is_effect_free
+from lowering.ir.effects import INTEGER_DIVISIONS, is_effect_free
 from lowering.ir.loops import loop_type, top_level_op
 from lowering.ir.walk import walk_ops
 
@@ -207,19 +207,6 @@ def enclosing_fors(op: Operation, body: Block) -> list[scf.ForOp]:
     return loops[::-1]
 
 
-_TRAPPING = (
-    arith.DivSIOp,
-    arith.DivUIOp,
-    arith.CeilDivSIOp,
-    arith.CeilDivUIOp,
-    arith.FloorDivSIOp,
-    arith.RemSIOp,
-    arith.RemUIOp,
-)
-"""Integer ops whose result is undefined for some operands (a zero divisor, an
-overflowing quotient): a branch may guard them."""
-
-
 def _check_branch_slice(value: SSAValue, outer: Operation) -> None:
     """Raise `_NotComputable` if `value` depends on an op inside a branch (within
     `outer`) that computing it on every iteration could make trap or read out of
@@ -242,7 +229,7 @@ def _check_branch_slice(value: SSAValue, outer: Operation) -> None:
         if guarded and (
             op.dialect_name() != "arith"
             or op.regions
-            or (isinstance(op, _TRAPPING) and not _safe_divisor(op.operands[1]))
+            or (isinstance(op, INTEGER_DIVISIONS) and not _safe_divisor(op.operands[1]))
         ):
             raise _NotComputable(
                 f"an extent of the per-iteration buffers is computed under a branch by "

@@ -24,9 +24,23 @@ _NO_MEMORY_EFFECT_IN_MLIR = (arith.ExtSIOp, arith.RemUIOp)
 an effect trait."""
 
 
+INTEGER_DIVISIONS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.FloorDivSIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+)
+"""Integer ops whose result is undefined for some operands (a zero divisor, an
+overflowing signed quotient): free of memory effects, but not to be computed
+where they did not run."""
+
+
 def is_effect_free(op: Operation) -> bool:
     """`op` (and every op it nests) has no side effects, as MLIR declares it."""
     return isinstance(op, _NO_MEMORY_EFFECT_IN_MLIR) or is_side_effect_free(op)
 
 
-__all__ = ["is_effect_free"]
+__all__ = ["INTEGER_DIVISIONS", "is_effect_free"]

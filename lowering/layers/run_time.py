@@ -17,7 +17,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 
-from lowering.ir.effects import is_effect_free
+from lowering.ir.effects import INTEGER_DIVISIONS, is_effect_free
 from lowering.ir.loops import constant_value, enclosing_loops, trip_count
 from lowering.ir.ragged import known_entries
 from lowering.ir.walk import walk_ops
@@ -130,13 +130,7 @@ class IndexOp:
 _COMMUTING = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp, arith.MuliOp)
 _OPAQUE = (
     *_COMMUTING,
-    arith.DivSIOp,
-    arith.DivUIOp,
-    arith.CeilDivSIOp,
-    arith.CeilDivUIOp,
-    arith.FloorDivSIOp,
-    arith.RemSIOp,
-    arith.RemUIOp,
+    *INTEGER_DIVISIONS,
     arith.CmpiOp,
     arith.SelectOp,
     arith.ExtUIOp,
