@@ -246,6 +246,33 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
         out.write(json.dumps(line) + "\n")
 
 
+PROFILE = "TAPEFLOW_TEST_PROFILE"
+"""`TAPEFLOW_TEST_PROFILE=DIR`: each test process (each pytest-xdist worker) runs
+under Python's `cProfile` from the start of its session to its end and writes
+`DIR/<worker>.prof` (`python -m pstats`): where the tests' time goes by function,
+collection included; the processes the tests start are not profiled."""
+
+_profile = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:  # noqa: ARG001
+    if os.environ.get(PROFILE):
+        import cProfile
+
+        global _profile  # noqa: PLW0603 - one per process, ended at the session's end
+        _profile = cProfile.Profile()
+        _profile.enable()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:  # noqa: ARG001
+    if _profile is not None:
+        _profile.disable()
+        where = os.environ[PROFILE]
+        os.makedirs(where, exist_ok=True)
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "master")
+        _profile.dump_stats(os.path.join(where, f"{worker}.prof"))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _own_cache_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The tools' default caches (`tapeflow-bench`'s results under
