@@ -420,6 +420,7 @@ def _text_of(op: Operation) -> str:
     return out.getvalue()
 
 
+@pytest.mark.usefixtures("collector_sees_this_test_only")
 @pytest.mark.parametrize(
     ("kernel", "variant", "unroll", "model"),
     [("pathfinder", "tapeflow", 8, "cgra"), ("logsum", "enzyme", 4, "salam")],

@@ -58,6 +58,7 @@ def _cyclic_garbage(work: Callable[[], Any]) -> list[str]:
     return left
 
 
+@pytest.mark.usefixtures("collector_sees_this_test_only")
 @pytest.mark.parametrize(("key", "variant", "preset"), CASES)
 def test_a_run_leaves_no_cycles(key: str, variant: str, preset: str) -> None:
     """The fast path's (`tapeflow-run`'s and the simulator's; the closure
