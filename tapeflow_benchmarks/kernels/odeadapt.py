@@ -29,7 +29,7 @@ scratchpad. The step size depends on the state, so the gradient flows through
 the controller too (as it does in a differentiated adaptive solver that does not
 detach `h`).
 
-Sizes: `small` D = 3 for T = 0.5; `paper` D = 64 for T = 4 (a nest kernel,
+Sizes: `small` D = 3 for T = 0.3; `paper` D = 64 for T = 4 (a nest kernel,
 about 40 steps), `H0 = 0.05`, `TOL = 1e-4`, `KMAX = 256`.
 """
 
@@ -204,7 +204,7 @@ def generate(s: Sizes, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 KERNEL = Kernel(
     key="odeadapt",
-    sizes={"small": {"D": 3, "T10": 5}, "paper": {"D": 64, "T10": 40}},
+    sizes={"small": {"D": 3, "T10": 3}, "paper": {"D": 64, "T10": 40}},
     params=params,
     returns_scalar=False,
     body=body,

@@ -1,4 +1,4 @@
-// odeadapt, preset small (D=3, T10=5).
+// odeadapt, preset small (D=3, T10=3).
 // Written by `python -m tapeflow_benchmarks.kernels --write`: edit the template in tapeflow_benchmarks/kernels/odeadapt.py, not this file.
 func.func @odeadapt(%a: memref<3xf64>, %b: memref<3xf64>, %y: memref<3xf64>) {
   %c0 = arith.constant 0 : index
@@ -12,7 +12,7 @@ func.func @odeadapt(%a: memref<3xf64>, %b: memref<3xf64>, %y: memref<3xf64>) {
   %fmax = arith.constant 5.0 : f64
   %tol = arith.constant 0.0001 : f64
   %floor = arith.constant 1.0e-30 : f64
-  %tend = arith.constant 0.5 : f64
+  %tend = arith.constant 0.3 : f64
   %h0 = arith.constant 0.05 : f64
   %dn = arith.constant 3.0 : f64
   %res:3 = scf.while (%t = %zero, %h = %h0, %k = %c0) : (f64, f64, index) -> (f64, f64, index) {
