@@ -53,7 +53,7 @@ from math import ceil, gcd, prod
 import numpy as np
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from lowering.enzyme.caches import reverse_sweep_start
 from lowering.ir.index_eval import CannotEvaluate, IndexEvaluator
@@ -1832,6 +1832,16 @@ class RevTimeline:
             self._holds[op] = found
         return found
 
+    def _taken(self, branch: scf.IfOp) -> Region:
+        """The side of `branch` taken as run: the then side if it holds REV
+        layers, else the else side (Enzyme's REV of a `while` loop turned into a
+        `for` skips the trips past the exit on the then side and holds the
+        layers on the else side)."""
+        then = branch.true_region.block
+        if any(self._holds_rev(op) for op in then.ops) or not branch.false_region.blocks:
+            return branch.true_region
+        return branch.false_region
+
     def _ops(
         self, ops: Block | tuple[Operation, ...], env: dict[SSAValue, int], walk: _Walk
     ) -> Iterator[tuple[Operation, RevLayer]]:
@@ -1846,7 +1856,7 @@ class RevTimeline:
             elif kind is _Step.LAYER:
                 yield item, self._layer(item, env, walk)  # type: ignore[misc, arg-type]
             elif isinstance(item, scf.IfOp):
-                yield from self._ops(item.true_region.block, env, walk)
+                yield from self._ops(self._taken(item).block, env, walk)
             else:
                 assert isinstance(item, scf.ForOp)
                 lb, trips, step = self._bounds(item, env)

@@ -1045,6 +1045,35 @@ def test_a_tile_of_short_rows_runs_each_row_s_pipeline_fill() -> None:
     assert cost.preload_waits(function, {op: 8 for op in rev}, CGRA, 512) == 113
 
 
+def test_rev_layers_on_a_branch_s_else_side_are_placed() -> None:
+    # short-rows' REV nest on the else side of a branch, as Enzyme's REV of a
+    # `while` loop turned into a `for` holds its body (the then side skips the
+    # trips past the exit): the timeline takes the side that holds the REV layers
+    # as run, so the 8 tiles are placed as in the test above (the branch's
+    # comparison is one more cycle of work before the first, which waits 112, not
+    # 113). Taking the then side placed none: no wait was charged.
+    path = INPUTS / "short-rows.mlir"
+    head, rest = path.read_text().split("  scf.for %r = ")
+    nest, tail = rest.split("  region.free")
+    nested = "\n".join(
+        "  " + line if line else line for line in ("  scf.for %r = " + nest).split("\n")
+    )
+    text = (
+        head
+        + "  %done = arith.cmpf olt, %seed, %seed : f64\n  scf.if %done {\n  } else {\n"
+        + nested
+        + "  }\n  region.free"
+        + tail
+    )
+    module = LocatingParser(make_context(), text, str(path)).parse_module()
+    layer_module(module, 128, 1, 1, machine=None)
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    rev = [o for o in function.walk() if isinstance(o, layer.LayerOp) and o.phase.data is Phase.REV]
+    layers = list(cost.RevTimeline(function, CGRA).layers(set(rev)))
+    assert [(each.run, each.gap) for each in layers] == [(48, 2)] + [(48, 1)] * 7
+    assert cost.preload_waits(function, {op: 8 for op in rev}, CGRA, 512) == 112
+
+
 def test_the_rev_work_before_a_nest_hides_its_first_preload() -> None:
     # The REV sweep starts with a loop of 32 iterations scaling dx[p][0] (a load
     # and a store on two ports, a cycle an iteration; fill: load 2, mulf 4, store
