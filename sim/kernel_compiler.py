@@ -855,10 +855,11 @@ def _table_first(
     outs: list[int],
     reference: Step,
 ) -> Step:
-    """The generated function of `loop`; for a large kernel, a step that runs
-    its first iterations from a table and makes the function only if the loop
-    runs on (`sim.kernel_table`), unless the constant bounds around it say it
-    will (`kernel_table.iterations_per_call`)."""
+    """The generated function of `loop`; for a kernel of at least
+    `kernel_table.TABLE_OPS` placed ops (every kernel), a step that runs its
+    first iterations from a table and makes the function only if the loop runs
+    on (`sim.kernel_table`), unless the constant bounds around it say it will
+    (`kernel_table.iterations_per_call`)."""
     from sim import kernel_table  # it builds on this module
 
     def generate() -> Step:

@@ -1,5 +1,5 @@
 """
-A large kernel loop's first runs, executed from a table of steps: one small
+A kernel loop's first runs, executed from a table of steps: one small
 Python closure per placed op, made straight from the op's semantics-table entry
 and its frame slots, in place of the generated function of
 `sim.kernel_compiler` (whose source, one statement per op, takes far longer to
@@ -45,8 +45,12 @@ from tapeflow_dialects import cgra, layer, region
 from tapeflow_dialects.layer import SpadType
 from tapeflow_dialects.semantics import Scalar, UndefinedBehavior, scalar
 
-TABLE_OPS = 1000
-"""Kernels of at least this many placed ops start from the table."""
+TABLE_OPS = 1
+"""Kernels of at least this many placed ops start from the table: every kernel
+that places an op. A table costs some 10 us a placed op to build where the
+generated code costs some 57 us to generate and compile, besides its function's
+own making, so a small kernel's few runs (a test's, the quick evaluation's) are
+cheaper from it too (docs/research/executor.md, "Every kernel from a table")."""
 TABLE_ITERATIONS = 100
 """Iterations (over all runs) the table executes before the loop's code is
 generated: about what generating and compiling a placed op's statements costs,

@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -661,7 +663,8 @@ def _table(recorder: TimingRecorder, profile_columns: np.ndarray | None = None) 
     if profile_columns is None:
         profile_columns = _profile_columns(recorder.profiles)
     ii, length, spad_ops, memory_ops = profile_columns[_II : _MEMORY_OPS + 1, kernel]
-    firsts = np.array([tile[2] for tile in recorder.tiles], dtype=np.int64)
+    tiles = recorder.tiles
+    firsts = np.fromiter(map(itemgetter(2), tiles), dtype=np.int64, count=len(tiles))
     columns[_END, index] = end
     columns[_COMPUTE, index] = np.where(trips > 0, (trips - 1) * ii + length, 0)
     columns[_SPAD, index] = spad_ops * trips
@@ -674,6 +677,16 @@ def _table(recorder: TimingRecorder, profile_columns: np.ndarray | None = None) 
     if count:
         columns[0, 1:] = np.maximum.accumulate(np.maximum(columns[_END, :-1], 0))
     return columns.T
+
+
+def _tile_array(tiles: list[list[int]]) -> np.ndarray:
+    """The layer runs' rows (`TimingRecorder.tiles`, 7 integers each) as one
+    array: read through one flat iterator (`np.array` of a list of lists
+    inspects every row for its shape first, nearly twice the time on LeNet's
+    454 k rows)."""
+    return np.fromiter(chain.from_iterable(tiles), dtype=np.int64, count=7 * len(tiles)).reshape(
+        -1, 7
+    )
 
 
 def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
@@ -699,7 +712,7 @@ def recorded_columns(recorder: TimingRecorder) -> RecordedColumns:
         rev=codes == recorder.phase_names.index("rev"),
         phase=codes,
         phase_names=tuple(recorder.phase_names),
-        tiles=np.array(recorder.tiles, dtype=np.int64).reshape(-1, 7),
+        tiles=_tile_array(recorder.tiles),
         plans=tuple(p.plan for p in profiles),
     )
     recorder._columns = (count, columns)  # noqa: SLF001

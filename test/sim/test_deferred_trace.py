@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sim import kernel_compiler
 from sim import trace as trace_module
 from sim.executor import Executor
 from sim.timing import TimingRecorder
@@ -21,6 +22,15 @@ from sim.trace import DeferredLoop, MemoryTrace
 from tapeflow_tools.context import make_context
 from tapeflow_tools.diagnostics import LocatingParser, verify_located
 from targets.hardware import configure
+
+
+@pytest.fixture(autouse=True)
+def _generated_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deferred records are the generated code's: every kernel loop here
+    runs it from its first iteration, none from a table first
+    (`sim.kernel_table`, whose runs record each access)."""
+    monkeypatch.setattr(kernel_compiler, "TABLE", False)
+
 
 LOOPS = """
 func.func @strided(%m: memref<6x8xf64>, %out: memref<8xf64>, %lb: index, %ub: index,

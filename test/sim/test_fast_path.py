@@ -2,6 +2,8 @@
 The executor's fast path (kernel loops compiled to Python, `sim/kernel_compiler.py`)
 against its reference, the closure executor (`Executor(fast=False)`): the same
 output bits, the same address trace, the same report, and the same errors.
+Every kernel loop here runs its generated code from its first iteration: none
+starts from a table (`sim/kernel_table.py`, compared in test_kernel_table.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp
 
+from sim import kernel_compiler
 from sim.cache import simulate_cache
 from sim.executor import Executor
 from sim.models import MODELS
@@ -30,6 +33,12 @@ from tapeflow_tools.tapeflow_run import bind_arguments
 from targets.hardware import configure
 
 PRESET_OF = {"enzyme": "Enzyme32k", "aos": "Enzyme32k", "tapeflow": "Tflow2k"}
+
+
+@pytest.fixture(autouse=True)
+def _generated_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kernel starts from a table: the generated code is what is compared."""
+    monkeypatch.setattr(kernel_compiler, "TABLE", False)
 
 
 def _function(module: ModuleOp, name: str) -> Any:
@@ -475,8 +484,6 @@ def test_kernel_loops_alike_but_for_their_frame_slots_share_one_source(
     """A constant put first in every function shifts each later value's frame
     slot by one: the kernel loops' sources stay the same (their slots are bound
     when the code is made), and both modules compute the same bits."""
-    import sim.kernel_compiler as kernel_compiler
-
     module = differentiated("logsum")
     prepare(make_context(), module, "enzyme", configure("Enzyme32k"))
     shifted = module.clone()
@@ -529,8 +536,6 @@ def test_a_fully_unrolled_kernel_shares_its_hoisted_lines_and_computes_the_same(
     """Fully unrolled, pathfinder's accesses repeat the invariant part of their
     indices: each such line is computed once, every fallback is one call, and
     outputs, trace and report are the closure executor's."""
-    import sim.kernel_compiler as kernel_compiler
-
     module = differentiated("pathfinder")
     hardware = MODELS[model].hardware(configure("Enzyme32k"))
     tape_bytes = prepare(make_context(), module, "enzyme", hardware, unroll=1 << 30, model=model)

@@ -27,6 +27,7 @@ from sim.models.salam.machine import SALAM
 from sim.models.salam.machine import salam_hardware as salam_defaults
 from sim.models.salam.model import (
     SALAM_MODEL,
+    _layout,
     all_hits_cycles,
     authors_dram_bytes,
     run_cycles,
@@ -1618,3 +1619,102 @@ def test_salam_cycles_group_each_kernels_windows_as_masks_do(
         spent, busy = _salam_cycles_by_masks(table, machine)
         assert timed.spent.tolist() == spent.tolist()
         assert timed.busy.tolist() == busy.tolist()
+
+
+def _runs_cycles_before(
+    schedule: ByHand, trips: np.ndarray, latency: np.ndarray, ports: int
+) -> np.ndarray:
+    """`runs_cycles` as it was computed before its counts' terms were kept per
+    ports: each kind's columns by a boolean mask, the rounds and the mean made
+    from the integer counts on every call."""
+    layout = _layout(replace(schedule, laid_out={}), trips)
+    accesses = len(schedule.accesses)
+    cost = layout.computed.copy()
+    took_all = latency.reshape(-1, accesses)
+    for kind, where, count in zip(layout.kinds, layout.places, layout.counts, strict=True):
+        took = took_all[:, kind].ravel()
+        total = np.bincount(where, weights=took, minlength=cost.size)
+        longest = np.zeros(cost.size)
+        np.maximum.at(longest, where, took)
+        rounds = -(-count // ports)
+        mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
+        np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
+    sums = np.zeros(len(trips))
+    if layout.active.any():
+        sums[layout.active] = np.add.reduceat(cost, layout.begin[:-1][layout.active])
+    return sums
+
+
+def _runs_cycles_by_definition(
+    schedule: ByHand, trips: np.ndarray, latency: np.ndarray, ports: int
+) -> list[float]:
+    """Each run alone, group by group in Python: a group takes its slowest
+    compute op (at least one tick) or, per kind (reads, writes), its slowest
+    access or its rounds of `ports` requests at their mean, whichever is
+    longest; a run takes the sum of the groups up to the last its ops reach."""
+    accesses = len(schedule.accesses)
+    sums, at = [], 0
+    for n in trips.tolist():
+        if n == 0:
+            sums.append(0.0)
+            continue
+        rows = schedule.groups(n)
+        span = int(rows.max()) + 1
+        cost = [1.0] * span
+        for t in range(n):
+            for position, cycles in schedule.compute:
+                g = int(rows[t, position])
+                cost[g] = max(cost[g], float(cycles))
+        for write in (False, True):
+            took: dict[int, list[float]] = {}
+            for t in range(n):
+                for j, (position, w) in enumerate(schedule.accesses):
+                    if w == write:
+                        took.setdefault(int(rows[t, position]), []).append(
+                            float(latency[at + t * accesses + j])
+                        )
+            for g, times in took.items():
+                rounds = -(-len(times) // ports)
+                cost[g] = max(cost[g], max(times), rounds * sum(times) / len(times))
+        sums.append(sum(cost))
+        at += n * accesses
+    return sums
+
+
+@pytest.mark.parametrize("ports", [1, 2, 3])
+def test_a_batch_of_runs_is_timed_as_before_its_terms_were_kept(ports: int) -> None:
+    """`runs_cycles` keeps each kind's divisor and rounds per ports on the
+    layout and takes a kind's columns by `take`: the same numbers, bit for bit,
+    as the formula before, on random schedules (reads only, writes only, both;
+    several accesses in one group), trips (none, zeros) and request times, and
+    the definition's, group by group."""
+    rng = np.random.default_rng(ports)
+    hit, miss = SALAM.hit_expected, SALAM.miss_expected
+    for case in range(40):
+        ops = int(rng.integers(2, 7))
+        period = int(rng.integers(1, 4))
+        first = tuple(int(g) for g in rng.integers(0, 5, size=ops))
+        positions = rng.permutation(ops)
+        n_access = int(rng.integers(1, ops))
+        writes = [bool(w) for w in rng.random(n_access) < [0.0, 1.0, 0.4][case % 3]]
+        accesses = tuple(
+            (int(p), w) for p, w in zip(positions[:n_access].tolist(), writes, strict=True)
+        )
+        compute = tuple((int(p), int(rng.integers(1, 6))) for p in positions[n_access:].tolist())
+        schedule = ByHand(period, first, compute, accesses)
+        trips = rng.integers(0, 6, size=int(rng.integers(1, 6)))
+        if case % 7 == 0:
+            trips[:] = 0  # no access of either kind at all
+        size = int(trips.sum()) * n_access
+        latency = (
+            np.where(rng.random(size) < 0.7, hit, miss) if case % 2 else rng.random(size) * 50.0
+        )
+        now = runs_cycles(schedule, trips, latency, ports)
+        assert now.tobytes() == _runs_cycles_before(schedule, trips, latency, ports).tobytes()
+        # Kept on the schedule: a second machine of the sweep takes the kept terms.
+        again = runs_cycles(schedule, trips, latency[::-1].copy(), ports)
+        before = _runs_cycles_before(schedule, trips, latency[::-1].copy(), ports)
+        assert again.tobytes() == before.tobytes()
+        assert now.tolist() == pytest.approx(
+            _runs_cycles_by_definition(schedule, trips, latency, ports), rel=1e-12
+        )

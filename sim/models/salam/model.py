@@ -67,14 +67,24 @@ def runs_cycles(
             mean = float(latency.mean()) if latency.size else 0.0
             latency = np.full(int(trips.sum()) * accesses, mean)
         took_all = latency.reshape(-1, accesses)
-        for kind, where, count in zip(layout.kinds, layout.places, layout.counts, strict=True):
-            took = took_all[:, kind].ravel()
+        for kind, where, (divisor, rounds) in zip(
+            layout.kinds, layout.places, layout.port_terms(ports), strict=True
+        ):
+            # `take` of the kind's columns: a boolean mask on the second axis
+            # costs several times as much.
+            took = (
+                took_all.ravel() if kind.all() else took_all.take(np.flatnonzero(kind), 1).ravel()
+            )
             total = np.bincount(where, weights=took, minlength=cost.size)
             longest = np.zeros(cost.size)
             np.maximum.at(longest, where, took)
-            rounds = -(-count // ports)
-            mean = np.divide(total, count, out=np.zeros(cost.size), where=count > 0)
-            np.maximum(cost, np.maximum(longest, rounds * mean), out=cost)
+            # A group's mean access time times its rounds of `ports` requests
+            # (0 where none of its accesses is of this kind: its total is 0).
+            # (Over no accesses at all, `bincount` gives integer zeros.)
+            mean = np.divide(total, divisor, out=total if total.dtype == np.float64 else None)
+            mean *= rounds
+            np.maximum(mean, longest, out=mean)
+            np.maximum(cost, mean, out=cost)
     sums = np.zeros(len(trips))
     if layout.active.any():
         sums[layout.active] = np.add.reduceat(cost, layout.begin[:-1][layout.active])
@@ -114,6 +124,22 @@ class _Layout:
     """Per kind, its accesses in each group."""
     all_hits: dict[tuple[float, int], np.ndarray] = field(default_factory=dict)
     """`all_hits_cycles` by (hit, ports)."""
+    by_ports: dict[int, list[tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    """`port_terms` by ports."""
+
+    def port_terms(self, ports: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per kind, what `runs_cycles` divides each group's total access time by
+        (its accesses of the kind, 1 where it has none) and multiplies the mean
+        by (its rounds of `ports` requests, 0 where none), as floats: the same
+        for every cache of a sweep. The counts are exact in a double, so the
+        quotient and the product are those of the counts themselves."""
+        found = self.by_ports.get(ports)
+        if found is None:
+            found = self.by_ports[ports] = [
+                (np.maximum(count, 1).astype(np.float64), (-(-count // ports)).astype(np.float64))
+                for count in self.counts
+            ]
+        return found
 
 
 def _layout(schedule: LockstepSchedule, trips: np.ndarray) -> _Layout:
@@ -285,7 +311,6 @@ class SalamModel:
         # Ops outside kernel loops: one after another, each access its request time.
         spent = windows.compute + windows.hits * hit + windows.misses * miss
         busy = windows.compute + (windows.hits + windows.misses) * hit
-        latency = np.where(windows.access_hit, hit, miss)
         kernels, run_of = _runs(windows)
         ids = windows.kernel_id[kernels]
         # The kernel windows grouped by kernel at once (a stable sort keeps each
@@ -306,7 +331,8 @@ class SalamModel:
             sizes = np.bincount(which)
             trips = windows.trips[members_w]
             totals = np.bincount(which, weights=trips, minlength=sizes.size).astype(np.int64)
-            taken = _gather(windows, members_w, latency)
+            # Each access's request time, from the kernel's accesses alone.
+            taken = np.where(_gather(windows, members_w, windows.access_hit), hit, miss)
             cycles = runs_cycles(schedule, totals, taken, ports)
             all_hit = all_hits_cycles(schedule, totals, hit, ports)
             # A continued run's cycles are shared by its windows by their trips.
