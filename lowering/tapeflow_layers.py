@@ -33,7 +33,7 @@ from xdsl.dialects import builtin, func, scf
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from lowering.ir.bulk import clone_op
+from lowering.ir.bulk import clone_op, release_blocks, release_tree
 from lowering.ir.gradients import require_gradients
 from lowering.ir.loops import enclosing_loops
 from lowering.ir.stages import Stage, require_stages
@@ -186,6 +186,7 @@ def _layer_function(
         }
         if declined:
             kept.update(declined)
+            release_tree(work)  # dropped: freed by reference counting (`release_tree`)
             work, report, allocs = _attempts(function, spad_bytes, kept, entries, straight)
         report.nests = [choice for _, choice in choices]
     for index, reason in kept.items():
@@ -193,9 +194,12 @@ def _layer_function(
         assert isinstance(alloc, region.AllocOp)
         alloc.attributes[region.KEPT] = builtin.StringAttr(reason)
         report.kept.append(KeptRecord(f"#{index} {region_name(allocs[index])}", reason))
-    for block in list(function.body.blocks):  # the attempt that succeeded replaces the body
-        function.body.detach_block(block).erase(safe_erase=False)
+    # The attempt that succeeded replaces the body; the body it replaces is
+    # released, its cycles cut, where the cycle collector would walk it to free
+    # it (`lowering.ir.bulk.release_blocks`).
+    replaced = [function.body.detach_block(block) for block in list(function.body.blocks)]
     work.body.move_blocks(function.body)
+    release_blocks(replaced)
     report.function = function.sym_name.data
     return report
 
@@ -222,6 +226,7 @@ def _attempts(
                     f"internal error: kept region {index} failed again ({err.reason})"
                 ) from err
             kept[index] = err.reason
+            release_tree(work)  # dropped, as the copy the next attempt makes will be
             continue
         return work, report, allocs
 

@@ -16,6 +16,7 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from lowering.ir.bulk import clone_op, release_tree
 from lowering.ir.facts import record_tape_bytes
 from lowering.ir.gradients import require_gradients
 from lowering.ir.stages import Stage, is_placed, stage_of
@@ -40,7 +41,9 @@ def measure_module(module: builtin.ModuleOp) -> dict[str, int]:
             "measured on the gradient as Enzyme made it (run this pass right after "
             "tapeflow-enzyme)"
         )
-    sizes = {r.function: r.bytes for r in raise_module(module.clone())}
+    copy = clone_op(module)  # `module.clone()`, in bulk; raised to be measured, then dropped
+    sizes = {r.function: r.bytes for r in raise_module(copy)}
+    release_tree(copy)  # freed by reference counting, not the cycle collector
     for function in gradients:
         record_tape_bytes(function, sizes.get(function.sym_name.data, 0))
     return sizes

@@ -40,7 +40,7 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
 
-from lowering.ir.bulk import clone_op
+from lowering.ir.bulk import clone_op, release_tree
 from lowering.ir.facts import prepared_model, record_timing_model, tape_bytes, unroll_factors
 from lowering.ir.verification import verify
 from lowering.layers.cost import StreamMachine
@@ -138,6 +138,11 @@ class LoweringMemo:
         return self.passes == passes[:cut]
 
     def keep(self, passes: tuple[ModulePass, ...], module: builtin.ModuleOp) -> None:
+        if self.module is not None:
+            # Another pipeline's module (the other variant's), which only the memo
+            # holds: its cycles cut, reference counting frees it where the cycle
+            # collector would walk it (`lowering.ir.bulk.release_tree`).
+            release_tree(self.module)
         self.passes = passes
         self.module = clone_op(module)  # `module.clone()`, in bulk
 

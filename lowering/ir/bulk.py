@@ -153,8 +153,37 @@ def release_tree(root: Operation) -> None:
     is left of an op is a shell: its class, properties, attributes and location."""
     if root.parent is not None:
         raise ValueError("release_tree takes a detached op")
+    _cut([root])
+
+
+def release_blocks(blocks: Sequence[Block]) -> None:
+    """`release_tree` for detached blocks nothing reads again and whose ops use
+    no value from outside them, nor any op outside a value of theirs (a
+    function's body that another replaced, `tapeflow-layers`: a function is
+    isolated from above): every link between their IR objects cut, those of
+    each block's ops too, so that reference counting frees them."""
+    ops: list[Operation] = []
+    for block in blocks:
+        if block.parent is not None:
+            raise ValueError("release_blocks takes detached blocks")
+        ops.extend(block.ops)
+        _cut_block(block)
+    _cut(ops)
+
+
+def _cut_block(block: Block) -> None:
+    for argument in block.args:
+        argument.first_use = None
+    block._args = ()  # pyright: ignore[reportPrivateUsage]
+    block.first_use = None
+    block._first_op = block._last_op = None  # pyright: ignore[reportPrivateUsage]
+    block._prev_block = block._next_block = None  # pyright: ignore[reportPrivateUsage]
+    block.parent = None
+
+
+def _cut(ops: list[Operation]) -> None:
+    """Cut every link of `ops` and of the ops nested in them (`release_tree`)."""
     empty: SSAValues[SSAValue] = SSAValues()
-    ops = [root]
     while ops:
         op = ops.pop()
         for use in op._operand_uses:  # pyright: ignore[reportPrivateUsage]
@@ -174,13 +203,7 @@ def release_tree(root: Operation) -> None:
             blocks = list(region.blocks)
             for block in blocks:
                 ops.extend(block.ops)
-                for argument in block.args:
-                    argument.first_use = None
-                block._args = ()  # pyright: ignore[reportPrivateUsage]
-                block.first_use = None
-                block._first_op = block._last_op = None  # pyright: ignore[reportPrivateUsage]
-                block._prev_block = block._next_block = None  # pyright: ignore[reportPrivateUsage]
-                block.parent = None
+                _cut_block(block)
             region._first_block = region._last_block = None  # pyright: ignore[reportPrivateUsage]
             region.parent = None
         op.regions = ()

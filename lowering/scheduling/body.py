@@ -281,21 +281,28 @@ class LoopBody:
     def shape(self, carried: list[tuple[SSAValue, SSAValue]]) -> tuple[object, ...]:
         """Everything of the body and its `carried` values the scheduler reads, by
         position: two bodies of equal shape get the same schedule on one machine
-        (`lowering.scheduling.scheduler.ScheduleMemo`). Buffers, partitions and
-        symbolic indices are read only by equality, so each is numbered by its
-        first appearance; ops by their position. Of the carried memory, the
+        (`lowering.scheduling.scheduler.ScheduleMemo`). Buffers, partitions,
+        symbolic indices and an access's constant offsets are read only by
+        equality (`Conflicts`), so each is numbered by its first appearance: a
+        body whose offsets all moved by one (a run of index ops sunk into it,
+        an index computed one step earlier) has the shape it had; ops by their
+        position. Of the carried memory, the
         stores of the buffers the body loads: no other store reaches a carried
         bound (a FWD body's tape stores, to Enzyme's buffers or to a region, are
         one shape)."""
         index = {id(op): n for n, op in enumerate(self.ops)}
         """By the ops' ids: an op's hash is a Python call of its own."""
         numbers: dict[object, int] = {}
+        offsets: dict[object, int] = {}
 
         def number(thing: object) -> int:
             return numbers.setdefault(thing, len(numbers))
 
         keys = tuple(
-            None if key is None else (number(key[0]), number(key[1]), key[2]) for key in self.keys
+            None
+            if key is None
+            else (number(key[0]), number(key[1]), offsets.setdefault(key[2], len(offsets)))
+            for key in self.keys
         )
         loaded = {buffer for buffer, _ in self.memory.loads.values()}
         stores = tuple(

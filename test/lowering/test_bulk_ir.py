@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pytest
 from xdsl.dialects import arith, builtin, test
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 
@@ -549,3 +549,135 @@ def test_placed_ops_are_made_as_one_by_one(
         reference = _lowered(kernel, variant, unroll, model)
     assert "cgra.op" in built and "cgra.load" in built
     assert built == reference
+
+
+def _functions(module: builtin.ModuleOp) -> list[Operation]:
+    return [op for op in module.ops if op.regions and op.regions[0].blocks.first is not None]
+
+
+def _paused_alive(make: object, drop: object) -> tuple[int, list[object]]:
+    """With the cycle collector paused: `make()` gives IR objects to watch, then
+    `drop()` runs; the number watched and those still alive after."""
+    import gc
+    import weakref
+
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        watched = [weakref.ref(x) for x in make()]  # type: ignore[operator]
+        drop()  # type: ignore[operator]
+        alive = [ref() for ref in watched if ref() is not None]
+    finally:
+        if enabled:
+            gc.enable()
+    return len(watched), alive
+
+
+def _objects(ops: list[Operation]) -> list[object]:
+    blocks = [block for op in ops for r in op.regions for block in r.blocks]
+    values = [v for op in ops for v in op.results] + [a for b in blocks for a in b.args]
+    return [*ops, *blocks, *values, *(u for v in values for u in v.uses)]
+
+
+@pytest.mark.parametrize("released", [True, False])
+def test_released_blocks_are_freed_without_the_cycle_collector(released: bool) -> None:
+    """A lowered function's body, detached: `release_blocks` cuts its links and
+    reference counting frees every op, block, value and use once dropped; erased
+    as xDSL erases a block, none is."""
+    ctx = make_context()
+    module = parse_kernel(ctx, "pathfinder", "small")
+    prepare(ctx, module, "enzyme", configure("Enzyme32k"), 1024)
+    function = max(_functions(module), key=lambda f: sum(1 for _ in f.walk()))
+    body = function.regions[0]
+    kept: list[Block] = []
+    counted: list[int] = []
+
+    def make() -> list[object]:
+        kept.extend(body.detach_block(b) for b in list(body.blocks))
+        ops = [op for block in kept for op in block.walk()]
+        counted.append(len(ops))
+        return _objects(ops)
+
+    def drop() -> None:
+        if released:
+            bulk.release_blocks(kept)
+        else:
+            for block in kept:
+                block.erase(safe_erase=False)
+        kept.clear()
+
+    watched, alive = _paused_alive(make, drop)
+    assert watched > 300
+    if released:
+        assert not alive
+    else:  # every op is on a cycle (its results name it): none is freed
+        assert sum(isinstance(x, Operation) for x in alive) == counted[0]
+
+
+def test_release_blocks_takes_detached_blocks() -> None:
+    block, values = _values(1)
+    ops = _chain(block, values, 2, random.Random(3))
+    bulk.append_ops(block, ops)
+    region = Region([block])
+    with pytest.raises(ValueError, match="detached"):
+        bulk.release_blocks([block])
+    assert block.parent is region and ops[0].next_op is ops[1]
+
+
+def test_the_body_tapeflow_layers_replaces_is_freed_without_the_cycle_collector() -> None:
+    """`tapeflow-layers` replaces each gradient's body by its layered copy: the
+    body it replaced is freed by reference counting (the pass releases it), with
+    the cycle collector paused; the module is then placed and verified as ever."""
+    from xdsl.passes import PassPipeline
+
+    from lowering.pipelines import hardware_pipeline, parse_pipeline
+
+    ctx = make_context()
+    module = parse_kernel(ctx, "pathfinder", "small")
+    hardware = MODELS["cgra"].hardware(configure("Tflow32k"))
+    parse_pipeline("tapeflow-enzyme,tapeflow-measure-tape").apply(ctx, module)
+    passes = parse_pipeline(hardware_pipeline("tapeflow", hardware, 4)).passes
+    cut = next(n for n, p in enumerate(passes) if p.name == "tapeflow-layers")
+    PassPipeline(passes[:cut]).apply(ctx, module)
+
+    from lowering.tapeflow_layers import _region_gradients
+
+    def make() -> list[object]:
+        functions = _region_gradients(module)  # the functions the pass layers
+        assert functions
+        return _objects([op for f in functions for op in f.walk() if op is not f])
+
+    def drop() -> None:
+        passes[cut].apply(ctx, module)
+
+    watched, alive = _paused_alive(make, drop)
+    assert watched > 300
+    # Nothing of the replaced body is left but a few loops' emptied shells,
+    # which the pass's memos of loops may hold: no value, use or block.
+    assert all(isinstance(x, Operation) and not x.regions and not x.results for x in alive)
+    assert len(alive) < watched / 100
+    PassPipeline(passes[cut + 1 :]).apply(ctx, module)
+    module.verify()
+    assert "cgra.kernel" in _text(module)
+
+
+def test_the_lowering_memo_frees_the_module_it_no_longer_keeps() -> None:
+    """A `LoweringMemo` that keeps another pipeline's module (the next variant's)
+    releases the one it kept, which only it held: freed by reference counting."""
+    from sim.simulator import LoweringMemo
+
+    ctx = make_context()
+    first = parse_kernel(ctx, "pathfinder", "small")
+    prepare(ctx, first, "enzyme", configure("Enzyme32k"), 4)
+    memo = LoweringMemo(4)
+    memo.keep((), first)
+    second = parse_kernel(ctx, "logsum", "small")
+
+    def make() -> list[object]:
+        assert memo.module is not None
+        return _objects(list(memo.module.walk()))
+
+    watched, alive = _paused_alive(make, lambda: memo.keep((), second))
+    assert watched > 300 and not alive
+    assert memo.module is not None and _text(memo.module) == _text(second)
