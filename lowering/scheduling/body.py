@@ -7,7 +7,7 @@ which one iteration may feed the next's loads.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf
@@ -83,22 +83,19 @@ def is_store(op: Operation) -> bool:
 class CarriedMemory:
     """The stores through which one iteration may feed the next's loads: for each
     load of a buffer the body also stores to, that buffer's stores (in body order)
-    but those it provably never meets across iterations (`excluded`: at the load's
-    own element, which moves with the iteration, or apart from it at every
-    iteration). A load no store of an earlier iteration can feed is not listed."""
+    but those at the load's own element (`excluded`)."""
 
     stores: dict[SSAValue, list[Operation]]
     """Buffer -> the stores to it, in body order."""
     loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]]
-    """Load -> (its buffer, the buffer's stores it does not depend on across
-    iterations, fewer than all)."""
+    """Load -> (its buffer, the buffer's stores it does not depend on across iterations)."""
 
 
 def carried_memory(ops: list[Operation]) -> CarriedMemory:
     """The loads of `ops` that a store of an earlier iteration may feed: a store
-    to the buffer a load reads, neither at the load's own element nor apart from
-    it (`_Apart`). Computed once per body, with the body (`LoopBody.of`): the
-    scheduler reads it at every ii and fixed-point step."""
+    to the buffer a load reads, not at the load's own element. Computed once per
+    body, with the body (`LoopBody.of`): the scheduler reads it at every ii and
+    fixed-point step."""
     by_buffer: dict[int, tuple[SSAValue, list[Operation]]] = {}
     """Per buffer stored to, by its id (a value's hash is a Python call of its
     own), the buffer and its stores in body order."""
@@ -124,89 +121,18 @@ def carried_memory(ops: list[Operation]) -> CarriedMemory:
     stores = dict(by_buffer.values())
     loads: dict[Operation, tuple[SSAValue, frozenset[Operation]]] = {}
     iteration: Iteration | None = None  # read once, for the first load at a stored element
-    apart: _Apart | None = None
     for op in loaded:
         operands = op._operands  # pyright: ignore[reportPrivateUsage]
-        found = by_buffer.get(id(operands[0]))
-        if found is None:
-            continue
-        buffer, buffer_stores = found
-        same = at.get(tuple([id(v) for v in operands]), ())
-        if iteration is None:
-            iteration = Iteration.of(op)
-        excluded = frozenset(s for s in same if _same_iteration_element(op, s, iteration))
-        if isinstance(op, memref.LoadOp):
-            if apart is None:
-                apart = _Apart(iteration)
-            far = apart.stores(buffer_stores, operands[1:])
-            if far:
-                excluded = excluded | far if excluded else far
-        if len(excluded) < len(buffer_stores):
-            loads[op] = (buffer, excluded)
+        if id(operands[0]) in by_buffer:
+            buffer = operands[0]
+            same = at.get(tuple([id(v) for v in operands]), ())
+            if same and iteration is None:
+                iteration = Iteration.of(op)
+            loads[op] = (
+                buffer,
+                frozenset(s for s in same if _same_iteration_element(op, s, iteration)),
+            )
     return CarriedMemory(stores, loads)
-
-
-class _Apart:
-    """The stores of a buffer that never meet a load of it, in one iteration or
-    two: at some position both indices are one loop-invariant linear form but
-    for their constants, which differ (the zero-index-variable test of
-    dependence analysis, Allen & Kennedy, "Optimizing Compilers for Modern
-    Architectures", 2001, section 3.3: `u[t + 1][i]` never meets `u[t][j]` in a
-    loop over `i` and `j`). A fully unrolled body may hold thousands of loads
-    and stores of one buffer, so the stores are grouped once per buffer by each
-    position's invariant form, and each group's stores apart from a constant
-    are one set, shared by the loads that ask for it."""
-
-    def __init__(self, iteration: Iteration) -> None:
-        self.iteration = iteration
-        self._invariant: dict[int, bool] = {}
-        """Per value, by its id, whether it is the same in every iteration."""
-        self._groups: dict[int, dict[tuple[object, ...], list[Operation]]] = {}
-        """Per buffer's store list (by its id), per (position, invariant terms,
-        constant) and (position, invariant terms), its stores."""
-        self._sets: dict[tuple[object, ...], frozenset[Operation]] = {}
-
-    def _key(self, position: int, index: SSAValue) -> tuple[tuple[object, ...], int] | None:
-        """(position, the terms of `index`'s form by the values' ids) and its
-        constant, None if a term changes with the iteration."""
-        terms, constant = self.iteration.forms.form(index)
-        for value, _ in terms:
-            known = self._invariant.get(id(value))
-            if known is None:
-                known = self._invariant[id(value)] = (
-                    value not in self.iteration.steps and self.iteration.invariant(value)
-                )
-            if not known:
-                return None
-        return (position, *[(id(v), c) for v, c in terms]), constant
-
-    def stores(self, stores: list[Operation], indices: Sequence[SSAValue]) -> frozenset[Operation]:
-        """The stores of `stores` (one buffer's, in body order) apart from a load
-        at `indices`."""
-        groups = self._groups.get(id(stores))
-        if groups is None:
-            groups = self._groups[id(stores)] = {}
-            for store in stores:
-                if isinstance(store, memref.StoreOp):
-                    for position, index in enumerate(store.operands[2:]):
-                        found = self._key(position, index)
-                        if found is not None:
-                            groups.setdefault(found[0], []).append(store)
-                            groups.setdefault((found, None), []).append(store)
-        result: frozenset[Operation] = frozenset()
-        for position, index in enumerate(indices):
-            found = self._key(position, index)
-            if found is None or found[0] not in groups:
-                continue
-            key = (id(stores), found)
-            far = self._sets.get(key)
-            if far is None:
-                far = frozenset(groups[found[0]]).difference(groups.get((found, None), ()))
-                self._sets[key] = far
-            result = far if not result else result | far
-            if len(result) == len(stores):
-                break
-        return result
 
 
 class Iteration:
